@@ -1,0 +1,143 @@
+// Package tracker is the CommandTracker: it owns every browser command from
+// submission to its terminal state, hands commands to extensions exactly once,
+// runs every timer of the command lifecycle and wakes waiters the moment a
+// command finishes.
+package tracker
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// State is a command's lifecycle state. Transitions only move forward:
+// queued → pending → one terminal state; a terminal state never changes.
+type State string
+
+// The states of a command.
+const (
+	StateQueued    State = "queued"    // created, not yet delivered to an extension
+	StatePending   State = "pending"   // delivered to an extension, running
+	StateComplete  State = "complete"  // finished with a result
+	StateError     State = "error"     // the command itself failed (e.g. JS threw)
+	StateTimeout   State = "timeout"   // exceeded its execution deadline
+	StateExpired   State = "expired"   // never answered, or its result was never read in time
+	StateCancelled State = "cancelled" // cancelled by its client
+)
+
+// Terminal reports whether s is a terminal state.
+func (s State) Terminal() bool {
+	switch s {
+	case StateComplete, StateError, StateTimeout, StateExpired, StateCancelled:
+		return true
+	}
+	return false
+}
+
+// Reason codes carried by failed commands.
+const (
+	ReasonExtensionNoResponse   = "extension_no_response"
+	ReasonExecutionTimeout      = "execution_timeout"
+	ReasonExtensionDisconnected = "extension_disconnected"
+	ReasonResultExpired         = "result_expired"
+	ReasonCancelled             = "cancelled"
+	ReasonCommandError          = "command_error"
+)
+
+// Errors callers branch on.
+var (
+	ErrUnknownCommand = errors.New("unknown correlation id")
+	ErrQueueFull      = errors.New("queue full")
+	ErrFinal          = errors.New("command already finished")
+	ErrNotDelivered   = errors.New("command not delivered to an extension")
+	ErrClosed         = errors.New("tracker closed")
+	ErrBadStatus      = errors.New("invalid result status")
+)
+
+// Options configure a Tracker. Zero fields take the defaults in parentheses.
+type Options struct {
+	Clock Clock // (real time)
+
+	DispatchTimeout time.Duration // queued, no extension took it (30s) → expired extension_no_response
+	AckTimeout      time.Duration // delivered, no pending/final post (3s) → expired extension_no_response
+	ExecTimeout     time.Duration // default execution deadline after delivery (10s) → timeout execution_timeout
+	MaxExecTimeout  time.Duration // largest per-command Timeout accepted (10m)
+	DisconnectGrace time.Duration // extension gone this long (3s) → its delivered commands error extension_disconnected
+	ResultTTL       time.Duration // retention after a terminal state (60s)
+	ExternalTTL     time.Duration // lifetime of External (ann_) commands (10m) → expired
+	FailedRingSize  int           // failed buffer capacity (100)
+	MaxActive       int           // non-terminal commands per client (32) → ErrQueueFull
+	MaxRetained     int           // retained terminal commands per client (100), oldest evicted first
+}
+
+// Spec describes a command to submit.
+type Spec struct {
+	Client string          // owning client (one bridge session); "" means "direct"
+	Prefix string          // correlation id prefix, e.g. "exec", "nav", "ann"
+	Action string          // e.g. "execute_js"
+	Params json.RawMessage // passed verbatim to the extension
+	// Timeout is the execution deadline after delivery; 0 means
+	// Options.ExecTimeout. Values above Options.MaxExecTimeout are clamped.
+	Timeout time.Duration
+	// External commands are never delivered to an extension: something else in
+	// the daemon completes them (draw-mode annotations). They live
+	// Options.ExternalTTL and then expire.
+	External bool
+}
+
+// Command is a snapshot of one command. Snapshots are values: later changes to
+// the command do not show in them.
+type Command struct {
+	ID          string          `json:"correlation_id"`
+	Client      string          `json:"client"`
+	Action      string          `json:"action"`
+	Params      json.RawMessage `json:"-"`
+	State       State           `json:"state"`
+	Delivered   bool            `json:"delivered"`           // handed to an extension
+	Acked       bool            `json:"acked"`               // the extension posted pending or a final status
+	Extension   string          `json:"extension,omitempty"` // instance it was delivered to
+	Timeout     time.Duration   `json:"-"`
+	Result      json.RawMessage `json:"result,omitempty"`
+	Error       string          `json:"error,omitempty"`  // message from the extension or the tracker
+	Reason      string          `json:"reason,omitempty"` // one of the Reason codes, for failures
+	Read        bool            `json:"read"`             // a terminal snapshot was returned by Result or Wait
+	CreatedAt   time.Time       `json:"created_at"`
+	DeliveredAt *time.Time      `json:"delivered_at,omitempty"`
+	FinishedAt  *time.Time      `json:"finished_at,omitempty"`
+}
+
+// Lists is a client's view of its commands.
+type Lists struct {
+	Pending   []Command `json:"pending"`   // queued and pending, oldest first
+	Completed []Command `json:"completed"` // retained terminal commands in state complete, oldest first
+	Failed    []Command `json:"failed"`    // this client's entries of the failed ring, oldest first
+}
+
+// Stats are tracker-wide counts.
+type Stats struct {
+	Queued    int
+	Pending   int
+	Completed int // retained terminal commands
+	Failed    int // failed ring entries
+}
+
+// Presence is what the tracker knows of extensions.
+type Presence struct {
+	Connected bool
+	LastSeen  time.Time // zero if never seen
+	Instance  string    // most recently seen instance
+}
+
+// Clock is the tracker's source of time; tests inject a fake.
+type Clock interface {
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine once d has elapsed, unless the
+	// returned Timer is stopped first.
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is a stoppable pending call of Clock.AfterFunc.
+type Timer interface {
+	// Stop prevents the call if it has not happened; it reports whether it did.
+	Stop() bool
+}
