@@ -1,0 +1,223 @@
+// Package mcp serves the Model Context Protocol over single JSON-RPC
+// messages: it negotiates the protocol version, answers ping and tools/list,
+// and dispatches tools/call to registered tools.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gasoline-mcp/gasoline/pkg/protocol"
+	"github.com/rs/zerolog"
+)
+
+// Handler runs one tool call for client with its raw arguments. It returns
+// the structured result (an object, marshalled once for both the text and the
+// structuredContent of the tool result) or an error; a *ToolError becomes a
+// tool result with isError, any other error a tool result with code
+// "internal_error".
+type Handler func(ctx context.Context, client string, args json.RawMessage) (any, error)
+
+// Tool is a registered tool.
+type Tool struct {
+	Def     protocol.Tool
+	Handler Handler
+}
+
+// ToolError is a tool failure the agent can act on: a stable code, what
+// happened, and what to do next.
+type ToolError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+func (e *ToolError) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf returns a ToolError.
+func Errorf(code, hint, format string, args ...any) *ToolError {
+	return &ToolError{Code: code, Message: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+// Decorator may add fields to every successful or failed tool result of a
+// client (gasoline adds its "async" status this way). It must be fast and
+// safe for concurrent use.
+type Decorator func(client string, result map[string]any)
+
+// Server dispatches MCP requests. Register tools before the first Handle;
+// after that it is safe for concurrent use.
+type Server struct {
+	info         protocol.Implementation
+	instructions string
+	tools        map[string]Tool
+	list         []byte // the encoded tools/list result
+	decorate     Decorator
+	log          zerolog.Logger
+}
+
+// NewServer returns a server that introduces itself as info and gives
+// clients instructions in initialize.
+func NewServer(info protocol.Implementation, instructions string, log zerolog.Logger) *Server {
+	return &Server{info: info, instructions: instructions, tools: map[string]Tool{}, log: log}
+}
+
+// AddTool registers t. It panics on a duplicate name (a programming error).
+func (s *Server) AddTool(t Tool) {
+	if _, dup := s.tools[t.Def.Name]; dup {
+		panic("mcp: duplicate tool " + t.Def.Name)
+	}
+	s.tools[t.Def.Name] = t
+	s.list = nil
+}
+
+// SetDecorator installs d; nil removes it.
+func (s *Server) SetDecorator(d Decorator) { s.decorate = d }
+
+// Tools returns the registered tool definitions sorted by name.
+func (s *Server) Tools() []protocol.Tool {
+	defs := make([]protocol.Tool, 0, len(s.tools))
+	for _, t := range s.tools {
+		defs = append(defs, t.Def)
+	}
+	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
+	return defs
+}
+
+// Handle processes one encoded JSON-RPC message from client and returns the
+// encoded response, or nil when none is due (notifications, responses).
+func (s *Server) Handle(ctx context.Context, client string, data []byte) []byte {
+	msg, err := protocol.DecodeMessage(data)
+	if err != nil {
+		var de *protocol.DecodeError
+		if errors.As(err, &de) {
+			return encode(&protocol.Response{ID: de.ID, Error: de.WireError()})
+		}
+		return encode(&protocol.Response{Error: protocol.Errorf(protocol.CodeParseError, "parse error: %v", err)})
+	}
+	req, ok := msg.(*protocol.Request)
+	if !ok {
+		return nil // a response to a request we never sent: nothing to say
+	}
+	result, werr := s.dispatch(ctx, client, req)
+	if !req.IsCall() {
+		return nil
+	}
+	if werr != nil {
+		return encode(&protocol.Response{ID: req.ID, Error: werr})
+	}
+	return encode(&protocol.Response{ID: req.ID, Result: result})
+}
+
+func (s *Server) dispatch(ctx context.Context, client string, req *protocol.Request) (json.RawMessage, *protocol.WireError) {
+	switch req.Method {
+	case protocol.MethodInitialize:
+		return s.initialize(req.Params)
+	case protocol.MethodPing:
+		return json.RawMessage("{}"), nil
+	case protocol.MethodToolsList:
+		return s.toolsList(), nil
+	case protocol.MethodToolsCall:
+		return s.toolsCall(ctx, client, req.Params)
+	}
+	if strings.HasPrefix(req.Method, "notifications/") {
+		return nil, nil
+	}
+	return nil, protocol.Errorf(protocol.CodeMethodNotFound,
+		"method not found: %q; this server implements initialize, ping, tools/list and tools/call", req.Method)
+}
+
+func (s *Server) initialize(params json.RawMessage) (json.RawMessage, *protocol.WireError) {
+	var p protocol.InitializeParams
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "invalid initialize params: %v", err)
+		}
+	}
+	if p.ProtocolVersion == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams,
+			"invalid initialize params: \"protocolVersion\" is required; this server speaks %s",
+			strings.Join(protocol.SupportedVersions, ", "))
+	}
+	res := protocol.InitializeResult{
+		ProtocolVersion: protocol.NegotiateVersion(p.ProtocolVersion),
+		Capabilities:    protocol.ServerCapabilities{Tools: &protocol.ToolCapabilities{}},
+		ServerInfo:      s.info,
+		Instructions:    s.instructions,
+	}
+	b, _ := json.Marshal(res)
+	return b, nil
+}
+
+func (s *Server) toolsList() json.RawMessage {
+	if s.list == nil {
+		b, _ := json.Marshal(protocol.ListToolsResult{Tools: s.Tools()})
+		s.list = b
+	}
+	return s.list
+}
+
+func (s *Server) toolsCall(ctx context.Context, client string, params json.RawMessage) (json.RawMessage, *protocol.WireError) {
+	var p protocol.CallToolParams
+	if err := json.Unmarshal(params, &p); err != nil || p.Name == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "invalid tools/call params: \"name\" (string) is required")
+	}
+	t, ok := s.tools[p.Name]
+	if !ok {
+		names := make([]string, 0, len(s.tools))
+		for n := range s.tools {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "unknown tool %q; available tools: %s", p.Name, strings.Join(names, ", "))
+	}
+	args := p.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	out, err := t.Handler(ctx, client, args)
+	return s.toolResult(client, p.Name, out, err), nil
+}
+
+// toolResult encodes a handler's outcome as a CallToolResult whose text is
+// the compact JSON of the structured object.
+func (s *Server) toolResult(client, tool string, out any, err error) json.RawMessage {
+	isError := false
+	if err != nil {
+		isError = true
+		var te *ToolError
+		if !errors.As(err, &te) {
+			s.log.Error().Err(err).Str("tool", tool).Str("client", client).Msg("tool failed")
+			te = &ToolError{Code: "internal_error", Message: err.Error(),
+				Hint: "this is a gasoline bug; the daemon log (daemon.log in the state dir) has details"}
+		}
+		out = map[string]any{"error": te}
+	}
+	if s.decorate != nil {
+		if m, ok := out.(map[string]any); ok {
+			s.decorate(client, m)
+		}
+	}
+	body, merr := json.Marshal(out)
+	if merr != nil {
+		body, _ = json.Marshal(map[string]any{"error": ToolError{Code: "internal_error", Message: "encoding result: " + merr.Error()}})
+		isError = true
+	}
+	res, _ := json.Marshal(protocol.CallToolResult{
+		Content:           []protocol.Content{{Type: "text", Text: string(body)}},
+		StructuredContent: json.RawMessage(body),
+		IsError:           isError,
+	})
+	return res
+}
+
+func encode(r *protocol.Response) []byte {
+	b, err := protocol.EncodeMessage(r)
+	if err != nil {
+		b, _ = protocol.EncodeMessage(&protocol.Response{ID: r.ID, Error: protocol.Errorf(protocol.CodeInternalError, "encoding response: %v", err)})
+	}
+	return b
+}
