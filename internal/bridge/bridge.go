@@ -1,0 +1,305 @@
+// Package bridge is gasoline-mcp: it relays newline-delimited JSON-RPC
+// between an MCP client on stdio and the gasoline daemon's POST /mcp,
+// starting the daemon when none answers.
+package bridge
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gasoline-mcp/gasoline/internal/client"
+	"github.com/gasoline-mcp/gasoline/internal/config"
+	"github.com/gasoline-mcp/gasoline/internal/state"
+)
+
+// MaxInFlight is how many requests the bridge relays at once; stdin is not
+// read further while that many are in flight.
+const MaxInFlight = 64
+
+// Options configure a Bridge.
+type Options struct {
+	Port      int    // daemon port (resolved, non-zero)
+	StateDir  string // daemon state directory (resolved, absolute)
+	DaemonBin string // daemon executable; "" finds it (see findDaemon)
+	Timeouts  Timeouts
+	Logger    zerolog.Logger // diagnostics; never the protocol stream
+}
+
+// Bridge relays one MCP session. Create it with New and run it once with
+// Serve.
+type Bridge struct {
+	opts     Options
+	log      zerolog.Logger
+	client   *client.Client
+	clientID string
+	state    state.Dir
+	starter  starter
+
+	outMu sync.Mutex
+	out   *bufio.Writer // guarded by outMu
+
+	mu      sync.Mutex
+	closing bool // no new handler starts once set; guarded by mu
+	wg      sync.WaitGroup
+	sem     chan struct{}
+}
+
+// New returns a Bridge that writes protocol messages, and nothing else, to
+// stdout. It does not contact the daemon.
+func New(opts Options, stdout io.Writer) *Bridge {
+	if opts.Timeouts == (Timeouts{}) {
+		opts.Timeouts = DefaultTimeouts
+	}
+	b := &Bridge{
+		opts:     opts,
+		log:      opts.Logger,
+		clientID: newClientID(),
+		state:    state.Dir{Path: opts.StateDir},
+		out:      bufio.NewWriterSize(stdout, 32<<10),
+		sem:      make(chan struct{}, MaxInFlight),
+	}
+	tok, err := b.state.ReadToken()
+	if err != nil {
+		b.log.Debug().Err(err).Msg("no token yet; the first call will start the daemon")
+	}
+	b.client = client.New(config.BaseURL(opts.Port), tok)
+	b.starter.start = b.startDaemon
+	return b
+}
+
+// ClientID returns the id this bridge session sends to the daemon.
+func (b *Bridge) ClientID() string { return b.clientID }
+
+// Serve relays messages from stdin until it ends or ctx is cancelled. At the
+// end of stdin it waits for the requests in flight (each bounded by its
+// timeout) and returns nil. When ctx ends it abandons them unanswered and
+// returns nil; a read blocked on stdin is then left behind, so the caller
+// should exit soon after.
+func (b *Bridge) Serve(ctx context.Context, stdin io.Reader) error {
+	defer b.client.CloseIdleConnections()
+	readErr := make(chan error, 1)
+	go func() { readErr <- b.readLoop(ctx, stdin) }()
+	var err error
+	select {
+	case err = <-readErr:
+	case <-ctx.Done():
+	}
+	b.mu.Lock()
+	b.closing = true
+	b.mu.Unlock()
+	b.wg.Wait()
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("reading stdin: %w", err)
+	}
+	return nil
+}
+
+// readLoop dispatches each line of stdin to its own goroutine, at most
+// MaxInFlight at once. It returns nil at the end of input.
+func (b *Bridge) readLoop(ctx context.Context, stdin io.Reader) error {
+	lr := newLineReader(stdin, MaxLine)
+	for {
+		line, oversized, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if oversized {
+			id := idFromHead(line)
+			if id == nil {
+				id = json.RawMessage("null")
+			}
+			b.log.Warn().RawJSON("id", id).Msg("dropped a message over the size limit")
+			b.writeError(id, rpcError{
+				Code:    codeInvalidRequest,
+				Message: fmt.Sprintf("message over the %d MB limit of gasoline-mcp; send large content in smaller pieces", MaxLine>>20),
+			})
+			continue
+		}
+		select {
+		case b.sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		if !b.track() {
+			<-b.sem
+			return nil
+		}
+		go func() {
+			defer b.wg.Done()
+			defer func() { <-b.sem }()
+			b.handle(ctx, line)
+		}()
+	}
+}
+
+// track registers a handler with wg unless Serve is closing.
+func (b *Bridge) track() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closing {
+		return false
+	}
+	b.wg.Add(1)
+	return true
+}
+
+// handle relays one message and writes its answer, if it has one.
+func (b *Bridge) handle(ctx context.Context, line []byte) {
+	m := peek(line)
+	timeout := b.opts.Timeouts.For(&m)
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	resp, err := b.call(callCtx, ctx, line, &m)
+	if ctx.Err() != nil {
+		return // shutting down: nobody is listening
+	}
+	if err != nil {
+		rerr := b.rpcErrorFor(callCtx, err, &m, timeout)
+		ev := b.log.Warn().Err(err).Str("call", m.label()).Int("code", rerr.Code)
+		if m.ID != nil {
+			ev = ev.RawJSON("id", m.ID)
+		}
+		ev.Msg("call failed")
+		if m.answerable() {
+			b.writeError(m.replyID(), rerr)
+		}
+		return
+	}
+	if resp == nil {
+		if m.parsed && m.answerable() {
+			b.writeError(m.ID, rpcError{
+				Code:    codeInternal,
+				Message: fmt.Sprintf("gasoline daemon accepted %s but sent no answer; this is a daemon bug, please report it", m.label()),
+			})
+		}
+		return
+	}
+	b.writeLine(resp)
+}
+
+// call posts line to the daemon, starting the daemon and retrying as the
+// failure allows: a request that never reached a daemon is retried once
+// after starting one; an idempotent request whose connection broke is
+// retried once; a 401 after the token changed on disk is retried once.
+func (b *Bridge) call(ctx, base context.Context, line []byte, m *message) ([]byte, error) {
+	idem := m.idempotent()
+	gen := b.starter.generation()
+	tok := b.client.Token()
+	resp, err := b.client.MCP(ctx, b.clientID, line, idem)
+	switch {
+	case err == nil:
+		return resp, nil
+	case errors.Is(err, client.ErrUnreachable):
+		if err := b.ensureDaemon(ctx, base, gen); err != nil {
+			return nil, err
+		}
+		return b.client.MCP(ctx, b.clientID, line, idem)
+	case errors.Is(err, client.ErrConnLost):
+		if !idem {
+			return nil, &restartedError{err: err}
+		}
+		b.log.Info().Err(err).Str("call", m.label()).Msg("connection lost; retrying the idempotent call")
+		gen = b.starter.generation()
+		resp, err = b.client.MCP(ctx, b.clientID, line, idem)
+		if errors.Is(err, client.ErrUnreachable) {
+			if err := b.ensureDaemon(ctx, base, gen); err != nil {
+				return nil, err
+			}
+			resp, err = b.client.MCP(ctx, b.clientID, line, idem)
+		}
+		return resp, err
+	}
+	if apiErr, ok := errors.AsType[*client.APIError](err); ok && apiErr.Status == http.StatusUnauthorized {
+		if b.reloadToken() != tok {
+			b.log.Info().Msg("token changed on disk; retrying with the new one")
+			return b.client.MCP(ctx, b.clientID, line, idem)
+		}
+	}
+	return nil, err
+}
+
+// ensureDaemon starts the daemon unless another call already did after gen
+// was taken, then picks up the token it may have created.
+func (b *Bridge) ensureDaemon(ctx, base context.Context, gen uint64) error {
+	if err := b.starter.ensure(ctx, base, gen); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &startError{err: err, log: b.logFile()}
+	}
+	b.reloadToken()
+	return nil
+}
+
+// startDaemon runs one `gasoline daemon start`.
+func (b *Bridge) startDaemon(ctx context.Context) error {
+	bin, err := findDaemon(b.opts.DaemonBin)
+	if err != nil {
+		return err
+	}
+	b.log.Info().Str("bin", bin).Int("port", b.opts.Port).Str("state_dir", b.opts.StateDir).Msg("starting the daemon")
+	if err := startDaemon(ctx, bin, b.opts.Port, b.opts.StateDir); err != nil {
+		return err
+	}
+	b.log.Info().Msg("daemon started")
+	return nil
+}
+
+// reloadToken rereads the token file and returns the token now in use.
+func (b *Bridge) reloadToken() string {
+	tok, err := b.state.ReadToken()
+	if err != nil {
+		b.log.Warn().Err(err).Msg("rereading the token")
+		return b.client.Token()
+	}
+	b.client.SetToken(tok)
+	return tok
+}
+
+// writeLine writes one protocol message and a newline to stdout and
+// flushes it. A message that spans lines is compacted first.
+func (b *Bridge) writeLine(msg []byte) {
+	msg = bytes.TrimRight(msg, " \t\r\n")
+	if bytes.IndexByte(msg, '\n') >= 0 {
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, msg); err != nil {
+			b.log.Error().Err(err).Msg("daemon answered with invalid JSON; dropped")
+			return
+		}
+		msg = buf.Bytes()
+	}
+	b.outMu.Lock()
+	defer b.outMu.Unlock()
+	b.out.Write(msg)
+	b.out.WriteByte('\n')
+	if err := b.out.Flush(); err != nil {
+		b.log.Error().Err(err).Msg("writing to stdout")
+	}
+}
+
+// writeError writes a JSON-RPC error response addressed to id.
+func (b *Bridge) writeError(id json.RawMessage, e rpcError) {
+	msg, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   rpcError        `json:"error"`
+	}{"2.0", id, e})
+	if err != nil {
+		b.log.Error().Err(err).Msg("encoding an error response")
+		return
+	}
+	b.writeLine(msg)
+}

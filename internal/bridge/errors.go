@@ -1,0 +1,134 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/client"
+	"github.com/gasoline-mcp/gasoline/internal/state"
+)
+
+// JSON-RPC error codes the bridge answers with. -32000 to -32099 are the
+// implementation-defined server errors of JSON-RPC 2.0.
+const (
+	codeInvalidRequest = -32600
+	codeInternal       = -32603
+	// CodeTimeout: the daemon did not answer within the call's timeout.
+	CodeTimeout = -32001
+	// CodeDaemonUnavailable: no daemon answers and none could be started.
+	CodeDaemonUnavailable = -32002
+	// CodeDaemonRestarted: the daemon went away while a call that is not
+	// safe to repeat was in flight; it may or may not have run.
+	CodeDaemonRestarted = -32003
+	// CodeDaemonRejected: the daemon refused the request over HTTP (bad
+	// token, forbidden host, overload).
+	CodeDaemonRejected = -32004
+)
+
+// rpcError is a JSON-RPC error object.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// startError reports that the daemon could not be started.
+type startError struct {
+	err error
+	log string // the daemon's log file
+}
+
+func (e *startError) Error() string { return "starting the gasoline daemon: " + e.err.Error() }
+func (e *startError) Unwrap() error { return e.err }
+
+// restartedError reports a lost connection under a non-idempotent call.
+type restartedError struct{ err error }
+
+func (e *restartedError) Error() string { return "daemon restarted mid-call: " + e.err.Error() }
+func (e *restartedError) Unwrap() error { return e.err }
+
+// rpcErrorFor turns a failed call into the JSON-RPC error the client sees:
+// what happened and what to do next.
+func (b *Bridge) rpcErrorFor(callCtx context.Context, err error, m *message, timeout time.Duration) rpcError {
+	if errors.Is(err, context.DeadlineExceeded) && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
+		return rpcError{
+			Code:    CodeTimeout,
+			Message: timeoutMessage(m, timeout),
+			Data:    map[string]any{"timeout_ms": timeout.Milliseconds()},
+		}
+	}
+	if se, ok := errors.AsType[*startError](err); ok {
+		return rpcError{
+			Code: CodeDaemonUnavailable,
+			Message: fmt.Sprintf("the gasoline daemon is not running and could not be started (%v). "+
+				"Its log is %s; run 'gasoline daemon run' in a terminal to see why.", se.err, se.log),
+			Data: map[string]any{"log": se.log, "port": b.opts.Port, "state_dir": b.opts.StateDir},
+		}
+	}
+	if _, ok := errors.AsType[*restartedError](err); ok {
+		return rpcError{
+			Code: CodeDaemonRestarted,
+			Message: fmt.Sprintf("the gasoline daemon restarted while %s was in flight; it may or may not have run. "+
+				`Check observe({what:"pending_commands"}) before retrying.`, m.label()),
+		}
+	}
+	if errors.Is(err, client.ErrUnreachable) {
+		return rpcError{
+			Code: CodeDaemonUnavailable,
+			Message: fmt.Sprintf("the gasoline daemon was started but does not answer on %s (%v); "+
+				"check 'gasoline daemon status' and its log %s.", b.client.BaseURL(), err, b.logFile()),
+		}
+	}
+	if errors.Is(err, client.ErrConnLost) {
+		return rpcError{
+			Code: CodeDaemonRestarted,
+			Message: fmt.Sprintf("the connection to the gasoline daemon broke twice during %s (%v); "+
+				"check 'gasoline daemon status' and retry.", m.label(), err),
+		}
+	}
+	if apiErr, ok := errors.AsType[*client.APIError](err); ok {
+		return b.apiRPCError(apiErr, m)
+	}
+	return rpcError{
+		Code:    codeInternal,
+		Message: fmt.Sprintf("gasoline-mcp could not relay %s: %v", m.label(), err),
+	}
+}
+
+func (b *Bridge) apiRPCError(e *client.APIError, m *message) rpcError {
+	data := map[string]any{"http_status": e.Status, "code": e.Code}
+	if e.Hint != "" {
+		data["hint"] = e.Hint
+	}
+	msg := e.Error()
+	switch {
+	case e.Status == http.StatusRequestEntityTooLarge:
+		return rpcError{Code: codeInvalidRequest, Message: msg, Data: data}
+	case e.Status == http.StatusUnauthorized:
+		msg += fmt.Sprintf(" (gasoline-mcp reads the token from %s; is the daemon using the same --state-dir?)", b.state.File(state.TokenFile))
+	case strings.HasPrefix(e.Code, "http_"):
+		// Not the daemon's error shape: likely another program on the port.
+		msg = fmt.Sprintf("something that is not a gasoline daemon answered %s on %s: %s; "+
+			"stop it or run gasoline on another --port", m.label(), b.client.BaseURL(), e.Message)
+	}
+	return rpcError{Code: CodeDaemonRejected, Message: msg, Data: data}
+}
+
+func (b *Bridge) logFile() string { return b.state.File(state.LogFile) }
+
+// timeoutMessage says which call timed out after how long, and what to do.
+func timeoutMessage(m *message, timeout time.Duration) string {
+	s := fmt.Sprintf("gasoline daemon did not answer %s within %v", m.label(), timeout)
+	switch {
+	case m.browserBound():
+		return s + `; the browser command may still be running: poll observe({what:'command_result'}) ` +
+			`or check observe({what:'pending_commands'}) before retrying`
+	case m.Method == "tools/call" && m.Params.Name == "observe":
+		return s + "; the daemon may be busy or stopped: retry, or check 'gasoline daemon status'"
+	}
+	return s + "; check 'gasoline daemon status' and retry"
+}

@@ -1,0 +1,195 @@
+package bridge
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"time"
+)
+
+// message is what the bridge reads of a JSON-RPC message to route it: just
+// enough to pick a timeout, decide whether it may be retried and address an
+// error to it. Everything else is relayed unread.
+type message struct {
+	// ID is the raw id: nil when absent (a notification), "null" when null.
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Name      string `json:"name"`
+		Arguments struct {
+			What          string   `json:"what"`
+			Action        string   `json:"action"`
+			WaitMS        *float64 `json:"wait_ms"`
+			CorrelationID string   `json:"correlation_id"`
+		} `json:"arguments"`
+	} `json:"params"`
+
+	// parsed is false when the line was not a JSON object (a batch, or
+	// garbage the daemon will answer with a parse error).
+	parsed bool
+}
+
+// peek decodes the routing fields of line. It never fails: a line it cannot
+// read is relayed all the same, and the daemon answers it. A field of an
+// unexpected type (say, arguments that are not an object) is left empty
+// without losing the others.
+func peek(line []byte) message {
+	var m message
+	if i := firstNonSpace(line); i < 0 || line[i] != '{' {
+		return m // batch or garbage
+	}
+	if err := json.Unmarshal(line, &m); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			return message{}
+		}
+	}
+	m.parsed = true
+	return m
+}
+
+func firstNonSpace(b []byte) int {
+	for i, c := range b {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return i
+	}
+	return -1
+}
+
+// answerable reports whether the bridge owes the message an answer if the
+// daemon gives none: requests do, notifications and client responses never.
+// An unreadable line is answered (with a null id), as the daemon would.
+func (m *message) answerable() bool {
+	if !m.parsed {
+		return true
+	}
+	return m.ID != nil && m.Method != ""
+}
+
+// replyID is the id to address a bridge-made error to.
+func (m *message) replyID() json.RawMessage {
+	if m.ID == nil {
+		return json.RawMessage("null")
+	}
+	return m.ID
+}
+
+// label names the call in error messages: the method, and the tool for
+// tools/call.
+func (m *message) label() string {
+	switch {
+	case !m.parsed:
+		return "the request"
+	case m.Method == "tools/call" && m.Params.Name != "":
+		return "tools/call " + m.Params.Name
+	case m.Method != "":
+		return m.Method
+	}
+	return "the request"
+}
+
+// browserBound reports whether the call is a tool that needs the browser.
+func (m *message) browserBound() bool {
+	return m.Method == "tools/call" && (m.Params.Name == "interact" || m.Params.Name == "analyze")
+}
+
+// idempotent reports whether running the message twice is harmless, so it
+// may be replayed on a stale connection and retried after a daemon restart.
+func (m *message) idempotent() bool {
+	switch m.Method {
+	case "initialize", "ping", "tools/list", "resources/list", "resources/templates/list", "prompts/list":
+		return true
+	case "tools/call":
+		switch m.Params.Name {
+		case "observe":
+			return true
+		case "configure":
+			a := m.Params.Arguments.Action
+			return a == "query_status" || a == "health"
+		}
+	}
+	return false
+}
+
+// Timeouts are the per-call HTTP timeouts of the bridge (SPEC section 1).
+type Timeouts struct {
+	Default time.Duration // any call (10s)
+	Browser time.Duration // browser-bound tools: interact, analyze (35s)
+	Max     time.Duration // ceiling of every timeout (65s)
+}
+
+// DefaultTimeouts are the timeouts of SPEC section 1.
+var DefaultTimeouts = Timeouts{
+	Default: 10 * time.Second,
+	Browser: 35 * time.Second,
+	Max:     65 * time.Second,
+}
+
+// annDefaultWait is the daemon's default wait for an ann_ correlation id
+// polled without wait_ms (SPEC section 4).
+const annDefaultWait = 55 * time.Second
+
+// maxWait is the longest wait_ms the daemon honours (SPEC section 4).
+const maxWait = 55 * time.Second
+
+// For returns the HTTP timeout for m: the base for its kind of call, or for
+// a blocking wait the requested wait plus Default, never less than the base
+// and never above Max.
+func (t Timeouts) For(m *message) time.Duration {
+	base := t.Default
+	if m.browserBound() {
+		base = t.Browser
+	}
+	d := base
+	if wait, ok := t.blockingWait(m); ok {
+		d = max(base, wait+t.Default)
+	}
+	return min(d, t.Max)
+}
+
+// blockingWait returns how long the daemon may hold m before answering, for
+// the calls that block: observe command_result/completed_commands, configure
+// query_status and interact, each with wait_ms; and command_result on an
+// ann_ id, which waits 55s by default.
+func (t Timeouts) blockingWait(m *message) (time.Duration, bool) {
+	if m.Method != "tools/call" {
+		return 0, false
+	}
+	a := &m.Params.Arguments
+	var blocks, resultPoll bool
+	switch m.Params.Name {
+	case "observe":
+		resultPoll = a.What == "command_result"
+		blocks = resultPoll || a.What == "completed_commands"
+	case "configure":
+		resultPoll = a.Action == "query_status"
+		blocks = resultPoll
+	case "interact":
+		blocks = true
+	}
+	if !blocks {
+		return 0, false
+	}
+	if a.WaitMS != nil {
+		return waitDuration(*a.WaitMS), true
+	}
+	if resultPoll && strings.HasPrefix(a.CorrelationID, "ann_") {
+		return annDefaultWait, true
+	}
+	return 0, false
+}
+
+// waitDuration converts a requested wait_ms, clamped to [0, maxWait].
+func waitDuration(ms float64) time.Duration {
+	if math.IsNaN(ms) || ms <= 0 {
+		return 0
+	}
+	if ms >= float64(maxWait/time.Millisecond) {
+		return maxWait
+	}
+	return time.Duration(ms * float64(time.Millisecond))
+}
