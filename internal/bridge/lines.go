@@ -54,7 +54,7 @@ func (lr *lineReader) readLine() (line []byte, oversized bool, err error) {
 	if err == nil || (err == io.EOF && len(frag) > 0) {
 		// The common case: the whole line fits in the buffer.
 		if len(bytes.TrimRight(frag, "\r\n")) > lr.max {
-			return headOf(frag), true, nil
+			return headOf(bytes.TrimRight(frag, "\r\n")), true, nil
 		}
 		return bytes.Clone(frag), false, eofOnly(err)
 	}

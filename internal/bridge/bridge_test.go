@@ -1,0 +1,571 @@
+package bridge
+
+// In-process tests of the relay against a scripted stand-in for the daemon,
+// for the failures that are hard to cause on demand in a real one (a
+// connection broken mid-request, a token swapped on disk, a start that
+// fails). The real daemon and the real binaries are in subprocess_test.go.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/state"
+)
+
+const (
+	tokenA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	tokenB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+)
+
+// fake is a scripted daemon: handle decides each /mcp answer.
+type fake struct {
+	token  atomic.Pointer[string]
+	handle func(w http.ResponseWriter, r *http.Request, m message, body []byte)
+	calls  atomic.Int32
+}
+
+func (f *fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/health" {
+		json.NewEncoder(w).Encode(apitype.Health{Service: apitype.ServiceName})
+		return
+	}
+	if r.Header.Get("Authorization") != "Bearer "+*f.token.Load() {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		json.NewEncoder(w).Encode(apitype.ErrorBody{Error: apitype.ErrorDetail{Code: "unauthorized", Message: "bad token"}})
+		return
+	}
+	f.calls.Add(1)
+	body, _ := io.ReadAll(r.Body)
+	m := peek(body)
+	if f.handle != nil {
+		f.handle(w, r, m, body)
+		return
+	}
+	echo(w, m)
+}
+
+// echo answers a request with a result naming its method; notifications
+// get 202.
+func echo(w http.ResponseWriter, m message) {
+	if m.ID == nil || m.Method == "" {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"method":"` + m.Method + `"}}` + "\n"))
+}
+
+func newFake(token string) *fake {
+	f := &fake{}
+	f.token.Store(&token)
+	return f
+}
+
+// serveOn starts f on addr.
+func serveOn(t *testing.T, addr string, f http.Handler) *httptest.Server {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(f)
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// session is a bridge served in-process over pipes.
+type session struct {
+	t     *testing.T
+	b     *Bridge
+	stdin *io.PipeWriter
+	lines chan string
+	done  chan error
+}
+
+func writeToken(t *testing.T, dir, tok string) {
+	t.Helper()
+	tmp := filepath.Join(dir, "token.tmp")
+	if err := os.WriteFile(tmp, []byte(tok+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, state.TokenFile)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func startSession(t *testing.T, port int, dir string, to Timeouts, configure func(*Bridge)) *session {
+	t.Helper()
+	if to == (Timeouts{}) {
+		to = Timeouts{Default: 2 * time.Second, Browser: 3 * time.Second, Max: 5 * time.Second}
+	}
+	b := New(Options{
+		Port:      port,
+		StateDir:  dir,
+		DaemonBin: filepath.Join(dir, "no-such-gasoline"),
+		Timeouts:  to,
+		Logger:    zerolog.New(zerolog.NewTestWriter(t)),
+	}, nil)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	b.out.Reset(outW)
+	if configure != nil {
+		configure(b)
+	}
+	s := &session{t: t, b: b, stdin: inW, lines: make(chan string, 100), done: make(chan error, 1)}
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+		close(s.lines)
+	}()
+	go func() {
+		err := b.Serve(t.Context(), inR)
+		outW.Close()
+		s.done <- err
+	}()
+	t.Cleanup(func() { inW.Close() })
+	return s
+}
+
+func (s *session) send(lines ...string) {
+	s.t.Helper()
+	for _, l := range lines {
+		if _, err := io.WriteString(s.stdin, l+"\n"); err != nil {
+			s.t.Fatalf("writing stdin: %v", err)
+		}
+	}
+}
+
+// response is a JSON-RPC response as the tests read it.
+type response struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int            `json:"code"`
+		Message string         `json:"message"`
+		Data    map[string]any `json:"data"`
+	} `json:"error"`
+}
+
+func (s *session) recv(within time.Duration) response {
+	s.t.Helper()
+	select {
+	case line, ok := <-s.lines:
+		if !ok {
+			s.t.Fatal("stdout closed, want a response")
+		}
+		var r response
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			s.t.Fatalf("stdout line %q is not JSON-RPC: %v", line, err)
+		}
+		return r
+	case <-time.After(within):
+		s.t.Fatalf("no response within %v", within)
+	}
+	return response{}
+}
+
+// finish closes stdin and checks Serve returns nil with nothing more on
+// stdout.
+func (s *session) finish() {
+	s.t.Helper()
+	s.stdin.Close()
+	for line := range s.lines {
+		s.t.Errorf("unexpected stdout line %q", line)
+	}
+	if err := <-s.done; err != nil {
+		s.t.Errorf("Serve: got %v, want nil", err)
+	}
+}
+
+func TestRelay(t *testing.T) {
+	dir := t.TempDir()
+	writeToken(t, dir, tokenA)
+	f := newFake(tokenA)
+	var clientIDs sync.Map
+	f.handle = func(w http.ResponseWriter, r *http.Request, m message, body []byte) {
+		clientIDs.Store(r.Header.Get(apitype.HeaderClient), true)
+		echo(w, m)
+	}
+	srv := serveOn(t, "127.0.0.1:0", f)
+	s := startSession(t, srv.Listener.Addr().(*net.TCPAddr).Port, dir, Timeouts{}, nil)
+
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		``,
+		`{"jsonrpc":"2.0","id":"two","method":"tools/list"}`)
+	got := map[string]string{}
+	for range 2 {
+		r := s.recv(2 * time.Second)
+		got[string(r.ID)] = string(r.Result)
+	}
+	want := map[string]string{`1`: `{"method":"initialize"}`, `"two"`: `{"method":"tools/list"}`}
+	for id, res := range want {
+		if got[id] != res {
+			t.Errorf("id %s: got result %s, want %s", id, got[id], res)
+		}
+	}
+	s.finish()
+	n := 0
+	clientIDs.Range(func(k, _ any) bool {
+		if len(k.(string)) != 26 {
+			t.Errorf("client id %q: want 26 characters", k)
+		}
+		n++
+		return true
+	})
+	if n != 1 {
+		t.Errorf("got %d client ids, want 1 per bridge", n)
+	}
+}
+
+// TestConcurrent checks that a slow call does not hold up a fast one.
+func TestConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	writeToken(t, dir, tokenA)
+	f := newFake(tokenA)
+	release := make(chan struct{})
+	f.handle = func(w http.ResponseWriter, r *http.Request, m message, body []byte) {
+		if string(m.ID) == `"slow"` {
+			<-release
+		}
+		echo(w, m)
+	}
+	srv := serveOn(t, "127.0.0.1:0", f)
+	s := startSession(t, srv.Listener.Addr().(*net.TCPAddr).Port, dir, Timeouts{}, nil)
+	s.send(`{"jsonrpc":"2.0","id":"slow","method":"ping"}`)
+	for i := range 10 {
+		s.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"ping"}`)
+	}
+	for range 10 {
+		if r := s.recv(2 * time.Second); string(r.ID) == `"slow"` {
+			t.Fatal("the slow call answered before the fast ones")
+		}
+	}
+	close(release)
+	if r := s.recv(2 * time.Second); string(r.ID) != `"slow"` {
+		t.Errorf("got id %s, want \"slow\"", r.ID)
+	}
+	s.finish()
+}
+
+func TestTimeout(t *testing.T) {
+	dir := t.TempDir()
+	writeToken(t, dir, tokenA)
+	f := newFake(tokenA)
+	f.handle = func(w http.ResponseWriter, r *http.Request, m message, body []byte) {
+		<-r.Context().Done() // a wedged daemon
+	}
+	srv := serveOn(t, "127.0.0.1:0", f)
+	to := Timeouts{Default: 100 * time.Millisecond, Browser: 300 * time.Millisecond, Max: time.Second}
+	s := startSession(t, srv.Listener.Addr().(*net.TCPAddr).Port, dir, to, nil)
+
+	tests := []struct {
+		msg  string
+		want string
+	}{
+		{call("observe", `{"what":"pending_commands"}`), "tools/call observe within 100ms"},
+		{call("interact", `{"action":"execute_js","script":"1"}`), "tools/call interact within 300ms; the browser command may still be running"},
+	}
+	for _, tt := range tests {
+		start := time.Now()
+		s.send(tt.msg)
+		s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`) // never answered, even on timeout
+		r := s.recv(3 * time.Second)
+		if r.Error == nil || r.Error.Code != CodeTimeout {
+			t.Fatalf("got %+v, want error %d", r, CodeTimeout)
+		}
+		if !strings.Contains(r.Error.Message, tt.want) {
+			t.Errorf("got message %q, want it to contain %q", r.Error.Message, tt.want)
+		}
+		if string(r.ID) != "7" {
+			t.Errorf("got id %s, want 7", r.ID)
+		}
+		if el := time.Since(start); el > 2*time.Second {
+			t.Errorf("timeout answered after %v", el)
+		}
+	}
+	s.finish()
+}
+
+// breakConn closes the request's connection without answering, as a daemon
+// killed mid-call does.
+func breakConn(w http.ResponseWriter) {
+	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		conn.Close()
+	}
+}
+
+func TestConnLost(t *testing.T) {
+	dir := t.TempDir()
+	writeToken(t, dir, tokenA)
+	f := newFake(tokenA)
+	var broken sync.Map // ids whose first attempt was broken
+	f.handle = func(w http.ResponseWriter, r *http.Request, m message, body []byte) {
+		if _, done := broken.LoadOrStore(string(m.ID), true); !done {
+			breakConn(w)
+			return
+		}
+		echo(w, m)
+	}
+	srv := serveOn(t, "127.0.0.1:0", f)
+	s := startSession(t, srv.Listener.Addr().(*net.TCPAddr).Port, dir, Timeouts{}, nil)
+
+	s.send(call("interact", `{"action":"execute_js","script":"1"}`))
+	r := s.recv(2 * time.Second)
+	if r.Error == nil || r.Error.Code != CodeDaemonRestarted {
+		t.Fatalf("non-idempotent call: got %+v, want error %d", r, CodeDaemonRestarted)
+	}
+	for _, want := range []string{"restarted while tools/call interact was in flight", "may or may not have run", `observe({what:"pending_commands"})`} {
+		if !strings.Contains(r.Error.Message, want) {
+			t.Errorf("message %q does not contain %q", r.Error.Message, want)
+		}
+	}
+
+	s.send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"observe","arguments":{"what":"command_result","correlation_id":"exec_1","wait_ms":100}}}`)
+	r = s.recv(2 * time.Second)
+	if r.Error != nil || string(r.ID) != "8" {
+		t.Errorf("idempotent call: got %+v, want it retried and answered", r)
+	}
+	s.finish()
+}
+
+func TestTokenReload(t *testing.T) {
+	dir := t.TempDir()
+	writeToken(t, dir, tokenA)
+	f := newFake(tokenA)
+	srv := serveOn(t, "127.0.0.1:0", f)
+	s := startSession(t, srv.Listener.Addr().(*net.TCPAddr).Port, dir, Timeouts{}, nil)
+
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if r := s.recv(2 * time.Second); r.Error != nil {
+		t.Fatalf("got %+v", r.Error)
+	}
+	// The daemon restarts with a fresh token.
+	f.token.Store(new(tokenB))
+	writeToken(t, dir, tokenB)
+	s.send(call("interact", `{"action":"execute_js"}`))
+	if r := s.recv(2 * time.Second); r.Error != nil {
+		t.Errorf("after a token change: got %+v, want the call retried with the new token", r.Error)
+	}
+	// A token that matches nothing is reported, not retried forever.
+	f.token.Store(new(tokenA))
+	s.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	r := s.recv(2 * time.Second)
+	if r.Error == nil || r.Error.Code != CodeDaemonRejected || !strings.Contains(r.Error.Message, "bad token") {
+		t.Errorf("wrong token: got %+v, want error %d naming the daemon's message", r.Error, CodeDaemonRejected)
+	}
+	s.finish()
+}
+
+// TestAutoStart checks that calls finding no daemon start one, once for
+// all of them, and retry.
+func TestAutoStart(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	f := newFake(tokenA)
+	var starts atomic.Int32
+	s := startSession(t, port, dir, Timeouts{}, func(b *Bridge) {
+		b.starter.start = func(ctx context.Context) error {
+			starts.Add(1)
+			time.Sleep(50 * time.Millisecond) // let the other calls pile up
+			writeToken(t, dir, tokenA)
+			serveOn(t, "127.0.0.1:"+strconv.Itoa(port), f)
+			return nil
+		}
+	})
+	const n = 20
+	for i := range n {
+		s.send(`{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"method":"tools/list"}`)
+	}
+	for range n {
+		if r := s.recv(3 * time.Second); r.Error != nil {
+			t.Errorf("id %s: got %+v", r.ID, r.Error)
+		}
+	}
+	if got := starts.Load(); got != 1 {
+		t.Errorf("got %d starts, want 1", got)
+	}
+	s.finish()
+}
+
+func TestStartFails(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "gasoline")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho \"port in use: $*\" >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := startSession(t, freePort(t), dir, Timeouts{}, func(b *Bridge) { b.opts.DaemonBin = script })
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize"}`)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	r := s.recv(5 * time.Second)
+	if r.Error == nil || r.Error.Code != CodeDaemonUnavailable {
+		t.Fatalf("got %+v, want error %d", r, CodeDaemonUnavailable)
+	}
+	for _, want := range []string{"could not be started", "port in use: daemon start --port", filepath.Join(dir, "daemon.log"), "gasoline daemon run"} {
+		if !strings.Contains(r.Error.Message, want) {
+			t.Errorf("message %q does not contain %q", r.Error.Message, want)
+		}
+	}
+	s.finish()
+}
+
+func TestOversizedLine(t *testing.T) {
+	dir := t.TempDir()
+	writeToken(t, dir, tokenA)
+	f := newFake(tokenA)
+	srv := serveOn(t, "127.0.0.1:0", f)
+	s := startSession(t, srv.Listener.Addr().(*net.TCPAddr).Port, dir, Timeouts{}, nil)
+	big := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"interact","arguments":{"script":"` +
+		strings.Repeat("x", MaxLine) + `"}}}`
+	go s.send(big, `{"jsonrpc":"2.0","id":6,"method":"ping"}`)
+	r := s.recv(5 * time.Second)
+	if r.Error == nil || r.Error.Code != codeInvalidRequest || string(r.ID) != "5" {
+		t.Fatalf("got %+v, want error -32600 for id 5", r)
+	}
+	if r = s.recv(5 * time.Second); r.Error != nil || string(r.ID) != "6" {
+		t.Errorf("after an oversized line: got %+v, want id 6 answered", r)
+	}
+	if got := f.calls.Load(); got != 1 {
+		t.Errorf("daemon got %d calls, want 1 (the oversized line is not relayed)", got)
+	}
+	s.finish()
+}
+
+// TestEOFWaits checks that the end of stdin waits for calls in flight.
+func TestEOFWaits(t *testing.T) {
+	dir := t.TempDir()
+	writeToken(t, dir, tokenA)
+	f := newFake(tokenA)
+	f.handle = func(w http.ResponseWriter, r *http.Request, m message, body []byte) {
+		time.Sleep(200 * time.Millisecond)
+		echo(w, m)
+	}
+	srv := serveOn(t, "127.0.0.1:0", f)
+	s := startSession(t, srv.Listener.Addr().(*net.TCPAddr).Port, dir, Timeouts{}, nil)
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	s.stdin.Close()
+	if r := s.recv(2 * time.Second); string(r.ID) != "1" || r.Error != nil {
+		t.Errorf("got %+v, want id 1 answered after EOF", r)
+	}
+	s.finish()
+}
+
+// TestDaemonBugs checks answers owed when the daemon misbehaves.
+func TestDaemonBugs(t *testing.T) {
+	dir := t.TempDir()
+	writeToken(t, dir, tokenA)
+	f := newFake(tokenA)
+	f.handle = func(w http.ResponseWriter, r *http.Request, m message, body []byte) {
+		switch m.Method {
+		case "accepted":
+			w.WriteHeader(http.StatusAccepted)
+		case "pretty":
+			w.Write([]byte("{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 2,\n  \"result\": {}\n}\n"))
+		case "toolarge":
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			w.Write([]byte(`{"error":{"code":"too_large","message":"body over 10 MB","hint":"send less"}}`))
+		case "notours":
+			http.NotFound(w, r)
+		}
+	}
+	srv := serveOn(t, "127.0.0.1:0", f)
+	s := startSession(t, srv.Listener.Addr().(*net.TCPAddr).Port, dir, Timeouts{}, nil)
+
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"accepted"}`)
+	if r := s.recv(2 * time.Second); r.Error == nil || r.Error.Code != codeInternal {
+		t.Errorf("202 for a request: got %+v, want error %d", r, codeInternal)
+	}
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"pretty"}`)
+	if r := s.recv(2 * time.Second); string(r.ID) != "2" || string(r.Result) != "{}" {
+		t.Errorf("multi-line answer: got %+v, want it compacted onto one line", r)
+	}
+	s.send(`{"jsonrpc":"2.0","id":3,"method":"toolarge"}`)
+	if r := s.recv(2 * time.Second); r.Error == nil || r.Error.Code != codeInvalidRequest || !strings.Contains(r.Error.Message, "send less") {
+		t.Errorf("413: got %+v, want error %d with the hint", r, codeInvalidRequest)
+	}
+	s.send(`{"jsonrpc":"2.0","id":4,"method":"notours"}`)
+	if r := s.recv(2 * time.Second); r.Error == nil || !strings.Contains(r.Error.Message, "not a gasoline daemon") {
+		t.Errorf("404 from another program: got %+v, want an error saying so", r)
+	}
+	s.finish()
+}
+
+func TestServeCancel(t *testing.T) {
+	dir := t.TempDir()
+	writeToken(t, dir, tokenA)
+	f := newFake(tokenA)
+	f.handle = func(w http.ResponseWriter, r *http.Request, m message, body []byte) { <-r.Context().Done() }
+	srv := serveOn(t, "127.0.0.1:0", f)
+	b := New(Options{Port: srv.Listener.Addr().(*net.TCPAddr).Port, StateDir: dir, Timeouts: DefaultTimeouts,
+		Logger: zerolog.New(zerolog.NewTestWriter(t))}, io.Discard)
+	ctx, cancel := context.WithCancel(t.Context())
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	done := make(chan error, 1)
+	go func() { done <- b.Serve(ctx, inR) }()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("Serve: got %v, want nil", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Serve did not return after ctx was cancelled")
+	}
+}
+
+func TestClientID(t *testing.T) {
+	seen := map[string]bool{}
+	prev := ""
+	for range 100 {
+		id := newClientID()
+		if len(id) != 26 || strings.Trim(id, "0123456789ABCDEFGHJKMNPQRSTVWXYZ") != "" {
+			t.Fatalf("id %q: want 26 Crockford base32 characters", id)
+		}
+		if seen[id] {
+			t.Fatalf("duplicate id %q", id)
+		}
+		seen[id] = true
+		if id[:10] < prev {
+			t.Errorf("id %q sorts before the earlier %q", id, prev)
+		}
+		prev = id[:10]
+	}
+}
