@@ -124,7 +124,7 @@ func Errorf(code int64, format string, args ...any) *WireError {
 // wireMessage is the union of every field a message may carry.
 type wireMessage struct {
 	JSONRPC string          `json:"jsonrpc"`
-	ID      *ID             `json:"id,omitempty"`
+	ID      json.RawMessage `json:"id,omitempty"` // raw, to tell null from absent
 	Method  string          `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
@@ -179,7 +179,9 @@ func DecodeMessage(data []byte) (Message, error) {
 	}
 	var id ID
 	if w.ID != nil {
-		id = *w.ID
+		if err := id.UnmarshalJSON(w.ID); err != nil {
+			return nil, &DecodeError{Code: CodeInvalidRequest, Msg: fmt.Sprintf("invalid request: %v", err)}
+		}
 	}
 	if w.JSONRPC != Version {
 		return nil, &DecodeError{Code: CodeInvalidRequest, ID: id, Msg: fmt.Sprintf("invalid request: \"jsonrpc\" must be \"2.0\", got %q", w.JSONRPC)}
@@ -212,13 +214,11 @@ func EncodeMessage(m Message) ([]byte, error) {
 			return nil, errors.New("encoding request: empty method")
 		}
 		if m.ID.IsValid() {
-			id := m.ID
-			w.ID = &id
+			w.ID, _ = m.ID.MarshalJSON()
 		}
 		w.Method, w.Params = m.Method, m.Params
 	case *Response:
-		id := m.ID
-		w.ID = &id
+		w.ID, _ = m.ID.MarshalJSON()
 		w.Result, w.Error = m.Result, m.Error
 		if m.Error == nil && m.Result == nil {
 			w.Result = json.RawMessage("{}")

@@ -1,0 +1,102 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/mcp"
+	"github.com/gasoline-mcp/gasoline/internal/pairing"
+	"github.com/gasoline-mcp/gasoline/internal/server"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/pkg/protocol"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
+	"github.com/rs/zerolog"
+)
+
+// fuzzHandler is the real handler with a command delivered and waiting for
+// its result, so fuzzed bodies can hit every branch of /query-result.
+func fuzzHandler(f *testing.F) (http.Handler, *tracker.Tracker) {
+	trk := tracker.New(tracker.Options{})
+	f.Cleanup(trk.Close)
+	pair, _ := pairing.New("", nil)
+	m := mcp.NewServer(protocol.Implementation{Name: "gasoline", Version: "fuzz"}, "", zerolog.Nop())
+	health := func() apitype.Health { return apitype.Health{Service: apitype.ServiceName} }
+	tools.New(tools.Deps{Tracker: trk, Health: health, Log: zerolog.Nop()}).Register(m)
+	srv := server.New(server.Config{Port: 7890, Token: token, Tracker: trk, MCP: m, Pairing: pair, Health: health, Log: zerolog.Nop()})
+	return srv.Handler(), trk
+}
+
+func serve(h http.Handler, method, path, body string) int {
+	// Bounded, so a fuzzed wait_ms cannot hold an iteration for long.
+	ctx, cancel := contextWithTimeout(200 * time.Millisecond)
+	defer cancel()
+	r := httptest.NewRequestWithContext(ctx, method, path, strings.NewReader(body))
+	r.Host = "127.0.0.1:7890"
+	r.Header.Set("Authorization", "Bearer "+token)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w.Code
+}
+
+func FuzzQueryResult(f *testing.F) {
+	h, trk := fuzzHandler(f)
+	for _, s := range []string{
+		`{"correlation_id":"exec_1","status":"complete","result":{"value":1}}`,
+		`{"correlation_id":"exec_1","status":"pending"}`,
+		`{"correlation_id":"exec_1","status":"error","error":"TypeError: x"}`,
+		`{"correlation_id":"","status":""}`,
+		`{"correlation_id":1,"status":[]}`,
+		`{"result":` + strings.Repeat("[", 10000) + `}`,
+		`null`, ``, `"x"`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		// A fresh delivered command each round, so "complete" can succeed.
+		if _, err := trk.Submit(tracker.Spec{Client: "fuzz", Prefix: "exec", Action: "execute_js"}); err == nil {
+			ctx, cancel := contextWithTimeout(50 * time.Millisecond)
+			trk.Poll(ctx, "fuzz", 1)
+			cancel()
+		}
+		code := serve(h, http.MethodPost, "/query-result", body)
+		switch code {
+		case 200, 400, 404, 409, 413:
+		default:
+			t.Fatalf("got status %d for %q, want 200/400/404/409/413", code, body)
+		}
+		// The daemon still answers.
+		if code := serve(h, http.MethodGet, "/health", ""); code != 200 {
+			t.Fatalf("health after fuzz input: got %d", code)
+		}
+	})
+}
+
+func FuzzMCP(f *testing.F) {
+	h, _ := fuzzHandler(f)
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"observe","arguments":{"what":"pending_commands"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"interact","arguments":{"action":"cancel","correlation_id":"x"}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"observe","arguments":{"what":"command_result","correlation_id":"exec_x","wait_ms":-1}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":7}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"configure","arguments":[]}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		switch code := serve(h, http.MethodPost, "/mcp", body); code {
+		case 200, 202, 413:
+		default:
+			t.Fatalf("got status %d for %q, want 200/202/413", code, body)
+		}
+	})
+}
+
+func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}

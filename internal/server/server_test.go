@@ -1,0 +1,241 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/mcp"
+	"github.com/gasoline-mcp/gasoline/internal/pairing"
+	"github.com/gasoline-mcp/gasoline/internal/server"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/pkg/protocol"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
+	"github.com/rs/zerolog"
+)
+
+const token = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+type env struct {
+	url     string
+	port    int
+	tracker *tracker.Tracker
+	pairing *pairing.Pairing
+}
+
+// newEnv serves the real echo handler on 127.0.0.1 with real tools.
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	log := zerolog.New(zerolog.NewTestWriter(t))
+	trk := tracker.New(tracker.Options{})
+	pair, err := pairing.New(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mcp.NewServer(protocol.Implementation{Name: "gasoline", Version: "test"}, "", log)
+	health := func() apitype.Health { return apitype.Health{Service: apitype.ServiceName, Port: port} }
+	tools.New(tools.Deps{Tracker: trk, Health: health, Log: log}).Register(m)
+	srv := server.New(server.Config{Port: port, Token: token, Tracker: trk, MCP: m, Pairing: pair, Health: health, Log: log})
+	ts := httptest.NewUnstartedServer(srv.Handler())
+	ts.Listener.Close()
+	ts.Listener = ln
+	ts.Start()
+	t.Cleanup(func() { trk.Close(); ts.Close() })
+	return &env{url: ts.URL, port: port, tracker: trk, pairing: pair}
+}
+
+type req struct {
+	method, path string
+	headers      map[string]string
+	body         string
+}
+
+func (e *env) do(t *testing.T, r req) (int, []byte) {
+	t.Helper()
+	hr, err := http.NewRequest(r.method, e.url+r.path, strings.NewReader(r.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range r.headers {
+		if k == "Host" {
+			hr.Host = v
+			continue
+		}
+		hr.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+const interactCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"interact","arguments":{"action":"execute_js","script":"1+1"}}}`
+
+func TestSecurity(t *testing.T) {
+	e := newEnv(t)
+	auth := "Bearer " + token
+	extOrigin := "chrome-extension://" + server.DefaultExtensionID
+	tests := []struct {
+		name     string
+		r        req
+		want     int
+		wantCode string
+	}{
+		{"wrong host", req{"POST", "/mcp", map[string]string{"Authorization": auth, "Host": "evil.example:" + strconv.Itoa(e.port)}, interactCall}, 403, "forbidden_host"},
+		{"rebinding host on our port", req{"GET", "/health", map[string]string{"Host": "attacker.test:" + strconv.Itoa(e.port)}, ""}, 403, "forbidden_host"},
+		{"right host wrong port", req{"GET", "/health", map[string]string{"Host": "127.0.0.1:1"}, ""}, 403, "forbidden_host"},
+		{"web origin", req{"POST", "/mcp", map[string]string{"Authorization": auth, "Origin": "https://evil.example"}, interactCall}, 403, "forbidden_origin"},
+		{"localhost page origin", req{"POST", "/mcp", map[string]string{"Authorization": auth, "Origin": "http://localhost:3000"}, interactCall}, 403, "forbidden_origin"},
+		{"null origin", req{"POST", "/mcp", map[string]string{"Authorization": auth, "Origin": "null"}, interactCall}, 403, "forbidden_origin"},
+		{"other extension", req{"POST", "/mcp", map[string]string{"Authorization": auth, "Origin": "chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, interactCall}, 403, "forbidden_origin"},
+		{"cross-site fetch", req{"POST", "/mcp", map[string]string{"Authorization": auth, "Sec-Fetch-Site": "cross-site"}, interactCall}, 403, "forbidden_origin"},
+		{"same-site fetch", req{"POST", "/mcp", map[string]string{"Authorization": auth, "Sec-Fetch-Site": "same-site"}, interactCall}, 403, "forbidden_origin"},
+		{"web origin on health", req{"GET", "/health", map[string]string{"Origin": "http://localhost:3000"}, ""}, 403, "forbidden_origin"},
+		{"missing token", req{"POST", "/mcp", nil, interactCall}, 401, "unauthorized"},
+		{"wrong token", req{"POST", "/mcp", map[string]string{"Authorization": "Bearer nope"}, interactCall}, 401, "unauthorized"},
+		{"basic auth", req{"POST", "/mcp", map[string]string{"Authorization": "Basic " + token}, interactCall}, 401, "unauthorized"},
+		{"poll without token", req{"GET", "/pending-queries", nil, ""}, 401, "unauthorized"},
+		{"result without token", req{"POST", "/query-result", nil, `{"correlation_id":"exec_x","status":"complete"}`}, 401, "unauthorized"},
+		{"commands without token", req{"GET", "/commands", nil, ""}, 401, "unauthorized"},
+		{"shutdown without token", req{"POST", "/shutdown", nil, ""}, 401, "unauthorized"},
+		{"pair code without token", req{"POST", "/pair/code", nil, ""}, 401, "unauthorized"},
+		{"pair from a page", req{"POST", "/pair", map[string]string{"Origin": "http://localhost:3000"}, `{"code":"AAAA-BBBB"}`}, 403, "forbidden_origin"},
+		{"pair without origin", req{"POST", "/pair", nil, `{"code":"AAAA-BBBB"}`}, 403, "forbidden_origin"},
+		{"pair wrong code", req{"POST", "/pair", map[string]string{"Origin": extOrigin}, `{"code":"AAAA-BBBB"}`}, 401, "invalid_code"},
+		{"health, no token", req{"GET", "/health", nil, ""}, 200, ""},
+		{"health from the extension", req{"GET", "/health", map[string]string{"Origin": extOrigin}, ""}, 200, ""},
+		{"ipv6 and localhost hosts", req{"GET", "/health", map[string]string{"Host": "localhost:" + strconv.Itoa(e.port)}, ""}, 200, ""},
+		{"unknown route", req{"GET", "/nope", nil, ""}, 404, "not_found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, body := e.do(t, tt.r)
+			if got != tt.want {
+				t.Fatalf("got status %d (%s), want %d", got, body, tt.want)
+			}
+			if tt.wantCode != "" {
+				var eb apitype.ErrorBody
+				if err := json.Unmarshal(body, &eb); err != nil {
+					t.Fatalf("error body %s is not JSON: %v", body, err)
+				}
+				if eb.Error.Code != tt.wantCode {
+					t.Errorf("got code %q, want %q", eb.Error.Code, tt.wantCode)
+				}
+				if eb.Error.Message == "" || (tt.want != 404 && eb.Error.Hint == "") {
+					t.Errorf("got error %+v, want a message and a hint", eb.Error)
+				}
+			}
+			if got := e.tracker.Stats(); got != (tracker.Stats{}) {
+				t.Errorf("a refused request changed the tracker: got %+v, want none", got)
+			}
+		})
+	}
+	t.Run("never allow-origin *", func(t *testing.T) {
+		resp, err := http.Get(e.url + "/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "" {
+			t.Errorf("got Access-Control-Allow-Origin %q, want none", got)
+		}
+	})
+}
+
+func TestBodyLimit(t *testing.T) {
+	e := newEnv(t)
+	big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", 11<<20) + `"}}`
+	got, body := e.do(t, req{"POST", "/mcp", map[string]string{"Authorization": "Bearer " + token}, big})
+	if got != http.StatusRequestEntityTooLarge {
+		t.Fatalf("got %d (%.200s), want 413", got, body)
+	}
+	// The daemon is unharmed.
+	got, body = e.do(t, req{"POST", "/mcp", map[string]string{"Authorization": "Bearer " + token}, `{"jsonrpc":"2.0","id":2,"method":"ping"}`})
+	if got != 200 || !bytes.Contains(body, []byte(`"result":{}`)) {
+		t.Fatalf("after 413: got %d %s, want a ping answer", got, body)
+	}
+}
+
+func TestPairing(t *testing.T) {
+	e := newEnv(t)
+	extOrigin := map[string]string{"Origin": "chrome-extension://" + server.DefaultExtensionID}
+	got, body := e.do(t, req{"POST", "/pair/code", map[string]string{"Authorization": "Bearer " + token}, ""})
+	if got != 200 {
+		t.Fatalf("pair/code: got %d %s", got, body)
+	}
+	var pc struct{ Code string }
+	json.Unmarshal(body, &pc)
+	got, body = e.do(t, req{"POST", "/pair", extOrigin, `{"code":"` + strings.ToLower(pc.Code) + `","instance":"i1"}`})
+	if got != 200 {
+		t.Fatalf("pair: got %d %s, want 200", got, body)
+	}
+	var pr struct{ Token string }
+	json.Unmarshal(body, &pr)
+	if len(pr.Token) != 64 {
+		t.Fatalf("got token %q, want 64 hex chars", pr.Token)
+	}
+	// One-time.
+	if got, _ := e.do(t, req{"POST", "/pair", extOrigin, `{"code":"` + pc.Code + `"}`}); got != 401 {
+		t.Errorf("reused code: got %d, want 401", got)
+	}
+	extAuth := map[string]string{"Authorization": "Bearer " + pr.Token}
+	if got, body := e.do(t, req{"GET", "/pending-queries", extAuth, ""}); got != 200 {
+		t.Errorf("extension token on /pending-queries: got %d %s, want 200", got, body)
+	}
+	if got, _ := e.do(t, req{"POST", "/mcp", extAuth, interactCall}); got != 403 {
+		t.Errorf("extension token on /mcp: got %d, want 403", got)
+	}
+	// Rate limit: repeated wrong codes end in 429.
+	var last int
+	for range 8 {
+		last, _ = e.do(t, req{"POST", "/pair", extOrigin, `{"code":"ZZZZ-ZZZZ"}`})
+	}
+	if last != http.StatusTooManyRequests {
+		t.Errorf("after repeated wrong codes: got %d, want 429", last)
+	}
+}
+
+func TestQueryResultErrors(t *testing.T) {
+	e := newEnv(t)
+	auth := map[string]string{"Authorization": "Bearer " + token}
+	c, err := e.tracker.Submit(tracker.Spec{Client: "c", Prefix: "exec", Action: "execute_js"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		body string
+		want int
+	}{
+		{"not json", `{`, 400},
+		{"no id", `{"status":"complete"}`, 400},
+		{"bad status", `{"correlation_id":"` + c.ID + `","status":"done"}`, 400},
+		{"unknown id", `{"correlation_id":"exec_nope","status":"complete"}`, 404},
+		{"not delivered yet", `{"correlation_id":"` + c.ID + `","status":"complete"}`, 409},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, body := e.do(t, req{"POST", "/query-result", auth, tt.body}); got != tt.want {
+				t.Errorf("got %d %s, want %d", got, body, tt.want)
+			}
+		})
+	}
+	if got, _ := e.tracker.Get(c.ID); got.State != tracker.StateQueued {
+		t.Errorf("got state %s, want the command untouched (queued)", got.State)
+	}
+}

@@ -1,0 +1,70 @@
+package tools
+
+import (
+	"encoding/json"
+
+	"github.com/gasoline-mcp/gasoline/pkg/protocol"
+)
+
+func boolp(b bool) *bool { return &b }
+
+var interactDef = protocol.Tool{
+	Name:  "interact",
+	Title: "Act in the browser",
+	Description: `Run an action in the user's real browser. Asynchronous: returns {status:"queued", correlation_id} at once.
+Then call observe({what:"command_result", correlation_id, wait_ms:10000}) to wait for the result.
+Pass wait_ms (up to 55000) to get a fast result inline instead of the handle.
+Actions: execute_js {script, tab_id?, timeout_ms? (default 10000, max 600000)}: script is an expression ("document.title") or a function body with return;
+cancel {correlation_id}: cancel a queued or running command.`,
+	InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "action": {"type": "string", "enum": ["execute_js", "cancel"], "description": "what to do"},
+    "script": {"type": "string", "description": "execute_js: JavaScript run in the page; an expression or a function body using return/await"},
+    "tab_id": {"type": "integer", "description": "execute_js: target tab (default: the active tab)"},
+    "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "execute_js: execution deadline after the browser receives it (default 10000)"},
+    "wait_ms": {"type": "integer", "minimum": 0, "maximum": 55000, "description": "wait this long for the result and return it inline if it finished (default 0: return the queued handle at once)"},
+    "correlation_id": {"type": "string", "description": "cancel: the command to cancel"}
+  },
+  "required": ["action"]
+}`),
+	Annotations: &protocol.ToolAnnotations{ReadOnlyHint: boolp(false), DestructiveHint: boolp(true), OpenWorldHint: boolp(true)},
+}
+
+var observeDef = protocol.Tool{
+	Name:  "observe",
+	Title: "Read results and command state",
+	Description: `Read what gasoline knows. what:
+command_result {correlation_id, wait_ms? (0-55000)}: a command's status (pending with phase queued/delivered/running, or complete/error/timeout/expired/cancelled) and result; with wait_ms it blocks until the command finishes or the wait ends, so one call replaces polling;
+pending_commands: your running, completed and failed commands;
+failed_commands: recent failures with reason and hint;
+completed_commands {wait_ms?}: wait until any of your commands finishes and list the newly finished ones.`,
+	InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "what": {"type": "string", "enum": ["command_result", "pending_commands", "failed_commands", "completed_commands"]},
+    "correlation_id": {"type": "string", "description": "command_result: the id interact returned"},
+    "wait_ms": {"type": "integer", "minimum": 0, "maximum": 55000, "description": "command_result / completed_commands: block up to this long for a finished command (default 0; 55000 for ann_ ids)"}
+  },
+  "required": ["what"]
+}`),
+	Annotations: &protocol.ToolAnnotations{ReadOnlyHint: boolp(true), OpenWorldHint: boolp(false)},
+}
+
+var configureDef = protocol.Tool{
+	Name:  "configure",
+	Title: "Status and settings",
+	Description: `Status and settings. action:
+health: daemon version, uptime, whether the browser extension is connected, queue depth;
+query_status {correlation_id, wait_ms?}: the same as observe({what:"command_result"}).`,
+	InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "action": {"type": "string", "enum": ["health", "query_status"]},
+    "correlation_id": {"type": "string", "description": "query_status: the id interact returned"},
+    "wait_ms": {"type": "integer", "minimum": 0, "maximum": 55000, "description": "query_status: block up to this long for the result"}
+  },
+  "required": ["action"]
+}`),
+	Annotations: &protocol.ToolAnnotations{ReadOnlyHint: boolp(true), OpenWorldHint: boolp(false)},
+}
