@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // State is a command's lifecycle state. Transitions only move forward:
@@ -42,6 +44,9 @@ const (
 	ReasonResultExpired         = "result_expired"
 	ReasonCancelled             = "cancelled"
 	ReasonCommandError          = "command_error"
+	// ReasonWaitExpired marks an External command that nothing completed
+	// within Options.ExternalTTL.
+	ReasonWaitExpired = "wait_expired"
 )
 
 // Errors callers branch on.
@@ -68,6 +73,11 @@ type Options struct {
 	FailedRingSize  int           // failed buffer capacity (100)
 	MaxActive       int           // non-terminal commands per client (32) → ErrQueueFull
 	MaxRetained     int           // retained terminal commands per client (100), oldest evicted first
+
+	// Logger receives one structured line per failure the tracker decides on
+	// its own (timers, disconnects, unread results). The zero Logger logs
+	// nothing.
+	Logger zerolog.Logger
 }
 
 // Spec describes a command to submit.
@@ -86,7 +96,9 @@ type Spec struct {
 }
 
 // Command is a snapshot of one command. Snapshots are values: later changes to
-// the command do not show in them.
+// the command do not show in them, and changing a snapshot does not change the
+// command. Params and Result share their bytes with the tracker and must not
+// be modified.
 type Command struct {
 	ID          string          `json:"correlation_id"`
 	Client      string          `json:"client"`
@@ -115,8 +127,9 @@ type Lists struct {
 
 // Stats are tracker-wide counts.
 type Stats struct {
-	Queued    int
-	Pending   int
+	Queued    int // waiting for an extension to take them
+	Pending   int // delivered, not finished
+	External  int // External commands waiting to be completed
 	Completed int // retained terminal commands
 	Failed    int // failed ring entries
 }
