@@ -4,6 +4,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -109,7 +110,7 @@ func (s *Server) Handle(ctx context.Context, client string, data []byte) []byte 
 	if werr != nil {
 		return encode(&protocol.Response{ID: req.ID, Error: werr})
 	}
-	return encode(&protocol.Response{ID: req.ID, Result: result})
+	return protocol.EncodeResult(req.ID, result)
 }
 
 func (s *Server) dispatch(ctx context.Context, client string, req *protocol.Request) (json.RawMessage, *protocol.WireError) {
@@ -201,17 +202,35 @@ func (s *Server) toolResult(client, tool string, out any, err error) json.RawMes
 			s.decorate(client, m)
 		}
 	}
-	body, merr := json.Marshal(out)
+	body, merr := marshal(out)
 	if merr != nil {
-		body, _ = json.Marshal(map[string]any{"error": ToolError{Code: "internal_error", Message: "encoding result: " + merr.Error()}})
+		body, _ = marshal(map[string]any{"error": ToolError{Code: "internal_error", Message: "encoding result: " + merr.Error()}})
 		isError = true
 	}
-	res, _ := json.Marshal(protocol.CallToolResult{
-		Content:           []protocol.Content{{Type: "text", Text: string(body)}},
-		StructuredContent: json.RawMessage(body),
-		IsError:           isError,
-	})
-	return res
+	// The envelope is assembled by hand: body is valid JSON already, and
+	// re-encoding it through CallToolResult would scan it twice more.
+	text, _ := marshal(string(body))
+	res := make([]byte, 0, len(body)+len(text)+96)
+	res = append(res, `{"content":[{"type":"text","text":`...)
+	res = append(res, text...)
+	res = append(res, `}],"structuredContent":`...)
+	res = append(res, body...)
+	if isError {
+		res = append(res, `,"isError":true`...)
+	}
+	return append(res, '}')
+}
+
+// marshal encodes v as compact JSON without HTML escaping: tool results are
+// read by agents, for whom "<" is cheaper than "\u003c".
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func encode(r *protocol.Response) []byte {

@@ -1,0 +1,577 @@
+// Command bench measures the performance figures of SPEC section 8 against
+// the real binaries on loopback and prints a table of medians and p99s, with
+// a baseline (a plain keep-alive HTTP round trip) measured in the same run.
+//
+//	go run ./scripts/bench [-n 2000] [-throughput 3s] [-only row,row]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker/trackertest"
+)
+
+var (
+	n          = flag.Int("n", 2000, "samples per latency row")
+	throughput = flag.Duration("throughput", 3*time.Second, "duration of the sustained-throughput run")
+	cycled     = flag.Int("cycled", 1_000_000, "commands cycled for the memory row")
+	only       = flag.String("only", "", "comma-separated row keys to run (default: all)")
+)
+
+// row is one line of the table.
+type row struct {
+	key, figure, target string
+	samples             []time.Duration
+	value               string // for rows that are not latencies
+}
+
+type bench struct {
+	dir      string // scratch dir: binaries, state
+	bin      string
+	port     int
+	stateDir string
+	token    string
+	hc       *http.Client
+	rows     []*row
+	baseline time.Duration
+}
+
+func main() {
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	dir, err := os.MkdirTemp("", "gasoline-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	b := &bench{dir: dir, bin: filepath.Join(dir, "bin"), stateDir: filepath.Join(dir, "state")}
+	fmt.Fprintln(os.Stderr, "building binaries…")
+	for _, c := range [][]string{{"gasoline", "./cmd/daemon"}, {"gasoline-mcp", "./cmd/bridge"}} {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(b.bin, c[0]), c[1]).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("building %s: %v\n%s", c[0], err, out)
+		}
+	}
+	if b.port, err = freePort(); err != nil {
+		return err
+	}
+	b.hc = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128, Proxy: nil}}
+
+	steps := []struct {
+		key string
+		fn  func() error
+	}{
+		{"start", b.daemonStart},
+		{"baseline", b.baselineRow},
+		{"direct", b.directCall},
+		{"bridged", b.bridgedCall},
+		{"cycle", b.fullCycle},
+		{"dispatch", b.dispatch},
+		{"wakeup", b.wakeup},
+		{"throughput", b.sustained},
+		{"memory", b.memory},
+	}
+	// The daemon every HTTP row uses; "start" measures its own.
+	if err := b.startDaemon(); err != nil {
+		return err
+	}
+	defer b.cli("daemon", "stop")
+	for _, s := range steps {
+		if *only != "" && !strings.Contains(","+*only+",", ","+s.key+",") && s.key != "baseline" {
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "measuring %s…\n", s.key)
+		if err := s.fn(); err != nil {
+			return fmt.Errorf("%s: %w", s.key, err)
+		}
+	}
+	b.print()
+	return nil
+}
+
+func (b *bench) cli(args ...string) ([]byte, error) {
+	args = append(args, "--port", strconv.Itoa(b.port), "--state-dir", b.stateDir)
+	return exec.Command(filepath.Join(b.bin, "gasoline"), args...).CombinedOutput()
+}
+
+func (b *bench) startDaemon() error {
+	if out, err := b.cli("daemon", "start"); err != nil {
+		return fmt.Errorf("daemon start: %v: %s", err, out)
+	}
+	tok, err := os.ReadFile(filepath.Join(b.stateDir, "token"))
+	b.token = strings.TrimSpace(string(tok))
+	return err
+}
+
+func (b *bench) url(path string) string { return "http://127.0.0.1:" + strconv.Itoa(b.port) + path }
+
+func (b *bench) do(method, path, client string, body []byte) ([]byte, error) {
+	req, _ := http.NewRequest(method, b.url(path), bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+b.token)
+	if client != "" {
+		req.Header.Set(apitype.HeaderClient, client)
+	}
+	resp, err := b.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		return out, fmt.Errorf("%s %s: HTTP %d %s", method, path, resp.StatusCode, out)
+	}
+	return out, err
+}
+
+func (b *bench) add(r *row) { b.rows = append(b.rows, r) }
+
+// daemonStart: `gasoline daemon start` to healthy, on its own port and state.
+func (b *bench) daemonStart() error {
+	r := &row{key: "start", figure: "`gasoline daemon start` to healthy", target: "≤ 100 ms"}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	for i := range 15 {
+		state := filepath.Join(b.dir, "start-"+strconv.Itoa(i))
+		args := []string{"--port", strconv.Itoa(port), "--state-dir", state}
+		t0 := time.Now()
+		out, err := exec.Command(filepath.Join(b.bin, "gasoline"), append([]string{"daemon", "start"}, args...)...).CombinedOutput()
+		d := time.Since(t0)
+		if err != nil {
+			return fmt.Errorf("%v: %s", err, out)
+		}
+		r.samples = append(r.samples, d)
+		if out, err := exec.Command(filepath.Join(b.bin, "gasoline"), append([]string{"daemon", "stop"}, args...)...).CombinedOutput(); err != nil {
+			return fmt.Errorf("stop: %v: %s", err, out)
+		}
+	}
+	b.add(r)
+	return nil
+}
+
+// baselineRow: a direct keep-alive GET /health, the floor of any HTTP row.
+func (b *bench) baselineRow() error {
+	r := &row{key: "baseline", figure: "baseline: direct keep-alive GET /health", target: "(reference)"}
+	for i := 0; i < *n+100; i++ {
+		t0 := time.Now()
+		if _, err := b.do("GET", "/health", "", nil); err != nil {
+			return err
+		}
+		if i >= 100 {
+			r.samples = append(r.samples, time.Since(t0))
+		}
+	}
+	b.baseline = pct(r.samples, 50)
+	b.add(r)
+	return nil
+}
+
+// directCall: the same tools/call as the bridged row, POSTed straight to
+// the daemon on a keep-alive connection.
+func (b *bench) directCall() error {
+	r := &row{key: "direct", figure: "direct keep-alive POST /mcp (observe pending_commands)", target: "(reference)"}
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"observe","arguments":{"what":"pending_commands"}}}`)
+	for i := 0; i < *n+100; i++ {
+		t0 := time.Now()
+		if _, err := b.do("POST", "/mcp", "bench-direct", body); err != nil {
+			return err
+		}
+		if i >= 100 {
+			r.samples = append(r.samples, time.Since(t0))
+		}
+	}
+	b.add(r)
+	return nil
+}
+
+// bridgedCall: observe pending_commands through the real gasoline-mcp,
+// stdin write to stdout line.
+func (b *bench) bridgedCall() error {
+	r := &row{key: "bridged", figure: "bridged tools/call (observe pending_commands), stdin→stdout", target: "p50 ≤ 250 µs"}
+	cmd := exec.Command(filepath.Join(b.bin, "gasoline-mcp"), "--port", strconv.Itoa(b.port), "--state-dir", b.stateDir)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	rd := bufio.NewReaderSize(stdout, 1<<20)
+	call := func(id int, method, params string) error {
+		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
+		if _, err := io.WriteString(stdin, line); err != nil {
+			return err
+		}
+		_, err := rd.ReadBytes('\n')
+		return err
+	}
+	if err := call(0, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`); err != nil {
+		return err
+	}
+	params := `{"name":"observe","arguments":{"what":"pending_commands"}}`
+	for i := 1; i <= *n+200; i++ {
+		t0 := time.Now()
+		if err := call(i, "tools/call", params); err != nil {
+			return err
+		}
+		if i > 200 {
+			r.samples = append(r.samples, time.Since(t0))
+		}
+	}
+	b.add(r)
+	return nil
+}
+
+var (
+	submitBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"interact","arguments":{"action":"execute_js","script":"document.title"}}}`)
+)
+
+type pending struct {
+	Queries []struct {
+		CorrelationID string `json:"correlation_id"`
+	} `json:"queries"`
+}
+
+func correlationID(body []byte) (string, error) {
+	var resp struct {
+		Result struct {
+			StructuredContent struct {
+				CorrelationID string `json:"correlation_id"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(body, &resp); err != nil || resp.Result.StructuredContent.CorrelationID == "" {
+		return "", fmt.Errorf("no correlation id in %.300s", body)
+	}
+	return resp.Result.StructuredContent.CorrelationID, nil
+}
+
+func resultBody(id string) []byte {
+	return []byte(`{"correlation_id":"` + id + `","status":"complete","result":{"value":"Home Page"}}`)
+}
+
+func observeBody(id string) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"observe","arguments":{"what":"command_result","correlation_id":"` + id + `"}}}`)
+}
+
+// cycle runs one full async cycle as client: submit, long-poll delivery,
+// result post, retrieve.
+func (b *bench) cycle(client string) error {
+	body, err := b.do("POST", "/mcp", client, submitBody)
+	if err != nil {
+		return err
+	}
+	id, err := correlationID(body)
+	if err != nil {
+		return err
+	}
+	out, err := b.do("GET", "/pending-queries?wait_ms=5000", "", nil)
+	if err != nil {
+		return err
+	}
+	var p pending
+	if err := json.Unmarshal(out, &p); err != nil || len(p.Queries) != 1 || p.Queries[0].CorrelationID != id {
+		return fmt.Errorf("poll returned %.300s, want %s", out, id)
+	}
+	if _, err := b.do("POST", "/query-result", "", resultBody(id)); err != nil {
+		return err
+	}
+	out, err = b.do("POST", "/mcp", client, observeBody(id))
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(out, []byte(`"status\":\"complete\"`)) && !bytes.Contains(out, []byte(`"status":"complete"`)) {
+		return fmt.Errorf("retrieve: %.300s", out)
+	}
+	return nil
+}
+
+func (b *bench) fullCycle() error {
+	r := &row{key: "cycle", figure: "full async cycle, fake extension over HTTP (submit→poll→result→retrieve)", target: "p50 ≤ 1 ms"}
+	for i := 0; i < *n+200; i++ {
+		t0 := time.Now()
+		if err := b.cycle("bench-cycle"); err != nil {
+			return err
+		}
+		if i >= 200 {
+			r.samples = append(r.samples, time.Since(t0))
+		}
+	}
+	b.add(r)
+	return nil
+}
+
+// dispatch: a long-poll is held; the time from sending the submit to the
+// poll returning the command.
+func (b *bench) dispatch() error {
+	r := &row{key: "dispatch", figure: "dispatch: command queued → held long-poll returns it", target: "p50 ≤ 2 ms"}
+	for i := 0; i < *n/2+100; i++ {
+		got := make(chan time.Time, 1)
+		errc := make(chan error, 1)
+		go func() {
+			out, err := b.do("GET", "/pending-queries?wait_ms=5000", "", nil)
+			if err != nil {
+				errc <- err
+				return
+			}
+			var p pending
+			if json.Unmarshal(out, &p) != nil || len(p.Queries) != 1 {
+				errc <- fmt.Errorf("poll: %.200s", out)
+				return
+			}
+			got <- time.Now()
+			b.do("POST", "/query-result", "", resultBody(p.Queries[0].CorrelationID))
+		}()
+		time.Sleep(2 * time.Millisecond) // let the poll be held
+		t0 := time.Now()
+		body, err := b.do("POST", "/mcp", "bench-dispatch", submitBody)
+		if err != nil {
+			return err
+		}
+		var t1 time.Time
+		select {
+		case t1 = <-got:
+		case err := <-errc:
+			return err
+		}
+		id, err := correlationID(body)
+		if err != nil {
+			return err
+		}
+		if _, err := b.do("POST", "/mcp", "bench-dispatch", observeBody(id)); err != nil {
+			return err
+		}
+		if i >= 100 {
+			r.samples = append(r.samples, t1.Sub(t0))
+		}
+	}
+	b.add(r)
+	return nil
+}
+
+// wakeup: in-process tracker, time from the final Report to Wait returning.
+func (b *bench) wakeup() error {
+	r := &row{key: "wakeup", figure: "Wait wake-up after completion (in process)", target: "p50 ≤ 100 µs"}
+	trk := tracker.New(tracker.Options{})
+	defer trk.Close()
+	for i := 0; i < *n+100; i++ {
+		c, err := trk.Submit(tracker.Spec{Client: "w", Prefix: "exec", Action: "execute_js"})
+		if err != nil {
+			return err
+		}
+		if _, err := trk.Poll(context.Background(), "ext", 1); err != nil {
+			return err
+		}
+		woke := make(chan time.Time, 1)
+		started := make(chan struct{})
+		go func() {
+			close(started)
+			trk.Wait(context.Background(), c.ID)
+			woke <- time.Now()
+		}()
+		<-started
+		time.Sleep(20 * time.Microsecond)
+		t0 := time.Now()
+		if _, err := trk.Report("ext", c.ID, tracker.StateComplete, json.RawMessage(`1`), ""); err != nil {
+			return err
+		}
+		t1 := <-woke
+		if i >= 100 {
+			r.samples = append(r.samples, t1.Sub(t0))
+		}
+	}
+	b.add(r)
+	return nil
+}
+
+// sustained: several agents and two extension pollers cycling commands
+// over HTTP as fast as they can.
+func (b *bench) sustained() error {
+	r := &row{key: "throughput", figure: "sustained throughput, direct HTTP, full cycle", target: "≥ 5 000 commands/s"}
+	const agents = 16
+	// Agents stop submitting when the window closes; pollers keep serving
+	// until every agent has its last result, so nobody waits out a timeout.
+	window, cancel := context.WithTimeout(context.Background(), *throughput)
+	defer cancel()
+	pollCtx, stopPolling := context.WithCancel(context.Background())
+	defer stopPolling()
+	var done atomic.Int64
+	var firstErr atomic.Value
+	var pollers, agentsWG sync.WaitGroup
+	for range 2 {
+		pollers.Add(1)
+		go func() {
+			defer pollers.Done()
+			for pollCtx.Err() == nil {
+				out, err := b.do("GET", "/pending-queries?wait_ms=100", "", nil)
+				if err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+				var p pending
+				json.Unmarshal(out, &p)
+				for _, q := range p.Queries {
+					if _, err := b.do("POST", "/query-result", "", resultBody(q.CorrelationID)); err != nil {
+						firstErr.CompareAndSwap(nil, err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	waitBody := func(id string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"observe","arguments":{"what":"command_result","correlation_id":"` + id + `","wait_ms":5000}}}`)
+	}
+	t0 := time.Now()
+	for a := range agents {
+		agentsWG.Add(1)
+		go func() {
+			defer agentsWG.Done()
+			client := "bench-agent-" + strconv.Itoa(a)
+			for window.Err() == nil {
+				body, err := b.do("POST", "/mcp", client, submitBody)
+				if err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+				id, err := correlationID(body)
+				if err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+				if _, err := b.do("POST", "/mcp", client, waitBody(id)); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+				if window.Err() == nil {
+					done.Add(1)
+				}
+			}
+		}()
+	}
+	<-window.Done()
+	elapsed := time.Since(t0)
+	agentsWG.Wait()
+	stopPolling()
+	pollers.Wait()
+	if err, _ := firstErr.Load().(error); err != nil {
+		return err
+	}
+	r.value = fmt.Sprintf("%.0f commands/s (%d agents, 2 pollers, %s)", float64(done.Load())/elapsed.Seconds(), agents, elapsed.Round(time.Millisecond))
+	b.add(r)
+	return nil
+}
+
+// memory: cycle a million commands through an in-process tracker (fake
+// clock, so retention expires) and compare the heap with its start.
+func (b *bench) memory() error {
+	r := &row{key: "memory", figure: fmt.Sprintf("heap after %d commands cycled (tracker, in process)", *cycled), target: "baseline ± 10 MB"}
+	clk := trackertest.NewClock(time.Now())
+	trk := tracker.New(tracker.Options{Clock: clk})
+	defer trk.Close()
+	heap := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := heap()
+	ctx := context.Background()
+	for i := 0; i < *cycled; i++ {
+		c, err := trk.Submit(tracker.Spec{Client: "mem-" + strconv.Itoa(i%8), Prefix: "exec", Action: "execute_js", Params: json.RawMessage(`{"script":"document.title"}`)})
+		if err != nil {
+			return err
+		}
+		if _, err := trk.Poll(ctx, "ext", 1); err != nil {
+			return err
+		}
+		if _, err := trk.Report("ext", c.ID, tracker.StateComplete, json.RawMessage(`{"value":"Home Page"}`), ""); err != nil {
+			return err
+		}
+		if i%2 == 0 {
+			trk.Result(c.ID)
+		}
+		if i%10000 == 0 {
+			clk.Advance(2 * time.Second)
+		}
+	}
+	clk.Advance(10 * time.Minute)
+	after := heap()
+	r.value = fmt.Sprintf("%+.2f MB (%.2f → %.2f MB)", (float64(after)-float64(before))/(1<<20), float64(before)/(1<<20), float64(after)/(1<<20))
+	b.add(r)
+	return nil
+}
+
+func (b *bench) print() {
+	fmt.Printf("\ngasoline bench — %s, %d CPU, %s/%s, n=%d\n\n", time.Now().Format(time.DateOnly), runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, *n)
+	fmt.Println("| figure | p50 | p99 | × baseline p50 | target |")
+	fmt.Println("|---|---|---|---|---|")
+	for _, r := range b.rows {
+		if r.value != "" {
+			fmt.Printf("| %s | %s | | | %s |\n", r.figure, r.value, r.target)
+			continue
+		}
+		p50, p99 := pct(r.samples, 50), pct(r.samples, 99)
+		ratio := ""
+		if b.baseline > 0 && r.key != "baseline" {
+			ratio = fmt.Sprintf("%.2f", float64(p50)/float64(b.baseline))
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s |\n", r.figure, fmtDur(p50), fmtDur(p99), ratio, r.target)
+	}
+}
+
+func pct(s []time.Duration, p int) time.Duration {
+	if len(s) == 0 {
+		return 0
+	}
+	c := append([]time.Duration(nil), s...)
+	sort.Slice(c, func(i, j int) bool { return c[i] < c[j] })
+	i := (len(c)*p + 99) / 100
+	return c[max(0, min(len(c)-1, i-1))]
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
+	default:
+		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+	}
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
