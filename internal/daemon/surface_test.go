@@ -174,3 +174,16 @@ func TestProtocolOverHTTP(t *testing.T) {
 		t.Errorf("wait_ms over 55000: got %v, want invalid_arguments", res)
 	}
 }
+
+func TestNonBlockingPoll(t *testing.T) {
+	d := startDaemon(t, tracker.Options{})
+	ext := d.extension("curl")
+	if qs := ext.poll(t, 0); len(qs) != 0 {
+		t.Fatalf("empty queue: got %v", qs)
+	}
+	id := d.submit(t, "agent", "x", nil)
+	qs := ext.poll(t, 0)
+	if len(qs) != 1 || qs[0].CorrelationID != id {
+		t.Fatalf("wait_ms=0 with a queued command: got %v, want %s at once", qs, id)
+	}
+}

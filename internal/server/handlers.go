@@ -72,6 +72,9 @@ func (s *Server) pendingQueries(c echo.Context) error {
 		}
 		wait = min(time.Duration(n)*time.Millisecond, apitype.MaxPollWait)
 	}
+	if err := c.Request().Context().Err(); err != nil {
+		return err // the extension hung up; deliver nothing to it
+	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), wait)
 	defer cancel()
 	cmds, err := s.cfg.Tracker.Poll(ctx, instanceOf(c), 0)

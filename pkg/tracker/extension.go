@@ -24,9 +24,11 @@ type instance struct {
 // Poll is the extension's long-poll. It hands instance up to limit (<= 0
 // means DefaultPollMax) queued, non-External commands, oldest first across all
 // clients, marking them pending and delivered and starting their ack and
-// execution timers. When nothing is queued it blocks until a command is queued
-// or ctx ends, and then returns nil and ctx.Err(); after Close it returns
-// ErrClosed.
+// execution timers. Commands already queued are handed over at once, even
+// when ctx has ended (a zero-length wait is a non-blocking poll; callers that
+// know their requester is gone must not poll). When nothing is queued it
+// blocks until a command is queued or ctx ends, and then returns nil and
+// ctx.Err(); after Close it returns ErrClosed.
 //
 // Every command is delivered at most once, however many Polls run
 // concurrently. While a Poll is in flight its instance counts as connected.
@@ -46,15 +48,18 @@ func (t *Tracker) Poll(ctx context.Context, instanceID string, limit int) ([]Com
 		inst.polls--
 		t.contactLocked(inst, t.clock.Now())
 	}()
-	for {
+	for first := true; ; first = false {
 		if t.closed {
 			return nil, errClosed("polling for commands")
 		}
+		// A wake-up races with ctx: once ctx has ended, only the first look
+		// at the queue delivers, so a blocked Poll never hands commands to
+		// a caller that has stopped waiting.
+		if t.queue.n > 0 && (first || ctx.Err() == nil) {
+			return t.deliverLocked(inst, limit), nil
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
-		}
-		if t.queue.n > 0 {
-			return t.deliverLocked(inst, limit), nil
 		}
 		if t.queued == nil {
 			t.queued = make(chan struct{})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker/trackertest"
 )
 
 func TestPoll(t *testing.T) {
@@ -343,4 +344,23 @@ func TestClose(t *testing.T) {
 		t.Errorf("Poll after Close: got %v, want %v", err, tracker.ErrClosed)
 	}
 	tr.Close()
+}
+
+func TestPollWithEndedContextHandsOverQueued(t *testing.T) {
+	trk := tracker.New(tracker.Options{Clock: trackertest.NewClock(time.Unix(0, 0))})
+	defer trk.Close()
+	c, err := trk.Submit(tracker.Spec{Client: "a", Prefix: "exec", Action: "execute_js"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	got, err := trk.Poll(ctx, "ext", 0)
+	if err != nil || len(got) != 1 || got[0].ID != c.ID {
+		t.Fatalf("got %v, %v; want %s at once (a zero-length wait is a non-blocking poll)", got, err, c.ID)
+	}
+	got, err = trk.Poll(ctx, "ext", 0)
+	if len(got) != 0 || !errors.Is(err, context.Canceled) {
+		t.Fatalf("empty queue: got %v, %v; want nil, %v", got, err, context.Canceled)
+	}
 }
