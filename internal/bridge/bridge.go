@@ -203,6 +203,7 @@ func (b *Bridge) call(ctx, base context.Context, line []byte, m *message) ([]byt
 	case err == nil:
 		return resp, nil
 	case errors.Is(err, client.ErrUnreachable):
+		b.log.Info().Str("call", m.label()).Msg("daemon unreachable; starting it and retrying")
 		if err := b.ensureDaemon(ctx, base, gen); err != nil {
 			return nil, err
 		}

@@ -1,0 +1,336 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/bridge"
+	"github.com/gasoline-mcp/gasoline/internal/state"
+)
+
+// TestDeps keeps the bridge thin: it must not link the daemon's web
+// framework or CLI library (tailscale's deptest idea).
+func TestDeps(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, banned := range []string{"github.com/labstack/", "github.com/spf13/", "github.com/valyala/",
+			"github.com/gasoline-mcp/gasoline/internal/server", "github.com/gasoline-mcp/gasoline/internal/daemon",
+			"github.com/gasoline-mcp/gasoline/pkg/tracker"} {
+			if strings.HasPrefix(dep, banned) {
+				t.Errorf("gasoline-mcp depends on %s; the bridge must stay thin", dep)
+			}
+		}
+	}
+}
+
+// TestSession drives a whole session through the real bridge and daemon:
+// the first call finds no daemon and starts one.
+func TestSession(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if code, out := e.gasoline("daemon", "status"); code != 3 {
+		t.Fatalf("before the session: daemon status exited %d, want 3 (not running)\n%s", code, out)
+	}
+	b := e.startBridge()
+	b.initialize(1)
+	b.noOutput(200 * time.Millisecond) // notifications/initialized is not answered
+	if code, out := e.gasoline("daemon", "status"); code != 0 {
+		t.Fatalf("after the first call: daemon status exited %d, want 0 (the bridge started it)\n%s", code, out)
+	}
+
+	b.request(2, "tools/list", nil)
+	var list struct {
+		Tools []struct {
+			Name        string         `json:"name"`
+			InputSchema map[string]any `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	b.result(2, 5*time.Second, &list)
+	found := map[string]bool{}
+	for _, tool := range list.Tools {
+		if tool.InputSchema["type"] != "object" {
+			t.Errorf("tool %s: input schema type %v, want object", tool.Name, tool.InputSchema["type"])
+		}
+		found[tool.Name] = true
+	}
+	for _, name := range []string{"interact", "observe", "configure"} {
+		if !found[name] {
+			t.Errorf("tools/list lacks %s", name)
+		}
+	}
+
+	b.tool(3, "observe", map[string]any{"what": "pending_commands"})
+	var obs toolResult
+	b.result(3, 5*time.Second, &obs)
+	if obs.IsError || obs.StructuredContent == nil {
+		t.Errorf("observe pending_commands: got isError %v structuredContent %v, want a result", obs.IsError, obs.StructuredContent)
+	}
+
+	b.tool("four", "interact", map[string]any{"action": "execute_js", "script": "return 1+1"})
+	var queued toolResult
+	b.result("four", 5*time.Second, &queued)
+	id, _ := queued.StructuredContent["correlation_id"].(string)
+	if queued.StructuredContent["status"] != "queued" || !strings.HasPrefix(id, "exec_") {
+		t.Errorf("interact execute_js: got %v, want status queued and an exec_ correlation id", queued.StructuredContent)
+	}
+
+	b.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`)
+	b.request(5, "ping", nil)
+	b.result(5, 5*time.Second, nil)
+	b.request(6, "server/discover", nil)
+	if r := b.recv(5 * time.Second); r.Error == nil || r.Error.Code != -32601 {
+		t.Errorf("server/discover: got %+v, want error -32601", r)
+	}
+
+	// An oversized line is refused without ending the session.
+	big := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"interact","arguments":{"action":"execute_js","script":"` +
+		strings.Repeat("x", bridge.MaxLine) + `"}}}`
+	go b.send(big)
+	if r := b.recv(10 * time.Second); r.Error == nil || r.Error.Code != -32600 || string(r.ID) != "7" {
+		t.Errorf("oversized line: got %+v, want error -32600 for id 7", r)
+	}
+	b.request(8, "ping", nil)
+	b.result(8, 5*time.Second, nil)
+
+	if code := b.closeAndWait(5 * time.Second); code != 0 {
+		t.Errorf("gasoline-mcp exited %d after EOF, want 0", code)
+	}
+	// The daemon outlives the session.
+	if code, out := e.gasoline("daemon", "status"); code != 0 {
+		t.Errorf("after the session: daemon status exited %d, want 0\n%s", code, out)
+	}
+}
+
+// TestEOFWaitsForCalls checks that the end of stdin lets a call in flight
+// finish and be answered before the bridge exits 0.
+func TestEOFWaitsForCalls(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := e.startBridge()
+	b.initialize(1)
+	b.tool(2, "interact", map[string]any{"action": "execute_js", "script": "1", "wait_ms": 700})
+	time.Sleep(100 * time.Millisecond)
+	b.stdin.Close()
+	b.result(2, 5*time.Second, nil)
+	if code := b.closeAndWait(5 * time.Second); code != 0 {
+		t.Errorf("gasoline-mcp exited %d, want 0", code)
+	}
+}
+
+// TestTimeouts stops the daemon with SIGSTOP: each call gets a -32001 error
+// naming its timeout, and nothing stray appears once the daemon resumes.
+func TestTimeouts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if code, out := e.gasoline("daemon", "start"); code != 0 {
+		t.Fatalf("daemon start exited %d\n%s", code, out)
+	}
+	pid := e.daemonPID()
+	b := e.startBridge("--timeout", "300ms", "--browser-timeout", "600ms", "--max-timeout", "2s")
+	b.initialize(1)
+
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
+	}
+	t.Cleanup(resume)
+
+	tests := []struct {
+		id   int
+		tool string
+		args map[string]any
+		want string
+		took time.Duration
+	}{
+		{2, "observe", map[string]any{"what": "pending_commands"}, "tools/call observe within 300ms", 300 * time.Millisecond},
+		{3, "interact", map[string]any{"action": "execute_js", "script": "1"},
+			"tools/call interact within 600ms; the browser command may still be running: poll observe({what:'command_result'})", 600 * time.Millisecond},
+		{4, "observe", map[string]any{"what": "command_result", "correlation_id": "exec_x", "wait_ms": 1000}, "within 1.3s", 1300 * time.Millisecond},
+		{5, "configure", map[string]any{"action": "query_status", "correlation_id": "exec_x", "wait_ms": 50000}, "within 2s", 2 * time.Second},
+	}
+	start := time.Now()
+	for _, tt := range tests {
+		b.tool(tt.id, tt.tool, tt.args)
+	}
+	b.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`)
+	got := map[string]rpcResponse{}
+	for range tests {
+		r := b.recv(5 * time.Second)
+		got[string(r.ID)] = r
+		if r.Error != nil && r.Error.Code == bridge.CodeTimeout {
+			if el := time.Since(start); el < 250*time.Millisecond {
+				t.Errorf("id %s timed out after %v, before its timeout", r.ID, el)
+			}
+		}
+	}
+	for _, tt := range tests {
+		r := got[strconv.Itoa(tt.id)]
+		if r.Error == nil || r.Error.Code != bridge.CodeTimeout {
+			t.Errorf("id %d: got %+v, want error %d", tt.id, r, bridge.CodeTimeout)
+			continue
+		}
+		if !strings.Contains(r.Error.Message, tt.want) {
+			t.Errorf("id %d: got message %q, want it to contain %q", tt.id, r.Error.Message, tt.want)
+		}
+	}
+	if el := time.Since(start); el > 4*time.Second {
+		t.Errorf("timeouts took %v in all, want about 2s", el)
+	}
+
+	resume()
+	b.request(6, "ping", nil)
+	b.result(6, 5*time.Second, nil) // and not a late answer to an abandoned call
+	b.noOutput(300 * time.Millisecond)
+	if code := b.closeAndWait(5 * time.Second); code != 0 {
+		t.Errorf("gasoline-mcp exited %d, want 0", code)
+	}
+}
+
+// TestDaemonRestarted kills the daemon between calls: the next call works,
+// whether the bridge restarts the daemon itself or someone else did, even
+// with a fresh token.
+func TestDaemonRestarted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := e.startBridge()
+	b.initialize(1)
+
+	pid1 := e.kill()
+	b.tool(2, "interact", map[string]any{"action": "execute_js", "script": "1"})
+	var r toolResult
+	b.result(2, 15*time.Second, &r)
+	if r.StructuredContent["status"] != "queued" {
+		t.Errorf("after the daemon died: got %v, want the call to run on a restarted daemon", r.StructuredContent)
+	}
+	pid2 := e.daemonPID()
+	if pid2 == pid1 {
+		t.Fatalf("daemon pid %d unchanged after SIGKILL", pid2)
+	}
+
+	// Restarted by someone else, with a fresh state: a new token.
+	e.kill()
+	if err := os.Remove(filepath.Join(e.dir, state.TokenFile)); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := e.gasoline("daemon", "start"); code != 0 {
+		t.Fatalf("daemon start exited %d\n%s", code, out)
+	}
+	b.tool(3, "interact", map[string]any{"action": "execute_js", "script": "2"})
+	b.result(3, 15*time.Second, &r)
+	if r.StructuredContent["status"] != "queued" {
+		t.Errorf("after a restart with a new token: got %v, want queued", r.StructuredContent)
+	}
+	if code := b.closeAndWait(5 * time.Second); code != 0 {
+		t.Errorf("gasoline-mcp exited %d, want 0", code)
+	}
+}
+
+// TestInFlightIdempotentRetried kills the daemon under a blocking observe:
+// the bridge restarts it and retries the read, which gets an answer.
+func TestInFlightIdempotentRetried(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := e.startBridge()
+	b.initialize(1)
+	b.tool(2, "interact", map[string]any{"action": "execute_js", "script": "1"})
+	var q toolResult
+	b.result(2, 5*time.Second, &q)
+	id, _ := q.StructuredContent["correlation_id"].(string)
+
+	b.tool(3, "observe", map[string]any{"what": "command_result", "correlation_id": id, "wait_ms": 5000})
+	time.Sleep(300 * time.Millisecond) // the daemon now holds the wait
+	pid1 := e.kill()
+	r := b.recv(15 * time.Second)
+	if string(r.ID) != "3" || r.Error != nil {
+		t.Fatalf("got %+v, want id 3 answered with a result after the retry", r)
+	}
+	if pid2 := e.daemonPID(); pid2 == pid1 {
+		t.Errorf("daemon pid %d unchanged", pid2)
+	}
+	if code := b.closeAndWait(5 * time.Second); code != 0 {
+		t.Errorf("gasoline-mcp exited %d, want 0", code)
+	}
+}
+
+// TestInFlightNonIdempotent kills the daemon under an interact that waits:
+// it may have run, so it is not retried; the error says so.
+func TestInFlightNonIdempotent(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := e.startBridge()
+	b.initialize(1)
+	b.tool(2, "interact", map[string]any{"action": "execute_js", "script": "1", "wait_ms": 5000})
+	time.Sleep(300 * time.Millisecond)
+	e.kill()
+	r := b.recv(10 * time.Second)
+	if string(r.ID) != "2" || r.Error == nil || r.Error.Code != bridge.CodeDaemonRestarted {
+		t.Fatalf("got %+v, want error %d for id 2", r, bridge.CodeDaemonRestarted)
+	}
+	for _, want := range []string{"restarted while tools/call interact was in flight", "may or may not have run", `observe({what:"pending_commands"})`} {
+		if !strings.Contains(r.Error.Message, want) {
+			t.Errorf("message %q does not contain %q", r.Error.Message, want)
+		}
+	}
+	// The next call starts a daemon again.
+	b.tool(3, "observe", map[string]any{"what": "pending_commands"})
+	b.result(3, 15*time.Second, nil)
+	if code := b.closeAndWait(5 * time.Second); code != 0 {
+		t.Errorf("gasoline-mcp exited %d, want 0", code)
+	}
+}
+
+// TestStartFails checks the error when the daemon cannot be started.
+func TestStartFails(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := e.startBridge("--daemon-bin", filepath.Join(e.dir, "no-such-gasoline"))
+	b.request(1, "initialize", map[string]any{"protocolVersion": "2025-06-18"})
+	r := b.recv(10 * time.Second)
+	if r.Error == nil || r.Error.Code != bridge.CodeDaemonUnavailable {
+		t.Fatalf("got %+v, want error %d", r, bridge.CodeDaemonUnavailable)
+	}
+	for _, want := range []string{"could not be started", filepath.Join(e.dir, state.LogFile), "gasoline daemon run"} {
+		if !strings.Contains(r.Error.Message, want) {
+			t.Errorf("message %q does not contain %q", r.Error.Message, want)
+		}
+	}
+	if code := b.closeAndWait(5 * time.Second); code != 0 {
+		t.Errorf("gasoline-mcp exited %d, want 0", code)
+	}
+}
+
+// TestFlags checks the flags that do not start a session.
+func TestFlags(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(bridgeBin, "--version")
+	cmd.Env = cleanEnv()
+	out, err := cmd.Output()
+	if err != nil || !strings.HasPrefix(string(out), "gasoline-mcp ") {
+		t.Errorf("--version: got %q, %v, want \"gasoline-mcp <version>\"", out, err)
+	}
+	cmd = exec.Command(bridgeBin, "--timeout", "soon")
+	cmd.Env = cleanEnv()
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Errorf("--timeout soon: got success, want an error\n%s", out)
+	}
+	cmd = exec.Command(bridgeBin, "--version")
+	cmd.Env = cleanEnv(bridge.EnvTimeout + "=soon")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("--version ignores the environment: got %v\n%s", err, out)
+	}
+}
