@@ -94,6 +94,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	topts := o.Tracker
+	topts.Logger = log // failures the tracker decides (timers, disconnects) go to daemon.log
 	trk := tracker.New(topts)
 	started := time.Now()
 	health := func() apitype.Health {
