@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -111,6 +112,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	// The bridge is a latency-bound relay of small messages: on one P a line
+	// read, its handler and the HTTP transport's goroutines hand off without
+	// waking other threads. An explicit GOMAXPROCS wins.
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
+	in, restore := pollable(stdin)
+	defer restore()
 	b := New(Options{
 		Port:      p,
 		StateDir:  dir,
@@ -120,7 +129,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}, stdout)
 	log.Info().Str("client", b.ClientID()).Int("port", p).Str("state_dir", dir).
 		Str("version", version.Version).Msg("bridge started")
-	return b.Serve(ctx, stdin)
+	return b.Serve(ctx, in)
 }
 
 func envOr(key, def string) string {
