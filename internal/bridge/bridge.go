@@ -47,10 +47,17 @@ type Bridge struct {
 	outMu sync.Mutex
 	out   *bufio.Writer // guarded by outMu
 
-	mu      sync.Mutex
-	closing bool // no new handler starts once set; guarded by mu
-	wg      sync.WaitGroup
-	sem     chan struct{}
+	mu       sync.Mutex
+	closing  bool                 // no new handler starts once set; guarded by mu
+	inflight map[string]*inflight // requests in flight by raw id; guarded by mu
+	wg       sync.WaitGroup
+	sem      chan struct{}
+}
+
+// inflight is a request being relayed, which the client may cancel.
+type inflight struct {
+	cancel    context.CancelFunc
+	cancelled bool // set under Bridge.mu by a notifications/cancelled
 }
 
 // New returns a Bridge that writes protocol messages, and nothing else, to
@@ -66,6 +73,7 @@ func New(opts Options, stdout io.Writer) *Bridge {
 		state:    state.Dir{Path: opts.StateDir},
 		out:      bufio.NewWriterSize(stdout, 32<<10),
 		sem:      make(chan struct{}, MaxInFlight),
+		inflight: make(map[string]*inflight),
 	}
 	tok, err := b.state.ReadToken()
 	if err != nil {
@@ -132,7 +140,7 @@ func (b *Bridge) readLoop(ctx context.Context, stdin io.Reader) error {
 		case <-ctx.Done():
 			return nil
 		}
-		if !b.track() {
+		if !b.start() {
 			<-b.sem
 			return nil
 		}
@@ -144,8 +152,8 @@ func (b *Bridge) readLoop(ctx context.Context, stdin io.Reader) error {
 	}
 }
 
-// track registers a handler with wg unless Serve is closing.
-func (b *Bridge) track() bool {
+// start registers a handler with wg unless Serve is closing.
+func (b *Bridge) start() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closing {
@@ -155,17 +163,73 @@ func (b *Bridge) track() bool {
 	return true
 }
 
+// track records a request in flight so that the client can cancel it. A
+// second request reusing an id in flight is not tracked (nil).
+func (b *Bridge) track(id json.RawMessage, cancel context.CancelFunc) *inflight {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, dup := b.inflight[string(id)]; dup {
+		return nil
+	}
+	c := &inflight{cancel: cancel}
+	b.inflight[string(id)] = c
+	return c
+}
+
+func (b *Bridge) untrack(id json.RawMessage, c *inflight) {
+	if c == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.inflight[string(id)] == c {
+		delete(b.inflight, string(id))
+	}
+}
+
+// cancel aborts the request in flight with id, if any (notifications/cancelled).
+func (b *Bridge) cancel(id json.RawMessage) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c, ok := b.inflight[string(id)]; ok {
+		c.cancelled = true
+		c.cancel()
+	}
+}
+
+func (b *Bridge) wasCancelled(c *inflight) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return c.cancelled
+}
+
 // handle relays one message and writes its answer, if it has one.
 func (b *Bridge) handle(ctx context.Context, line []byte) {
 	m := peek(line)
 	timeout := b.opts.Timeouts.For(&m)
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if id := m.cancels(); id != nil {
+		b.cancel(id) // and relay the notification all the same
+	}
+	var call *inflight
+	if m.parsed && m.answerable() {
+		call = b.track(m.ID, cancel)
+		defer b.untrack(m.ID, call)
+	}
 
 	resp, err := b.call(callCtx, ctx, line, &m)
 	if ctx.Err() != nil {
 		return // shutting down: nobody is listening
 	}
+	if call != nil && b.wasCancelled(call) {
+		// The client gave up on it: a cancelled request gets no answer.
+		b.log.Info().RawJSON("id", m.ID).Str("call", m.label()).Msg("cancelled by the client")
+		return
+	}
+	// Notifications and client responses are never answered, even when the
+	// daemon fails them.
+	owed := m.answerable()
 	if err != nil {
 		rerr := b.rpcErrorFor(callCtx, err, &m, timeout)
 		ev := b.log.Warn().Err(err).Str("call", m.label()).Int("code", rerr.Code)
@@ -173,13 +237,19 @@ func (b *Bridge) handle(ctx context.Context, line []byte) {
 			ev = ev.RawJSON("id", m.ID)
 		}
 		ev.Msg("call failed")
-		if m.answerable() {
+		if owed {
 			b.writeError(m.replyID(), rerr)
 		}
 		return
 	}
+	if !owed && m.parsed {
+		if resp != nil {
+			b.log.Warn().Str("call", m.label()).Msg("daemon answered a notification; answer dropped")
+		}
+		return
+	}
 	if resp == nil {
-		if m.parsed && m.answerable() {
+		if m.parsed {
 			b.writeError(m.ID, rpcError{
 				Code:    codeInternal,
 				Message: fmt.Sprintf("gasoline daemon accepted %s but sent no answer; this is a daemon bug, please report it", m.label()),

@@ -501,6 +501,8 @@ func TestDaemonBugs(t *testing.T) {
 			w.Write([]byte(`{"error":{"code":"too_large","message":"body over 10 MB","hint":"send less"}}`))
 		case "notours":
 			http.NotFound(w, r)
+		case "notifications/chatty":
+			w.Write([]byte(`{"jsonrpc":"2.0","id":null,"result":{}}`))
 		}
 	}
 	srv := serveOn(t, "127.0.0.1:0", f)
@@ -518,9 +520,55 @@ func TestDaemonBugs(t *testing.T) {
 	if r := s.recv(2 * time.Second); r.Error == nil || r.Error.Code != codeInvalidRequest || !strings.Contains(r.Error.Message, "send less") {
 		t.Errorf("413: got %+v, want error %d with the hint", r, codeInvalidRequest)
 	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/chatty"}`) // its answer is dropped
 	s.send(`{"jsonrpc":"2.0","id":4,"method":"notours"}`)
 	if r := s.recv(2 * time.Second); r.Error == nil || !strings.Contains(r.Error.Message, "not a gasoline daemon") {
 		t.Errorf("404 from another program: got %+v, want an error saying so", r)
+	}
+	s.finish()
+}
+
+// TestCancelled checks that notifications/cancelled aborts the request in
+// flight (freeing the daemon) and that the request is then never answered.
+func TestCancelled(t *testing.T) {
+	dir := t.TempDir()
+	writeToken(t, dir, tokenA)
+	f := newFake(tokenA)
+	aborted := make(chan string, 1)
+	relayed := make(chan string, 1)
+	f.handle = func(w http.ResponseWriter, r *http.Request, m message, body []byte) {
+		switch m.Method {
+		case "tools/call":
+			<-r.Context().Done()
+			aborted <- string(m.ID)
+		case "notifications/cancelled":
+			relayed <- string(m.Params.RequestID)
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			echo(w, m)
+		}
+	}
+	srv := serveOn(t, "127.0.0.1:0", f)
+	s := startSession(t, srv.Listener.Addr().(*net.TCPAddr).Port, dir, Timeouts{}, nil)
+	s.send(call("observe", `{"what":"command_result","correlation_id":"exec_1","wait_ms":50000}`))
+	time.Sleep(100 * time.Millisecond)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}`)
+	for _, ch := range []struct {
+		name string
+		c    chan string
+	}{{"daemon request aborted", aborted}, {"notification relayed", relayed}} {
+		select {
+		case id := <-ch.c:
+			if id != "7" {
+				t.Errorf("%s: got id %s, want 7", ch.name, id)
+			}
+		case <-time.After(2 * time.Second):
+			t.Errorf("%s: did not happen", ch.name)
+		}
+	}
+	s.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	if r := s.recv(2 * time.Second); string(r.ID) != "8" {
+		t.Errorf("got a response to id %s, want only 8 (7 was cancelled)", r.ID)
 	}
 	s.finish()
 }

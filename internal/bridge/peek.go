@@ -16,7 +16,9 @@ type message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
-		Name      string `json:"name"`
+		// RequestID is the request a notifications/cancelled names.
+		RequestID json.RawMessage `json:"requestId"`
+		Name      string          `json:"name"`
 		Arguments struct {
 			What          string   `json:"what"`
 			Action        string   `json:"action"`
@@ -68,6 +70,15 @@ func (m *message) answerable() bool {
 		return true
 	}
 	return m.ID != nil && m.Method != ""
+}
+
+// cancels returns the id of the request a notifications/cancelled names,
+// or nil.
+func (m *message) cancels() json.RawMessage {
+	if m.Method != "notifications/cancelled" || m.ID != nil {
+		return nil
+	}
+	return m.Params.RequestID
 }
 
 // replyID is the id to address a bridge-made error to.

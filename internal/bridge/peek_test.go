@@ -149,3 +149,12 @@ func FuzzPeek(f *testing.F) {
 		_ = m.label()
 	})
 }
+
+func BenchmarkPeek(b *testing.B) {
+	line := []byte(call("observe", `{"what":"command_result","correlation_id":"exec_01J8Z3K4M5N6P7Q8R9S0T1V2W3","wait_ms":5000}`))
+	b.ReportAllocs()
+	for b.Loop() {
+		m := peek(line)
+		DefaultTimeouts.For(&m)
+	}
+}
