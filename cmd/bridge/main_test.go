@@ -211,6 +211,13 @@ func TestDaemonRestarted(t *testing.T) {
 	b.initialize(1)
 
 	pid1 := e.kill()
+	// A request written while the kernel still tears down the dead daemon's
+	// sockets may have reached it, and is reported as such; this test is
+	// about the next call once the daemon is gone.
+	if !e.waitGone(pid1) {
+		t.Fatal("the killed daemon still answers")
+	}
+	time.Sleep(50 * time.Millisecond)
 	b.tool(2, "interact", map[string]any{"action": "execute_js", "script": "1"})
 	var r toolResult
 	b.result(2, 15*time.Second, &r)
@@ -223,7 +230,7 @@ func TestDaemonRestarted(t *testing.T) {
 	}
 
 	// Restarted by someone else, with a fresh state: a new token.
-	e.kill()
+	e.waitGone(e.kill())
 	if err := os.Remove(filepath.Join(e.dir, state.TokenFile)); err != nil {
 		t.Fatal(err)
 	}

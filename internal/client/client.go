@@ -72,10 +72,10 @@ type Client struct {
 func New(baseURL, token string) *Client {
 	tr := &http.Transport{
 		Proxy: nil, // loopback only: never route the token through a proxy
-		DialContext: (&net.Dialer{
+		DialContext: dialChecked((&net.Dialer{
 			Timeout:   5 * time.Second,
 			KeepAlive: 30 * time.Second,
-		}).DialContext,
+		}).DialContext),
 		MaxIdleConns:        64,
 		MaxIdleConnsPerHost: 64,
 		// Below any server idle timeout, so a pooled connection is seldom
@@ -290,7 +290,7 @@ func classify(doing string, err error) error {
 		return fmt.Errorf("%s: %w", doing, err)
 	}
 	var opErr *net.OpError
-	if errors.As(err, &opErr) && opErr.Op == "dial" {
+	if (errors.As(err, &opErr) && opErr.Op == "dial") || errors.Is(err, errPeerClosed) {
 		return fmt.Errorf("%s: %w: %w", doing, ErrUnreachable, err)
 	}
 	return fmt.Errorf("%s: %w: %w", doing, ErrConnLost, err)
