@@ -187,3 +187,43 @@ func TestNonBlockingPoll(t *testing.T) {
 		t.Fatalf("wait_ms=0 with a queued command: got %v, want %s at once", qs, id)
 	}
 }
+
+func TestTabActions(t *testing.T) {
+	d := startDaemon(t, tracker.Options{})
+	ext := d.extension("ext-1")
+	tests := []struct {
+		name       string
+		args       map[string]any
+		wantPrefix string // "" means a tool error
+		wantParams string
+	}{
+		{"navigate", map[string]any{"action": "navigate", "url": "http://127.0.0.1:8000/a", "tab_id": 7}, "nav_", `{"tab_id":7,"url":"http://127.0.0.1:8000/a"}`},
+		{"navigate without url", map[string]any{"action": "navigate"}, "", ""},
+		{"navigate to javascript:", map[string]any{"action": "navigate", "url": "javascript:alert(1)"}, "", ""},
+		{"new tab", map[string]any{"action": "new_tab", "url": "about:blank", "active": false}, "tab_", `{"active":false,"url":"about:blank"}`},
+		{"switch tab", map[string]any{"action": "switch_tab", "tab_id": 3}, "tab_", `{"tab_id":3}`},
+		{"switch tab without id", map[string]any{"action": "switch_tab"}, "", ""},
+		{"close tab", map[string]any{"action": "close_tab"}, "tab_", `{}`},
+		{"execute_js without script", map[string]any{"action": "execute_js"}, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, isErr := d.call(t, "agent", "interact", tt.args)
+			if tt.wantPrefix == "" {
+				if !isErr || field(res, "error", "code") != "invalid_arguments" || field(res, "error", "hint") == nil {
+					t.Fatalf("got %v, want an invalid_arguments tool error with a hint", res)
+				}
+				return
+			}
+			id, _ := res["correlation_id"].(string)
+			if isErr || !strings.HasPrefix(id, tt.wantPrefix) {
+				t.Fatalf("got %v, want a %s... handle", res, tt.wantPrefix)
+			}
+			q := ext.pollUntil(t, 1)[0]
+			if q.CorrelationID != id || q.Action != tt.args["action"] || string(q.Params) != tt.wantParams {
+				t.Errorf("got %s %s %s, want %s %v %s", q.CorrelationID, q.Action, q.Params, id, tt.args["action"], tt.wantParams)
+			}
+			ext.report(t, id, "complete", map[string]any{"ok": true}, "")
+		})
+	}
+}

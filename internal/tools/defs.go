@@ -15,14 +15,17 @@ var interactDef = protocol.Tool{
 Then call observe({what:"command_result", correlation_id, wait_ms:10000}) to wait for the result.
 Pass wait_ms (up to 55000) to get a fast result inline instead of the handle.
 Actions: execute_js {script, tab_id?, timeout_ms? (default 10000, max 600000)}: script is an expression ("document.title") or a function body with return;
-cancel {correlation_id}: cancel a queued or running command.`,
+navigate {url, tab_id?}: open url in the tab and wait for it to load; new_tab {url?, active?}; switch_tab {tab_id}; close_tab {tab_id?};
+tab_id defaults to the active tab; cancel {correlation_id}: cancel a queued or running command.`,
 	InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {
-    "action": {"type": "string", "enum": ["execute_js", "cancel"], "description": "what to do"},
+    "action": {"type": "string", "enum": ["execute_js", "navigate", "new_tab", "switch_tab", "close_tab", "cancel"], "description": "what to do"},
     "script": {"type": "string", "description": "execute_js: JavaScript run in the page; an expression or a function body using return/await"},
-    "tab_id": {"type": "integer", "description": "execute_js: target tab (default: the active tab)"},
-    "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "execute_js: execution deadline after the browser receives it (default 10000)"},
+    "tab_id": {"type": "integer", "description": "target tab (default: the active tab); required for switch_tab"},
+    "url": {"type": "string", "description": "navigate (required) / new_tab: an http(s) or file URL, or about:blank"},
+    "active": {"type": "boolean", "description": "new_tab: focus the new tab (default true)"},
+    "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000, "description": "execution deadline after the browser receives the command (default 10000)"},
     "wait_ms": {"type": "integer", "minimum": 0, "maximum": 55000, "description": "wait this long for the result and return it inline if it finished (default 0: return the queued handle at once)"},
     "correlation_id": {"type": "string", "description": "cancel: the command to cancel"}
   },

@@ -74,6 +74,7 @@ type args struct {
 	WaitMS        *int64          `json:"wait_ms"`
 	CorrelationID string          `json:"correlation_id"`
 	URL           string          `json:"url"`
+	Active        *bool           `json:"active"`
 	Raw           json.RawMessage `json:"-"`
 }
 
