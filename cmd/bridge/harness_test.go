@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The harness runs the real binaries: TestMain builds gasoline-mcp and

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package conformance drives the real gasoline-mcp with the official MCP Go
 // SDK client, so the bridge and daemon are checked against an independent
 // implementation of the protocol. It is its own module to keep the SDK out
