@@ -1,0 +1,196 @@
+// The service worker: wires chrome events to the poll loop, runs delivered
+// commands, posts their statuses, and answers the popup.
+//
+// MV3 stops an idle worker after ~30 s and may start a new one at any event.
+// Each start is a new "instance" (INSTANCE below): the module runs again from
+// the top, the poll loop starts again, and the daemon fails commands that the
+// previous instance had received but not finished (extension_disconnected),
+// so nothing here needs to survive a restart but the token and the status in
+// chrome.storage.local. What keeps the worker alive and brings it back:
+//   - every poll-loop turn calls chrome.storage (resets the idle timer; polls
+//     are held at most POLL_WAIT_MS = 20 s, backoff waits at most 5 s);
+//   - the alarm ALARM fires every 30 s and wakes a stopped worker, whose
+//     module start then runs start() again (the loop is idempotent);
+//   - runtime.onStartup / onInstalled, storage changes (pairing, port) and
+//     popup messages wake it as well.
+//
+// Event capture (console, errors, network, user actions batched to
+// POST /events) is not built yet; it will live in its own module started
+// from start() below, with a content script, and reuse DaemonClient.
+
+import { Backoff, sleep } from './backoff.js';
+import { runQuery, timeoutMessage } from './commands.js';
+import { DaemonClient, DaemonError, DEFAULT_PORT, normaliseCode, validPort } from './daemon.js';
+import { Poller } from './poller.js';
+import { runCommand, deadlineOf } from './runner.js';
+import { KEYS, StatusStore } from './status.js';
+
+/** INSTANCE identifies this worker instance to the daemon (X-Gasoline-Instance). */
+const INSTANCE = crypto.randomUUID();
+
+const ALARM = 'gasoline-keepalive';
+const SEEN_LIMIT = 1000; // correlation ids remembered to refuse a second delivery
+const POST_ATTEMPTS = 6;
+
+const status = new StatusStore(chrome.storage.local, INSTANCE);
+
+/** loadConfig reads the settings; each call is also the loop's keep-alive extension API call. */
+async function loadConfig() {
+  const got = await chrome.storage.local.get([KEYS.token, KEYS.port]);
+  const port = Number(got[KEYS.port]);
+  return { token: typeof got[KEYS.token] === 'string' ? got[KEYS.token] : '', port: validPort(port) ? port : DEFAULT_PORT };
+}
+
+function makeClient(config) {
+  return new DaemonClient({ port: config.port, token: config.token, instance: INSTANCE });
+}
+
+// seen holds the correlation ids this instance has received, oldest first.
+// The daemon never re-delivers a command; this makes a duplicate harmless anyway.
+const seen = new Set();
+
+/** dispatch starts one delivered command without waiting for it. */
+function dispatch(query) {
+  const id = query?.correlation_id;
+  if (typeof id !== 'string' || !id || seen.has(id)) return;
+  seen.add(id);
+  if (seen.size > SEEN_LIMIT) seen.delete(seen.values().next().value);
+
+  const action = query.action ?? query.params?.action ?? '?';
+  status.commandReceived(action, id);
+  runCommand({
+    correlationId: id,
+    timeoutMs: deadlineOf(query),
+    execute: (signal) => runQuery(query, signal),
+    report: postResult,
+    onStatus: (s) => status.commandStatus(id, s),
+    timeoutMessage: (ms) => timeoutMessage(action, ms),
+  });
+}
+
+/**
+ * postResult posts one status body to POST /query-result. It retries network
+ * errors, 429 and 5xx a few times (the daemon may be restarting), replaces a
+ * result too large to send by an error, and drops the body on 409
+ * (command_final: the daemon already has a final status), 404 (unknown id)
+ * and other refusals. It stops when signal aborts. It never rejects.
+ */
+async function postResult(body, { signal } = {}) {
+  const backoff = new Backoff({ baseMs: 250, maxMs: 4000 });
+  for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted) return;
+    try {
+      await makeClient(await loadConfig()).queryResult(body, { signal });
+      return;
+    } catch (err) {
+      if (signal?.aborted) return;
+      if (err instanceof DaemonError) {
+        if (err.status === 413 && body.status === 'complete') {
+          body = {
+            correlation_id: body.correlation_id,
+            status: 'error',
+            error: `the result is too large to send to the daemon (${err.message}); return less data (pick fields, slice arrays or strings)`,
+          };
+          continue;
+        }
+        if (err.status === 401) status.update({ paired: false, token_rejected: true });
+        if (err.status !== 429 && err.status < 500) {
+          if (err.status !== 409 && err.status !== 404) {
+            console.warn('gasoline: result for', body.correlation_id, 'refused:', err.status, err.code, err.message);
+          }
+          return;
+        }
+      }
+      if (attempt >= POST_ATTEMPTS) {
+        console.warn('gasoline: giving up posting', body.status, 'for', body.correlation_id, ':', err.message);
+        return;
+      }
+      await sleep(backoff.next(), signal).catch(() => {});
+    }
+  }
+}
+
+const poller = new Poller({ loadConfig, makeClient, dispatch, status });
+
+/** start makes sure the alarm exists and the poll loop runs. Idempotent. */
+function start() {
+  chrome.alarms.get(ALARM).then((alarm) => {
+    if (!alarm) return chrome.alarms.create(ALARM, { periodInMinutes: 0.5 });
+  }).catch((err) => console.warn('gasoline: creating the keep-alive alarm:', err));
+  poller.start();
+}
+
+// --- pairing (called by the popup) -----------------------------------------
+
+async function pair(rawCode) {
+  const code = normaliseCode(rawCode);
+  if (!code) {
+    return { ok: false, error: { code: 'invalid_code', message: 'enter the code that "gasoline pair" printed', hint: 'it looks like ABCD-2345' } };
+  }
+  const config = await loadConfig();
+  try {
+    const res = await makeClient({ port: config.port, token: '' }).pair(code);
+    if (typeof res?.token !== 'string' || !res.token) throw new Error('the daemon answered /pair without a token');
+    await chrome.storage.local.set({ [KEYS.token]: res.token });
+    status.update({ paired: true, token_rejected: false, daemon_reachable: true, last_error: null });
+    poller.reconfigure();
+    return { ok: true, extension_id: res.extension_id ?? chrome.runtime.id };
+  } catch (err) {
+    if (err instanceof DaemonError) {
+      return { ok: false, error: { code: err.code, message: err.message, hint: err.hint } };
+    }
+    return {
+      ok: false,
+      error: {
+        code: 'unreachable',
+        message: err.message,
+        hint: `is the daemon running on port ${config.port}? Start it with "gasoline daemon start", or set the port below`,
+      },
+    };
+  }
+}
+
+async function unpair() {
+  await chrome.storage.local.remove(KEYS.token);
+  await status.update({ paired: false, token_rejected: false, last_error: null });
+  poller.reconfigure();
+  return { ok: true };
+}
+
+// --- events (registered synchronously at top level, as MV3 requires) ---------
+
+chrome.runtime.onInstalled.addListener(start);
+chrome.runtime.onStartup.addListener(start);
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === ALARM) start();
+});
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && (KEYS.token in changes || KEYS.port in changes)) poller.reconfigure();
+});
+
+/**
+ * Messages from the popup: {type: "pair", code} → {ok, extension_id} or
+ * {ok: false, error: {code, message, hint}}; {type: "unpair"} → {ok};
+ * {type: "info"} → {ok, instance, polling}.
+ */
+chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+  if (sender.id !== chrome.runtime.id) return false;
+  let reply;
+  switch (msg?.type) {
+    case 'pair':
+      reply = pair(msg.code);
+      break;
+    case 'unpair':
+      reply = unpair();
+      break;
+    case 'info':
+      reply = Promise.resolve({ ok: true, instance: INSTANCE, polling: poller.running });
+      break;
+    default:
+      return false;
+  }
+  reply.then(sendResponse, (err) => sendResponse({ ok: false, error: { code: 'internal', message: String(err?.message || err) } }));
+  return true; // sendResponse is called asynchronously
+});
+
+start();

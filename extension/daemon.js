@@ -1,0 +1,161 @@
+// HTTP client of the gasoline daemon's extension endpoints (SPEC section 2).
+// Used by the service worker and the popup; it has no chrome.* dependency.
+
+export const DEFAULT_PORT = 7890;
+
+/** POLL_WAIT_MS is the wait_ms of each long-poll; the daemon holds at most 25 s. */
+export const POLL_WAIT_MS = 20000;
+
+/** MAX_BODY_BYTES is the daemon's cap on a posted result body (413 above it). */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+const REQUEST_TIMEOUT_MS = 10000;
+const POLL_GRACE_MS = 10000; // allowance above wait_ms before a poll is given up
+
+/**
+ * DaemonError is an HTTP error answer of the daemon, decoded from its
+ * {"error":{"code","message","hint"}} body. status is the HTTP status; code
+ * is stable and is what callers branch on.
+ */
+export class DaemonError extends Error {
+  constructor(status, code, message, hint = '') {
+    super(message);
+    this.name = 'DaemonError';
+    this.status = status;
+    this.code = code;
+    this.hint = hint;
+  }
+}
+
+/** NetworkError means the daemon could not be reached or did not answer in time. */
+export class NetworkError extends Error {
+  constructor(message, options) {
+    super(message, options);
+    this.name = 'NetworkError';
+  }
+}
+
+/** validPort reports whether p is a TCP port number (an integer in 1..65535). */
+export function validPort(p) {
+  return Number.isInteger(p) && p >= 1 && p <= 65535;
+}
+
+/**
+ * normaliseCode trims and uppercases a pairing code and restores the dash
+ * in "abcd 2345" or "abcd2345"; the daemon compares codes case-insensitively.
+ */
+export function normaliseCode(raw) {
+  const s = String(raw ?? '').trim().toUpperCase().replace(/\s+/g, '-');
+  return /^[A-Z0-9]{8}$/.test(s) ? `${s.slice(0, 4)}-${s.slice(4)}` : s;
+}
+
+/**
+ * DaemonClient talks to one daemon at http://127.0.0.1:<port>. It is
+ * immutable and cheap: make a new one when the port or token changes.
+ * Every method throws DaemonError for an error answer and NetworkError when
+ * the daemon is unreachable; when the caller's signal aborts, it rejects with
+ * the signal's reason instead.
+ */
+export class DaemonClient {
+  constructor({ port = DEFAULT_PORT, token = '', instance = '', fetch = globalThis.fetch.bind(globalThis) } = {}) {
+    this.base = `http://127.0.0.1:${port}`;
+    this.token = token;
+    this.instance = instance;
+    this.fetch = fetch;
+  }
+
+  /** health returns the daemon's GET /health body; it needs no token. */
+  health({ signal, timeoutMs = 3000 } = {}) {
+    return this.#request('GET', '/health', { signal, timeoutMs, auth: false });
+  }
+
+  /**
+   * pair exchanges a one-time pairing code for an extension token:
+   * resolves to {token, extension_id}. A wrong or expired code is a
+   * DaemonError with code "invalid_code"; too many tries is status 429.
+   */
+  pair(code, { signal } = {}) {
+    return this.#request('POST', '/pair', { body: { code, instance: this.instance }, signal, auth: false });
+  }
+
+  /**
+   * pendingQueries long-polls GET /pending-queries: it resolves with the
+   * queued commands as soon as there are any, or with [] after about waitMs.
+   */
+  async pendingQueries({ waitMs = POLL_WAIT_MS, signal } = {}) {
+    const body = await this.#request('GET', `/pending-queries?wait_ms=${waitMs}`, {
+      signal,
+      timeoutMs: waitMs + POLL_GRACE_MS,
+    });
+    return Array.isArray(body?.queries) ? body.queries : [];
+  }
+
+  /**
+   * queryResult posts one status of a command:
+   * {correlation_id, status: "pending"|"complete"|"error"|"timeout", result?, error?}.
+   * A body over MAX_BODY_BYTES is refused locally as a DaemonError with
+   * status 413, the same as the daemon would.
+   */
+  queryResult(result, { signal } = {}) {
+    return this.#request('POST', '/query-result', { body: result, signal });
+  }
+
+  async #request(method, path, { body, signal, timeoutMs = REQUEST_TIMEOUT_MS, auth = true }) {
+    const headers = { Accept: 'application/json' };
+    if (this.instance) headers['X-Gasoline-Instance'] = this.instance;
+    if (auth) headers.Authorization = `Bearer ${this.token}`;
+    let payload;
+    if (body !== undefined) {
+      payload = JSON.stringify(body);
+      headers['Content-Type'] = 'application/json';
+      const bytes = new TextEncoder().encode(payload).length;
+      if (bytes > MAX_BODY_BYTES) {
+        throw new DaemonError(413, 'too_large',
+          `body is ${(bytes / 1048576).toFixed(1)} MB, over the daemon's ${MAX_BODY_BYTES / 1048576} MB limit`);
+      }
+    }
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let res;
+    try {
+      res = await this.fetch(this.base + path, {
+        method,
+        headers,
+        body: payload,
+        signal: combined,
+        cache: 'no-store',
+        credentials: 'omit',
+        redirect: 'error',
+      });
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      if (timeout.aborted) {
+        throw new NetworkError(`daemon at ${this.base} did not answer ${method} ${path} within ${timeoutMs} ms`);
+      }
+      throw new NetworkError(`cannot reach the daemon at ${this.base}: ${err.message}`, { cause: err });
+    }
+    let text;
+    try {
+      text = await res.text();
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      throw new NetworkError(`reading the daemon's answer to ${method} ${path}: ${err.message}`, { cause: err });
+    }
+    let data = null;
+    if (text) {
+      try {
+        data = JSON.parse(text);
+      } catch {
+        if (res.ok) throw new DaemonError(res.status, 'bad_response', `daemon answered ${method} ${path} with non-JSON`);
+      }
+    }
+    if (!res.ok) {
+      const e = data?.error;
+      if (e && typeof e.message === 'string') {
+        throw new DaemonError(res.status, e.code || `http_${res.status}`, e.message, e.hint || '');
+      }
+      throw new DaemonError(res.status, `http_${res.status}`, `daemon answered ${method} ${path} with HTTP ${res.status}`);
+    }
+    return data;
+  }
+}

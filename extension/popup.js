@@ -1,0 +1,165 @@
+// The popup: shows the worker's status from chrome.storage.local, checks the
+// daemon's /health itself, and sends pair / unpair to the worker (which owns
+// the instance id and the token).
+//
+// Stable hooks for tests: #status-paired[data-paired], #status-daemon[data-reachable],
+// #last-command[data-status], #code, #pair, #port, #save-port, #unpair, #message[data-kind].
+
+import { DaemonClient, DEFAULT_PORT, normaliseCode, validPort } from './daemon.js';
+import { KEYS, EMPTY_STATUS } from './status.js';
+
+const HEALTH_EVERY_MS = 2000;
+
+const $ = (id) => document.getElementById(id);
+const el = {
+  paired: $('status-paired'),
+  daemon: $('status-daemon'),
+  last: $('last-command'),
+  pairForm: $('pair-form'),
+  code: $('code'),
+  pair: $('pair'),
+  portForm: $('port-form'),
+  port: $('port'),
+  unpair: $('unpair'),
+  message: $('message'),
+  ids: $('ids'),
+};
+
+let state = { token: '', port: DEFAULT_PORT, status: { ...EMPTY_STATUS } };
+let health = null; // {reachable, body?, error?} of the last /health check for state.port
+
+function render() {
+  const { token, status } = state;
+  const paired = Boolean(token) && status.paired !== false;
+  el.paired.dataset.paired = String(paired);
+  if (paired) el.paired.textContent = 'paired';
+  else if (token && status.token_rejected) el.paired.textContent = 'not paired: the daemon rejected the token; pair again';
+  else el.paired.textContent = 'not paired';
+
+  const where = `127.0.0.1:${state.port}`;
+  if (health) {
+    el.daemon.dataset.reachable = String(health.reachable);
+    if (health.reachable) {
+      const b = health.body || {};
+      const ext = b.extension?.connected ? ', extension connected' : '';
+      el.daemon.textContent = `reachable at ${where}${b.version ? ` (gasoline ${b.version})` : ''}${ext}`;
+    } else {
+      el.daemon.textContent = `not reachable at ${where}: start it with "gasoline daemon start"`;
+    }
+  } else {
+    el.daemon.dataset.reachable = '';
+    el.daemon.textContent = `checking ${where}…`;
+  }
+  el.daemon.title = status.last_error || '';
+
+  const c = status.last_command;
+  if (c) {
+    el.last.dataset.status = c.status;
+    el.last.replaceChildren(
+      `${c.action} · ${c.status} · ${timeOf(c.updated_at || c.received_at)}`,
+      document.createElement('br'),
+      Object.assign(document.createElement('code'), { textContent: c.correlation_id }),
+    );
+  } else {
+    el.last.dataset.status = '';
+    el.last.textContent = 'none yet';
+  }
+
+  el.unpair.disabled = !token;
+  if (document.activeElement !== el.port) el.port.value = String(state.port);
+}
+
+function timeOf(iso) {
+  const d = iso ? new Date(iso) : null;
+  return d && !Number.isNaN(d.getTime()) ? d.toLocaleTimeString() : '';
+}
+
+function say(kind, text) {
+  el.message.dataset.kind = kind;
+  el.message.className = kind;
+  el.message.textContent = text;
+}
+
+async function load() {
+  const got = await chrome.storage.local.get([KEYS.token, KEYS.port, KEYS.status]);
+  const port = Number(got[KEYS.port]);
+  state = {
+    token: typeof got[KEYS.token] === 'string' ? got[KEYS.token] : '',
+    port: validPort(port) ? port : DEFAULT_PORT,
+    status: { ...EMPTY_STATUS, ...(got[KEYS.status] ?? {}) },
+  };
+  render();
+}
+
+async function checkHealth() {
+  const port = state.port;
+  try {
+    const body = await new DaemonClient({ port }).health();
+    if (port === state.port) health = { reachable: true, body };
+  } catch (err) {
+    if (port === state.port) health = { reachable: false, error: err.message };
+  }
+  render();
+}
+
+el.pairForm.addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const code = normaliseCode(el.code.value);
+  if (!code) {
+    say('error', 'Enter the code that "gasoline pair" printed (it looks like ABCD-2345).');
+    return;
+  }
+  el.pair.disabled = true;
+  say('', 'Pairing…');
+  try {
+    const res = await chrome.runtime.sendMessage({ type: 'pair', code });
+    if (res?.ok) {
+      el.code.value = '';
+      say('ok', 'Paired. Agents can now run commands in this browser.');
+    } else {
+      const e = res?.error ?? {};
+      say('error', [e.message || 'pairing failed', e.hint].filter(Boolean).join('\n'));
+    }
+  } catch (err) {
+    say('error', `pairing failed: ${err.message}`);
+  } finally {
+    el.pair.disabled = false;
+    checkHealth();
+  }
+});
+
+el.portForm.addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const port = Number(el.port.value);
+  if (!validPort(port)) {
+    say('error', 'The port must be a number between 1 and 65535 (the default is 7890).');
+    return;
+  }
+  await chrome.storage.local.set({ [KEYS.port]: port });
+  el.port.blur();
+  health = null;
+  say('ok', `Using the daemon on 127.0.0.1:${port}.`);
+});
+
+el.unpair.addEventListener('click', async () => {
+  const res = await chrome.runtime.sendMessage({ type: 'unpair' }).catch((err) => ({ ok: false, error: { message: err.message } }));
+  if (res?.ok) say('ok', 'Unpaired. Run "gasoline pair" to pair again.');
+  else say('error', `unpair failed: ${res?.error?.message ?? 'no answer from the service worker'}`);
+});
+
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area !== 'local') return;
+  const portChanged = KEYS.port in changes;
+  load().then(() => {
+    if (portChanged) checkHealth();
+  });
+});
+
+chrome.runtime.sendMessage({ type: 'info' }).then((info) => {
+  el.ids.textContent = `extension ${chrome.runtime.id}${info?.instance ? ` · worker ${info.instance.slice(0, 8)}` : ''}`;
+}, () => {
+  el.ids.textContent = `extension ${chrome.runtime.id}`;
+});
+
+load().then(checkHealth);
+setInterval(checkHealth, HEALTH_EVERY_MS);

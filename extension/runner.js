@@ -1,0 +1,98 @@
+// The lifecycle of one delivered command, as seed 000 and SPEC section 3
+// define it: a slow command reports "pending" within 2 s, every command
+// reports exactly one final status, and the deadline wins over a late finish.
+// No chrome.* dependency: tested under node.
+
+/** PENDING_AFTER_MS is how long a command may run before "pending" is posted (the daemon's ack timer is 3 s). */
+export const PENDING_AFTER_MS = 2000;
+
+/** DEFAULT_TIMEOUT_MS is the execution deadline of a command without timeout_ms. */
+export const DEFAULT_TIMEOUT_MS = 10000;
+
+/** MAX_TIMEOUT_MS is the largest execution deadline honoured (the daemon clamps to the same). */
+export const MAX_TIMEOUT_MS = 10 * 60 * 1000;
+
+/**
+ * CommandError is a failure of the command itself (bad params, no such tab,
+ * the script threw): it becomes status "error" with its message.
+ */
+export class CommandError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'CommandError';
+  }
+}
+
+/** deadlineOf returns the execution deadline in ms for a query, clamped to [1, MAX_TIMEOUT_MS]. */
+export function deadlineOf(query) {
+  const t = Number(query?.timeout_ms ?? query?.params?.timeout_ms);
+  if (!Number.isFinite(t) || t <= 0) return DEFAULT_TIMEOUT_MS;
+  return Math.min(Math.max(1, Math.round(t)), MAX_TIMEOUT_MS);
+}
+
+/** errorText renders any thrown value as the "error" string of a result post. */
+export function errorText(err) {
+  if (err instanceof CommandError) return err.message;
+  if (err instanceof Error) return err.name && err.name !== 'Error' ? `${err.name}: ${err.message}` : err.message;
+  return String(err);
+}
+
+/**
+ * runCommand runs one delivered command and reports its statuses.
+ *
+ *   execute(signal)      does the work and resolves to the "result" object;
+ *                        signal aborts once the final status is decided, so
+ *                        waits can stop (a page script cannot be stopped).
+ *   report(body, {signal})  posts one status body; for "pending" the signal
+ *                        aborts when the final status supersedes it. Bodies
+ *                        are posted in order, one at a time.
+ *   onStatus(status)     optional; observes "pending" and the final status.
+ *   timeoutMessage(ms)   the "error" text of a timeout.
+ *
+ * Within PENDING_AFTER_MS of the call nothing is posted; a command still
+ * running then gets "pending". At timeoutMs after the call the status is
+ * "timeout" and a later completion is ignored. Exactly one final status is
+ * reported. The returned promise resolves when the final report is done; it
+ * never rejects.
+ */
+export function runCommand({ correlationId, timeoutMs, execute, report, onStatus = () => {}, timeoutMessage }) {
+  const finished = new AbortController();
+  let posting = Promise.resolve();
+  const send = (body, opts) => {
+    posting = posting.then(() => report(body, opts)).catch(() => {});
+    return posting;
+  };
+
+  let resolveDone;
+  const done = new Promise((resolve) => {
+    resolveDone = resolve;
+  });
+
+  const finish = (body) => {
+    if (finished.signal.aborted) return; // a final status was already decided
+    finished.abort(new Error('command finished'));
+    clearTimeout(pendingTimer);
+    clearTimeout(deadlineTimer);
+    onStatus(body.status);
+    send({ correlation_id: correlationId, ...body }).then(resolveDone);
+  };
+
+  const pendingTimer = setTimeout(() => {
+    if (finished.signal.aborted) return;
+    onStatus('pending');
+    send({ correlation_id: correlationId, status: 'pending' }, { signal: finished.signal });
+  }, PENDING_AFTER_MS);
+
+  const deadlineTimer = setTimeout(() => {
+    finish({ status: 'timeout', error: timeoutMessage(timeoutMs) });
+  }, timeoutMs);
+
+  Promise.resolve()
+    .then(() => execute(finished.signal))
+    .then(
+      (result) => finish({ status: 'complete', result: result ?? {} }),
+      (err) => finish({ status: 'error', error: errorText(err) }),
+    );
+
+  return done;
+}

@@ -1,0 +1,97 @@
+// Connection state shared by the service worker (its only writer) and the
+// popup (a reader), kept in chrome.storage.local under the keys below.
+
+/** Storage keys. "token" and "port" are settings; "status" is written by the worker. */
+export const KEYS = Object.freeze({ token: 'token', port: 'port', status: 'status' });
+
+/**
+ * The "status" object:
+ *   paired           true after a successful pairing or poll; false with no
+ *                    token or when the daemon rejected the token (401)
+ *   token_rejected   true when the daemon answered 401 to the stored token
+ *   daemon_reachable true/false as of the last request; null before any
+ *   last_error       what went wrong last and what to do, or null
+ *   last_command     {action, correlation_id, status, received_at, updated_at, instance}
+ *                    status: running | pending | complete | error | timeout |
+ *                    interrupted (the worker instance that ran it stopped)
+ *   instance         the worker instance id that wrote it
+ *   updated_at       ISO time of the write
+ */
+export const EMPTY_STATUS = Object.freeze({
+  paired: false,
+  token_rejected: false,
+  daemon_reachable: null,
+  last_error: null,
+  last_command: null,
+  instance: null,
+  updated_at: null,
+});
+
+/**
+ * StatusStore keeps the worker's copy of "status" and writes it to storage
+ * when a field changes. Writes are serialised; update may be called
+ * concurrently and without awaiting.
+ */
+export class StatusStore {
+  constructor(storage, instance) {
+    this.storage = storage;
+    this.instance = instance;
+    this.current = { ...EMPTY_STATUS, instance };
+    this.writing = storage.get(KEYS.status).then(
+      (got) => {
+        // Keep what an earlier worker instance knew. Its unfinished last
+        // command was failed by the daemon (extension_disconnected) when it
+        // stopped; say so rather than show it running forever.
+        const prev = { ...EMPTY_STATUS, ...(got?.[KEYS.status] ?? {}) };
+        const last = prev.last_command;
+        if (last && last.instance !== instance && (last.status === 'running' || last.status === 'pending')) {
+          prev.last_command = { ...last, status: 'interrupted' };
+        }
+        this.current = { ...prev, instance };
+      },
+      () => {},
+    );
+  }
+
+  /** update merges patch into the status and stores it if anything changed. */
+  update(patch) {
+    return this.#enqueue(() => patch);
+  }
+
+  /** commandReceived records a newly delivered command as the last command. */
+  commandReceived(action, correlationId) {
+    const now = new Date().toISOString();
+    return this.update({
+      last_command: {
+        action, correlation_id: correlationId, status: 'running', received_at: now, updated_at: now, instance: this.instance,
+      },
+    });
+  }
+
+  /**
+   * commandStatus records a status of a command; it is ignored unless the
+   * command is still the last one received.
+   */
+  commandStatus(correlationId, status) {
+    return this.#enqueue((cur) => {
+      const last = cur.last_command;
+      if (!last || last.correlation_id !== correlationId) return null;
+      return { last_command: { ...last, status, updated_at: new Date().toISOString() } };
+    });
+  }
+
+  // enqueue runs makePatch(current) after earlier writes and stores the result.
+  #enqueue(makePatch) {
+    this.writing = this.writing.then(() => {
+      const patch = makePatch(this.current);
+      if (!patch) return;
+      const next = { ...this.current, ...patch };
+      const changed = Object.keys(patch).some((k) => JSON.stringify(next[k]) !== JSON.stringify(this.current[k]));
+      if (!changed) return;
+      next.updated_at = new Date().toISOString();
+      this.current = next;
+      return this.storage.set({ [KEYS.status]: next }).catch((err) => console.warn('gasoline: storing status:', err));
+    });
+    return this.writing;
+  }
+}

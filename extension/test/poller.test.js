@@ -1,0 +1,121 @@
+// The poll loop with a scripted client: dispatch never blocks the next poll,
+// 401 marks the extension unpaired, an unreachable daemon is retried.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Poller } from '../poller.js';
+import { Backoff } from '../backoff.js';
+import { DaemonError, NetworkError } from '../daemon.js';
+
+// scripted returns a makeClient whose pendingQueries answers from steps in
+// order (a value, an Error to throw, or a function of the signal), then holds
+// until aborted.
+function scripted(steps) {
+  const calls = [];
+  const makeClient = (config) => ({
+    pendingQueries: ({ signal }) => {
+      calls.push(config);
+      const step = steps.shift();
+      if (typeof step === 'function') return step(signal);
+      if (step instanceof Error) return Promise.reject(step);
+      if (step) return Promise.resolve(step);
+      return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+    },
+  });
+  return { makeClient, calls };
+}
+
+function statusRecorder() {
+  const s = { current: {}, updates: [] };
+  s.update = (patch) => {
+    s.updates.push(patch);
+    Object.assign(s.current, patch);
+    return Promise.resolve();
+  };
+  return s;
+}
+
+const until = async (cond, what) => {
+  for (let i = 0; i < 200; i++) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+};
+
+const fastBackoff = () => new Backoff({ baseMs: 1, maxMs: 2 });
+
+test('dispatches every query and polls again without waiting for commands', async () => {
+  const { makeClient, calls } = scripted([[{ correlation_id: 'a' }, { correlation_id: 'b' }], [{ correlation_id: 'c' }]]);
+  const dispatched = [];
+  const status = statusRecorder();
+  const p = new Poller({
+    loadConfig: async () => ({ token: 't', port: 1 }),
+    makeClient,
+    dispatch: (q) => {
+      dispatched.push(q.correlation_id);
+      return new Promise(() => {}); // a command that never ends must not hold the loop
+    },
+    status,
+    backoff: fastBackoff(),
+  });
+  p.start();
+  p.start(); // idempotent: still one loop
+  await until(() => calls.length === 3, 'third poll');
+  assert.deepEqual(dispatched, ['a', 'b', 'c']);
+  assert.equal(status.current.paired, true);
+  assert.equal(status.current.daemon_reachable, true);
+  await p.stop();
+  assert.equal(p.running, false);
+});
+
+test('401 marks the extension unpaired and waits before retrying', async () => {
+  const { makeClient, calls } = scripted([new DaemonError(401, 'unauthorized', 'bad token')]);
+  const status = statusRecorder();
+  const p = new Poller({
+    loadConfig: async () => ({ token: 'old', port: 1 }),
+    makeClient,
+    dispatch: () => {},
+    status,
+    backoff: fastBackoff(),
+    unauthorizedRetryMs: 60000,
+  });
+  p.start();
+  await until(() => status.current.token_rejected === true, '401 handling');
+  assert.equal(status.current.paired, false);
+  assert.match(status.current.last_error, /gasoline pair/);
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(calls.length, 1, 'no fast retry after 401');
+  p.reconfigure(); // a new token: poll again at once
+  await until(() => calls.length === 2, 'poll after reconfigure');
+  await p.stop();
+});
+
+test('an unreachable daemon is retried with backoff and recovers', async () => {
+  const down = new NetworkError('cannot reach the daemon');
+  const { makeClient, calls } = scripted([down, down, down, []]);
+  const status = statusRecorder();
+  const p = new Poller({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient, dispatch: () => {}, status, backoff: fastBackoff() });
+  p.start();
+  await until(() => calls.length === 5, 'recovery');
+  assert.ok(status.updates.some((u) => u.daemon_reachable === false));
+  assert.equal(status.current.daemon_reachable, true);
+  assert.equal(status.current.last_error, null);
+  await p.stop();
+});
+
+test('without a token the loop ends; start() after pairing begins it again', async () => {
+  let token = '';
+  const { makeClient, calls } = scripted([]);
+  const status = statusRecorder();
+  const p = new Poller({ loadConfig: async () => ({ token, port: 1 }), makeClient, dispatch: () => {}, status });
+  p.start();
+  await p.done;
+  assert.equal(p.running, false);
+  assert.equal(calls.length, 0);
+  assert.equal(status.current.paired, false);
+  token = 'new';
+  p.reconfigure();
+  await until(() => calls.length === 1, 'poll with the new token');
+  assert.equal(calls[0].token, 'new');
+  await p.stop();
+});

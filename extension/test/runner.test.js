@@ -1,0 +1,158 @@
+// Unit tests of the command lifecycle (seed 000 timing) with mocked timers.
+import { test, mock } from 'node:test';
+import assert from 'node:assert/strict';
+import { runCommand, deadlineOf, errorText, CommandError, PENDING_AFTER_MS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../runner.js';
+
+// flush lets queued promise callbacks run between timer ticks.
+const flush = async () => {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+};
+
+// harness runs one command whose execute() resolves or rejects when the test says.
+function harness({ timeoutMs = 10000 } = {}) {
+  const posts = [];
+  const statuses = [];
+  let settle;
+  let signal;
+  const done = runCommand({
+    correlationId: 'exec_1',
+    timeoutMs,
+    execute: (s) => {
+      signal = s;
+      return new Promise((resolve, reject) => {
+        settle = { resolve, reject };
+      });
+    },
+    report: async (body) => {
+      posts.push(body);
+    },
+    onStatus: (s) => statuses.push(s),
+    timeoutMessage: (ms) => `ran past ${ms} ms`,
+  });
+  return { posts, statuses, done, settle: () => settle, signal: () => signal };
+}
+
+test('command lifecycle', async (t) => {
+  t.beforeEach(() => mock.timers.enable({ apis: ['setTimeout'] }));
+  t.afterEach(() => mock.timers.reset());
+
+  await t.test('a fast command posts only its final status', async () => {
+    const h = harness();
+    await flush();
+    mock.timers.tick(PENDING_AFTER_MS - 1);
+    h.settle().resolve({ value: 1 });
+    await h.done;
+    mock.timers.tick(20000);
+    await flush();
+    assert.deepEqual(h.posts, [{ correlation_id: 'exec_1', status: 'complete', result: { value: 1 } }]);
+    assert.deepEqual(h.statuses, ['complete']);
+  });
+
+  await t.test('a slow command posts pending at 2 s, then its final status', async () => {
+    const h = harness();
+    await flush();
+    mock.timers.tick(PENDING_AFTER_MS);
+    await flush();
+    assert.deepEqual(h.posts, [{ correlation_id: 'exec_1', status: 'pending' }]);
+    mock.timers.tick(3000);
+    h.settle().resolve({ value: 'slow' });
+    await h.done;
+    assert.deepEqual(h.posts.map((p) => p.status), ['pending', 'complete']);
+    assert.equal(h.signal().aborted, true, 'execute signal aborts once final');
+  });
+
+  await t.test('the deadline posts timeout and ignores a later completion', async () => {
+    const h = harness({ timeoutMs: 5000 });
+    await flush();
+    mock.timers.tick(5000);
+    await h.done;
+    h.settle().resolve({ value: 'too late' });
+    await flush();
+    mock.timers.tick(60000);
+    await flush();
+    assert.deepEqual(h.posts, [
+      { correlation_id: 'exec_1', status: 'pending' },
+      { correlation_id: 'exec_1', status: 'timeout', error: 'ran past 5000 ms' },
+    ]);
+    assert.equal(h.signal().aborted, true);
+  });
+
+  await t.test('a deadline under 2 s posts no pending', async () => {
+    const h = harness({ timeoutMs: 500 });
+    await flush();
+    mock.timers.tick(500);
+    await h.done;
+    mock.timers.tick(5000);
+    await flush();
+    assert.deepEqual(h.posts.map((p) => p.status), ['timeout']);
+  });
+
+  await t.test('a failing command posts error with its message', async () => {
+    const h = harness();
+    await flush();
+    h.settle().reject(new CommandError('no tab with id 7'));
+    await h.done;
+    mock.timers.tick(20000);
+    await flush();
+    assert.deepEqual(h.posts, [{ correlation_id: 'exec_1', status: 'error', error: 'no tab with id 7' }]);
+  });
+
+  await t.test('a synchronous throw in execute is an error, not a crash', async () => {
+    const posts = [];
+    await runCommand({
+      correlationId: 'x',
+      timeoutMs: 1000,
+      execute: () => {
+        throw new CommandError('unknown action foo');
+      },
+      report: async (b) => posts.push(b),
+      timeoutMessage: () => '',
+    });
+    assert.deepEqual(posts, [{ correlation_id: 'x', status: 'error', error: 'unknown action foo' }]);
+  });
+
+  await t.test('the final post waits for the pending post and is posted once', async () => {
+    const order = [];
+    let releasePending;
+    let settle;
+    const done = runCommand({
+      correlationId: 'c',
+      timeoutMs: 10000,
+      execute: () => new Promise((r) => (settle = r)),
+      report: (body) => {
+        order.push(`start ${body.status}`);
+        if (body.status !== 'pending') return Promise.resolve();
+        return new Promise((r) => (releasePending = () => { order.push('end pending'); r(); }));
+      },
+      timeoutMessage: () => '',
+    });
+    await flush();
+    mock.timers.tick(PENDING_AFTER_MS);
+    await flush();
+    settle({});
+    await flush();
+    assert.deepEqual(order, ['start pending'], 'final not started while pending is in flight');
+    releasePending();
+    await done;
+    assert.deepEqual(order, ['start pending', 'end pending', 'start complete']);
+  });
+});
+
+test('deadlineOf', () => {
+  const cases = [
+    [{ timeout_ms: 2500 }, 2500],
+    [{ timeout_ms: 0 }, DEFAULT_TIMEOUT_MS],
+    [{}, DEFAULT_TIMEOUT_MS],
+    [{ params: { timeout_ms: 1234 } }, 1234],
+    [{ timeout_ms: 'junk' }, DEFAULT_TIMEOUT_MS],
+    [{ timeout_ms: 10 * MAX_TIMEOUT_MS }, MAX_TIMEOUT_MS],
+  ];
+  for (const [q, want] of cases) assert.equal(deadlineOf(q), want, JSON.stringify(q));
+});
+
+test('errorText', () => {
+  assert.equal(errorText(new CommandError('plain')), 'plain');
+  assert.equal(errorText(new TypeError('t')), 'TypeError: t');
+  assert.equal(errorText(new Error('e')), 'e');
+  assert.equal(errorText('s'), 's');
+});
