@@ -16,6 +16,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/client"
 	"github.com/gasoline-mcp/gasoline/internal/config"
 	"github.com/gasoline-mcp/gasoline/internal/daemon"
+	"github.com/gasoline-mcp/gasoline/internal/output"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -34,6 +35,8 @@ type runFlags struct {
 	maxActive       int
 	maxRetained     int
 	inlineWaitMS    int
+	inlineTokens    int
+	outputBudgetMB  int
 	logLevel        string
 }
 
@@ -47,6 +50,8 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxActive, "max-active", 32, "unfinished commands allowed per client")
 	fs.IntVar(&f.maxRetained, "max-retained", 100, "finished results retained per client")
 	fs.IntVar(&f.inlineWaitMS, "inline-wait-ms", 0, "default wait_ms of interact (0: always return the queued handle at once)")
+	fs.IntVar(&f.inlineTokens, "inline-tokens", 10000, "results above this many estimated tokens are stored and read by slice or extract")
+	fs.IntVar(&f.outputBudgetMB, "output-budget-mb", 256, "memory for stored large outputs, least recently used evicted first")
 	fs.StringVar(&f.logLevel, "log-level", "info", "daemon.log level: debug, info, warn, error")
 }
 
@@ -54,6 +59,9 @@ func (f *runFlags) options(port int, dir string) (daemon.Options, error) {
 	lvl, err := zerolog.ParseLevel(f.logLevel)
 	if err != nil {
 		return daemon.Options{}, fmt.Errorf("--log-level: %w", err)
+	}
+	if f.inlineTokens < 100 || f.outputBudgetMB < 1 {
+		return daemon.Options{}, fmt.Errorf("--inline-tokens must be at least 100 and --output-budget-mb at least 1")
 	}
 	if f.inlineWaitMS < 0 || f.inlineWaitMS > 55000 {
 		return daemon.Options{}, fmt.Errorf("--inline-wait-ms %d is out of range 0-55000", f.inlineWaitMS)
@@ -63,6 +71,7 @@ func (f *runFlags) options(port int, dir string) (daemon.Options, error) {
 		InlineWait: time.Duration(f.inlineWaitMS) * time.Millisecond,
 		LogLevel:   lvl,
 		Tracker:    trackerOptions(f),
+		Output:     output.Options{InlineTokens: f.inlineTokens, ByteBudget: int64(f.outputBudgetMB) << 20},
 	}, nil
 }
 

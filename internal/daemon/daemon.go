@@ -20,6 +20,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/config"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
+	"github.com/gasoline-mcp/gasoline/internal/output"
 	"github.com/gasoline-mcp/gasoline/internal/pairing"
 	"github.com/gasoline-mcp/gasoline/internal/server"
 	"github.com/gasoline-mcp/gasoline/internal/state"
@@ -37,6 +38,7 @@ type Options struct {
 	ExtensionID string          // "" pins server.DefaultExtensionID
 	Tracker     tracker.Options // timers and limits; zero fields take the defaults
 	InlineWait  time.Duration   // interact's default wait_ms
+	Output      output.Options  // large-output store; zero fields take the defaults
 	LogLevel    zerolog.Level
 	// LogTo receives log lines as well as daemon.log (e.g. stderr in the
 	// foreground); nil for none.
@@ -119,9 +121,18 @@ func Run(ctx context.Context, o Options) error {
 	if ttl == 0 {
 		ttl = 60 * time.Second
 	}
+	oopts := o.Output
+	if oopts.Extractor == nil {
+		if cfg, ok := output.LLMConfigFromEnv(); ok {
+			oopts.Extractor = output.NewLLMExtractor(cfg)
+			log.Info().Str("model", cfg.Model).Msg("LLM extractor configured; snippets are verified verbatim, local extraction is the fallback")
+		}
+	}
+	store := output.New(oopts)
 	mcpSrv := mcp.NewServer(protocol.Implementation{Name: "gasoline", Title: "gasoline browser bridge", Version: version.Version},
 		tools.Instructions, log)
-	tools.New(tools.Deps{Tracker: trk, Health: health, InlineWait: o.InlineWait, ResultTTL: ttl, Log: log}).Register(mcpSrv)
+	tl := tools.New(tools.Deps{Tracker: trk, Health: health, InlineWait: o.InlineWait, ResultTTL: ttl, Output: store, Log: log})
+	tl.Register(mcpSrv)
 
 	stop := make(chan struct{})
 	var stopOnce sync.Once
@@ -129,7 +140,7 @@ func Run(ctx context.Context, o Options) error {
 	srv := server.New(server.Config{
 		Port: port, Token: token, ExtensionID: o.ExtensionID,
 		Tracker: trk, MCP: mcpSrv, Pairing: pair, Health: health,
-		Shutdown: requestStop, Log: log,
+		IngestResult: tl.IngestResult, Shutdown: requestStop, Log: log,
 	})
 	hs := server.NewHTTPServer(srv.Handler())
 	serveErr := make(chan error, 1)

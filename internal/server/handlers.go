@@ -112,6 +112,13 @@ func (s *Server) queryResult(c echo.Context) error {
 	if qr.CorrelationID == "" {
 		return apiError(http.StatusBadRequest, "invalid_result", "correlation_id is required", "")
 	}
+	if qr.Status == string(tracker.StateComplete) && s.cfg.IngestResult != nil && len(qr.Result) > 0 {
+		// Only for a command still waiting for its result, so a late or
+		// unknown report stores nothing.
+		if cur, err := s.cfg.Tracker.Get(qr.CorrelationID); err == nil && cur.State == tracker.StatePending {
+			qr.Result = s.cfg.IngestResult(qr.CorrelationID, qr.Result)
+		}
+	}
 	cmd, err := s.cfg.Tracker.Report(instanceOf(c), qr.CorrelationID, tracker.State(qr.Status), qr.Result, qr.Error)
 	switch {
 	case errors.Is(err, tracker.ErrBadStatus):

@@ -4,6 +4,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"time"
@@ -19,8 +20,12 @@ import (
 
 // Body limits.
 const (
-	MaxBody     = "10M" // /mcp and /query-result
-	MaxPairBody = "4K"
+	MaxBody = "10M" // /mcp
+	// MaxResultBody leaves room for a 10 MB output plus JSON escaping, so an
+	// oversize output reaches the store and is truncated there, with the
+	// handle saying so, instead of failing outright.
+	MaxResultBody = "16M"
+	MaxPairBody   = "4K"
 )
 
 // DefaultExtensionID is the ID the extension's manifest key produces.
@@ -35,6 +40,9 @@ type Config struct {
 	MCP         *mcp.Server
 	Pairing     *pairing.Pairing
 	Health      func() apitype.Health
+	// IngestResult, when set, replaces a completed command's result before it
+	// is recorded (large outputs go to the output store, a handle stays).
+	IngestResult func(id string, result json.RawMessage) json.RawMessage
 	// Shutdown is called (once per request) by POST /shutdown.
 	Shutdown func()
 	Log      zerolog.Logger
@@ -68,7 +76,7 @@ func New(cfg Config) *Server {
 	e.POST("/pair/code", s.pairCode, s.requireAdmin)
 
 	e.GET("/pending-queries", s.pendingQueries, s.requireExtension)
-	e.POST("/query-result", s.queryResult, big, s.requireExtension)
+	e.POST("/query-result", s.queryResult, middleware.BodyLimit(MaxResultBody), s.requireExtension)
 	s.e = e
 	return s
 }

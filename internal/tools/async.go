@@ -37,7 +37,7 @@ func (t *Tools) decorate(client string, result map[string]any) {
 		for _, c := range ready {
 			e := map[string]any{"correlation_id": c.ID, "action": c.Action, "status": string(c.State)}
 			if c.State == tracker.StateComplete {
-				e["result_chars"] = len(c.Result)
+				e["result_chars"] = resultChars(c)
 			}
 			rs = append(rs, e)
 		}

@@ -15,6 +15,9 @@ func (t *Tools) configure(ctx context.Context, client string, raw json.RawMessag
 	switch a.Action {
 	case "query_status":
 		// Seed 002's poll: the same as observe({what:"command_result"}).
+		if a.Mode != "" {
+			return t.readOutput(ctx, a.CorrelationID, a.Raw)
+		}
 		return t.commandResult(ctx, a)
 	case "health":
 		return t.health(), nil

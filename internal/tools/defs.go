@@ -38,7 +38,8 @@ var observeDef = protocol.Tool{
 	Name:  "observe",
 	Title: "Read results and command state",
 	Description: `Read what gasoline knows. what:
-command_result {correlation_id, wait_ms? (0-55000)}: a command's status (pending with phase queued/delivered/running, or complete/error/timeout/expired/cancelled) and result; with wait_ms it blocks until the command finishes or the wait ends, so one call replaces polling;
+command_result {correlation_id, wait_ms? (0-55000)}: a command's status (pending with phase queued/delivered/running, or complete/error/timeout/expired/cancelled) and result; with wait_ms it blocks until the command finishes or the wait ends, so one call replaces polling.
+Large results (over ~10k tokens) come back as a stored handle (size, sha256, preview); read them with mode: "raw" (whole, small only), "slice" {start, length} or {anchor, window, match_index}, or "extract" {query}: verbatim snippets with character offsets;
 pending_commands: your running, completed and failed commands;
 failed_commands: recent failures with reason and hint;
 completed_commands {wait_ms?}: wait until any of your commands finishes and list the newly finished ones.`,
@@ -47,7 +48,15 @@ completed_commands {wait_ms?}: wait until any of your commands finishes and list
   "properties": {
     "what": {"type": "string", "enum": ["command_result", "pending_commands", "failed_commands", "completed_commands"]},
     "correlation_id": {"type": "string", "description": "command_result: the id interact returned"},
-    "wait_ms": {"type": "integer", "minimum": 0, "maximum": 55000, "description": "command_result / completed_commands: block up to this long for a finished command (default 0; 55000 for ann_ ids)"}
+    "wait_ms": {"type": "integer", "minimum": 0, "maximum": 55000, "description": "command_result / completed_commands: block up to this long for a finished command (default 0; 55000 for ann_ ids)"},
+    "mode": {"type": "string", "enum": ["raw", "slice", "extract"], "description": "command_result: read the command's output whole, by slice, or by extraction"},
+    "start": {"type": "integer", "minimum": 0, "description": "slice: first character (0-based)"},
+    "length": {"type": "integer", "minimum": 1, "description": "slice: characters from start (default 2000)"},
+    "anchor": {"type": "string", "description": "slice: plain text to find; the window is taken around it"},
+    "window": {"type": "integer", "minimum": 1, "description": "slice: characters around the anchor (default 2000)"},
+    "match_index": {"type": "integer", "description": "slice: which occurrence of the anchor (0 first, -1 last)"},
+    "query": {"type": "string", "description": "extract: what to find, in plain words, e.g. \"error messages shown to the user\""},
+    "max_snippets": {"type": "integer", "minimum": 1, "maximum": 100, "description": "extract: most snippets returned (default 20)"}
   },
   "required": ["what"]
 }`),
@@ -59,13 +68,17 @@ var configureDef = protocol.Tool{
 	Title: "Status and settings",
 	Description: `Status and settings. action:
 health: daemon version, uptime, whether the browser extension is connected, queue depth;
-query_status {correlation_id, wait_ms?}: the same as observe({what:"command_result"}).`,
+query_status {correlation_id, wait_ms?, mode?...}: the same as observe({what:"command_result"}).`,
 	InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {
     "action": {"type": "string", "enum": ["health", "query_status"]},
     "correlation_id": {"type": "string", "description": "query_status: the id interact returned"},
-    "wait_ms": {"type": "integer", "minimum": 0, "maximum": 55000, "description": "query_status: block up to this long for the result"}
+    "wait_ms": {"type": "integer", "minimum": 0, "maximum": 55000, "description": "query_status: block up to this long for the result"},
+    "mode": {"type": "string", "enum": ["raw", "slice", "extract"], "description": "query_status: read the output as observe command_result does (with its start/length/anchor/window/match_index/query arguments)"},
+    "start": {"type": "integer", "minimum": 0}, "length": {"type": "integer", "minimum": 1},
+    "anchor": {"type": "string"}, "window": {"type": "integer", "minimum": 1}, "match_index": {"type": "integer"},
+    "query": {"type": "string"}, "max_snippets": {"type": "integer", "minimum": 1, "maximum": 100}
   },
   "required": ["action"]
 }`),

@@ -21,6 +21,9 @@ func (t *Tools) observe(ctx context.Context, client string, raw json.RawMessage)
 	now := time.Now()
 	switch a.What {
 	case "command_result":
+		if a.Mode != "" {
+			return t.readOutput(ctx, a.CorrelationID, a.Raw)
+		}
 		return t.commandResult(ctx, a)
 	case "pending_commands":
 		l := t.d.Tracker.List(client)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
+	"github.com/gasoline-mcp/gasoline/internal/output"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 	"github.com/rs/zerolog"
 )
@@ -32,7 +33,9 @@ type Deps struct {
 	InlineWait time.Duration
 	// ResultTTL is how long finished results are kept, for hints.
 	ResultTTL time.Duration
-	Log       zerolog.Logger
+	// Output keeps results above the inline threshold; nil keeps everything inline.
+	Output *output.Store
+	Log    zerolog.Logger
 }
 
 // Tools serves the MCP tools. Create it with New.
@@ -75,6 +78,7 @@ type args struct {
 	CorrelationID string          `json:"correlation_id"`
 	URL           string          `json:"url"`
 	Active        *bool           `json:"active"`
+	Mode          string          `json:"mode"`
 	Raw           json.RawMessage `json:"-"`
 }
 

@@ -67,6 +67,10 @@ func resultView(c tracker.Command, now time.Time) map[string]any {
 	}
 	if len(c.Result) > 0 {
 		v["result"] = json.RawMessage(c.Result)
+		if s, ok := stored(c.Result); ok {
+			v["message"] = fmt.Sprintf("The result is large (%d chars, ~%d tokens), so it is stored, not inlined. %s",
+				s.Output.Chars, s.Output.EstimatedTokens, s.Output.Hint)
+		}
 	}
 	if c.State != tracker.StateComplete {
 		if c.Error != "" {
@@ -101,7 +105,10 @@ func listEntry(c tracker.Command, now time.Time) map[string]any {
 	}
 	if c.State == tracker.StateComplete {
 		v["read"] = c.Read
-		v["result_chars"] = len(c.Result)
+		v["result_chars"] = resultChars(c)
+		if _, ok := stored(c.Result); ok {
+			v["stored"] = true
+		}
 	} else {
 		if c.Reason != "" {
 			v["reason"] = c.Reason

@@ -1,0 +1,204 @@
+package daemon_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
+)
+
+// bigPage is about 2 MB of HTML with a form and user-facing error messages
+// deep inside it.
+func bigPage() string {
+	var b strings.Builder
+	b.WriteString("<!doctype html><html><head><title>Shop — checkout ünïcødé ✓</title></head><body>\n")
+	for i := range 18000 {
+		fmt.Fprintf(&b, "<div class=\"item\" data-i=\"%d\"><span>Product %d — a fine thing 🚲</span><span class=\"price\">%d.99</span></div>\n", i, i, i%97)
+		if i == 12000 {
+			b.WriteString("<form id=\"checkout\" action=\"/pay\">\n<input name=\"email\">\n<div class=\"error\">Email is required</div>\n")
+			b.WriteString("<p class=\"alert\">Your card was declined. Try another payment method.</p>\n</form>\n")
+		}
+	}
+	b.WriteString("</body></html>\n")
+	return b.String()
+}
+
+func runes(s string, start, end int) string { return string([]rune(s)[start:end]) }
+
+func TestLargeOutput(t *testing.T) {
+	d := startDaemon(t, tracker.Options{ResultTTL: 2 * time.Second})
+	page := bigPage()
+	if len(page) < 2<<20-200_000 {
+		t.Fatalf("page is %d bytes, want about 2 MB", len(page))
+	}
+	sum := sha256.Sum256([]byte(page))
+	ext := d.extension("ext-1")
+	id := d.submit(t, "agent", "document.documentElement.outerHTML", nil)
+	ext.pollUntil(t, 1)
+	ext.report(t, id, "pending", nil, "")
+	ext.hold(20000)
+	if got := ext.report(t, id, "complete", map[string]any{"value": page, "tab_id": 4, "url": "http://127.0.0.1/shop"}, ""); got != 200 {
+		t.Fatalf("report: got %d", got)
+	}
+
+	t.Run("handle", func(t *testing.T) {
+		msg := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+			"params": map[string]any{"name": "observe", "arguments": map[string]any{"what": "command_result", "correlation_id": id}}}
+		code, body := d.post(t, "/mcp", map[string]string{"X-Gasoline-Client": "agent"}, msg)
+		if code != 200 || len(body) > 8000 { // text + structuredContent: < 1000 tokens each
+			t.Fatalf("got HTTP %d with %d bytes, want a small handle", code, len(body))
+		}
+		res := d.result(t, "agent", id, 0)
+		out, _ := field(res, "result", "output").(map[string]any)
+		if res["status"] != "complete" || field(res, "result", "stored") != true || out == nil {
+			t.Fatalf("got %v, want a stored handle", res)
+		}
+		if got := out["chars"]; got != float64(len([]rune(page))) {
+			t.Errorf("got chars %v, want %d", got, len([]rune(page)))
+		}
+		if got := out["sha256"]; got != hex.EncodeToString(sum[:]) {
+			t.Errorf("got sha256 %v, want the page's", got)
+		}
+		if field(res, "result", "meta", "url") != "http://127.0.0.1/shop" || out["preview"] == "" || res["message"] == nil {
+			t.Errorf("got %v, want meta url, a preview and a message on how to read it", res)
+		}
+	})
+
+	t.Run("slice by anchor", func(t *testing.T) {
+		res, isErr := d.call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": id, "mode": "slice", "anchor": "<form", "window": 2000})
+		if isErr {
+			t.Fatalf("got %v", res)
+		}
+		text := res["text"].(string)
+		start, end := int(res["start"].(float64)), int(res["end"].(float64))
+		if !strings.Contains(text, "<form id=\"checkout\"") || text != runes(page, start, end) || end-start != 2000 {
+			t.Fatalf("slice [%d,%d) is not the verbatim window around <form: %.200q", start, end, text)
+		}
+		if res["source_sha256"] != hex.EncodeToString(sum[:]) || res["matches"] != float64(1) {
+			t.Errorf("got %v, want the source hash and 1 match", res)
+		}
+	})
+
+	t.Run("slice by offsets", func(t *testing.T) {
+		res, _ := d.call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": id, "mode": "slice", "start": 50, "length": 300})
+		if res["text"] != runes(page, 50, 350) {
+			t.Fatalf("got %v", res)
+		}
+	})
+
+	t.Run("slice past the last match", func(t *testing.T) {
+		res, isErr := d.call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": id, "mode": "slice", "anchor": "<form", "match_index": 3})
+		if !isErr || field(res, "error", "code") != "anchor_not_found" {
+			t.Fatalf("got %v, want anchor_not_found", res)
+		}
+	})
+
+	t.Run("extract", func(t *testing.T) {
+		res, isErr := d.call(t, "agent", "configure", map[string]any{"action": "query_status", "correlation_id": id, "mode": "extract", "query": "all error messages shown to the user"})
+		if isErr {
+			t.Fatalf("got %v", res)
+		}
+		snips, _ := res["snippets"].([]any)
+		if len(snips) == 0 {
+			t.Fatalf("got no snippets: %v", res)
+		}
+		var all strings.Builder
+		for _, s := range snips {
+			sm := s.(map[string]any)
+			start, end := int(sm["start"].(float64)), int(sm["end"].(float64))
+			if sm["text"] != runes(page, start, end) {
+				t.Errorf("snippet %q is not source[%d:%d]", sm["text"], start, end)
+			}
+			all.WriteString(sm["text"].(string))
+		}
+		if !strings.Contains(all.String(), "Email is required") || !strings.Contains(all.String(), "card was declined") {
+			t.Errorf("got %q, want both error messages", all.String())
+		}
+		if res["source_sha256"] != hex.EncodeToString(sum[:]) || res["chunks_searched"] != res["chunks_total"] {
+			t.Errorf("got %v, want the source hash and full coverage", res)
+		}
+	})
+
+	t.Run("raw is refused with the size", func(t *testing.T) {
+		res, isErr := d.call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": id, "mode": "raw"})
+		if !isErr || field(res, "error", "code") != "output_too_large" || !strings.Contains(field(res, "error", "hint").(string), "slice") {
+			t.Fatalf("got %v, want output_too_large naming slice and extract", res)
+		}
+	})
+
+	t.Run("stored output outlives retention", func(t *testing.T) {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			l, _ := d.call(t, "agent", "observe", map[string]any{"what": "pending_commands"})
+			if len(l["completed"].([]any)) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("retention never ended")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		res, isErr := d.call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": id, "mode": "slice", "start": 0, "length": 15})
+		if isErr || res["text"] != "<!doctype html>" {
+			t.Fatalf("got %v, want the slice from the store", res)
+		}
+	})
+}
+
+func TestOutputModesOnSmallAndUnfinished(t *testing.T) {
+	d := startDaemon(t, tracker.Options{})
+	ext := d.extension("ext-1")
+	small := d.submit(t, "agent", "1", nil)
+	running := d.submit(t, "agent", "2", nil)
+	ext.pollUntil(t, 2)
+	ext.report(t, small, "complete", map[string]any{"value": "hello world"}, "")
+
+	res, isErr := d.call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": small, "mode": "raw"})
+	if isErr || res["content"] != "hello world" {
+		t.Errorf("raw on a small result: got %v", res)
+	}
+	res, isErr = d.call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": running, "mode": "slice", "start": 0})
+	if !isErr || field(res, "error", "code") != "no_output" {
+		t.Errorf("slice of a running command: got %v, want no_output", res)
+	}
+	res, isErr = d.call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": "exec_nope", "mode": "raw"})
+	if !isErr || field(res, "error", "code") != "unknown_correlation_id" {
+		t.Errorf("unknown id: got %v, want unknown_correlation_id", res)
+	}
+	res, isErr = d.call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": small, "mode": "summarise"})
+	if !isErr || field(res, "error", "code") != "invalid_arguments" {
+		t.Errorf("bad mode: got %v, want invalid_arguments", res)
+	}
+}
+
+func TestOversizeOutputIsTruncatedAndSaysSo(t *testing.T) {
+	d := startDaemon(t, tracker.Options{})
+	ext := d.extension("ext-1")
+	id := d.submit(t, "agent", "x", nil)
+	ext.pollUntil(t, 1)
+	ext.report(t, id, "pending", nil, "") // as the extension does for slow results
+	ext.hold(20000)
+	huge := strings.Repeat("0123456789abcdef", (11<<20)/16) // 11 MB > the 10 MB per-output cap
+	if got := ext.report(t, id, "complete", map[string]any{"value": huge}, ""); got != 200 {
+		t.Fatalf("report: got %d, want 200", got)
+	}
+	res := d.result(t, "agent", id, 0)
+	out := field(res, "result", "output").(map[string]any)
+	if out["truncated"] != true || out["original_bytes"] != float64(len(huge)) || out["chars"].(float64) > 10<<20 {
+		t.Fatalf("got %v, want a truncated handle stating the original size", out)
+	}
+	done, _ := d.call(t, "agent", "observe", map[string]any{"what": "pending_commands"})
+	if e := done["completed"].([]any); len(e) != 1 || field(e[0].(map[string]any), "stored") != true ||
+		field(e[0].(map[string]any), "result_chars") != out["chars"] {
+		t.Errorf("pending_commands: got %v, want the stored command with its size", done)
+	}
+	b, _ := json.Marshal(out)
+	if len(b) > 4000 {
+		t.Errorf("handle is %d bytes, want a small one", len(b))
+	}
+}
