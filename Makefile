@@ -34,12 +34,16 @@ check: ## gofmt and go vet
 	cd test/conformance && $(GO) vet ./...
 
 e2e: ## Browser end-to-end tests in headless Chromium with the real extension
-	@if [ -d test/e2e ]; then $(GO) test -tags e2e -count=1 -timeout 15m ./test/e2e/...; else echo "no browser e2e tests yet"; fi
+	@if [ -f test/e2e/go.mod ]; then cd test/e2e && $(GO) test -count=1 -timeout 20m ./...; else echo "no browser e2e tests yet"; fi
 
 fuzz: ## Run each fuzz target briefly (FUZZTIME=10s)
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeMessage$$' -fuzztime $(FUZZTIME) ./pkg/protocol
 	$(GO) test -run '^$$' -fuzz '^FuzzQueryResult$$' -fuzztime $(FUZZTIME) ./internal/server
 	$(GO) test -run '^$$' -fuzz '^FuzzMCP$$' -fuzztime $(FUZZTIME) ./internal/server
+	$(GO) test -run '^$$' -fuzz '^FuzzPeek$$' -fuzztime $(FUZZTIME) ./internal/bridge
+	$(GO) test -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME) ./internal/bridge
+	$(GO) test -run '^$$' -fuzz '^FuzzSlice$$' -fuzztime $(FUZZTIME) ./internal/output
+	$(GO) test -run '^$$' -fuzz '^FuzzExtractProvenance$$' -fuzztime $(FUZZTIME) ./internal/output
 
 bench: ## Measure the SPEC section 8 figures and print a table (p50/p99)
 	$(GO) run ./scripts/bench
