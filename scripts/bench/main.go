@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/output"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker/trackertest"
 )
@@ -96,6 +97,7 @@ func run() error {
 		{"wakeup", b.wakeup},
 		{"throughput", b.sustained},
 		{"memory", b.memory},
+		{"output", b.outputRows},
 	}
 	// The daemon every HTTP row uses; "start" measures its own.
 	if err := b.startDaemon(); err != nil {
@@ -527,6 +529,99 @@ func (b *bench) memory() error {
 	after := heap()
 	r.value = fmt.Sprintf("%+.2f MB (%.2f → %.2f MB)", (float64(after)-float64(before))/(1<<20), float64(before)/(1<<20), float64(after)/(1<<20))
 	b.add(r)
+	return nil
+}
+
+// page returns about size bytes of HTML with a form and error messages in
+// the middle and multi-byte characters throughout.
+func page(size int) string {
+	var sb strings.Builder
+	sb.WriteString("<!doctype html><html><head><title>Checkout – shop ©</title></head><body>\n")
+	for i := 0; sb.Len() < size; i++ {
+		fmt.Fprintf(&sb, "<div class=\"item\" data-i=\"%d\"><span>Product %d — 12,99 €</span><a href=\"/p/%d\">details</a></div>\n", i, i, i)
+		if i == 4000 {
+			sb.WriteString("<form id=\"checkout\"><input name=\"email\"><div class=\"error\">Email is required</div>\n<p class=\"alert\">Your card was declined.</p></form>\n")
+		}
+	}
+	return sb.String()
+}
+
+// outputRows measure the large-output store in process: slicing a 10 MB
+// output, local extraction over 1 MB and 10 MB, and memory at the budget.
+func (b *bench) outputRows() error {
+	ten := page(10 << 20)
+	st := output.New(output.Options{})
+	h, err := st.Put("ten", ten)
+	if err != nil {
+		return err
+	}
+	sl := &row{key: "output", figure: "slice 2000 chars at an offset of a 10 MB output", target: "(issue 4)"}
+	an := &row{key: "output", figure: "slice around the last anchor match, 10 MB output", target: "(issue 4)"}
+	for i := range 300 {
+		start := (i * 7919) % h.Chars
+		t0 := time.Now()
+		if _, err := st.Slice("ten", output.SliceRequest{Start: &start, Length: 2000}); err != nil {
+			return err
+		}
+		sl.samples = append(sl.samples, time.Since(t0))
+		if i < 40 {
+			t0 = time.Now()
+			if _, err := st.Slice("ten", output.SliceRequest{Anchor: "<a href", Window: 2000, MatchIndex: -1}); err != nil {
+				return err
+			}
+			an.samples = append(an.samples, time.Since(t0))
+		}
+	}
+	b.add(sl)
+	b.add(an)
+	for _, size := range []int{1 << 20, 10 << 20} {
+		r := &row{key: "output", figure: fmt.Sprintf("local extract over %d MB (fresh store, no cache)", size>>20), target: "(issue 4)"}
+		content := ten[:size]
+		runs := 30
+		if size > 1<<20 {
+			runs = 12
+		}
+		for range runs {
+			fresh := output.New(output.Options{})
+			if _, err := fresh.Put("x", content); err != nil {
+				return err
+			}
+			t0 := time.Now()
+			res, err := fresh.Extract(context.Background(), "x", output.ExtractRequest{Query: "error messages shown to the user"})
+			if err != nil {
+				return err
+			}
+			r.samples = append(r.samples, time.Since(t0))
+			if len(res.Snippets) == 0 {
+				return fmt.Errorf("extract found nothing in %d MB", size>>20)
+			}
+		}
+		b.add(r)
+	}
+	// Memory: fill a 64 MiB store with 192 MiB of 1 MiB outputs.
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	st, ten = nil, ""
+	before := heap()
+	const budget = 64 << 20
+	capped := output.New(output.Options{ByteBudget: budget})
+	one := page(1 << 20)
+	for i := range 192 {
+		// A copy each: substrings would share one backing array.
+		if _, err := capped.Put("m"+strconv.Itoa(i), strings.Clone(one[:len(one)-i])); err != nil {
+			return err
+		}
+	}
+	held := int64(heap()) - int64(before)
+	stats := capped.Stats()
+	b.add(&row{key: "output", figure: "store memory at a 64 MiB budget (192 × 1 MiB written)",
+		value:  fmt.Sprintf("%.1f MiB heap for %.1f MiB held (%d evictions)", float64(held)/(1<<20), float64(stats.Bytes)/(1<<20), stats.Evictions),
+		target: "≈ budget"})
+	runtime.KeepAlive(capped)
 	return nil
 }
 
