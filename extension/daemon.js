@@ -6,8 +6,12 @@ export const DEFAULT_PORT = 7890;
 /** POLL_WAIT_MS is the wait_ms of each long-poll; the daemon holds at most 25 s. */
 export const POLL_WAIT_MS = 20000;
 
-/** MAX_BODY_BYTES is the daemon's cap on a posted result body (413 above it). */
-export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/**
+ * MAX_BODY_BYTES is the daemon's cap on a posted result body (413 above it).
+ * It is above the daemon's 10 MB per-output cap on purpose: a larger output
+ * reaches the daemon, which keeps its first 10 MB and says so in the handle.
+ */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 const REQUEST_TIMEOUT_MS = 10000;
 const POLL_GRACE_MS = 10000; // allowance above wait_ms before a poll is given up

@@ -6,8 +6,12 @@
 // value; Chrome awaits the returned promise. It also runs unchanged under
 // node for the unit tests (no DOM there).
 
-/** MAX_RESULT_CHARS bounds the JSON of a value; the daemon refuses bodies over 10 MB. */
-export const MAX_RESULT_CHARS = 10 * 1024 * 1024;
+/**
+ * MAX_RESULT_CHARS bounds the JSON of a value so its post stays under the
+ * daemon's 16 MB result body; the daemon truncates outputs over 10 MB itself
+ * and states it in the handle.
+ */
+export const MAX_RESULT_CHARS = 15 * 1024 * 1024;
 
 /**
  * pageRun compiles script, runs it, and encodes its value.
@@ -24,7 +28,7 @@ export const MAX_RESULT_CHARS = 10 * 1024 * 1024;
  * type is set when the value is not plain JSON data: "undefined", "dom_node",
  * "node_list", "window", "error", "map", "set", "typed_array".
  */
-export async function pageRun(script, maxChars = 10 * 1024 * 1024) {
+export async function pageRun(script, maxChars = 15 * 1024 * 1024) {
   const url = typeof location !== 'undefined' ? String(location.href) : '';
   const MAX_DEPTH = 100;
   const STACK_LINES = 4;
