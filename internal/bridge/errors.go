@@ -10,23 +10,18 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/client"
 	"github.com/gasoline-mcp/gasoline/internal/state"
+	"github.com/gasoline-mcp/gasoline/pkg/protocol"
 )
 
-// JSON-RPC error codes the bridge answers with. -32000 to -32099 are the
-// implementation-defined server errors of JSON-RPC 2.0.
+// JSON-RPC error codes the bridge answers with; package protocol defines
+// them (-32000 to -32099 are JSON-RPC 2.0's implementation-defined errors).
 const (
-	codeInvalidRequest = -32600
-	codeInternal       = -32603
-	// CodeTimeout: the daemon did not answer within the call's timeout.
-	CodeTimeout = -32001
-	// CodeDaemonUnavailable: no daemon answers and none could be started.
-	CodeDaemonUnavailable = -32002
-	// CodeDaemonRestarted: the daemon went away while a call that is not
-	// safe to repeat was in flight; it may or may not have run.
-	CodeDaemonRestarted = -32003
-	// CodeDaemonRejected: the daemon refused the request over HTTP (bad
-	// token, forbidden host, overload).
-	CodeDaemonRejected = -32004
+	codeInvalidRequest    = protocol.CodeInvalidRequest
+	codeInternal          = protocol.CodeInternalError
+	CodeTimeout           = protocol.CodeRequestTimeout
+	CodeDaemonUnavailable = protocol.CodeDaemonUnavailable
+	CodeDaemonRestarted   = protocol.CodeDaemonRestarted
+	CodeDaemonRejected    = protocol.CodeDaemonRejected
 )
 
 // rpcError is a JSON-RPC error object.

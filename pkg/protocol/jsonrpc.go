@@ -23,9 +23,16 @@ const (
 	// CodeRequestTimeout is returned by the bridge when the daemon did not
 	// answer within the call's timeout.
 	CodeRequestTimeout = -32001
-	// CodeDaemonUnavailable is returned by the bridge when no daemon could be
-	// reached or started, or when it restarted during a non-idempotent call.
+	// CodeDaemonUnavailable is returned by the bridge when no daemon answers
+	// and none could be started.
 	CodeDaemonUnavailable = -32002
+	// CodeDaemonRestarted is returned by the bridge when the daemon went away
+	// while a call that is not safe to repeat was in flight; it may or may
+	// not have run.
+	CodeDaemonRestarted = -32003
+	// CodeDaemonRejected is returned by the bridge when the daemon refused the
+	// request over HTTP (bad token, forbidden host, body too large).
+	CodeDaemonRejected = -32004
 )
 
 // ID is a JSON-RPC request id: a string, an integer, or (its zero value) no
