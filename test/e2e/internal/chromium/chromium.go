@@ -1,0 +1,233 @@
+// Package chromium starts a headless Chromium with the gasoline extension
+// loaded, finds its DevTools endpoint, and stops or kills it. It starts the
+// browser in a process group of its own and signals only that group.
+package chromium
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ExtensionID is the gasoline extension's ID, pinned by the manifest key.
+const ExtensionID = "ipimnlogmeffgddjpdmodnligphcpfag"
+
+// ErrNotFound means no Chromium binary was found.
+var ErrNotFound = errors.New("chromium not found: install it (apt-get install chromium) or set GASOLINE_CHROMIUM to its path")
+
+// Find returns the Chromium binary: $GASOLINE_CHROMIUM, else chromium,
+// chromium-browser or google-chrome on PATH.
+func Find() (string, error) {
+	if p := os.Getenv("GASOLINE_CHROMIUM"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("GASOLINE_CHROMIUM=%s: %w; install chromium (apt-get install chromium) or fix the path", p, err)
+		}
+		return p, nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", ErrNotFound
+}
+
+// Options say how to start the browser.
+type Options struct {
+	Bin          string // from Find
+	UserDataDir  string // the profile; reuse it to restart the same browser
+	ExtensionDir string // absolute path of extension/
+	URLs         []string
+	// LogPath receives Chromium's stdout and stderr (appended); "" discards.
+	LogPath string
+}
+
+// Browser is one running Chromium.
+type Browser struct {
+	// WebSocketURL is the browser-wide DevTools endpoint.
+	WebSocketURL string
+	Port         int
+	PID          int
+
+	cmd    *exec.Cmd
+	exited chan struct{} // closed when the process has been waited for
+	once   sync.Once
+	log    *os.File
+}
+
+// Start launches Chromium and waits (up to 30 s, or until ctx ends) for its
+// DevTools endpoint. The caller must Stop or Kill the browser.
+func Start(ctx context.Context, o Options) (*Browser, error) {
+	if !filepath.IsAbs(o.ExtensionDir) {
+		return nil, fmt.Errorf("extension dir %q is not absolute", o.ExtensionDir)
+	}
+	portFile := filepath.Join(o.UserDataDir, "DevToolsActivePort")
+	// A stale file from an earlier (killed) run would name a dead port.
+	if err := os.Remove(portFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("removing stale %s: %w", portFile, err)
+	}
+	args := []string{
+		"--headless=new",
+		"--no-sandbox",
+		"--disable-gpu",
+		"--no-first-run",
+		"--no-default-browser-check",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--disable-sync",
+		"--disable-default-apps",
+		"--disable-breakpad",
+		"--disable-features=MediaRouter,OptimizationHints,Translate",
+		"--password-store=basic",
+		"--enable-logging=stderr", // page and worker console messages land in LogPath
+		"--use-mock-keychain",
+		"--user-data-dir=" + o.UserDataDir,
+		"--disable-extensions-except=" + o.ExtensionDir,
+		"--load-extension=" + o.ExtensionDir,
+		"--remote-debugging-port=0",
+		"--remote-debugging-address=127.0.0.1",
+	}
+	args = append(args, o.URLs...)
+	cmd := exec.Command(o.Bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	b := &Browser{cmd: cmd, exited: make(chan struct{})}
+	if o.LogPath != "" {
+		f, err := os.OpenFile(o.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(f, "=== %s %s\n", time.Now().Format(time.RFC3339Nano), strings.Join(cmd.Args, " "))
+		cmd.Stdout, cmd.Stderr = f, f
+		b.log = f
+	}
+	if err := cmd.Start(); err != nil {
+		b.closeLog()
+		return nil, fmt.Errorf("starting %s: %w", o.Bin, err)
+	}
+	b.PID = cmd.Process.Pid
+	go func() {
+		cmd.Wait()
+		b.closeLog()
+		close(b.exited)
+	}()
+
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if data, err := os.ReadFile(portFile); err == nil {
+			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+			if len(lines) >= 2 {
+				port, err := strconv.Atoi(strings.TrimSpace(lines[0]))
+				if err == nil && port > 0 {
+					b.Port = port
+					b.WebSocketURL = fmt.Sprintf("ws://127.0.0.1:%d%s", port, strings.TrimSpace(lines[1]))
+					return b, nil
+				}
+			}
+		}
+		select {
+		case <-b.exited:
+			return nil, fmt.Errorf("chromium exited before opening its DevTools port (%v); see %s", cmd.ProcessState, o.LogPath)
+		case <-ctx.Done():
+			b.Kill()
+			return nil, fmt.Errorf("waiting for chromium's DevTools port: %w", ctx.Err())
+		case <-time.After(25 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			b.Kill()
+			return nil, fmt.Errorf("chromium did not write %s within 30 s; see %s", portFile, o.LogPath)
+		}
+	}
+}
+
+func (b *Browser) closeLog() {
+	if b.log != nil {
+		b.log.Close()
+	}
+}
+
+// Exited is closed once the browser process has exited.
+func (b *Browser) Exited() <-chan struct{} { return b.exited }
+
+// Kill sends SIGKILL to the browser's process group (the browser and the
+// helpers it started) and waits up to 10 s for the browser to be reaped.
+// It may be called more than once.
+func (b *Browser) Kill() {
+	b.signal(syscall.SIGKILL)
+	select {
+	case <-b.exited:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// Stop asks the browser to quit (SIGTERM to its process group), and kills
+// it if it has not exited within 5 s. It may be called more than once.
+func (b *Browser) Stop() {
+	b.signal(syscall.SIGTERM)
+	select {
+	case <-b.exited:
+		b.signal(syscall.SIGKILL) // helpers that outlived the browser
+		return
+	case <-time.After(5 * time.Second):
+	}
+	b.Kill()
+}
+
+func (b *Browser) signal(sig syscall.Signal) {
+	if b.cmd.Process == nil {
+		return
+	}
+	// The group id is the browser's pid (Setpgid); it is ours until the
+	// browser is reaped, and its helpers keep it alive after that.
+	if err := syscall.Kill(-b.PID, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		b.cmd.Process.Signal(sig)
+	}
+}
+
+// LogTail is Tail of a Chromium log without the D-Bus complaints a
+// headless browser makes on a machine without a session bus.
+func LogTail(path string, n int64) string {
+	var b strings.Builder
+	for line := range strings.Lines(Tail(path, 4*n)) {
+		if !strings.Contains(line, "dbus") && !strings.Contains(line, "D-Bus") {
+			b.WriteString(line)
+		}
+	}
+	s := b.String()
+	if len(s) > int(n) {
+		s = s[len(s)-int(n):]
+	}
+	return s
+}
+
+// Tail returns the last n bytes of the file at path, for failure reports.
+func Tail(path string, n int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Sprintf("(cannot read %s: %v)", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err.Error()
+	}
+	if st.Size() > n {
+		f.Seek(st.Size()-n, io.SeekStart)
+	}
+	data, _ := io.ReadAll(f)
+	if st.Size() > n {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	return string(data)
+}

@@ -1,0 +1,123 @@
+package gasoline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Client is an MCP SDK client session with gasoline-mcp, the binary an
+// agent config names, as a subprocess.
+type Client struct {
+	Session *mcp.ClientSession
+}
+
+// Connect launches gasoline-mcp for the daemon d under the SDK's
+// CommandTransport and initializes the session. The caller must Close it.
+func Connect(ctx context.Context, d *Daemon) (*Client, error) {
+	cmd := exec.Command(d.Bins.Bridge, "--port", strconv.Itoa(d.Port), "--state-dir", d.StateDir)
+	cmd.Env = cleanEnv()
+	c := mcp.NewClient(&mcp.Implementation{Name: "gasoline-e2e", Version: "1.0.0"}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to gasoline-mcp: %w", err)
+	}
+	return &Client{Session: cs}, nil
+}
+
+// Close ends the session; gasoline-mcp exits on EOF.
+func (c *Client) Close() error { return c.Session.Close() }
+
+// Result is a gasoline tool result: the fields the tests branch on, decoded
+// from structuredContent, and the whole object in Raw.
+type Result struct {
+	IsError       bool // a tool error (bad arguments, queue_full, ...), not a failed command
+	Status        string
+	CorrelationID string
+	Phase         string
+	Reason        string
+	Error         string          // a failed command's error text
+	ToolError     *ToolError      // set when IsError
+	Value         json.RawMessage // result of a complete command
+	Raw           json.RawMessage // structuredContent
+}
+
+// ToolError is the error object of a tool result with isError.
+type ToolError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Hint    string `json:"hint"`
+}
+
+func (r Result) String() string { return string(r.Raw) }
+
+// Call calls tool with args and decodes its result. Protocol and transport
+// failures are errors; a tool result with isError is not.
+func (c *Client) Call(ctx context.Context, tool string, args map[string]any) (Result, error) {
+	res, err := c.Session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return Result{}, fmt.Errorf("calling %s %v: %w", tool, args, err)
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil || res.StructuredContent == nil {
+		return Result{}, fmt.Errorf("%s: the tool result has no structuredContent: %+v", tool, res)
+	}
+	var v struct {
+		Status        string          `json:"status"`
+		CorrelationID string          `json:"correlation_id"`
+		Phase         string          `json:"phase"`
+		Reason        string          `json:"reason"`
+		Error         json.RawMessage `json:"error"`
+		Result        json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return Result{}, fmt.Errorf("%s: decoding %s: %w", tool, raw, err)
+	}
+	r := Result{IsError: res.IsError, Status: v.Status, CorrelationID: v.CorrelationID, Phase: v.Phase,
+		Reason: v.Reason, Value: v.Result, Raw: raw}
+	if len(v.Error) > 0 {
+		if v.Error[0] == '{' {
+			r.ToolError = &ToolError{}
+			json.Unmarshal(v.Error, r.ToolError)
+		} else {
+			json.Unmarshal(v.Error, &r.Error)
+		}
+	}
+	return r, nil
+}
+
+// JSResult is the result of a complete execute_js.
+type JSResult struct {
+	Value json.RawMessage `json:"value"`
+	TabID int64           `json:"tab_id"`
+	URL   string          `json:"url"`
+	Type  string          `json:"type"`
+}
+
+// JS decodes r's result as an execute_js result.
+func (r Result) JS() (JSResult, error) {
+	var js JSResult
+	if err := json.Unmarshal(r.Value, &js); err != nil {
+		return js, fmt.Errorf("decoding the execute_js result %s: %w", r.Value, err)
+	}
+	return js, nil
+}
+
+// ExecuteJS runs interact execute_js with script and the extra arguments
+// (tab_id, timeout_ms, wait_ms, ...).
+func (c *Client) ExecuteJS(ctx context.Context, script string, extra map[string]any) (Result, error) {
+	args := map[string]any{"action": "execute_js", "script": script}
+	for k, v := range extra {
+		args[k] = v
+	}
+	return c.Call(ctx, "interact", args)
+}
+
+// CommandResult runs observe command_result for id, waiting up to waitMS.
+func (c *Client) CommandResult(ctx context.Context, id string, waitMS int) (Result, error) {
+	return c.Call(ctx, "observe", map[string]any{"what": "command_result", "correlation_id": id, "wait_ms": waitMS})
+}
