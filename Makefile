@@ -32,6 +32,7 @@ check: ## gofmt and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	cd test/conformance && $(GO) vet ./...
+	@if [ -f test/e2e/go.mod ]; then cd test/e2e && $(GO) vet ./...; fi
 
 e2e: ## Browser end-to-end tests in headless Chromium with the real extension
 	@if [ -f test/e2e/go.mod ]; then cd test/e2e && $(GO) test -count=1 -timeout 20m ./...; else echo "no browser e2e tests yet"; fi
@@ -45,8 +46,9 @@ fuzz: ## Run each fuzz target briefly (FUZZTIME=10s)
 	$(GO) test -run '^$$' -fuzz '^FuzzSlice$$' -fuzztime $(FUZZTIME) ./internal/output
 	$(GO) test -run '^$$' -fuzz '^FuzzExtractProvenance$$' -fuzztime $(FUZZTIME) ./internal/output
 
-bench: ## Measure the SPEC section 8 figures and print a table (p50/p99)
+bench: ## Measure the SPEC section 8 figures and print a table (p50/p99), real-browser rows last
 	$(GO) run ./scripts/bench
+	@if [ -f test/e2e/go.mod ]; then cd test/e2e && $(GO) run ./cmd/browserbench; fi
 
 clean: ## Remove build output
 	rm -rf bin .bench

@@ -164,6 +164,13 @@ chrome.runtime.onStartup.addListener(start);
 chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name === ALARM) start();
 });
+// A worker Chrome stopped is otherwise revived only by the alarm (at most
+// every 30 s, as long as the daemon's dispatch timeout). The user's own
+// browsing — switching tabs, loading pages, focusing a window — wakes it
+// sooner, at the moments an agent is most likely acting in this browser.
+chrome.tabs.onActivated.addListener(() => start());
+chrome.tabs.onUpdated.addListener(() => start(), { properties: ['status'] });
+chrome.windows.onFocusChanged.addListener(() => start());
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && (KEYS.token in changes || KEYS.port in changes)) poller.reconfigure();
 });
