@@ -169,7 +169,9 @@ chrome.alarms.onAlarm.addListener((alarm) => {
 // browsing — switching tabs, loading pages, focusing a window — wakes it
 // sooner, at the moments an agent is most likely acting in this browser.
 chrome.tabs.onActivated.addListener(() => start());
-chrome.tabs.onUpdated.addListener(() => start(), { properties: ['status'] });
+chrome.tabs.onUpdated.addListener((_tabId, change) => {
+  if (change.status === 'complete') start(); // Chrome takes no event filter here
+});
 chrome.windows.onFocusChanged.addListener(() => start());
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && (KEYS.token in changes || KEYS.port in changes)) poller.reconfigure();
