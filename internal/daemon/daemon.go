@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -129,6 +130,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	store := output.New(oopts)
+	tuneGC(oopts.ByteBudget, log)
 	mcpSrv := mcp.NewServer(protocol.Implementation{Name: "gasoline", Title: "gasoline browser bridge", Version: version.Version},
 		tools.Instructions, log)
 	tl := tools.New(tools.Deps{Tracker: trk, Health: health, InlineWait: o.InlineWait, ResultTTL: ttl, Output: store, Log: log})
@@ -193,4 +195,22 @@ func removePIDIfOurs(path string) {
 	if err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(os.Getpid()) {
 		os.Remove(path)
 	}
+}
+
+// tuneGC trades memory the daemon can afford for CPU: the daemon's live heap
+// is small (the tracker holds bounded state) except for the output store, so
+// the collector may run at five times the live heap, under a soft memory
+// limit of the store's budget plus 256 MiB. A GOGC or GOMEMLIMIT set by the
+// user wins.
+func tuneGC(outputBudget int64, log zerolog.Logger) {
+	if outputBudget <= 0 {
+		outputBudget = output.DefaultByteBudget
+	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(outputBudget + 256<<20)
+	}
+	log.Debug().Int64("memory_limit", debug.SetMemoryLimit(-1)).Msg("GC tuned")
 }
