@@ -64,7 +64,8 @@ var (
 // Options configure a Store. Zero (or negative) fields take the defaults in
 // parentheses.
 type Options struct {
-	// ByteBudget bounds the bytes of content held (256 MiB); the least
+	// ByteBudget bounds the bytes held (256 MiB): content plus each entry's
+	// index, handle and bookkeeping, so many tiny outputs are bounded too; the least
 	// recently used outputs are evicted beyond it.
 	ByteBudget int64
 	// InlineTokens is the inline threshold in estimated tokens (10 000):
@@ -141,7 +142,16 @@ type entry struct {
 	content string
 	idx     runeIndex
 	handle  Handle
+	cost    int64 // bytes charged to the budget: content, index, handle and bookkeeping
 }
+
+// entryOverhead approximates an entry's bookkeeping beyond its strings (the
+// entry, its list element and map slot), so that many tiny outputs are
+// bounded by the budget too.
+const entryOverhead = 512
+
+// ErrExists is returned by Add when an output is already stored under the id.
+var ErrExists = errors.New("an output is already stored under this id")
 
 // New returns an empty Store configured by opts.
 func New(opts Options) *Store {
@@ -211,6 +221,28 @@ func (s *Store) InlineTokens() int { return s.opts.InlineTokens }
 // by U+FFFD first, so what is stored is exactly what a JSON reader sees.
 // Storing may evict the least recently used outputs, never this one.
 func (s *Store) Put(id string, content string) (Handle, error) {
+	return s.put(id, content, true)
+}
+
+// Add is Put that never replaces: it fails with ErrExists when an output is
+// already stored under id. Callers that store on behalf of an event that may
+// be duplicated (a result posted twice) use it, so the first one's content
+// and handle stay consistent.
+func (s *Store) Add(id string, content string) (Handle, error) {
+	return s.put(id, content, false)
+}
+
+// Delete drops the output stored under id, if any; a later read gets
+// ErrNotFound. It is used to undo an Add whose event was then refused.
+func (s *Store) Delete(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if el, ok := s.entries[id]; ok {
+		s.removeLocked(el)
+	}
+}
+
+func (s *Store) put(id string, content string, replace bool) (Handle, error) {
 	if id == "" {
 		return Handle{}, fmt.Errorf("%w: storing an output needs an id", ErrBadRequest)
 	}
@@ -249,15 +281,19 @@ func (s *Store) Put(id string, content string) (Handle, error) {
 	}
 	h.Hint = s.hint(h, content)
 	e.handle = h
+	e.cost = int64(len(content)+len(h.Preview)+len(h.Hint)+len(h.SHA256)+2*len(id)+4*len(e.idx.marks)) + entryOverhead
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if el, ok := s.entries[id]; ok {
+		if !replace {
+			return Handle{}, fmt.Errorf("output %q: %w", id, ErrExists)
+		}
 		s.removeLocked(el)
 	}
 	s.evicted.forget(id)
 	s.entries[id] = s.lru.PushFront(e)
-	s.bytes += int64(len(content))
+	s.bytes += e.cost
 	for s.bytes > s.opts.ByteBudget && s.lru.Len() > 1 {
 		old := s.lru.Back()
 		s.removeLocked(old)
@@ -271,7 +307,7 @@ func (s *Store) removeLocked(el *list.Element) {
 	e := el.Value.(*entry)
 	s.lru.Remove(el)
 	delete(s.entries, e.id)
-	s.bytes -= int64(len(e.content))
+	s.bytes -= e.cost
 }
 
 // get returns the entry stored under id and marks it most recently used.

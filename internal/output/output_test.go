@@ -171,19 +171,62 @@ func TestOversizeAndTokenizer(t *testing.T) {
 	}
 }
 
+// costOf is what one entry of content under a one-letter id is charged.
+func costOf(t *testing.T, content string) int64 {
+	t.Helper()
+	s := New(Options{})
+	mustPut(t, s, "z", content)
+	return s.Stats().Bytes
+}
+
+func TestEntryCostIncludesOverhead(t *testing.T) {
+	if c := costOf(t, "x"); c < entryOverhead {
+		t.Errorf("a 1-byte output costs %d, want at least the %d bytes of bookkeeping", c, entryOverhead)
+	}
+	// Many tiny outputs stay within the budget.
+	s := New(Options{ByteBudget: 64 << 10})
+	for i := range 10000 {
+		mustPut(t, s, fmt.Sprint("id-", i), "x")
+	}
+	if st := s.Stats(); st.Bytes > st.Budget || st.Entries > 128 {
+		t.Errorf("Stats = %+v, want tiny outputs bounded by the budget", st)
+	}
+}
+
+func TestAddAndDelete(t *testing.T) {
+	s := New(Options{})
+	if _, err := s.Add("id", "first"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add("id", "second"); !errors.Is(err, ErrExists) {
+		t.Fatalf("second Add: got %v, want ErrExists", err)
+	}
+	if got, _ := s.Raw("id"); got != "first" {
+		t.Errorf("got %q, want the first content kept", got)
+	}
+	s.Delete("id")
+	if _, err := s.Handle("id"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("after Delete: got %v, want ErrNotFound", err)
+	}
+	if st := s.Stats(); st.Entries != 0 || st.Bytes != 0 {
+		t.Errorf("after Delete: Stats = %+v, want empty", st)
+	}
+}
+
 func TestEviction(t *testing.T) {
-	s := New(Options{ByteBudget: 100})
 	block := strings.Repeat("x", 40)
+	c := costOf(t, block)
+	s := New(Options{ByteBudget: 2*c + c/2})
 	mustPut(t, s, "a", block)
 	mustPut(t, s, "b", block)
 	if _, err := s.Handle("a"); err != nil { // a is now more recently used than b
 		t.Fatal(err)
 	}
-	mustPut(t, s, "c", block) // 120 bytes > 100: evicts b, the least recently used
+	mustPut(t, s, "c", block) // three entries exceed the budget: evicts b, the least recently used
 
 	st := s.Stats()
-	if st.Bytes > st.Budget || st.Bytes != 80 || st.Entries != 2 || st.Evictions != 1 {
-		t.Errorf("Stats = %+v, want 80 bytes in 2 entries under a 100 budget, 1 eviction", st)
+	if st.Bytes > st.Budget || st.Bytes != 2*c || st.Entries != 2 || st.Evictions != 1 {
+		t.Errorf("Stats = %+v, want 2 entries (%d bytes) under the budget, 1 eviction", st, 2*c)
 	}
 	for _, id := range []string{"a", "c"} {
 		if _, err := s.Handle(id); err != nil {
@@ -216,7 +259,7 @@ func TestEviction(t *testing.T) {
 }
 
 func TestEvictionOrderFollowsAccess(t *testing.T) {
-	s := New(Options{ByteBudget: 30})
+	s := New(Options{ByteBudget: 3 * costOf(t, "0123456789")})
 	for _, id := range []string{"a", "b", "c"} {
 		mustPut(t, s, id, "0123456789")
 	}
@@ -240,8 +283,10 @@ func TestReplaceKeepsAccounting(t *testing.T) {
 	s := New(Options{})
 	mustPut(t, s, "id", strings.Repeat("a", 100))
 	h := mustPut(t, s, "id", strings.Repeat("b", 10))
-	if st := s.Stats(); st.Entries != 1 || st.Bytes != 10 {
-		t.Errorf("Stats = %+v, want 1 entry of 10 bytes", st)
+	fresh := New(Options{})
+	mustPut(t, fresh, "id", strings.Repeat("b", 10))
+	if st, want := s.Stats(), fresh.Stats().Bytes; st.Entries != 1 || st.Bytes != want {
+		t.Errorf("Stats = %+v, want 1 entry costing %d, as if stored fresh", st, want)
 	}
 	if got, _ := s.Raw("id"); got != strings.Repeat("b", 10) || h.Bytes != 10 {
 		t.Errorf("Raw = %q, want the replacement", got)
