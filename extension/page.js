@@ -56,7 +56,9 @@ export async function pageRun(script, maxChars = 15 * 1024 * 1024) {
       }
       return `Uncaught non-Error value: ${oneLine(shown, 200)}`;
     }
-    const head = `${e.name || 'Error'}: ${e.message}`;
+    // A page can throw an error as large as itself; the daemon keeps 4 KB.
+    const message = String(e.message);
+    const head = `${e.name || 'Error'}: ${message.length > 2000 ? `${message.slice(0, 2000)}… (${message.length - 2000} more characters cut)` : message}`;
     const frames = [];
     for (const line of String(e.stack || '').split('\n')) {
       if (!/^\s+at /.test(line)) continue;

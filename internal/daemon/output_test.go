@@ -202,3 +202,96 @@ func TestOversizeOutputIsTruncatedAndSaysSo(t *testing.T) {
 		t.Errorf("handle is %d bytes, want a small one", len(b))
 	}
 }
+
+// Regressions found in review: the store and the tracker must agree.
+
+func TestDuplicateCompletePostsKeepHandleAndContentConsistent(t *testing.T) {
+	d := startDaemon(t, tracker.Options{})
+	ext := d.extension("ext-1")
+	id := d.submit(t, "agent", "x", nil)
+	ext.pollUntil(t, 1)
+	ext.report(t, id, "pending", nil, "")
+	ext.hold(20000)
+	a, b := strings.Repeat("A", 2<<20), strings.Repeat("B", 2<<20)
+	codes := make(chan int, 2)
+	for _, v := range []string{a, b} {
+		go func() { codes <- ext.report(t, id, "complete", map[string]any{"value": v}, "") }()
+	}
+	got := []int{<-codes, <-codes}
+	if got[0]+got[1] != 200+409 {
+		t.Fatalf("got %v, want one 200 and one 409", got)
+	}
+	res := d.result(t, "agent", id, 0)
+	handleSum := field(res, "result", "output", "sha256")
+	sl, _ := d.call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": id, "mode": "slice", "start": 0, "length": 10})
+	if sl["source_sha256"] != handleSum {
+		t.Fatalf("slice comes from content %v, the handle describes %v", sl["source_sha256"], handleSum)
+	}
+}
+
+func TestRefusedReportStoresNothing(t *testing.T) {
+	d := startDaemon(t, tracker.Options{ResultTTL: 200 * time.Millisecond, FailedRingSize: 1})
+	ext := d.extension("ext-1")
+	id := d.submit(t, "agent", "x", nil)
+	ext.pollUntil(t, 1)
+	ext.report(t, id, "pending", nil, "")
+	if res, isErr := d.call(t, "agent", "interact", map[string]any{"action": "cancel", "correlation_id": id}); isErr {
+		t.Fatalf("cancel: %v", res)
+	}
+	if got := ext.report(t, id, "complete", map[string]any{"value": strings.Repeat("late ", 1<<19)}, ""); got != 409 {
+		t.Fatalf("late result: got %d, want 409", got)
+	}
+	// Push the cancelled command out of the ring and past its retention.
+	other := d.submit(t, "agent", "y", nil)
+	d.call(t, "agent", "interact", map[string]any{"action": "cancel", "correlation_id": other})
+	time.Sleep(500 * time.Millisecond)
+	res, isErr := d.call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": id, "mode": "slice", "start": 0})
+	if !isErr || field(res, "error", "code") != "unknown_correlation_id" {
+		t.Fatalf("got %v, want unknown_correlation_id: a refused result must not be readable", res)
+	}
+}
+
+func TestUnreadStoredOutputOutlivesRetention(t *testing.T) {
+	d := startDaemon(t, tracker.Options{ResultTTL: 200 * time.Millisecond})
+	ext := d.extension("ext-1")
+	id := d.submit(t, "agent", "x", nil)
+	ext.pollUntil(t, 1)
+	ext.report(t, id, "pending", nil, "")
+	ext.hold(20000)
+	ext.report(t, id, "complete", map[string]any{"value": "<p>" + strings.Repeat("unread ", 10000) + "</p>"}, "")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		f, _ := d.call(t, "agent", "observe", map[string]any{"what": "failed_commands"})
+		if f["count"] == float64(1) {
+			break // expired unread, as result_expired
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("result never expired")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	res, isErr := d.call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": id, "mode": "slice", "start": 0, "length": 9})
+	if isErr || res["text"] != "<p>unread" {
+		t.Fatalf("got %v, want the stored output: it lives under the byte budget, not the result clock", res)
+	}
+}
+
+func TestFailedCommandsStaySmall(t *testing.T) {
+	d := startDaemon(t, tracker.Options{})
+	ext := d.extension("ext-1")
+	for range 3 {
+		id := d.submit(t, "agent", "x", nil)
+		ext.pollUntil(t, 1)
+		ext.report(t, id, "pending", nil, "")
+		big := strings.Repeat("page text ", 300000) // 3 MB
+		if got := ext.report(t, id, "error", map[string]any{"value": big}, "Error: "+big); got != 200 {
+			t.Fatalf("report: got %d", got)
+		}
+	}
+	msg := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": "observe", "arguments": map[string]any{"what": "failed_commands"}}}
+	code, body := d.post(t, "/mcp", map[string]string{"X-Gasoline-Client": "agent"}, msg)
+	if code != 200 || len(body) > 64<<10 {
+		t.Fatalf("failed_commands: HTTP %d, %d bytes; want a small answer", code, len(body))
+	}
+}

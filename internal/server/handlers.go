@@ -112,15 +112,27 @@ func (s *Server) queryResult(c echo.Context) error {
 	if qr.CorrelationID == "" {
 		return apiError(http.StatusBadRequest, "invalid_result", "correlation_id is required", "")
 	}
-	if qr.Status == string(tracker.StateComplete) && s.cfg.IngestResult != nil && len(qr.Result) > 0 {
+	var undo func()
+	switch {
+	case qr.Status == string(tracker.StateComplete) && s.cfg.IngestResult != nil && len(qr.Result) > 0:
 		// Only for a command still waiting for its result, so a late or
 		// unknown report stores nothing.
 		if cur, err := s.cfg.Tracker.Get(qr.CorrelationID); err == nil && cur.State == tracker.StatePending {
-			qr.Result = s.cfg.IngestResult(qr.CorrelationID, qr.Result)
+			qr.Result, undo = s.cfg.IngestResult(qr.CorrelationID, qr.Result)
 		}
+	case len(qr.Result) > MaxFailedResult:
+		qr.Result, _ = json.Marshal(map[string]any{
+			"dropped": true, "bytes": len(qr.Result),
+			"note": fmt.Sprintf("the result posted with status %q was %d bytes; only complete results above %d bytes are kept", qr.Status, len(qr.Result), MaxFailedResult),
+		})
 	}
 	cmd, err := s.cfg.Tracker.Report(instanceOf(c), qr.CorrelationID, tracker.State(qr.Status), qr.Result, qr.Error)
+	if err != nil && undo != nil {
+		undo() // refused: the stored output must not outlive this report
+	}
 	switch {
+	case errors.Is(err, tracker.ErrClosed):
+		return apiError(http.StatusServiceUnavailable, "shutting_down", "the daemon is shutting down", "post the result again once it is back")
 	case errors.Is(err, tracker.ErrBadStatus):
 		return apiError(http.StatusBadRequest, "invalid_status", err.Error(), "status is one of pending, complete, error, timeout")
 	case errors.Is(err, tracker.ErrUnknownCommand):

@@ -26,6 +26,9 @@ const (
 	// handle saying so, instead of failing outright.
 	MaxResultBody = "16M"
 	MaxPairBody   = "4K"
+	// MaxFailedResult bounds the result kept with an error or timeout report;
+	// larger ones are replaced by a note (only complete results are stored).
+	MaxFailedResult = 64 << 10
 )
 
 // DefaultExtensionID is the ID the extension's manifest key produces.
@@ -41,8 +44,9 @@ type Config struct {
 	Pairing     *pairing.Pairing
 	Health      func() apitype.Health
 	// IngestResult, when set, replaces a completed command's result before it
-	// is recorded (large outputs go to the output store, a handle stays).
-	IngestResult func(id string, result json.RawMessage) json.RawMessage
+	// is recorded (large outputs go to the output store, a handle stays). A
+	// non-nil undo is called when the tracker then refuses the report.
+	IngestResult func(id string, result json.RawMessage) (recorded json.RawMessage, undo func())
 	// Shutdown is called (once per request) by POST /shutdown.
 	Shutdown func()
 	Log      zerolog.Logger

@@ -28,26 +28,33 @@ type storedResult struct {
 
 // IngestResult returns the result to record for command id: result itself
 // when it is small, else a handle to the content now in the output store.
-// It never fails the report: when the store refuses, the result is kept as is.
-func (t *Tools) IngestResult(id string, result json.RawMessage) json.RawMessage {
+// When it stored something, undo removes it again: the caller must call it
+// if the tracker then refuses the report, so no output outlives a command
+// that did not complete with it. It never fails the report: when the store
+// refuses (or already holds an output for id, from a duplicate post), the
+// result is kept as is and undo is nil.
+func (t *Tools) IngestResult(id string, result json.RawMessage) (recorded json.RawMessage, undo func()) {
 	if t.d.Output == nil || len(result) < 4*256 { // far under any threshold
-		return result
+		return result, nil
 	}
 	content, meta := contentOf(result)
 	if !t.d.Output.Oversize(content) {
-		return result
+		return result, nil
 	}
-	h, err := t.d.Output.Put(id, content)
+	h, err := t.d.Output.Add(id, content)
 	if err != nil {
-		t.d.Log.Warn().Err(err).Str("correlation_id", id).Msg("storing large output failed; keeping it inline")
-		return result
+		if !errors.Is(err, output.ErrExists) {
+			t.d.Log.Warn().Err(err).Str("correlation_id", id).Msg("storing large output failed; keeping it inline")
+		}
+		return result, nil
 	}
 	b, err := json.Marshal(storedResult{Stored: true, Output: h, Meta: meta})
 	if err != nil {
-		return result
+		t.d.Output.Delete(id)
+		return result, nil
 	}
 	t.d.Log.Debug().Str("correlation_id", id).Int("chars", h.Chars).Int("estimated_tokens", h.EstimatedTokens).Msg("large output stored")
-	return b
+	return b, func() { t.d.Output.Delete(id) }
 }
 
 // contentOf returns the readable content of a result and the small fields
@@ -121,6 +128,11 @@ func (t *Tools) readOutput(ctx context.Context, id string, raw json.RawMessage) 
 		return nil, unknownChoice("mode", r.Mode, readModes)
 	}
 	c, terr := t.d.Tracker.Get(id)
+	if terr == nil && c.Reason == tracker.ReasonResultExpired {
+		// Its result retention ended unread; a stored output lives on under
+		// the byte budget, so read it as if the tracker had forgotten it.
+		terr = tracker.ErrUnknownCommand
+	}
 	switch {
 	case terr == nil && c.State != tracker.StateComplete:
 		return nil, mcp.Errorf("no_output", "read its status with observe({what:\"command_result\", correlation_id}) (no mode)",

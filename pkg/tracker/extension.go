@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // instance is one extension instance (one browser profile's service worker,
@@ -152,6 +153,7 @@ func (t *Tracker) Report(instanceID, id string, status State, result json.RawMes
 	}
 	stop(&e.ackTimer)
 	e.cmd.Acked = true
+	errMsg = clip(errMsg, MaxErrorBytes)
 	switch status {
 	case StateComplete:
 		t.finishLocked(e, StateComplete, "", "", result)
@@ -250,4 +252,21 @@ func (t *Tracker) graceExpired(inst *instance) {
 	for _, c := range failed {
 		t.logFailure(c)
 	}
+}
+
+// MaxErrorBytes bounds the error text kept for a command (in retention and
+// in the failed ring); a page can throw an error as large as itself.
+const MaxErrorBytes = 4096
+
+// clip shortens s to at most max bytes, at a character boundary, saying how
+// much was cut.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max - 64
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes cut)", s[:cut], len(s)-cut)
 }

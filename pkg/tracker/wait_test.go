@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker/trackertest"
@@ -362,5 +364,23 @@ func TestPollWithEndedContextHandsOverQueued(t *testing.T) {
 	got, err = trk.Poll(ctx, "ext", 0)
 	if len(got) != 0 || !errors.Is(err, context.Canceled) {
 		t.Fatalf("empty queue: got %v, %v; want nil, %v", got, err, context.Canceled)
+	}
+}
+
+func TestErrorTextIsBounded(t *testing.T) {
+	trk := tracker.New(tracker.Options{Clock: trackertest.NewClock(time.Unix(0, 0))})
+	defer trk.Close()
+	c, _ := trk.Submit(tracker.Spec{Client: "a", Prefix: "exec", Action: "execute_js"})
+	trk.Poll(context.Background(), "ext", 0)
+	huge := strings.Repeat("é", 1<<20) // 2 MB of two-byte characters
+	got, err := trk.Report("ext", c.ID, tracker.StateError, nil, "Error: "+huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Error) > tracker.MaxErrorBytes+64 || !utf8.ValidString(got.Error) || !strings.Contains(got.Error, "more bytes cut") {
+		t.Errorf("got %d bytes of error (valid UTF-8: %v), want at most ~%d, cut at a character, saying so", len(got.Error), utf8.ValidString(got.Error), tracker.MaxErrorBytes)
+	}
+	if f := trk.List("a").Failed; len(f) != 1 || f[0].Error != got.Error {
+		t.Errorf("the failed ring keeps %d entries, want the clipped error", len(f))
 	}
 }
