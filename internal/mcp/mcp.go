@@ -55,7 +55,7 @@ type Server struct {
 	info         protocol.Implementation
 	instructions string
 	tools        map[string]Tool
-	list         []byte // the encoded tools/list result
+	list         []byte // the encoded tools/list result; written by AddTool only
 	decorate     Decorator
 	log          zerolog.Logger
 }
@@ -72,7 +72,7 @@ func (s *Server) AddTool(t Tool) {
 		panic("mcp: duplicate tool " + t.Def.Name)
 	}
 	s.tools[t.Def.Name] = t
-	s.list = nil
+	s.list, _ = json.Marshal(protocol.ListToolsResult{Tools: s.Tools()})
 }
 
 // SetDecorator installs d; nil removes it.
@@ -153,10 +153,11 @@ func (s *Server) initialize(params json.RawMessage) (json.RawMessage, *protocol.
 	return b, nil
 }
 
+// toolsList returns the tools/list result, encoded by AddTool so that
+// concurrent calls only read it.
 func (s *Server) toolsList() json.RawMessage {
 	if s.list == nil {
-		b, _ := json.Marshal(protocol.ListToolsResult{Tools: s.Tools()})
-		s.list = b
+		return json.RawMessage(`{"tools":[]}`)
 	}
 	return s.list
 }

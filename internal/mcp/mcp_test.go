@@ -121,3 +121,18 @@ func TestHandleProtocol(t *testing.T) {
 		})
 	}
 }
+
+func TestConcurrentToolsList(t *testing.T) {
+	s := testServer(t)
+	done := make(chan []byte, 8)
+	for range 8 {
+		go func() {
+			done <- s.Handle(context.Background(), "c", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		}()
+	}
+	for range 8 {
+		if out := <-done; !strings.Contains(string(out), `"name":"echo"`) {
+			t.Fatalf("got %s, want the echo tool", out)
+		}
+	}
+}

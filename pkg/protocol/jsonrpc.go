@@ -194,6 +194,11 @@ func DecodeMessage(data []byte) (Message, error) {
 		return nil, &DecodeError{Code: CodeInvalidRequest, ID: id, Msg: fmt.Sprintf("invalid request: \"jsonrpc\" must be \"2.0\", got %q", w.JSONRPC)}
 	}
 	if w.Method != "" {
+		if w.ID != nil && bytes.Equal(bytes.TrimSpace(w.ID), []byte("null")) {
+			// JSON-RPC allows it but discourages it, and it is ambiguous to
+			// relays (answer it or not?): refuse it rather than guess.
+			return nil, &DecodeError{Code: CodeInvalidRequest, Msg: "invalid request: a null \"id\" is not supported; use a string or an integer, or omit \"id\" for a notification"}
+		}
 		if w.Result != nil || w.Error != nil {
 			return nil, &DecodeError{Code: CodeInvalidRequest, ID: id, Msg: "invalid request: a request must not carry \"result\" or \"error\""}
 		}

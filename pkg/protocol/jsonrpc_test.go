@@ -32,6 +32,7 @@ func TestDecodeMessage(t *testing.T) {
 		{"response with both", `{"jsonrpc":"2.0","id":2,"result":{},"error":{"code":1,"message":"x"}}`, CodeInvalidRequest, false, Int64ID(2)},
 		{"request with result", `{"jsonrpc":"2.0","id":2,"method":"ping","result":{}}`, CodeInvalidRequest, false, Int64ID(2)},
 		{"not an object", `"hello"`, CodeInvalidRequest, false, ID{}},
+		{"null id request", `{"jsonrpc":"2.0","id":null,"method":"tools/call"}`, CodeInvalidRequest, false, ID{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,6 +119,7 @@ func FuzzDecodeMessage(f *testing.F) {
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
 		`{"jsonrpc":"2.0","id":-9223372036854775808,"method":"a"}`,
 		`{"jsonrpc":"2.0","id":null,"method":"a","params":null}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`,
 	} {
 		f.Add([]byte(s))
 	}
