@@ -88,6 +88,9 @@ func (b *Bridge) rpcErrorFor(callCtx context.Context, err error, m *message, tim
 	if apiErr, ok := errors.AsType[*client.APIError](err); ok {
 		return b.apiRPCError(apiErr, m)
 	}
+	if errors.Is(err, client.ErrNotGasoline) {
+		return rpcError{Code: CodeDaemonRejected, Message: fmt.Sprintf("gasoline-mcp could not relay %s: %v", m.label(), err)}
+	}
 	return rpcError{
 		Code:    codeInternal,
 		Message: fmt.Sprintf("gasoline-mcp could not relay %s: %v", m.label(), err),

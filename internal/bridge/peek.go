@@ -117,7 +117,9 @@ func (m *message) idempotent() bool {
 	case "tools/call":
 		switch m.Params.Name {
 		case "observe":
-			return true
+			// completed_commands hands each finished command out once, so a
+			// replay would lose what the first attempt consumed.
+			return m.Params.Arguments.What != "completed_commands"
 		case "configure":
 			a := m.Params.Arguments.Action
 			return a == "query_status" || a == "health"

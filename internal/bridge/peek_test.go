@@ -85,6 +85,7 @@ func TestMessageRouting(t *testing.T) {
 		{"resources/list", `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, true, true, "resources/list", "1"},
 		{"prompts/list", `{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`, true, true, "prompts/list", "1"},
 		{"observe", call("observe", `{"what":"logs"}`), true, true, "tools/call observe", "7"},
+		{"observe completed_commands", call("observe", `{"what":"completed_commands","wait_ms":5000}`), false, true, "tools/call observe", "7"},
 		{"configure query_status", call("configure", `{"action":"query_status"}`), true, true, "tools/call configure", "7"},
 		{"configure health", call("configure", `{"action":"health"}`), true, true, "tools/call configure", "7"},
 		{"configure store", call("configure", `{"action":"store"}`), false, true, "tools/call configure", "7"},

@@ -49,7 +49,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.resultTTL, "result-ttl", 60*time.Second, "keep finished results this long")
 	fs.IntVar(&f.maxActive, "max-active", 32, "unfinished commands allowed per client")
 	fs.IntVar(&f.maxRetained, "max-retained", 100, "finished results retained per client")
-	fs.IntVar(&f.inlineWaitMS, "inline-wait-ms", 0, "default wait_ms of interact (0: always return the queued handle at once)")
+	fs.IntVar(&f.inlineWaitMS, "inline-wait-ms", 0, "default wait_ms of interact, at most 25000 (0: always return the queued handle at once)")
 	fs.IntVar(&f.inlineTokens, "inline-tokens", 10000, "results above this many estimated tokens are stored and read by slice or extract")
 	fs.IntVar(&f.outputBudgetMB, "output-budget-mb", 256, "memory for stored large outputs, least recently used evicted first")
 	fs.StringVar(&f.logLevel, "log-level", "info", "daemon.log level: debug, info, warn, error")
@@ -63,8 +63,10 @@ func (f *runFlags) options(port int, dir string) (daemon.Options, error) {
 	if f.inlineTokens < 100 || f.outputBudgetMB < 1 {
 		return daemon.Options{}, fmt.Errorf("--inline-tokens must be at least 100 and --output-budget-mb at least 1")
 	}
-	if f.inlineWaitMS < 0 || f.inlineWaitMS > 55000 {
-		return daemon.Options{}, fmt.Errorf("--inline-wait-ms %d is out of range 0-55000", f.inlineWaitMS)
+	// The bridge gives interact 35 s; an inline wait must end well before,
+	// or the agent would lose the correlation id to a bridge timeout.
+	if f.inlineWaitMS < 0 || f.inlineWaitMS > 25000 {
+		return daemon.Options{}, fmt.Errorf("--inline-wait-ms %d is out of range 0-25000 (the bridge allows interact 35 s)", f.inlineWaitMS)
 	}
 	return daemon.Options{
 		Port: port, StateDir: dir, ExtensionID: f.extensionID,

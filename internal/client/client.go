@@ -173,6 +173,12 @@ func (c *Client) MCP(ctx context.Context, clientID string, msg []byte, idempoten
 	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
 		return nil, nil
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		// Only a JSON object can be a JSON-RPC response; anything else came
+		// from another program on the port and must not reach stdout.
+		if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+			return nil, fmt.Errorf("%s answered POST /mcp with HTTP %d and a body that is not a JSON-RPC message (is another program using the port? pick another with --port): %w",
+				c.baseURL, resp.StatusCode, ErrNotGasoline)
+		}
 		return body, nil
 	}
 	return nil, apiError(resp.StatusCode, body)

@@ -187,6 +187,19 @@ func TestHealthNotGasoline(t *testing.T) {
 	}
 }
 
+// TestMCPNotGasoline: a 2xx that is not a JSON object never reaches the
+// caller (the bridge would write it to stdout).
+func TestMCPNotGasoline(t *testing.T) {
+	for _, body := range []string{"hello from some dev server", "", "[1,2]", `{"half":`} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(body)) }))
+		_, err := New(srv.URL, "t").MCP(t.Context(), "c", []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true)
+		srv.Close()
+		if !errors.Is(err, ErrNotGasoline) {
+			t.Errorf("body %q: got %v, want ErrNotGasoline", body, err)
+		}
+	}
+}
+
 func TestUnreachable(t *testing.T) {
 	c := New("http://"+freeAddr(t), testToken)
 	if _, err := c.Health(t.Context()); !errors.Is(err, ErrUnreachable) {
