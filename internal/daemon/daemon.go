@@ -118,10 +118,6 @@ func Run(ctx context.Context, o Options) error {
 		}
 		return h
 	}
-	ttl := topts.ResultTTL
-	if ttl == 0 {
-		ttl = 60 * time.Second
-	}
 	oopts := o.Output
 	if oopts.Extractor == nil {
 		if cfg, ok := output.LLMConfigFromEnv(); ok {
@@ -133,7 +129,7 @@ func Run(ctx context.Context, o Options) error {
 	tuneGC(oopts.ByteBudget, log)
 	mcpSrv := mcp.NewServer(protocol.Implementation{Name: "gasoline", Title: "gasoline browser bridge", Version: version.Version},
 		tools.Instructions, log)
-	tl := tools.New(tools.Deps{Tracker: trk, Health: health, InlineWait: o.InlineWait, ResultTTL: ttl, Output: store, Log: log})
+	tl := tools.New(tools.Deps{Tracker: trk, Health: health, InlineWait: o.InlineWait, Output: store, Log: log})
 	tl.Register(mcpSrv)
 
 	stop := make(chan struct{})

@@ -227,3 +227,21 @@ func TestTabActions(t *testing.T) {
 		})
 	}
 }
+
+func TestAsyncStatusIsBounded(t *testing.T) {
+	d := startDaemon(t, tracker.Options{})
+	for range 20 {
+		d.submit(t, "fanout", "x", nil)
+	}
+	st, _ := d.call(t, "fanout", "configure", map[string]any{"action": "health"})
+	running, _ := field(st, "async", "running").([]any)
+	if len(running) != 8 || field(st, "async", "running_count") != float64(20) || field(st, "async", "more") == nil {
+		t.Fatalf("got async %v, want the 8 oldest of 20 running, the total, and where to see all", st["async"])
+	}
+	// The oldest are listed first.
+	l, _ := d.call(t, "fanout", "observe", map[string]any{"what": "pending_commands"})
+	oldest := l["pending"].([]any)[0].(map[string]any)["correlation_id"]
+	if running[0].(map[string]any)["correlation_id"] != oldest {
+		t.Errorf("got %v first, want the oldest command %v", running[0], oldest)
+	}
+}

@@ -6,9 +6,15 @@ import (
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
 
+// maxAsyncListed bounds each list of the async status: an agent that fans
+// out 32 commands and leaves 100 results unread must not pay for 130 entries
+// in every response. The totals are always given.
+const maxAsyncListed = 8
+
 // decorate adds the client's compact async status to every tool result, so
 // an agent is reminded of commands still running and of results it has not
-// read (seed 001's XML-NEXT notice, as data).
+// read (seed 001's XML-NEXT notice, as data). Each list shows the oldest
+// maxAsyncListed entries (the ones most at risk of expiring) and its total.
 func (t *Tools) decorate(client string, result map[string]any) {
 	running, ready := t.d.Tracker.Unread(client)
 	// The command this result is about is not news.
@@ -19,10 +25,13 @@ func (t *Tools) decorate(client string, result map[string]any) {
 		return
 	}
 	now := time.Now()
-	status := map[string]any{}
+	status := map[string]any{"running_count": len(running), "ready_count": len(ready)}
+	if len(running) > maxAsyncListed || len(ready) > maxAsyncListed {
+		status["more"] = "the lists show the oldest entries; observe({what:\"pending_commands\"}) lists them all"
+	}
 	if len(running) > 0 {
-		rs := make([]map[string]any, 0, len(running))
-		for _, c := range running {
+		rs := make([]map[string]any, 0, min(len(running), maxAsyncListed))
+		for _, c := range running[:min(len(running), maxAsyncListed)] {
 			rs = append(rs, map[string]any{
 				"correlation_id":  c.ID,
 				"action":          c.Action,
@@ -33,8 +42,8 @@ func (t *Tools) decorate(client string, result map[string]any) {
 		status["running"] = rs
 	}
 	if len(ready) > 0 {
-		rs := make([]map[string]any, 0, len(ready))
-		for _, c := range ready {
+		rs := make([]map[string]any, 0, min(len(ready), maxAsyncListed))
+		for _, c := range ready[:min(len(ready), maxAsyncListed)] {
 			e := map[string]any{"correlation_id": c.ID, "action": c.Action, "status": string(c.State)}
 			if c.State == tracker.StateComplete {
 				e["result_chars"] = resultChars(c)

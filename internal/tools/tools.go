@@ -31,8 +31,6 @@ type Deps struct {
 	Health func() apitype.Health
 	// InlineWait is interact's default wait_ms (0: return the queued handle at once).
 	InlineWait time.Duration
-	// ResultTTL is how long finished results are kept, for hints.
-	ResultTTL time.Duration
 	// Output keeps results above the inline threshold; nil keeps everything inline.
 	Output *output.Store
 	Log    zerolog.Logger
@@ -45,9 +43,6 @@ type Tools struct {
 
 // New returns the tools over d.
 func New(d Deps) *Tools {
-	if d.ResultTTL == 0 {
-		d.ResultTTL = 60 * time.Second
-	}
 	return &Tools{d: d}
 }
 

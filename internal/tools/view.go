@@ -13,10 +13,10 @@ var hints = map[string]string{
 	tracker.ReasonExtensionNoResponse:   "No browser extension answered. Check that the gasoline extension is installed, paired ('gasoline pair') and shows connected in its popup; configure({action:\"health\"}) shows extension presence. Then run the command again.",
 	tracker.ReasonExecutionTimeout:      "The command ran past its deadline. Make the script faster, or pass a larger timeout_ms (up to 600000), and run it again.",
 	tracker.ReasonExtensionDisconnected: "The extension went away while running the command; it may or may not have run. Check the page state (e.g. with a read-only execute_js) before retrying.",
-	tracker.ReasonResultExpired:         "Finished results are kept for a limited time (see result_ttl). Run the command again and read it sooner, e.g. with observe wait_ms.",
+	tracker.ReasonResultExpired:         "Finished results are kept for a limited time (the error says how long). Run the command again and read it sooner, e.g. with observe wait_ms.",
 	tracker.ReasonCommandError:          "The command failed in the page; read the error, fix the script or the page, and retry.",
 	tracker.ReasonCancelled:             "The command was cancelled by its client.",
-	"wait_expired":                      "Nobody completed this wait in time; start it again if it is still needed.",
+	tracker.ReasonWaitExpired:           "Nobody completed this wait in time; start it again if it is still needed.",
 }
 
 // hintFor returns the hint for a failure reason, if any.
