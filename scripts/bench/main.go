@@ -186,14 +186,13 @@ func (b *bench) daemonStart() error {
 // baselineRow: a direct keep-alive GET /health, the floor of any HTTP row.
 func (b *bench) baselineRow() error {
 	r := &row{key: "baseline", figure: "baseline: direct keep-alive GET /health", target: "(reference)"}
-	for i := 0; i < *n+100; i++ {
-		t0 := time.Now()
-		if _, err := b.do("GET", "/health", "", nil); err != nil {
-			return err
-		}
-		if i >= 100 {
-			r.samples = append(r.samples, time.Since(t0))
-		}
+	var err error
+	r.samples, err = timed(100, func(int) error {
+		_, err := b.do("GET", "/health", "", nil)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	b.baseline = pct(r.samples, 50)
 	b.add(r)
@@ -205,17 +204,13 @@ func (b *bench) baselineRow() error {
 func (b *bench) directCall() error {
 	r := &row{key: "direct", figure: "direct keep-alive POST /mcp (observe pending_commands)", target: "(reference)"}
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"observe","arguments":{"what":"pending_commands"}}}`)
-	for i := 0; i < *n+100; i++ {
-		t0 := time.Now()
-		if _, err := b.do("POST", "/mcp", "bench-direct", body); err != nil {
-			return err
-		}
-		if i >= 100 {
-			r.samples = append(r.samples, time.Since(t0))
-		}
-	}
+	var err error
+	r.samples, err = timed(100, func(int) error {
+		_, err := b.do("POST", "/mcp", "bench-direct", body)
+		return err
+	})
 	b.add(r)
-	return nil
+	return err
 }
 
 // bridgedCall: observe pending_commands through the real gasoline-mcp,
@@ -243,17 +238,10 @@ func (b *bench) bridgedCall() error {
 		return err
 	}
 	params := `{"name":"observe","arguments":{"what":"pending_commands"}}`
-	for i := 1; i <= *n+200; i++ {
-		t0 := time.Now()
-		if err := call(i, "tools/call", params); err != nil {
-			return err
-		}
-		if i > 200 {
-			r.samples = append(r.samples, time.Since(t0))
-		}
-	}
+	var err error
+	r.samples, err = timed(200, func(i int) error { return call(i+1, "tools/call", params) })
 	b.add(r)
-	return nil
+	return err
 }
 
 var (
@@ -322,17 +310,10 @@ func (b *bench) cycle(client string) error {
 
 func (b *bench) fullCycle() error {
 	r := &row{key: "cycle", figure: "full async cycle, fake extension over HTTP (submit→poll→result→retrieve)", target: "p50 ≤ 1 ms"}
-	for i := 0; i < *n+200; i++ {
-		t0 := time.Now()
-		if err := b.cycle("bench-cycle"); err != nil {
-			return err
-		}
-		if i >= 200 {
-			r.samples = append(r.samples, time.Since(t0))
-		}
-	}
+	var err error
+	r.samples, err = timed(200, func(int) error { return b.cycle("bench-cycle") })
 	b.add(r)
-	return nil
+	return err
 }
 
 // dispatch: a long-poll is held; the time from sending the submit to the
@@ -646,6 +627,22 @@ func (b *bench) print() {
 		}
 		fmt.Printf("| %s | %s | %s | %s | %s |\n", r.figure, fmtDur(p50), fmtDur(p99), ratio, r.target)
 	}
+}
+
+// timed runs f warmup times untimed, then -n times timed, and returns the
+// timed durations; f gets the run's index.
+func timed(warmup int, f func(i int) error) ([]time.Duration, error) {
+	out := make([]time.Duration, 0, *n)
+	for i := 0; i < warmup+*n; i++ {
+		t0 := time.Now()
+		if err := f(i); err != nil {
+			return out, err
+		}
+		if i >= warmup {
+			out = append(out, time.Since(t0))
+		}
+	}
+	return out, nil
 }
 
 func pct(s []time.Duration, p int) time.Duration {
