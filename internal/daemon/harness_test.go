@@ -217,3 +217,17 @@ func (x *fakeExtension) hold(waitMS int) {
 		}
 	}()
 }
+
+// running makes the extension take command id as the real one does with a
+// slow command: receive it, acknowledge it with "pending", and keep a
+// long-poll open so it stays present while the test builds its result.
+func (x *fakeExtension) running(t *testing.T, id string) {
+	t.Helper()
+	if q := x.pollUntil(t, 1); q[0].CorrelationID != id {
+		t.Fatalf("polled %s, want %s", q[0].CorrelationID, id)
+	}
+	if got := x.report(t, id, "pending", nil, ""); got != 200 {
+		t.Fatalf("pending: got %d, want 200", got)
+	}
+	x.hold(20000)
+}

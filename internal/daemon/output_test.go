@@ -39,9 +39,7 @@ func TestLargeOutput(t *testing.T) {
 	sum := sha256.Sum256([]byte(page))
 	ext := d.extension("ext-1")
 	id := d.submit(t, "agent", "document.documentElement.outerHTML", nil)
-	ext.pollUntil(t, 1)
-	ext.report(t, id, "pending", nil, "")
-	ext.hold(20000)
+	ext.running(t, id)
 	if got := ext.report(t, id, "complete", map[string]any{"value": page, "tab_id": 4, "url": "http://127.0.0.1/shop"}, ""); got != 200 {
 		t.Fatalf("report: got %d", got)
 	}
@@ -180,9 +178,7 @@ func TestOversizeOutputIsTruncatedAndSaysSo(t *testing.T) {
 	d := startDaemon(t, tracker.Options{})
 	ext := d.extension("ext-1")
 	id := d.submit(t, "agent", "x", nil)
-	ext.pollUntil(t, 1)
-	ext.report(t, id, "pending", nil, "") // as the extension does for slow results
-	ext.hold(20000)
+	ext.running(t, id)
 	huge := strings.Repeat("0123456789abcdef", (11<<20)/16) // 11 MB > the 10 MB per-output cap
 	if got := ext.report(t, id, "complete", map[string]any{"value": huge}, ""); got != 200 {
 		t.Fatalf("report: got %d, want 200", got)
@@ -209,9 +205,7 @@ func TestDuplicateCompletePostsKeepHandleAndContentConsistent(t *testing.T) {
 	d := startDaemon(t, tracker.Options{})
 	ext := d.extension("ext-1")
 	id := d.submit(t, "agent", "x", nil)
-	ext.pollUntil(t, 1)
-	ext.report(t, id, "pending", nil, "")
-	ext.hold(20000)
+	ext.running(t, id)
 	a, b := strings.Repeat("A", 2<<20), strings.Repeat("B", 2<<20)
 	codes := make(chan int, 2)
 	for _, v := range []string{a, b} {
@@ -255,9 +249,7 @@ func TestUnreadStoredOutputOutlivesRetention(t *testing.T) {
 	d := startDaemon(t, tracker.Options{ResultTTL: 200 * time.Millisecond})
 	ext := d.extension("ext-1")
 	id := d.submit(t, "agent", "x", nil)
-	ext.pollUntil(t, 1)
-	ext.report(t, id, "pending", nil, "")
-	ext.hold(20000)
+	ext.running(t, id)
 	ext.report(t, id, "complete", map[string]any{"value": "<p>" + strings.Repeat("unread ", 10000) + "</p>"}, "")
 	deadline := time.Now().Add(10 * time.Second)
 	for {
