@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/gasoline-mcp/gasoline/internal/version.Version=$(VERSION)
-FUZZTIME ?= 10s
+FUZZTIME ?= 50000x
 
 .DEFAULT_GOAL := help
 
@@ -14,16 +14,25 @@ build: ## Build bin/gasoline (daemon + CLI) and bin/gasoline-mcp (the stdio brid
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/gasoline ./cmd/daemon
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/gasoline-mcp ./cmd/bridge
 
-run: build ## Build, start the daemon in the background, and print the agent config
+run: build ## Build, start the daemon in the background, and say how to connect an agent
 	@./bin/gasoline daemon start
-	@scripts/agent-config.sh "$(CURDIR)/bin/gasoline-mcp"
+	@echo
+	@./bin/gasoline config
+	@echo "Then load the extension (README, 'Load the extension'), run ./bin/gasoline pair, and check everything with ./bin/gasoline doctor."
+
+install: ## Install gasoline and gasoline-mcp by those names into $GOBIN (default: $(go env GOPATH)/bin)
+	@dir="$$($(GO) env GOBIN)"; dir="$${dir:-$$($(GO) env GOPATH)/bin}"; mkdir -p "$$dir" && \
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o "$$dir/gasoline" ./cmd/daemon && \
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o "$$dir/gasoline-mcp" ./cmd/bridge && \
+	echo "installed $$dir/gasoline and $$dir/gasoline-mcp"
 
 stop: ## Stop the background daemon
 	@./bin/gasoline daemon stop
 
-test: check ## Run every test: vet/gofmt, go test -race, SDK conformance, extension JS, browser e2e, short fuzz
+test: check ## Run every test: vet/gofmt, go test -race, SDK conformance, npm MCP clients, extension JS, browser e2e, short fuzz
 	$(GO) test -race -count=1 ./...
 	cd test/conformance && $(GO) test -race -count=1 ./...
+	$(MAKE) --no-print-directory npm-test
 	node --test extension/test/
 	$(MAKE) --no-print-directory e2e
 	$(MAKE) --no-print-directory fuzz
@@ -34,23 +43,50 @@ check: ## gofmt and go vet
 	cd test/conformance && $(GO) vet ./...
 	@if [ -f test/e2e/go.mod ]; then cd test/e2e && $(GO) vet ./...; fi
 
+NPM_DIR := test/npm
+NPM_STAMP := $(NPM_DIR)/node_modules/.package-lock.json
+
+$(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
+	cd $(NPM_DIR) && npm ci --no-audit --no-fund
+	@touch $@
+
+npm-deps: $(NPM_STAMP) ## Install test/npm's locked packages (MCP TypeScript SDK, Inspector, conformance, Node 22) when the lock changed
+
+npm-test: build npm-deps ## Official MCP clients from npm (Inspector CLI, TypeScript SDK) against bin/, on the Node 22 of test/npm
+	cd $(NPM_DIR) && GASOLINE_TEST_BIN_DIR=$(CURDIR)/bin ./node_modules/.bin/node --test
+
 e2e: ## Browser end-to-end tests in headless Chromium with the real extension
+	@if [ -f test/e2e/testdata/react/package-lock.json ]; then npm ci --prefix test/e2e/testdata/react --no-audit --no-fund --loglevel=error; fi
 	@if [ -f test/e2e/go.mod ]; then cd test/e2e && $(GO) test -count=1 -timeout 20m ./...; else echo "no browser e2e tests yet"; fi
 
-fuzz: ## Run each fuzz target briefly (FUZZTIME=10s)
-	$(GO) test -run '^$$' -fuzz '^FuzzDecodeMessage$$' -fuzztime $(FUZZTIME) ./pkg/protocol
-	$(GO) test -run '^$$' -fuzz '^FuzzQueryResult$$' -fuzztime $(FUZZTIME) ./internal/server
-	$(GO) test -run '^$$' -fuzz '^FuzzMCP$$' -fuzztime $(FUZZTIME) ./internal/server
-	$(GO) test -run '^$$' -fuzz '^FuzzPeek$$' -fuzztime $(FUZZTIME) ./internal/bridge
-	$(GO) test -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME) ./internal/bridge
-	$(GO) test -run '^$$' -fuzz '^FuzzSlice$$' -fuzztime $(FUZZTIME) ./internal/output
-	$(GO) test -run '^$$' -fuzz '^FuzzExtractProvenance$$' -fuzztime $(FUZZTIME) ./internal/output
+FUZZ_TARGETS := \
+	./pkg/protocol:FuzzDecodeMessage \
+	./internal/server:FuzzQueryResult \
+	./internal/server:FuzzMCP \
+	./internal/server:FuzzEvents \
+	./internal/capture:FuzzFastDecode \
+	./internal/extauth:FuzzParseAuthorization \
+	./internal/bridge:FuzzPeek \
+	./internal/bridge:FuzzLineReader \
+	./internal/output:FuzzSlice \
+	./internal/output:FuzzExtractProvenance
 
-bench: ## Measure the SPEC section 8 figures and print a table (p50/p99), real-browser rows last
+fuzz: ## Run every fuzz target for FUZZTIME executions (a count, steady under load), all of them even if one fails
+	@scripts/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)
+
+SOAK_DURATION ?= 3m
+
+soak: ## Run every fault of issue 7 at once for SOAK_DURATION (default 3m) and print the counts; fails on any violation
+	SOAK_DURATION=$(SOAK_DURATION) $(GO) run ./scripts/soak
+
+bench: ## Measure latency, throughput and memory against their targets; print a table (p50/p99), real-browser rows last
 	$(GO) run ./scripts/bench
 	@if [ -f test/e2e/go.mod ]; then cd test/e2e && $(GO) run ./cmd/browserbench; fi
+
+icons: ## Redraw the extension's icons (extension/icons/*.png) with scripts/icons
+	$(GO) run ./scripts/icons
 
 clean: ## Remove build output
 	rm -rf bin .bench
 
-.PHONY: help build run stop test check e2e fuzz bench clean
+.PHONY: help build run install stop test check npm-deps npm-test e2e fuzz soak bench icons clean

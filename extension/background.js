@@ -14,13 +14,14 @@
 //   - runtime.onStartup / onInstalled, storage changes (pairing, port) and
 //     popup messages wake it as well.
 //
-// Event capture (console, errors, network, user actions batched to
-// POST /events) is not built yet; it will live in its own module started
-// from start() below, with a content script, and reuse DaemonClient.
+// Event capture (console, errors, network, user actions, vitals, tabs,
+// batched to POST /events) lives in capture/; start() starts it.
 
 import { Backoff, sleep } from './backoff.js';
+import { startCapture } from './capture/worker.js';
 import { runQuery, timeoutMessage } from './commands.js';
-import { DaemonClient, DaemonError, DEFAULT_PORT, normaliseCode, validPort } from './daemon.js';
+import { DaemonClient, DaemonError, DEFAULT_PORT, normaliseCode, SignatureError, validPort } from './daemon.js';
+import { startDrawRelay } from './overlay/worker.js';
 import { Poller } from './poller.js';
 import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
@@ -80,7 +81,9 @@ async function postResult(body, { signal } = {}) {
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) return;
     try {
-      await makeClient(await loadConfig()).queryResult(body, { signal });
+      const config = await loadConfig();
+      if (!config.token) return; // unpaired meanwhile: the daemon fails the command itself
+      await makeClient(config).queryResult(body, { signal });
       return;
     } catch (err) {
       if (signal?.aborted) return;
@@ -110,6 +113,15 @@ async function postResult(body, { signal } = {}) {
   }
 }
 
+// Draw mode: the overlay's Done and cancellations, and tabs closing under it.
+startDrawRelay({
+  post: async (body) => {
+    const config = await loadConfig();
+    if (!config.token) throw new Error('the extension is not paired with the daemon');
+    await makeClient(config).drawModeComplete(body);
+  },
+});
+
 const poller = new Poller({ loadConfig, makeClient, dispatch, status });
 
 /** start makes sure the alarm exists and the poll loop runs. Idempotent. */
@@ -118,10 +130,17 @@ function start() {
     if (!alarm) return chrome.alarms.create(ALARM, { periodInMinutes: 0.5 });
   }).catch((err) => console.warn('gasoline: creating the keep-alive alarm:', err));
   poller.start();
+  startCapture({ loadConfig, makeClient });
 }
 
 // --- pairing (called by the popup) -----------------------------------------
 
+/**
+ * pair exchanges a code for a token with the daemon on the configured port.
+ * The token is stored only once the daemon's answer proved that it knows the
+ * code (daemon.js, auth.js): a program that merely holds the port cannot
+ * pair the extension with itself.
+ */
 async function pair(rawCode) {
   const code = normaliseCode(rawCode);
   if (!code) {
@@ -130,12 +149,21 @@ async function pair(rawCode) {
   const config = await loadConfig();
   try {
     const res = await makeClient({ port: config.port, token: '' }).pair(code);
-    if (typeof res?.token !== 'string' || !res.token) throw new Error('the daemon answered /pair without a token');
     await chrome.storage.local.set({ [KEYS.token]: res.token });
     status.update({ paired: true, token_rejected: false, daemon_reachable: true, last_error: null });
     poller.reconfigure();
-    return { ok: true, extension_id: res.extension_id ?? chrome.runtime.id };
+    return { ok: true, port: config.port, extension_id: res.extension_id ?? chrome.runtime.id };
   } catch (err) {
+    if (err instanceof SignatureError) {
+      return {
+        ok: false,
+        error: {
+          code: 'not_gasoline',
+          message: err.message,
+          hint: `check the port (${config.port}): "gasoline daemon status" prints the daemon's port; stop any other program that listens on it`,
+        },
+      };
+    }
     if (err instanceof DaemonError) {
       return { ok: false, error: { code: err.code, message: err.message, hint: err.hint } };
     }
@@ -150,14 +178,42 @@ async function pair(rawCode) {
   }
 }
 
+/**
+ * unpair forgets the token and revokes it at the daemon. The token leaves
+ * storage first (it is kept in memory for the revocation), so the poll loop
+ * cannot pick it up again while the daemon is asked; the poller's new
+ * generation makes sure nothing a poll already in flight returns is run.
+ * It resolves to {ok, revoked} and, when the daemon could not confirm the
+ * revocation, an error saying what to do.
+ */
 async function unpair() {
+  const config = await loadConfig();
   await chrome.storage.local.remove(KEYS.token);
-  await status.update({ paired: false, token_rejected: false, last_error: null });
   poller.reconfigure();
-  return { ok: true };
+  await status.update({ paired: false, token_rejected: false, last_error: null });
+  if (!config.token) return { ok: true, revoked: false };
+  try {
+    await makeClient(config).unpair();
+    return { ok: true, revoked: true, port: config.port };
+  } catch (err) {
+    return {
+      ok: true,
+      revoked: false,
+      port: config.port,
+      error: {
+        code: 'not_revoked',
+        message: `the daemon on 127.0.0.1:${config.port} could not revoke the token (${err.message}), so it stays valid there`,
+        hint: 'run "gasoline unpair" on this machine to revoke it (it revokes every browser\'s pairing)',
+      },
+    };
+  }
 }
 
 // --- events (registered synchronously at top level, as MV3 requires) ---------
+
+// Content scripts run in every page: they must not read the token.
+chrome.storage.local.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' })
+  .catch((err) => console.warn('gasoline: restricting chrome.storage.local to the extension:', err));
 
 chrome.runtime.onInstalled.addListener(start);
 chrome.runtime.onStartup.addListener(start);
@@ -178,12 +234,14 @@ chrome.storage.onChanged.addListener((changes, area) => {
 });
 
 /**
- * Messages from the popup: {type: "pair", code} → {ok, extension_id} or
- * {ok: false, error: {code, message, hint}}; {type: "unpair"} → {ok};
+ * Messages from the popup: {type: "pair", code} → {ok, port, extension_id} or
+ * {ok: false, error: {code, message, hint}}; {type: "unpair"} → {ok, revoked,
+ * port?, error?};
  * {type: "info"} → {ok, instance, polling}.
  */
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
-  if (sender.id !== chrome.runtime.id) return false;
+  // Only the extension's own pages: content scripts share sender.id.
+  if (sender.id !== chrome.runtime.id || !sender.url?.startsWith(chrome.runtime.getURL(''))) return false;
   let reply;
   switch (msg?.type) {
     case 'pair':

@@ -3,10 +3,21 @@
 // (aborted when the command's final status is decided) and resolves to the
 // "result" object of the command or throws CommandError.
 
-import { pageRun, MAX_RESULT_CHARS } from './page.js';
-import { CommandError } from './runner.js';
+import * as dom from './actions/dom.js';
+import { screenshot } from './actions/screenshot.js';
+import { drawModeShow } from './overlay/worker.js';
+import { readPageResult } from './jsresult.js';
+import { pageRun, scriptSources, MAX_RESULT_CHARS } from './page.js';
+import { CommandError, deadlineOf } from './runner.js';
 
 const LOAD_CHECK_MS = 1000; // safety-net re-check of a loading tab's status
+
+/**
+ * HISTORY_SETTLE_MS is how long back, forward and refresh wait for the tab
+ * to start navigating before they conclude nothing will happen (no page to
+ * go to). Starting takes a few milliseconds; the margin covers a busy machine.
+ */
+export const HISTORY_SETTLE_MS = 3000;
 
 /**
  * ACTIONS maps each supported action to its implementation. The daemon puts
@@ -15,17 +26,34 @@ const LOAD_CHECK_MS = 1000; // safety-net re-check of a loading tab's status
 export const ACTIONS = {
   execute_js: executeJs,
   navigate,
-  new_tab: newTab,
-  switch_tab: switchTab,
-  close_tab: closeTab,
   refresh,
   back,
   forward,
+  new_tab: newTab,
+  switch_tab: switchTab,
+  close_tab: closeTab,
+  click: dom.click,
+  hover: dom.hover,
+  type: dom.type,
+  fill: dom.fill,
+  select: dom.select,
+  check: dom.check,
+  uncheck: dom.uncheck,
+  key_press: dom.keyPress,
+  scroll_to: dom.scrollTo,
+  wait_for: dom.waitFor,
+  get_text: dom.getText,
+  query: dom.query,
+  dom: dom.dom,
+  page_summary: dom.pageSummary,
+  screenshot,
+  draw_mode_show: drawModeShow,
 };
 
 /**
  * runQuery executes one query from GET /pending-queries and resolves to its
- * result; it throws CommandError for an unknown type or action.
+ * result; it throws CommandError for an unknown type or action. Each action
+ * gets (params, signal, {deadlineMs}), deadlineMs its execution deadline.
  */
 export function runQuery(query, signal) {
   if (query.type && query.type !== 'browser_action') {
@@ -37,7 +65,7 @@ export function runQuery(query, signal) {
   if (!impl) {
     throw new CommandError(`unknown action ${action}; this extension supports ${Object.keys(ACTIONS).join(', ')}`);
   }
-  return impl(params, signal);
+  return impl(params, signal, { deadlineMs: deadlineOf(query) });
 }
 
 /** timeoutMessage is the "error" text of a command of this action that passed its deadline. */
@@ -60,53 +88,141 @@ export function timeoutMessage(action, ms) {
 
 // --- execute_js -----------------------------------------------------------
 
-async function executeJs(params) {
+/**
+ * executeJs runs the agent's script in the MAIN world of the tab's top
+ * document, at once even while the page is still loading (injectImmediately:
+ * a page that streams forever is a normal thing to inspect), and reads its
+ * value with built-ins the page cannot reach (page.js, pristine.js). The
+ * result's tab_id and url come from chrome.tabs and chrome.webNavigation,
+ * never from the page, and "world": "MAIN" says that what the script computed
+ * is the page's to influence. When the document changes under the script
+ * (a navigation or reload), the command fails at once with reason
+ * "navigated" instead of running into its deadline.
+ */
+async function executeJs(params, signal) {
   const { script } = params;
   if (typeof script !== 'string' || !script.trim()) {
     throw new CommandError('execute_js needs "script": a JavaScript expression or function body, e.g. "document.title"');
   }
   const tab = await resolveTab(params.tab_id);
-  let injected;
+  const frame = await chrome.webNavigation.getFrame({ tabId: tab.id, frameId: 0 }).catch(() => null);
+  const documentId = frame?.documentId;
+  const target = documentId ? { tabId: tab.id, documentIds: [documentId] } : { tabId: tab.id, frameIds: [0] };
+  const watch = watchDocument(tab.id, documentId, signal);
   try {
-    injected = await chrome.scripting.executeScript({
-      target: { tabId: tab.id },
-      world: 'MAIN',
-      func: pageRun,
-      args: [script, MAX_RESULT_CHARS],
-    });
-  } catch (err) {
-    throw new CommandError(injectionErrorText(err, tab));
+    const { body, expr } = scriptSources(script);
+    const run = () => watch.race(inject(tab, target, { func: pageRun, args: [body, expr, MAX_RESULT_CHARS] }));
+    let injected = await run();
+    if (injected.result?.kind === 'no_pristine') {
+      // A document loaded before the extension started: pristine.js did not
+      // run at its start. Save its built-ins now, marked as the page's own.
+      await watch.race(inject(tab, target, { files: ['pristine.js'] }));
+      await watch.race(inject(tab, target, { func: markPristineLate }));
+      injected = await run();
+    }
+    if (injected.navigated) throw injected.navigated;
+    const url = await documentURL(tab.id, injected.documentId ?? documentId);
+    const read = readPageResult(injected.result, { script, url, maxChars: MAX_RESULT_CHARS });
+    const out = { value: read.value, tab_id: tab.id, url, world: 'MAIN', builtins: read.builtins };
+    if (read.type) out.type = read.type;
+    if (read.hint) out.hint = read.hint;
+    return out;
+  } finally {
+    watch.stop();
   }
-  const r = injected?.[0]?.result;
-  if (!r || typeof r !== 'object') {
-    throw new CommandError(`the script's page went away before it finished (tab ${tab.id} navigated, reloaded or closed); run it again once the page has loaded`);
-  }
-  if (!r.ok) throw new CommandError(pageFailureText(r));
-  const out = { value: JSON.parse(r.json), tab_id: tab.id, url: r.url || tab.url || '' };
-  if (r.type) out.type = r.type;
-  if (r.hint) out.hint = r.hint;
-  return out;
 }
 
-function pageFailureText(r) {
-  switch (r.kind) {
-    case 'syntax':
-      return `the script does not compile: ${r.message}. It is compiled as an expression, else as the body of an async function (use "return" there to give back a value).`;
-    case 'csp':
-      return `the page's Content-Security-Policy blocks eval, so execute_js cannot run scripts on ${r.url} (${r.message}). ` +
-        'Use a page (or a dev build) whose CSP allows \'unsafe-eval\'.';
-    case 'compile':
-      return `the page refused to compile the script: ${r.message}`;
-    case 'thrown':
-      return `Uncaught ${r.message}`;
-    case 'not_serialisable':
-      return `the script's result is not JSON-serialisable: ${r.message}. Return plain data instead: pick the fields you need, ` +
-        'or use JSON.parse(JSON.stringify(x)).';
-    case 'too_large':
-      return `${r.message}; return less data (pick fields, slice arrays or strings).`;
-    default:
-      return `the script failed: ${r.message || r.kind}`;
+/** markPristineLate runs in the page after a late injection of pristine.js. */
+function markPristineLate() {
+  if (typeof __gasolinePristine === 'object' && __gasolinePristine !== null) __gasolinePristine.markLate();
+}
+
+// inject runs one executeScript in the MAIN world of target, immediately,
+// and resolves to its first InjectionResult ({} when there is none).
+async function inject(tab, target, what) {
+  let results;
+  try {
+    results = await chrome.scripting.executeScript({ target, world: 'MAIN', injectImmediately: true, ...what });
+  } catch (err) {
+    if (target.documentIds && /no document with id/i.test(err?.message || '')) {
+      throw new CommandError(`tab ${tab.id} navigated (a new document) before the script started, so it did not run; ` +
+        'run it again on the new page if it is still needed', { reason: 'navigated' });
+    }
+    throw new CommandError(injectionErrorText(err, tab));
   }
+  return results?.[0] ?? {};
+}
+
+/**
+ * watchDocument watches tab tabId while a script runs in its top document
+ * documentId (undefined: the document current at the start). race(p)
+ * settles like p unless, first, a new document commits in the tab's top
+ * frame (CommandError, reason "navigated"), the tab closes, or signal
+ * aborts. stop removes the listeners.
+ */
+function watchDocument(tabId, documentId, signal) {
+  let fail;
+  const broken = new Promise((_, reject) => {
+    fail = reject;
+  });
+  broken.catch(() => {}); // observed through race
+  const onCommitted = (d) => {
+    if (d.tabId !== tabId || d.frameId !== 0 || (documentId && d.documentId === documentId)) return;
+    fail(new CommandError(`tab ${tabId} navigated to ${d.url} (a new document) while the script was running, ` +
+      'so the script was stopped and its result is lost; run it again on the new page if it is still needed', { reason: 'navigated' }));
+  };
+  const onReplaced = (added, removed) => {
+    if (removed === tabId) {
+      fail(new CommandError(`tab ${tabId} was replaced by tab ${added} (a prerendered page took its place) while the script was running; ` +
+        `run it again with tab_id ${added}`, { reason: 'navigated' }));
+    }
+  };
+  const onRemoved = (id) => {
+    if (id === tabId) fail(new CommandError(`tab ${tabId} was closed while the script was running`));
+  };
+  const onAbort = () => fail(signal.reason);
+  chrome.webNavigation.onCommitted.addListener(onCommitted);
+  chrome.tabs.onReplaced.addListener(onReplaced);
+  chrome.tabs.onRemoved.addListener(onRemoved);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  // navigatedError is the error of a document that changed, if it did: an
+  // injection that fails or comes back empty may have lost the race with
+  // onCommitted.
+  const navigatedError = async () => {
+    if (!documentId) return null;
+    const now = await chrome.webNavigation.getFrame({ tabId, frameId: 0 }).catch(() => null);
+    if (!now || now.documentId === documentId) return null;
+    return new CommandError(`tab ${tabId} navigated to ${now.url} (a new document) while the script was running, ` +
+      'so its result is lost; run it again on the new page if it is still needed', { reason: 'navigated' });
+  };
+  return {
+    race: (p) => Promise.race([
+      Promise.resolve(p).then(
+        async (r) => (r?.result === undefined || r?.result === null ? { ...r, navigated: await navigatedError() } : r),
+        async (err) => {
+          throw (await navigatedError()) ?? err;
+        },
+      ),
+      broken,
+    ]),
+    stop() {
+      chrome.webNavigation.onCommitted.removeListener(onCommitted);
+      chrome.tabs.onReplaced.removeListener(onReplaced);
+      chrome.tabs.onRemoved.removeListener(onRemoved);
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+// documentURL is the URL of a tab's document as Chrome knows it.
+async function documentURL(tabId, documentId) {
+  if (documentId) {
+    const frame = await chrome.webNavigation.getFrame({ tabId, documentId }).catch(() => null);
+    if (frame?.url) return frame.url;
+  }
+  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  return tab?.url || tab?.pendingUrl || '';
 }
 
 // injectionErrorText explains why Chrome refused to run a script in a tab.
@@ -162,28 +278,65 @@ async function closeTab(params) {
 
 async function refresh(params, signal) {
   const tab = await resolveTab(params.tab_id);
-  const loaded = await loadAndWait(tab.id, () => chrome.tabs.reload(tab.id), signal);
+  const loaded = await loadAndWait(tab.id, () => chrome.tabs.reload(tab.id), signal, {
+    settleMs: HISTORY_SETTLE_MS,
+    nothing: `tab ${tab.id} did not start reloading within ${HISTORY_SETTLE_MS} ms; try again, or navigate to its url`,
+  });
   return { tab_id: loaded.id, url: loaded.url, title: loaded.title ?? '' };
 }
 
-async function back(params, signal) {
-  return historyStep(params, signal, 'back', (id) => chrome.tabs.goBack(id));
+function back(params, signal) {
+  return historyStep(params, signal, -1);
 }
 
-async function forward(params, signal) {
-  return historyStep(params, signal, 'forward', (id) => chrome.tabs.goForward(id));
+function forward(params, signal) {
+  return historyStep(params, signal, 1);
 }
 
-async function historyStep(params, signal, name, go) {
+/**
+ * historyStep moves the tab delta entries through its session history and
+ * resolves to the tab once the page it lands on has loaded. It uses the
+ * page's own history.go: chrome.tabs.goBack and goForward act like the
+ * browser's buttons, which skip entries the user never interacted with, so
+ * after an agent's navigations they fail with "Cannot find a next page in
+ * history". The call runs in the extension's isolated world, where the page
+ * cannot replace history.go. On a page Chrome does not let extensions
+ * script (chrome://, the Web Store) it falls back to the buttons.
+ */
+export async function historyStep(params, signal, delta, settleMs = HISTORY_SETTLE_MS) {
+  const name = delta < 0 ? 'back' : 'forward';
   const tab = await resolveTab(params.tab_id);
+  const none = `tab ${tab.id} has no page to go ${name} to`;
   const loaded = await loadAndWait(tab.id, async () => {
+    let injected;
     try {
-      await go(tab.id);
+      injected = await chrome.scripting.executeScript({
+        target: { tabId: tab.id },
+        func: historyGo,
+        args: [delta],
+        injectImmediately: true,
+      });
     } catch (err) {
-      throw new CommandError(`cannot go ${name} in tab ${tab.id}: ${err.message}`);
+      try {
+        await (delta < 0 ? chrome.tabs.goBack(tab.id) : chrome.tabs.goForward(tab.id));
+        return;
+      } catch (buttonErr) {
+        throw new CommandError(`cannot go ${name} in tab ${tab.id}: ${injectionErrorText(err, tab)} (the browser's ${name} button: ${buttonErr.message})`);
+      }
     }
-  }, signal);
+    if (injected?.[0]?.result === 1) throw new CommandError(`${none}: its history holds only the page it shows`);
+  }, signal, { settleMs, nothing: `${none} (it did not navigate within ${settleMs} ms)` });
   return { tab_id: loaded.id, url: loaded.url, title: loaded.title ?? '' };
+}
+
+/**
+ * historyGo runs in the tab: it moves delta entries through the tab's
+ * session history and returns the history's length. Self-contained, as
+ * chrome.scripting serialises it.
+ */
+export function historyGo(delta) {
+  history.go(delta);
+  return history.length;
 }
 
 /**
@@ -235,14 +388,22 @@ function checkURL(raw, action) {
  * pending URL. It listens before starting, so a fast load is not missed, and
  * rejects with CommandError if the tab is closed, or with signal's reason
  * when signal aborts.
+ *
+ * With settleMs, start may leave the tab as it is (history.go with nowhere
+ * to go): the tab must then be seen navigating (loading, or its URL
+ * changing) before it counts as loaded, and if it has not started within
+ * settleMs the wait fails with CommandError(nothing).
  */
-function loadAndWait(tabId, start, signal) {
+export function loadAndWait(tabId, start, signal, { settleMs = 0, nothing = '' } = {}) {
   return new Promise((resolve, reject) => {
     let settled = false;
+    let started = !settleMs;
     let timer;
+    let settleTimer;
     const cleanup = () => {
       settled = true;
       clearInterval(timer);
+      clearTimeout(settleTimer);
       chrome.tabs.onUpdated.removeListener(onUpdated);
       chrome.tabs.onRemoved.removeListener(onRemoved);
       signal?.removeEventListener('abort', onAbort);
@@ -261,13 +422,16 @@ function loadAndWait(tabId, start, signal) {
         fail(new CommandError(`tab ${tabId} was closed while loading`));
         return;
       }
-      if (!settled && tab.status === 'complete' && !tab.pendingUrl) {
+      if (!started && (tab.status !== 'complete' || tab.pendingUrl)) started = true;
+      if (!settled && started && tab.status === 'complete' && !tab.pendingUrl) {
         cleanup();
         resolve(tab);
       }
     };
     const onUpdated = (id, info) => {
-      if (id === tabId && info.status === 'complete') check();
+      if (id !== tabId) return;
+      if (info.status === 'loading' || info.url !== undefined) started = true;
+      if (info.status === 'complete' || info.url !== undefined) check();
     };
     const onRemoved = (id) => {
       if (id === tabId) fail(new CommandError(`tab ${tabId} was closed while loading`));
@@ -284,6 +448,11 @@ function loadAndWait(tabId, start, signal) {
       .then(start)
       .then(() => {
         if (settled) return;
+        if (settleMs) {
+          settleTimer = setTimeout(() => {
+            if (!started) fail(new CommandError(nothing));
+          }, settleMs);
+        }
         check();
         timer = setInterval(check, LOAD_CHECK_MS);
       }, (err) => fail(err instanceof CommandError ? err : new CommandError(err?.message || String(err))));

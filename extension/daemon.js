@@ -1,5 +1,10 @@
 // HTTP client of the gasoline daemon's extension endpoints (SPEC section 2).
 // Used by the service worker and the popup; it has no chrome.* dependency.
+// Requests are signed and answers checked as auth.js describes: the token
+// itself is never sent, and an answer the paired daemon did not sign is an
+// error, never data.
+
+import { pairRequest, SIGNATURE_HEADER, signingKey, signRequest, verifyPairAnswer, verifyResponse } from './auth.js';
 
 export const DEFAULT_PORT = 7890;
 
@@ -39,6 +44,19 @@ export class NetworkError extends Error {
   }
 }
 
+/**
+ * SignatureError means an answer did not come from the daemon the extension
+ * paired with: a /pair answer without a valid proof of the code, or a
+ * successful answer to a signed request without a valid signature. Nothing in
+ * such an answer is used.
+ */
+export class SignatureError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'SignatureError';
+  }
+}
+
 /** validPort reports whether p is a TCP port number (an integer in 1..65535). */
 export function validPort(p) {
   return Number.isInteger(p) && p >= 1 && p <= 65535;
@@ -53,16 +71,26 @@ export function normaliseCode(raw) {
   return /^[A-Z0-9]{8}$/.test(s) ? `${s.slice(0, 4)}-${s.slice(4)}` : s;
 }
 
+// keyCache holds the signing key of the last token used: one worker has one token.
+let keyCache = { token: '', key: null };
+
+function keyOf(token) {
+  if (keyCache.token !== token || !keyCache.key) keyCache = { token, key: signingKey(token) };
+  return keyCache.key;
+}
+
 /**
  * DaemonClient talks to one daemon at http://127.0.0.1:<port>. It is
  * immutable and cheap: make a new one when the port or token changes.
- * Every method throws DaemonError for an error answer and NetworkError when
- * the daemon is unreachable; when the caller's signal aborts, it rejects with
- * the signal's reason instead.
+ * Every method throws DaemonError for an error answer, NetworkError when
+ * the daemon is unreachable and SignatureError for an answer the paired
+ * daemon did not sign; when the caller's signal aborts, it rejects with the
+ * signal's reason instead.
  */
 export class DaemonClient {
   constructor({ port = DEFAULT_PORT, token = '', instance = '', fetch = globalThis.fetch.bind(globalThis) } = {}) {
-    this.base = `http://127.0.0.1:${port}`;
+    this.host = `127.0.0.1:${port}`;
+    this.base = `http://${this.host}`;
     this.token = token;
     this.instance = instance;
     this.fetch = fetch;
@@ -74,12 +102,30 @@ export class DaemonClient {
   }
 
   /**
-   * pair exchanges a one-time pairing code for an extension token:
-   * resolves to {token, extension_id}. A wrong or expired code is a
-   * DaemonError with code "invalid_code"; too many tries is status 429.
+   * pair exchanges a one-time pairing code (normalised) for an extension
+   * token: resolves to {token, extension_id} once the answer proved that the
+   * daemon knows the code. The code is not sent, only a proof of it. A wrong
+   * or expired code is a DaemonError with code "invalid_code"; too many tries
+   * is status 429; an answer without a valid proof is a SignatureError.
    */
-  pair(code, { signal } = {}) {
-    return this.#request('POST', '/pair', { body: { code, instance: this.instance }, signal, auth: false });
+  async pair(code, { signal } = {}) {
+    const req = await pairRequest(code);
+    const answer = await this.#request('POST', '/pair', {
+      body: { nonce: req.nonce, proof: req.proof, instance: this.instance }, signal, auth: false,
+    });
+    if (!(await verifyPairAnswer(req.key, req.nonce, answer))) {
+      throw new SignatureError(`the program answering on ${this.host} did not prove that it knows the pairing code, ` +
+        'so it is not the gasoline daemon that printed it (or it is an older gasoline); nothing was stored');
+    }
+    return { token: answer.token, extension_id: answer.extension_id };
+  }
+
+  /**
+   * unpair asks the daemon to revoke this client's token (POST /unpair,
+   * signed with it); it resolves once the daemon confirmed it.
+   */
+  unpair({ signal, timeoutMs = 3000 } = {}) {
+    return this.#request('POST', '/unpair', { body: {}, signal, timeoutMs });
   }
 
   /**
@@ -104,10 +150,31 @@ export class DaemonClient {
     return this.#request('POST', '/query-result', { body: result, signal });
   }
 
+  /**
+   * postEvents posts one capture batch, {dropped, events}, to POST /events
+   * (EVENTS.md) and resolves to {accepted, rejected, dropped_by_daemon,
+   * config_version}; 413 means the batch is over the daemon's 1 MB.
+   */
+  postEvents(batch, { signal } = {}) {
+    return this.#request('POST', '/events', { body: batch, signal });
+  }
+
+  /**
+   * drawModeComplete posts a draw-mode session's annotations, or its
+   * cancellation, to POST /draw-mode/complete.
+   */
+  drawModeComplete(body, { signal } = {}) {
+    return this.#request('POST', '/draw-mode/complete', { body, signal });
+  }
+
+  /** captureConfig reads GET /capture/config: {version, redact_headers, body_cap, kinds}. */
+  captureConfig({ signal } = {}) {
+    return this.#request('GET', '/capture/config', { signal });
+  }
+
   async #request(method, path, { body, signal, timeoutMs = REQUEST_TIMEOUT_MS, auth = true }) {
     const headers = { Accept: 'application/json' };
     if (this.instance) headers['X-Gasoline-Instance'] = this.instance;
-    if (auth) headers.Authorization = `Bearer ${this.token}`;
     let payload;
     if (body !== undefined) {
       payload = JSON.stringify(body);
@@ -117,6 +184,14 @@ export class DaemonClient {
         throw new DaemonError(413, 'too_large',
           `body is ${(bytes / 1048576).toFixed(1)} MB, over the daemon's ${MAX_BODY_BYTES / 1048576} MB limit`);
       }
+    }
+    let key;
+    let nonce;
+    if (auth) {
+      key = await keyOf(this.token);
+      const signed = await signRequest(key, { method, host: this.host, path, instance: this.instance, body: payload ?? '' });
+      headers.Authorization = signed.authorization;
+      nonce = signed.nonce;
     }
     const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -144,6 +219,9 @@ export class DaemonClient {
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       throw new NetworkError(`reading the daemon's answer to ${method} ${path}: ${err.message}`, { cause: err });
+    }
+    if (auth && res.ok && !(await verifyResponse(key, nonce, res.status, text, res.headers.get(SIGNATURE_HEADER)))) {
+      throw new SignatureError(`the answer to ${method} ${path} from ${this.host} is not signed by the daemon this extension paired with`);
     }
     let data = null;
     if (text) {

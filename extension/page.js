@@ -1,10 +1,21 @@
-// The function execute_js injects into a page's MAIN world.
+// The function execute_js injects into a page's MAIN world, and the worker's
+// reading of what it returns.
 //
 // pageRun is serialised by chrome.scripting.executeScript (func.toString()),
-// so it must be self-contained: every helper lives inside it and it may use
-// only the page's globals. It never throws and never returns a non-plain
-// value; Chrome awaits the returned promise. It also runs unchanged under
-// node for the unit tests (no DOM there).
+// so it must be self-contained: every helper lives inside it. It also runs
+// unchanged under node for the unit tests (no DOM there).
+//
+// The page is hostile. pageRun touches none of the page's globals: it takes
+// every built-in from __gasolinePristine, which pristine.js saved before any
+// page script ran, calls them with Reflect.apply, writes only to objects
+// without a prototype (or with defineProperty), never awaits (a page can
+// hook await through Promise.prototype.constructor and then), never uses a
+// regular expression, an iterator or a string method it did not save, and
+// does no formatting: it hands back plain data, which Chrome copies out of
+// the page natively, and the worker encodes and formats it (readPageResult)
+// with its own built-ins. What the script itself computes in the MAIN world
+// is still the page's to influence (a page can redefine document.title's
+// getter); results say "world": "MAIN" for that reason.
 
 /**
  * MAX_RESULT_CHARS bounds the JSON of a value so its post stays under the
@@ -13,254 +24,514 @@
  */
 export const MAX_RESULT_CHARS = 15 * 1024 * 1024;
 
+/** MAX_DEPTH is the deepest nesting of a result; Chrome copies at most 100 levels out of a page. */
+export const MAX_DEPTH = 90;
+
 /**
- * pageRun compiles script, runs it, and encodes its value.
- *
+ * scriptSources returns the two ways pageRun compiles a script: as an
+ * expression (trailing semicolons and blanks dropped) and as a function body.
+ */
+export function scriptSources(script) {
+  return { body: script, expr: script.replace(/[\s;]+$/, '') };
+}
+
+/**
+ * pageRun compiles a script, runs it, and converts its value to plain data.
  * The script is an expression ("document.title") or a function body
  * ("return document.title"); both may use await. It is first compiled as
- * `return (<script>)` in an async function, and, if that is a syntax error,
- * as the body of an async function.
+ * `return (<expr>)` in an async function, and, if that is a syntax error,
+ * as the body <body> of an async function.
  *
- * It resolves to one of:
- *   {ok: true,  json, type?, hint?, compiled_as, url}  json is the value as JSON text
- *   {ok: false, kind, message, url}  kind: "syntax" | "csp" | "compile" |
- *                                     "thrown" | "not_serialisable" | "too_large"
- * type is set when the value is not plain JSON data: "undefined", "dom_node",
+ * It returns (or resolves to) an object without prototype, one of:
+ *   {ok: true, value, type?, compiled_as, builtins}
+ *   {ok: false, kind: "no_pristine"}                          pristine.js has not run here
+ *   {ok: false, kind: "compile", cls: "syntax"|"eval"|"other", name, message, builtins}
+ *   {ok: false, kind: "thrown", error?: {name, message, stack}, shown?, compiled_as, builtins}
+ *   {ok: false, kind: "not_serialisable", message, builtins}
+ *   {ok: false, kind: "too_large", chars, builtins}
+ * value is plain data: strings, finite numbers, booleans, null, arrays and
+ * objects; NaN and ±Infinity become strings, DOM nodes short descriptions.
+ * type is set when the value was not plain data: "undefined", "dom_node",
  * "node_list", "window", "error", "map", "set", "typed_array".
+ * builtins is "pristine", or "page" when pristine.js was injected after the
+ * page's own scripts had run.
  */
-export async function pageRun(script, maxChars = 15 * 1024 * 1024) {
-  const url = typeof location !== 'undefined' ? String(location.href) : '';
-  const MAX_DEPTH = 100;
-  const STACK_LINES = 4;
+export function pageRun(body, expr, maxChars) {
+  const B = typeof __gasolinePristine === 'object' && __gasolinePristine !== null ? __gasolinePristine : null;
+  if (!B) return { __proto__: null, ok: false, kind: 'no_pristine' };
+  const apply = B.apply;
+  const builtins = apply(B.isLate, B, []) ? 'page' : 'pristine';
+  const MAX_DEPTH = 90;
 
-  class NotSerialisable extends Error {}
-
-  // Lines the Function constructor (2) and the expression wrapper (1) put
-  // before the script's first line.
-  let lineOffset = 3;
-
+  // --- strings, with saved methods and the language only --------------------
+  const slice = (s, a, b) => apply(B.slice, s, [a, b]);
+  const str = (x) => {
+    if (typeof x === 'string') return x;
+    try {
+      return '' + x; // page data: its own toString may run
+    } catch {
+      return '?';
+    }
+  };
+  const isSpace = (c) => c === ' ' || c === '\n' || c === '\t' || c === '\r' || c === '\f' || c === '\v' || c === '\u00a0';
+  // oneLine collapses blank runs to one space, trims, and cuts to n characters.
   const oneLine = (s, n) => {
-    const t = String(s).replace(/\s+/g, ' ').trim();
-    return t.length > n ? t.slice(0, n - 1) + '…' : t;
-  };
-
-  // describeError renders a thrown value as "Name: message" plus the first
-  // stack frames that belong to the user's script, not to pageRun.
-  const describeError = (e) => {
-    if (!(e instanceof Error) && !(e && typeof e === 'object' && 'message' in e && 'name' in e)) {
-      let shown;
-      try {
-        shown = typeof e === 'string' ? JSON.stringify(e) : String(e);
-      } catch {
-        shown = Object.prototype.toString.call(e);
+    if (s.length > 4 * n) s = slice(s, 0, 4 * n);
+    let out = '';
+    let gap = false;
+    for (let i = 0; i < s.length; i++) {
+      const c = s[i];
+      if (isSpace(c)) {
+        gap = out !== '';
+        continue;
       }
-      return `Uncaught non-Error value: ${oneLine(shown, 200)}`;
+      if (gap) out += ' ';
+      gap = false;
+      out += c;
     }
-    // A page can throw an error as large as itself; the daemon keeps 4 KB.
-    const message = String(e.message);
-    const head = `${e.name || 'Error'}: ${message.length > 2000 ? `${message.slice(0, 2000)}… (${message.length - 2000} more characters cut)` : message}`;
-    const frames = [];
-    for (const line of String(e.stack || '').split('\n')) {
-      if (!/^\s+at /.test(line)) continue;
-      if (/^\s+at (async )?pageRun\b/.test(line)) break;
-      // "(eval at pageRun (...), <anonymous>:L:C)" → "(script:l:C)", l a line of the script.
-      frames.push(line.trim().replace(/\(eval at .*, <anonymous>:(\d+):(\d+)\)$/,
-        (_, l, c) => `(script:${Number(l) - lineOffset}:${c})`));
-      if (frames.length === STACK_LINES) break;
+    return out.length > n ? slice(out, 0, n - 1) + '…' : out;
+  };
+  const HEX = '0123456789abcdef';
+  // quote writes s as a JSON string.
+  const quote = (s) => {
+    let out = '"';
+    for (let i = 0; i < s.length; i++) {
+      const c = s[i];
+      if (c === '"' || c === '\\') out += '\\' + c;
+      else if (c === '\n') out += '\\n';
+      else if (c === '\r') out += '\\r';
+      else if (c === '\t') out += '\\t';
+      else if (c < ' ') {
+        const code = apply(B.charCodeAt, c, [0]);
+        out += '\\u00' + HEX[code >> 4] + HEX[code & 15];
+      } else out += c;
     }
-    return frames.length ? `${head}\n  ${frames.join('\n  ')}` : head;
+    return out + '"';
   };
 
-  // Nodes of other frames fail instanceof, hence the shape check.
-  const isNode = (v) =>
-    (typeof Node !== 'undefined' && v instanceof Node) ||
-    (typeof v.nodeType === 'number' && typeof v.nodeName === 'string' && typeof v.cloneNode === 'function');
-  const isWindow = (v) => v === globalThis || (typeof Window !== 'undefined' && v instanceof Window);
-  const isNodeList = (v) =>
-    (typeof NodeList !== 'undefined' && v instanceof NodeList) ||
-    (typeof HTMLCollection !== 'undefined' && v instanceof HTMLCollection);
+  // --- writing results: never through a setter the page may have defined ---
+  const put = (o, k, x) => {
+    B.defineProperty(o, k, { __proto__: null, value: x, writable: true, enumerable: true, configurable: true });
+  };
 
-  // describeNode gives a short human description of a DOM node.
+  // --- what a value is, by brand checks a page cannot fake -------------------
+  const brand = (fn, v) => {
+    if (!fn) return false;
+    try {
+      apply(fn, v, []);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const noop = () => {};
+  // isPromise is a brand check: the saved then throws for anything but a
+  // native promise (and, on one, adds a reaction that does nothing).
+  const isPromise = (v) => {
+    try {
+      apply(B.then, v, [undefined, noop]);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // inherited reports whether key is found on v (own or through its
+  // prototypes) other than on Object.prototype, where only a page would put
+  // then or toJSON.
+  const inherited = (v, key) => {
+    for (let o = v, i = 0; o !== null && i < 64; o = B.getPrototypeOf(o), i++) {
+      if (B.hasOwn(o, key)) return o !== B.objectProto;
+    }
+    return false;
+  };
+  const isErrorLike = (v, proto) => {
+    if (B.isError) return B.isError(v);
+    for (let p = proto, i = 0; p !== null && i < 64; p = B.getPrototypeOf(p), i++) {
+      if (p === B.errorProto) return true;
+    }
+    return false;
+  };
+  const classify = (v) => {
+    let proto;
+    try {
+      proto = B.getPrototypeOf(v);
+    } catch {
+      return 'object'; // a revoked proxy, say; reading it fails below with a path
+    }
+    if (proto === B.objectProto || proto === null) return 'object';
+    if (proto === B.arrayProto && B.isArray(v)) return 'array';
+    if (v === B.global) return 'window';
+    if (brand(B.nodeType, v)) return 'dom_node';
+    if (brand(B.nodeListLength, v) || brand(B.collectionLength, v)) return 'node_list';
+    if (brand(B.dateGetTime, v)) return 'date';
+    if (brand(B.mapSize, v)) return 'map';
+    if (brand(B.setSize, v)) return 'set';
+    if (brand(B.typedArrayLength, v)) return 'typed_array';
+    if (isPromise(v)) return 'promise';
+    if (B.isArray(v)) return 'array';
+    if (isErrorLike(v, proto)) return 'error';
+    return 'object';
+  };
+
   const describeNode = (n) => {
-    if (n.nodeType === 1) {
-      let s = '<' + n.localName;
-      if (n.id) s += ` id="${oneLine(n.id, 40)}"`;
-      const cls = typeof n.className === 'string' ? n.className.trim() : '';
-      if (cls) s += ` class="${oneLine(cls, 60)}"`;
-      for (const attr of ['name', 'type', 'href', 'src']) {
-        const v = n.getAttribute(attr);
-        if (v) s += ` ${attr}="${oneLine(v, 80)}"`;
+    const type = apply(B.nodeType, n, []);
+    if (type === 1 && B.localName) {
+      let s = '<' + apply(B.localName, n, []);
+      const id = oneLine(str(apply(B.elementId, n, [])), 40);
+      if (id) s += ' id="' + id + '"';
+      const cls = oneLine(str(apply(B.className, n, [])), 60);
+      if (cls) s += ' class="' + cls + '"';
+      const attrs = ['name', 'type', 'href', 'src'];
+      for (let i = 0; i < attrs.length; i++) {
+        const v = apply(B.getAttribute, n, [attrs[i]]);
+        if (v) s += ' ' + attrs[i] + '="' + oneLine(v, 80) + '"';
       }
       s += '>';
-      const text = oneLine(n.textContent || '', 60);
-      return text ? `${s} ${JSON.stringify(text)}` : s;
+      const text = oneLine(str(apply(B.textContent, n, []) ?? ''), 60);
+      return text ? s + ' ' + quote(text) : s;
     }
-    if (n.nodeType === 3) return `#text ${JSON.stringify(oneLine(n.data, 60))}`;
-    if (n.nodeType === 8) return `<!-- ${oneLine(n.data, 60)} -->`;
-    if (n.nodeType === 9) return `#document ${n.URL || ''}`.trim();
-    return n.nodeName;
+    if (type === 3) return '#text ' + quote(oneLine(apply(B.characterData, n, []), 60));
+    if (type === 8) return '<!-- ' + oneLine(apply(B.characterData, n, []), 60) + ' -->';
+    if (type === 9) {
+      const url = apply(B.documentURL, n, []);
+      return url ? '#document ' + url : '#document';
+    }
+    return str(apply(B.nodeName, n, []));
+  };
+  const describeNodes = (list) => {
+    const byLength = brand(B.nodeListLength, list);
+    const len = apply(byLength ? B.nodeListLength : B.collectionLength, list, []);
+    const out = [];
+    for (let i = 0; i < len; i++) put(out, i, describeNode(apply(byLength ? B.nodeListItem : B.collectionItem, list, [i])));
+    return out;
+  };
+  const windowText = () => {
+    const href = B.locationHref ? str(apply(B.locationHref, B.location, [])) : '';
+    return href ? '[Window ' + href + ']' : '[Window]';
+  };
+  const errorSummary = (e) => {
+    try {
+      if (e !== null && typeof e === 'object') return str(e.name) + ': ' + str(e.message);
+      return str(e);
+    } catch {
+      return 'an unreadable error';
+    }
   };
 
-  // plain converts v to plain JSON data, throwing NotSerialisable with the
-  // path of the first value that has no faithful JSON form. Shared
-  // references are fine; only a reference back to an ancestor is a cycle.
-  const plain = (v, path, ancestors, depth) => {
+  // --- plain converts v to plain data ----------------------------------------
+  const NOT_SERIALISABLE = { __proto__: null };
+  let failure = ''; // set when plain throws NOT_SERIALISABLE
+  const fail = (message) => {
+    failure = message;
+    return NOT_SERIALISABLE;
+  };
+  const TOO_LARGE = { __proto__: null };
+  let size = 0; // JSON characters so far, about
+  const grow = (n) => {
+    size += n;
+    if (size > maxChars) throw TOO_LARGE;
+  };
+  // Shared references are fine; only a reference back to an ancestor is a cycle.
+  const ancestors = { __proto__: null };
+  const ancestorPaths = { __proto__: null };
+  let depthNow = 0;
+
+  const plain = (v, path, depth) => {
     switch (typeof v) {
       case 'undefined':
         return undefined;
       case 'string':
+        grow(v.length + 3);
+        return v;
       case 'boolean':
+        grow(6);
         return v;
       case 'number':
-        return Number.isFinite(v) ? v : String(v); // NaN, Infinity, -Infinity as strings
+        if (v !== v) return grow(5), 'NaN';
+        if (v === Infinity) return grow(10), 'Infinity';
+        if (v === -Infinity) return grow(11), '-Infinity';
+        grow(('' + v).length + 1);
+        return v;
       case 'bigint':
-        throw new NotSerialisable(`${path} is a BigInt (${v}n); convert it with String() or Number()`);
+        throw fail(path + ' is a BigInt (' + v + 'n); convert it with String() or Number()');
       case 'symbol':
-        throw new NotSerialisable(`${path} is a Symbol`);
+        throw fail(path + ' is a Symbol');
       case 'function':
-        throw new NotSerialisable(`${path} is a function`);
+        throw fail(path + ' is a function');
     }
-    if (v === null) return null;
-    if (depth > MAX_DEPTH) throw new NotSerialisable(`${path} is nested more than ${MAX_DEPTH} levels deep`);
-    if (ancestors.has(v)) {
-      throw new NotSerialisable(`${path} refers back to ${ancestors.get(v)} (a cycle)`);
+    if (v === null) return grow(5), null;
+    if (depth > MAX_DEPTH) throw fail(path + ' is nested more than ' + MAX_DEPTH + ' levels deep');
+    for (let i = 0; i < depthNow; i++) {
+      if (ancestors[i] === v) throw fail(path + ' refers back to ' + ancestorPaths[i] + ' (a cycle)');
     }
-    if (isNode(v)) return describeNode(v);
-    if (isWindow(v)) return `[Window ${url}]`.replace(' ]', ']');
-    if (typeof v.then === 'function') {
-      throw new NotSerialisable(`${path} is a Promise; await it before returning`);
+    const kind = classify(v);
+    switch (kind) {
+      case 'dom_node': {
+        const d = describeNode(v);
+        grow(d.length + 3);
+        return d;
+      }
+      case 'node_list': {
+        const list = describeNodes(v);
+        for (let i = 0; i < list.length; i++) grow(list[i].length + 3);
+        return list;
+      }
+      case 'window':
+        return windowText();
+      case 'date': {
+        const t = apply(B.dateGetTime, v, []);
+        return t !== t ? null : apply(B.dateToISOString, v, []);
+      }
     }
-    if (typeof v.toJSON === 'function') {
-      let j;
+    if (kind === 'promise') throw fail(path + ' is a Promise; await it before returning');
+    if (kind === 'object') {
+      let then;
       try {
-        j = v.toJSON();
+        then = inherited(v, 'then') ? v.then : undefined;
       } catch (e) {
-        throw new NotSerialisable(`${path}.toJSON() threw ${describeError(e)}`);
+        throw fail('reading ' + path + '.then threw ' + errorSummary(e));
       }
-      if (j !== v) return plain(j, path, ancestors, depth);
+      if (typeof then === 'function') throw fail(path + ' is a Promise; await it before returning');
+      let toJSON;
+      try {
+        toJSON = inherited(v, 'toJSON') ? v.toJSON : undefined;
+      } catch (e) {
+        throw fail('reading ' + path + '.toJSON threw ' + errorSummary(e));
+      }
+      if (typeof toJSON === 'function') {
+        let j;
+        try {
+          j = apply(toJSON, v, ['']);
+        } catch (e) {
+          throw fail(path + '.toJSON() threw ' + errorSummary(e));
+        }
+        if (j !== v) return plain(j, path, depth);
+      }
     }
-    ancestors.set(v, path);
+    ancestors[depthNow] = v;
+    ancestorPaths[depthNow] = path;
+    depthNow++;
     try {
-      if (isNodeList(v)) return Array.from(v, (n) => describeNode(n));
-      if (Array.isArray(v)) {
-        return v.map((x, i) => {
-          const p = plain(x, `${path}[${i}]`, ancestors, depth + 1);
-          return p === undefined ? null : p;
-        });
-      }
-      if (v instanceof Error) {
-        const out = { name: v.name, message: v.message };
-        if (v.stack) out.stack = String(v.stack).split('\n').slice(0, STACK_LINES + 1).join('\n');
-        return out;
-      }
-      if (v instanceof Map) {
-        const keys = Array.from(v.keys());
-        if (keys.every((k) => typeof k === 'string' || typeof k === 'number')) {
-          const out = {};
-          for (const [k, x] of v) {
-            const p = plain(x, `${path}.get(${JSON.stringify(k)})`, ancestors, depth + 1);
-            if (p !== undefined) out[k] = p;
+      const read = (key) => {
+        try {
+          return v[key];
+        } catch (e) {
+          throw fail('reading ' + path + '.' + key + ' threw ' + errorSummary(e));
+        }
+      };
+      switch (kind) {
+        case 'array': {
+          const out = [];
+          const len = v.length;
+          grow(2);
+          for (let i = 0; i < len; i++) {
+            const p = plain(read(i), path + '[' + i + ']', depth + 1);
+            put(out, i, p === undefined ? null : p);
+            grow(1);
           }
           return out;
         }
-        return Array.from(v, ([k, x], i) => [
-          plain(k, `${path} key #${i}`, ancestors, depth + 1) ?? null,
-          plain(x, `${path} value #${i}`, ancestors, depth + 1) ?? null,
-        ]);
-      }
-      if (v instanceof Set) {
-        return Array.from(v, (x, i) => plain(x, `${path} item #${i}`, ancestors, depth + 1) ?? null);
-      }
-      if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
-        return Array.from(v, (x) => (typeof x === 'bigint' ? String(x) : x));
-      }
-      const out = {};
-      for (const key of Object.keys(v)) {
-        let x;
-        try {
-          x = v[key];
-        } catch (e) {
-          throw new NotSerialisable(`reading ${path}.${key} threw ${describeError(e)}`);
+        case 'typed_array': {
+          const out = [];
+          const len = apply(B.typedArrayLength, v, []);
+          for (let i = 0; i < len; i++) {
+            const x = v[i];
+            put(out, i, typeof x === 'bigint' ? '' + x : x);
+            grow(typeof x === 'bigint' ? ('' + x).length + 3 : ('' + x).length + 1);
+          }
+          return out;
         }
-        const p = plain(x, `${path}.${key}`, ancestors, depth + 1);
-        if (p !== undefined) out[key] = p;
+        case 'map': {
+          const keys = [];
+          const vals = [];
+          const it = apply(B.mapEntries, v, []);
+          let allNamed = true;
+          for (let r = apply(B.mapIterNext, it, []), i = 0; !r.done; r = apply(B.mapIterNext, it, []), i++) {
+            const k = r.value[0];
+            if (typeof k !== 'string' && typeof k !== 'number') allNamed = false;
+            put(keys, i, k);
+            put(vals, i, r.value[1]);
+          }
+          if (allNamed) {
+            const out = { __proto__: null };
+            for (let i = 0; i < keys.length; i++) {
+              const k = '' + keys[i];
+              const p = plain(vals[i], path + '.get(' + (typeof keys[i] === 'string' ? quote(k) : k) + ')', depth + 1);
+              if (p !== undefined) {
+                grow(k.length + 4);
+                out[k] = p;
+              }
+            }
+            return out;
+          }
+          const out = [];
+          for (let i = 0; i < keys.length; i++) {
+            const k = plain(keys[i], path + ' key #' + i, depth + 2);
+            const x = plain(vals[i], path + ' value #' + i, depth + 2);
+            const pair = [];
+            put(pair, 0, k === undefined ? null : k);
+            put(pair, 1, x === undefined ? null : x);
+            put(out, i, pair);
+          }
+          return out;
+        }
+        case 'set': {
+          const out = [];
+          const it = apply(B.setValues, v, []);
+          for (let r = apply(B.setIterNext, it, []), i = 0; !r.done; r = apply(B.setIterNext, it, []), i++) {
+            const p = plain(r.value, path + ' item #' + i, depth + 1);
+            put(out, i, p === undefined ? null : p);
+          }
+          return out;
+        }
+        case 'error': {
+          const out = { __proto__: null };
+          out.name = plain(read('name'), path + '.name', depth + 1);
+          out.message = plain(read('message'), path + '.message', depth + 1);
+          const stack = read('stack');
+          if (typeof stack === 'string' && stack) out.stack = firstLines(stack, 5);
+          return out;
+        }
+        default: {
+          const out = { __proto__: null };
+          let keys;
+          try {
+            keys = B.keys(v);
+          } catch (e) {
+            throw fail('listing the keys of ' + path + ' threw ' + errorSummary(e));
+          }
+          grow(2);
+          for (let i = 0; i < keys.length; i++) {
+            const key = keys[i];
+            const p = plain(read(key), path + '.' + key, depth + 1);
+            if (p !== undefined) {
+              grow(key.length + 4);
+              out[key] = p;
+            }
+          }
+          return out;
+        }
       }
-      return out;
     } finally {
-      ancestors.delete(v);
+      depthNow--;
+    }
+  };
+  const firstLines = (s, n) => {
+    for (let i = 0, seen = 0; i < s.length; i++) {
+      if (s[i] === '\n' && ++seen === n) return slice(s, 0, i);
+    }
+    return s;
+  };
+
+  // encode turns the script's value into the answer.
+  const encode = (value, compiledAs) => {
+    try {
+      const kind = value === undefined ? 'undefined' : value !== null && typeof value === 'object' ? classify(value) : '';
+      const out = { __proto__: null, ok: true, value: plain(value, '$', 0), compiled_as: compiledAs, builtins };
+      if (kind && kind !== 'object' && kind !== 'array' && kind !== 'date') out.type = kind;
+      return out;
+    } catch (e) {
+      if (e === NOT_SERIALISABLE) return { __proto__: null, ok: false, kind: 'not_serialisable', message: failure, builtins };
+      if (e === TOO_LARGE) return { __proto__: null, ok: false, kind: 'too_large', chars: size, builtins };
+      return { __proto__: null, ok: false, kind: 'not_serialisable', message: 'reading the result threw ' + errorSummary(e), builtins };
     }
   };
 
-  // typeOf names the kind of a top-level value that is not plain JSON data.
-  const typeOf = (v) => {
-    if (v === undefined) return 'undefined';
-    if (v === null || typeof v !== 'object') return undefined;
-    if (isNode(v)) return 'dom_node';
-    if (isNodeList(v)) return 'node_list';
-    if (isWindow(v)) return 'window';
-    if (v instanceof Error) return 'error';
-    if (v instanceof Map) return 'map';
-    if (v instanceof Set) return 'set';
-    if (ArrayBuffer.isView(v) && !(v instanceof DataView)) return 'typed_array';
-    return undefined;
+  // thrown describes what the script threw; the worker formats it.
+  const thrown = (e, compiledAs) => {
+    const out = { __proto__: null, ok: false, kind: 'thrown', compiled_as: compiledAs, builtins };
+    let errorLike = false;
+    if (e !== null && typeof e === 'object') {
+      try {
+        errorLike = isErrorLike(e, B.getPrototypeOf(e)) || ('message' in e && 'name' in e);
+      } catch {
+        errorLike = false;
+      }
+    }
+    if (errorLike) {
+      let name = '';
+      let message = '';
+      let stack = '';
+      try {
+        name = str(e.name);
+        message = str(e.message);
+        stack = typeof e.stack === 'string' ? e.stack : '';
+      } catch {
+        // a getter threw: keep what was read
+      }
+      out.error = { __proto__: null, name: slice(name, 0, 200), message: slice(message, 0, 10000), stack: slice(stack, 0, 10000) };
+    } else {
+      out.shown = slice(typeof e === 'string' ? quote(e) : str(e), 0, 1000);
+    }
+    return out;
   };
 
-  // Compile: expression first (trailing semicolons dropped), then body.
-  const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+  // Compile: expression first, then body. The page's CSP may forbid it.
+  const compileFailure = (e) => {
+    let proto = null;
+    try {
+      proto = B.getPrototypeOf(e);
+    } catch {
+      proto = null;
+    }
+    const cls = proto === B.syntaxErrorProto ? 'syntax' : proto === B.evalErrorProto ? 'eval' : 'other';
+    return { __proto__: null, ok: false, kind: 'compile', cls, name: slice(str(e?.name ?? 'Error'), 0, 200), message: slice(str(e?.message ?? e), 0, 2000), builtins };
+  };
+  // The expression form hands its value to hand() as soon as it is
+  // computed, so the value never passes through the resolution of the async
+  // function's promise, where a page that defines then on Object.prototype
+  // could swap it. The body form's "return x" does pass through it: an
+  // object returned from a body is as trustworthy as the page.
+  let handed = false;
+  let handedValue;
+  const hand = (v) => {
+    handed = true;
+    handedValue = v;
+  };
   let fn;
   let compiledAs = 'expression';
-  // A compile error has no frames of the script: report its first line only.
-  const compileFailure = (e) => {
-    const message = `${e?.name || 'Error'}: ${String(e?.message ?? e).split('\n')[0].trim()}`;
-    if (e instanceof SyntaxError) return { ok: false, kind: 'syntax', message, url };
-    if (e instanceof EvalError || /unsafe-eval|Content Security Policy|TrustedScript/i.test(String(e?.message))) {
-      return { ok: false, kind: 'csp', message, url };
-    }
-    return { ok: false, kind: 'compile', message, url };
-  };
-  const expr = String(script).replace(/[\s;]+$/, '');
   try {
-    fn = new AsyncFunction(`return (\n${expr}\n);`);
+    fn = new B.AsyncFunction('$$gasolineHand', 'return $$gasolineHand((\n' + expr + '\n));');
   } catch (e) {
-    if (!(e instanceof SyntaxError)) return compileFailure(e);
+    if (B.getPrototypeOf(e) !== B.syntaxErrorProto) return compileFailure(e);
     try {
-      fn = new AsyncFunction(String(script));
+      fn = new B.AsyncFunction('$$gasolineHand', body);
       compiledAs = 'body';
-      lineOffset = 2;
     } catch (e2) {
       return compileFailure(e2);
     }
   }
 
-  let value;
+  // Run, and take every settlement straight from a promise with the saved
+  // then: never await, whose lookups of "constructor" and "then" a page can
+  // hook.
+  let settled;
   try {
-    value = await fn.call(globalThis);
+    settled = apply(fn, B.global, [hand]);
   } catch (e) {
-    return { ok: false, kind: 'thrown', message: describeError(e), url };
+    return thrown(e, compiledAs);
   }
-
-  try {
-    const type = typeOf(value);
-    const data = plain(value, '$', new Map(), 0);
-    const json = data === undefined ? 'null' : JSON.stringify(data);
-    if (json.length > maxChars) {
-      return {
-        ok: false,
-        kind: 'too_large',
-        message: `the result is ${json.length} characters of JSON, over the limit of ${maxChars}`,
-        url,
-      };
-    }
-    const out = { ok: true, json, compiled_as: compiledAs, url };
-    if (type) out.type = type;
-    if (type === 'undefined' && compiledAs === 'body' && !/\breturn\b/.test(String(script))) {
-      out.hint = 'the script ran as a function body without a return statement; add "return <value>" to get a value back';
-    } else if (type === 'dom_node' || type === 'node_list') {
-      out.hint = 'DOM nodes are returned as short descriptions; return the properties you need (e.g. el.textContent, el.href)';
-    }
-    return out;
-  } catch (e) {
-    if (e instanceof NotSerialisable) return { ok: false, kind: 'not_serialisable', message: e.message, url };
-    return { ok: false, kind: 'thrown', message: `encoding the result: ${describeError(e)}`, url };
-  }
+  return new B.Promise((resolve) => {
+    const done = (v) => resolve(encode(v, compiledAs));
+    const failed = (e) => resolve(thrown(e, compiledAs));
+    const finish = (returned) => {
+      if (!handed) return done(returned);
+      const v = handedValue;
+      if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return done(v);
+      if (isPromise(v)) return apply(B.then, v, [done, failed]); // an expression that is a promise: its value
+      let then;
+      try {
+        then = B.hasOwn(v, 'then') ? v.then : undefined;
+      } catch (e) {
+        return failed(e);
+      }
+      if (typeof then !== 'function') return done(v);
+      try {
+        apply(then, v, [done, failed]); // a thenable the script made
+      } catch (e) {
+        failed(e);
+      }
+    };
+    apply(B.then, settled, [finish, failed]);
+  });
 }

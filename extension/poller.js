@@ -2,7 +2,7 @@
 // poll again at once. No chrome.* dependency (injected): tested under node.
 
 import { Backoff, sleep } from './backoff.js';
-import { DaemonError, NetworkError, POLL_WAIT_MS } from './daemon.js';
+import { DaemonError, NetworkError, SignatureError, POLL_WAIT_MS } from './daemon.js';
 
 /** UNAUTHORIZED_RETRY_MS is how long the loop waits after a 401 before trying the token again. */
 export const UNAUTHORIZED_RETRY_MS = 30000;
@@ -16,11 +16,21 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  *   makeClient(config)  returns a DaemonClient for that config.
  *   dispatch(query)     starts a command; it must not block (commands run
  *                       concurrently while the next poll is in flight).
- *   status              a StatusStore (update(patch) only).
+ *   status              a StatusStore (update(patch) and dropped(message)).
+ *
+ * Every reconfigure() (and stop()) starts a new generation. A turn belongs to
+ * the generation in which it read its config: a config read, a poll answer
+ * or an error that arrives after the generation changed is thrown away and
+ * the turn starts again with a fresh config. So a poll never goes out with a
+ * token or port older than the last reconfigure(), and once reconfigure() has
+ * returned (as Unpair calls it after removing the token) no command of an
+ * earlier poll is dispatched.
  *
  * The loop ends when there is no token (start() or reconfigure() begins it
  * again) or on stop(). A 401 marks the extension unpaired and retries every
- * UNAUTHORIZED_RETRY_MS; an unreachable daemon is retried with backoff.
+ * UNAUTHORIZED_RETRY_MS; an unreachable daemon is retried with backoff; an
+ * answer that is not signed by the paired daemon is dropped, counted, and
+ * retried with backoff.
  */
 export class Poller {
   constructor({ loadConfig, makeClient, dispatch, status, backoff = new Backoff(), waitMs = POLL_WAIT_MS,
@@ -28,7 +38,8 @@ export class Poller {
     Object.assign(this, { loadConfig, makeClient, dispatch, status, backoff, waitMs, unauthorizedRetryMs, log });
     this.running = false;
     this.stopped = false;
-    this.turn = null; // AbortController of the current poll or wait; aborting it re-reads the config
+    this.generation = 0; // bumped by reconfigure() and stop()
+    this.turn = null; // AbortController of the current turn; aborted when the generation changes
     this.done = Promise.resolve();
   }
 
@@ -37,36 +48,54 @@ export class Poller {
     this.stopped = false;
     if (this.running) return;
     this.running = true;
+    let endedAt; // the generation in which the loop decided to end
     this.done = this.#loop()
+      .then((gen) => {
+        endedAt = gen;
+      })
       .catch((err) => this.log.error('gasoline: poll loop failed:', err))
       .finally(() => {
         this.running = false;
+        // A reconfigure() that came while the ending loop was still marked
+        // running found nothing to start: start now, so it is not lost.
+        if (!this.stopped && endedAt !== undefined && endedAt !== this.generation) this.start();
       });
   }
 
-  /** reconfigure abandons the current poll or wait so the new token/port take effect now. */
+  /**
+   * reconfigure starts a new generation: the current poll or wait is
+   * abandoned, nothing it returns is dispatched, and the next turn reads the
+   * config again.
+   */
   reconfigure() {
+    this.generation++;
     this.turn?.abort(new Error('reconfigured'));
     this.start();
   }
 
-  /** stop ends the loop after the current turn; done settles when it has. */
+  /** stop ends the loop; nothing more is dispatched. done settles when it has ended. */
   stop() {
     this.stopped = true;
+    this.generation++;
     this.turn?.abort(new Error('stopped'));
     return this.done;
   }
 
+  // loop runs turns until stopped or unpaired; it resolves to the generation
+  // in which it ended.
   async #loop() {
     while (!this.stopped) {
+      const gen = this.generation;
+      const turn = (this.turn = new AbortController());
       const config = await this.loadConfig();
+      if (gen !== this.generation) continue; // read before a reconfigure: read again
       if (!config.token) {
         this.status.update({ paired: false, token_rejected: false });
-        return;
+        return gen;
       }
-      const turn = (this.turn = new AbortController());
       try {
         const queries = await this.makeClient(config).pendingQueries({ waitMs: this.waitMs, signal: turn.signal });
+        if (gen !== this.generation) continue; // for a token or port that is gone: run nothing
         this.backoff.reset();
         this.status.update({ paired: true, token_rejected: false, daemon_reachable: true, last_error: null });
         for (const q of queries) {
@@ -77,15 +106,21 @@ export class Poller {
           }
         }
       } catch (err) {
-        if (turn.signal.aborted) continue;
-        await this.#recover(err, turn.signal).catch(() => {});
+        if (gen !== this.generation || turn.signal.aborted) continue;
+        await this.#recover(err, config, turn.signal).catch(() => {});
       }
     }
+    return this.generation;
   }
 
   // recover records what went wrong and waits before the next turn.
-  #recover(err, signal) {
-    if (err instanceof DaemonError && err.status === 401) {
+  #recover(err, config, signal) {
+    if (err instanceof SignatureError) {
+      this.status.dropped(`dropped an answer to GET /pending-queries from 127.0.0.1:${config.port}: ${err.message}; ` +
+        'nothing in it was run. Another program may hold the daemon\'s port: stop it, or pair again with the real daemon');
+      return sleep(this.backoff.next(), signal);
+    }
+    if (err instanceof DaemonError && err.status === 401 && err.code !== 'stale_request' && err.code !== 'replayed') {
       this.status.update({
         paired: false,
         token_rejected: true,

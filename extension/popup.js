@@ -3,7 +3,13 @@
 // the instance id and the token).
 //
 // Stable hooks for tests: #status-paired[data-paired], #status-daemon[data-reachable],
-// #last-command[data-status], #code, #pair, #port, #save-port, #unpair, #message[data-kind].
+// #status-daemon[data-dropped] (answers dropped as not signed by the paired daemon),
+// #last-command[data-status], #code, #pair, #port, #save-port, #unpair,
+// #message[data-kind] (ok, warn, error).
+//
+// The daemon line comes from an unauthenticated GET /health, which any
+// program on the port can answer; only the worker's signed polls say that
+// the paired daemon is there, and answers it did not sign are shown here.
 
 import { DaemonClient, DEFAULT_PORT, normaliseCode, validPort } from './daemon.js';
 import { KEYS, EMPTY_STATUS } from './status.js';
@@ -51,6 +57,15 @@ function render() {
     el.daemon.textContent = `checking ${where}…`;
   }
   el.daemon.title = status.last_error || '';
+  const dropped = status.dropped_batches || 0;
+  el.daemon.dataset.dropped = String(dropped);
+  if (dropped) {
+    el.daemon.append(Object.assign(document.createElement('span'), {
+      className: 'dropped',
+      textContent: `${dropped} answer${dropped === 1 ? '' : 's'} not signed by the paired daemon dropped (last ${timeOf(status.last_dropped_at)}): ` +
+        'another program may hold the port',
+    }));
+  }
 
   const c = status.last_command;
   if (c) {
@@ -115,7 +130,7 @@ el.pairForm.addEventListener('submit', async (ev) => {
     const res = await chrome.runtime.sendMessage({ type: 'pair', code });
     if (res?.ok) {
       el.code.value = '';
-      say('ok', 'Paired. Agents can now run commands in this browser.');
+      say('ok', `Paired with the gasoline daemon on 127.0.0.1:${res.port}, which proved it knows the code. Agents can now run commands in this browser.`);
     } else {
       const e = res?.error ?? {};
       say('error', [e.message || 'pairing failed', e.hint].filter(Boolean).join('\n'));
@@ -138,13 +153,24 @@ el.portForm.addEventListener('submit', async (ev) => {
   await chrome.storage.local.set({ [KEYS.port]: port });
   el.port.blur();
   health = null;
-  say('ok', `Using the daemon on 127.0.0.1:${port}.`);
+  // A port is only where to look: pairing there needs the daemon's proof of
+  // the code, and a paired extension runs only batches signed with its token.
+  say('ok', state.token
+    ? `Using 127.0.0.1:${port}. Commands are run only if the daemon you paired with answers there; if it does not, pair again.`
+    : `Using 127.0.0.1:${port}. Pairing succeeds only with a gasoline daemon that proves it knows your code.`);
 });
 
 el.unpair.addEventListener('click', async () => {
   const res = await chrome.runtime.sendMessage({ type: 'unpair' }).catch((err) => ({ ok: false, error: { message: err.message } }));
-  if (res?.ok) say('ok', 'Unpaired. Run "gasoline pair" to pair again.');
-  else say('error', `unpair failed: ${res?.error?.message ?? 'no answer from the service worker'}`);
+  if (res?.ok && res.revoked) {
+    say('ok', 'Unpaired: the daemon revoked this browser\'s token. Run "gasoline pair" to pair again.');
+  } else if (res?.ok && res.error) {
+    say('warn', `Unpaired in this browser, but ${res.error.message}.\n${res.error.hint}.`);
+  } else if (res?.ok) {
+    say('ok', 'Not paired. Run "gasoline pair" to pair.');
+  } else {
+    say('error', `unpair failed: ${res?.error?.message ?? 'no answer from the service worker'}`);
+  }
 });
 
 chrome.storage.onChanged.addListener((changes, area) => {

@@ -17,9 +17,14 @@ export const MAX_TIMEOUT_MS = 10 * 60 * 1000;
  * the script threw): it becomes status "error" with its message.
  */
 export class CommandError extends Error {
-  constructor(message) {
+  /**
+   * reason, when set, is the failure reason the daemon records instead of
+   * "command_error": "navigated" (the page navigated away while it ran).
+   */
+  constructor(message, { reason } = {}) {
     super(message);
     this.name = 'CommandError';
+    if (reason) this.reason = reason;
   }
 }
 
@@ -43,7 +48,8 @@ export function errorText(err) {
  *   execute(signal)      does the work and resolves to the "result" object;
  *                        signal aborts once the final status is decided, so
  *                        waits can stop (a page script cannot be stopped).
- *   report(body, {signal})  posts one status body; for "pending" the signal
+ *   report(body, {signal})  posts one status body ({correlation_id, status,
+ *                        result?, error?, reason?}); for "pending" the signal
  *                        aborts when the final status supersedes it. Bodies
  *                        are posted in order, one at a time.
  *   onStatus(status)     optional; observes "pending" and the final status.
@@ -91,7 +97,7 @@ export function runCommand({ correlationId, timeoutMs, execute, report, onStatus
     .then(() => execute(finished.signal))
     .then(
       (result) => finish({ status: 'complete', result: result ?? {} }),
-      (err) => finish({ status: 'error', error: errorText(err) }),
+      (err) => finish({ status: 'error', error: errorText(err), ...(err instanceof CommandError && err.reason ? { reason: err.reason } : {}) }),
     );
 
   return done;

@@ -11,6 +11,9 @@ export const KEYS = Object.freeze({ token: 'token', port: 'port', status: 'statu
  *   token_rejected   true when the daemon answered 401 to the stored token
  *   daemon_reachable true/false as of the last request; null before any
  *   last_error       what went wrong last and what to do, or null
+ *   dropped_batches  answers to GET /pending-queries dropped because the paired
+ *                    daemon had not signed them (another program on its port)
+ *   last_dropped_at  ISO time of the last such answer, or null
  *   last_command     {action, correlation_id, status, received_at, updated_at, instance}
  *                    status: running | pending | complete | error | timeout |
  *                    interrupted (the worker instance that ran it stopped)
@@ -22,6 +25,8 @@ export const EMPTY_STATUS = Object.freeze({
   token_rejected: false,
   daemon_reachable: null,
   last_error: null,
+  dropped_batches: 0,
+  last_dropped_at: null,
   last_command: null,
   instance: null,
   updated_at: null,
@@ -56,6 +61,18 @@ export class StatusStore {
   /** update merges patch into the status and stores it if anything changed. */
   update(patch) {
     return this.#enqueue(() => patch);
+  }
+
+  /**
+   * dropped counts an answer that was not signed by the paired daemon and
+   * records message (what happened, what to do) as the last error.
+   */
+  dropped(message) {
+    return this.#enqueue((cur) => ({
+      dropped_batches: (cur.dropped_batches || 0) + 1,
+      last_dropped_at: new Date().toISOString(),
+      last_error: message,
+    }));
   }
 
   /** commandReceived records a newly delivered command as the last command. */

@@ -2,232 +2,41 @@
 
 package main
 
-// The harness runs the real binaries: TestMain builds gasoline-mcp and
-// gasoline side by side in a temporary directory (so the bridge finds the
-// daemon next to itself, as in an install), and each test gets its own
-// state dir and free loopback port. Every daemon a test causes is stopped by
-// t.Cleanup, by its pid only.
+// The tests run the real binaries, built once by TestMain side by side in a
+// temporary directory (so the bridge finds the daemon next to itself, as in
+// an install); each test gets its own state dir and free loopback port from
+// harness.NewEnv, which stops every daemon a test causes, by its pid only.
 
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/gasoline-mcp/gasoline/internal/apitype"
-	"github.com/gasoline-mcp/gasoline/internal/client"
-	"github.com/gasoline-mcp/gasoline/internal/config"
-	"github.com/gasoline-mcp/gasoline/internal/state"
+	"github.com/gasoline-mcp/gasoline/internal/harness"
 )
 
-var (
-	binDir    string // holds gasoline-mcp and gasoline
-	bridgeBin string
-	daemonBin string
-)
+var bins harness.Binaries // gasoline-mcp and gasoline, built by TestMain
 
 func TestMain(m *testing.M) {
 	os.Exit(buildAndRun(m))
 }
 
 func buildAndRun(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "gasoline-bridge-test-")
-	if err != nil {
+	var err error
+	if bins, err = harness.Build(raceEnabled); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
-	binDir = dir
-	bridgeBin = filepath.Join(dir, "gasoline-mcp")
-	daemonBin = filepath.Join(dir, "gasoline")
-	builds := [][]string{
-		{"build", "-o", daemonBin, "github.com/gasoline-mcp/gasoline/cmd/daemon"},
-		{"build", "-o", bridgeBin, "github.com/gasoline-mcp/gasoline/cmd/bridge"},
-	}
-	if raceEnabled {
-		builds[1] = append([]string{"build", "-race"}, builds[1][1:]...)
-	}
-	for _, args := range builds {
-		cmd := exec.Command("go", args...)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "go %s: %v\n", strings.Join(args, " "), err)
-			return 1
-		}
-	}
+	defer os.RemoveAll(bins.Dir)
 	return m.Run()
-}
-
-// cleanEnv is the environment without any GASOLINE_ setting of the machine
-// running the tests, and without the race detector's 1s pause at exit.
-func cleanEnv(extra ...string) []string {
-	env := []string{"GORACE=atexit_sleep_ms=0"}
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GASOLINE_") && !strings.HasPrefix(kv, "GORACE=") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, extra...)
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// env is one test's daemon address and state dir.
-type env struct {
-	t    testing.TB
-	port int
-	dir  string
-}
-
-// newEnv reserves a port and a state dir, and stops whatever daemon ends up
-// serving them when the test ends.
-func newEnv(t testing.TB) *env {
-	t.Helper()
-	e := &env{t: t, port: freePort(t), dir: filepath.Join(t.TempDir(), "state")}
-	t.Cleanup(e.stopDaemon)
-	return e
-}
-
-func (e *env) flags() []string {
-	return []string{"--port", strconv.Itoa(e.port), "--state-dir", e.dir}
-}
-
-// gasoline runs the daemon CLI and returns its exit code and output.
-func (e *env) gasoline(args ...string) (int, string) {
-	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, daemonBin, append(args, e.flags()...)...)
-	cmd.Env = cleanEnv()
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, string(out)
-	case errors.As(err, &exit):
-		return exit.ExitCode(), string(out)
-	}
-	e.t.Fatalf("running gasoline %v: %v", args, err)
-	return -1, ""
-}
-
-// client returns a daemon client with the state dir's current token.
-func (e *env) client() *client.Client {
-	tok, _ := state.Dir{Path: e.dir}.ReadToken()
-	return client.New(config.BaseURL(e.port), tok)
-}
-
-// health returns the daemon's health, or an error when none answers.
-func (e *env) health() (apitype.Health, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	c := e.client()
-	defer c.CloseIdleConnections()
-	return c.Health(ctx)
-}
-
-// daemonPID returns the pid of the daemon answering on the test's port.
-func (e *env) daemonPID() int {
-	e.t.Helper()
-	h, err := e.health()
-	if err != nil {
-		e.t.Fatalf("no daemon answers: %v", err)
-	}
-	return h.PID
-}
-
-// kill sends SIGKILL to the test's daemon and waits until it has exited (a
-// bridge may start another at once).
-func (e *env) kill() int {
-	e.t.Helper()
-	pid := e.daemonPID()
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		e.t.Fatalf("killing daemon %d: %v", pid, err)
-	}
-	for deadline := time.Now().Add(5 * time.Second); alive(pid); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			e.t.Fatalf("daemon %d still alive 5s after SIGKILL", pid)
-		}
-	}
-	return pid
-}
-
-// waitGone waits until pid has exited and nothing answers on the port.
-func (e *env) waitGone(pid int) bool {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		_, err := e.health()
-		if errors.Is(err, client.ErrUnreachable) && (pid == 0 || !alive(pid)) {
-			return true
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
-}
-
-// alive reports whether pid runs. A killed daemon whose parent exited may
-// linger as a zombie when nothing reaps orphans (pid 1 in some containers);
-// it counts as gone.
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	// The state follows the parenthesised command name.
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] != 'Z'
-	}
-	return true
-}
-
-// stopDaemon stops the daemon serving the test, if any: POST /shutdown,
-// then SIGTERM to the pid it reports or its pid file names.
-func (e *env) stopDaemon() {
-	pid := 0
-	if h, err := e.health(); err == nil {
-		pid = h.PID
-	} else if b, err := os.ReadFile(filepath.Join(e.dir, state.PIDFile)); err == nil {
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-	}
-	if pid == 0 {
-		return
-	}
-	syscall.Kill(pid, syscall.SIGCONT) // in case a test left it stopped
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	c := e.client()
-	defer c.CloseIdleConnections()
-	if err := c.Shutdown(ctx); err == nil && e.waitGone(pid) {
-		return
-	}
-	if err := syscall.Kill(pid, syscall.SIGTERM); err == nil && !e.waitGone(pid) {
-		e.t.Errorf("daemon %d did not stop after SIGTERM", pid)
-	}
 }
 
 // bridgeProc is a running gasoline-mcp subprocess.
@@ -262,22 +71,22 @@ func (s *syncBuffer) String() string {
 // startBridge runs gasoline-mcp for e with extra flags. The bridge is ended
 // (stdin closed, then SIGKILL if it lingers) when the test ends, and its
 // stderr is shown if the test failed.
-func (e *env) startBridge(extra ...string) *bridgeProc {
-	e.t.Helper()
-	cmd := exec.Command(bridgeBin, append(append(e.flags(), "--log-level", "debug"), extra...)...)
-	cmd.Env = cleanEnv()
+func startBridge(e *harness.Env, extra ...string) *bridgeProc {
+	e.T.Helper()
+	cmd := exec.Command(e.Bin.Bridge, append(append(e.Flags(), "--log-level", "debug"), extra...)...)
+	cmd.Env = harness.CleanEnv()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
-	b := &bridgeProc{t: e.t, cmd: cmd, stdin: stdin, lines: make(chan []byte, 1000), stderr: &syncBuffer{}, exited: make(chan struct{})}
+	b := &bridgeProc{t: e.T, cmd: cmd, stdin: stdin, lines: make(chan []byte, 1000), stderr: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = b.stderr
 	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -291,7 +100,7 @@ func (e *env) startBridge(extra ...string) *bridgeProc {
 		b.err = cmd.Wait()
 		close(b.exited)
 	}()
-	e.t.Cleanup(func() {
+	e.T.Cleanup(func() {
 		stdin.Close()
 		select {
 		case <-b.exited:
@@ -299,8 +108,8 @@ func (e *env) startBridge(extra ...string) *bridgeProc {
 			cmd.Process.Kill()
 			<-b.exited
 		}
-		if e.t.Failed() {
-			e.t.Logf("gasoline-mcp stderr:\n%s", b.stderr.String())
+		if e.T.Failed() {
+			e.T.Logf("gasoline-mcp stderr:\n%s", b.stderr.String())
 		}
 	})
 	return b

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/config"
+	"github.com/gasoline-mcp/gasoline/internal/harness"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
@@ -25,8 +26,8 @@ import (
 // extraction, each piece verifiable against the source.
 func TestLargeOutputThroughBridge(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	b := e.startBridge()
+	e := harness.NewEnv(t, bins)
+	b := startBridge(e)
 	b.initialize(1)
 
 	var sb strings.Builder
@@ -45,7 +46,7 @@ func TestLargeOutputThroughBridge(t *testing.T) {
 	id := queued.StructuredContent["correlation_id"].(string)
 
 	// The fake extension: long-poll, then post the page.
-	tok, err := state.Dir{Path: e.dir}.ReadToken()
+	tok, err := state.Dir{Path: e.Dir}.ReadToken()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestLargeOutputThroughBridge(t *testing.T) {
 			j, _ := json.Marshal(body)
 			rd = bytes.NewReader(j)
 		}
-		req, _ := http.NewRequest(method, config.BaseURL(e.port)+path, rd)
+		req, _ := http.NewRequest(method, config.BaseURL(e.Port)+path, rd)
 		req.Header.Set("Authorization", "Bearer "+tok)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -1,13 +1,15 @@
-// Unit tests of pageRun, the function execute_js injects into pages.
+// Unit tests of pageRun, the function execute_js injects into pages, and of
+// the worker's reading of its answer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { pageRun } from '../page.js';
+import { raw, run } from './pagerun.js';
 
-const value = (r) => {
-  assert.equal(r.ok, true, `not ok: ${r.kind}: ${r.message}`);
-  return JSON.parse(r.json);
+const value = async (script) => {
+  const { r, result, error } = await run(script);
+  assert.equal(error, undefined, `failed: ${error}`);
+  return { v: JSON.parse(JSON.stringify(result.value)), r, result }; // as Chrome copies it: plain objects
 };
 
 test('compiles expressions and function bodies', async (t) => {
@@ -23,46 +25,52 @@ test('compiles expressions and function bodies', async (t) => {
   ];
   for (const c of cases) {
     await t.test(c.name, async () => {
-      const r = await pageRun(c.script);
-      assert.deepEqual(value(r), c.want);
+      const { v, r } = await value(c.script);
+      assert.deepEqual(v, c.want);
       assert.equal(r.compiled_as, c.as);
+      assert.equal(r.builtins, 'pristine');
     });
   }
 });
 
 test('undefined becomes null with type "undefined"', async () => {
-  const r = await pageRun('undefined');
-  assert.equal(r.json, 'null');
-  assert.equal(r.type, 'undefined');
-  const body = await pageRun('let x = 1; x++');
-  assert.equal(body.type, 'undefined');
-  assert.match(body.hint, /return/);
+  const { v, result } = await value('undefined');
+  assert.equal(v, null);
+  assert.equal(result.type, 'undefined');
+  const body = await value('let x = 1; x++');
+  assert.equal(body.result.type, 'undefined');
+  assert.match(body.result.hint, /return/);
 });
 
 test('plain JSON conversions', async (t) => {
   const cases = [
     { name: 'NaN and Infinity as strings', script: '[NaN, Infinity, -Infinity]', want: ['NaN', 'Infinity', '-Infinity'] },
     { name: 'undefined in arrays and objects', script: '({a: undefined, b: [undefined, 1]})', want: { b: [null, 1] } },
-    { name: 'Date via toJSON', script: 'new Date(0)', want: '1970-01-01T00:00:00.000Z' },
+    { name: 'Date', script: 'new Date(0)', want: '1970-01-01T00:00:00.000Z' },
+    { name: 'invalid Date', script: 'new Date(NaN)', want: null },
+    { name: 'toJSON', script: '({toJSON() { return {j: 1} }})', want: { j: 1 } },
     { name: 'Map with string keys', script: 'new Map([["a", 1], ["b", 2]])', want: { a: 1, b: 2 }, type: 'map' },
     { name: 'Map with object keys', script: 'new Map([[{k: 1}, "v"]])', want: [[{ k: 1 }, 'v']], type: 'map' },
     { name: 'Set', script: 'new Set([1, "x"])', want: [1, 'x'], type: 'set' },
     { name: 'typed array', script: 'new Uint8Array([1, 2])', want: [1, 2], type: 'typed_array' },
+    { name: 'BigInt typed array', script: 'new BigInt64Array([1n])', want: ['1'], type: 'typed_array' },
     { name: 'shared reference is not a cycle', script: 'const o = {v: 1}; return [o, o, {o}]', want: [{ v: 1 }, { v: 1 }, { o: { v: 1 } }] },
+    { name: 'class instance', script: 'class P { constructor() { this.x = 1 } }; return new P()', want: { x: 1 } },
+    { name: '__proto__ key', script: 'JSON.parse(\'{"__proto__": {"a": 1}}\')', want: JSON.parse('{"__proto__": {"a": 1}}') },
   ];
   for (const c of cases) {
     await t.test(c.name, async () => {
-      const r = await pageRun(c.script);
-      assert.deepEqual(value(r), c.want);
-      assert.equal(r.type, c.type);
+      const { v, result } = await value(c.script);
+      assert.deepEqual(v, c.want);
+      assert.equal(result.type, c.type);
     });
   }
   await t.test('Error value', async () => {
-    const r = await pageRun('new RangeError("bad")');
-    const v = value(r);
-    assert.equal(r.type, 'error');
+    const { v, result } = await value('new RangeError("bad")');
+    assert.equal(result.type, 'error');
     assert.equal(v.name, 'RangeError');
     assert.equal(v.message, 'bad');
+    assert.match(v.stack, /^RangeError: bad\n/);
   });
 });
 
@@ -77,63 +85,83 @@ test('non-serialisable values are clear errors', async (t) => {
     { name: 'symbol', script: 'Symbol("s")', want: /\$ is a Symbol/ },
     { name: 'nested promise', script: '({p: Promise.resolve(1)})', want: /\$\.p is a Promise; await it/ },
     { name: 'throwing getter', script: '({get g() { throw new Error("nope") }})', want: /reading \$\.g threw Error: nope/ },
-    { name: 'too deep', script: 'let o = {}; const root = o; for (let i = 0; i < 200; i++) { o.n = {}; o = o.n } return root', want: /nested more than 100 levels/ },
+    { name: 'throwing toJSON', script: '({toJSON() { throw new TypeError("tj") }})', want: /\$\.toJSON\(\) threw TypeError: tj/ },
+    { name: 'too deep', script: 'let o = {}; const root = o; for (let i = 0; i < 200; i++) { o.n = {}; o = o.n } return root', want: /nested more than 90 levels/ },
   ];
   for (const c of cases) {
     await t.test(c.name, async () => {
-      const r = await pageRun(c.script);
-      assert.equal(r.ok, false);
+      const { r, error } = await run(c.script);
       assert.equal(r.kind, 'not_serialisable');
-      assert.match(r.message, c.want);
+      assert.match(error, c.want);
+      assert.match(error, /not JSON-serialisable/);
     });
   }
 });
 
 test('thrown errors and rejections', async (t) => {
   const cases = [
-    { name: 'throw in body', script: 'throw new TypeError("boom")', want: /^TypeError: boom/ },
-    { name: 'runtime error in expression', script: 'undefinedFunction()', want: /^ReferenceError: undefinedFunction is not defined/ },
-    { name: 'rejected promise', script: 'Promise.reject(new Error("rejected"))', want: /^Error: rejected/ },
-    { name: 'awaited rejection', script: 'await new Promise((_, rej) => setTimeout(() => rej(new SyntaxError("late")), 5))', want: /^SyntaxError: late/ },
-    { name: 'non-Error value', script: 'throw "plain string"', want: /"plain string"/ },
+    { name: 'throw in body', script: 'throw new TypeError("boom")', want: /^Uncaught TypeError: boom/ },
+    { name: 'runtime error in expression', script: 'undefinedFunction()', want: /^Uncaught ReferenceError: undefinedFunction is not defined/ },
+    { name: 'rejected promise', script: 'Promise.reject(new Error("rejected"))', want: /^Uncaught Error: rejected/ },
+    { name: 'awaited rejection', script: 'await new Promise((_, rej) => setTimeout(() => rej(new SyntaxError("late")), 5))', want: /^Uncaught SyntaxError: late/ },
+    { name: 'non-Error value', script: 'throw "plain string"', want: /^Uncaught non-Error value: "plain string"$/ },
+    { name: 'error-shaped object', script: 'throw {name: "Custom", message: "shaped"}', want: /^Uncaught Custom: shaped$/ },
   ];
   for (const c of cases) {
     await t.test(c.name, async () => {
-      const r = await pageRun(c.script);
-      assert.equal(r.ok, false);
+      const { r, error } = await run(c.script);
       assert.equal(r.kind, 'thrown');
-      assert.match(r.message, c.want);
-      assert.doesNotMatch(r.message, /pageRun/, 'stack frames of pageRun itself are cut');
+      assert.match(error, c.want);
+      assert.doesNotMatch(error, /pageRun/, 'stack frames of pageRun itself are cut');
     });
   }
   await t.test('stack lines of the script are kept', async () => {
-    const r = await pageRun('function inner() { throw new Error("deep") }\ninner()');
-    assert.match(r.message, /^Error: deep\n\s+at inner \(script:1:26\)\n\s+at eval \(script:2:1\)$/);
-    const expr = await pageRun('1 +\n  missing');
-    assert.match(expr.message, /^ReferenceError: missing is not defined\n\s+at eval \(script:2:3\)$/);
+    const { error } = await run('function inner() { throw new Error("deep") }\ninner()');
+    assert.match(error, /^Uncaught Error: deep\n\s+at inner \(script:1:26\)\n\s+at eval \(script:2:1\)$/);
+    const expr = await run('1 +\n  missing');
+    assert.match(expr.error, /^Uncaught ReferenceError: missing is not defined\n\s+at eval \(script:2:3\)$/);
   });
 });
 
 test('syntax errors', async () => {
-  const r = await pageRun('return (');
-  assert.equal(r.ok, false);
-  assert.equal(r.kind, 'syntax');
-  assert.match(r.message, /^SyntaxError: /);
+  const { r, error } = await run('return (');
+  assert.equal(r.kind, 'compile');
+  assert.equal(r.cls, 'syntax');
+  assert.match(error, /^the script does not compile: SyntaxError: /);
 });
 
 test('results over the size limit', async () => {
-  const r = await pageRun('"x".repeat(100)', 50);
-  assert.equal(r.ok, false);
+  const { r, error } = await run('"x".repeat(100)', 50);
   assert.equal(r.kind, 'too_large');
+  assert.match(error, /over 50 characters of JSON/);
+  const big = await run('Array.from({length: 1e6}, () => "abcdefgh")', 1000);
+  assert.equal(big.r.kind, 'too_large', 'the walk stops at the limit');
+  assert.ok(big.r.chars < 2000, `walked ${big.r.chars} characters past a limit of 1000`);
+});
+
+test('answers have no prototype a page could hook', async () => {
+  const r = await raw('({a: [1, {b: 2}]})');
+  assert.equal(Object.getPrototypeOf(r), null);
+  assert.equal(Object.getPrototypeOf(r.value), null);
+  assert.equal(Object.getPrototypeOf(r.value.a[1]), null);
+  assert.ok(Array.isArray(r.value.a));
+});
+
+test('without pristine.js pageRun asks for it', () => {
+  const page = fileURLToPath(new URL('../page.js', import.meta.url));
+  const prog = `import(${JSON.stringify(page)}).then((m) => console.log(JSON.stringify(m.pageRun('1', '1', 100))))`;
+  const out = spawnSync(process.execPath, ['--input-type=module', '-e', prog], { encoding: 'utf8' });
+  assert.equal(out.status, 0, out.stderr);
+  assert.deepEqual(JSON.parse(out.stdout), { ok: false, kind: 'no_pristine' });
 });
 
 test('a CSP that forbids eval is reported as such', () => {
   // --disallow-code-generation-from-strings makes new Function throw EvalError, as a page CSP without 'unsafe-eval' does.
-  const page = fileURLToPath(new URL('../page.js', import.meta.url));
-  const prog = `import(${JSON.stringify(page)}).then(async (m) => console.log(JSON.stringify(await m.pageRun('1 + 1'))))`;
+  const helper = fileURLToPath(new URL('./pagerun.js', import.meta.url));
+  const prog = `import(${JSON.stringify(helper)}).then(async (m) => console.log(JSON.stringify(await m.run('1 + 1'))))`;
   const out = spawnSync(process.execPath, ['--disallow-code-generation-from-strings', '--input-type=module', '-e', prog], { encoding: 'utf8' });
   assert.equal(out.status, 0, out.stderr);
-  const r = JSON.parse(out.stdout);
-  assert.equal(r.ok, false);
-  assert.equal(r.kind, 'csp');
+  const { r, error } = JSON.parse(out.stdout);
+  assert.equal(r.kind, 'compile');
+  assert.match(error, /Content-Security-Policy blocks eval, so execute_js cannot run scripts on http:\/\/page\.test\//);
 });

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Poller } from '../poller.js';
 import { Backoff } from '../backoff.js';
-import { DaemonError, NetworkError } from '../daemon.js';
+import { DaemonError, NetworkError, SignatureError } from '../daemon.js';
 
 // scripted returns a makeClient whose pendingQueries answers from steps in
 // order (a value, an Error to throw, or a function of the signal), then holds
@@ -31,7 +31,17 @@ function statusRecorder() {
     Object.assign(s.current, patch);
     return Promise.resolve();
   };
+  s.dropped = (message) => s.update({ dropped_batches: (s.current.dropped_batches || 0) + 1, last_error: message });
   return s;
+}
+
+// deferred is a promise with its resolve function.
+function deferred() {
+  let resolve;
+  const promise = new Promise((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
 }
 
 const until = async (cond, what) => {
@@ -118,4 +128,92 @@ test('without a token the loop ends; start() after pairing begins it again', asy
   await until(() => calls.length === 1, 'poll with the new token');
   assert.equal(calls[0].token, 'new');
   await p.stop();
+});
+
+test('an answer the paired daemon did not sign is dropped, counted, and polled again with backoff', async () => {
+  const forged = () => new SignatureError('not signed by the daemon this extension paired with');
+  const { makeClient, calls } = scripted([forged(), forged(), [{ correlation_id: 'real' }]]);
+  const dispatched = [];
+  const status = statusRecorder();
+  const p = new Poller({
+    loadConfig: async () => ({ token: 't', port: 4242 }), makeClient, dispatch: (q) => dispatched.push(q.correlation_id), status, backoff: fastBackoff(),
+  });
+  p.start();
+  await until(() => calls.length === 4, 'polls after the dropped answers');
+  assert.deepEqual(dispatched, ['real'], 'nothing from an unsigned answer is dispatched');
+  assert.equal(status.current.dropped_batches, 2);
+  assert.ok(status.updates.some((u) => /127\.0\.0\.1:4242.*nothing in it was run/.test(u.last_error ?? '')));
+  assert.notEqual(status.current.paired, false, 'an impostor cannot unpair the extension');
+  await p.stop();
+});
+
+test('a config read in flight during reconfigure is read again, never polled with', async () => {
+  let token = 'old';
+  const reads = [];
+  const { makeClient, calls } = scripted([]);
+  const p = new Poller({
+    loadConfig: () => {
+      const d = deferred();
+      reads.push(d);
+      return d.promise;
+    },
+    makeClient,
+    dispatch: () => {},
+    status: statusRecorder(),
+  });
+  p.start();
+  await until(() => reads.length === 1, 'first config read');
+  token = 'new';
+  p.reconfigure(); // while the first read is in flight
+  reads[0].resolve({ token: 'old', port: 1 }); // the read predates the change
+  await until(() => reads.length === 2, 'config read again');
+  reads[1].resolve({ token, port: 2 });
+  await until(() => calls.length === 1, 'the poll');
+  assert.deepEqual(calls.map((c) => c.token), ['new'], 'no poll with the old token');
+  await p.stop();
+});
+
+test('after reconfigure nothing from an earlier poll is dispatched', async () => {
+  const answer = deferred();
+  const { makeClient, calls } = scripted([() => answer.promise]); // a poll that ignores its abort signal
+  const dispatched = [];
+  let token = 't';
+  const p = new Poller({ loadConfig: async () => ({ token, port: 1 }), makeClient, dispatch: (q) => dispatched.push(q.correlation_id), status: statusRecorder() });
+  p.start();
+  await until(() => calls.length === 1, 'first poll');
+  token = ''; // Unpair: the token is removed, then reconfigure()
+  p.reconfigure();
+  answer.resolve([{ correlation_id: 'late' }]);
+  await until(() => !p.running, 'the loop ends without a token');
+  assert.deepEqual(dispatched, [], 'a command received for the removed token was dispatched');
+  assert.equal(calls.length, 1);
+});
+
+test('a reconfigure while the loop is ending is not lost', async () => {
+  let token = '';
+  const { makeClient, calls } = scripted([]);
+  const p = new Poller({ loadConfig: async () => ({ token, port: 1 }), makeClient, dispatch: () => {}, status: statusRecorder() });
+  p.start();
+  // The loop has seen no token and is about to end; pairing stores a token
+  // and calls reconfigure() before the loop's end has been processed.
+  await Promise.resolve();
+  await Promise.resolve();
+  token = 'fresh';
+  p.reconfigure();
+  await until(() => calls.length === 1, 'poll with the new token');
+  assert.equal(calls[0].token, 'fresh');
+  await p.stop();
+});
+
+test('after stop nothing more is dispatched', async () => {
+  const answer = deferred();
+  const { makeClient } = scripted([() => answer.promise]);
+  const dispatched = [];
+  const p = new Poller({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient, dispatch: (q) => dispatched.push(q), status: statusRecorder() });
+  p.start();
+  await new Promise((r) => setTimeout(r, 10));
+  const stopped = p.stop();
+  answer.resolve([{ correlation_id: 'late' }]);
+  await stopped;
+  assert.deepEqual(dispatched, []);
 });

@@ -97,6 +97,15 @@ test('command lifecycle', async (t) => {
     assert.deepEqual(h.posts, [{ correlation_id: 'exec_1', status: 'error', error: 'no tab with id 7' }]);
   });
 
+  await t.test('a failure with a reason posts it, as navigated pages do', async () => {
+    const h = harness();
+    await flush();
+    h.settle().reject(new CommandError('tab 7 navigated to http://x/', { reason: 'navigated' }));
+    await h.done;
+    await flush();
+    assert.deepEqual(h.posts, [{ correlation_id: 'exec_1', status: 'error', error: 'tab 7 navigated to http://x/', reason: 'navigated' }]);
+  });
+
   await t.test('a synchronous throw in execute is an error, not a crash', async () => {
     const posts = [];
     await runCommand({

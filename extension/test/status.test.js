@@ -51,3 +51,16 @@ test("an earlier instance's unfinished command shows as interrupted", async () =
   assert.equal(st.paired, true);
   assert.equal(st.instance, 'new');
 });
+
+test('dropped answers are counted across worker instances', async () => {
+  const storage = memoryStorage();
+  const s = new StatusStore(storage, 'i1');
+  s.dropped('first');
+  await s.dropped('second');
+  const next = new StatusStore(storage, 'i2');
+  await next.dropped('third');
+  const st = storage.data[KEYS.status];
+  assert.equal(st.dropped_batches, 3);
+  assert.equal(st.last_error, 'third');
+  assert.ok(st.last_dropped_at);
+});

@@ -3,7 +3,11 @@
 package apitype
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -17,7 +21,38 @@ const (
 	// the extension endpoints. It may also be given as the query parameter
 	// "instance". Absent, the instance is "default".
 	HeaderExtensionInstance = "X-Gasoline-Instance"
+	// HeaderNonce carries a local client's challenge on GET /hello.
+	HeaderNonce = "X-Gasoline-Nonce"
+	// HeaderDaemonStarted is on every answer of the daemon: when it started
+	// (RFC 3339, UTC), so a client can tell that the daemon it talks to was
+	// restarted, and which correlation ids predate it.
+	HeaderDaemonStarted = "X-Gasoline-Daemon-Started"
 )
+
+// Hello is the body of GET /hello: the daemon's proof that it knows the
+// state-dir token, given before a local client sends the token or anything
+// else over TCP (a program squatting on the port while the daemon is down
+// cannot give it).
+type Hello struct {
+	Service string `json:"service"` // ServiceName
+	Proof   string `json:"proof"`   // HelloProof(token, port, nonce)
+}
+
+// MinNonceLen and MaxNonceLen bound the hex nonce of GET /hello.
+const (
+	MinNonceLen = 32
+	MaxNonceLen = 128
+)
+
+// HelloProof is the daemon's answer to nonce: hex HMAC-SHA256 keyed by the
+// state-dir token over a fixed label, the daemon's port and the nonce. The
+// port is bound in, so a program on another port cannot relay a daemon's
+// proof to a client that asked it.
+func HelloProof(token string, port int, nonce string) string {
+	m := hmac.New(sha256.New, []byte(token))
+	m.Write([]byte("gasoline hello v1\n" + strconv.Itoa(port) + "\n" + nonce))
+	return hex.EncodeToString(m.Sum(nil))
+}
 
 // ServiceName is the value of Health.Service; a health answer without it is
 // not a gasoline daemon.
@@ -79,6 +114,10 @@ type QueryResult struct {
 	Status        string          `json:"status"` // pending | complete | error | timeout
 	Result        json.RawMessage `json:"result,omitempty"`
 	Error         string          `json:"error,omitempty"`
+	// Reason is why a command failed, with status error, when the extension
+	// knows better than "command_error": "navigated" (its page navigated
+	// away while it ran).
+	Reason string `json:"reason,omitempty"`
 }
 
 // QueryResultAck is the body returned by a successful POST /query-result.
@@ -98,4 +137,118 @@ type ErrorDetail struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Hint    string `json:"hint,omitempty"`
+}
+
+// Commands is the body of GET /commands, the debug view of every client's
+// commands (the same data as the observe modes).
+type Commands struct {
+	Commands CommandLists `json:"commands"`
+	Stats    CommandStats `json:"stats"`
+}
+
+// CommandLists are commands by state, oldest first.
+type CommandLists struct {
+	Pending   []Command `json:"pending"`   // queued and running, in submission order
+	Completed []Command `json:"completed"` // retained complete commands, in finishing order
+	Failed    []Command `json:"failed"`    // the failed buffer
+}
+
+// Command is one command in the debug view.
+type Command struct {
+	CorrelationID string          `json:"correlation_id"`
+	Client        string          `json:"client"`
+	Action        string          `json:"action"`
+	State         string          `json:"state"`
+	Delivered     bool            `json:"delivered"`
+	Acked         bool            `json:"acked"`
+	Extension     string          `json:"extension,omitempty"`
+	External      bool            `json:"external,omitempty"`
+	Result        json.RawMessage `json:"result,omitempty"`
+	// Stored describes a result kept in the output store instead of Result.
+	Stored      *StoredOutput `json:"stored,omitempty"`
+	Error       string        `json:"error,omitempty"`
+	Reason      string        `json:"reason,omitempty"`
+	Read        bool          `json:"read"`
+	CreatedAt   time.Time     `json:"created_at"`
+	DeliveredAt *time.Time    `json:"delivered_at,omitempty"`
+	FinishedAt  *time.Time    `json:"finished_at,omitempty"`
+}
+
+// StoredOutput describes a result kept in the daemon's output store.
+type StoredOutput struct {
+	Chars     int    `json:"chars"`
+	Bytes     int    `json:"bytes"`
+	SHA256    string `json:"sha256"`
+	Truncated bool   `json:"truncated,omitempty"`
+}
+
+// CommandStats are tracker-wide counts.
+type CommandStats struct {
+	Queued    int `json:"queued"`
+	Pending   int `json:"pending"`
+	External  int `json:"external"`
+	Completed int `json:"completed"`
+	Failed    int `json:"failed"`
+}
+
+// PairCode is the body of POST /pair/code: a one-time pairing code for the
+// extension's popup and when it stops working.
+type PairCode struct {
+	Code      string    `json:"code"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// PairRequest is the body of POST /pair, sent by the extension. It proves
+// the one-time code without carrying it (internal/extauth): Nonce is 32
+// random bytes as hex, Proof is extauth.ExtensionProof.
+type PairRequest struct {
+	Nonce    string `json:"nonce"`
+	Proof    string `json:"proof"`
+	Instance string `json:"instance"`
+	// Code is what extensions older than the proof sent; a request that
+	// carries it is refused as outdated.
+	Code string `json:"code,omitempty"`
+}
+
+// Paired is the body of a successful POST /pair: the extension's token, and
+// Proof (extauth.DaemonProof) that the daemon knows the code, which binds
+// the token and extension id.
+type Paired struct {
+	Token       string `json:"token"`
+	ExtensionID string `json:"extension_id"`
+	Proof       string `json:"proof"`
+}
+
+// Unpaired is the body of POST /unpair: the token that signed it is revoked.
+type Unpaired struct {
+	Revoked bool `json:"revoked"`
+}
+
+// PairingsRevoked is the body of POST /pair/revoke: how many extension
+// tokens were revoked.
+type PairingsRevoked struct {
+	Revoked int `json:"revoked"`
+}
+
+// ShutdownAck is the body of POST /shutdown, answered before the daemon
+// exits.
+type ShutdownAck struct {
+	Status string `json:"status"` // "shutting_down"
+}
+
+// ConnStats counts one listener's connections.
+type ConnStats struct {
+	Open            int    `json:"open"`
+	Unauthenticated int    `json:"unauthenticated"` // open, no valid token seen yet
+	Evicted         uint64 `json:"evicted"`         // closed to make room for newer ones
+	Refused         uint64 `json:"refused"`         // closed at once: the listener was full
+}
+
+// DebugStats is the body of GET /debug/stats (state-dir token only): the
+// daemon's own resource use, for soak tests and troubleshooting.
+type DebugStats struct {
+	HeapAllocBytes uint64               `json:"heap_alloc_bytes"` // after a collection when asked with gc=1
+	HeapInuseBytes uint64               `json:"heap_inuse_bytes"`
+	Goroutines     int                  `json:"goroutines"`
+	Connections    map[string]ConnStats `json:"connections"` // by listener: "tcp", "unix"
 }

@@ -11,14 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"sync"
 
 	"github.com/rs/zerolog"
 
 	"github.com/gasoline-mcp/gasoline/internal/client"
-	"github.com/gasoline-mcp/gasoline/internal/config"
 	"github.com/gasoline-mcp/gasoline/internal/state"
+	"github.com/gasoline-mcp/gasoline/internal/toolpolicy"
 )
 
 // MaxInFlight is how many requests the bridge relays at once; stdin is not
@@ -31,7 +30,10 @@ type Options struct {
 	StateDir  string // daemon state directory (resolved, absolute)
 	DaemonBin string // daemon executable; "" finds it (see findDaemon)
 	Timeouts  Timeouts
-	Logger    zerolog.Logger // diagnostics; never the protocol stream
+	// Policy says which calls are idempotent, need the browser or block;
+	// nil is toolpolicy.Default, the daemon's tools.
+	Policy *toolpolicy.Table
+	Logger zerolog.Logger // diagnostics; never the protocol stream
 }
 
 // Bridge relays one MCP session. Create it with New and run it once with
@@ -66,6 +68,9 @@ func New(opts Options, stdout io.Writer) *Bridge {
 	if opts.Timeouts == (Timeouts{}) {
 		opts.Timeouts = DefaultTimeouts
 	}
+	if opts.Policy == nil {
+		opts.Policy = toolpolicy.Default
+	}
 	b := &Bridge{
 		opts:     opts,
 		log:      opts.Logger,
@@ -75,11 +80,10 @@ func New(opts Options, stdout io.Writer) *Bridge {
 		sem:      make(chan struct{}, MaxInFlight),
 		inflight: make(map[string]*inflight),
 	}
-	tok, err := b.state.ReadToken()
-	if err != nil {
-		b.log.Debug().Err(err).Msg("no token yet; the first call will start the daemon")
+	if _, err := b.state.ReadToken(); err != nil {
+		b.log.Debug().Err(err).Msg("no usable token yet; the first call will start the daemon or say what is wrong")
 	}
-	b.client = client.New(config.BaseURL(opts.Port), tok)
+	b.client = client.Local(opts.Port, opts.StateDir)
 	b.starter.start = b.startDaemon
 	return b
 }
@@ -205,9 +209,23 @@ func (b *Bridge) wasCancelled(c *inflight) bool {
 
 // handle relays one message and writes its answer, if it has one.
 func (b *Bridge) handle(ctx context.Context, line []byte) {
-	m := peek(line)
+	m := peek(line, b.opts.Policy)
 	timeout := b.opts.Timeouts.For(&m)
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	var callCtx context.Context
+	var cancel context.CancelFunc
+	var relay func([]byte)
+	if m.wantsProgress() {
+		// Progress comes as it happens; the timeout counts from the last
+		// message, within the cap.
+		var touch func()
+		callCtx, cancel, touch = idleContext(ctx, timeout, b.opts.Timeouts.progressCap())
+		relay = func(n []byte) {
+			touch()
+			b.writeLine(n)
+		}
+	} else {
+		callCtx, cancel = context.WithTimeout(ctx, timeout)
+	}
 	defer cancel()
 	if id := m.cancels(); id != nil {
 		b.cancel(id) // and relay the notification all the same
@@ -218,7 +236,8 @@ func (b *Bridge) handle(ctx context.Context, line []byte) {
 		defer b.untrack(m.ID, call)
 	}
 
-	resp, err := b.call(callCtx, ctx, line, &m)
+	reply, err := b.call(callCtx, ctx, line, &m, relay)
+	resp := b.restartNotice(&m, reply)
 	if ctx.Err() != nil {
 		return // shutting down: nobody is listening
 	}
@@ -263,43 +282,44 @@ func (b *Bridge) handle(ctx context.Context, line []byte) {
 // call posts line to the daemon, starting the daemon and retrying as the
 // failure allows: a request that never reached a daemon is retried once
 // after starting one; an idempotent request whose connection broke is
-// retried once; a 401 after the token changed on disk is retried once.
-func (b *Bridge) call(ctx, base context.Context, line []byte, m *message) ([]byte, error) {
+// retried once. (The client itself retries a 401 after the token changed.)
+// With relay, the call accepts notifications before its response (progress)
+// and hands each to relay as it arrives.
+func (b *Bridge) call(ctx, base context.Context, line []byte, m *message, relay func([]byte)) (client.Reply, error) {
 	idem := m.idempotent()
 	gen := b.starter.generation()
-	tok := b.client.Token()
-	resp, err := b.client.MCP(ctx, b.clientID, line, idem)
+	post := func() (client.Reply, error) {
+		if relay != nil {
+			return b.client.CallStream(ctx, b.clientID, line, idem, relay)
+		}
+		return b.client.Call(ctx, b.clientID, line, idem)
+	}
+	reply, err := post()
 	switch {
 	case err == nil:
-		return resp, nil
+		return reply, nil
 	case errors.Is(err, client.ErrUnreachable):
 		b.log.Info().Str("call", m.label()).Msg("daemon unreachable; starting it and retrying")
 		if err := b.ensureDaemon(ctx, base, gen); err != nil {
-			return nil, err
+			return client.Reply{}, err
 		}
-		return b.client.MCP(ctx, b.clientID, line, idem)
+		return post()
 	case errors.Is(err, client.ErrConnLost):
 		if !idem {
-			return nil, &restartedError{err: err}
+			return client.Reply{}, &restartedError{err: err}
 		}
 		b.log.Info().Err(err).Str("call", m.label()).Msg("connection lost; retrying the idempotent call")
 		gen = b.starter.generation()
-		resp, err = b.client.MCP(ctx, b.clientID, line, idem)
+		reply, err = post()
 		if errors.Is(err, client.ErrUnreachable) {
 			if err := b.ensureDaemon(ctx, base, gen); err != nil {
-				return nil, err
+				return client.Reply{}, err
 			}
-			resp, err = b.client.MCP(ctx, b.clientID, line, idem)
+			reply, err = post()
 		}
-		return resp, err
+		return reply, err
 	}
-	if apiErr, ok := errors.AsType[*client.APIError](err); ok && apiErr.Status == http.StatusUnauthorized {
-		if b.reloadToken() != tok {
-			b.log.Info().Msg("token changed on disk; retrying with the new one")
-			return b.client.MCP(ctx, b.clientID, line, idem)
-		}
-	}
-	return nil, err
+	return client.Reply{}, err
 }
 
 // ensureDaemon starts the daemon unless another call already did after gen
@@ -329,15 +349,15 @@ func (b *Bridge) startDaemon(ctx context.Context) error {
 	return nil
 }
 
-// reloadToken rereads the token file and returns the token now in use.
-func (b *Bridge) reloadToken() string {
+// reloadToken rereads the token file after a start, which may have
+// created it, saving the first call a refused attempt.
+func (b *Bridge) reloadToken() {
 	tok, err := b.state.ReadToken()
 	if err != nil {
 		b.log.Warn().Err(err).Msg("rereading the token")
-		return b.client.Token()
+		return
 	}
 	b.client.SetToken(tok)
-	return tok
 }
 
 // writeLine writes one protocol message and a newline to stdout and

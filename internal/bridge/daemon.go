@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,9 +37,13 @@ func findDaemon(explicit string) (string, error) {
 		if real, err := filepath.EvalSymlinks(exe); err == nil && filepath.Dir(real) != dirs[0] {
 			dirs = append(dirs, filepath.Dir(real))
 		}
+		name := DaemonBinary
+		if runtime.GOOS == "windows" {
+			name += ".exe" // and Windows has no execute bits to check
+		}
 		for _, dir := range dirs {
-			p := filepath.Join(dir, DaemonBinary)
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			p := filepath.Join(dir, name)
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode().Perm()&0o111 != 0) {
 				return p, nil
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/client"
@@ -49,7 +48,8 @@ func (e *restartedError) Unwrap() error { return e.err }
 // rpcErrorFor turns a failed call into the JSON-RPC error the client sees:
 // what happened and what to do next.
 func (b *Bridge) rpcErrorFor(callCtx context.Context, err error, m *message, timeout time.Duration) rpcError {
-	if errors.Is(err, context.DeadlineExceeded) && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
+	timedOut := errors.Is(context.Cause(callCtx), context.DeadlineExceeded)
+	if timedOut && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
 		return rpcError{
 			Code:    CodeTimeout,
 			Message: timeoutMessage(m, timeout),
@@ -88,8 +88,23 @@ func (b *Bridge) rpcErrorFor(callCtx context.Context, err error, m *message, tim
 	if apiErr, ok := errors.AsType[*client.APIError](err); ok {
 		return b.apiRPCError(apiErr, m)
 	}
+	if nd, ok := errors.AsType[*client.NotDaemonError](err); ok {
+		// Nothing but a nonce went to it: not the token, not the call.
+		return rpcError{
+			Code:    CodeDaemonUnavailable,
+			Message: fmt.Sprintf("gasoline-mcp did not send %s: %v", m.label(), nd),
+			Data:    map[string]any{"port": nd.Port, "state_dir": b.opts.StateDir, "holder_pid": nd.PID},
+		}
+	}
 	if errors.Is(err, client.ErrNotGasoline) {
 		return rpcError{Code: CodeDaemonRejected, Message: fmt.Sprintf("gasoline-mcp could not relay %s: %v", m.label(), err)}
+	}
+	if errors.Is(err, state.ErrInsecure) {
+		return rpcError{
+			Code:    CodeDaemonUnavailable,
+			Message: fmt.Sprintf("gasoline-mcp did not send %s: %v", m.label(), err),
+			Data:    map[string]any{"state_dir": b.opts.StateDir},
+		}
 	}
 	return rpcError{
 		Code:    codeInternal,
@@ -108,10 +123,10 @@ func (b *Bridge) apiRPCError(e *client.APIError, m *message) rpcError {
 		return rpcError{Code: codeInvalidRequest, Message: msg, Data: data}
 	case e.Status == http.StatusUnauthorized:
 		msg += fmt.Sprintf(" (gasoline-mcp reads the token from %s; is the daemon using the same --state-dir?)", b.state.File(state.TokenFile))
-	case strings.HasPrefix(e.Code, "http_"):
-		// Not the daemon's error shape: likely another program on the port.
-		msg = fmt.Sprintf("something that is not a gasoline daemon answered %s on %s: %s; "+
-			"stop it or run gasoline on another --port", m.label(), b.client.BaseURL(), e.Message)
+	case errors.Is(e, client.ErrNotGasoline):
+		// Not the daemon's error shape, from a daemon that proved itself.
+		msg = fmt.Sprintf("the gasoline daemon refused %s with HTTP %d (%s); check 'gasoline daemon status' and its log %s",
+			m.label(), e.Status, e.Message, b.logFile())
 	}
 	return rpcError{Code: CodeDaemonRejected, Message: msg, Data: data}
 }
@@ -121,6 +136,9 @@ func (b *Bridge) logFile() string { return b.state.File(state.LogFile) }
 // timeoutMessage says which call timed out after how long, and what to do.
 func timeoutMessage(m *message, timeout time.Duration) string {
 	s := fmt.Sprintf("gasoline daemon did not answer %s within %v", m.label(), timeout)
+	if m.wantsProgress() {
+		s += " of its last progress message"
+	}
 	switch {
 	case m.browserBound():
 		return s + `; the browser command may still be running: poll observe({what:'command_result'}) ` +

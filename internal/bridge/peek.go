@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"strings"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/toolpolicy"
 )
 
 // message is what the bridge reads of a JSON-RPC message to route it: just
@@ -25,18 +26,25 @@ type message struct {
 			WaitMS        *float64 `json:"wait_ms"`
 			CorrelationID string   `json:"correlation_id"`
 		} `json:"arguments"`
+		Meta struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
 	} `json:"params"`
 
 	// parsed is false when the line was not a JSON object (a batch, or
 	// garbage the daemon will answer with a parse error).
 	parsed bool
+	// pol is the policy of a tools/call (see policy).
+	pol toolpolicy.Action
+	// userDriven: the call's correlation_id names a user-driven command.
+	userDriven bool
 }
 
-// peek decodes the routing fields of line. It never fails: a line it cannot
-// read is relayed all the same, and the daemon answers it. A field of an
-// unexpected type (say, arguments that are not an object) is left empty
-// without losing the others.
-func peek(line []byte) message {
+// peek decodes the routing fields of line and looks its policy up in tbl.
+// It never fails: a line it cannot read is relayed all the same, and the
+// daemon answers it. A field of an unexpected type (say, arguments that are
+// not an object) is left empty without losing the others.
+func peek(line []byte, tbl *toolpolicy.Table) message {
 	var m message
 	if i := firstNonSpace(line); i < 0 || line[i] != '{' {
 		return m // batch or garbage
@@ -48,6 +56,15 @@ func peek(line []byte) message {
 		}
 	}
 	m.parsed = true
+	if m.Method == "tools/call" {
+		a := &m.Params.Arguments
+		name := a.Action
+		if tbl.Key(m.Params.Name) == "what" {
+			name = a.What
+		}
+		m.pol, _ = tbl.Lookup(m.Params.Name, name)
+		m.userDriven = tbl.UserDrivenID(a.CorrelationID)
+	}
 	return m
 }
 
@@ -103,9 +120,25 @@ func (m *message) label() string {
 	return "the request"
 }
 
-// browserBound reports whether the call is a tool that needs the browser.
+// policy returns the policy of a tools/call from the tools' table
+// (internal/toolpolicy): for an unknown tool or action, the safest one.
+// Other methods have none (ok is false).
+func (m *message) policy() (p toolpolicy.Action, ok bool) {
+	return m.pol, m.Method == "tools/call"
+}
+
+// browserBound reports whether the call is a tool action that needs the
+// browser.
 func (m *message) browserBound() bool {
-	return m.Method == "tools/call" && (m.Params.Name == "interact" || m.Params.Name == "analyze")
+	p, _ := m.policy()
+	return p.BrowserBound
+}
+
+// wantsProgress reports whether the message is a tool call whose client
+// asked for progress notifications (_meta.progressToken).
+func (m *message) wantsProgress() bool {
+	t := m.Params.Meta.ProgressToken
+	return m.Method == "tools/call" && len(t) > 0 && string(t) != "null"
 }
 
 // idempotent reports whether running the message twice is harmless, so it
@@ -114,18 +147,9 @@ func (m *message) idempotent() bool {
 	switch m.Method {
 	case "initialize", "ping", "tools/list", "resources/list", "resources/templates/list", "prompts/list":
 		return true
-	case "tools/call":
-		switch m.Params.Name {
-		case "observe":
-			// completed_commands hands each finished command out once, so a
-			// replay would lose what the first attempt consumed.
-			return m.Params.Arguments.What != "completed_commands"
-		case "configure":
-			a := m.Params.Arguments.Action
-			return a == "query_status" || a == "health"
-		}
 	}
-	return false
+	p, _ := m.policy()
+	return p.Idempotent
 }
 
 // Timeouts are the per-call HTTP timeouts of the bridge (SPEC section 1).
@@ -142,13 +166,6 @@ var DefaultTimeouts = Timeouts{
 	Max:     65 * time.Second,
 }
 
-// annDefaultWait is the daemon's default wait for an ann_ correlation id
-// polled without wait_ms (SPEC section 4).
-const annDefaultWait = 55 * time.Second
-
-// maxWait is the longest wait_ms the daemon honours (SPEC section 4).
-const maxWait = 55 * time.Second
-
 // For returns the HTTP timeout for m: the base for its kind of call, or for
 // a blocking wait the requested wait plus Default, never less than the base
 // and never above Max.
@@ -164,45 +181,35 @@ func (t Timeouts) For(m *message) time.Duration {
 	return min(d, t.Max)
 }
 
-// blockingWait returns how long the daemon may hold m before answering, for
-// the calls that block: observe command_result/completed_commands, configure
-// query_status and interact, each with wait_ms; and command_result on an
-// ann_ id, which waits 55s by default.
+// blockingWait returns how long the daemon may hold m before answering,
+// for the calls the table says block: with wait_ms, that wait (clamped to
+// the call's maximum); without, the call's default wait, or its user-driven
+// default when correlation_id names a user-driven command (command_result on
+// a draw-mode session waits 55s by default).
 func (t Timeouts) blockingWait(m *message) (time.Duration, bool) {
-	if m.Method != "tools/call" {
+	p, ok := m.policy()
+	if !ok || !p.Blocks() {
 		return 0, false
 	}
 	a := &m.Params.Arguments
-	var blocks, resultPoll bool
-	switch m.Params.Name {
-	case "observe":
-		resultPoll = a.What == "command_result"
-		blocks = resultPoll || a.What == "completed_commands"
-	case "configure":
-		resultPoll = a.Action == "query_status"
-		blocks = resultPoll
-	case "interact":
-		blocks = true
-	}
-	if !blocks {
-		return 0, false
-	}
-	if a.WaitMS != nil {
-		return waitDuration(*a.WaitMS), true
-	}
-	if resultPoll && strings.HasPrefix(a.CorrelationID, "ann_") {
-		return annDefaultWait, true
+	switch {
+	case a.WaitMS != nil:
+		return waitDuration(*a.WaitMS, p.MaxWait), true
+	case p.UserDrivenWait > 0 && m.userDriven:
+		return p.UserDrivenWait, true
+	case p.DefaultWait > 0:
+		return p.DefaultWait, true
 	}
 	return 0, false
 }
 
-// waitDuration converts a requested wait_ms, clamped to [0, maxWait].
-func waitDuration(ms float64) time.Duration {
+// waitDuration converts a requested wait_ms, clamped to [0, max].
+func waitDuration(ms float64, max time.Duration) time.Duration {
 	if math.IsNaN(ms) || ms <= 0 {
 		return 0
 	}
-	if ms >= float64(maxWait/time.Millisecond) {
-		return maxWait
+	if ms >= float64(max/time.Millisecond) {
+		return max
 	}
 	return time.Duration(ms * float64(time.Millisecond))
 }

@@ -2,9 +2,22 @@ package bridge
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/toolpolicy"
 )
+
+// testPolicy is the daemon's table plus a stand-in for the draw-mode
+// issue's analyze tool, whose annotations sessions are user-driven ("ann_"
+// ids, waited for 55s by default).
+var testPolicy = toolpolicy.NewTable(append(slices.Clone(toolpolicy.Default.Tools()), toolpolicy.Tool{
+	Name: "analyze", Key: "what", Actions: []toolpolicy.Action{
+		{Tool: "analyze", Name: "annotations", Prefix: "ann", BrowserBound: true, UserDriven: true},
+		{Tool: "analyze", Name: "dom", Prefix: "dom", BrowserBound: true},
+	},
+}))
 
 func call(tool, args string) string {
 	return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`
@@ -20,9 +33,15 @@ func TestTimeoutFor(t *testing.T) {
 		{"initialize", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, 10 * s},
 		{"tools/list", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 10 * s},
 		{"observe pending", call("observe", `{"what":"pending_commands"}`), 10 * s},
-		{"observe logs with wait_ms is not a wait", call("observe", `{"what":"logs","wait_ms":30000}`), 10 * s},
+		{"observe unknown mode with wait_ms is not a wait", call("observe", `{"what":"nonsense","wait_ms":30000}`), 10 * s},
+		{"observe logs wait", call("observe", `{"what":"logs","wait_ms":30000}`), 40 * s},
+		{"observe logs without a wait", call("observe", `{"what":"logs"}`), 10 * s},
+		{"observe vitals never waits", call("observe", `{"what":"vitals","wait_ms":30000}`), 10 * s},
 		{"interact", call("interact", `{"action":"execute_js","script":"1"}`), 35 * s},
 		{"analyze", call("analyze", `{"what":"dom"}`), 35 * s},
+		{"unknown tool", call("nope", `{"what":"dom","wait_ms":30000}`), 10 * s},
+		{"interact unknown action is browser-bound, not a wait", call("interact", `{"action":"fly","wait_ms":30000}`), 35 * s},
+		{"interact cancel is not browser-bound", call("interact", `{"action":"cancel","correlation_id":"exec_1"}`), 10 * s},
 		{"interact short wait keeps browser base", call("interact", `{"action":"execute_js","wait_ms":2000}`), 35 * s},
 		{"interact long wait", call("interact", `{"action":"execute_js","wait_ms":30000}`), 40 * s},
 		{"command_result wait", call("observe", `{"what":"command_result","correlation_id":"exec_1","wait_ms":5000}`), 15 * s},
@@ -43,7 +62,7 @@ func TestTimeoutFor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := peek([]byte(tt.msg))
+			m := peek([]byte(tt.msg), testPolicy)
 			if got := DefaultTimeouts.For(&m); got != tt.want {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
@@ -63,7 +82,7 @@ func TestTimeoutForCustom(t *testing.T) {
 		{call("observe", `{"what":"command_result","wait_ms":5000}`), time.Second},
 	}
 	for _, tt := range tests {
-		m := peek([]byte(tt.msg))
+		m := peek([]byte(tt.msg), testPolicy)
 		if got := to.For(&m); got != tt.want {
 			t.Errorf("%s: got %v, want %v", tt.msg, got, tt.want)
 		}
@@ -84,7 +103,9 @@ func TestMessageRouting(t *testing.T) {
 		{"tools/list", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, true, true, "tools/list", "1"},
 		{"resources/list", `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, true, true, "resources/list", "1"},
 		{"prompts/list", `{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`, true, true, "prompts/list", "1"},
-		{"observe", call("observe", `{"what":"logs"}`), true, true, "tools/call observe", "7"},
+		{"observe", call("observe", `{"what":"pending_commands"}`), true, true, "tools/call observe", "7"},
+		{"observe unknown mode", call("observe", `{"what":"nonsense"}`), false, true, "tools/call observe", "7"},
+		{"observe logs", call("observe", `{"what":"logs","wait_ms":30000}`), true, true, "tools/call observe", "7"},
 		{"observe completed_commands", call("observe", `{"what":"completed_commands","wait_ms":5000}`), false, true, "tools/call observe", "7"},
 		{"configure query_status", call("configure", `{"action":"query_status"}`), true, true, "tools/call configure", "7"},
 		{"configure health", call("configure", `{"action":"health"}`), true, true, "tools/call configure", "7"},
@@ -102,7 +123,7 @@ func TestMessageRouting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := peek([]byte(tt.msg))
+			m := peek([]byte(tt.msg), testPolicy)
 			if got := m.idempotent(); got != tt.idempotent {
 				t.Errorf("idempotent: got %v, want %v", got, tt.idempotent)
 			}
@@ -120,7 +141,7 @@ func TestMessageRouting(t *testing.T) {
 }
 
 func TestTimeoutMessage(t *testing.T) {
-	m := peek([]byte(call("observe", `{"what":"pending_commands"}`)))
+	m := peek([]byte(call("observe", `{"what":"pending_commands"}`)), testPolicy)
 	got := timeoutMessage(&m, 35*time.Second)
 	want := "gasoline daemon did not answer tools/call observe within 35s"
 	if len(got) < len(want) || got[:len(want)] != want {
@@ -138,7 +159,7 @@ func FuzzPeek(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		m := peek(line)
+		m := peek(line, testPolicy)
 		d := DefaultTimeouts.For(&m)
 		if d <= 0 || d > DefaultTimeouts.Max {
 			t.Fatalf("timeout %v out of (0, %v]", d, DefaultTimeouts.Max)
@@ -155,7 +176,7 @@ func BenchmarkPeek(b *testing.B) {
 	line := []byte(call("observe", `{"what":"command_result","correlation_id":"exec_01J8Z3K4M5N6P7Q8R9S0T1V2W3","wait_ms":5000}`))
 	b.ReportAllocs()
 	for b.Loop() {
-		m := peek(line)
+		m := peek(line, testPolicy)
 		DefaultTimeouts.For(&m)
 	}
 }

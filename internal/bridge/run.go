@@ -56,7 +56,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		usage     string
 	}{
 		{&timeouts.Default, "timeout", EnvTimeout, "timeout of a daemon call"},
-		{&timeouts.Browser, "browser-timeout", EnvBrowserTimeout, "timeout of browser-bound tools (interact, analyze)"},
+		{&timeouts.Browser, "browser-timeout", EnvBrowserTimeout, "timeout of tool calls that need the browser (interact)"},
 		{&timeouts.Max, "max-timeout", EnvMaxTimeout, "ceiling of every timeout, blocking waits included"},
 	} {
 		if s := os.Getenv(t.env); s != "" {
@@ -129,6 +129,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}, stdout)
 	log.Info().Str("client", b.ClientID()).Int("port", p).Str("state_dir", dir).
 		Str("version", version.Version).Msg("bridge started")
+	b.CheckDaemonVersion(ctx)
 	return b.Serve(ctx, in)
 }
 

@@ -1,5 +1,6 @@
 // Package cli is the gasoline command line: the daemon's lifecycle commands,
-// pairing and version.
+// pairing, agent configuration, diagnostics, logs, shell completion and
+// version.
 package cli
 
 import (
@@ -66,14 +67,19 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		Use:           "gasoline",
 		Short:         "gasoline gives AI coding agents eyes and hands in your browser",
 		Long:          "gasoline runs a local daemon that MCP clients reach through the gasoline-mcp bridge,\nand a Chrome extension that runs their commands in your tabs.",
+		Version:       version.Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("gasoline {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().IntVar(&g.port, "port", 0, fmt.Sprintf("daemon port on 127.0.0.1 (env %s, default %d)", config.EnvPort, config.DefaultPort))
 	root.PersistentFlags().StringVar(&g.stateDir, "state-dir", "", fmt.Sprintf("state directory (env %s, default ~/.gasoline)", config.EnvStateDir))
-	root.AddCommand(newDaemonCmd(g), newPairCmd(g), &cobra.Command{
+	root.AddCommand(newConfigCmd(g))
+	root.AddCommand(newDoctorCmd(g))
+	root.AddCommand(newLogsCmd(g))
+	root.AddCommand(newDaemonCmd(g), newPairCmd(g), newUnpairCmd(g), &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,

@@ -14,10 +14,11 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/client"
-	"github.com/gasoline-mcp/gasoline/internal/config"
 	"github.com/gasoline-mcp/gasoline/internal/daemon"
 	"github.com/gasoline-mcp/gasoline/internal/output"
 	"github.com/gasoline-mcp/gasoline/internal/state"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/version"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -32,9 +33,14 @@ type runFlags struct {
 	execTimeout     time.Duration
 	disconnectGrace time.Duration
 	resultTTL       time.Duration
+	annotationTTL   time.Duration
+	userWait        time.Duration
 	maxActive       int
 	maxRetained     int
+	maxActiveTotal  int
+	maxQueuedMB     int
 	inlineWaitMS    int
+	progressEvery   time.Duration
 	inlineTokens    int
 	outputBudgetMB  int
 	logLevel        string
@@ -42,14 +48,10 @@ type runFlags struct {
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.extensionID, "extension-id", "", "pinned Chrome extension ID allowed as Origin (default: the bundled extension's)")
-	fs.DurationVar(&f.dispatchTimeout, "dispatch-timeout", 30*time.Second, "expire queued commands no extension took within this")
-	fs.DurationVar(&f.ackTimeout, "ack-timeout", 3*time.Second, "expire delivered commands the extension did not acknowledge within this")
-	fs.DurationVar(&f.execTimeout, "exec-timeout", 10*time.Second, "default execution deadline of a delivered command")
-	fs.DurationVar(&f.disconnectGrace, "disconnect-grace", 3*time.Second, "fail an absent extension's running commands after this")
-	fs.DurationVar(&f.resultTTL, "result-ttl", 60*time.Second, "keep finished results this long")
-	fs.IntVar(&f.maxActive, "max-active", 32, "unfinished commands allowed per client")
-	fs.IntVar(&f.maxRetained, "max-retained", 100, "finished results retained per client")
+	f.registerTracker(fs)
+	fs.DurationVar(&f.progressEvery, "progress-every", tools.DefaultProgressEvery, "how often a blocking wait reports progress to a client that asks for it")
 	fs.IntVar(&f.inlineWaitMS, "inline-wait-ms", 0, "default wait_ms of interact, at most 25000 (0: always return the queued handle at once)")
+	fs.DurationVar(&f.userWait, "annotation-wait", 55*time.Second, "how long command_result waits on a draw-mode session by default, at most 55s")
 	fs.IntVar(&f.inlineTokens, "inline-tokens", 10000, "results above this many estimated tokens are stored and read by slice or extract")
 	fs.IntVar(&f.outputBudgetMB, "output-budget-mb", 256, "memory for stored large outputs, least recently used evicted first")
 	fs.StringVar(&f.logLevel, "log-level", "info", "daemon.log level: debug, info, warn, error")
@@ -63,17 +65,24 @@ func (f *runFlags) options(port int, dir string) (daemon.Options, error) {
 	if f.inlineTokens < 100 || f.outputBudgetMB < 1 {
 		return daemon.Options{}, fmt.Errorf("--inline-tokens must be at least 100 and --output-budget-mb at least 1")
 	}
+	if f.maxActiveTotal < 1 || f.maxQueuedMB < 1 {
+		return daemon.Options{}, fmt.Errorf("--max-active-total and --max-queued-mb must be at least 1")
+	}
 	// The bridge gives interact 35 s; an inline wait must end well before,
 	// or the agent would lose the correlation id to a bridge timeout.
 	if f.inlineWaitMS < 0 || f.inlineWaitMS > 25000 {
 		return daemon.Options{}, fmt.Errorf("--inline-wait-ms %d is out of range 0-25000 (the bridge allows interact 35 s)", f.inlineWaitMS)
 	}
+	if f.userWait <= 0 || f.userWait > 55*time.Second {
+		return daemon.Options{}, fmt.Errorf("--annotation-wait %s is out of range (0, 55s]: the bridge allows these calls 65 s", f.userWait)
+	}
 	return daemon.Options{
-		Port: port, StateDir: dir, ExtensionID: f.extensionID,
-		InlineWait: time.Duration(f.inlineWaitMS) * time.Millisecond,
-		LogLevel:   lvl,
-		Tracker:    trackerOptions(f),
-		Output:     output.Options{InlineTokens: f.inlineTokens, ByteBudget: int64(f.outputBudgetMB) << 20},
+		Port: port, StateDir: dir, ExtensionID: f.extensionID, UserDrivenWait: f.userWait,
+		InlineWait:    time.Duration(f.inlineWaitMS) * time.Millisecond,
+		ProgressEvery: f.progressEvery,
+		LogLevel:      lvl,
+		Tracker:       trackerOptions(f),
+		Output:        output.Options{InlineTokens: f.inlineTokens, ByteBudget: int64(f.outputBudgetMB) << 20},
 	}, nil
 }
 
@@ -101,7 +110,11 @@ func newDaemonCmd(g *globals) *cobra.Command {
 				// stderr is daemon.log itself.
 				o.LogTo = zerolog.ConsoleWriter{Out: cmd.ErrOrStderr(), TimeFormat: time.TimeOnly}
 			}
-			return daemon.Run(cmd.Context(), o)
+			err = daemon.Run(cmd.Context(), o)
+			if errors.Is(err, daemon.ErrAlreadyRunning) {
+				return &ExitError{Code: exitAlreadyRunning, Err: err}
+			}
+			return err
 		},
 	}
 	rf.register(run.Flags())
@@ -137,22 +150,31 @@ func newDaemonCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
+// exitAlreadyRunning is the exit code of 'daemon run' when a daemon already
+// runs with the state dir; 'daemon start' then waits for that daemon.
+const exitAlreadyRunning = 4
+
+// adminClient returns the client of the daemon of the state dir, with its
+// token: it refuses a token others may know.
 func adminClient(g *globals) (*client.Client, error) {
 	port, dir, err := g.resolve()
 	if err != nil {
 		return nil, err
 	}
-	tok, err := state.Dir{Path: dir}.ReadToken()
-	if err != nil {
+	if _, err := (state.Dir{Path: dir}).ReadToken(); err != nil {
 		return nil, err
 	}
-	return client.New(config.BaseURL(port), tok), nil
+	return client.Local(port, dir), nil
 }
 
-func healthOf(ctx context.Context, port int) (apitype.Health, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+// healthOf asks the daemon of dir for its health. Its errors tell apart
+// nothing answering (client.ErrUnreachable), another program on the port
+// (a *client.NotDaemonError) and a state dir others control
+// (state.ErrInsecure).
+func healthOf(ctx context.Context, port int, dir string) (apitype.Health, error) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	c := client.New(config.BaseURL(port), "")
+	c := client.Local(port, dir)
 	defer c.CloseIdleConnections()
 	return c.Health(ctx)
 }
@@ -166,11 +188,16 @@ func startDaemon(cmd *cobra.Command, g *globals) error {
 	}
 	out := cmd.OutOrStdout()
 	ctx := cmd.Context()
-	if h, err := healthOf(ctx, port); err == nil {
+	switch h, err := healthOf(ctx, port, dir); {
+	case err == nil && h.Version == version.Version:
 		fmt.Fprintf(out, "gasoline daemon already running on 127.0.0.1:%d (pid %d, version %s)\n", h.Port, h.PID, h.Version)
 		return nil
-	} else if errors.Is(err, client.ErrNotGasoline) {
-		return fmt.Errorf("port %d on 127.0.0.1 is in use by another program; pass --port (or set %s) to use another", port, config.EnvPort)
+	case err == nil:
+		if replace, err := replaceOutdated(cmd, g, h); err != nil || !replace {
+			return err
+		}
+	case errors.Is(err, client.ErrNotGasoline), errors.Is(err, state.ErrInsecure):
+		return unwrapDoing(err)
 	}
 	sd, err := state.Open(dir)
 	if err != nil {
@@ -187,7 +214,7 @@ func startDaemon(cmd *cobra.Command, g *globals) error {
 		}
 	})
 	logPath := sd.File(state.LogFile)
-	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	logf, err := sd.OpenFile(state.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return fmt.Errorf("opening daemon log: %w", err)
 	}
@@ -196,7 +223,7 @@ func startDaemon(cmd *cobra.Command, g *globals) error {
 	child.Stdin = nil
 	child.Stdout, child.Stderr = logf, logf // panics and early errors land in the log
 	child.Dir = "/"
-	child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	detach(child)
 	if err := child.Start(); err != nil {
 		return fmt.Errorf("starting the daemon: %w", err)
 	}
@@ -205,7 +232,7 @@ func startDaemon(cmd *cobra.Command, g *globals) error {
 
 	deadline := time.Now().Add(10 * time.Second)
 	for delay := time.Millisecond; ; delay = min(delay*2, 50*time.Millisecond) {
-		if h, err := healthOf(ctx, port); err == nil {
+		if h, err := healthOf(ctx, port, dir); err == nil {
 			if h.PID == child.Process.Pid {
 				fmt.Fprintf(out, "gasoline daemon started on 127.0.0.1:%d (pid %d); log: %s\n", h.Port, h.PID, logPath)
 			} else {
@@ -215,8 +242,13 @@ func startDaemon(cmd *cobra.Command, g *globals) error {
 		}
 		select {
 		case err := <-exited:
-			if h, herr := healthOf(ctx, port); herr == nil {
-				// Another starter won the race; its daemon serves us too.
+			exited = nil // a nil channel: the next turns wait on the others
+			if ee, ok := errors.AsType[*exec.ExitError](err); ok && ee.ExitCode() == exitAlreadyRunning {
+				// Another starter's daemon holds the state dir and is
+				// still coming up: it will serve us too.
+				continue
+			}
+			if h, herr := healthOf(ctx, port, dir); herr == nil {
 				fmt.Fprintf(out, "gasoline daemon already running on 127.0.0.1:%d (pid %d)\n", h.Port, h.PID)
 				return nil
 			}
@@ -231,6 +263,15 @@ func startDaemon(cmd *cobra.Command, g *globals) error {
 	}
 }
 
+// unwrapDoing returns the error a client call wrapped, without the
+// "checking daemon health:" prefix, for the errors that say it all.
+func unwrapDoing(err error) error {
+	if nd, ok := errors.AsType[*client.NotDaemonError](err); ok {
+		return nd
+	}
+	return err
+}
+
 func stopDaemon(cmd *cobra.Command, g *globals) error {
 	port, dir, err := g.resolve()
 	if err != nil {
@@ -238,10 +279,13 @@ func stopDaemon(cmd *cobra.Command, g *globals) error {
 	}
 	out := cmd.OutOrStdout()
 	ctx := cmd.Context()
-	h, err := healthOf(ctx, port)
+	h, err := healthOf(ctx, port, dir)
 	if err != nil {
-		if errors.Is(err, client.ErrNotGasoline) {
-			return fmt.Errorf("port %d is held by a program that is not gasoline; not touching it", port)
+		switch {
+		case errors.Is(err, client.ErrNotGasoline):
+			return fmt.Errorf("not stopping anything: %w", unwrapDoing(err))
+		case errors.Is(err, state.ErrInsecure):
+			return err
 		}
 		fmt.Fprintf(out, "no gasoline daemon is running on 127.0.0.1:%d\n", port)
 		if pid, ok := pidFromFile(dir); ok && processAlive(pid) {
@@ -254,13 +298,14 @@ func stopDaemon(cmd *cobra.Command, g *globals) error {
 	if err != nil {
 		return err
 	}
+	defer c.CloseIdleConnections()
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := c.Shutdown(sctx); err != nil {
 		return fmt.Errorf("asking the daemon (pid %d) to stop: %w", h.PID, err)
 	}
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, err := healthOf(ctx, port); err != nil && !processAlive(h.PID) {
+		if _, err := healthOf(ctx, port, dir); err != nil && !processAlive(h.PID) {
 			fmt.Fprintf(out, "gasoline daemon (pid %d) stopped\n", h.PID)
 			return nil
 		}
@@ -269,13 +314,14 @@ func stopDaemon(cmd *cobra.Command, g *globals) error {
 }
 
 func daemonStatus(cmd *cobra.Command, g *globals) error {
-	port, _, err := g.resolve()
+	port, dir, err := g.resolve()
 	if err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	h, err := healthOf(cmd.Context(), port)
+	h, err := healthOf(cmd.Context(), port, dir)
 	if err != nil {
+		err = unwrapDoing(err)
 		fmt.Fprintf(out, "gasoline daemon is not running on 127.0.0.1:%d (%v)\n", port, err)
 		return &ExitError{Code: 3, Err: err}
 	}

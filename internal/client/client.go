@@ -11,11 +11,15 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/config"
+	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
 // Errors callers branch on. They are wrapped: test with errors.Is.
@@ -24,8 +28,10 @@ var (
 	// accepted the connection. Retrying after starting a daemon is safe.
 	ErrUnreachable = errors.New("gasoline daemon unreachable")
 	// ErrNotGasoline means something answered on the daemon's port that is
-	// not a gasoline daemon.
-	ErrNotGasoline = errors.New("not a gasoline daemon")
+	// not the gasoline daemon of the Client's state dir: it could not prove
+	// it knows the token, or it does not speak the API. Nothing but a nonce
+	// was sent to it. See NotDaemonError.
+	ErrNotGasoline = errors.New("not the gasoline daemon")
 	// ErrConnLost means the connection broke after the request was sent: the
 	// daemon may or may not have acted on it (typically it was restarted).
 	ErrConnLost = errors.New("connection to the gasoline daemon lost")
@@ -40,7 +46,15 @@ const maxResponse = 64 << 20
 type APIError struct {
 	Status int // HTTP status code
 	apitype.ErrorDetail
+	// foreign is set when the body is not the daemon's error shape. The
+	// connection reached the daemon (its socket, or its proof on TCP), so
+	// this is a daemon bug or a bare HTTP error; it matches ErrNotGasoline.
+	foreign bool
 }
+
+// Is reports whether e matches target: an answer that is not in the
+// daemon's error shape matches ErrNotGasoline.
+func (e *APIError) Is(target error) bool { return e.foreign && target == ErrNotGasoline }
 
 // Error returns the daemon's message and, when there is one, its hint.
 func (e *APIError) Error() string {
@@ -61,21 +75,50 @@ func (e *APIError) Error() string {
 
 // Client talks to one daemon. It is safe for concurrent use; all requests
 // share one keep-alive transport, so create one Client per daemon and reuse it.
+//
+// A Client sends its token, or any request, only on a connection to the
+// daemon it means: through the daemon's Unix socket inside the 0700 state
+// dir, which only the user can reach, or over TCP once the daemon has
+// proved that it knows the token (GET /hello, apitype.HelloProof). A
+// program squatting on the port gets a nonce and nothing else, and the
+// call fails with a *NotDaemonError.
 type Client struct {
-	baseURL string
-	token   atomic.Pointer[string]
-	hc      *http.Client
+	baseURL  string
+	port     int
+	stateDir string // "" when the Client only knows a URL and a token
+	token    atomic.Pointer[string]
+	hc       *http.Client
 }
 
-// New returns a Client of the daemon at baseURL (see config.BaseURL) that
-// authenticates with token. The token may be empty for Health alone.
+// Local returns the Client the bridge and the CLI use for the daemon of
+// stateDir listening on 127.0.0.1:port. It reads the token from stateDir,
+// and reads it again when the daemon's proof does not match the token it
+// holds (a restarted daemon may have created a new one).
+func Local(port int, stateDir string) *Client {
+	tok, _ := state.Dir{Path: stateDir}.ReadToken() // absent until the daemon's first start
+	return newClient(port, stateDir, tok)
+}
+
+// New returns a Client of the daemon at baseURL (http://127.0.0.1:port) that
+// authenticates it, and itself, with token. It uses TCP alone.
 func New(baseURL, token string) *Client {
+	port := 0
+	if u, err := url.Parse(baseURL); err == nil {
+		port, _ = strconv.Atoi(u.Port())
+	}
+	return newClient(port, "", token)
+}
+
+func newClient(port int, stateDir, token string) *Client {
+	c := &Client{
+		baseURL:  config.BaseURL(port),
+		port:     port,
+		stateDir: stateDir,
+	}
+	c.SetToken(token)
 	tr := &http.Transport{
-		Proxy: nil, // loopback only: never route the token through a proxy
-		DialContext: dialChecked((&net.Dialer{
-			Timeout:   5 * time.Second,
-			KeepAlive: 30 * time.Second,
-		}).DialContext),
+		Proxy:               nil, // loopback only: never route the token through a proxy
+		DialContext:         dialChecked(c.dial),
 		MaxIdleConns:        64,
 		MaxIdleConnsPerHost: 64,
 		// Below any server idle timeout, so a pooled connection is seldom
@@ -84,11 +127,7 @@ func New(baseURL, token string) *Client {
 		DisableCompression: true,
 		ForceAttemptHTTP2:  false,
 	}
-	c := &Client{
-		baseURL: strings.TrimRight(baseURL, "/"),
-		hc:      &http.Client{Transport: tr},
-	}
-	c.SetToken(token)
+	c.hc = &http.Client{Transport: tr}
 	return c
 }
 
@@ -108,7 +147,8 @@ func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }
 
 // Health returns the daemon's GET /health answer. It fails with an error
 // wrapping ErrUnreachable when nothing answers, and ErrNotGasoline when
-// something that is not a gasoline daemon does.
+// something that is not the daemon of the Client's state dir does (its
+// answer, pid included, is never returned then).
 func (c *Client) Health(ctx context.Context) (apitype.Health, error) {
 	var h apitype.Health
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.baseURL+"/health", nil)
@@ -128,60 +168,73 @@ func (c *Client) Health(ctx context.Context) (apitype.Health, error) {
 		return h, fmt.Errorf("%s answered GET /health with HTTP %d: %w", c.baseURL, resp.StatusCode, ErrNotGasoline)
 	}
 	if err := json.Unmarshal(body, &h); err != nil || h.Service != apitype.ServiceName {
-		return apitype.Health{}, fmt.Errorf("%s answered GET /health with something else (is another program using the port? pick another with --port): %w", c.baseURL, ErrNotGasoline)
+		return apitype.Health{}, fmt.Errorf("%s answered GET /health with something else: %w", c.baseURL, ErrNotGasoline)
 	}
 	return h, nil
 }
 
-// MCP posts one JSON-RPC message to POST /mcp on behalf of clientID (one
-// bridge session) and returns the daemon's JSON-RPC response, or nil when
-// the daemon accepted the message without an answer (HTTP 202, as for
-// notifications). idempotent marks reads that may safely run twice: they
-// are sent with an Idempotency-Key so a request written on a stale
-// keep-alive connection is replayed. msg is not modified or retained.
+// Reply is the daemon's answer to one MCP message.
+type Reply struct {
+	// Body is the JSON-RPC response, or nil when the daemon accepted the
+	// message without an answer (HTTP 202, as for notifications).
+	Body []byte
+	// DaemonStarted is when the daemon that answered started; zero when it
+	// did not say. Correlation ids older than it were issued by an earlier
+	// daemon, whose commands are gone.
+	DaemonStarted time.Time
+}
+
+// MCP is Call returning the body alone.
+func (c *Client) MCP(ctx context.Context, clientID string, msg []byte, idempotent bool) ([]byte, error) {
+	r, err := c.Call(ctx, clientID, msg, idempotent)
+	return r.Body, err
+}
+
+// Call posts one JSON-RPC message to POST /mcp on behalf of clientID (one
+// bridge session) and returns the daemon's answer. idempotent marks reads
+// that may safely run twice: they are sent with an Idempotency-Key so a
+// request written on a stale keep-alive connection is replayed. msg is not
+// modified or retained.
 //
 // Failures wrap ErrUnreachable (never reached a daemon), ErrConnLost (may
-// have run), a context error, or are an *APIError.
-func (c *Client) MCP(ctx context.Context, clientID string, msg []byte, idempotent bool) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.baseURL+"/mcp", bytes.NewReader(msg))
+// have run), ErrNotGasoline (something else holds the port; nothing was
+// sent to it), state.ErrInsecure (the token cannot be trusted), a context
+// error, or are an *APIError.
+func (c *Client) Call(ctx context.Context, clientID string, msg []byte, idempotent bool) (Reply, error) {
+	resp, err := c.send(ctx, func(token string) (*http.Request, error) {
+		return mcpRequest(ctx, c.baseURL, token, clientID, msg, idempotent, "application/json")
+	})
 	if err != nil {
-		return nil, fmt.Errorf("building MCP request: %w", err)
-	}
-	// Direct map writes: the keys are already canonical.
-	h := req.Header
-	h["Authorization"] = []string{"Bearer " + c.Token()}
-	h["Content-Type"] = []string{"application/json"}
-	h["Accept"] = []string{"application/json"}
-	if clientID != "" {
-		h[apitype.HeaderClient] = []string{clientID}
-	}
-	if idempotent {
-		// A nil value marks the request replayable without sending the
-		// header (net/http Transport documentation).
-		h["Idempotency-Key"] = nil
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return nil, classify("posting to /mcp", err)
+		return Reply{}, classify("posting to /mcp", err)
 	}
 	defer resp.Body.Close()
+	return c.reply(resp)
+}
+
+// reply reads a non-streamed answer to POST /mcp.
+func (c *Client) reply(resp *http.Response) (Reply, error) {
+	var r Reply
+	if v := resp.Header.Get(apitype.HeaderDaemonStarted); v != "" {
+		r.DaemonStarted, _ = time.Parse(time.RFC3339Nano, v)
+	}
 	body, err := readBody(resp)
 	if err != nil {
-		return nil, classify("reading /mcp response", err)
+		return r, classify("reading /mcp response", err)
 	}
 	switch {
 	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
-		return nil, nil
+		return r, nil
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		// Only a JSON object can be a JSON-RPC response; anything else came
-		// from another program on the port and must not reach stdout.
+		// Only a JSON object can be a JSON-RPC response. The daemon proved
+		// itself, so this is a daemon bug, but it must not reach stdout.
 		if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
-			return nil, fmt.Errorf("%s answered POST /mcp with HTTP %d and a body that is not a JSON-RPC message (is another program using the port? pick another with --port): %w",
+			return r, fmt.Errorf("%s answered POST /mcp with HTTP %d and a body that is not a JSON-RPC message: %w",
 				c.baseURL, resp.StatusCode, ErrNotGasoline)
 		}
-		return body, nil
+		r.Body = body
+		return r, nil
 	}
-	return nil, apiError(resp.StatusCode, body)
+	return r, apiError(resp.StatusCode, body)
 }
 
 // Shutdown asks the daemon to exit gracefully (POST /shutdown). It returns
@@ -200,6 +253,24 @@ func (c *Client) Commands(ctx context.Context) (json.RawMessage, error) {
 	return json.RawMessage(body), nil
 }
 
+// DebugStats returns the daemon's resource use (GET /debug/stats); with gc
+// the daemon collects garbage first, so the heap figure is its live heap.
+func (c *Client) DebugStats(ctx context.Context, gc bool) (apitype.DebugStats, error) {
+	path := "/debug/stats"
+	if gc {
+		path += "?gc=1"
+	}
+	var st apitype.DebugStats
+	body, err := c.do(ctx, http.MethodGet, path, "reading daemon stats")
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(body, &st); err != nil {
+		return st, fmt.Errorf("decoding daemon stats: %w", err)
+	}
+	return st, nil
+}
+
 // PairCode asks the daemon for a one-time extension pairing code
 // (POST /pair/code) and returns it with its expiry.
 func (c *Client) PairCode(ctx context.Context) (code string, expires time.Time, err error) {
@@ -207,10 +278,7 @@ func (c *Client) PairCode(ctx context.Context) (code string, expires time.Time, 
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	var pc struct {
-		Code      string    `json:"code"`
-		ExpiresAt time.Time `json:"expires_at"`
-	}
+	var pc apitype.PairCode
 	if err := json.Unmarshal(body, &pc); err != nil {
 		return "", time.Time{}, fmt.Errorf("decoding pairing code: %w", err)
 	}
@@ -223,13 +291,15 @@ func (c *Client) PairCode(ctx context.Context) (code string, expires time.Time, 
 // do sends an authenticated request without a body and returns the body of
 // a 2xx answer.
 func (c *Client) do(ctx context.Context, method, path, doing string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.baseURL+path, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", doing, err)
-	}
-	req.Header.Set("Authorization", "Bearer "+c.Token())
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.hc.Do(req)
+	resp, err := c.send(ctx, func(token string) (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, method, c.baseURL+path, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", doing, err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Accept", "application/json")
+		return req, nil
+	})
 	if err != nil {
 		return nil, classify(doing, err)
 	}
@@ -242,6 +312,59 @@ func (c *Client) do(ctx context.Context, method, path, doing string) ([]byte, er
 		return nil, fmt.Errorf("%s: %w", doing, apiError(resp.StatusCode, body))
 	}
 	return body, nil
+}
+
+// send sends the request build makes with the current token. A 401 after
+// the token changed (the daemon's proof showed a new one while connecting,
+// or the token file was replaced) is sent once more with the new token: a
+// refused request did nothing.
+func (c *Client) send(ctx context.Context, build func(token string) (*http.Request, error)) (*http.Response, error) {
+	tok := c.Token()
+	req, err := build(tok)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized {
+		return resp, err
+	}
+	fresh, err := c.freshToken(tok)
+	if err != nil || fresh == "" {
+		if err != nil {
+			// The token on disk cannot be trusted: say so rather than 401.
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+			return nil, err
+		}
+		return resp, nil
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if req, err = build(fresh); err != nil {
+		return nil, err
+	}
+	return c.hc.Do(req)
+}
+
+// freshToken returns a token other than used, learnt since used was read
+// or read again from the state dir now, or "" when there is none. It fails
+// only when the token file cannot be trusted (state.ErrInsecure).
+func (c *Client) freshToken(used string) (string, error) {
+	if tok := c.Token(); tok != used {
+		return tok, nil
+	}
+	if c.stateDir == "" {
+		return "", nil
+	}
+	tok, err := state.Dir{Path: c.stateDir}.ReadToken()
+	if errors.Is(err, state.ErrInsecure) {
+		return "", err
+	}
+	if err != nil || tok == used {
+		return "", nil
+	}
+	c.SetToken(tok)
+	return tok, nil
 }
 
 // readBody reads a response body whole, presizing the buffer from
@@ -282,7 +405,7 @@ func apiError(status int, body []byte) *APIError {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
-	return &APIError{Status: status, ErrorDetail: apitype.ErrorDetail{
+	return &APIError{Status: status, foreign: true, ErrorDetail: apitype.ErrorDetail{
 		Code:    fmt.Sprintf("http_%d", status),
 		Message: msg,
 	}}
@@ -295,8 +418,15 @@ func classify(doing string, err error) error {
 	if ctxErr := contextError(err); ctxErr != nil {
 		return fmt.Errorf("%s: %w", doing, err)
 	}
+	if errors.Is(err, ErrNotGasoline) || errors.Is(err, state.ErrInsecure) {
+		// Carried up from dial: the request was never sent.
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			err = ue.Err
+		}
+		return fmt.Errorf("%s: %w", doing, err)
+	}
 	var opErr *net.OpError
-	if (errors.As(err, &opErr) && opErr.Op == "dial") || errors.Is(err, errPeerClosed) {
+	if (errors.As(err, &opErr) && opErr.Op == "dial") || errors.Is(err, errPeerClosed) || errors.Is(err, errHelloIO) {
 		return fmt.Errorf("%s: %w: %w", doing, ErrUnreachable, err)
 	}
 	return fmt.Errorf("%s: %w: %w", doing, ErrConnLost, err)

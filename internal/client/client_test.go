@@ -18,8 +18,36 @@ import (
 
 const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
-// fakeDaemon answers the daemon API the way the contract describes it.
+// proving answers GET /hello as the daemon does, proving it knows token for
+// the port it serves, and passes every other request to h.
+func proving(token string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/hello" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		port := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr).Port
+		json.NewEncoder(w).Encode(apitype.Hello{Service: apitype.ServiceName, Proof: apitype.HelloProof(token, port, r.Header.Get(apitype.HeaderNonce))})
+	})
+}
+
+// provingServer is an httptest server of h that proves it knows token.
+func provingServer(t *testing.T, token string, h http.Handler) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(proving(token, h))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// fakeDaemon answers the daemon API the way the contract describes it,
+// proving it knows testToken.
 func fakeDaemon(t *testing.T) *httptest.Server {
+	return fakeDaemonProving(t, testToken)
+}
+
+// fakeDaemonProving is fakeDaemon proving it knows proofToken, while it
+// accepts only testToken as a bearer token.
+func fakeDaemonProving(t *testing.T, proofToken string) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
 	authed := func(h http.HandlerFunc) http.HandlerFunc {
@@ -64,9 +92,7 @@ func fakeDaemon(t *testing.T) *httptest.Server {
 	mux.HandleFunc("POST /pair/code", authed(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"code":"ABCD-2345","expires_at":"2030-01-02T03:04:05Z"}`))
 	}))
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
+	return provingServer(t, proofToken, mux)
 }
 
 // freeAddr returns a loopback address nothing listens on.
@@ -113,7 +139,7 @@ func TestMCP(t *testing.T) {
 }
 
 func TestAPIError(t *testing.T) {
-	srv := fakeDaemon(t)
+	srv := fakeDaemonProving(t, "wrong-token")
 	c := New(srv.URL, "wrong-token")
 	_, err := c.MCP(t.Context(), "client-1", []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true)
 	apiErr, ok := errors.AsType[*APIError](err)
@@ -133,7 +159,7 @@ func TestAPIError(t *testing.T) {
 	}
 
 	// A plain-text error (not the daemon's shape) still decodes.
-	c.SetToken(testToken)
+	c = New(fakeDaemon(t).URL, testToken)
 	_, err = c.MCP(t.Context(), "", []byte(`{}`), false)
 	if apiErr, ok := errors.AsType[*APIError](err); !ok || apiErr.Status != http.StatusBadRequest || !strings.Contains(apiErr.Message, "no client header") {
 		t.Errorf("got %v, want APIError 400 with the body text", err)
@@ -188,14 +214,17 @@ func TestHealthNotGasoline(t *testing.T) {
 }
 
 // TestMCPNotGasoline: a 2xx that is not a JSON object never reaches the
-// caller (the bridge would write it to stdout).
+// caller (the bridge would write it to stdout), whether it comes from a
+// program that cannot prove it is the daemon or from one that can.
 func TestMCPNotGasoline(t *testing.T) {
 	for _, body := range []string{"hello from some dev server", "", "[1,2]", `{"half":`} {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(body)) }))
-		_, err := New(srv.URL, "t").MCP(t.Context(), "c", []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true)
-		srv.Close()
-		if !errors.Is(err, ErrNotGasoline) {
-			t.Errorf("body %q: got %v, want ErrNotGasoline", body, err)
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(body)) })
+		for name, srv := range map[string]*httptest.Server{"impostor": httptest.NewServer(h), "daemon": httptest.NewServer(proving("t", h))} {
+			_, err := New(srv.URL, "t").MCP(t.Context(), "c", []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`), true)
+			srv.Close()
+			if !errors.Is(err, ErrNotGasoline) {
+				t.Errorf("%s, body %q: got %v, want ErrNotGasoline", name, body, err)
+			}
 		}
 	}
 }
@@ -216,7 +245,7 @@ func TestUnreachable(t *testing.T) {
 // a reused connection is replayed by the transport.
 func TestConnLost(t *testing.T) {
 	var requests atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := provingServer(t, testToken, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.ReadAll(r.Body)
 		if requests.Add(1) == 2 {
 			// Break the second request's connection as a dying daemon would.
@@ -228,7 +257,6 @@ func TestConnLost(t *testing.T) {
 		}
 		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
 	}))
-	defer srv.Close()
 	c := New(srv.URL, testToken)
 	ctx := t.Context()
 	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)
@@ -253,13 +281,12 @@ func TestConnLost(t *testing.T) {
 
 func TestTimeout(t *testing.T) {
 	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := provingServer(t, testToken, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-release:
 		case <-r.Context().Done():
 		}
 	}))
-	defer srv.Close()
 	defer close(release)
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
@@ -272,10 +299,10 @@ func TestTimeout(t *testing.T) {
 // TestKeepAlive checks that sequential calls reuse one connection.
 func TestKeepAlive(t *testing.T) {
 	var conns atomic.Int32
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(proving(testToken, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.ReadAll(r.Body)
 		w.Write([]byte(`{}`))
-	}))
+	})))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
 			conns.Add(1)

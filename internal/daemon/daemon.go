@@ -7,9 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -19,10 +19,13 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
-	"github.com/gasoline-mcp/gasoline/internal/config"
+	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/client"
+	"github.com/gasoline-mcp/gasoline/internal/kv"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/output"
 	"github.com/gasoline-mcp/gasoline/internal/pairing"
+	"github.com/gasoline-mcp/gasoline/internal/result"
 	"github.com/gasoline-mcp/gasoline/internal/server"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
@@ -39,8 +42,15 @@ type Options struct {
 	ExtensionID string          // "" pins server.DefaultExtensionID
 	Tracker     tracker.Options // timers and limits; zero fields take the defaults
 	InlineWait  time.Duration   // interact's default wait_ms
-	Output      output.Options  // large-output store; zero fields take the defaults
-	LogLevel    zerolog.Level
+	// UserDrivenWait is command_result's default wait on a draw-mode
+	// session (0: 55 s); tests shorten it.
+	UserDrivenWait time.Duration
+	// ProgressEvery is how often blocking waits report progress to clients
+	// that ask for it; 0 means tools.DefaultProgressEvery (5 s).
+	ProgressEvery time.Duration
+	Output        output.Options  // large-output store; zero fields take the defaults
+	Capture       capture.Options // capture buffers; zero fields take the defaults
+	LogLevel      zerolog.Level
 	// LogTo receives log lines as well as daemon.log (e.g. stderr in the
 	// foreground); nil for none.
 	LogTo io.Writer
@@ -48,23 +58,38 @@ type Options struct {
 	Ready func(addr net.Addr)
 }
 
-// ErrAlreadyRunning is returned by Run when a gasoline daemon already answers
-// on the port.
+// ErrAlreadyRunning is returned by Run when a gasoline daemon already runs
+// with the state dir (it holds the state dir's lock).
 var ErrAlreadyRunning = errors.New("a gasoline daemon is already running")
 
 // Run runs the daemon until ctx ends or POST /shutdown is called, then shuts
 // down gracefully: it wakes every long-poll and wait, lets in-flight requests
-// finish (up to 5 s) and removes its pid file.
+// finish (up to 5 s) and removes its socket and pid file.
+//
+// The daemon holds its state dir's lock for its whole life, so a second
+// daemon of the same state dir fails at once and touches nothing. It
+// serves the same API on 127.0.0.1:port (the extension, curl) and on the
+// Unix socket in the state dir (the bridge and the CLI), each listener
+// with its own connection limits, so that a connection flood on the port
+// does not reach the socket.
 func Run(ctx context.Context, o Options) error {
 	dir, err := state.Open(o.StateDir)
 	if err != nil {
 		return err
 	}
+	lock, err := dir.Lock()
+	if errors.Is(err, state.ErrLocked) {
+		return fmt.Errorf("%w: %w", ErrAlreadyRunning, err)
+	}
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	token, err := dir.LoadOrCreateToken()
 	if err != nil {
 		return err
 	}
-	logFile, err := os.OpenFile(dir.File(state.LogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	logFile, err := dir.OpenFile(state.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return fmt.Errorf("opening daemon log: %w", err)
 	}
@@ -78,22 +103,41 @@ func Run(ctx context.Context, o Options) error {
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(o.Port)))
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return portInUse(ctx, o.Port)
+			return portInUse(ctx, o.Port, dir)
 		}
 		return fmt.Errorf("listening on 127.0.0.1:%d: %w", o.Port, err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
+	limits := connLimits(log)
+	tcp := server.Limit(ln, limits.tcp)
+	listeners := map[string]*server.Listener{"tcp": tcp}
+	sock, err := listenSocket(dir)
+	switch {
+	case err != nil:
+		// Not fatal: the bridge and the CLI fall back to TCP, where the
+		// daemon proves itself before they send anything.
+		log.Warn().Err(err).Msg("no Unix socket; the bridge and CLI use TCP after the daemon's proof")
+	case sock == nil:
+		log.Warn().Str("state_dir", dir.Path).Msg("state dir path too long for a Unix socket; the bridge and CLI use TCP after the daemon's proof")
+	default:
+		listeners["unix"] = server.Limit(sock, limits.unix)
+	}
+	closeListeners := func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	}
 
 	pidPath := dir.File(state.PIDFile)
-	if err := os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
-		ln.Close()
+	if err := dir.WriteFile(state.PIDFile, []byte(strconv.Itoa(os.Getpid())+"\n")); err != nil {
+		closeListeners()
 		return fmt.Errorf("writing pid file: %w", err)
 	}
 	defer removePIDIfOurs(pidPath)
 
 	pair, err := pairing.New(dir.Path, nil)
 	if err != nil {
-		ln.Close()
+		closeListeners()
 		return err
 	}
 	topts := o.Tracker
@@ -129,7 +173,17 @@ func Run(ctx context.Context, o Options) error {
 	tuneGC(oopts.ByteBudget, log)
 	mcpSrv := mcp.NewServer(protocol.Implementation{Name: "gasoline", Title: "gasoline browser bridge", Version: version.Version},
 		tools.Instructions, log)
-	tl := tools.New(tools.Deps{Tracker: trk, Health: health, InlineWait: o.InlineWait, Output: store, Log: log})
+	results := result.NewKeeper(trk, store, log)
+	// A broken key-value file disables store/load (which say why), not the
+	// daemon.
+	kvs, kvErr := kv.Open(dir.File(kv.FileName), kv.Options{MaxValue: tools.MaxStoreValue})
+	if kvErr != nil {
+		log.Error().Err(kvErr).Msg("key-value store unavailable; configure store/load will report it")
+	}
+	capt := capture.New(o.Capture)
+	anns := annotate.NewStore(0, 0)
+	tl := tools.New(tools.Deps{Tracker: trk, Health: health, InlineWait: o.InlineWait, Results: results,
+		Capture: capt, KV: kvs, KVErr: kvErr, Annotations: anns, UserDrivenWait: o.UserDrivenWait, ProgressEvery: o.ProgressEvery, Log: log})
 	tl.Register(mcpSrv)
 
 	stop := make(chan struct{})
@@ -137,13 +191,16 @@ func Run(ctx context.Context, o Options) error {
 	requestStop := func() { stopOnce.Do(func() { close(stop) }) }
 	srv := server.New(server.Config{
 		Port: port, Token: token, ExtensionID: o.ExtensionID,
-		Tracker: trk, MCP: mcpSrv, Pairing: pair, Health: health,
-		IngestResult: tl.IngestResult, Shutdown: requestStop, Log: log,
+		Tracker: trk, MCP: mcpSrv, Pairing: pair, Health: health, Capture: capt,
+		Results: results, Annotations: anns, Shutdown: requestStop, Log: log,
+		Started: started, Listeners: listeners,
 	})
 	hs := server.NewHTTPServer(srv.Handler())
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- hs.Serve(ln) }()
-	log.Info().Int("port", port).Str("state_dir", dir.Path).Str("version", version.Version).Msg("daemon started")
+	serveErr := make(chan error, len(listeners))
+	for _, l := range listeners {
+		go func() { serveErr <- hs.Serve(l) }()
+	}
+	log.Info().Int("port", port).Str("state_dir", dir.Path).Bool("socket", sock != nil).Str("version", version.Version).Msg("daemon started")
 	if o.Ready != nil {
 		o.Ready(ln.Addr())
 	}
@@ -157,9 +214,10 @@ func Run(ctx context.Context, o Options) error {
 	case err := <-serveErr:
 		runErr = fmt.Errorf("serving HTTP: %w", err)
 	}
-	// Closing the tracker first wakes held long-polls and waits, so the HTTP
-	// shutdown below does not sit out their deadlines.
+	// Closing the tracker and the capture store first wakes held long-polls
+	// and waits, so the HTTP shutdown below does not sit out their deadlines.
 	trk.Close()
+	capt.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
@@ -170,20 +228,51 @@ func Run(ctx context.Context, o Options) error {
 	return runErr
 }
 
-// portInUse explains who holds the port.
-func portInUse(ctx context.Context, port int) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+// portInUse explains who holds the port, asking it through the typed
+// client: the daemon of this state dir would prove itself (it cannot be
+// running, since this one holds the lock, unless locks are unavailable);
+// anything else is named with its pid when it can be found.
+func portInUse(ctx context.Context, port int, dir state.Dir) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, config.BaseURL(port)+"/health", nil)
-	resp, err := http.DefaultClient.Do(req)
+	c := client.Local(port, dir.Path)
+	defer c.CloseIdleConnections()
+	_, err := c.Health(ctx)
 	if err == nil {
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		if strings.Contains(string(b), `"service":"`+apitype.ServiceName+`"`) {
-			return fmt.Errorf("%w on 127.0.0.1:%d; stop it with 'gasoline daemon stop' or pick another --port", ErrAlreadyRunning, port)
+		return fmt.Errorf("%w on 127.0.0.1:%d; stop it with 'gasoline daemon stop' or pick another --port", ErrAlreadyRunning, port)
+	}
+	if nd, ok := errors.AsType[*client.NotDaemonError](err); ok {
+		return nd
+	}
+	return client.PortHeld(port, dir.Path, err.Error())
+}
+
+// listenSocket listens on the state dir's Unix socket; it returns nil when
+// the path is too long for a socket. The caller holds the state dir's lock,
+// so a socket file left there belongs to a daemon that died.
+func listenSocket(dir state.Dir) (net.Listener, error) {
+	path, ok := dir.SocketPath()
+	if !ok {
+		return nil, nil
+	}
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("%s exists and is not a socket; remove it and start the daemon again", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("removing the stale socket %s: %w", path, err)
 		}
 	}
-	return fmt.Errorf("port %d on 127.0.0.1 is in use by another program; pass --port (or set %s) to use another", port, config.EnvPort)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s: %w", path, err)
+	}
+	// The 0700 state dir already keeps others out; the mode says so too.
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("restricting %s to its owner: %w", path, err)
+	}
+	return ln, nil
 }
 
 func removePIDIfOurs(path string) {

@@ -44,10 +44,17 @@ func Errorf(code, hint, format string, args ...any) *ToolError {
 	return &ToolError{Code: code, Message: fmt.Sprintf(format, args...), Hint: hint}
 }
 
-// Decorator may add fields to every successful or failed tool result of a
-// client (gasoline adds its "async" status this way). It must be fast and
-// safe for concurrent use.
-type Decorator func(client string, result map[string]any)
+// Decorator may add to every successful or failed tool result of a client
+// (gasoline adds its "async" status this way). It gets the handler's result
+// (an *ErrorResult for a failure) and its encoding, a JSON object, and
+// returns the encoding to send: body itself, or body with fields added. It
+// must be fast and safe for concurrent use.
+type Decorator func(client string, result any, body []byte) []byte
+
+// ErrorResult is the structured result of a failed tool call.
+type ErrorResult struct {
+	Error *ToolError `json:"error"`
+}
 
 // Server dispatches MCP requests. Register tools before the first Handle;
 // after that it is safe for concurrent use.
@@ -57,6 +64,7 @@ type Server struct {
 	tools        map[string]Tool
 	list         []byte // the encoded tools/list result; written by AddTool only
 	decorate     Decorator
+	resources    Resources // nil: no resources capability
 	log          zerolog.Logger
 }
 
@@ -90,6 +98,9 @@ func (s *Server) Tools() []protocol.Tool {
 
 // Handle processes one encoded JSON-RPC message from client and returns the
 // encoded response, or nil when none is due (notifications, responses).
+// Every response is a valid JSON-RPC response. Tools may send notifications
+// before the response through Notify and Progress when ctx carries a
+// Sender (WithSender).
 func (s *Server) Handle(ctx context.Context, client string, data []byte) []byte {
 	msg, err := protocol.DecodeMessage(data)
 	if err != nil {
@@ -99,9 +110,20 @@ func (s *Server) Handle(ctx context.Context, client string, data []byte) []byte 
 		}
 		return encode(&protocol.Response{Error: protocol.Errorf(protocol.CodeParseError, "parse error: %v", err)})
 	}
+	return s.HandleMessage(ctx, client, msg)
+}
+
+// HandleMessage is Handle for a message the transport has decoded already
+// (to classify it): it returns the encoded response, or nil when none is
+// due.
+func (s *Server) HandleMessage(ctx context.Context, client string, msg protocol.Message) []byte {
 	req, ok := msg.(*protocol.Request)
 	if !ok {
 		return nil // a response to a request we never sent: nothing to say
+	}
+	if req.IsCall() && strings.HasPrefix(req.Method, "notifications/") {
+		return encode(&protocol.Response{ID: req.ID, Error: protocol.Errorf(protocol.CodeInvalidRequest,
+			"%s is a notification: send it without an id (a message with an id is a request and expects a response)", req.Method)})
 	}
 	result, werr := s.dispatch(ctx, client, req)
 	if !req.IsCall() {
@@ -109,6 +131,11 @@ func (s *Server) Handle(ctx context.Context, client string, data []byte) []byte 
 	}
 	if werr != nil {
 		return encode(&protocol.Response{ID: req.ID, Error: werr})
+	}
+	if len(result) == 0 {
+		s.log.Error().Str("method", req.Method).Msg("request handled without a result")
+		return encode(&protocol.Response{ID: req.ID, Error: protocol.Errorf(protocol.CodeInternalError,
+			"%s produced no result; this is a gasoline bug, the daemon log has details", req.Method)})
 	}
 	return protocol.EncodeResult(req.ID, result)
 }
@@ -124,11 +151,14 @@ func (s *Server) dispatch(ctx context.Context, client string, req *protocol.Requ
 	case protocol.MethodToolsCall:
 		return s.toolsCall(ctx, client, req.Params)
 	}
+	if res, werr, ok := s.resourcesMethod(ctx, client, req); ok {
+		return res, werr
+	}
 	if strings.HasPrefix(req.Method, "notifications/") {
 		return nil, nil
 	}
 	return nil, protocol.Errorf(protocol.CodeMethodNotFound,
-		"method not found: %q; this server implements initialize, ping, tools/list and tools/call", req.Method)
+		"method not found: %q; this server implements initialize, ping, tools/list, tools/call, resources/list and resources/read", req.Method)
 }
 
 func (s *Server) initialize(params json.RawMessage) (json.RawMessage, *protocol.WireError) {
@@ -145,12 +175,20 @@ func (s *Server) initialize(params json.RawMessage) (json.RawMessage, *protocol.
 	}
 	res := protocol.InitializeResult{
 		ProtocolVersion: protocol.NegotiateVersion(p.ProtocolVersion),
-		Capabilities:    protocol.ServerCapabilities{Tools: &protocol.ToolCapabilities{}},
+		Capabilities:    s.capabilities(),
 		ServerInfo:      s.info,
 		Instructions:    s.instructions,
 	}
 	b, _ := json.Marshal(res)
 	return b, nil
+}
+
+func (s *Server) capabilities() protocol.ServerCapabilities {
+	c := protocol.ServerCapabilities{Tools: &protocol.ToolCapabilities{}}
+	if s.resources != nil {
+		c.Resources = &protocol.ResourceCapabilities{}
+	}
+	return c
 }
 
 // toolsList returns the tools/list result, encoded by AddTool so that
@@ -162,10 +200,22 @@ func (s *Server) toolsList() json.RawMessage {
 	return s.list
 }
 
+// callParams are the params of tools/call as the server reads them: the
+// call, and the progress token of a client that asks for progress.
+type callParams struct {
+	protocol.CallToolParams
+	Meta struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+	} `json:"_meta"`
+}
+
 func (s *Server) toolsCall(ctx context.Context, client string, params json.RawMessage) (json.RawMessage, *protocol.WireError) {
-	var p protocol.CallToolParams
+	var p callParams
 	if err := json.Unmarshal(params, &p); err != nil || p.Name == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "invalid tools/call params: \"name\" (string) is required")
+	}
+	if tok := p.Meta.ProgressToken; len(tok) > 0 && string(tok) != "null" {
+		ctx = withProgressToken(ctx, tok)
 	}
 	t, ok := s.tools[p.Name]
 	if !ok {
@@ -184,6 +234,17 @@ func (s *Server) toolsCall(ctx context.Context, client string, params json.RawMe
 	return s.toolResult(client, p.Name, out, err), nil
 }
 
+// Image is an image block of a tool result: Data is base64.
+type Image struct {
+	Data     string
+	MIMEType string
+}
+
+// An Imager is a tool result that carries images besides its JSON object;
+// each becomes an image content block after the text block. The images are
+// not part of the structured object.
+type Imager interface{ Images() []Image }
+
 // toolResult encodes a handler's outcome as a CallToolResult whose text is
 // the compact JSON of the structured object.
 func (s *Server) toolResult(client, tool string, out any, err error) json.RawMessage {
@@ -196,17 +257,21 @@ func (s *Server) toolResult(client, tool string, out any, err error) json.RawMes
 			te = &ToolError{Code: "internal_error", Message: err.Error(),
 				Hint: "this is a gasoline bug; the daemon log (daemon.log in the state dir) has details"}
 		}
-		out = map[string]any{"error": te}
-	}
-	if s.decorate != nil {
-		if m, ok := out.(map[string]any); ok {
-			s.decorate(client, m)
-		}
+		out = &ErrorResult{Error: te}
 	}
 	body, merr := marshal(out)
+	if merr == nil && (len(body) == 0 || body[0] != '{') {
+		merr = fmt.Errorf("the result of %s is %T, not an object", tool, out)
+	}
 	if merr != nil {
-		body, _ = marshal(map[string]any{"error": ToolError{Code: "internal_error", Message: "encoding result: " + merr.Error()}})
+		s.log.Error().Err(merr).Str("tool", tool).Msg("encoding a tool result")
+		out = &ErrorResult{Error: &ToolError{Code: "internal_error", Message: "encoding result: " + merr.Error(),
+			Hint: "this is a gasoline bug; the daemon log (daemon.log in the state dir) has details"}}
+		body, _ = marshal(out)
 		isError = true
+	}
+	if s.decorate != nil {
+		body = s.decorate(client, out, body)
 	}
 	// The envelope is assembled by hand: body is valid JSON already, and
 	// re-encoding it through CallToolResult would scan it twice more.
@@ -214,7 +279,19 @@ func (s *Server) toolResult(client, tool string, out any, err error) json.RawMes
 	res := make([]byte, 0, len(body)+len(text)+96)
 	res = append(res, `{"content":[{"type":"text","text":`...)
 	res = append(res, text...)
-	res = append(res, `}],"structuredContent":`...)
+	res = append(res, '}')
+	if im, ok := out.(Imager); ok && !isError {
+		for _, img := range im.Images() {
+			data, _ := marshal(img.Data)
+			mime, _ := marshal(img.MIMEType)
+			res = append(res, `,{"type":"image","data":`...)
+			res = append(res, data...)
+			res = append(res, `,"mimeType":`...)
+			res = append(res, mime...)
+			res = append(res, '}')
+		}
+	}
+	res = append(res, `],"structuredContent":`...)
 	res = append(res, body...)
 	if isError {
 		res = append(res, `,"isError":true`...)
@@ -240,4 +317,24 @@ func encode(r *protocol.Response) []byte {
 		b, _ = protocol.EncodeMessage(&protocol.Response{ID: r.ID, Error: protocol.Errorf(protocol.CodeInternalError, "encoding response: %v", err)})
 	}
 	return b
+}
+
+// AppendField returns obj, an encoded JSON object, with the member
+// "name": value added at its end. value must be valid JSON. It is how a
+// Decorator adds to a result without decoding it.
+func AppendField(obj []byte, name string, value []byte) []byte {
+	start, end := bytes.IndexByte(obj, '{'), bytes.LastIndexByte(obj, '}')
+	if start < 0 || end < start {
+		return obj
+	}
+	key, _ := marshal(name)
+	out := make([]byte, 0, len(obj)+len(key)+len(value)+2)
+	out = append(out, obj[:end]...)
+	if len(bytes.TrimSpace(obj[start+1:end])) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, key...)
+	out = append(out, ':')
+	out = append(out, value...)
+	return append(out, obj[end:]...)
 }

@@ -25,7 +25,9 @@ func testServer(t *testing.T) *Server {
 			}
 			return map[string]any{"html": "<div class=\"x\">a & b</div>", "client": client}, nil
 		}})
-	s.SetDecorator(func(client string, m map[string]any) { m["async"] = "for " + client })
+	s.SetDecorator(func(client string, _ any, body []byte) []byte {
+		return AppendField(body, "async", []byte(`"for `+client+`"`))
+	})
 	return s
 }
 
@@ -105,6 +107,8 @@ func TestHandleProtocol(t *testing.T) {
 		{"unknown tool", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}`, `available tools: echo`},
 		{"parse error", `{`, `"id":null,"error":{"code":-32700`},
 		{"ping", `{"jsonrpc":"2.0","id":"p","method":"ping"}`, `{"jsonrpc":"2.0","id":"p","result":{}}`},
+		{"notification method with an id", `{"jsonrpc":"2.0","id":1,"method":"notifications/initialized"}`, `"id":1,"error":{"code":-32600`},
+		{"unknown notification with an id", `{"jsonrpc":"2.0","id":"n","method":"notifications/whatever","params":{}}`, `"id":"n","error":{"code":-32600`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,5 +138,98 @@ func TestConcurrentToolsList(t *testing.T) {
 		if out := <-done; !strings.Contains(string(out), `"name":"echo"`) {
 			t.Fatalf("got %s, want the echo tool", out)
 		}
+	}
+}
+
+func TestAppendField(t *testing.T) {
+	tests := []struct{ obj, want string }{
+		{`{}`, `{"async":1}`},
+		{`{ }`, `{ "async":1}`},
+		{`{"a":"}"}`, `{"a":"}","async":1}`},
+		{`{"a":{"b":2}}`, `{"a":{"b":2},"async":1}`},
+	}
+	for _, tt := range tests {
+		got := AppendField([]byte(tt.obj), "async", []byte(`1`))
+		if string(got) != tt.want {
+			t.Errorf("AppendField(%s): got %s, want %s", tt.obj, got, tt.want)
+		}
+		if !json.Valid(got) {
+			t.Errorf("AppendField(%s): %s is not valid JSON", tt.obj, got)
+		}
+	}
+}
+
+// TestNotifyBeforeResponse checks the outbound path of a request: a tool
+// reports progress through the request's Sender, which gets it before Handle
+// returns the response, addressed with the request's progress token; without
+// a token or a Sender nothing is sent and the call still succeeds.
+func TestNotifyBeforeResponse(t *testing.T) {
+	s := NewServer(protocol.Implementation{Name: "gasoline", Version: "t"}, "", zerolog.New(zerolog.NewTestWriter(t)))
+	s.AddTool(Tool{Def: protocol.Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		Handler: func(ctx context.Context, _ string, _ json.RawMessage) (any, error) {
+			if err := Progress(ctx, 1, 2, "waiting for the browser"); err != nil {
+				return nil, err
+			}
+			return struct {
+				Done bool `json:"done"`
+			}{true}, nil
+		}})
+	call := func(meta string) string {
+		return `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"wait","arguments":{}` + meta + `}}`
+	}
+	tests := []struct {
+		name   string
+		msg    string
+		sender bool
+		want   []string // the notifications sent, in order
+	}{
+		{"progress token and sender", call(`,"_meta":{"progressToken":"tok-1"}`), true,
+			[]string{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok-1","progress":1,"total":2,"message":"waiting for the browser"}}`}},
+		{"numeric token", call(`,"_meta":{"progressToken":42}`), true,
+			[]string{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":42,"progress":1,"total":2,"message":"waiting for the browser"}}`}},
+		{"no token", call(``), true, nil},
+		{"no sender", call(`,"_meta":{"progressToken":"tok-1"}`), false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var sent []string
+			ctx := context.Background()
+			if tt.sender {
+				ctx = WithSender(ctx, func(_ context.Context, msg []byte) error {
+					sent = append(sent, string(msg))
+					return nil
+				})
+			}
+			out := s.Handle(ctx, "c", []byte(tt.msg))
+			if !strings.Contains(string(out), `"structuredContent":{"done":true}`) {
+				t.Fatalf("got %s, want the tool's result", out)
+			}
+			if strings.Join(sent, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("sent before the response:\n%s\nwant:\n%s", strings.Join(sent, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+	if err := Notify(context.Background(), "notifications/message", nil); !errors.Is(err, ErrNoSender) {
+		t.Errorf("Notify without a sender: got %v, want ErrNoSender", err)
+	}
+}
+
+// pictured is a tool result with an image beside its object.
+type pictured struct {
+	Width int `json:"width"`
+}
+
+func (pictured) Images() []Image { return []Image{{Data: "QUJD", MIMEType: "image/jpeg"}} }
+
+// TestImageContent puts an Imager's images after the text block, outside
+// the structured object.
+func TestImageContent(t *testing.T) {
+	s := NewServer(protocol.Implementation{Name: "gasoline", Version: "t"}, "", zerolog.New(zerolog.NewTestWriter(t)))
+	s.AddTool(Tool{Def: protocol.Tool{Name: "shot", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		Handler: func(context.Context, string, json.RawMessage) (any, error) { return pictured{Width: 2}, nil }})
+	out := s.Handle(context.Background(), "c", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"shot"}}`))
+	want := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"width\":2}"},{"type":"image","data":"QUJD","mimeType":"image/jpeg"}],"structuredContent":{"width":2}}}`
+	if string(out) != want {
+		t.Errorf("got  %s\nwant %s", out, want)
 	}
 }

@@ -87,7 +87,7 @@ type Options struct {
 	CacheEntries int
 }
 
-// Handle describes a stored output and how to read it. It holds no
+// Handle describes a stored output and the modes that read it. It holds no
 // reference to the stored content.
 type Handle struct {
 	ID              string `json:"id"`
@@ -106,8 +106,6 @@ type Handle struct {
 	// Modes lists the retrieval modes that work: "raw" (under the inline
 	// threshold only), "slice" and "extract".
 	Modes []string `json:"modes"`
-	// Hint teaches how to read the output, with a ready-to-use call.
-	Hint string `json:"hint"`
 }
 
 // StoreStats is a snapshot of a Store's occupancy.
@@ -279,9 +277,8 @@ func (s *Store) put(id string, content string, replace bool) (Handle, error) {
 	} else {
 		h.Modes = []string{"slice", "extract"}
 	}
-	h.Hint = s.hint(h, content)
 	e.handle = h
-	e.cost = int64(len(content)+len(h.Preview)+len(h.Hint)+len(h.SHA256)+2*len(id)+4*len(e.idx.marks)) + entryOverhead
+	e.cost = int64(len(content)+len(h.Preview)+len(h.SHA256)+2*len(id)+4*len(e.idx.marks)) + entryOverhead
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -350,6 +347,17 @@ func (s *Store) Raw(id string) (string, error) {
 	return e.content, nil
 }
 
+// Content returns the whole output stored under id, whatever its size: for
+// the MCP resource it is offered as, which the client reads, rather than a
+// tool result in the agent's context (see Raw).
+func (s *Store) Content(id string) (string, error) {
+	e, err := s.get(id)
+	if err != nil {
+		return "", err
+	}
+	return e.content, nil
+}
+
 // Stats returns a snapshot of the store's occupancy.
 func (s *Store) Stats() StoreStats {
 	s.mu.Lock()
@@ -378,28 +386,6 @@ func preview(content string, idx *runeIndex) string {
 	head := content[:idx.byteAt(content, previewHead)]
 	tail := content[idx.byteAt(content, idx.n-previewTail):]
 	return head + fmt.Sprintf("\n[… %d chars omitted …]\n", idx.n-previewHead-previewTail) + tail
-}
-
-// hint writes a sentence or two teaching how to read the output h describes.
-func (s *Store) hint(h Handle, content string) string {
-	var b strings.Builder
-	if h.EstimatedTokens <= s.opts.InlineTokens {
-		fmt.Fprintf(&b, `Read it whole with observe({what:"command_result", correlation_id:%q, mode:"raw"}); mode "slice" and mode "extract" work too.`, h.ID)
-	} else {
-		example := fmt.Sprintf(`mode:"slice", start:0, length:%d`, DefaultSliceChars)
-		for _, anchor := range []string{"<form", "<body", "<main"} {
-			if strings.Contains(content, anchor) {
-				example = fmt.Sprintf(`mode:"slice", anchor:%q, window:%d`, anchor, DefaultSliceChars)
-				break
-			}
-		}
-		fmt.Fprintf(&b, `Too large to return whole (%d chars, ~%d tokens): read a part with observe({what:"command_result", correlation_id:%q, %s}) or ask mode:"extract" with query:"<what you need>"; every piece comes back verbatim with its char offsets.`,
-			h.Chars, h.EstimatedTokens, h.ID, example)
-	}
-	if h.Truncated {
-		fmt.Fprintf(&b, " Only the first %d of %d bytes were kept (per-output cap).", h.Bytes, h.OriginalBytes)
-	}
-	return b.String()
 }
 
 // evictedSet remembers the most recently evicted ids, up to a bound, so that

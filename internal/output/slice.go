@@ -54,6 +54,10 @@ func (s *Store) Slice(id string, req SliceRequest) (SliceResult, error) {
 	}
 	res := SliceResult{ID: id, TotalChars: e.idx.n, SourceSHA256: e.handle.SHA256}
 	limit := s.opts.InlineTokens * 4
+	// Stored content is valid UTF-8 (invalid bytes became U+FFFD), so the
+	// anchor is matched the same way: a stray byte must not match the middle
+	// of a character and yield offsets that split it.
+	req.Anchor = strings.ToValidUTF8(req.Anchor, "\uFFFD")
 
 	var start, end int
 	switch {

@@ -1,6 +1,7 @@
 // Package pairing issues one-time pairing codes and exchanges them for
-// extension tokens, which it keeps only as SHA-256 hashes, persisted in the
-// state directory so that a daemon restart does not unpair the browser.
+// extension tokens, which it keeps only as SHA-256 hashes (the tokens'
+// request-signing keys, see internal/extauth), persisted in the state
+// directory so that a daemon restart does not unpair the browser.
 package pairing
 
 import (
@@ -24,8 +25,14 @@ const (
 	CodeTTL       = 2 * time.Minute
 	maxCodes      = 4  // outstanding codes; older ones are dropped
 	maxTokens     = 16 // remembered extension tokens; the oldest is dropped
-	maxFailures   = 5  // failed redeems per failureWindow before 429
+	maxFailures   = 5  // wrong codes per failureWindow before they get 429
 	failureWindow = time.Minute
+	// maxGuesses bounds the wrong codes tried while codes are outstanding:
+	// beyond it the outstanding codes are withdrawn. With 40-bit codes and
+	// at most maxCodes of them, a guesser's chance stays below 4e-9 per
+	// 'gasoline pair', however fast it sends; below it, the right code
+	// always works.
+	maxGuesses    = 1000
 	codeAlphabet  = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789" // no 0/O, 1/I
 	tokenFileName = "extension_tokens.json"
 )
@@ -34,6 +41,9 @@ const (
 var (
 	ErrInvalidCode = errors.New("invalid or expired pairing code")
 	ErrRateLimited = errors.New("too many failed pairing attempts")
+	// ErrWithdrawn means the outstanding codes were withdrawn because too
+	// many wrong codes were tried: something is guessing them.
+	ErrWithdrawn = errors.New("pairing codes withdrawn after too many wrong attempts")
 )
 
 // Pairing is safe for concurrent use.
@@ -41,10 +51,14 @@ type Pairing struct {
 	now  func() time.Time
 	path string // token file; "" keeps tokens in memory only
 
-	mu       sync.Mutex
-	codes    map[string]time.Time // code → expiry; guarded by mu
-	tokens   []tokenRecord        // guarded by mu
-	failures []time.Time          // recent failed redeems; guarded by mu
+	mu         sync.Mutex
+	codes      map[string]time.Time // code → expiry; guarded by mu
+	tokens     []tokenRecord        // guarded by mu
+	failures   []time.Time          // the last maxFailures+1 failed redeems within failureWindow; guarded by mu
+	recent     int                  // failed redeems since recentFrom; guarded by mu
+	recentFrom time.Time            // start of the failureWindow recent counts; guarded by mu
+	guesses    int                  // wrong codes tried while codes were outstanding; guarded by mu
+	withdrawn  bool                 // the last codes were withdrawn and no new one was issued; guarded by mu
 }
 
 type tokenRecord struct {
@@ -106,27 +120,31 @@ func (p *Pairing) NewCode() (string, time.Time, error) {
 	}
 	exp := now.Add(CodeTTL)
 	p.codes[code] = exp
+	p.withdrawn = false
 	return code, exp, nil
 }
 
 // Redeem exchanges a code for a new extension token. Codes are one-time and
-// case-insensitive; the dash is optional. After maxFailures failures within
-// a minute every attempt gets ErrRateLimited until the window passes.
+// case-insensitive; the dash is optional. Wrong codes never lock out the
+// right one: a valid code works even while wrong ones are refused with
+// ErrRateLimited (more than maxFailures within a minute). Only after
+// maxGuesses wrong codes while codes are outstanding are they withdrawn
+// (ErrWithdrawn): something on the machine is guessing, and the user is
+// told to look and pair again.
 func (p *Pairing) Redeem(code, instance string) (string, error) {
 	code = normalise(code)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
 	p.pruneLocked(now)
-	if len(p.failures) >= maxFailures {
-		return "", fmt.Errorf("%w: wait %s and try again", ErrRateLimited, p.failures[0].Add(failureWindow).Sub(now).Round(time.Second))
-	}
 	exp, ok := p.codes[code]
 	if !ok || !now.Before(exp) {
-		p.failures = append(p.failures, now)
-		return "", fmt.Errorf("%w: run 'gasoline pair' for a new code (codes last %s and work once)", ErrInvalidCode, CodeTTL)
+		return "", p.failLocked(now)
 	}
 	delete(p.codes, code)
+	if len(p.codes) == 0 {
+		p.guesses = 0
+	}
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("generating extension token: %w", err)
@@ -141,6 +159,48 @@ func (p *Pairing) Redeem(code, instance string) (string, error) {
 		return "", err
 	}
 	return tok, nil
+}
+
+// failLocked counts a wrong code and returns the error for it.
+func (p *Pairing) failLocked(now time.Time) error {
+	if now.Sub(p.recentFrom) >= failureWindow {
+		p.recent, p.recentFrom = 0, now
+	}
+	p.recent++
+	p.failures = append(p.failures, now)
+	if len(p.failures) > maxFailures+1 {
+		p.failures = p.failures[1:]
+	}
+	if len(p.codes) > 0 {
+		p.guesses++
+		if p.guesses >= maxGuesses {
+			clear(p.codes)
+			p.guesses = 0
+			p.withdrawn = true
+		}
+	}
+	if p.withdrawn {
+		return fmt.Errorf("%w: %d wrong codes were tried, so something on this machine may be guessing them; see the daemon log, then run 'gasoline pair' for a new code",
+			ErrWithdrawn, maxGuesses)
+	}
+	if len(p.failures) > maxFailures {
+		// More than maxFailures within the window: failures[0] is the
+		// oldest of the last maxFailures+1.
+		return fmt.Errorf("%w: wrong codes are refused for %s; a right code still works: run 'gasoline pair' for one",
+			ErrRateLimited, p.failures[0].Add(failureWindow).Sub(now).Round(time.Second))
+	}
+	return fmt.Errorf("%w: run 'gasoline pair' for a new code (codes last %s and work once)", ErrInvalidCode, CodeTTL)
+}
+
+// RecentFailures returns how many wrong codes were tried in the current
+// minute-long window, for logging.
+func (p *Pairing) RecentFailures() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.now().Sub(p.recentFrom) >= failureWindow {
+		return 0
+	}
+	return p.recent
 }
 
 // Valid reports whether tok is a current extension token (constant-time
@@ -177,6 +237,9 @@ func (p *Pairing) pruneLocked(now time.Time) {
 		i++
 	}
 	p.failures = p.failures[i:]
+	if len(p.codes) == 0 {
+		p.guesses = 0
+	}
 }
 
 // saveLocked writes the token hashes atomically (temp file, then rename).

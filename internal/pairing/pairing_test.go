@@ -64,21 +64,67 @@ func TestCodeExpires(t *testing.T) {
 	}
 }
 
-func TestRateLimit(t *testing.T) {
+// TestGuessesDoNotLockOutTheRightCode is finding 3 of issue 7: wrong codes
+// from anyone are throttled, and the right code keeps working meanwhile.
+func TestGuessesDoNotLockOutTheRightCode(t *testing.T) {
 	clk := &clock{t: time.Unix(1_000_000, 0)}
 	p, _ := New("", clk.now)
 	code, _, _ := p.NewCode()
 	for i := range maxFailures {
 		if _, err := p.Redeem("ZZZZ-ZZZZ", ""); !errors.Is(err, ErrInvalidCode) {
-			t.Fatalf("failure %d: got %v", i, err)
+			t.Fatalf("failure %d: got %v, want ErrInvalidCode", i, err)
 		}
 	}
-	if _, err := p.Redeem(code, ""); !errors.Is(err, ErrRateLimited) {
-		t.Fatalf("after %d failures even a good code: got %v, want ErrRateLimited", maxFailures, err)
+	for range 50 {
+		if _, err := p.Redeem("ZZZZ-ZZZZ", ""); !errors.Is(err, ErrRateLimited) {
+			t.Fatalf("after %d failures a wrong code: got %v, want ErrRateLimited", maxFailures, err)
+		}
+	}
+	if n := p.RecentFailures(); n != maxFailures+50 {
+		t.Errorf("RecentFailures: got %d, want %d", n, maxFailures+50)
+	}
+	if tok, err := p.Redeem(code, ""); err != nil || !p.Valid(tok) {
+		t.Fatalf("the right code while guesses are throttled: got %q, %v; want a valid token", tok, err)
 	}
 	clk.t = clk.t.Add(failureWindow)
+	if _, err := p.Redeem("ZZZZ-ZZZZ", ""); !errors.Is(err, ErrInvalidCode) {
+		t.Errorf("a minute later: got %v, want ErrInvalidCode again", err)
+	}
+}
+
+// TestGuessingWithdrawsCodes bounds a fast guesser: after maxGuesses wrong
+// codes, the outstanding codes stop working and say why; a new code works.
+func TestGuessingWithdrawsCodes(t *testing.T) {
+	clk := &clock{t: time.Unix(1_000_000, 0)}
+	p, _ := New("", clk.now)
+	code, _, _ := p.NewCode()
+	for range maxGuesses - 1 {
+		p.Redeem("ZZZZ-ZZZZ", "")
+	}
+	other, _, _ := p.NewCode()
+	if _, err := p.Redeem(other, ""); err != nil {
+		t.Fatalf("a right code %d wrong ones in: got %v", maxGuesses-1, err)
+	}
+	p.Redeem("ZZZZ-ZZZZ", "")
+	if _, err := p.Redeem(code, ""); !errors.Is(err, ErrWithdrawn) || !strings.Contains(err.Error(), "gasoline pair") {
+		t.Fatalf("after %d wrong codes: got %v, want ErrWithdrawn saying what to do", maxGuesses, err)
+	}
+	fresh, _, _ := p.NewCode()
+	if _, err := p.Redeem(fresh, ""); err != nil {
+		t.Errorf("a new code after the withdrawal: got %v, want success", err)
+	}
+}
+
+// TestGuessesWithoutCodesDoNotCount: wrong codes while none is outstanding
+// cannot guess anything and do not withdraw the next one.
+func TestGuessesWithoutCodesDoNotCount(t *testing.T) {
+	p, _ := New("", nil)
+	for range maxGuesses + 10 {
+		p.Redeem("ZZZZ-ZZZZ", "")
+	}
+	code, _, _ := p.NewCode()
 	if _, err := p.Redeem(code, ""); err != nil {
-		t.Fatalf("after the window: got %v, want success", err)
+		t.Errorf("got %v, want success", err)
 	}
 }
 
@@ -90,5 +136,27 @@ func TestOutstandingCodesAreBounded(t *testing.T) {
 	}
 	if _, err := p.Redeem(first, ""); !errors.Is(err, ErrInvalidCode) {
 		t.Errorf("oldest code beyond the bound: got %v, want ErrInvalidCode", err)
+	}
+}
+
+// TestThrottleSlides: wrong codes are throttled by how many came within the
+// last minute, however long the guessing has gone on.
+func TestThrottleSlides(t *testing.T) {
+	clk := &clock{t: time.Unix(1_000_000, 0)}
+	p, _ := New("", clk.now)
+	for range 200 {
+		p.Redeem("ZZZZ-ZZZZ", "")
+		clk.t = clk.t.Add(time.Second)
+	}
+	// 200 wrong codes, one a second: the last minute holds 60 of them.
+	if _, err := p.Redeem("ZZZZ-ZZZZ", ""); !errors.Is(err, ErrRateLimited) {
+		t.Errorf("a steady guesser: got %v, want ErrRateLimited", err)
+	}
+	clk.t = clk.t.Add(failureWindow)
+	if _, err := p.Redeem("ZZZZ-ZZZZ", ""); !errors.Is(err, ErrInvalidCode) {
+		t.Errorf("a minute after it stopped: got %v, want ErrInvalidCode", err)
+	}
+	if n := p.RecentFailures(); n != 1 {
+		t.Errorf("RecentFailures: got %d, want 1", n)
 	}
 }

@@ -39,6 +39,11 @@ func errorHandler(log zerolog.Logger) echo.HTTPErrorHandler {
 			ae = apiError(http.StatusInternalServerError, "internal_error", err.Error(),
 				"this is a gasoline bug; daemon.log in the state dir has details")
 		}
+		switch ae.Status {
+		case http.StatusUnauthorized, http.StatusForbidden, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests:
+			// A refused client gets no kept-alive connection to try again on.
+			c.Response().Header().Set("Connection", "close")
+		}
 		var werr error
 		if c.Request().Method == http.MethodHead {
 			werr = c.NoContent(ae.Status)

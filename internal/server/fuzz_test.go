@@ -32,15 +32,22 @@ func fuzzHandler(f *testing.F) (http.Handler, *tracker.Tracker) {
 }
 
 func serve(h http.Handler, method, path, body string) int {
+	code, _ := serveBody(h, method, path, body)
+	return code
+}
+
+// serveBody is serve that also returns the response body.
+func serveBody(h http.Handler, method, path, body string) (int, []byte) {
 	// Bounded, so a fuzzed wait_ms cannot hold an iteration for long.
 	ctx, cancel := contextWithTimeout(200 * time.Millisecond)
 	defer cancel()
 	r := httptest.NewRequestWithContext(ctx, method, path, strings.NewReader(body))
 	r.Host = "127.0.0.1:7890"
 	r.Header.Set("Authorization", "Bearer "+token)
+	r.Header.Set(apitype.HeaderClient, "fuzz") // a bridge's request: no session
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
-	return w.Code
+	return w.Code, w.Body.Bytes()
 }
 
 func FuzzQueryResult(f *testing.F) {
@@ -85,12 +92,24 @@ func FuzzMCP(f *testing.F) {
 		`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":7}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"configure","arguments":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"observe","arguments":{"what":"pending_commands"},"_meta":{"progressToken":"p"}}}`,
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		switch code := serve(h, http.MethodPost, "/mcp", body); code {
-		case 200, 202, 413:
+		code, out := serveBody(h, http.MethodPost, "/mcp", body)
+		switch code {
+		case 200:
+			// Every answer is one valid JSON-RPC response.
+			msg, err := protocol.DecodeMessage(out)
+			if err != nil {
+				t.Fatalf("answer to %q is not valid JSON-RPC (%v): %s", body, err, out)
+			}
+			if r, ok := msg.(*protocol.Response); !ok || (r.Result == nil) == (r.Error == nil) {
+				t.Fatalf("answer to %q is not a response with a result or an error: %s", body, out)
+			}
+		case 202, 413:
 		default:
 			t.Fatalf("got status %d for %q, want 200/202/413", code, body)
 		}

@@ -61,6 +61,8 @@ const (
 	tokenExtension
 )
 
+// credential says which token r carries; a valid one marks r's connection
+// authenticated (see Limits).
 func (s *Server) credential(r *http.Request) tokenKind {
 	auth := r.Header.Get("Authorization")
 	tok, ok := strings.CutPrefix(auth, "Bearer ")
@@ -68,9 +70,11 @@ func (s *Server) credential(r *http.Request) tokenKind {
 		return tokenNone
 	}
 	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.Token)) == 1 {
+		markAuthenticated(r)
 		return tokenAdmin
 	}
 	if s.cfg.Pairing != nil && s.cfg.Pairing.Valid(tok) {
+		markAuthenticated(r)
 		return tokenExtension
 	}
 	return tokenNone
@@ -87,16 +91,6 @@ func (s *Server) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 				"use the token in the state dir (<state dir>/token)")
 		}
 		return unauthorized()
-	}
-}
-
-// requireExtension admits extension tokens and the state-dir token.
-func (s *Server) requireExtension(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if s.credential(c.Request()) == tokenNone {
-			return unauthorized()
-		}
-		return next(c)
 	}
 }
 

@@ -11,30 +11,13 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
-	"github.com/gasoline-mcp/gasoline/internal/pairing"
+	"github.com/gasoline-mcp/gasoline/internal/result"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 	"github.com/labstack/echo/v4"
 )
 
 func (s *Server) health(c echo.Context) error {
 	return c.JSON(http.StatusOK, s.cfg.Health())
-}
-
-// mcp relays one JSON-RPC message to the MCP server.
-func (s *Server) mcp(c echo.Context) error {
-	body, err := io.ReadAll(c.Request().Body)
-	if err != nil {
-		return readError(err)
-	}
-	client := c.Request().Header.Get(apitype.HeaderClient)
-	if client == "" {
-		client = "direct"
-	}
-	resp := s.cfg.MCP.Handle(c.Request().Context(), client, body)
-	if resp == nil {
-		return c.NoContent(http.StatusAccepted)
-	}
-	return c.JSONBlob(http.StatusOK, resp)
 }
 
 func readError(err error) error {
@@ -112,29 +95,12 @@ func (s *Server) queryResult(c echo.Context) error {
 	if qr.CorrelationID == "" {
 		return apiError(http.StatusBadRequest, "invalid_result", "correlation_id is required", "")
 	}
-	var undo func()
-	switch {
-	case qr.Status == string(tracker.StateComplete) && s.cfg.IngestResult != nil && len(qr.Result) > 0:
-		// Only for a command still waiting for its result, so a late or
-		// unknown report stores nothing.
-		if cur, err := s.cfg.Tracker.Get(qr.CorrelationID); err == nil && cur.State == tracker.StatePending {
-			qr.Result, undo = s.cfg.IngestResult(qr.CorrelationID, qr.Result)
-		}
-	case len(qr.Result) > MaxFailedResult:
-		qr.Result, _ = json.Marshal(map[string]any{
-			"dropped": true, "bytes": len(qr.Result),
-			"note": fmt.Sprintf("the result posted with status %q was %d bytes; only complete results above %d bytes are kept", qr.Status, len(qr.Result), MaxFailedResult),
-		})
-	}
-	cmd, err := s.cfg.Tracker.Report(instanceOf(c), qr.CorrelationID, tracker.State(qr.Status), qr.Result, qr.Error)
-	if err != nil && undo != nil {
-		undo() // refused: the stored output must not outlive this report
-	}
+	cmd, err := s.cfg.Results.Report(instanceOf(c), qr)
 	switch {
 	case errors.Is(err, tracker.ErrClosed):
 		return apiError(http.StatusServiceUnavailable, "shutting_down", "the daemon is shutting down", "post the result again once it is back")
 	case errors.Is(err, tracker.ErrBadStatus):
-		return apiError(http.StatusBadRequest, "invalid_status", err.Error(), "status is one of pending, complete, error, timeout")
+		return apiError(http.StatusBadRequest, "invalid_status", err.Error(), "status is one of pending, complete, error, timeout; reason is absent or \"navigated\" (with status error)")
 	case errors.Is(err, tracker.ErrUnknownCommand):
 		return apiError(http.StatusNotFound, "unknown_command", err.Error(), "drop this result; the command no longer exists")
 	case errors.Is(err, tracker.ErrFinal):
@@ -148,10 +114,29 @@ func (s *Server) queryResult(c echo.Context) error {
 }
 
 func (s *Server) commands(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]any{
-		"commands": s.cfg.Tracker.All(),
-		"stats":    s.cfg.Tracker.Stats(),
+	all, st := s.cfg.Tracker.All(), s.cfg.Tracker.Stats()
+	return c.JSON(http.StatusOK, apitype.Commands{
+		Commands: apitype.CommandLists{Pending: commandList(all.Pending), Completed: commandList(all.Completed), Failed: commandList(all.Failed)},
+		Stats:    apitype.CommandStats{Queued: st.Queued, Pending: st.Pending, External: st.External, Completed: st.Completed, Failed: st.Failed},
 	})
+}
+
+func commandList(cs []tracker.Command) []apitype.Command {
+	out := make([]apitype.Command, 0, len(cs))
+	for _, c := range cs {
+		v := apitype.Command{
+			CorrelationID: c.ID, Client: c.Client, Action: c.Action, State: string(c.State),
+			Delivered: c.Delivered, Acked: c.Acked, Extension: c.Extension, External: c.External,
+			Result: c.Result, Error: c.Error, Reason: c.Reason, Read: c.Read,
+			CreatedAt: c.CreatedAt, DeliveredAt: c.DeliveredAt, FinishedAt: c.FinishedAt,
+		}
+		if st, ok := result.StoredOf(c); ok {
+			h := st.Handle
+			v.Stored = &apitype.StoredOutput{Chars: h.Chars, Bytes: h.Bytes, SHA256: h.SHA256, Truncated: h.Truncated}
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 func (s *Server) shutdown(c echo.Context) error {
@@ -159,7 +144,7 @@ func (s *Server) shutdown(c echo.Context) error {
 		return apiError(http.StatusNotImplemented, "not_supported", "this server cannot be shut down over HTTP", "")
 	}
 	go s.cfg.Shutdown()
-	return c.JSON(http.StatusAccepted, map[string]string{"status": "shutting_down"})
+	return c.JSON(http.StatusAccepted, apitype.ShutdownAck{Status: "shutting_down"})
 }
 
 func (s *Server) pairCode(c echo.Context) error {
@@ -167,35 +152,5 @@ func (s *Server) pairCode(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"code": code, "expires_at": exp})
-}
-
-// pair exchanges a one-time code for an extension token; only the pinned
-// extension may ask.
-func (s *Server) pair(c echo.Context) error {
-	if c.Request().Header.Get("Origin") != s.extOrigin {
-		return apiError(http.StatusForbidden, "forbidden_origin", "pairing is only possible from the gasoline extension",
-			"type the code into the gasoline extension's popup")
-	}
-	var req struct {
-		Code     string `json:"code"`
-		Instance string `json:"instance"`
-	}
-	if err := json.NewDecoder(c.Request().Body).Decode(&req); err != nil {
-		if rerr := readError(err); errors.Is(rerr, echo.ErrStatusRequestEntityTooLarge) {
-			return rerr
-		}
-		return apiError(http.StatusBadRequest, "invalid_json", "invalid pairing request: "+err.Error(), `send {"code": "ABCD-2345"}`)
-	}
-	tok, err := s.cfg.Pairing.Redeem(req.Code, req.Instance)
-	switch {
-	case errors.Is(err, pairing.ErrRateLimited):
-		return apiError(http.StatusTooManyRequests, "rate_limited", err.Error(), "wait a minute, then run 'gasoline pair' for a new code")
-	case errors.Is(err, pairing.ErrInvalidCode):
-		return apiError(http.StatusUnauthorized, "invalid_code", err.Error(), "run 'gasoline pair' and type the new code within 2 minutes")
-	case err != nil:
-		return err
-	}
-	s.cfg.Log.Info().Str("instance", req.Instance).Msg("extension paired")
-	return c.JSON(http.StatusOK, map[string]string{"token": tok, "extension_id": s.cfg.ExtensionID})
+	return c.JSON(http.StatusOK, apitype.PairCode{Code: code, ExpiresAt: exp})
 }

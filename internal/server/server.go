@@ -4,14 +4,18 @@ package server
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
+	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"net"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/pairing"
+	"github.com/gasoline-mcp/gasoline/internal/result"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -26,9 +30,6 @@ const (
 	// handle saying so, instead of failing outright.
 	MaxResultBody = "16M"
 	MaxPairBody   = "4K"
-	// MaxFailedResult bounds the result kept with an error or timeout report;
-	// larger ones are replaced by a note (only complete results are stored).
-	MaxFailedResult = 64 << 10
 )
 
 // DefaultExtensionID is the ID the extension's manifest key produces.
@@ -43,20 +44,31 @@ type Config struct {
 	MCP         *mcp.Server
 	Pairing     *pairing.Pairing
 	Health      func() apitype.Health
-	// IngestResult, when set, replaces a completed command's result before it
-	// is recorded (large outputs go to the output store, a handle stays). A
-	// non-nil undo is called when the tracker then refuses the report.
-	IngestResult func(id string, result json.RawMessage) (recorded json.RawMessage, undo func())
+	Capture     *capture.Store // what the extension captures (POST /events)
+	// Results applies the extension's result posts; nil keeps every result
+	// inline in Tracker.
+	Results *result.Keeper
+	// Annotations keeps finished draw-mode sessions (shared with the
+	// tools); nil: a store of its own.
+	Annotations *annotate.Store
 	// Shutdown is called (once per request) by POST /shutdown.
 	Shutdown func()
-	Log      zerolog.Logger
+	// Started is when the daemon started; every answer carries it
+	// (apitype.HeaderDaemonStarted). Zero omits the header.
+	Started time.Time
+	// Listeners are reported by GET /debug/stats, by name.
+	Listeners map[string]*Listener
+	Log       zerolog.Logger
 }
 
 // Server is the daemon's HTTP API.
 type Server struct {
 	cfg       Config
 	extOrigin string
+	started   string    // cfg.Started in the header's format
+	sessions  *sessions // Streamable HTTP clients' sessions (streamable.go)
 	e         *echo.Echo
+	nonces    nonceCache // of signed extension requests
 }
 
 // New builds the server and its route table.
@@ -64,23 +76,41 @@ func New(cfg Config) *Server {
 	if cfg.ExtensionID == "" {
 		cfg.ExtensionID = DefaultExtensionID
 	}
-	s := &Server{cfg: cfg, extOrigin: "chrome-extension://" + cfg.ExtensionID}
+	if cfg.Results == nil {
+		cfg.Results = result.NewKeeper(cfg.Tracker, nil, cfg.Log)
+	}
+	if cfg.Annotations == nil {
+		cfg.Annotations = annotate.NewStore(0, 0)
+	}
+	s := &Server{cfg: cfg, extOrigin: "chrome-extension://" + cfg.ExtensionID, sessions: newSessions()}
+	if !cfg.Started.IsZero() {
+		s.started = cfg.Started.UTC().Format(time.RFC3339Nano)
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(cfg.Log)
-	e.Use(middleware.Recover(), s.guard)
+	e.Use(middleware.Recover(), s.stamp, s.guard)
 
 	big := middleware.BodyLimit(MaxBody)
 	e.GET("/health", s.health)
+	e.GET("/hello", s.hello)
 	e.POST("/pair", s.pair, middleware.BodyLimit(MaxPairBody))
 
 	e.POST("/mcp", s.mcp, big, s.requireAdmin)
+	e.DELETE("/mcp", s.mcpDelete, s.requireAdmin)
+	e.GET("/mcp", s.mcpGet, s.requireAdmin)
 	e.GET("/commands", s.commands, s.requireAdmin)
 	e.POST("/shutdown", s.shutdown, s.requireAdmin)
 	e.POST("/pair/code", s.pairCode, s.requireAdmin)
+	e.POST("/pair/revoke", s.pairRevoke, s.requireAdmin)
+	e.GET("/debug/stats", s.debugStats, s.requireAdmin)
 
 	e.GET("/pending-queries", s.pendingQueries, s.requireExtension)
 	e.POST("/query-result", s.queryResult, middleware.BodyLimit(MaxResultBody), s.requireExtension)
+	e.POST("/events", s.events, s.requireExtension)
+	e.GET("/capture/config", s.captureConfig, s.requireExtension)
+	e.POST("/draw-mode/complete", s.drawModeComplete, middleware.BodyLimit(MaxDrawBody), s.requireExtension)
+	e.POST("/unpair", s.unpair, middleware.BodyLimit(MaxPairBody), s.requireExtension)
 	s.e = e
 	return s
 }
@@ -90,7 +120,8 @@ func (s *Server) Handler() http.Handler { return s.e }
 
 // NewHTTPServer returns an http.Server for h with the daemon's timeouts.
 // Write timeouts are left to handlers: long-polls and waits are bounded by
-// their own deadlines (25 s and 55 s).
+// their own deadlines (25 s and 55 s). Serve it on Listeners (see Limit) so
+// that connections which carried a valid token are told apart.
 func NewHTTPServer(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,
@@ -99,5 +130,62 @@ func NewHTTPServer(h http.Handler) *http.Server {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(_ net.Listener) context.Context { return context.Background() },
+		ConnContext:       connContext,
+		ConnState:         connState,
 	}
+}
+
+// stamp marks every answer with the daemon's start time.
+func (s *Server) stamp(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.started != "" {
+			c.Response().Header()[apitype.HeaderDaemonStarted] = []string{s.started}
+		}
+		return next(c)
+	}
+}
+
+// hello proves to a local client that this daemon knows the state-dir
+// token, before the client sends it (apitype.Hello).
+func (s *Server) hello(c echo.Context) error {
+	nonce := c.Request().Header.Get(apitype.HeaderNonce)
+	if len(nonce) < apitype.MinNonceLen || len(nonce) > apitype.MaxNonceLen || !isHex(nonce) {
+		return apiError(http.StatusBadRequest, "invalid_nonce",
+			fmt.Sprintf("%s must be %d to %d hex characters", apitype.HeaderNonce, apitype.MinNonceLen, apitype.MaxNonceLen),
+			"send a fresh random nonce and check the proof with the state-dir token")
+	}
+	return c.JSON(http.StatusOK, apitype.Hello{Service: apitype.ServiceName, Proof: apitype.HelloProof(s.cfg.Token, s.cfg.Port, nonce)})
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// debugStats reports the daemon's resource use; gc=1 collects first, so
+// the heap figure is the live heap.
+func (s *Server) debugStats(c echo.Context) error {
+	if c.QueryParam("gc") == "1" {
+		// Twice: the first moves sync.Pool contents to their victim
+		// caches, the second frees them.
+		runtime.GC()
+		runtime.GC()
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	st := apitype.DebugStats{
+		HeapAllocBytes: ms.HeapAlloc,
+		HeapInuseBytes: ms.HeapInuse,
+		Goroutines:     runtime.NumGoroutine(),
+		Connections:    make(map[string]apitype.ConnStats, len(s.cfg.Listeners)),
+	}
+	for name, l := range s.cfg.Listeners {
+		st.Connections[name] = l.Stats()
+	}
+	return c.JSON(http.StatusOK, st)
 }

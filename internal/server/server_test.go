@@ -10,8 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/extauth"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/pairing"
 	"github.com/gasoline-mcp/gasoline/internal/server"
@@ -62,6 +64,10 @@ type req struct {
 	body         string
 }
 
+// signAs, as a header of a req, makes do sign the request as the extension
+// does with the extension token it holds, instead of sending the header.
+const signAs = "Test-Sign-As"
+
 func (e *env) do(t *testing.T, r req) (int, []byte) {
 	t.Helper()
 	hr, err := http.NewRequest(r.method, e.url+r.path, strings.NewReader(r.body))
@@ -69,11 +75,18 @@ func (e *env) do(t *testing.T, r req) (int, []byte) {
 		t.Fatal(err)
 	}
 	for k, v := range r.headers {
-		if k == "Host" {
+		switch k {
+		case "Host":
 			hr.Host = v
-			continue
+		case signAs:
+		default:
+			hr.Header.Set(k, v)
 		}
-		hr.Header.Set(k, v)
+	}
+	if tok, ok := r.headers[signAs]; ok {
+		sr := extauth.Request{Method: r.method, Host: hr.Host, URI: r.path, Instance: hr.Header.Get(apitype.HeaderExtensionInstance),
+			TS: time.Now().UnixMilli(), Nonce: randomHex(16), Body: []byte(r.body)}
+		hr.Header.Set("Authorization", sr.Authorization(extauth.TokenKey(tok)))
 	}
 	resp, err := http.DefaultClient.Do(hr)
 	if err != nil {
@@ -116,7 +129,10 @@ func TestSecurity(t *testing.T) {
 		{"pair code without token", req{"POST", "/pair/code", nil, ""}, 401, "unauthorized"},
 		{"pair from a page", req{"POST", "/pair", map[string]string{"Origin": "http://localhost:3000"}, `{"code":"AAAA-BBBB"}`}, 403, "forbidden_origin"},
 		{"pair without origin", req{"POST", "/pair", nil, `{"code":"AAAA-BBBB"}`}, 403, "forbidden_origin"},
-		{"pair wrong code", req{"POST", "/pair", map[string]string{"Origin": extOrigin}, `{"code":"AAAA-BBBB"}`}, 401, "invalid_code"},
+		{"pair wrong code", req{"POST", "/pair", map[string]string{"Origin": extOrigin}, wrongProof()}, 401, "invalid_code"},
+		{"pair with the code in the clear", req{"POST", "/pair", map[string]string{"Origin": extOrigin}, `{"code":"AAAA-BBBB"}`}, 400, "outdated_extension"},
+		{"unpair without token", req{"POST", "/unpair", nil, `{}`}, 401, "unauthorized"},
+		{"revoke without token", req{"POST", "/pair/revoke", nil, ""}, 401, "unauthorized"},
 		{"health, no token", req{"GET", "/health", nil, ""}, 200, ""},
 		{"health from the extension", req{"GET", "/health", map[string]string{"Origin": extOrigin}, ""}, 200, ""},
 		{"ipv6 and localhost hosts", req{"GET", "/health", map[string]string{"Host": "localhost:" + strconv.Itoa(e.port)}, ""}, 200, ""},
@@ -160,12 +176,12 @@ func TestSecurity(t *testing.T) {
 func TestBodyLimit(t *testing.T) {
 	e := newEnv(t)
 	big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", 11<<20) + `"}}`
-	got, body := e.do(t, req{"POST", "/mcp", map[string]string{"Authorization": "Bearer " + token}, big})
+	got, body := e.do(t, req{"POST", "/mcp", map[string]string{"Authorization": "Bearer " + token, apitype.HeaderClient: "t"}, big})
 	if got != http.StatusRequestEntityTooLarge {
 		t.Fatalf("got %d (%.200s), want 413", got, body)
 	}
 	// The daemon is unharmed.
-	got, body = e.do(t, req{"POST", "/mcp", map[string]string{"Authorization": "Bearer " + token}, `{"jsonrpc":"2.0","id":2,"method":"ping"}`})
+	got, body = e.do(t, req{"POST", "/mcp", map[string]string{"Authorization": "Bearer " + token, apitype.HeaderClient: "t"}, `{"jsonrpc":"2.0","id":2,"method":"ping"}`})
 	if got != 200 || !bytes.Contains(body, []byte(`"result":{}`)) {
 		t.Fatalf("after 413: got %d %s, want a ping answer", got, body)
 	}
@@ -173,37 +189,22 @@ func TestBodyLimit(t *testing.T) {
 
 func TestPairing(t *testing.T) {
 	e := newEnv(t)
-	extOrigin := map[string]string{"Origin": "chrome-extension://" + server.DefaultExtensionID}
-	got, body := e.do(t, req{"POST", "/pair/code", map[string]string{"Authorization": "Bearer " + token}, ""})
-	if got != 200 {
-		t.Fatalf("pair/code: got %d %s", got, body)
+	tok := e.pairExtension(t)
+	if len(tok) != 64 {
+		t.Fatalf("got token %q, want 64 hex chars", tok)
 	}
-	var pc struct{ Code string }
-	json.Unmarshal(body, &pc)
-	got, body = e.do(t, req{"POST", "/pair", extOrigin, `{"code":"` + strings.ToLower(pc.Code) + `","instance":"i1"}`})
-	if got != 200 {
-		t.Fatalf("pair: got %d %s, want 200", got, body)
+	ext := e.signer(tok, "i1")
+	if got, body := ext.do(t, "GET", "/pending-queries", ""); got != 200 {
+		t.Errorf("signed poll: got %d %s, want 200", got, body)
 	}
-	var pr struct{ Token string }
-	json.Unmarshal(body, &pr)
-	if len(pr.Token) != 64 {
-		t.Fatalf("got token %q, want 64 hex chars", pr.Token)
-	}
-	// One-time.
-	if got, _ := e.do(t, req{"POST", "/pair", extOrigin, `{"code":"` + pc.Code + `"}`}); got != 401 {
-		t.Errorf("reused code: got %d, want 401", got)
-	}
-	extAuth := map[string]string{"Authorization": "Bearer " + pr.Token}
-	if got, body := e.do(t, req{"GET", "/pending-queries", extAuth, ""}); got != 200 {
-		t.Errorf("extension token on /pending-queries: got %d %s, want 200", got, body)
-	}
-	if got, _ := e.do(t, req{"POST", "/mcp", extAuth, interactCall}); got != 403 {
+	if got, _ := e.do(t, req{"POST", "/mcp", map[string]string{"Authorization": "Bearer " + tok}, interactCall}); got != 403 {
 		t.Errorf("extension token on /mcp: got %d, want 403", got)
 	}
 	// Rate limit: repeated wrong codes end in 429.
+	extOrigin := map[string]string{"Origin": "chrome-extension://" + server.DefaultExtensionID}
 	var last int
 	for range 8 {
-		last, _ = e.do(t, req{"POST", "/pair", extOrigin, `{"code":"ZZZZ-ZZZZ"}`})
+		last, _ = e.do(t, req{"POST", "/pair", extOrigin, wrongProof()})
 	}
 	if last != http.StatusTooManyRequests {
 		t.Errorf("after repeated wrong codes: got %d, want 429", last)
@@ -227,6 +228,8 @@ func TestQueryResultErrors(t *testing.T) {
 		{"bad status", `{"correlation_id":"` + c.ID + `","status":"done"}`, 400},
 		{"unknown id", `{"correlation_id":"exec_nope","status":"complete"}`, 404},
 		{"not delivered yet", `{"correlation_id":"` + c.ID + `","status":"complete"}`, 409},
+		{"unknown reason", `{"correlation_id":"` + c.ID + `","status":"error","reason":"because"}`, 400},
+		{"navigated with complete", `{"correlation_id":"` + c.ID + `","status":"complete","reason":"navigated"}`, 400},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

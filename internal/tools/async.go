@@ -1,63 +1,62 @@
 package tools
 
 import (
-	"time"
+	"bytes"
+	"encoding/json"
 
+	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
 
-// maxAsyncListed bounds each list of the async status: an agent that fans
-// out 32 commands and leaves 100 results unread must not pay for 130 entries
-// in every response. The totals are always given.
-const maxAsyncListed = 8
+// maxAsyncListed bounds the ids the async reminder lists: it rides on every
+// response, so it carries counts and the oldest unread ids only, and
+// observe({what:"pending_commands"}) has the full list.
+const maxAsyncListed = 3
 
-// decorate adds the client's compact async status to every tool result, so
-// an agent is reminded of commands still running and of results it has not
-// read (seed 001's XML-NEXT notice, as data). Each list shows the oldest
-// maxAsyncListed entries (the ones most at risk of expiring) and its total.
-func (t *Tools) decorate(client string, result map[string]any) {
+// asyncView is the client's async reminder: the ids of results it has not
+// read (the oldest first, most at risk of expiring), how many there are when
+// not all are listed, and how many commands still run.
+type asyncView struct {
+	Ready      []string `json:"ready,omitempty"`
+	ReadyCount int      `json:"ready_count,omitempty"`
+	Running    int      `json:"running,omitempty"`
+}
+
+// decorate adds the client's async reminder to every tool result, so an
+// agent is reminded of commands still running and of results it has not
+// read (seed 001's XML-NEXT notice, as data), within 80 characters for one
+// unread result. It splices the reminder into the encoded result; body is
+// returned as is when there is nothing to say.
+func (t *Tools) decorate(client string, res any, body []byte) []byte {
 	running, ready := t.d.Tracker.Unread(client)
 	// The command this result is about is not news.
-	if self, ok := result["correlation_id"].(string); ok {
+	if v, ok := res.(aboutCommand); ok {
+		self := v.command()
 		running, ready = without(running, self), without(ready, self)
 	}
 	if len(running) == 0 && len(ready) == 0 {
-		return
+		return body
 	}
-	now := time.Now()
-	status := map[string]any{"running_count": len(running), "ready_count": len(ready)}
-	if len(running) > maxAsyncListed || len(ready) > maxAsyncListed {
-		status["more"] = "the lists show the oldest entries; observe({what:\"pending_commands\"}) lists them all"
+	status := asyncView{Running: len(running)}
+	for _, c := range ready[:min(len(ready), maxAsyncListed)] {
+		status.Ready = append(status.Ready, c.ID)
 	}
-	if len(running) > 0 {
-		rs := make([]map[string]any, 0, min(len(running), maxAsyncListed))
-		for _, c := range running[:min(len(running), maxAsyncListed)] {
-			rs = append(rs, map[string]any{
-				"correlation_id":  c.ID,
-				"action":          c.Action,
-				"phase":           phase(c),
-				"running_seconds": roundSeconds(now.Sub(c.CreatedAt)),
-			})
-		}
-		status["running"] = rs
+	if len(ready) > maxAsyncListed {
+		status.ReadyCount = len(ready)
 	}
-	if len(ready) > 0 {
-		rs := make([]map[string]any, 0, min(len(ready), maxAsyncListed))
-		for _, c := range ready[:min(len(ready), maxAsyncListed)] {
-			e := map[string]any{"correlation_id": c.ID, "action": c.Action, "status": string(c.State)}
-			if c.State == tracker.StateComplete {
-				e["result_chars"] = resultChars(c)
-			}
-			rs = append(rs, e)
-		}
-		status["ready"] = rs
-		status["hint"] = "read ready results with observe({what:\"command_result\", correlation_id})"
-	}
-	result["async"] = status
+	return mcp.AppendField(body, "async", encode(status))
 }
 
-func roundSeconds(d time.Duration) float64 {
-	return float64(d.Round(100*time.Millisecond).Milliseconds()) / 1000
+// encode is compact JSON without HTML escaping, as the MCP server encodes
+// results.
+func encode(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return []byte("null")
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
 func without(cs []tracker.Command, id string) []tracker.Command {

@@ -1,27 +1,34 @@
-// Package tools implements gasoline's MCP tools — interact, observe and
-// configure — on top of the command tracker.
+// Package tools implements gasoline's MCP tools (interact, observe and
+// configure) on top of the command tracker. Every action of a tool (a mode,
+// for observe) is declared once, by a constructor in the file of its family
+// (interact_tabs.go declares navigate, refresh, back, forward, new_tab,
+// switch_tab and close_tab); each tool's enum, input schema and description,
+// and the policy the bridge reads from internal/toolpolicy, are generated
+// from those declarations.
 package tools
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/kv"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
-	"github.com/gasoline-mcp/gasoline/internal/output"
+	"github.com/gasoline-mcp/gasoline/internal/result"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 	"github.com/rs/zerolog"
 )
 
 // Limits on the waits a tool call may ask for.
 const (
-	MaxWait        = 55 * time.Second // observe command_result / completed_commands
-	AnnotationWait = 55 * time.Second // default wait for ann_ correlation ids
-	MaxTimeout     = 10 * time.Minute // per-command execution deadline
+	MaxWait = 55 * time.Second // longest wait_ms of any call
+	// UserDrivenWait is command_result's default wait for a command that
+	// waits for the user (a draw-mode session), instead of 0.
+	UserDrivenWait = 55 * time.Second
+	MaxTimeout     = tracker.DefaultMaxExecTimeout // per-command execution deadline
 )
 
 // Deps are what the tools need from the daemon.
@@ -31,9 +38,26 @@ type Deps struct {
 	Health func() apitype.Health
 	// InlineWait is interact's default wait_ms (0: return the queued handle at once).
 	InlineWait time.Duration
-	// Output keeps results above the inline threshold; nil keeps everything inline.
-	Output *output.Store
-	Log    zerolog.Logger
+	// Results owns reported results and the output store; nil keeps every
+	// result inline and offers no read modes.
+	Results *result.Keeper
+	// Capture holds what the extension captured in the user's tabs; nil
+	// gives the tools an empty store of their own.
+	Capture *capture.Store
+	// KV is the key-value store of configure store/load, opened with values
+	// of at most MaxStoreValue; when nil they answer not_available, with
+	// KVErr as the reason when set.
+	KV    *kv.Store
+	KVErr error
+	// Annotations keeps finished draw-mode sessions; nil: a new store.
+	Annotations *annotate.Store
+	// UserDrivenWait is command_result's default wait on a draw-mode
+	// session (0: the UserDrivenWait constant); tests shorten it.
+	UserDrivenWait time.Duration
+	// ProgressEvery is how often blocking waits report progress to clients
+	// that ask for it; 0 means DefaultProgressEvery.
+	ProgressEvery time.Duration
+	Log           zerolog.Logger
 }
 
 // Tools serves the MCP tools. Create it with New.
@@ -43,15 +67,37 @@ type Tools struct {
 
 // New returns the tools over d.
 func New(d Deps) *Tools {
+	if d.Results == nil {
+		d.Results = result.NewKeeper(d.Tracker, nil, d.Log)
+	}
+	if d.Capture == nil {
+		d.Capture = capture.New(capture.Options{})
+	}
+	if d.Annotations == nil {
+		d.Annotations = annotate.NewStore(0, 0)
+	}
+	if d.UserDrivenWait <= 0 || d.UserDrivenWait > UserDrivenWait {
+		d.UserDrivenWait = UserDrivenWait
+	}
 	return &Tools{d: d}
 }
 
+// all is every tool, in tools/list order.
+var all = []*tool{&analyze, &configure, &interact, &observe}
+
 // Register adds every tool to s and installs the async-status decorator.
 func (t *Tools) Register(s *mcp.Server) {
-	s.AddTool(mcp.Tool{Def: interactDef, Handler: t.interact})
-	s.AddTool(mcp.Tool{Def: observeDef, Handler: t.observe})
-	s.AddTool(mcp.Tool{Def: configureDef, Handler: t.configure})
+	for _, tl := range all {
+		acts := tl.actions()
+		sv := &served{tool: tl, byName: make(map[string]*action, len(acts))}
+		for i := range acts {
+			sv.names = append(sv.names, acts[i].Name)
+			sv.byName[acts[i].Name] = &acts[i]
+		}
+		s.AddTool(mcp.Tool{Def: tl.def(acts), Handler: sv.handle(t)})
+	}
 	s.SetDecorator(t.decorate)
+	s.SetResources(outputResources{t})
 }
 
 // Instructions is the server's initialize instructions: the async pattern in
@@ -61,35 +107,6 @@ interact({action:"execute_js", script:"document.title"}) returns {status:"queued
 then observe({what:"command_result", correlation_id, wait_ms:10000}) blocks until the result is ready.
 Pass wait_ms to interact to get fast results inline. Results are kept 60 s after they finish; every tool
 result lists your unread results under "async".`
-
-// args is the union of every tool argument; each action reads what it needs.
-type args struct {
-	Action        string          `json:"action"`
-	What          string          `json:"what"`
-	Script        string          `json:"script"`
-	TabID         *int64          `json:"tab_id"`
-	TimeoutMS     *int64          `json:"timeout_ms"`
-	WaitMS        *int64          `json:"wait_ms"`
-	CorrelationID string          `json:"correlation_id"`
-	URL           string          `json:"url"`
-	Active        *bool           `json:"active"`
-	Mode          string          `json:"mode"`
-	Raw           json.RawMessage `json:"-"`
-}
-
-func decodeArgs(raw json.RawMessage) (args, error) {
-	var a args
-	if err := json.Unmarshal(raw, &a); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return a, mcp.Errorf("invalid_arguments", "check the tool's input schema",
-				"argument %q must be of type %s, got %s", te.Field, te.Type, te.Value)
-		}
-		return a, mcp.Errorf("invalid_arguments", "arguments must be a JSON object", "invalid arguments: %v", err)
-	}
-	a.Raw = raw
-	return a, nil
-}
 
 // waitArg validates an optional wait_ms against max and returns it (def when absent).
 func waitArg(p *int64, def, max time.Duration) (time.Duration, error) {
@@ -109,10 +126,3 @@ func unknownChoice(field, got string, valid []string) error {
 	}
 	return mcp.Errorf("invalid_arguments", "one of: "+strings.Join(valid, ", "), "unknown %s %q", field, got)
 }
-
-// withWait returns a context that ends after d (at once when d is 0).
-func withWait(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, d)
-}
-
-func ms(d time.Duration) int64 { return d.Milliseconds() }

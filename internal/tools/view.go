@@ -5,8 +5,18 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/mcp"
+	"github.com/gasoline-mcp/gasoline/internal/result"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
+
+// The results agents get are typed views of the tracker's commands. Their
+// JSON keys are in alphabetical order, which is the order agents have always
+// seen them in; the async status is added after encoding (async.go).
+
+// aboutCommand is a view about one command: the async status leaves that
+// command out, since the view says all there is about it.
+type aboutCommand interface{ command() string }
 
 // hints say what to do next about each failure reason.
 var hints = map[string]string{
@@ -15,12 +25,10 @@ var hints = map[string]string{
 	tracker.ReasonExtensionDisconnected: "The extension went away while running the command; it may or may not have run. Check the page state (e.g. with a read-only execute_js) before retrying.",
 	tracker.ReasonResultExpired:         "Finished results are kept for a limited time (the error says how long). Run the command again and read it sooner, e.g. with observe wait_ms.",
 	tracker.ReasonCommandError:          "The command failed in the page; read the error, fix the script or the page, and retry.",
+	tracker.ReasonNavigated:             "The page navigated away while the command ran, so its result is lost. Check where the tab is now and run the command again if it is still needed.",
 	tracker.ReasonCancelled:             "The command was cancelled by its client.",
 	tracker.ReasonWaitExpired:           "Nobody completed this wait in time; start it again if it is still needed.",
 }
-
-// hintFor returns the hint for a failure reason, if any.
-func hintFor(reason string) string { return hints[reason] }
 
 // phase says where a non-terminal command is.
 func phase(c tracker.Command) string {
@@ -43,107 +51,156 @@ func publicStatus(c tracker.Command) string {
 	return "pending"
 }
 
-// resultView is the full view of one command for command_result.
-func resultView(c tracker.Command, now time.Time) map[string]any {
-	v := map[string]any{
-		"correlation_id": c.ID,
-		"status":         publicStatus(c),
-		"action":         c.Action,
-		"created_at":     c.CreatedAt,
+// commandView is one command as command_result shows it, and interact's
+// result when it finished within wait_ms. It is lean by default (every
+// response costs the agent context): the action and the timestamps come
+// only with verbose:true, and a message only where the agent must act.
+type commandView struct {
+	Action        string     `json:"action,omitempty"`
+	CorrelationID string     `json:"correlation_id"`
+	CreatedAt     *time.Time `json:"created_at,omitempty"`
+	DurationMS    *int64     `json:"duration_ms,omitempty"`
+	ElapsedMS     *int64     `json:"elapsed_ms,omitempty"`
+	Error         string     `json:"error,omitempty"`
+	FinishedAt    *time.Time `json:"finished_at,omitempty"`
+	Hint          string     `json:"hint,omitempty"`
+	Message       string     `json:"message,omitempty"`
+	Phase         string     `json:"phase,omitempty"`
+	Reason        string     `json:"reason,omitempty"`
+	// Result is the extension's result as it reported it, or the stored
+	// output's handle (storedView).
+	Result json.RawMessage `json:"result,omitempty"`
+	Status string          `json:"status"`
+	images []mcp.Image     // content blocks beside the object (a screenshot)
+}
+
+func (v *commandView) command() string { return v.CorrelationID }
+
+// Images returns the images the result carries (mcp.Imager).
+func (v *commandView) Images() []mcp.Image { return v.images }
+
+// waitHint is the one instruction an unfinished command needs.
+const waitHint = `wait with observe({what:"command_result", correlation_id, wait_ms:10000})`
+
+func (t *Tools) commandView(c tracker.Command, now time.Time, verbose bool) *commandView {
+	v := &commandView{CorrelationID: c.ID, Status: publicStatus(c)}
+	if verbose {
+		v.Action, v.CreatedAt = c.Action, ptr(c.CreatedAt)
 	}
 	if !c.State.Terminal() {
-		v["phase"] = phase(c)
-		v["elapsed_ms"] = now.Sub(c.CreatedAt).Milliseconds()
-		if c.Delivered {
-			v["message"] = "Still running in the browser. Call observe({what:\"command_result\", correlation_id, wait_ms:10000}) to wait for it."
-		} else {
-			v["message"] = "Queued; no extension has taken it yet. Call observe({what:\"command_result\", correlation_id, wait_ms:10000}) to wait for it."
+		v.Phase = phase(c)
+		if verbose {
+			v.ElapsedMS = ptr(now.Sub(c.CreatedAt).Milliseconds())
 		}
+		if c.External {
+			v.Phase = "waiting_for_user"
+			v.Message = "The user has not pressed Done yet. Call the same observe again to wait longer (the session lasts 10 minutes)."
+			return v
+		}
+		v.Message = waitHint
 		return v
 	}
-	if c.FinishedAt != nil {
-		v["finished_at"] = *c.FinishedAt
-		v["duration_ms"] = c.FinishedAt.Sub(c.CreatedAt).Milliseconds()
+	if c.FinishedAt != nil && verbose {
+		v.FinishedAt = c.FinishedAt
+		v.DurationMS = ptr(c.FinishedAt.Sub(c.CreatedAt).Milliseconds())
 	}
-	if len(c.Result) > 0 {
-		v["result"] = json.RawMessage(c.Result)
-		if s, ok := stored(c.Result); ok {
-			v["message"] = fmt.Sprintf("The result is large (%d chars, ~%d tokens), so it is stored, not inlined. %s",
-				s.Output.Chars, s.Output.EstimatedTokens, s.Output.Hint)
-		}
+	if s, ok := result.StoredOf(c); ok {
+		v.Result, _ = json.Marshal(storedViewOf(c.ID, c.Action+" output", s))
+		v.Message = fmt.Sprintf("The result is large (%d chars, ~%d tokens), so it is stored, not inlined. %s",
+			s.Handle.Chars, s.Handle.EstimatedTokens, readHint(c.ID, s))
+	} else if len(c.Result) > 0 {
+		v.Result = c.Result
+	}
+	if p := presenters[c.Action]; p != nil && c.State == tracker.StateComplete {
+		p(t, c, v)
 	}
 	if c.State != tracker.StateComplete {
-		if c.Error != "" {
-			v["error"] = c.Error
-		}
+		v.Error = c.Error
 		if c.Reason != "" {
-			v["reason"] = c.Reason
-			if h := hintFor(c.Reason); h != "" {
-				v["hint"] = h
+			v.Reason = c.Reason
+			v.Hint = hints[c.Reason]
+			if c.External && c.Reason == tracker.ReasonCancelled {
+				v.Hint = "The draw-mode session ended without annotations (the error says why). Ask the user, or start again with analyze({what:\"annotations\", wait:true})."
 			}
 		}
 	}
 	return v
 }
 
-// listEntry is the compact view used in lists.
-func listEntry(c tracker.Command, now time.Time) map[string]any {
-	v := map[string]any{
-		"correlation_id": c.ID,
-		"action":         c.Action,
-		"status":         publicStatus(c),
-		"created_at":     c.CreatedAt,
-	}
+// listEntry is the compact view of a command in lists.
+type listEntry struct {
+	Action        string     `json:"action"`
+	CorrelationID string     `json:"correlation_id"`
+	CreatedAt     time.Time  `json:"created_at"`
+	DurationMS    *int64     `json:"duration_ms,omitempty"`
+	ElapsedMS     *int64     `json:"elapsed_ms,omitempty"`
+	Error         string     `json:"error,omitempty"`
+	FinishedAt    *time.Time `json:"finished_at,omitempty"`
+	Hint          *string    `json:"hint,omitempty"`
+	Phase         string     `json:"phase,omitempty"`
+	Read          *bool      `json:"read,omitempty"`
+	Reason        string     `json:"reason,omitempty"`
+	ResultChars   *int       `json:"result_chars,omitempty"`
+	Status        string     `json:"status"`
+	Stored        bool       `json:"stored,omitempty"`
+}
+
+func listEntryOf(c tracker.Command, now time.Time) listEntry {
+	v := listEntry{CorrelationID: c.ID, Action: c.Action, Status: publicStatus(c), CreatedAt: c.CreatedAt}
 	if !c.State.Terminal() {
-		v["phase"] = phase(c)
-		v["elapsed_ms"] = now.Sub(c.CreatedAt).Milliseconds()
+		v.Phase = phase(c)
+		v.ElapsedMS = ptr(now.Sub(c.CreatedAt).Milliseconds())
 		return v
 	}
 	if c.FinishedAt != nil {
-		v["finished_at"] = *c.FinishedAt
-		v["duration_ms"] = c.FinishedAt.Sub(c.CreatedAt).Milliseconds()
+		v.FinishedAt = c.FinishedAt
+		v.DurationMS = ptr(c.FinishedAt.Sub(c.CreatedAt).Milliseconds())
 	}
 	if c.State == tracker.StateComplete {
-		v["read"] = c.Read
-		v["result_chars"] = resultChars(c)
-		if _, ok := stored(c.Result); ok {
-			v["stored"] = true
-		}
-	} else {
-		if c.Reason != "" {
-			v["reason"] = c.Reason
-			v["hint"] = hintFor(c.Reason)
-		}
-		if c.Error != "" {
-			v["error"] = c.Error
-		}
+		v.Read = ptr(c.Read)
+		v.ResultChars = ptr(result.Chars(c))
+		_, v.Stored = result.StoredOf(c)
+		return v
 	}
+	if c.Reason != "" {
+		v.Reason = c.Reason
+		v.Hint = ptr(hints[c.Reason])
+	}
+	v.Error = c.Error
 	return v
 }
 
-func listView(cs []tracker.Command, now time.Time) []map[string]any {
-	out := make([]map[string]any, 0, len(cs))
+func listView(cs []tracker.Command, now time.Time) []listEntry {
+	out := make([]listEntry, 0, len(cs))
 	for _, c := range cs {
-		out = append(out, listEntry(c, now))
+		out = append(out, listEntryOf(c, now))
 	}
 	return out
 }
 
 // queuedView is interact's immediate answer (seed 000).
-func queuedView(c tracker.Command, extConnected bool) map[string]any {
-	v := map[string]any{
-		"status":         "queued",
-		"correlation_id": c.ID,
-		"message":        fmt.Sprintf("Queued for the browser. Get the result with observe({what:\"command_result\", correlation_id:%q, wait_ms:10000}).", c.ID),
-	}
+type queuedView struct {
+	CorrelationID      string `json:"correlation_id"`
+	ExtensionConnected *bool  `json:"extension_connected,omitempty"`
+	Message            string `json:"message"`
+	Phase              string `json:"phase,omitempty"`
+	Status             string `json:"status"`
+	Warning            string `json:"warning,omitempty"`
+}
+
+func (v *queuedView) command() string { return v.CorrelationID }
+
+func queuedViewOf(c tracker.Command, extConnected bool) *queuedView {
+	v := &queuedView{Status: "queued", CorrelationID: c.ID, Message: waitHint}
 	if !c.State.Terminal() && c.Delivered {
-		v["status"] = "pending"
-		v["phase"] = phase(c)
-		v["message"] = fmt.Sprintf("Running in the browser. Get the result with observe({what:\"command_result\", correlation_id:%q, wait_ms:10000}).", c.ID)
+		v.Status = "pending"
+		v.Phase = phase(c)
 	}
 	if !extConnected {
-		v["extension_connected"] = false
-		v["warning"] = "No browser extension is connected right now, so the command waits in the queue (up to 30 s). Open Chrome with the gasoline extension loaded and paired ('gasoline pair'), or check configure({action:\"health\"})."
+		v.ExtensionConnected = ptr(false)
+		v.Warning = "No browser extension is connected right now, so the command waits in the queue (up to 30 s). Open Chrome with the gasoline extension loaded and paired ('gasoline pair'), or check configure({action:\"health\"})."
 	}
 	return v
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -53,7 +53,53 @@ type InitializeResult struct {
 
 // ServerCapabilities are the capabilities a server declares.
 type ServerCapabilities struct {
-	Tools *ToolCapabilities `json:"tools,omitempty"`
+	Tools     *ToolCapabilities     `json:"tools,omitempty"`
+	Resources *ResourceCapabilities `json:"resources,omitempty"`
+}
+
+// ResourceCapabilities describe the resources capability: gasoline lists
+// and reads resources, and neither subscribes nor announces list changes.
+type ResourceCapabilities struct{}
+
+// Resource methods.
+const (
+	MethodResourcesList          = "resources/list"
+	MethodResourcesRead          = "resources/read"
+	MethodResourcesTemplatesList = "resources/templates/list"
+)
+
+// Resource describes one resource in resources/list, and in a tool result's
+// resource_link.
+type Resource struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+	Size        int64  `json:"size,omitempty"`
+}
+
+// ListResourcesResult is the result of resources/list.
+type ListResourcesResult struct {
+	Resources  []Resource `json:"resources"`
+	NextCursor string     `json:"nextCursor,omitempty"`
+}
+
+// ReadResourceParams are the params of resources/read.
+type ReadResourceParams struct {
+	URI string `json:"uri"`
+}
+
+// ResourceContents is the text of one resource.
+type ResourceContents struct {
+	URI      string `json:"uri"`
+	MIMEType string `json:"mimeType,omitempty"`
+	Text     string `json:"text"`
+}
+
+// ReadResourceResult is the result of resources/read.
+type ReadResourceResult struct {
+	Contents []ResourceContents `json:"contents"`
 }
 
 // ToolCapabilities describe the tools capability.
@@ -72,10 +118,11 @@ type Tool struct {
 
 // ToolAnnotations are hints about a tool's behaviour.
 type ToolAnnotations struct {
-	ReadOnlyHint    *bool `json:"readOnlyHint,omitempty"`
-	DestructiveHint *bool `json:"destructiveHint,omitempty"`
-	IdempotentHint  *bool `json:"idempotentHint,omitempty"`
-	OpenWorldHint   *bool `json:"openWorldHint,omitempty"`
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
 }
 
 // ListToolsResult is the result of tools/list.

@@ -44,6 +44,9 @@ const (
 	ReasonResultExpired         = "result_expired"
 	ReasonCancelled             = "cancelled"
 	ReasonCommandError          = "command_error"
+	// ReasonNavigated marks a command that failed because its page
+	// navigated away (a new document) while it ran; the extension reports it.
+	ReasonNavigated = "navigated"
 	// ReasonWaitExpired marks an External command that nothing completed
 	// within Options.ExternalTTL.
 	ReasonWaitExpired = "wait_expired"
@@ -73,6 +76,8 @@ type Options struct {
 	FailedRingSize  int           // failed buffer capacity (100)
 	MaxActive       int           // non-terminal commands per client (32) → ErrQueueFull
 	MaxRetained     int           // retained terminal commands per client (100), oldest evicted first
+	MaxActiveTotal  int           // non-terminal commands across all clients (1000) → ErrQueueFull
+	MaxParamBytes   int64         // bytes of Params of non-terminal commands across all clients (64 MB) → ErrQueueFull
 
 	// Logger receives one structured line per failure the tracker decides on
 	// its own (timers, disconnects, unread results). The zero Logger logs
@@ -100,22 +105,30 @@ type Spec struct {
 // command. Params and Result share their bytes with the tracker and must not
 // be modified.
 type Command struct {
-	ID          string          `json:"correlation_id"`
-	Client      string          `json:"client"`
-	Action      string          `json:"action"`
-	Params      json.RawMessage `json:"-"`
-	State       State           `json:"state"`
-	Delivered   bool            `json:"delivered"`           // handed to an extension
-	Acked       bool            `json:"acked"`               // the extension posted pending or a final status
-	Extension   string          `json:"extension,omitempty"` // instance it was delivered to
-	Timeout     time.Duration   `json:"-"`
-	Result      json.RawMessage `json:"result,omitempty"`
-	Error       string          `json:"error,omitempty"`  // message from the extension or the tracker
-	Reason      string          `json:"reason,omitempty"` // one of the Reason codes, for failures
-	Read        bool            `json:"read"`             // a terminal snapshot was returned by Result or Wait
-	CreatedAt   time.Time       `json:"created_at"`
-	DeliveredAt *time.Time      `json:"delivered_at,omitempty"`
-	FinishedAt  *time.Time      `json:"finished_at,omitempty"`
+	ID        string          `json:"correlation_id"`
+	Client    string          `json:"client"`
+	Action    string          `json:"action"`
+	Params    json.RawMessage `json:"-"`
+	State     State           `json:"state"`
+	Delivered bool            `json:"delivered"`           // handed to an extension
+	Acked     bool            `json:"acked"`               // the extension posted pending or a final status
+	Extension string          `json:"extension,omitempty"` // instance it was delivered to
+	Timeout   time.Duration   `json:"-"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	// Attachment is what the reporter attached to the result (the daemon
+	// attaches the handle of a result it keeps in its output store); the
+	// tracker keeps it as given and never looks at it. Like Result, it is
+	// shared, not copied, and must not be modified.
+	Attachment any    `json:"-"`
+	Error      string `json:"error,omitempty"`  // message from the extension or the tracker
+	Reason     string `json:"reason,omitempty"` // one of the Reason codes, for failures
+	// External is Spec.External: something in the daemon, not an
+	// extension, completes the command (a user-driven draw-mode session).
+	External    bool       `json:"external,omitempty"`
+	Read        bool       `json:"read"` // its owner read a terminal snapshot through Result or Wait
+	CreatedAt   time.Time  `json:"created_at"`
+	DeliveredAt *time.Time `json:"delivered_at,omitempty"`
+	FinishedAt  *time.Time `json:"finished_at,omitempty"`
 }
 
 // Lists is a client's view of its commands.
@@ -127,11 +140,13 @@ type Lists struct {
 
 // Stats are tracker-wide counts.
 type Stats struct {
-	Queued    int // waiting for an extension to take them
-	Pending   int // delivered, not finished
-	External  int // External commands waiting to be completed
-	Completed int // retained terminal commands
-	Failed    int // failed ring entries
+	Queued   int // waiting for an extension to take them
+	Pending  int // delivered, not finished
+	External int // External commands waiting to be completed
+	// ParamBytes is the size of the parameters unfinished commands hold.
+	ParamBytes int64
+	Completed  int // retained terminal commands
+	Failed     int // failed ring entries
 }
 
 // Presence is what the tracker knows of extensions.

@@ -125,6 +125,29 @@ func (t *Tracker) Touch(instanceID string) {
 // The tracker keeps result as given: the caller must not modify it
 // afterwards.
 func (t *Tracker) Report(instanceID, id string, status State, result json.RawMessage, errMsg string) (Command, error) {
+	return t.ReportWith(instanceID, id, status, result, nil, errMsg)
+}
+
+// ReportWith is Report that also keeps attachment on the command beside its
+// result (see Command.Attachment): the daemon attaches the handle of a
+// result it stored elsewhere. A refused report keeps nothing.
+func (t *Tracker) ReportWith(instanceID, id string, status State, result json.RawMessage, attachment any, errMsg string) (Command, error) {
+	return t.ReportReason(instanceID, id, status, "", result, attachment, errMsg)
+}
+
+// ReportReason is ReportWith with the failure reason the extension gives
+// for status error: "" means ReasonCommandError, and ReasonNavigated is the
+// one other reason an extension may report. Any other reason, or a reason
+// with another status, fails with ErrBadStatus.
+func (t *Tracker) ReportReason(instanceID, id string, status State, reason string, result json.RawMessage, attachment any, errMsg string) (Command, error) {
+	switch {
+	case reason == "":
+		reason = ReasonCommandError
+	case reason != ReasonNavigated:
+		return Command{}, fmt.Errorf("%w: reason %q (an extension may report reason %q, or none)", ErrBadStatus, reason, ReasonNavigated)
+	case status != StateError:
+		return Command{}, fmt.Errorf("%w: reason %q goes with status error, not %q", ErrBadStatus, reason, status)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -156,17 +179,17 @@ func (t *Tracker) Report(instanceID, id string, status State, result json.RawMes
 	errMsg = clip(errMsg, MaxErrorBytes)
 	switch status {
 	case StateComplete:
-		t.finishLocked(e, StateComplete, "", "", result)
+		t.finishLocked(e, StateComplete, "", "", result, attachment)
 	case StateError:
 		if errMsg == "" {
 			errMsg = "the command failed in the page without an error message"
 		}
-		t.finishLocked(e, StateError, ReasonCommandError, errMsg, result)
+		t.finishLocked(e, StateError, reason, errMsg, result, attachment)
 	case StateTimeout:
 		if errMsg == "" {
 			errMsg = "the extension gave up on the command at its execution deadline"
 		}
-		t.finishLocked(e, StateTimeout, ReasonExecutionTimeout, errMsg, result)
+		t.finishLocked(e, StateTimeout, ReasonExecutionTimeout, errMsg, result, attachment)
 	}
 	return e.snapshot(), nil
 }
@@ -243,7 +266,7 @@ func (t *Tracker) graceExpired(inst *instance) {
 	for inst.running.front != nil {
 		e := inst.running.front
 		t.finishLocked(e, StateError, ReasonExtensionDisconnected,
-			"the extension disconnected while running the command; it may or may not have run; check the page before retrying", nil)
+			"the extension disconnected while running the command; it may or may not have run; check the page before retrying", nil, nil)
 		failed = append(failed, e.snapshot())
 	}
 	t.mu.Unlock()

@@ -331,7 +331,7 @@ func TestRetention(t *testing.T) {
 		tr, clk := newTracker(t, tracker.Options{})
 		c := deliver(t, tr, tracker.Spec{})
 		report(t, tr, c.ID, tracker.StateComplete, `1`)
-		if got, err := tr.Result(c.ID); err != nil || !got.Read {
+		if got, err := tr.Result(c.Client, c.ID); err != nil || !got.Read {
 			t.Fatalf("Result: got %+v, %v, want it read", got, err)
 		}
 		clk.Advance(time.Minute)
@@ -366,7 +366,7 @@ func TestRetention(t *testing.T) {
 		if len(f) != 1 || f[0].State != tracker.StateError || f[0].Reason != tracker.ReasonCommandError || f[0].Error != "ReferenceError: x is not defined" {
 			t.Fatalf("List.Failed = %+v, want the error at once", f)
 		}
-		if got, _ := tr.Result(c.ID); !got.Read {
+		if got, _ := tr.Result(c.Client, c.ID); !got.Read {
 			t.Errorf("Result: Read = false, want true")
 		}
 		clk.Advance(time.Minute)
@@ -385,7 +385,7 @@ func TestRetention(t *testing.T) {
 					c := deliver(t, tr, tracker.Spec{Client: "s"})
 					report(t, tr, c.ID, tracker.StateComplete, `1`)
 					if read {
-						tr.Result(c.ID)
+						tr.Result(c.Client, c.ID)
 					}
 					if i == 0 {
 						first = c.ID
@@ -627,6 +627,28 @@ func TestComplete(t *testing.T) {
 	}
 }
 
+func TestCancelExternal(t *testing.T) {
+	tr, _ := newTracker(t, tracker.Options{})
+	ann := submit(t, tr, tracker.Spec{Client: "s", Prefix: "ann", Action: "draw_mode", External: true})
+	got, err := tr.CancelExternal(ann.ID, "the user pressed Esc")
+	if err != nil || got.State != tracker.StateCancelled || got.Reason != tracker.ReasonCancelled || got.Error != "the user pressed Esc" {
+		t.Fatalf("got %+v, %v; want cancelled with the user's reason", got, err)
+	}
+	if _, err := tr.CancelExternal(ann.ID, "again"); !errors.Is(err, tracker.ErrFinal) {
+		t.Errorf("twice: got %v, want %v", err, tracker.ErrFinal)
+	}
+	if _, err := tr.Complete(ann.ID, nil); !errors.Is(err, tracker.ErrFinal) {
+		t.Errorf("complete after cancel: got %v, want %v", err, tracker.ErrFinal)
+	}
+	exec := submit(t, tr, tracker.Spec{})
+	if _, err := tr.CancelExternal(exec.ID, "x"); !errors.Is(err, tracker.ErrUnknownCommand) {
+		t.Errorf("not External: got %v, want %v", err, tracker.ErrUnknownCommand)
+	}
+	if _, err := tr.CancelExternal("ann_nope", "x"); !errors.Is(err, tracker.ErrUnknownCommand) {
+		t.Errorf("unknown: got %v, want %v", err, tracker.ErrUnknownCommand)
+	}
+}
+
 func TestQueueFull(t *testing.T) {
 	tr, _ := newTracker(t, tracker.Options{})
 	var first tracker.Command
@@ -749,7 +771,7 @@ func TestLists(t *testing.T) {
 	if fmt.Sprint(ids(running)) != fmt.Sprint([]string{a2.ID}) || fmt.Sprint(ids(ready)) != fmt.Sprint([]string{a1.ID, a3.ID}) {
 		t.Errorf("Unread(a) = %v, %v; want [%s], [%s %s]", ids(running), ids(ready), a2.ID, a1.ID, a3.ID)
 	}
-	tr.Result(a1.ID)
+	tr.Result(a1.Client, a1.ID)
 	if _, ready := tr.Unread("a"); fmt.Sprint(ids(ready)) != fmt.Sprint([]string{a3.ID}) {
 		t.Errorf("Unread(a) after Result = %v, want [%s]", ids(ready), a3.ID)
 	}
@@ -776,7 +798,7 @@ func TestRealClock(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
-	got, err := tr.Wait(ctx, c.ID)
+	got, err := tr.Wait(ctx, c.Client, c.ID)
 	if err != nil || got.State != tracker.StateExpired || got.Reason != tracker.ReasonExtensionNoResponse {
 		t.Fatalf("got %v/%v, %v; want %v/%v", got.State, got.Reason, err, tracker.StateExpired, tracker.ReasonExtensionNoResponse)
 	}

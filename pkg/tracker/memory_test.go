@@ -44,7 +44,7 @@ func cycle(tb testing.TB, tr *tracker.Tracker, clk *trackertest.Clock, n int) {
 		if _, err := tr.Report("ext", c.ID, tracker.StateComplete, cycleResult, ""); err != nil {
 			tb.Fatal(err)
 		}
-		if _, err := tr.Result(c.ID); err != nil {
+		if _, err := tr.Result(c.Client, c.ID); err != nil {
 			tb.Fatal(err)
 		}
 		clk.Advance(100 * time.Millisecond)
@@ -129,7 +129,7 @@ func BenchmarkWaitWakeup(b *testing.B) {
 		c, _ := tr.Submit(tracker.Spec{})
 		tr.Poll(ctx, "ext", 1)
 		go func() {
-			tr.Wait(ctx, c.ID)
+			tr.Wait(ctx, c.Client, c.ID)
 			woken <- time.Now()
 		}()
 		for !tr.Waiting(c.ID) {

@@ -12,28 +12,31 @@ import (
 func (t *Tracker) Get(id string) (Command, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.getLocked(id, false)
+	return t.getLocked(id, "")
 }
 
-// Result is Get, but marks a terminal command read: a read result is simply
-// dropped when its retention ends instead of moving to the failed ring.
-func (t *Tracker) Result(id string) (Command, error) {
+// Result is Get for clientID, which marks a terminal command read when
+// clientID owns it: a read result is simply dropped when its retention ends
+// instead of moving to the failed ring, and it leaves its owner's unread
+// list. Another client's read marks nothing, so the owner is still reminded.
+func (t *Tracker) Result(clientID, id string) (Command, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.getLocked(id, true)
+	return t.getLocked(id, clientName(clientID))
 }
 
 // getLocked looks id up in the retained commands, then the ring, marking a
-// terminal command read if read is set. t.mu must be held.
-func (t *Tracker) getLocked(id string, read bool) (Command, error) {
+// terminal command read if reader (a client name, or "" for nobody) owns
+// it. t.mu must be held.
+func (t *Tracker) getLocked(id, reader string) (Command, error) {
 	if e := t.cmds[id]; e != nil {
-		if read && e.cmd.State.Terminal() {
+		if e.cmd.State.Terminal() && e.cmd.Client == reader {
 			t.markReadLocked(e)
 		}
 		return e.snapshot(), nil
 	}
 	if rc := t.ring.get(id); rc != nil {
-		if read {
+		if rc.Client == reader {
 			rc.Read = true
 		}
 		return clone(*rc), nil
@@ -50,19 +53,21 @@ func (t *Tracker) markReadLocked(e *entry) {
 	}
 }
 
-// Wait blocks until command id is terminal and returns it marked read. When
+// Wait blocks until command id is terminal and returns it, marked read when
+// clientID owns it (see Result). When
 // ctx ends first it returns the command as it stands and ctx.Err(); when the
 // Tracker is closed, the snapshot and ErrClosed. Unknown ids fail at once with
 // ErrUnknownCommand; ids only in the failed ring return at once.
 //
 // The wake-up is immediate: the command's channel is closed at its terminal
 // transition.
-func (t *Tracker) Wait(ctx context.Context, id string) (Command, error) {
+func (t *Tracker) Wait(ctx context.Context, clientID, id string) (Command, error) {
+	reader := clientName(clientID)
 	t.mu.Lock()
 	e := t.cmds[id]
 	if e == nil || e.cmd.State.Terminal() {
 		defer t.mu.Unlock()
-		return t.getLocked(id, true)
+		return t.getLocked(id, reader)
 	}
 	if t.closed {
 		defer t.mu.Unlock()
@@ -87,7 +92,9 @@ func (t *Tracker) Wait(ctx context.Context, id string) (Command, error) {
 	if e.cmd.State.Terminal() {
 		// The command may have been dropped since (MaxRetained); the waiter
 		// still gets what it waited for.
-		t.markReadLocked(e)
+		if e.cmd.Client == reader {
+			t.markReadLocked(e)
+		}
 		err = nil
 	}
 	return e.snapshot(), err
@@ -226,10 +233,11 @@ func (t *Tracker) Stats() Stats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return Stats{
-		Queued:    t.queue.n,
-		Pending:   t.nPending,
-		External:  t.nExternal,
-		Completed: t.nRetained,
-		Failed:    t.ring.len(),
+		Queued:     t.queue.n,
+		Pending:    t.nPending,
+		External:   t.nExternal,
+		ParamBytes: t.paramBytes,
+		Completed:  t.nRetained,
+		Failed:     t.ring.len(),
 	}
 }

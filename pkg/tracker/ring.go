@@ -3,7 +3,7 @@ package tracker
 // ring is the failed buffer: the last size failed or expired commands, oldest
 // evicted first, with an index by id that eviction keeps consistent.
 //
-// Entries are metadata only: they keep no Params or Result, so the ring's
+// Entries are metadata only: they keep no Params, Result or Attachment, so the ring's
 // memory is bounded by its size whatever the commands carried. ring is not
 // safe for concurrent use; the tracker guards it with its mutex.
 type ring struct {
@@ -30,7 +30,7 @@ func (r *ring) push(c Command) {
 		*old = Command{}
 		r.first++
 	}
-	c.Params, c.Result = nil, nil
+	c.Params, c.Result, c.Attachment = nil, nil, nil
 	r.buf[r.next%uint64(len(r.buf))] = c
 	r.index[c.ID] = r.next
 	r.next++

@@ -45,21 +45,22 @@ type Tracker struct {
 	log   zerolog.Logger
 	done  chan struct{} // closed by the first Close
 
-	mu        sync.Mutex
-	closed    bool                 // guarded by mu
-	seq       uint64               // submission counter; guarded by mu
-	finSeq    uint64               // terminal transition counter; guarded by mu
-	cmds      map[string]*entry    // retained commands (non-terminal, or terminal within ResultTTL) by id; guarded by mu
-	queue     entryList            // queued non-External commands, oldest first; guarded by mu
-	queued    chan struct{}        // created by a blocked Poll, closed and cleared when a command is queued; guarded by mu
-	clients   map[string]*client   // clients with retained commands; guarded by mu
-	instances map[string]*instance // extension instances seen within DisconnectGrace or polling; guarded by mu
-	lastSeen  time.Time            // most recent extension contact; guarded by mu
-	lastInst  string               // instance of that contact; guarded by mu
-	nPending  int                  // delivered non-terminal commands; guarded by mu
-	nExternal int                  // non-terminal External commands; guarded by mu
-	nRetained int                  // terminal retained commands; guarded by mu
-	ring      ring                 // failed buffer; guarded by mu
+	mu         sync.Mutex
+	closed     bool                 // guarded by mu
+	seq        uint64               // submission counter; guarded by mu
+	finSeq     uint64               // terminal transition counter; guarded by mu
+	cmds       map[string]*entry    // retained commands (non-terminal, or terminal within ResultTTL) by id; guarded by mu
+	queue      entryList            // queued non-External commands, oldest first; guarded by mu
+	queued     chan struct{}        // created by a blocked Poll, closed and cleared when a command is queued; guarded by mu
+	clients    map[string]*client   // clients with retained commands; guarded by mu
+	instances  map[string]*instance // extension instances seen within DisconnectGrace or polling; guarded by mu
+	lastSeen   time.Time            // most recent extension contact; guarded by mu
+	lastInst   string               // instance of that contact; guarded by mu
+	nPending   int                  // delivered non-terminal commands; guarded by mu
+	nExternal  int                  // non-terminal External commands; guarded by mu
+	nRetained  int                  // terminal retained commands; guarded by mu
+	paramBytes int64                // bytes of Params of non-terminal commands; guarded by mu
+	ring       ring                 // failed buffer; guarded by mu
 }
 
 // entry is the tracker's record of one command. All fields are guarded by
@@ -120,6 +121,10 @@ func New(opts Options) *Tracker {
 	defInt(&opts.FailedRingSize, DefaultFailedRingSize)
 	defInt(&opts.MaxActive, DefaultMaxActive)
 	defInt(&opts.MaxRetained, DefaultMaxRetained)
+	defInt(&opts.MaxActiveTotal, DefaultMaxActiveTotal)
+	if opts.MaxParamBytes <= 0 {
+		opts.MaxParamBytes = DefaultMaxParamBytes
+	}
 	if opts.ExecTimeout > opts.MaxExecTimeout {
 		opts.ExecTimeout = opts.MaxExecTimeout
 	}
@@ -159,7 +164,9 @@ func (t *Tracker) Close() {
 // Submit creates a command in state queued, or External and waiting to be
 // completed, owned by spec.Client. Its id is spec.Prefix, "_" and a ULID.
 // It fails with ErrQueueFull when the client already has Options.MaxActive
-// non-terminal commands, and with ErrClosed after Close. Submit never blocks.
+// non-terminal commands, or when the tracker would exceed its global caps
+// (Options.MaxActiveTotal, Options.MaxParamBytes); the error says which.
+// It fails with ErrClosed after Close. Submit never blocks.
 //
 // The tracker keeps spec.Params as given: the caller must not modify it
 // afterwards.
@@ -187,6 +194,9 @@ func (t *Tracker) Submit(spec Spec) (Command, error) {
 		return Command{}, fmt.Errorf("%w: client %q already has %d commands queued or running, the limit; wait for some to finish or cancel some, then submit again",
 			ErrQueueFull, name, t.opts.MaxActive)
 	}
+	if err := t.admitLocked(len(spec.Params)); err != nil {
+		return Command{}, err
+	}
 	if c == nil {
 		c = &client{name: name, active: entryList{byClient: true}, retained: entryList{byClient: true}}
 		t.clients[name] = c
@@ -200,6 +210,7 @@ func (t *Tracker) Submit(spec Spec) (Command, error) {
 			Params:    spec.Params,
 			State:     StateQueued,
 			Timeout:   timeout,
+			External:  spec.External,
 			CreatedAt: now,
 		},
 		seq:      t.seq,
@@ -207,6 +218,7 @@ func (t *Tracker) Submit(spec Spec) (Command, error) {
 		client:   c,
 	}
 	t.cmds[id] = e
+	t.chargeLocked(e)
 	c.active.pushBack(e)
 	if spec.External {
 		t.nExternal++
@@ -245,7 +257,33 @@ func (t *Tracker) Complete(id string, result json.RawMessage) (Command, error) {
 	if !e.external {
 		return Command{}, fmt.Errorf("%w: %s is not an external (draw-mode) command; extensions report results through a query result instead", ErrUnknownCommand, id)
 	}
-	t.finishLocked(e, StateComplete, "", "", result)
+	t.finishLocked(e, StateComplete, "", "", result, nil)
+	return e.snapshot(), nil
+}
+
+// CancelExternal ends the External command id as cancelled with reason
+// ReasonCancelled and msg (the user cancelled a draw-mode session, or its
+// overlay could not be shown). It fails like Complete.
+func (t *Tracker) CancelExternal(id, msg string) (Command, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return Command{}, errClosed("cancelling a command")
+	}
+	e := t.cmds[id]
+	if e == nil {
+		if rc := t.ring.get(id); rc != nil {
+			return clone(*rc), t.errFinal(*rc, "there is nothing left to cancel")
+		}
+		return Command{}, t.errUnknown(id)
+	}
+	if e.cmd.State.Terminal() {
+		return e.snapshot(), t.errFinal(e.cmd, "there is nothing left to cancel")
+	}
+	if !e.external {
+		return Command{}, fmt.Errorf("%w: %s is not an external (draw-mode) command", ErrUnknownCommand, id)
+	}
+	t.finishLocked(e, StateCancelled, ReasonCancelled, clip(msg, MaxErrorBytes), nil, nil)
 	return e.snapshot(), nil
 }
 
@@ -276,15 +314,15 @@ func (t *Tracker) Cancel(clientID, id string) (Command, error) {
 	if e.cmd.Delivered {
 		msg = "cancelled by its client after it was handed to the extension; it may or may not have run, check the page before retrying"
 	}
-	t.finishLocked(e, StateCancelled, ReasonCancelled, msg, nil)
+	t.finishLocked(e, StateCancelled, ReasonCancelled, msg, nil, nil)
 	return e.snapshot(), nil
 }
 
 // finishLocked moves e, which must not be terminal, to the terminal state
-// with reason, message and result: it stops e's timers, takes it out of the
+// with reason, message, result and attachment: it stops e's timers, takes it out of the
 // queue or its instance, retains it for ResultTTL, records a failure in the
 // ring, and wakes its waiters. t.mu must be held.
-func (t *Tracker) finishLocked(e *entry, state State, reason, msg string, result json.RawMessage) {
+func (t *Tracker) finishLocked(e *entry, state State, reason, msg string, result json.RawMessage, attachment any) {
 	now := t.clock.Now()
 	stop(&e.timer)
 	stop(&e.ackTimer)
@@ -298,10 +336,12 @@ func (t *Tracker) finishLocked(e *entry, state State, reason, msg string, result
 		e.inst = nil
 		t.nPending--
 	}
+	t.releaseLocked(e)
 	e.cmd.State = state
 	e.cmd.Reason = reason
 	e.cmd.Error = msg
 	e.cmd.Result = result
+	e.cmd.Attachment = attachment
 	e.cmd.FinishedAt = &now
 	t.finSeq++
 	e.finSeq = t.finSeq
@@ -385,7 +425,7 @@ func (t *Tracker) timerFinish(e *entry, applies func() bool, state State, reason
 		t.mu.Unlock()
 		return
 	}
-	t.finishLocked(e, state, reason, msg, nil)
+	t.finishLocked(e, state, reason, msg, nil, nil)
 	c := e.snapshot()
 	t.mu.Unlock()
 	t.logFailure(c)

@@ -140,7 +140,7 @@ func TestWait(t *testing.T) {
 	wait := func(tr *tracker.Tracker, ctx context.Context, id string) <-chan result {
 		got := make(chan result, 1)
 		go func() {
-			c, err := tr.Wait(ctx, id)
+			c, err := tr.Wait(ctx, "", id)
 			got <- result{cmd: c, err: err}
 		}()
 		return got
@@ -203,7 +203,7 @@ func TestWait(t *testing.T) {
 
 	t.Run("unknown at once", func(t *testing.T) {
 		tr, _ := newTracker(t, tracker.Options{})
-		if _, err := tr.Wait(context.Background(), "exec_nope"); !errors.Is(err, tracker.ErrUnknownCommand) {
+		if _, err := tr.Wait(context.Background(), "", "exec_nope"); !errors.Is(err, tracker.ErrUnknownCommand) {
 			t.Errorf("got %v, want %v", err, tracker.ErrUnknownCommand)
 		}
 	})
@@ -212,7 +212,7 @@ func TestWait(t *testing.T) {
 		tr, _ := newTracker(t, tracker.Options{})
 		c := deliver(t, tr, tracker.Spec{})
 		report(t, tr, c.ID, tracker.StateComplete, `1`)
-		if got, err := tr.Wait(context.Background(), c.ID); err != nil || !got.Read {
+		if got, err := tr.Wait(context.Background(), c.Client, c.ID); err != nil || !got.Read {
 			t.Errorf("got read=%v, %v; want read, nil", got.Read, err)
 		}
 	})
@@ -255,7 +255,7 @@ func TestWaitAny(t *testing.T) {
 		tr, _ := newTracker(t, tracker.Options{})
 		a := deliver(t, tr, tracker.Spec{Client: "s"})
 		report(t, tr, a.ID, tracker.StateComplete, `1`)
-		tr.Result(a.ID)
+		tr.Result(a.Client, a.ID)
 		if got, _ := tr.WaitAny(bg, "s"); len(got) != 0 {
 			t.Errorf("got %v, want none", ids(got))
 		}
@@ -301,7 +301,7 @@ func TestClose(t *testing.T) {
 
 	results := make(chan result, 3)
 	go func() {
-		c, err := tr.Wait(context.Background(), running.ID)
+		c, err := tr.Wait(context.Background(), running.Client, running.ID)
 		results <- result{cmd: c, err: err}
 	}()
 	go func() {

@@ -97,12 +97,15 @@ func run() error {
 		{"baseline", b.baselineRow},
 		{"direct", b.directCall},
 		{"bridged", b.bridgedCall},
+		{"streamable", b.streamableCall},
 		{"cycle", b.fullCycle},
 		{"dispatch", b.dispatch},
 		{"wakeup", b.wakeup},
 		{"throughput", b.sustained},
 		{"memory", b.memory},
 		{"output", b.outputRows},
+		{"capture", b.captureRows},
+		{"sizes", b.sizes},
 	}
 	// The daemon every HTTP row uses; "start" measures its own.
 	if err := b.startDaemon(); err != nil {
@@ -217,31 +220,45 @@ func (b *bench) directCall() error {
 // stdin write to stdout line.
 func (b *bench) bridgedCall() error {
 	r := &row{key: "bridged", figure: "bridged tools/call (observe pending_commands), stdin→stdout", target: "p50 ≤ 250 µs"}
+	call, stop, err := b.bridge()
+	if err != nil {
+		return err
+	}
+	defer stop()
+	params := `{"name":"observe","arguments":{"what":"pending_commands"}}`
+	r.samples, err = timed(200, func(i int) error {
+		_, err := call(i+1, "tools/call", params)
+		return err
+	})
+	b.add(r)
+	return err
+}
+
+// bridge starts the real gasoline-mcp against the bench daemon and
+// initializes it; call sends one request line and returns the answer line,
+// stop ends the bridge.
+func (b *bench) bridge() (call func(id int, method, params string) ([]byte, error), stop func(), err error) {
 	cmd := exec.Command(filepath.Join(b.bin, "gasoline-mcp"), "--port", strconv.Itoa(b.port), "--state-dir", b.stateDir)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer func() { stdin.Close(); cmd.Wait() }()
+	stop = func() { stdin.Close(); cmd.Wait() }
 	rd := bufio.NewReaderSize(stdout, 1<<20)
-	call := func(id int, method, params string) error {
+	call = func(id int, method, params string) ([]byte, error) {
 		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
 		if _, err := io.WriteString(stdin, line); err != nil {
-			return err
+			return nil, err
 		}
-		_, err := rd.ReadBytes('\n')
-		return err
+		return rd.ReadBytes('\n')
 	}
-	if err := call(0, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`); err != nil {
-		return err
+	if _, err := call(0, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`); err != nil {
+		stop()
+		return nil, nil, err
 	}
-	params := `{"name":"observe","arguments":{"what":"pending_commands"}}`
-	var err error
-	r.samples, err = timed(200, func(i int) error { return call(i+1, "tools/call", params) })
-	b.add(r)
-	return err
+	return call, stop, nil
 }
 
 var (
@@ -381,7 +398,7 @@ func (b *bench) wakeup() error {
 		started := make(chan struct{})
 		go func() {
 			close(started)
-			trk.Wait(context.Background(), c.ID)
+			trk.Wait(context.Background(), c.Client, c.ID)
 			woke <- time.Now()
 		}()
 		<-started
@@ -505,7 +522,7 @@ func (b *bench) memory() error {
 			return err
 		}
 		if i%2 == 0 {
-			trk.Result(c.ID)
+			trk.Result(c.Client, c.ID)
 		}
 		if i%10000 == 0 {
 			clk.Advance(2 * time.Second)

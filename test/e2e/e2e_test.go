@@ -181,6 +181,55 @@ func TestNavigateAndTabs(t *testing.T) {
 	}
 }
 
+// TestHistory goes back, forward and reloads after navigations the agent
+// made, which the user never interacted with: navigate A -> B, back reads
+// A, forward reads B, refresh loads B again. Forward at the end of the
+// history, and back in a tab with no history, fail saying so.
+func TestHistory(t *testing.T) {
+	e := ready(t)
+	var page struct {
+		TabID int64  `json:"tab_id"`
+		URL   string `json:"url"`
+		Title string `json:"title"`
+	}
+	step := func(args map[string]any, wantURL, wantTitle string) {
+		t.Helper()
+		args["wait_ms"] = 20000
+		r := e.call("interact", args)
+		if r.Status != "complete" {
+			t.Fatalf("%v: %s, want complete", args["action"], r)
+		}
+		json.Unmarshal(r.Value, &page)
+		if page.URL != wantURL || page.Title != wantTitle {
+			t.Errorf("%v: result %s, want url %s and title %q", args["action"], r.Value, wantURL, wantTitle)
+		}
+		if got := str(t, complete(t, e.js("document.title", map[string]any{"tab_id": page.TabID}))); got != wantTitle {
+			t.Errorf("after %v: the page reads %q, want %q", args["action"], got, wantTitle)
+		}
+	}
+	a, b := e.site.URL+"/a", e.site.URL+"/hit/history"
+	step(map[string]any{"action": "navigate", "url": a}, a, "Page A")
+	step(map[string]any{"action": "navigate", "url": b}, b, "Hit history")
+	step(map[string]any{"action": "back"}, a, "Page A")
+	step(map[string]any{"action": "forward"}, b, "Hit history")
+	loads := e.site.Hits("history")
+	step(map[string]any{"action": "refresh", "tab_id": page.TabID}, b, "Hit history")
+	if got := e.site.Hits("history"); got != loads+1 {
+		t.Errorf("refresh: the page was loaded %d more times, want 1", got-loads)
+	}
+	r := e.call("interact", map[string]any{"action": "forward", "wait_ms": 20000})
+	if r.Status != "error" || !strings.Contains(r.Error, "no page to go forward to") {
+		t.Errorf("forward at the end of the history: %s, want an error saying there is no page to go forward to", r)
+	}
+
+	nt := e.call("interact", map[string]any{"action": "new_tab", "url": e.site.URL + "/c", "wait_ms": 20000})
+	json.Unmarshal(nt.Value, &page)
+	r = e.call("interact", map[string]any{"action": "back", "tab_id": page.TabID, "wait_ms": 20000})
+	if r.Status != "error" || !strings.Contains(r.Error, "no page to go back to") {
+		t.Errorf("back in a new tab: %s, want an error saying there is no page to go back to", r)
+	}
+}
+
 // TestScriptErrors: a thrown error and a rejected promise end as status
 // "error" carrying the error's name and message.
 func TestScriptErrors(t *testing.T) {

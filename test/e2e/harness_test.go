@@ -97,6 +97,8 @@ func newSite(t *testing.T) *site {
 		s.mu.Unlock()
 		page("Hit "+id)(w, r)
 	})
+	mux.Handle("GET /hands/", handsPages())
+	mux.Handle("GET /react/", handsPages())
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	})
@@ -228,12 +230,19 @@ func (e *env) killBrowser() {
 // paired. It then waits until the daemon sees the extension polling.
 func (e *env) pair() {
 	e.t.Helper()
+	e.pairOn(e.daemon.Port)
+}
+
+// pairOn is pair with the extension pointed at port: the daemon's, or a
+// proxy's in front of it.
+func (e *env) pairOn(port int) {
+	e.t.Helper()
 	p, err := chromium.OpenPopup(e.ctx, e.cdp)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	defer p.Close(e.ctx)
-	if err := p.SetPort(e.ctx, e.daemon.Port); err != nil {
+	if err := p.SetPort(e.ctx, port); err != nil {
 		e.t.Fatal(err)
 	}
 	code, err := e.daemon.PairCode(e.ctx)

@@ -7,7 +7,10 @@
 // client. It prints Markdown rows for the repository's bench table on
 // stdout (progress goes to stderr) and stops everything it started.
 //
-//	cd test/e2e && go run ./cmd/browserbench [-n 200] [-warmup 20]
+// It then times 10 000 console.log calls in a page with and without the
+// extension (console.go).
+//
+//	cd test/e2e && go run ./cmd/browserbench [-n 200] [-warmup 20] [-console-runs 15]
 package main
 
 import (
@@ -87,7 +90,14 @@ func run(ctx context.Context) (err error) {
 
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, "<!doctype html><title>Bench</title><h1>Bench</h1>")
+		fmt.Fprint(w, "<!doctype html><title>Bench</title><h1>Bench</h1><button onclick=\"this.dataset.n=(+this.dataset.n||0)+1\">Bench button</button>")
+		if r.URL.Path == "/list" {
+			fmt.Fprint(w, "<ul>")
+			for i := range 100 { // 300 elements: li, a, span
+				fmt.Fprintf(w, `<li><a href="/item/%d">Item %d</a> <span>about item %d</span></li>`, i, i, i)
+			}
+			fmt.Fprint(w, "</ul>")
+		}
 	}))
 	defer site.Close()
 
@@ -176,10 +186,82 @@ func run(ctx context.Context) (err error) {
 	row := func(figure string, s []time.Duration, target string) {
 		fmt.Printf("| %s | %s | %s | | %s |\n", figure, fmtDur(pct(s, 50)), fmtDur(pct(s, 99)), target)
 	}
+	clicks, err := timeCalls(ctx, mc, "interact", map[string]any{"action": "click", "role": "button", "name": "Bench button", "wait_ms": 10000})
+	if err != nil {
+		return err
+	}
+	if r, err := mc.Call(ctx, "interact", map[string]any{"action": "navigate", "url": site.URL + "/list", "wait_ms": 20000}); err != nil || r.Status != "complete" {
+		return fmt.Errorf("navigate to the list: %s %v", r, err)
+	}
+	doms, err := timeCalls(ctx, mc, "analyze", map[string]any{"what": "dom", "wait_ms": 10000})
+	if err != nil {
+		return err
+	}
+
+	shots, shotBytes, shotTokens, err := timeScreenshots(ctx, mc, min(*n, 20))
+	if err != nil {
+		return err
+	}
+
 	row(fmt.Sprintf("real headless Chromium: `interact execute_js` with wait_ms → inline result (SDK tools/call through gasoline-mcp, n=%d)", *n), rtt, "p50 ≤ 30 ms")
+	row(fmt.Sprintf("real headless Chromium: `interact click` (role + name, auto-wait) with wait_ms → inline result (n=%d)", *n), clicks, "p50 ≤ 30 ms")
+	row(fmt.Sprintf("real headless Chromium: `analyze dom` of a 300-element page with wait_ms → inline outline (n=%d)", *n), doms, "p50 ≤ 50 ms")
+	row(fmt.Sprintf("real headless Chromium: `interact screenshot` of the viewport with wait_ms → image block (n=%d, 0.6 s apart: Chrome allows 2 captures a second; %d bytes, %d image tokens)", len(shots), shotBytes, shotTokens), shots, "(reference)")
 	row("real headless Chromium: dispatch, queued → the extension's held long-poll takes it (daemon delivered_at − created_at, before the HTTP response is written)", dispatch, "p50 ≤ 2 ms")
 	row("real headless Chromium: queued → script running in the page (page clock − daemon created_at)", toPage, "(reference)")
-	return nil
+	return consoleRows(ctx, bin, root, tmp, d)
+}
+
+// timeCalls makes *warmup unmeasured and *n measured calls of tool with
+// args, each of which must complete inline, and returns the measured
+// round trips.
+func timeCalls(ctx context.Context, mc *gasoline.Client, tool string, args map[string]any) ([]time.Duration, error) {
+	logf("%d warm-up and %d measured %s %v calls", *warmup, *n, tool, args["action"])
+	var out []time.Duration
+	for i := range *warmup + *n {
+		start := time.Now()
+		r, err := mc.Call(ctx, tool, args)
+		d := time.Since(start)
+		if err != nil {
+			return nil, err
+		}
+		if r.Status != "complete" {
+			return nil, fmt.Errorf("%s %d: %s, want complete", tool, i, r)
+		}
+		if i >= *warmup {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// timeScreenshots takes n viewport screenshots 0.6 s apart (Chrome allows
+// two captures a second) and returns their round trips and the last one's
+// size in bytes and image tokens.
+func timeScreenshots(ctx context.Context, mc *gasoline.Client, n int) ([]time.Duration, int, int, error) {
+	logf("%d screenshots", n)
+	var out []time.Duration
+	var v struct {
+		Result struct {
+			Bytes       int `json:"bytes"`
+			ImageTokens int `json:"image_tokens"`
+		} `json:"result"`
+	}
+	for i := range n {
+		time.Sleep(600 * time.Millisecond)
+		start := time.Now()
+		r, err := mc.Call(ctx, "interact", map[string]any{"action": "screenshot", "wait_ms": 10000})
+		d := time.Since(start)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		if r.Status != "complete" {
+			return nil, 0, 0, fmt.Errorf("screenshot %d: %s, want complete", i, r)
+		}
+		json.Unmarshal(r.Raw, &v)
+		out = append(out, d)
+	}
+	return out, v.Result.Bytes, v.Result.ImageTokens, nil
 }
 
 // pair pairs the extension through its popup and waits until the daemon

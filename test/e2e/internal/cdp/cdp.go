@@ -1,7 +1,8 @@
 // Package cdp is a minimal Chrome DevTools Protocol client: one websocket to
-// the browser endpoint, commands with replies, and flattened target sessions.
-// It subscribes to no events and never auto-attaches, so it keeps no target
-// (in particular no extension service worker) alive by itself.
+// the browser endpoint, commands with replies, flattened target sessions, and
+// events for whoever subscribes to a session's. It never auto-attaches, so it
+// keeps no target (in particular no extension service worker) alive by
+// itself.
 package cdp
 
 import (
@@ -44,6 +45,18 @@ type message struct {
 	Error     *Error          `json:"error,omitempty"`
 }
 
+// Event is a DevTools event of one session ("" for the browser session).
+type Event struct {
+	SessionID string
+	Method    string
+	Params    json.RawMessage
+}
+
+type subscriber struct {
+	sessionID string
+	ch        chan Event
+}
+
 // Conn is one websocket connection to a browser's DevTools endpoint. Its
 // methods are safe for concurrent use.
 type Conn struct {
@@ -53,6 +66,7 @@ type Conn struct {
 
 	mu     sync.Mutex
 	calls  map[int64]chan message // guarded by mu
+	subs   []*subscriber          // guarded by mu
 	closed bool                   // the read loop ended; guarded by mu
 }
 
@@ -78,6 +92,10 @@ func (c *Conn) readLoop() {
 			close(ch)
 			delete(c.calls, id)
 		}
+		for _, s := range c.subs {
+			close(s.ch)
+		}
+		c.subs = nil
 		c.mu.Unlock()
 		close(c.done)
 	}()
@@ -87,8 +105,12 @@ func (c *Conn) readLoop() {
 			return
 		}
 		var m message
-		if json.Unmarshal(data, &m) != nil || m.ID == 0 {
-			continue // an event: nobody here subscribes to any
+		if json.Unmarshal(data, &m) != nil {
+			continue
+		}
+		if m.ID == 0 {
+			c.deliver(data, m)
+			continue
 		}
 		c.mu.Lock()
 		ch := c.calls[m.ID]
@@ -97,6 +119,59 @@ func (c *Conn) readLoop() {
 		if ch != nil {
 			ch <- m
 		}
+	}
+}
+
+// deliver hands an event to the subscribers of its session; a subscriber
+// whose buffer is full misses it.
+func (c *Conn) deliver(data []byte, m message) {
+	if m.Method == "" {
+		return
+	}
+	var raw struct {
+		Params json.RawMessage `json:"params"`
+	}
+	json.Unmarshal(data, &raw)
+	ev := Event{SessionID: m.SessionID, Method: m.Method, Params: raw.Params}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.subs {
+		if s.sessionID == m.SessionID {
+			select {
+			case s.ch <- ev:
+			default:
+			}
+		}
+	}
+}
+
+// Subscribe returns a channel of the events of session sessionID ("" for
+// the browser), buffered for n events (later ones are missed while it is
+// full), and a function that ends the subscription. The channel is closed
+// when the subscription or the connection ends.
+func (c *Conn) Subscribe(sessionID string, n int) (<-chan Event, func()) {
+	s := &subscriber{sessionID: sessionID, ch: make(chan Event, n)}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		close(s.ch)
+		return s.ch, func() {}
+	}
+	c.subs = append(c.subs, s)
+	c.mu.Unlock()
+	var once sync.Once
+	return s.ch, func() {
+		once.Do(func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			for i, x := range c.subs {
+				if x == s {
+					c.subs = append(c.subs[:i], c.subs[i+1:]...)
+					close(s.ch)
+					return
+				}
+			}
+		})
 	}
 }
 
@@ -238,6 +313,13 @@ func (e *EvalError) Error() string {
 // promise and decodes the value (returned by value, so it must be JSON) into
 // out, unless out is nil. A thrown exception is an *EvalError.
 func (s *Session) Evaluate(ctx context.Context, expression string, out any) error {
+	return s.EvaluateIn(ctx, 0, expression, out)
+}
+
+// EvaluateIn is Evaluate in the execution context contextID (0: the main
+// one), such as an extension's isolated world found through
+// Runtime.executionContextCreated events.
+func (s *Session) EvaluateIn(ctx context.Context, contextID int, expression string, out any) error {
 	var r struct {
 		Result struct {
 			Type  string          `json:"type"`
@@ -250,11 +332,15 @@ func (s *Session) Evaluate(ctx context.Context, expression string, out any) erro
 			} `json:"exception"`
 		} `json:"exceptionDetails"`
 	}
-	err := s.Call(ctx, "Runtime.evaluate", map[string]any{
+	params := map[string]any{
 		"expression":    expression,
 		"awaitPromise":  true,
 		"returnByValue": true,
-	}, &r)
+	}
+	if contextID != 0 {
+		params["contextId"] = contextID
+	}
+	err := s.Call(ctx, "Runtime.evaluate", params, &r)
 	if err != nil {
 		return err
 	}
@@ -272,4 +358,58 @@ func (s *Session) Evaluate(ctx context.Context, expression string, out any) erro
 		return fmt.Errorf("decoding the value of %q (%s): %w", expression, r.Result.Value, err)
 	}
 	return nil
+}
+
+// Click presses and releases the left mouse button at (x, y) in CSS pixels
+// of the viewport, as a user would: the page sees trusted events.
+func (s *Session) Click(ctx context.Context, x, y float64) error {
+	for _, typ := range []string{"mouseMoved", "mousePressed", "mouseReleased"} {
+		p := map[string]any{"type": typ, "x": x, "y": y}
+		if typ != "mouseMoved" {
+			p["button"] = "left"
+			p["clickCount"] = 1
+		}
+		if err := s.Call(ctx, "Input.dispatchMouseEvent", p, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// InsertText types text into the focused element as a keyboard's input
+// method would (trusted beforeinput and input events).
+func (s *Session) InsertText(ctx context.Context, text string) error {
+	return s.Call(ctx, "Input.insertText", map[string]any{"text": text}, nil)
+}
+
+// keyCodes are the keys PressKey knows.
+var keyCodes = map[string]struct {
+	code string
+	vk   int
+	text string
+}{
+	"Enter":  {"Enter", 13, "\r"},
+	"Escape": {"Escape", 27, ""},
+	"Tab":    {"Tab", 9, ""},
+	"a":      {"KeyA", 65, "a"},
+}
+
+// PressKey presses and releases one key ("Enter", "Escape", "Tab", "a") in
+// the focused element as trusted keydown and keyup events; Enter also types
+// its "\r", so in a form field it submits the form as a user's Enter does.
+func (s *Session) PressKey(ctx context.Context, key string) error {
+	k, ok := keyCodes[key]
+	if !ok {
+		return fmt.Errorf("cdp: PressKey does not know the key %q", key)
+	}
+	down := map[string]any{"type": "keyDown", "key": key, "code": k.code, "windowsVirtualKeyCode": k.vk, "nativeVirtualKeyCode": k.vk}
+	if k.text != "" {
+		down["text"] = k.text
+		down["unmodifiedText"] = k.text
+	}
+	if err := s.Call(ctx, "Input.dispatchKeyEvent", down, nil); err != nil {
+		return err
+	}
+	return s.Call(ctx, "Input.dispatchKeyEvent", map[string]any{"type": "keyUp", "key": key, "code": k.code,
+		"windowsVirtualKeyCode": k.vk, "nativeVirtualKeyCode": k.vk}, nil)
 }

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/cdp"
 )
 
 // ExtensionID is the gasoline extension's ID, pinned by the manifest key.
@@ -46,10 +48,13 @@ func Find() (string, error) {
 type Options struct {
 	Bin          string // from Find
 	UserDataDir  string // the profile; reuse it to restart the same browser
-	ExtensionDir string // absolute path of extension/
+	ExtensionDir string // absolute path of extension/; "" starts the browser without it
 	URLs         []string
 	// LogPath receives Chromium's stdout and stderr (appended); "" discards.
 	LogPath string
+	// Quiet leaves out --enable-logging=stderr, which writes every console
+	// message of every page to LogPath (and costs each console call).
+	Quiet bool
 }
 
 // Browser is one running Chromium.
@@ -68,7 +73,7 @@ type Browser struct {
 // Start launches Chromium and waits (up to 30 s, or until ctx ends) for its
 // DevTools endpoint. The caller must Stop or Kill the browser.
 func Start(ctx context.Context, o Options) (*Browser, error) {
-	if !filepath.IsAbs(o.ExtensionDir) {
+	if o.ExtensionDir != "" && !filepath.IsAbs(o.ExtensionDir) {
 		return nil, fmt.Errorf("extension dir %q is not absolute", o.ExtensionDir)
 	}
 	portFile := filepath.Join(o.UserDataDir, "DevToolsActivePort")
@@ -89,15 +94,22 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 		"--disable-breakpad",
 		"--disable-features=MediaRouter,OptimizationHints,Translate",
 		"--password-store=basic",
-		"--enable-logging=stderr", // page and worker console messages land in LogPath
 		"--use-mock-keychain",
 		"--user-data-dir=" + o.UserDataDir,
-		"--disable-extensions-except=" + o.ExtensionDir,
-		"--load-extension=" + o.ExtensionDir,
 		"--remote-debugging-port=0",
 		"--remote-debugging-address=127.0.0.1",
 	}
-	args = append(args, o.URLs...)
+	if !o.Quiet {
+		args = append(args, "--enable-logging=stderr") // page and worker console messages land in LogPath
+	}
+	if o.ExtensionDir != "" {
+		args = append(args, "--disable-extensions-except="+o.ExtensionDir, "--load-extension="+o.ExtensionDir)
+	} else {
+		args = append(args, "--disable-extensions")
+	}
+	// The start pages are opened over DevTools once the extension is loaded
+	// (openURLs); the first tab starts blank.
+	args = append(args, "about:blank")
 	cmd := exec.Command(o.Bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	b := &Browser{cmd: cmd, exited: make(chan struct{})}
@@ -130,6 +142,10 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 				if err == nil && port > 0 {
 					b.Port = port
 					b.WebSocketURL = fmt.Sprintf("ws://127.0.0.1:%d%s", port, strings.TrimSpace(lines[1]))
+					if err := b.openURLs(ctx, o); err != nil {
+						b.Kill()
+						return nil, err
+					}
 					return b, nil
 				}
 			}
@@ -147,6 +163,59 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 			return nil, fmt.Errorf("chromium did not write %s within 30 s; see %s", portFile, o.LogPath)
 		}
 	}
+}
+
+// openURLs opens the start pages: the first in the initial tab, the others
+// in new tabs. It waits for the extension's service worker first, because a
+// navigation that starts before an extension with the webRequest permission
+// is loaded (a URL on the command line next to --load-extension) is never
+// sent: the tab stays blank.
+func (b *Browser) openURLs(ctx context.Context, o Options) error {
+	if len(o.URLs) == 0 {
+		return nil
+	}
+	c, err := cdp.Dial(ctx, b.WebSocketURL)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if o.ExtensionDir != "" {
+		if _, err := WaitForWorker(ctx, c, 20*time.Second); err != nil {
+			return err
+		}
+	}
+	var first string
+	err = poll(ctx, 10*time.Second, 25*time.Millisecond, "waiting for the first tab", func(ctx context.Context) (bool, error) {
+		ts, err := c.Targets(ctx)
+		if err != nil {
+			return false, err
+		}
+		for _, t := range ts {
+			if t.Type == "page" {
+				first = t.TargetID
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return err
+	}
+	s, err := c.Attach(ctx, first)
+	if err != nil {
+		return err
+	}
+	err = s.Call(ctx, "Page.navigate", map[string]any{"url": o.URLs[0]}, nil)
+	s.Detach(ctx)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", o.URLs[0], err)
+	}
+	for _, u := range o.URLs[1:] {
+		if _, err := c.CreateTarget(ctx, u); err != nil {
+			return fmt.Errorf("opening %s: %w", u, err)
+		}
+	}
+	return nil
 }
 
 func (b *Browser) closeLog() {

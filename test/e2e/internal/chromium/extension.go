@@ -138,9 +138,35 @@ func OpenPopup(ctx context.Context, c *cdp.Conn) (*Popup, error) {
 	return p, nil
 }
 
-// Close closes the popup tab.
+// Close closes the popup tab and waits until the browser no longer lists
+// it, then brings a web page to the front: Target.closeTarget returns before
+// the tab is gone, and a command without tab_id sent meanwhile would go to
+// the closing popup ("No tab with id").
 func (p *Popup) Close(ctx context.Context) error {
-	return p.c.CloseTarget(ctx, p.s.TargetID)
+	if err := p.c.CloseTarget(ctx, p.s.TargetID); err != nil {
+		return err
+	}
+	var page string
+	err := poll(ctx, 15*time.Second, 20*time.Millisecond, "waiting for the popup tab to close", func(ctx context.Context) (bool, error) {
+		ts, err := p.c.Targets(ctx)
+		if err != nil {
+			return false, err
+		}
+		page = ""
+		for _, t := range ts {
+			if t.TargetID == p.s.TargetID {
+				return false, nil
+			}
+			if page == "" && t.Type == "page" && !strings.HasPrefix(t.URL, "chrome-extension://") {
+				page = t.TargetID
+			}
+		}
+		return true, nil
+	})
+	if err != nil || page == "" {
+		return err
+	}
+	return p.c.Call(ctx, "", "Target.activateTarget", map[string]any{"targetId": page}, nil)
 }
 
 // Eval evaluates expression in the popup page; see cdp.Session.Evaluate.

@@ -96,6 +96,11 @@ type JSResult struct {
 	TabID int64           `json:"tab_id"`
 	URL   string          `json:"url"`
 	Type  string          `json:"type"`
+	World string          `json:"world"` // "MAIN": the value is the page's to influence
+	// Builtins is "pristine" when the value was read with built-ins saved
+	// before the page's scripts ran, "page" otherwise.
+	Builtins string `json:"builtins"`
+	Hint     string `json:"hint"`
 }
 
 // JS decodes r's result as an execute_js result.

@@ -1,0 +1,491 @@
+// The worker side of the DOM actions: each handler resolves the tab and the
+// frame, sends one request to the document's runtime (runtime.js) with
+// chrome.tabs.sendMessage(tabId, msg, {documentId}), and shapes the
+// answer. Facts about the tab (id, url) come from chrome.tabs here, never
+// from the page. Handlers take (params, signal, ctx) where ctx.deadlineMs is
+// the command's execution deadline, and resolve to the command's result or
+// throw CommandError.
+
+import '../actions/core.js';
+import { CommandError } from '../runner.js';
+import { resolveTab } from '../commands.js';
+import { targetOf, frameOfRef, prefixFor, failureText, pageBudget, modifiersOf, describeTarget } from './target.js';
+
+const core = globalThis.gasolineCore;
+
+/** RUNTIME_FILES are injected, in order, into documents that have no runtime (opened before install). */
+export const RUNTIME_FILES = ['actions/core.js', 'actions/runtime.js'];
+
+// docs remembers, per tab, the document each frame had when the worker last
+// talked to it: a ref from an older document is stale. Kept in
+// chrome.storage.session too, so a restarted worker still knows.
+const docs = new Map(); // tabId → {[frameId]: documentId}
+const DOCS_KEY = (tabId) => `docs:${tabId}`;
+
+async function knownDoc(tabId, frameId) {
+  if (!docs.has(tabId)) {
+    const got = await chrome.storage.session.get(DOCS_KEY(tabId)).catch(() => ({}));
+    docs.set(tabId, got[DOCS_KEY(tabId)] || {});
+  }
+  return docs.get(tabId)[frameId];
+}
+
+function rememberDoc(tabId, frameId, documentId) {
+  forgetClosedTabs();
+  const m = docs.get(tabId) || {};
+  if (m[frameId] === documentId) return;
+  m[frameId] = documentId;
+  docs.set(tabId, m);
+  chrome.storage.session.set({ [DOCS_KEY(tabId)]: m }).catch(() => {});
+}
+
+// forgetClosedTabs drops a closed tab's documents; registered on first use,
+// so that loading this module touches no chrome.* (node tests import it).
+let forgetting = false;
+function forgetClosedTabs() {
+  if (forgetting) return;
+  forgetting = true;
+  chrome.tabs.onRemoved.addListener((tabId) => {
+    docs.delete(tabId);
+    chrome.storage.session.remove(DOCS_KEY(tabId)).catch(() => {});
+  });
+}
+
+const GONE = /Receiving end does not exist|Could not establish connection|message port closed|message channel closed|No frame with id|No document with id|Frame with ID .* was removed|back\/forward cache/i;
+
+/** DocumentGone is thrown when the document went away during a request (navigation, reload, close). */
+class DocumentGone extends Error {}
+
+/**
+ * frameDoc returns the documentId now in frame frameId of tab, or throws
+ * CommandError when the frame is gone.
+ */
+async function frameDoc(tab, frameId) {
+  let frame = null;
+  try {
+    frame = await chrome.webNavigation.getFrame({ tabId: tab.id, frameId });
+  } catch { /* treated as gone */ }
+  if (!frame || !frame.documentId) {
+    throw new CommandError(frameId
+      ? `frame ${frameId} of tab ${tab.id} is gone (the iframe was removed or navigated away); take a new snapshot`
+      : `tab ${tab.id} has no document yet; wait for it to load (wait_for) and retry`);
+  }
+  return frame.documentId;
+}
+
+/**
+ * send delivers msg to the runtime of documentId in tab, injecting the
+ * runtime first when the document has none (it was open before the
+ * extension was installed, or Chrome skipped it). It throws DocumentGone
+ * when the document goes away before answering.
+ */
+async function send(tab, documentId, msg) {
+  const post = () => chrome.tabs.sendMessage(tab.id, { gasoline: 'dom', ...msg }, { documentId });
+  try {
+    return await post();
+  } catch (err) {
+    const text = err?.message || String(err);
+    if (!/Receiving end does not exist|Could not establish connection/i.test(text)) {
+      if (GONE.test(text)) throw new DocumentGone(text);
+      throw new CommandError(`the page in tab ${tab.id} did not answer: ${text}`);
+    }
+  }
+  try {
+    await chrome.scripting.executeScript({ target: { tabId: tab.id, documentIds: [documentId] }, files: RUNTIME_FILES });
+  } catch (err) {
+    const text = err?.message || String(err);
+    if (GONE.test(text)) throw new DocumentGone(text);
+    throw new CommandError(injectionText(tab, text));
+  }
+  try {
+    return await post();
+  } catch (err) {
+    throw new DocumentGone(err?.message || String(err));
+  }
+}
+
+function injectionText(tab, msg) {
+  const url = tab.url || tab.pendingUrl || '';
+  if (/^(chrome|chrome-extension|devtools|edge|view-source|chrome-search|chrome-untrusted):/i.test(url) || /cannot be scripted|Cannot access/i.test(msg)) {
+    return `cannot act in tab ${tab.id} (${url}): Chrome does not let extensions into browser pages (chrome://, other extensions, the Web Store); navigate it to a web page first`;
+  }
+  if (/^file:/i.test(url)) {
+    return `cannot act in tab ${tab.id} (${url}): file:// pages need "Allow access to file URLs" on the extension's details page (chrome://extensions). Chrome said: ${msg}`;
+  }
+  return `cannot reach the page in tab ${tab.id} (${url}): ${msg}`;
+}
+
+/**
+ * call runs one runtime op for target in tab: it picks the frame (the
+ * ref's, or params.frame's, else the top one), refuses a ref from an
+ * older document as stale_ref, and returns the runtime's answer with the
+ * frame it came from. A failure answer throws CommandError with its reason.
+ */
+async function call(tab, params, target, msg) {
+  let frameId = 0;
+  if (target?.ref) {
+    frameId = frameOfRef(target.ref);
+  } else if (has(params.frame)) {
+    frameId = await frameIdOf(tab, String(params.frame));
+  }
+  const documentId = await frameDoc(tab, frameId);
+  if (target?.ref) {
+    const known = await knownDoc(tab.id, frameId);
+    if (known && known !== documentId) {
+      throw new CommandError(`stale_ref: ${target.ref} is from a page that has since navigated or reloaded; ` +
+        'take a new snapshot with analyze({what:"dom"}) or query, and use its refs');
+    }
+  }
+  const resp = await send(tab, documentId, { ...msg, target, prefix: prefixFor(frameId) });
+  rememberDoc(tab.id, frameId, documentId);
+  if (!resp || typeof resp !== 'object') throw new DocumentGone('no answer');
+  if (!resp.ok) throw new CommandError(failureText(resp));
+  delete resp.ok;
+  return { resp, frameId };
+}
+
+/**
+ * frameIdOf returns the frame id of the iframe that selector names in the
+ * tab's top document. Chrome gives content scripts no way to map an iframe
+ * element to its frame id, so the top document's runtime posts a nonce
+ * into the iframe and the worker asks the top document's child frames
+ * which one received it.
+ */
+async function frameIdOf(tab, selector) {
+  const top = await frameDoc(tab, 0);
+  const nonce = crypto.randomUUID();
+  const r = await send(tab, top, { op: 'frame', selector, nonce, prefix: 'e' });
+  if (!r?.ok) throw new CommandError(failureText(r));
+  const frames = (await chrome.webNavigation.getAllFrames({ tabId: tab.id })) || [];
+  const kids = frames.filter((f) => f.parentFrameId === 0)
+    .sort((a, b) => (b.url === r.src) - (a.url === r.src));
+  for (let attempt = 0; attempt < 20; attempt++) {
+    for (const f of kids) {
+      const p = await send(tab, f.documentId, { op: 'probe', nonce }).catch(() => null);
+      if (p?.match) return f.frameId;
+    }
+    await sleep(25);
+  }
+  throw new CommandError(`not_found: the iframe ${JSON.stringify(selector)} has no document this extension can reach yet (still loading, or a page Chrome does not let extensions into); wait and retry`);
+}
+
+/**
+ * navWatch watches tab for a top-level navigation while an action runs:
+ * started is set once one begins; settled() waits (until signal aborts)
+ * for a started one to finish loading.
+ */
+function navWatch(tabId) {
+  const w = { started: false, committed: false, done: false, listeners: [] };
+  const on = (event, fn) => {
+    event.addListener(fn);
+    w.listeners.push(() => event.removeListener(fn));
+  };
+  let finish;
+  const finished = new Promise((r) => {
+    finish = r;
+  });
+  on(chrome.webNavigation.onBeforeNavigate, (d) => {
+    if (d.tabId === tabId && d.frameId === 0) w.started = true;
+  });
+  on(chrome.webNavigation.onCommitted, (d) => {
+    if (d.tabId === tabId && d.frameId === 0) w.started = w.committed = true;
+  });
+  on(chrome.webNavigation.onHistoryStateUpdated, (d) => {
+    if (d.tabId === tabId && d.frameId === 0) w.started = w.committed = w.done = true;
+  });
+  const end = (d) => {
+    if (d.tabId === tabId && d.frameId === 0) {
+      w.done = true;
+      finish();
+    }
+  };
+  on(chrome.webNavigation.onCompleted, end);
+  on(chrome.webNavigation.onErrorOccurred, end);
+  w.stop = () => w.listeners.forEach((off) => off());
+  w.settled = (signal, ms) => {
+    if (!w.started || w.done) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      signal?.addEventListener('abort', resolve, { once: true });
+      finished.then(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  };
+  return w;
+}
+
+/**
+ * acting runs one element action in the tab params name and returns its
+ * result with the tab, the url after it and its effects (the navigation
+ * it started, if any).
+ */
+async function acting(action, params, signal, ctx, opts, { textIsValue = false, needsTarget = true } = {}) {
+  const target = targetOf(params, { textIsValue });
+  if (!target && needsTarget) {
+    throw new CommandError(`${action} needs a target: ref (from analyze({what:"dom"}) or query), selector, text, or role with name`);
+  }
+  const tab = await resolveTab(params.tab_id);
+  const before = tab.url || '';
+  const watch = navWatch(tab.id);
+  const started = Date.now();
+  let resp;
+  try {
+    try {
+      ({ resp } = await call(tab, params, target, { op: 'act', action, opts, timeout_ms: pageBudget(ctx.deadlineMs) }));
+    } catch (err) {
+      if (!(err instanceof DocumentGone)) throw err;
+      if (!watch.started) throw new CommandError(`the page in tab ${tab.id} went away during ${action} (it closed or reloaded); check it and retry`);
+      resp = {}; // the action made the page navigate before it could answer
+    }
+    await watch.settled(signal, Math.max(0, ctx.deadlineMs - (Date.now() - started) - 500));
+  } finally {
+    watch.stop();
+  }
+  const after = await chrome.tabs.get(tab.id).catch(() => null);
+  const { dialogs, ...rest } = resp;
+  const out = { tab_id: tab.id, url: after?.url || after?.pendingUrl || before, ...rest };
+  if (watch.started || out.url !== before) {
+    out.effects = { navigated: true, url_before: before, ...(watch.started && !watch.done ? { loading: true } : {}) };
+  }
+  if (dialogs?.length) out.effects = { ...out.effects, dialogs };
+  return out;
+}
+
+// --- the actions ---------------------------------------------------------------
+
+function clickOpts(params) {
+  const button = params.button ?? 'left';
+  if (!['left', 'middle', 'right'].includes(button)) throw new CommandError(`button must be left, middle or right, got ${JSON.stringify(button)}`);
+  const count = params.click_count ?? 1;
+  if (!Number.isInteger(count) || count < 1 || count > 3) throw new CommandError(`click_count must be 1, 2 or 3, got ${JSON.stringify(count)}`);
+  return { button, click_count: count, modifiers: modifiersOf(params.modifiers) };
+}
+
+function textArg(action, params) {
+  if (typeof params.text !== 'string') {
+    throw new CommandError(`${action} needs "text", the text to ${action === 'fill' ? 'put in the field' : 'type'}`);
+  }
+  return params.text;
+}
+
+/** dialogOpts reads how dialogs an action opens are answered: dialog "accept" or "dismiss" (default), prompt_text. */
+function dialogOpts(params) {
+  const d = params.dialog ?? 'dismiss';
+  if (d !== 'accept' && d !== 'dismiss') throw new CommandError(`dialog must be accept or dismiss, got ${JSON.stringify(d)}`);
+  return { dialog: d, ...(typeof params.prompt_text === 'string' ? { prompt_text: params.prompt_text } : {}) };
+}
+
+async function click(params, signal, ctx) {
+  return acting('click', params, signal, ctx, { ...clickOpts(params), ...dialogOpts(params) });
+}
+
+async function hover(params, signal, ctx) {
+  return acting('hover', params, signal, ctx, { modifiers: modifiersOf(params.modifiers) });
+}
+
+async function fill(params, signal, ctx) {
+  return acting('fill', params, signal, ctx, { text: textArg('fill', params) }, { textIsValue: true });
+}
+
+async function type(params, signal, ctx) {
+  return acting('type', params, signal, ctx, { text: textArg('type', params), delay_ms: params.delay_ms }, { textIsValue: true });
+}
+
+async function select(params, signal, ctx) {
+  let values = params.values ?? params.value;
+  if (values === undefined || values === null || values === '' || (Array.isArray(values) && !values.length)) {
+    throw new CommandError('select needs "values": the value or label of the option to pick (a list for a multiple select)');
+  }
+  if (!Array.isArray(values)) values = [values];
+  return acting('select', params, signal, ctx, { values: values.map(String) });
+}
+
+async function check(params, signal, ctx) {
+  return acting('check', params, signal, ctx, {});
+}
+
+async function uncheck(params, signal, ctx) {
+  return acting('uncheck', params, signal, ctx, {});
+}
+
+async function keyPress(params, signal, ctx) {
+  if (typeof params.key !== 'string' || !params.key) {
+    throw new CommandError('key_press needs "key", a DOM key name such as Enter, Tab, Escape, ArrowDown or a');
+  }
+  if (!core.keyInfo(params.key)) {
+    throw new CommandError(`unknown key ${JSON.stringify(params.key)}; use a DOM key name such as Enter, Tab, Escape, ArrowDown, Backspace, a or A`);
+  }
+  return acting('key_press', params, signal, ctx, { key: params.key, modifiers: modifiersOf(params.modifiers), ...dialogOpts(params) }, { needsTarget: false });
+}
+
+async function scrollTo(params, signal, ctx) {
+  return acting('scroll_to', params, signal, ctx, {});
+}
+
+async function getText(params, signal, ctx) {
+  const maxChars = params.max_chars === undefined ? undefined : Number(params.max_chars);
+  return acting('get_text', params, signal, ctx, { max_chars: maxChars }, { needsTarget: false });
+}
+
+async function query(params) {
+  const target = targetOf(params);
+  if (!target) throw new CommandError('query needs a target: selector, text, role (with name) or ref');
+  const tab = await resolveTab(params.tab_id);
+  const limit = params.limit === undefined ? 10 : Number(params.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new CommandError(`limit must be 1 to 100, got ${JSON.stringify(params.limit)}`);
+  const { resp } = await call(tab, params, target, { op: 'query', limit });
+  return { tab_id: tab.id, ...resp };
+}
+
+/**
+ * waitFor waits for one condition: a target attached / visible / hidden /
+ * detached, text present or gone, the url matching, or the network idle.
+ * A document that goes away meanwhile (the page navigated) is waited in
+ * again in the next one, until the deadline.
+ */
+async function waitFor(params, signal, ctx) {
+  const started = Date.now();
+  const budget = pageBudget(ctx.deadlineMs);
+  const remaining = () => Math.max(0, budget - (Date.now() - started));
+  const tab = await resolveTab(params.tab_id);
+  const target = targetOf(params);
+  const kinds = [target && 'target', has(params.url) && 'url', params.network_idle === true && 'network_idle'].filter(Boolean);
+  if (kinds.length !== 1) {
+    throw new CommandError(kinds.length
+      ? `wait_for waits for one thing, not ${kinds.join(' and ')}; call it once for each`
+      : 'wait_for needs what to wait for: a target (ref, selector, role with name), text (with gone:true to wait until it disappears), url, or network_idle:true');
+  }
+  if (has(params.url)) return waitForURL(tab, String(params.url), remaining(), signal);
+  if (params.network_idle === true) return waitForIdle(tab, Number(params.idle_ms ?? 500), remaining(), signal);
+  // gone:true waits until the target is hidden or removed (state is the finer form: attached, visible, hidden, detached).
+  const state = params.state ?? (params.gone === true ? 'hidden' : 'visible');
+  if (!['attached', 'visible', 'hidden', 'detached'].includes(state)) {
+    throw new CommandError(`state must be attached, visible, hidden or detached, got ${JSON.stringify(state)}`);
+  }
+  const msg = target.text !== undefined
+    ? { op: 'wait', text: target.text, gone: params.gone === true }
+    : { op: 'wait', state };
+  const tgt = msg.text !== undefined ? null : target;
+  for (;;) {
+    try {
+      const { resp } = await call(tab, params, tgt, { ...msg, timeout_ms: remaining() });
+      return { tab_id: tab.id, url: (await chrome.tabs.get(tab.id)).url, waited_ms: Date.now() - started, ...resp };
+    } catch (err) {
+      if (!(err instanceof DocumentGone) && !/has no document yet/.test(err.message)) throw err;
+      if (remaining() <= 0 || signal?.aborted) {
+        throw new CommandError(`timeout: the page kept navigating while waiting for ${describeTarget(target)}; pass a larger timeout_ms`);
+      }
+      await sleep(100, signal);
+    }
+  }
+}
+
+const has = (v) => v !== undefined && v !== null && v !== '';
+
+const sleep = (ms, signal) => new Promise((resolve) => {
+  const t = setTimeout(resolve, ms);
+  signal?.addEventListener('abort', () => {
+    clearTimeout(t);
+    resolve();
+  }, { once: true });
+});
+
+async function waitForURL(tab, pattern, ms, signal) {
+  const started = Date.now();
+  for (;;) {
+    const t = await chrome.tabs.get(tab.id).catch(() => null);
+    if (!t) throw new CommandError(`tab ${tab.id} was closed while waiting for its url`);
+    const url = t.url || t.pendingUrl || '';
+    if (core.globMatch(url, pattern)) return { tab_id: tab.id, url, waited_ms: Date.now() - started };
+    if (Date.now() - started >= ms || signal?.aborted) {
+      throw new CommandError(`timeout: waited ${ms} ms for the url to match ${JSON.stringify(pattern)} (a substring, or a glob with *); it is ${url}`);
+    }
+    await sleep(50, signal);
+  }
+}
+
+/**
+ * waitForIdle resolves once tab has had no request in flight for idleMs,
+ * counting with chrome.webRequest from the call on (requests begun before
+ * it that end during it are not counted against idleness).
+ */
+function waitForIdle(tab, idleMs, ms, signal) {
+  if (!chrome.webRequest) throw new CommandError('network_idle needs the webRequest permission, which this build of the extension lacks');
+  const idle = Math.max(100, Math.min(idleMs || 500, 10000));
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const inflight = new Set();
+    let last = Date.now();
+    const filter = { urls: ['<all_urls>'], tabId: tab.id };
+    const begin = (d) => {
+      inflight.add(d.requestId);
+      last = Date.now();
+    };
+    const end = (d) => {
+      inflight.delete(d.requestId);
+      last = Date.now();
+    };
+    chrome.webRequest.onBeforeRequest.addListener(begin, filter);
+    chrome.webRequest.onCompleted.addListener(end, filter);
+    chrome.webRequest.onErrorOccurred.addListener(end, filter);
+    const stop = () => {
+      clearInterval(timer);
+      chrome.webRequest.onBeforeRequest.removeListener(begin);
+      chrome.webRequest.onCompleted.removeListener(end);
+      chrome.webRequest.onErrorOccurred.removeListener(end);
+    };
+    const timer = setInterval(() => {
+      const now = Date.now();
+      if (inflight.size === 0 && now - last >= idle) {
+        stop();
+        resolve({ tab_id: tab.id, idle_ms: now - last, waited_ms: now - started });
+      } else if (now - started >= ms || signal?.aborted) {
+        stop();
+        reject(new CommandError(`timeout: the network of tab ${tab.id} was not idle for ${idle} ms within ${ms} ms (${inflight.size} requests in flight); ` +
+          'a page that polls or streams is never idle: wait_for an element or text instead'));
+      }
+    }, 50);
+  });
+}
+
+// --- reading the page ------------------------------------------------------------
+
+/** MAX_WHOLE_CHARS bounds the outline sent to the daemon (its result limit is 10 MB). */
+const MAX_WHOLE_CHARS = 4 * 1024 * 1024;
+
+/**
+ * dom returns the page's outline for analyze({what:"dom"}): the whole of
+ * it as "value" (the daemon cuts it at max_tokens and keeps the rest
+ * readable), with the count of interactive elements.
+ */
+async function dom(params, signal, ctx) {
+  const tab = await resolveTab(params.tab_id);
+  const maxTokens = params.max_tokens === undefined ? undefined : Number(params.max_tokens);
+  if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 100 || maxTokens > 9000)) {
+    throw new CommandError(`max_tokens must be 100 to 9000, got ${JSON.stringify(params.max_tokens)}`);
+  }
+  const scope = !has(params.scope) ? null : frameOfRef(params.scope) !== null ? { ref: String(params.scope) } : { selector: String(params.scope) };
+  const { resp } = await call(tab, params, null, {
+    op: 'outline', scope, interactive_only: params.interactive_only === true, max_chars: MAX_WHOLE_CHARS,
+    timeout_ms: pageBudget(ctx.deadlineMs),
+  });
+  const out = { value: resp.text, interactive: resp.interactive, tab_id: tab.id, url: tab.url || '', title: tab.title || '' };
+  if (maxTokens) out.max_tokens = maxTokens;
+  if (resp.truncated) out.cut_at_chars = MAX_WHOLE_CHARS;
+  return out;
+}
+
+/** pageSummary returns url, title, headings, landmarks, forms, counts and a text excerpt in under 1 000 tokens. */
+async function pageSummary(params) {
+  const tab = await resolveTab(params.tab_id);
+  const { resp } = await call(tab, params, null, { op: 'summary' });
+  return { tab_id: tab.id, url: tab.url || '', title: tab.title || '', ...resp };
+}
+
+export { call as runtimeCall };
+
+export {
+  click, hover, type, fill, select, check, uncheck, keyPress, scrollTo, waitFor, getText, query, dom, pageSummary,
+};

@@ -1,0 +1,46 @@
+// Image geometry for screenshots, without chrome.*: tested under node.
+
+/** MAX_SIDE is the longest side a screenshot may ever have, in pixels. */
+export const MAX_SIDE = 8000;
+
+/** MAX_PAGE_HEIGHT bounds a full-page capture in CSS pixels (a canvas cannot be taller than 16 384 device pixels). */
+export const MAX_PAGE_HEIGHT = 16000;
+
+/** MAX_PIXELS keeps a default screenshot under about 1 600 image tokens (width × height / 750). */
+export const MAX_PIXELS = 1_200_000;
+
+/**
+ * scale returns the size of a width × height image shrunk so that its
+ * longest side is at most maxDim (and MAX_SIDE) and its area at most
+ * maxPixels, keeping the aspect ratio; an image that fits is unchanged.
+ * Sides never round to 0.
+ */
+export function scale(width, height, maxDim, maxPixels = Infinity) {
+  const limit = Math.min(maxDim, MAX_SIDE);
+  const bySide = limit / Math.max(width, height);
+  const byArea = Math.sqrt(maxPixels / (width * height));
+  if (bySide >= 1 && byArea >= 1) return { width, height };
+  if (bySide <= byArea) { // the longest side becomes exactly limit
+    return width >= height
+      ? { width: limit, height: Math.max(1, Math.round(height * bySide)) }
+      : { width: Math.max(1, Math.round(width * bySide)), height: limit };
+  }
+  return { width: Math.max(1, Math.floor(width * byArea)), height: Math.max(1, Math.floor(height * byArea)) };
+}
+
+/**
+ * fullPagePlan returns the scroll offsets (CSS pixels) that capture a page
+ * of scrollHeight with a viewport of viewportHeight, top to bottom, the
+ * last one flush with the bottom, and the height stitched (at most
+ * MAX_PAGE_HEIGHT).
+ */
+export function fullPagePlan(viewportWidth, viewportHeight, scrollHeight) {
+  const height = Math.min(Math.max(scrollHeight, viewportHeight), MAX_PAGE_HEIGHT);
+  const offsets = [];
+  for (let y = 0; y + viewportHeight < height; y += viewportHeight) offsets.push(y);
+  offsets.push(Math.max(0, height - viewportHeight));
+  return { width: viewportWidth, height, offsets };
+}
+
+/** imageTokens estimates the tokens a model is charged for an image (width × height / 750, as Anthropic documents). */
+export const imageTokens = (width, height) => Math.ceil((width * height) / 750);

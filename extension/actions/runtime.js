@@ -1,0 +1,820 @@
+// The DOM runtime: one per document, in the extension's ISOLATED world,
+// declared in manifest.json for every frame at document_start (and injected
+// with chrome.scripting into documents that predate the extension). It
+// answers the worker's chrome.tabs.sendMessage requests, which always name
+// one document ({documentId} or {frameId}):
+//
+//   {gasoline: "dom", op, ...}  →  {ok: true, ...} | {ok: false, reason, message, ...}
+//
+//   op "act"      {action, target, opts, timeout_ms, prefix}  click, hover, type, fill, select,
+//                 check, uncheck, key_press, scroll_to, get_text
+//   op "query"    {target, limit, prefix}
+//   op "wait"     {target?, state?, text?, gone?, timeout_ms, prefix}
+//   op "outline"  {scope?, interactive_only, max_chars, prefix}
+//   op "summary"  {prefix}
+//   op "frame"    {selector, nonce}  posts nonce into that iframe's document → {src}
+//   op "probe"    {nonce}  → {match}: whether this document's parent posted nonce to it
+//   op "metrics"  → {width, height, scroll_height, scroll_y} of the viewport and page (CSS pixels)
+//   op "scroll"   {y} scrolls the page to y and waits two frames → {y} reached
+//   op "ping"
+//
+// reason is one of not_found, ambiguous, not_visible, disabled, covered,
+// stale_ref, detached, not_editable, bad_target, bad_option, timeout.
+// Refs ("e12"; prefix + number) name elements through weak references, so a
+// ref to a removed element answers stale_ref and holds nothing alive. Facts
+// about the tab (url, title, id) are the worker's, from chrome.tabs: this
+// script never reports them. It needs core.js loaded before it.
+(() => {
+  if (globalThis.gasolineRuntime) return;
+  const core = globalThis.gasolineCore;
+
+  // --- refs ------------------------------------------------------------------
+
+  const byRef = new Map(); // ref → WeakRef<Element>
+  const refOf = new WeakMap(); // Element → ref
+  let counter = 0;
+  let sweepAt = 1024;
+
+  /** refFor returns el's ref, minting prefix + next number the first time. */
+  function refFor(el, prefix) {
+    let ref = refOf.get(el);
+    if (ref) return ref;
+    ref = prefix + ++counter;
+    refOf.set(el, ref);
+    byRef.set(ref, new WeakRef(el));
+    if (byRef.size >= sweepAt) {
+      for (const [r, w] of byRef) if (!w.deref()) byRef.delete(r);
+      sweepAt = Math.max(1024, byRef.size * 2);
+    }
+    return ref;
+  }
+
+  // --- visibility and geometry -------------------------------------------------
+
+  const view = {
+    // visible reports whether el is rendered (not display:none, not
+    // visibility:hidden). It is the outline's and the matchers' filter.
+    visible(el) {
+      if (typeof el.checkVisibility === 'function') return el.checkVisibility({ visibilityProperty: true });
+      return el.getClientRects().length > 0;
+    },
+  };
+
+  /** shows reports an element a user could see: rendered with a non-empty box. */
+  function shows(el) {
+    if (!view.visible(el)) return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  }
+
+  const boxOf = (el) => {
+    const r = el.getBoundingClientRect();
+    return { x: Math.round(r.left), y: Math.round(r.top), w: Math.round(r.width), h: Math.round(r.height) };
+  };
+
+  /** nextFrame resolves after the next animation frame, or 50 ms in a tab that paints no frames. */
+  const nextFrame = () => new Promise((resolve) => {
+    const t = setTimeout(resolve, 50);
+    requestAnimationFrame(() => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+  /** deepActive is the focused element, through open shadow roots. */
+  function deepActive() {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  }
+
+  /** hitAt is the element at (x, y), through open shadow roots. */
+  function hitAt(x, y) {
+    let hit = document.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+
+  // --- targets -----------------------------------------------------------------
+
+  class Failure extends Error {
+    constructor(reason, message, extra = {}) {
+      super(message);
+      this.reason = reason;
+      this.extra = extra;
+    }
+  }
+
+  /** what describes a target for messages: ref e3, selector "#x", text "Go", role button "Go". */
+  function what(t) {
+    if (t.ref) return `ref ${t.ref}`;
+    if (t.selector) return `selector ${JSON.stringify(t.selector)}`;
+    if (t.role) return `role ${t.role}${t.name ? ` named ${JSON.stringify(t.name)}` : ''}`;
+    return `text ${JSON.stringify(t.text)}`;
+  }
+
+  /** queryDeep runs querySelectorAll in the document and every open shadow root. */
+  function queryDeep(root, selector) {
+    const out = Array.from(root.querySelectorAll(selector));
+    core.walk(root, (el) => {
+      if (el.shadowRoot) out.push(...el.shadowRoot.querySelectorAll(selector));
+    });
+    return out;
+  }
+
+  /**
+   * candidates returns the elements target names now; a ref to an element
+   * that is gone throws stale_ref.
+   */
+  function candidates(t, prefix) {
+    if (t.ref) {
+      const w = byRef.get(t.ref);
+      const el = w?.deref();
+      if (!el || !el.isConnected) {
+        const known = w || (t.ref.startsWith(prefix) && Number(t.ref.slice(prefix.length)) <= counter);
+        throw new Failure('stale_ref', known
+          ? `${t.ref} names an element that was removed from the page since it was given out; take a new snapshot with analyze({what:"dom"}) or query, and use the new ref`
+          : `${t.ref} is not a ref of this page (it may be from before the page reloaded or navigated); take a new snapshot with analyze({what:"dom"}) and use its refs`);
+      }
+      return [el];
+    }
+    const root = document;
+    if (t.selector) {
+      try {
+        return queryDeep(root, t.selector);
+      } catch (e) {
+        throw new Failure('bad_target', `${JSON.stringify(t.selector)} is not a valid CSS selector (${e.message}); fix it or target by text, role and name, or ref`);
+      }
+    }
+    if (t.role) return core.findByRole(root, t.role, t.name || '', Boolean(t.exact), view).map((f) => f.el);
+    if (t.text) return core.findByText(root, t.text, Boolean(t.exact), view).map((f) => f.el);
+    throw new Failure('bad_target', 'no target: pass one of ref, selector, text, or role (with name)');
+  }
+
+  /** brief is how a candidate or result names an element: {ref, role, name}. */
+  function brief(el, prefix) {
+    const role = core.roleOf(el);
+    const out = { ref: refFor(el, prefix), role: role || el.localName };
+    const name = core.clip(core.nameOf(el, view, role) || core.norm(core.textOf(el, view)), 60);
+    if (name) out.name = name;
+    return out;
+  }
+
+  /**
+   * pick chooses the one element a target names among els: the only one,
+   * or the only visible one. It returns null when there is none (yet) and
+   * throws ambiguous with up to 5 candidates when several show.
+   */
+  function pick(t, els, prefix) {
+    if (els.length <= 1) return els[0] || null;
+    const showing = els.filter(shows);
+    if (showing.length === 1) return showing[0];
+    if (showing.length === 0) return els[0];
+    throw new Failure('ambiguous',
+      `${what(t)} matches ${showing.length} visible elements; pass the ref of the one you mean (candidates below), or a more precise target (exact:true, a role and name, or a selector)`,
+      { candidates: showing.slice(0, 5).map((el) => brief(el, prefix)) });
+  }
+
+  // --- auto-wait ---------------------------------------------------------------
+
+  /**
+   * actionable waits up to timeoutMs for the element target names to be
+   * attached, visible, enabled (needs.enabled), editable (needs.editable),
+   * stable (the same box two frames running) and hit at its centre
+   * (needs.hit), scrolling it into view when it is outside the viewport.
+   * It resolves to the element or throws the last reason it was not ready.
+   */
+  async function actionable(t, prefix, timeoutMs, needs) {
+    const deadline = performance.now() + Math.max(0, timeoutMs);
+    let last = null;
+    let seen = null; // an element found once, to tell detached from not found
+    let prevBox = null;
+    let scrolled = 0;
+    for (;;) {
+      try {
+        const els = candidates(t, prefix);
+        let el = pick(t, els, prefix);
+        if (needs.control && el) el = core.controlOf(el);
+        if (!el) {
+          throw seen
+            ? new Failure('detached', `the element ${what(t)} named (${core.describe(seen, view)}) was removed from the page while waiting for it; ` +
+              'the page re-rendered it: take a new snapshot or retry')
+            : new Failure('not_found', `no element matches ${what(t)}; check the page with analyze({what:"dom"}) ` +
+              '(or query), or wait_for it if it appears later');
+        }
+        seen = el;
+        if (!shows(el)) {
+          throw new Failure('not_visible', `${core.describe(el, view)} (${what(t)}) is not visible (hidden, display:none or zero size); ` +
+            'make it visible first (open its menu or section), or target another element');
+        }
+        if (needs.enabled && core.isDisabled(el)) {
+          throw new Failure('disabled', `${core.describe(el, view)} is disabled; do what enables it first (fill the required fields), or wait_for it`);
+        }
+        if (needs.editable && !editable(el)) {
+          throw new Failure('not_editable', `${core.describe(el, view)} is not an editable field (input, textarea, select or contenteditable) or is read-only; target the field itself`);
+        }
+        const r = el.getBoundingClientRect();
+        const box = `${r.left},${r.top},${r.width},${r.height}`;
+        const inView = r.top + r.height / 2 >= 0 && r.left + r.width / 2 >= 0 &&
+          r.top + r.height / 2 < innerHeight && r.left + r.width / 2 < innerWidth;
+        if (!inView && scrolled < 3) {
+          el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+          scrolled++;
+          prevBox = null;
+          throw new Failure('not_visible', `${core.describe(el, view)} is outside the viewport`);
+        }
+        if (needs.stable && box !== prevBox) {
+          prevBox = box;
+          throw new Failure('not_stable', `${core.describe(el, view)} is still moving (animating)`);
+        }
+        if (needs.hit) {
+          const x = r.left + r.width / 2;
+          const y = r.top + r.height / 2;
+          const hit = hitAt(x, y);
+          if (hit && !core.contains(el, hit) && !(hit.localName === 'label' && core.controlOf(hit) === el)) {
+            throw new Failure('covered', `${core.describe(el, view)} is covered by ${core.describe(hit, view)} at its centre (${Math.round(x)}, ${Math.round(y)}); ` +
+              'close or dismiss what is on top (a dialog, banner or overlay), wait_for it to be hidden, or scroll',
+            { covering: core.describe(hit, view) });
+          }
+        }
+        return el;
+      } catch (e) {
+        if (!(e instanceof Failure)) throw e;
+        if (e.reason === 'ambiguous' || e.reason === 'bad_target' || e.reason === 'stale_ref' || e.reason === 'not_editable') throw e;
+        last = e;
+      }
+      if (performance.now() >= deadline) {
+        if (last.reason === 'not_stable') last.reason = 'not_visible';
+        throw last;
+      }
+      await nextFrame();
+    }
+  }
+
+  function editable(el) {
+    if (el.isContentEditable) return true;
+    if (el.localName === 'textarea' || el.localName === 'select') return !el.readOnly;
+    if (el.localName !== 'input') return false;
+    const t = (el.type || 'text').toLowerCase();
+    return !el.readOnly && !['checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'file', 'hidden', 'range', 'color'].includes(t);
+  }
+
+  // --- events --------------------------------------------------------------------
+
+  const BUTTONS = { left: [0, 1], middle: [1, 4], right: [2, 2] };
+
+  function mods(list) {
+    const m = { ctrlKey: false, shiftKey: false, altKey: false, metaKey: false };
+    for (const k of list || []) {
+      const key = { Control: 'ctrlKey', Ctrl: 'ctrlKey', Shift: 'shiftKey', Alt: 'altKey', Meta: 'metaKey', Cmd: 'metaKey' }[k];
+      if (!key) throw new Failure('bad_target', `unknown modifier ${JSON.stringify(k)}; use Control, Shift, Alt or Meta`);
+      m[key] = true;
+    }
+    return m;
+  }
+
+  function mouseInit(el, x, y, m, extra) {
+    return { bubbles: true, cancelable: true, composed: true, view: window, clientX: x, clientY: y,
+      screenX: x + screenX, screenY: y + screenY, ...m, ...extra };
+  }
+
+  function pointer(el, type, x, y, m, extra = {}) {
+    const init = mouseInit(el, x, y, m, { pointerId: 1, pointerType: 'mouse', isPrimary: true, width: 1, height: 1, ...extra });
+    if (type === 'pointerenter' || type === 'pointerleave') init.bubbles = false;
+    return el.dispatchEvent(new PointerEvent(type, init));
+  }
+
+  function mouse(el, type, x, y, m, extra = {}) {
+    const init = mouseInit(el, x, y, m, extra);
+    if (type === 'mouseenter' || type === 'mouseleave') init.bubbles = false;
+    return el.dispatchEvent(new MouseEvent(type, init));
+  }
+
+  /** hoverOver sends the events of the mouse arriving over el's centre. */
+  function hoverOver(el, x, y, m) {
+    const hit = hitAt(x, y) || el;
+    pointer(hit, 'pointerover', x, y, m);
+    pointer(hit, 'pointerenter', x, y, m);
+    mouse(hit, 'mouseover', x, y, m);
+    mouse(hit, 'mouseenter', x, y, m);
+    pointer(hit, 'pointermove', x, y, m);
+    mouse(hit, 'mousemove', x, y, m);
+    return hit;
+  }
+
+  /** focusable returns el or its nearest focusable ancestor (what a click focuses), or null. */
+  function focusTarget(el) {
+    for (let n = el; n; n = n.parentElement || n.getRootNode()?.host) {
+      if (n.tabIndex >= 0 || n.isContentEditable || (n.localName === 'a' && n.hasAttribute('href'))) {
+        if (!core.isDisabled(n)) return n;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * clickAt sends the full sequence a user's click makes at el's centre:
+   * pointer and mouse over/move, then per click pointerdown, mousedown,
+   * focus, pointerup, mouseup and click (auxclick for the middle button,
+   * contextmenu for the right), dblclick after the second.
+   */
+  function clickAt(el, o) {
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    const m = mods(o.modifiers);
+    const [button, buttons] = BUTTONS[o.button || 'left'] || BUTTONS.left;
+    const hit = hoverOver(el, x, y, m);
+    const count = Math.max(1, Math.min(3, o.click_count || 1));
+    for (let i = 1; i <= count; i++) {
+      const down = pointer(hit, 'pointerdown', x, y, m, { button, buttons, pressure: 0.5 });
+      if (down) {
+        if (mouse(hit, 'mousedown', x, y, m, { button, buttons, detail: i }) && i === 1 && button === 0) {
+          const f = focusTarget(hit);
+          if (f && deepActive() !== f) f.focus({ preventScroll: true });
+        }
+      }
+      pointer(hit, 'pointerup', x, y, m, { button, buttons: 0, pressure: 0 });
+      mouse(hit, 'mouseup', x, y, m, { button, buttons: 0, detail: i });
+      if (button === 0) mouse(hit, 'click', x, y, m, { button, buttons: 0, detail: i });
+      else if (button === 1) mouse(hit, 'auxclick', x, y, m, { button, buttons: 0, detail: i });
+      else mouse(hit, 'contextmenu', x, y, m, { button, buttons: 0, detail: i });
+      if (i === 2 && button === 0) mouse(hit, 'dblclick', x, y, m, { button, buttons: 0, detail: 2 });
+    }
+  }
+
+  const protoOf = (el) => (el.localName === 'textarea' ? HTMLTextAreaElement.prototype
+    : el.localName === 'select' ? HTMLSelectElement.prototype : HTMLInputElement.prototype);
+
+  /** setValue sets a field's value with the native setter, so frameworks' value trackers see a change on input. */
+  function setValue(el, value) {
+    Object.getOwnPropertyDescriptor(protoOf(el), 'value').set.call(el, value);
+  }
+
+  const fire = (el, type, init = {}) => el.dispatchEvent(new Event(type, { bubbles: true, cancelable: false, composed: true, ...init }));
+  const inputEvent = (el, type, data, inputType = 'insertText') =>
+    el.dispatchEvent(new InputEvent(type, { bubbles: true, cancelable: type === 'beforeinput', composed: true, data, inputType }));
+
+  /** focusField focuses el and puts the caret at the end of its text. */
+  function focusField(el) {
+    if (deepActive() !== el) el.focus({ preventScroll: true });
+    if (el.isContentEditable) {
+      const sel = getSelection();
+      sel.selectAllChildren(el);
+      sel.collapseToEnd();
+    } else if (typeof el.setSelectionRange === 'function') {
+      try {
+        const n = String(el.value).length;
+        el.setSelectionRange(n, n);
+      } catch { /* types without selection (email, number) */ }
+    }
+  }
+
+  /** insertText types text at the caret of the focused field, as the browser would (input events, undo). */
+  function insertText(el, text) {
+    if (!inputEvent(el, 'beforeinput', text)) return;
+    if (document.execCommand('insertText', false, text)) return; // fires input itself
+    if (el.isContentEditable) {
+      const sel = getSelection();
+      if (sel.rangeCount) {
+        const range = sel.getRangeAt(0);
+        range.deleteContents();
+        range.insertNode(document.createTextNode(text));
+        range.collapse(false);
+      }
+    } else {
+      const v = String(el.value);
+      const start = el.selectionStart ?? v.length;
+      const end = el.selectionEnd ?? v.length;
+      setValue(el, v.slice(0, start) + text + v.slice(end));
+      try {
+        el.setSelectionRange(start + text.length, start + text.length);
+      } catch { /* no selection API for this type */ }
+    }
+    inputEvent(el, 'input', text);
+  }
+
+  function keyEvent(el, type, info, m, extra = {}) {
+    return el.dispatchEvent(new KeyboardEvent(type, {
+      bubbles: true, cancelable: true, composed: true, view: window, key: info.key, code: info.code,
+      keyCode: info.keyCode, which: info.keyCode, charCode: type === 'keypress' ? (info.text || '').charCodeAt(0) : 0, ...m, ...extra,
+    }));
+  }
+
+  /**
+   * pressKey sends keydown, keypress (for keys that type) and keyup to el,
+   * and does what the browser would by default unless a listener
+   * prevented it: type the character into a field, Enter submits a form
+   * or clicks a button or link, Space clicks a button, checkbox or radio,
+   * Tab moves the focus, Backspace and Delete delete.
+   */
+  function pressKey(el, info, m) {
+    const plain = !m.ctrlKey && !m.metaKey && !m.altKey;
+    let allowed = keyEvent(el, 'keydown', info, m);
+    if (allowed && info.text && plain && info.key !== 'Enter') allowed = keyEvent(el, 'keypress', info, m);
+    if (allowed && info.key === 'Enter' && plain) allowed = keyEvent(el, 'keypress', info, m);
+    const field = editable(el) && el.localName !== 'select';
+    if (allowed && plain) {
+      if (info.key === 'Enter') {
+        if (el.localName === 'textarea' || el.isContentEditable) insertText(el, '\n');
+        else if (el.localName === 'input' && el.form) el.form.requestSubmit();
+        else if (el.localName === 'button' || (el.localName === 'a' && el.hasAttribute('href'))) el.click();
+      } else if (info.key === 'Tab') {
+        moveFocus(el, m.shiftKey ? -1 : 1);
+      } else if ((info.key === 'Backspace' || info.key === 'Delete') && field) {
+        deleteText(el, info.key === 'Backspace');
+      } else if (info.text && field && info.key !== ' ') {
+        insertText(el, info.text);
+      } else if (info.key === ' ' && field) {
+        insertText(el, ' ');
+      }
+    } else if (allowed && m.shiftKey && !m.ctrlKey && !m.metaKey && !m.altKey && info.text && field) {
+      insertText(el, info.text);
+    }
+    const up = keyEvent(el, 'keyup', info, m);
+    if (up && plain && info.key === ' ' && !field && (el.localName === 'button' || ['checkbox', 'radio'].includes(el.type))) el.click();
+  }
+
+  function deleteText(el, backward) {
+    const type = backward ? 'deleteContentBackward' : 'deleteContentForward';
+    if (!inputEvent(el, 'beforeinput', null, type)) return;
+    if (document.execCommand(backward ? 'delete' : 'forwardDelete')) return;
+    if (el.isContentEditable) return;
+    const v = String(el.value);
+    let start = el.selectionStart ?? v.length;
+    let end = el.selectionEnd ?? v.length;
+    if (start === end) {
+      if (backward) start = Math.max(0, start - 1);
+      else end = Math.min(v.length, end + 1);
+    }
+    setValue(el, v.slice(0, start) + v.slice(end));
+    inputEvent(el, 'input', null, type);
+  }
+
+  /** moveFocus focuses the next (dir 1) or previous (-1) tabbable element after el. */
+  function moveFocus(el, dir) {
+    const all = [];
+    core.walk(document, (n) => {
+      if (n.tabIndex >= 0 && !core.isDisabled(n) && shows(n)) all.push(n);
+    }, view);
+    const ordered = [...all.filter((n) => n.tabIndex > 0).sort((a, b) => a.tabIndex - b.tabIndex), ...all.filter((n) => n.tabIndex === 0)];
+    const i = ordered.indexOf(el);
+    const next = ordered[(i + dir + ordered.length) % ordered.length];
+    next?.focus();
+  }
+
+  // --- dialogs -------------------------------------------------------------------
+
+  // dialogs are the page's alert, confirm and prompt calls that dialogs.js
+  // (MAIN world) reported, newest last, at most 50.
+  const dialogs = [];
+  addEventListener('gasoline:dialog', (e) => {
+    try {
+      const d = JSON.parse(e.detail);
+      dialogs.push({ type: String(d.type), message: core.clip(String(d.message ?? ''), 200), answered: String(d.answered) });
+      if (dialogs.length > 50) dialogs.shift();
+    } catch { /* not a report */ }
+  }, true);
+
+  /** toMain tells dialogs.js (MAIN world) something, as JSON text (objects do not cross worlds). */
+  const toMain = (type, data) => dispatchEvent(new CustomEvent(type, { detail: JSON.stringify(data) }));
+
+  // --- actions -------------------------------------------------------------------
+
+  const ACTS = {
+    async click(el, o) {
+      clickAt(el, o);
+      return {};
+    },
+    async hover(el, o) {
+      const r = el.getBoundingClientRect();
+      hoverOver(el, r.left + r.width / 2, r.top + r.height / 2, mods(o.modifiers));
+      return {};
+    },
+    async fill(el, o) {
+      const text = String(o.text ?? '');
+      focusField(el);
+      if (el.isContentEditable) {
+        getSelection().selectAllChildren(el);
+        insertText(el, text);
+        if (!text) deleteText(el, true);
+      } else {
+        setValue(el, text);
+        inputEvent(el, 'input', text, 'insertReplacementText');
+        fire(el, 'change');
+        if (String(el.value) !== text) {
+          throw new Failure('not_editable', `${core.describe(el, view)} did not take the value ${JSON.stringify(core.clip(text, 60))} ` +
+            `(it holds ${JSON.stringify(core.clip(String(el.value), 60))}); an input of type ${el.type} accepts only its own format`);
+        }
+      }
+      return { value: core.valueOf(el, core.roleOf(el)) };
+    },
+    async type(el, o) {
+      const text = String(o.text ?? '');
+      focusField(el);
+      for (const ch of text) {
+        const info = core.keyInfo(ch === '\n' ? 'Enter' : ch) || { key: ch, code: '', keyCode: 0, text: ch };
+        pressKey(el, info, mods([]));
+        if (o.delay_ms) await sleep(Math.min(1000, o.delay_ms));
+      }
+      fire(el, 'change');
+      return { value: core.valueOf(el, core.roleOf(el)) };
+    },
+    async select(el, o) {
+      if (el.localName !== 'select') {
+        throw new Failure('not_editable', `${core.describe(el, view)} is not a <select>; click a custom dropdown open and click its option instead`);
+      }
+      const want = (Array.isArray(o.values) ? o.values : [o.values]).map(String);
+      const options = Array.from(el.options);
+      const chosen = want.map((w) => options.find((op) => op.value === w) ||
+        options.find((op) => core.norm(op.label || op.text) === core.norm(w)) ||
+        options.find((op) => core.textMatches(op.label || op.text, w, false)));
+      const missing = want.filter((_, i) => !chosen[i]);
+      if (missing.length) {
+        throw new Failure('bad_option', `no option of ${core.describe(el, view)} has the value or label ${missing.map((m) => JSON.stringify(m)).join(', ')}; ` +
+          `its options: ${options.slice(0, 15).map((op) => `${JSON.stringify(op.label || op.text)} (${JSON.stringify(op.value)})`).join(', ')}${options.length > 15 ? ', …' : ''}`);
+      }
+      if (chosen.length > 1 && !el.multiple) {
+        throw new Failure('bad_option', `${core.describe(el, view)} takes one option, not ${chosen.length}; pass one value`);
+      }
+      const disabled = chosen.find((op) => op.disabled);
+      if (disabled) throw new Failure('disabled', `the option ${JSON.stringify(disabled.label)} is disabled`);
+      focusField(el);
+      for (const op of options) op.selected = chosen.includes(op);
+      fire(el, 'input');
+      fire(el, 'change');
+      return { selected: chosen.map((op) => op.value) };
+    },
+    async check(el, o) {
+      return setChecked(el, o, true);
+    },
+    async uncheck(el, o) {
+      return setChecked(el, o, false);
+    },
+    async key_press(el, o) {
+      const info = core.keyInfo(o.key);
+      if (!info) {
+        throw new Failure('bad_target', `unknown key ${JSON.stringify(o.key)}; use a DOM key name such as Enter, Tab, Escape, ArrowDown, Backspace, a or A`);
+      }
+      if (el && deepActive() !== el) el.focus({ preventScroll: true });
+      const target = el || deepActive() || document.body;
+      pressKey(target, info, mods(o.modifiers));
+      return { focused: brief(deepActive() || document.body, o.prefix) };
+    },
+    async scroll_to(el) {
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      return { box: boxOf(el) };
+    },
+    async get_text(el, o) {
+      const text = (el || document.body).innerText || '';
+      const max = Math.max(1, Math.min(o.max_chars || 8000, 40000));
+      const out = { text: text.length > max ? text.slice(0, max) : text, chars: text.length };
+      if (text.length > max) out.truncated = `${text.length - max} more characters; narrow the target, or raise max_chars (up to 40000)`;
+      return out;
+    },
+  };
+
+  function roleChecked(el) {
+    if (el.localName === 'input') return el.checked;
+    return el.getAttribute('aria-checked') === 'true';
+  }
+
+  async function setChecked(el, o, want) {
+    const role = core.roleOf(el);
+    if (!['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio'].includes(role)) {
+      throw new Failure('not_editable', `${core.describe(el, view)} is not a checkbox, radio or switch (role ${role || 'none'}); use click`);
+    }
+    if (roleChecked(el) === want) return { checked: want, changed: false };
+    if (!want && role === 'radio') throw new Failure('not_editable', 'a radio button cannot be unchecked; check another one of its group');
+    clickAt(el, o);
+    await nextFrame();
+    if (roleChecked(el) !== want) {
+      throw new Failure('not_editable', `clicking ${core.describe(el, view)} did not ${want ? 'check' : 'uncheck'} it (a listener may have prevented it); look at the page's state with analyze({what:"dom"})`);
+    }
+    return { checked: want, changed: true };
+  }
+
+  // What each action waits for before acting.
+  const NEEDS = {
+    click: { enabled: true, stable: true, hit: true },
+    hover: { stable: true, hit: true },
+    check: { enabled: true, stable: true, hit: true, control: true },
+    uncheck: { enabled: true, stable: true, hit: true, control: true },
+    fill: { enabled: true, editable: true, control: true },
+    type: { enabled: true, editable: true, control: true },
+    select: { enabled: true, control: true },
+    key_press: { enabled: true },
+    scroll_to: {},
+    get_text: {},
+  };
+
+  async function act(msg) {
+    const needs = NEEDS[msg.action];
+    if (!needs) throw new Failure('bad_target', `the runtime has no action ${JSON.stringify(msg.action)}`);
+    const o = { ...(msg.opts || {}), prefix: msg.prefix };
+    const t = msg.target;
+    let el = null;
+    if (t) {
+      el = await actionable(t, msg.prefix, msg.timeout_ms, needs);
+    } else if (msg.action !== 'key_press' && msg.action !== 'get_text') {
+      throw new Failure('bad_target', `${msg.action} needs a target: ref, selector, text, or role (with name)`);
+    }
+    const named = el ? brief(el, msg.prefix) : null; // before acting: the action may remove it
+    const mark = dialogs.length;
+    toMain('gasoline:acting', { on: true, accept: o.dialog === 'accept', prompt_text: o.prompt_text });
+    let result;
+    try {
+      result = await ACTS[msg.action](el, o);
+    } finally {
+      toMain('gasoline:acting', { on: false });
+    }
+    if (dialogs.length > mark) result.dialogs = dialogs.slice(mark);
+    return named ? { target: named, ...result } : result;
+  }
+
+  // --- query, wait, outline, summary ----------------------------------------------
+
+  function query(msg) {
+    const limit = Math.max(1, Math.min(msg.limit || 10, 100));
+    const els = candidates(msg.target, msg.prefix);
+    const out = els.slice(0, limit).map((el) => {
+      const b = brief(el, msg.prefix);
+      const text = core.clip(core.norm(el.innerText ?? core.textOf(el, view)), 80);
+      if (text && text !== b.name) b.text = text;
+      b.visible = shows(el);
+      b.box = boxOf(el);
+      return b;
+    });
+    return { count: els.length, elements: out };
+  }
+
+  async function wait(msg) {
+    const deadline = performance.now() + Math.max(0, msg.timeout_ms);
+    const state = msg.state || 'visible';
+    for (;;) {
+      let done = false;
+      let detail = '';
+      if (msg.target) {
+        let els = [];
+        try {
+          els = candidates(msg.target, msg.prefix);
+        } catch (e) {
+          if (!(e instanceof Failure) || e.reason !== 'stale_ref' || (state !== 'hidden' && state !== 'detached')) throw e;
+        }
+        const visible = els.filter(shows);
+        done = { attached: els.length > 0, visible: visible.length > 0, hidden: visible.length === 0, detached: els.length === 0 }[state];
+        detail = `${what(msg.target)} to be ${state} (now: ${els.length} attached, ${visible.length} visible)`;
+        if (done) {
+          const el = state === 'visible' ? visible[0] : els[0];
+          return el ? { target: brief(el, msg.prefix) } : {};
+        }
+      } else if (msg.text) {
+        const has = core.textMatches(document.body?.innerText || '', msg.text, false);
+        done = msg.gone ? !has : has;
+        detail = `the text ${JSON.stringify(msg.text)} to be ${msg.gone ? 'gone from' : 'on'} the page`;
+        if (done) return {};
+      } else {
+        return {};
+      }
+      if (performance.now() >= deadline) {
+        throw new Failure('timeout', `waited ${msg.timeout_ms} ms for ${detail}; pass a larger timeout_ms, or check the page with analyze({what:"dom"})`);
+      }
+      await sleep(50);
+    }
+  }
+
+  async function outline(msg) {
+    let root = document;
+    if (msg.scope) root = await actionable(msg.scope, msg.prefix, msg.timeout_ms ?? 0, {});
+    const refFor1 = (el) => refFor(el, msg.prefix);
+    const out = core.outline(root, { refFor: refFor1, view, interactiveOnly: Boolean(msg.interactive_only), maxChars: msg.max_chars });
+    return { text: out.lines.join('\n'), lines: out.lines.length, chars: out.chars, interactive: out.interactive, truncated: out.truncated };
+  }
+
+  function summary(msg) {
+    const P = msg.prefix;
+    const headings = [];
+    const landmarks = [];
+    const forms = [];
+    const counts = { links: 0, buttons: 0, fields: 0, images: 0, iframes: 0 };
+    core.walk(document, (el) => {
+      if (!view.visible(el)) return false;
+      const role = core.roleOf(el);
+      switch (role) {
+        case 'heading':
+          if (headings.length < 15 && core.headingLevel(el) <= 3) {
+            headings.push(`h${core.headingLevel(el)} ${core.clip(core.nameOf(el, view, role), 80)}`);
+          }
+          break;
+        case 'link': counts.links++; break;
+        case 'button': counts.buttons++; break;
+        case 'img': counts.images++; break;
+        case 'iframe': counts.iframes++; break;
+        case 'textbox': case 'searchbox': case 'combobox': case 'listbox': case 'checkbox': case 'radio':
+        case 'slider': case 'spinbutton': case 'switch':
+          counts.fields++;
+          break;
+      }
+      if (core.LANDMARKS.has(role) && role !== 'form' && landmarks.length < 12) {
+        const n = core.nameOf(el, view, role);
+        landmarks.push(n ? `${role} "${core.clip(n, 40)}"` : role);
+      }
+      if (el.localName === 'form' && forms.length < 5) {
+        const fields = [];
+        let more = 0;
+        core.walk(el, (c) => {
+          if (!view.visible(c)) return false;
+          const r = core.roleOf(c);
+          if (!core.isInteractive(c, r) || r === 'link') return;
+          if (fields.length >= 12) {
+            more++;
+            return;
+          }
+          const f = brief(c, P);
+          const st = core.states(c, r).filter((s) => s === 'required' || s === 'disabled' || s === 'checked');
+          if (st.length) f.states = st.join(' ');
+          fields.push(f);
+          return false; // a field's options are not fields
+        }, view);
+        const form = { name: core.clip(core.nameOf(el, view, 'form'), 60), fields };
+        if (!form.name) delete form.name;
+        if (more) form.more_fields = more;
+        forms.push(form);
+      }
+    }, view);
+    const main = document.querySelector('main, [role=main]') || document.body;
+    const text = core.norm(main?.innerText || '');
+    return { headings, landmarks, forms, counts, text: core.clip(text, 600), text_chars: text.length };
+  }
+
+  // The nonce a parent document last sent this one (op "frame"), so the
+  // worker can tell which frame an iframe element holds (op "probe").
+  let probed = '';
+  addEventListener('message', (e) => {
+    if (e.source === parent && e.source !== window && typeof e.data?.gasolineProbe === 'string') probed = e.data.gasolineProbe;
+  });
+
+  /**
+   * frameOf finds the iframe msg.selector names and posts msg.nonce into
+   * it; the worker then asks the tab's frames which one received it.
+   */
+  function frameOf(msg) {
+    let el;
+    try {
+      el = queryDeep(document, msg.selector).find((e) => e.localName === 'iframe' || e.localName === 'frame');
+    } catch (e) {
+      throw new Failure('bad_target', `frame ${JSON.stringify(msg.selector)} is not a valid CSS selector (${e.message})`);
+    }
+    if (!el) {
+      throw new Failure('not_found', `no iframe matches frame ${JSON.stringify(msg.selector)}; pass a CSS selector of the iframe element (e.g. "iframe#checkout" or "iframe[name=pay]")`);
+    }
+    if (!el.contentWindow) throw new Failure('not_found', `the iframe ${core.describe(el, view)} has no document loaded yet; wait and retry`);
+    el.contentWindow.postMessage({ gasolineProbe: msg.nonce }, '*');
+    return { src: el.src || '' };
+  }
+
+  const OPS = {
+    act,
+    query,
+    wait,
+    outline,
+    summary,
+    frame: frameOf,
+    probe: (msg) => ({ match: Boolean(msg.nonce) && probed === msg.nonce }),
+    metrics: () => ({ width: innerWidth, height: innerHeight, scroll_height: document.documentElement.scrollHeight, scroll_y: scrollY }),
+    async scroll(msg) {
+      scrollTo({ left: scrollX, top: msg.y, behavior: 'instant' });
+      await nextFrame();
+      await nextFrame();
+      return { y: scrollY };
+    },
+    ping: () => ({ counter }),
+  };
+
+  async function handle(msg) {
+    try {
+      const op = Object.hasOwn(OPS, msg.op) ? OPS[msg.op] : null;
+      if (!op) throw new Failure('bad_target', `unknown runtime op ${JSON.stringify(msg.op)}`);
+      return { ok: true, ...(await op({ prefix: 'e', ...msg })) };
+    } catch (e) {
+      if (e instanceof Failure) return { ok: false, reason: e.reason, message: e.message, ...e.extra };
+      return { ok: false, reason: 'internal', message: `${e?.name || 'Error'}: ${e?.message || e}` };
+    }
+  }
+
+  chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+    // Only the extension's own worker and pages can reach here (content
+    // scripts cannot call tabs.sendMessage); the id check is the guard.
+    if (sender.id !== chrome.runtime.id || msg?.gasoline !== 'dom') return false;
+    handle(msg).then(sendResponse);
+    return true;
+  });
+
+  // refFor is the draw-mode overlay's: the annotated element's ref (top frame).
+  globalThis.gasolineRuntime = { handle, refFor: (el) => refFor(el, 'e') };
+})();

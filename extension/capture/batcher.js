@@ -1,0 +1,436 @@
+// The worker's capture buffer: collects events, posts them to POST /events
+// in batches, keeps them in chrome.storage.session until the daemon has them
+// so a worker restart loses none, and counts every event it has to give up.
+// No chrome.* dependency (the store, the post and the timers are injected).
+
+import { Backoff } from '../backoff.js';
+import { sizeOf } from './events.js';
+
+/** Keys in the store: one per chunk of events, and the undelivered drop counts. */
+export const CHUNK_PREFIX = 'capture:chunk:';
+export const DROPPED_KEY = 'capture:dropped';
+
+/** NOT_READY_RETRY_MS is the wait after a post that could not be made (no token, 401). */
+export const NOT_READY_RETRY_MS = 5000;
+
+const SEEN_BATCHES = 1000; // content batch ids remembered to ignore a resend
+
+/**
+ * Batcher buffers capture events and delivers them to the daemon.
+ *
+ *   store    a chrome.storage.StorageArea (get/set/remove), normally
+ *            chrome.storage.session: every chunk of events is written there
+ *            before it is acknowledged, and removed once the daemon took it.
+ *   post     post(body) sends {dropped, events} to POST /events and resolves
+ *            to the daemon's answer; it rejects with an error whose status
+ *            is the HTTP status (DaemonError), or with notReady: true when
+ *            there is nothing to post to (not paired).
+ *   onAccepted(answer)  called with each 200 answer (config_version).
+ *
+ * Delivery: a batch goes when 200 events are pending, else at most 100 ms
+ * after the first pending event; one post at a time. Bounds: maxEvents and
+ * maxBytes over everything held; past them the oldest chunk not being sent
+ * is dropped and its events are counted per kind in `dropped`, which rides
+ * on the next batch and is cleared only when the daemon accepted it. A 413
+ * splits the batch in two and sends each half once; a half refused again,
+ * or a batch the daemon calls malformed (400), is counted as dropped.
+ * Network errors, 429 and 5xx keep the events and retry with backoff.
+ *
+ * A restarted worker makes a new Batcher, which first loads what the store
+ * holds (restore), so events acknowledged before the restart go first.
+ * Methods may be called concurrently and without awaiting.
+ */
+export class Batcher {
+  constructor({
+    store,
+    post,
+    onAccepted = () => {},
+    log = console,
+    maxEvents = 5000,
+    maxBytes = 4 * 1024 * 1024,
+    batchEvents = 200,
+    batchBytes = 900 * 1024,
+    chunkEvents = 100,
+    flushMs = 100,
+    sealMs = 10,
+    timers = { setTimeout: (f, ms) => setTimeout(f, ms), clearTimeout: (t) => clearTimeout(t) },
+    backoff = new Backoff({ baseMs: 500, maxMs: 30000 }),
+    clock = Date.now,
+  }) {
+    Object.assign(this, { store, post, onAccepted, log, maxEvents, maxBytes, batchEvents, batchBytes, chunkEvents, flushMs, sealMs, timers, backoff });
+    this.chunks = []; // oldest first: {key, events, bytes, counts, batch, sending, saved}
+    this.events = 0; // events held in chunks
+    this.bytes = 0;
+    this.dropped = {}; // kind -> count not yet accepted by the daemon
+    this.open = null; // worker-made events not yet in a chunk: {events, bytes}
+    this.sealTimer = null;
+    this.flushTimer = null;
+    this.retryTimer = null;
+    this.flushing = false;
+    this.seen = new Set();
+    this.tag = `${clock().toString(36).padStart(9, '0')}${Math.random().toString(36).slice(2, 6)}`;
+    this.seq = 0;
+    this.droppedWrite = Promise.resolve();
+    this.ready = this.#restore();
+  }
+
+  /** pending is the number of events held (in chunks and not yet sealed). */
+  get pending() {
+    return this.events + (this.open?.events.length ?? 0);
+  }
+
+  /**
+   * addBatch takes a batch of events from a content script and resolves once
+   * it is stored (the acknowledgement): events, batch (an id; a batch seen
+   * before is acknowledged again and not added), dropped (counts from the
+   * page). Never rejects.
+   */
+  async addBatch(events, { batch, dropped } = {}) {
+    await this.ready;
+    if (batch) {
+      if (this.seen.has(batch)) return;
+      this.#remember(batch);
+    }
+    if (dropped) this.countDropped(dropped);
+    const saves = [];
+    let cur = null;
+    for (const e of events) {
+      const size = sizeOf(e);
+      if (!cur || cur.events.length >= this.chunkEvents || cur.bytes + size > this.batchBytes) {
+        if (cur) saves.push(this.#admit(cur));
+        cur = { events: [], bytes: 0, batch };
+      }
+      cur.events.push(e);
+      cur.bytes += size;
+    }
+    if (cur) saves.push(this.#admit(cur));
+    this.#schedule();
+    await Promise.all(saves);
+  }
+
+  /**
+   * add takes one event the worker made (webRequest, tabs). Events are
+   * stored in chunks within sealMs, so a worker stopped in that window
+   * loses them; every other event survives a restart.
+   */
+  add(event) {
+    if (!this.open) this.open = { events: [], bytes: 0 };
+    this.open.events.push(event);
+    this.open.bytes += sizeOf(event);
+    if (this.open.events.length >= this.chunkEvents || this.open.bytes >= this.batchBytes) this.#seal();
+    else if (!this.sealTimer) this.sealTimer = this.timers.setTimeout(() => this.#seal(), this.sealMs);
+  }
+
+  /** countDropped adds {kind: n} to the counts delivered with the next batch. */
+  countDropped(counts) {
+    let changed = false;
+    for (const [k, n] of Object.entries(counts || {})) {
+      if (Number.isSafeInteger(n) && n > 0) {
+        this.dropped[k] = (this.dropped[k] || 0) + n;
+        changed = true;
+      }
+    }
+    if (changed) {
+      this.#saveDropped();
+      this.#schedule();
+    }
+  }
+
+  /** kick retries delivery now (after a new token, or when the daemon is back). */
+  kick() {
+    if (this.retryTimer) {
+      this.timers.clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+    }
+    this.backoff.reset();
+    this.#schedule();
+  }
+
+  /** stats describes what is held, for tests and failure reports. */
+  stats() {
+    return { events: this.events, bytes: this.bytes, chunks: this.chunks.length, dropped: { ...this.dropped }, open: this.open?.events.length ?? 0 };
+  }
+
+  // --- internals --------------------------------------------------------------------
+
+  async #restore() {
+    let all = {};
+    try {
+      all = (await this.store.get(null)) ?? {};
+    } catch (err) {
+      this.log.warn('gasoline: reading buffered capture events:', err);
+    }
+    const keys = Object.keys(all).filter((k) => k.startsWith(CHUNK_PREFIX)).sort();
+    const restored = [];
+    for (const key of keys) {
+      const v = all[key];
+      if (!v || !Array.isArray(v.events)) {
+        this.store.remove(key).catch(() => {});
+        continue;
+      }
+      const chunk = { key, events: v.events, bytes: 0, counts: {}, batch: v.batch, sending: false, saved: Promise.resolve() };
+      for (const e of chunk.events) {
+        chunk.bytes += sizeOf(e);
+        chunk.counts[e?.kind] = (chunk.counts[e?.kind] || 0) + 1;
+      }
+      if (v.batch) this.#remember(v.batch);
+      restored.push(chunk);
+    }
+    this.chunks = [...restored, ...this.chunks];
+    for (const c of restored) {
+      this.events += c.events.length;
+      this.bytes += c.bytes;
+    }
+    const d = all[DROPPED_KEY];
+    if (d && typeof d === 'object') {
+      for (const [k, n] of Object.entries(d)) {
+        if (Number.isSafeInteger(n) && n > 0) this.dropped[k] = (this.dropped[k] || 0) + n;
+      }
+    }
+    this.#enforceBounds();
+    if (this.events || Object.keys(this.dropped).length) this.#schedule();
+  }
+
+  #remember(batch) {
+    this.seen.add(batch);
+    if (this.seen.size > SEEN_BATCHES) this.seen.delete(this.seen.values().next().value);
+  }
+
+  #seal() {
+    if (this.sealTimer) {
+      this.timers.clearTimeout(this.sealTimer);
+      this.sealTimer = null;
+    }
+    const open = this.open;
+    this.open = null;
+    if (!open?.events.length) return;
+    this.ready.then(() => {
+      this.#admit({ events: open.events, bytes: open.bytes });
+      this.#schedule();
+    });
+  }
+
+  // admit appends a chunk, stores it, and enforces the bounds; it resolves
+  // when the chunk is stored (or could not be).
+  #admit(c) {
+    const chunk = {
+      key: `${CHUNK_PREFIX}${this.tag}:${String(++this.seq).padStart(9, '0')}`,
+      events: c.events,
+      bytes: c.bytes,
+      counts: {},
+      batch: c.batch,
+      sending: false,
+      saved: null,
+    };
+    for (const e of chunk.events) chunk.counts[e.kind] = (chunk.counts[e.kind] || 0) + 1;
+    this.chunks.push(chunk);
+    this.events += chunk.events.length;
+    this.bytes += chunk.bytes;
+    chunk.saved = this.#save(chunk.key, chunk);
+    this.#enforceBounds();
+    return chunk.saved;
+  }
+
+  #save(key, chunk) {
+    const value = { events: chunk.events };
+    if (chunk.batch) value.batch = chunk.batch;
+    return this.store.set({ [key]: value }).catch((err) => {
+      this.log.warn('gasoline: storing capture events (they are kept in memory only):', err?.message || err);
+    });
+  }
+
+  #enforceBounds() {
+    while (this.events > this.maxEvents || this.bytes > this.maxBytes) {
+      const i = this.chunks.findIndex((c) => !c.sending);
+      if (i < 0) return;
+      const [c] = this.chunks.splice(i, 1);
+      this.#forget(c);
+      this.countDropped(c.counts);
+    }
+  }
+
+  // forget removes a chunk from the totals and the store.
+  #forget(c) {
+    this.events -= c.events.length;
+    this.bytes -= c.bytes;
+    const key = c.key;
+    c.saved.then(() => this.store.remove(key)).catch(() => {});
+  }
+
+  #saveDropped() {
+    const snapshot = { ...this.dropped };
+    this.droppedWrite = this.droppedWrite.then(() => (Object.keys(snapshot).length
+      ? this.store.set({ [DROPPED_KEY]: snapshot })
+      : this.store.remove(DROPPED_KEY))).catch(() => {});
+  }
+
+  #schedule() {
+    if (this.flushing || this.retryTimer) return;
+    const waiting = this.chunks.length > 0 || Object.keys(this.dropped).length > 0;
+    if (!waiting) return;
+    if (this.events >= this.batchEvents) {
+      if (this.flushTimer) {
+        this.timers.clearTimeout(this.flushTimer);
+        this.flushTimer = null;
+      }
+      this.#flush();
+      return;
+    }
+    if (!this.flushTimer) {
+      this.flushTimer = this.timers.setTimeout(() => {
+        this.flushTimer = null;
+        this.#flush();
+      }, this.flushMs);
+    }
+  }
+
+  // take selects the next batch: whole chunks, oldest first, at most
+  // batchEvents events and batchBytes bytes, and at least one chunk.
+  #take() {
+    const take = [];
+    let events = 0;
+    let bytes = 0;
+    for (const c of this.chunks) {
+      if (take.length && (events + c.events.length > this.batchEvents || bytes + c.bytes > this.batchBytes)) break;
+      take.push(c);
+      events += c.events.length;
+      bytes += c.bytes;
+    }
+    return take;
+  }
+
+  async #flush() {
+    if (this.flushing) return;
+    this.flushing = true;
+    let retryIn = 0;
+    try {
+      await this.ready;
+      while (this.chunks.length || Object.keys(this.dropped).length) {
+        const take = this.#take();
+        for (const c of take) c.sending = true;
+        const events = take.flatMap((c) => c.events);
+        const dropped = { ...this.dropped };
+        const outcome = await this.#send(events, dropped, true);
+        this.#settle(take, outcome.kept);
+        if (outcome.retryIn) {
+          retryIn = outcome.retryIn;
+          break;
+        }
+        if (this.events < this.batchEvents) break; // the rest goes on the timer
+      }
+    } catch (err) {
+      this.log.error('gasoline: capture flush failed:', err);
+      retryIn = this.backoff.next();
+    } finally {
+      this.flushing = false;
+    }
+    if (retryIn) {
+      this.retryTimer = this.timers.setTimeout(() => {
+        this.retryTimer = null;
+        this.#schedule();
+      }, retryIn);
+      return;
+    }
+    this.#schedule();
+  }
+
+  // send posts events with the drop counts. It resolves to {kept, retryIn}:
+  // the events to keep for a later try and how long to wait before it (0:
+  // no wait). Events the daemon cannot take are counted as dropped.
+  async #send(events, dropped, mayHalve) {
+    const body = { dropped, events };
+    try {
+      const answer = await this.post(body);
+      this.backoff.reset();
+      this.#delivered(dropped);
+      this.#report(answer, events);
+      try {
+        this.onAccepted(answer ?? {});
+      } catch (err) {
+        this.log.warn('gasoline: capture answer handler:', err);
+      }
+      return { kept: [], retryIn: 0 };
+    } catch (err) {
+      if (err?.status === 413) {
+        if (mayHalve && events.length > 1) {
+          const mid = Math.ceil(events.length / 2);
+          const second = events.slice(mid);
+          const a = await this.#send(events.slice(0, mid), dropped, false);
+          if (a.retryIn) return { kept: [...a.kept, ...second], retryIn: a.retryIn };
+          return this.#send(second, {}, false); // the counts rode on the first half
+        }
+        this.log.warn(`gasoline: the daemon refused ${events.length} capture event(s) as too large; counted as dropped`);
+        this.#lose(events);
+        return { kept: [], retryIn: 0 };
+      }
+      if (err?.status === 400) {
+        this.log.warn(`gasoline: the daemon refused a capture batch (${err.message}${err.hint ? `; ${err.hint}` : ''}); its ${events.length} event(s) are counted as dropped`);
+        this.#lose(events);
+        return { kept: [], retryIn: 0 };
+      }
+      if (err?.notReady || err?.status === 401 || err?.status === 403 || err?.status === 404) {
+        return { kept: events, retryIn: NOT_READY_RETRY_MS };
+      }
+      return { kept: events, retryIn: this.backoff.next() };
+    }
+  }
+
+  // delivered subtracts drop counts the daemon has accepted.
+  #delivered(dropped) {
+    let changed = false;
+    for (const [k, n] of Object.entries(dropped)) {
+      if (!n) continue;
+      const left = (this.dropped[k] || 0) - n;
+      if (left > 0) this.dropped[k] = left;
+      else delete this.dropped[k];
+      changed = true;
+    }
+    if (changed) this.#saveDropped();
+  }
+
+  #lose(events) {
+    const counts = {};
+    for (const e of events) counts[e.kind] = (counts[e.kind] || 0) + 1;
+    this.countDropped(counts);
+  }
+
+  #report(answer, events) {
+    const rejected = Array.isArray(answer?.rejected) ? answer.rejected : [];
+    if (!rejected.length) return;
+    const first = rejected.slice(0, 3).map((r) => `#${r.index} ${events[r.index]?.kind ?? '?'}: ${r.reason}`).join('; ');
+    this.log.warn(`gasoline: the daemon rejected ${rejected.length} of ${events.length} capture event(s): ${first}`);
+  }
+
+  // settle removes the sent chunks; events to keep go back to the front in
+  // one chunk stored under the first sent chunk's key (so a restart keeps
+  // the order). When nothing was delivered the chunks stay as they were.
+  #settle(take, kept) {
+    let total = 0;
+    for (const c of take) {
+      const i = this.chunks.indexOf(c);
+      if (i >= 0) this.chunks.splice(i, 1);
+      c.sending = false;
+      total += c.events.length;
+    }
+    if (total > 0 && kept.length === total) {
+      this.chunks.unshift(...take);
+      return;
+    }
+    const reuse = kept.length ? take[0] : null;
+    for (const c of take) {
+      this.events -= c.events.length;
+      this.bytes -= c.bytes;
+      if (c !== reuse) c.saved.then(() => this.store.remove(c.key)).catch(() => {});
+    }
+    if (!reuse) return;
+    const chunk = { key: reuse.key, events: kept, bytes: 0, counts: {}, batch: reuse.batch, sending: false, saved: null };
+    for (const e of kept) {
+      chunk.bytes += sizeOf(e);
+      chunk.counts[e.kind] = (chunk.counts[e.kind] || 0) + 1;
+    }
+    chunk.saved = reuse.saved.then(() => this.#save(chunk.key, chunk));
+    this.chunks.unshift(chunk);
+    this.events += chunk.events.length;
+    this.bytes += chunk.bytes;
+  }
+}

@@ -1,0 +1,194 @@
+// Capture events as the daemon receives them (EVENTS.md), and the worker's
+// check of everything a page sends: the worker keeps only the fields of each
+// kind, with their types, caps every string, stamps tab, frame and URL from
+// Chrome's sender, and redacts credential headers. No chrome.* dependency.
+
+/** KINDS are the event kinds of POST /events. Pages may send all but "tab". */
+export const KINDS = Object.freeze(['log', 'error', 'network', 'action', 'nav', 'vital', 'tab']);
+
+/** DEFAULT_SETTINGS are the capture settings until GET /capture/config answers. */
+export const DEFAULT_SETTINGS = Object.freeze({
+  version: 0,
+  redact_headers: true,
+  body_cap: 262144,
+  kinds: Object.freeze({ log: true, error: true, network: true, action: true, nav: true, vital: true }),
+});
+
+/**
+ * MAX_BODY_CHARS bounds each of request_body and response_body whatever the
+ * configured body cap, so one event always fits in a 1 MB POST /events.
+ */
+export const MAX_BODY_CHARS = 400000;
+
+/** REDACTED replaces a redacted header value or a secret form value. */
+export const REDACTED = '[redacted]';
+
+const REDACTED_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+
+const CAP = { short: 64, name: 200, text: 200, value: 500, url: 2048, selector: 400, message: 8000, stack: 4000, header: 2000 };
+
+// Field rules per kind: [name, type, cap or allowed values]. type: "str",
+// "enum", "int", "num", "bool", "headers", "mods".
+const FIELDS = {
+  log: [['level', 'enum', ['debug', 'info', 'log', 'warn', 'error']], ['message', 'str', CAP.message],
+    ['stack', 'str', CAP.stack], ['source', 'str', CAP.url]],
+  error: [['type', 'enum', ['uncaught', 'unhandled_rejection', 'resource']], ['message', 'str', CAP.message],
+    ['stack', 'str', CAP.stack], ['source', 'str', CAP.url], ['line', 'int'], ['column', 'int'],
+    ['element', 'str', CAP.short], ['resource_url', 'str', CAP.url]],
+  network: [['request_id', 'str', 128], ['source', 'enum', ['page', 'browser']], ['method', 'str', 16],
+    ['url', 'str', CAP.url], ['status', 'int'], ['error', 'str', 128],
+    ['resource_type', 'enum', ['fetch', 'xhr', 'document', 'script', 'stylesheet', 'image', 'font', 'media', 'websocket', 'other']],
+    ['duration_ms', 'num'], ['mime_type', 'str', CAP.name], ['request_headers', 'headers'], ['response_headers', 'headers'],
+    ['request_body', 'body'], ['response_body', 'body'], ['request_body_size', 'int'], ['response_body_size', 'int'],
+    ['body_truncated', 'bool']],
+  action: [['type', 'enum', ['click', 'dblclick', 'input', 'change', 'submit', 'keydown']], ['selector', 'str', CAP.selector],
+    ['role', 'str', CAP.short], ['name', 'str', CAP.name], ['text', 'str', CAP.text], ['value', 'str', CAP.value],
+    ['key', 'enum', ['Enter', 'Escape', 'Tab']], ['modifiers', 'mods']],
+  nav: [['type', 'enum', ['pushState', 'replaceState', 'popstate', 'hashchange', 'load']], ['from', 'str', CAP.url],
+    ['to', 'str', CAP.url]],
+  vital: [['name', 'enum', ['LCP', 'CLS', 'INP', 'FCP', 'TTFB', 'longtask']], ['value', 'num'], ['unit', 'enum', ['ms', 'score']]],
+  tab: [['type', 'enum', ['updated', 'removed', 'activated']], ['title', 'str', CAP.name * 2],
+    ['status', 'enum', ['loading', 'complete']], ['active', 'bool'], ['window_id', 'int']],
+};
+
+// Fields without which an event of the kind means nothing.
+const REQUIRED = {
+  log: ['level', 'message'],
+  error: ['type', 'message'],
+  network: ['request_id', 'method', 'url', 'status', 'resource_type'],
+  action: ['type', 'selector'],
+  nav: ['type', 'to'],
+  vital: ['name', 'value', 'unit'],
+  tab: ['type'],
+};
+
+const MODIFIERS = new Set(['Alt', 'Control', 'Meta', 'Shift']);
+
+/** clip shortens s to at most n characters, marking the cut with "…". */
+export function clip(s, n) {
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+}
+
+/**
+ * redactHeaders returns a copy of a header object with at most 64 entries,
+ * values capped, and Authorization, Proxy-Authorization, Cookie and
+ * Set-Cookie replaced by "[redacted]" when redact is true. It accepts an
+ * object or chrome.webRequest's [{name, value}] array; anything else is
+ * undefined.
+ */
+export function redactHeaders(headers, redact = true) {
+  if (!headers || typeof headers !== 'object') return undefined;
+  const pairs = Array.isArray(headers)
+    ? headers.filter((h) => h && typeof h.name === 'string').map((h) => [h.name, typeof h.value === 'string' ? h.value : ''])
+    : Object.entries(headers).filter(([, v]) => typeof v === 'string');
+  const out = {};
+  for (const [name, value] of pairs.slice(0, 64)) {
+    const k = clip(name, CAP.name);
+    out[k] = redact && REDACTED_HEADERS.has(k.toLowerCase()) ? REDACTED : clip(value, CAP.header);
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/**
+ * sanitise returns the event the daemon should get from one page record,
+ * or null when the record is not a valid event. stamp is {tab_id, frame_id,
+ * page_url} from chrome.runtime.MessageSender, and replaces whatever the
+ * record said; settings is the capture config (redaction, body cap, kinds).
+ * A record of a kind switched off is null too: sanitiseReason says which.
+ */
+export function sanitise(raw, stamp, settings = DEFAULT_SETTINGS, { allowTab = false } = {}) {
+  return sanitiseReason(raw, stamp, settings, { allowTab }).event;
+}
+
+/**
+ * sanitiseReason is sanitise with the reason for a null: "off" (the kind is
+ * switched off), or "invalid" with the kind when it was recognisable.
+ */
+export function sanitiseReason(raw, stamp, settings = DEFAULT_SETTINGS, { allowTab = false } = {}) {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { event: null, reason: 'invalid' };
+  const kind = raw.kind;
+  if (typeof kind !== 'string' || !Object.hasOwn(FIELDS, kind) || (kind === 'tab' && !allowTab)) {
+    return { event: null, reason: 'invalid' };
+  }
+  if (settings.kinds?.[kind] === false) return { event: null, reason: 'off', kind };
+  const ts = Number.isFinite(raw.ts) && raw.ts > 0 ? raw.ts : Date.now();
+  const event = {
+    kind,
+    ts,
+    tab_id: Number.isSafeInteger(stamp?.tab_id) ? stamp.tab_id : -1,
+    frame_id: Number.isSafeInteger(stamp?.frame_id) ? stamp.frame_id : 0,
+    page_url: typeof stamp?.page_url === 'string' ? clip(stamp.page_url, CAP.url) : '',
+  };
+  const bodyCap = Math.min(Number.isSafeInteger(settings.body_cap) && settings.body_cap >= 0 ? settings.body_cap : DEFAULT_SETTINGS.body_cap, MAX_BODY_CHARS);
+  let truncated = false;
+  for (const [name, type, rule] of FIELDS[kind]) {
+    const v = raw[name];
+    if (v === undefined || v === null) continue;
+    switch (type) {
+      case 'str':
+        if (typeof v === 'string') event[name] = clip(v, rule);
+        break;
+      case 'body':
+        if (typeof v === 'string') {
+          if (v.length > bodyCap) truncated = true;
+          event[name] = v.length > bodyCap ? v.slice(0, bodyCap) : v;
+        }
+        break;
+      case 'enum':
+        if (rule.includes(v)) event[name] = v;
+        break;
+      case 'int':
+        if (Number.isSafeInteger(v)) event[name] = v;
+        break;
+      case 'num':
+        if (Number.isFinite(v)) event[name] = v;
+        break;
+      case 'bool':
+        if (typeof v === 'boolean') event[name] = v;
+        break;
+      case 'headers': {
+        const h = redactHeaders(v, settings.redact_headers !== false);
+        if (h) event[name] = h;
+        break;
+      }
+      case 'mods':
+        if (Array.isArray(v)) {
+          const m = [...new Set(v.filter((x) => MODIFIERS.has(x)))];
+          if (m.length) event[name] = m;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  if (truncated) event.body_truncated = true;
+  if (kind === 'network' && event.source === undefined) event.source = 'page';
+  for (const f of REQUIRED[kind]) {
+    if (event[f] === undefined) return { event: null, reason: 'invalid', kind };
+  }
+  return { event, reason: '' };
+}
+
+/** sizeOf is the length of an event's JSON, close to its size in a POST body. */
+export function sizeOf(event) {
+  return JSON.stringify(event).length;
+}
+
+/**
+ * normaliseSettings turns a GET /capture/config answer into settings,
+ * falling back to the defaults for anything missing or malformed.
+ */
+export function normaliseSettings(c) {
+  const d = DEFAULT_SETTINGS;
+  if (!c || typeof c !== 'object') return { ...d, kinds: { ...d.kinds } };
+  const kinds = { ...d.kinds };
+  if (c.kinds && typeof c.kinds === 'object') {
+    for (const k of Object.keys(kinds)) if (typeof c.kinds[k] === 'boolean') kinds[k] = c.kinds[k];
+  }
+  return {
+    version: Number.isSafeInteger(c.version) ? c.version : d.version,
+    redact_headers: typeof c.redact_headers === 'boolean' ? c.redact_headers : d.redact_headers,
+    body_cap: Number.isSafeInteger(c.body_cap) && c.body_cap >= 0 ? c.body_cap : d.body_cap,
+    kinds,
+  };
+}

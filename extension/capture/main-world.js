@@ -1,0 +1,1722 @@
+// MAIN-world capture: runs in every frame at document_start, before any of
+// the page's own scripts, in the page's JavaScript world (manifest
+// "world": "MAIN"). It records what the page does (console, errors, fetch and
+// XHR, SPA navigations, user actions, web vitals) and hands the records to the
+// ISOLATED-world relay (relay.js) over a private MessageChannel.
+//
+// It is a classic script: one self-contained function, nothing left on the
+// page's global object. Everything it calls later is saved here first, so a
+// page that replaces console, fetch, JSON, Array methods or addEventListener
+// after this point changes nothing for it. The page never waits on it: hooks
+// record and return, bodies are read from clones after the page got its
+// response, and the buffer drops its oldest records (counted) when full.
+//
+// Handshake (see relay.js and extension/README.md): this script creates the
+// channel and dispatches a synchronous, cancelable MessageEvent
+// "gasoline:capture-port" carrying port2 on window; the relay, which Chrome
+// runs first (manifest order), takes the first port it is given, cancels the
+// event and stops listening. Both happen at document_start, before the page
+// has run a line, so the page can neither see nor replace the port. Whatever
+// comes through the port is data to the relay and the worker: the worker
+// stamps tab, frame and URL from Chrome's sender, so a page can at most add
+// records to its own frame's stream, as its own console.log could.
+//
+// Under node (no document) it installs nothing and exposes its pure helpers
+// as globalThis.gasolineCaptureKit for the unit tests; a page cannot reach
+// that branch because window.document is unforgeable.
+//
+// The sourceURL comment at the end names this script "gasoline-capture.js"
+// in stack traces. It matters for speed: Chrome captures a full stack trace
+// and sends it to the browser process for every console message whose
+// calling frame is an extension script (for chrome://extensions' error
+// list), which made each hooked console.log about twice as costly; under a
+// plain name the console call costs what the page's own would.
+(function gasolineCapture(global) {
+  'use strict';
+
+  // --- built-ins, saved before page code runs ---------------------------------
+  const FP = Function.prototype;
+  const uncurry = FP.bind.bind(FP.call); // uncurry(f)(self, ...args) === f.call(self, ...args)
+  const apply = Reflect.apply;
+  const O = Object;
+  const keys = O.keys;
+  const getProto = O.getPrototypeOf;
+  const getOwnDesc = O.getOwnPropertyDescriptor;
+  const objProto = O.prototype;
+  const toTag = uncurry(objProto.toString);
+  const hasOwn = O.hasOwn;
+  const isArray = Array.isArray;
+  const stringify = JSON.stringify;
+  const now = Date.now;
+  const MathMax = Math.max;
+  const MathMin = Math.min;
+  const MathRandom = Math.random;
+  const MathRound = Math.round;
+  const MathTrunc = Math.trunc;
+  const StringCtor = String;
+  const NumberIsFinite = Number.isFinite;
+  const strSlice = uncurry(String.prototype.slice);
+  const strIndexOf = uncurry(String.prototype.indexOf);
+  const strLower = uncurry(String.prototype.toLowerCase);
+  const strUpper = uncurry(String.prototype.toUpperCase);
+  const strTrim = uncurry(String.prototype.trim);
+  const strReplace = uncurry(String.prototype.replace);
+  const strSplit = uncurry(String.prototype.split);
+  const strCharAt = uncurry(String.prototype.charAt);
+  const strStartsWith = uncurry(String.prototype.startsWith);
+  const strReplaceAll = uncurry(String.prototype.replaceAll);
+  const arrJoin = uncurry(Array.prototype.join);
+  const arrPush = uncurry(Array.prototype.push);
+  const arrShift = uncurry(Array.prototype.shift);
+  const arrIndexOf = uncurry(Array.prototype.indexOf);
+  const arrSplice = uncurry(Array.prototype.splice);
+  const WS = /\s+/g;
+  const ErrorCtor = Error;
+  const WeakMapCtor = WeakMap;
+  const wmGet = uncurry(WeakMap.prototype.get);
+  const wmSet = uncurry(WeakMap.prototype.set);
+  const mapSize = uncurry(getOwnDesc(Map.prototype, 'size').get);
+  const setSize = uncurry(getOwnDesc(Set.prototype, 'size').get);
+  const mapForEach = uncurry(Map.prototype.forEach);
+  const setForEach = uncurry(Set.prototype.forEach);
+  const dateToISO = uncurry(Date.prototype.toISOString);
+  const regexpToString = uncurry(RegExp.prototype.toString);
+  const symToString = uncurry(Symbol.prototype.toString);
+  const fnToString = uncurry(FP.toString);
+  const promiseThen = uncurry(Promise.prototype.then);
+  const PromiseCtor = Promise;
+
+  const hasDOM = typeof document !== 'undefined' && typeof window !== 'undefined';
+
+  // DOM built-ins; absent under node, where the tests pass fakes through the
+  // same accessors (see extension/test/capture-dom.js).
+  const dom = (C, name, getter) => {
+    const p = C && C.prototype;
+    if (!p) return null;
+    if (getter) {
+      for (let o = p; o; o = getProto(o)) {
+        const d = getOwnDesc(o, name);
+        if (d && d.get) return uncurry(d.get);
+      }
+      return null;
+    }
+    return typeof p[name] === 'function' ? uncurry(p[name]) : null;
+  };
+  const G = global;
+  const E = G.Element;
+  const N = G.Node;
+  const getAttr = dom(E, 'getAttribute') || ((el, n) => el.getAttribute(n));
+  const hasAttr = dom(E, 'hasAttribute') || ((el, n) => el.hasAttribute(n));
+  const closest = dom(E, 'closest') || ((el, s) => el.closest(s));
+  const localNameOf = dom(E, 'localName', true) || ((el) => el.localName);
+  const idOf = dom(E, 'id', true) || ((el) => el.id);
+  const parentElementOf = dom(N, 'parentElement', true) || ((n) => n.parentElement);
+  const firstChildOf = dom(N, 'firstElementChild', true) || dom(E, 'firstElementChild', true) || ((n) => n.firstElementChild);
+  const nextSiblingOf = dom(E, 'nextElementSibling', true) || ((n) => n.nextElementSibling);
+  const textContentOf = dom(N, 'textContent', true) || ((n) => n.textContent);
+  const nodeTypeOf = dom(N, 'nodeType', true) || ((n) => n.nodeType);
+  const getRootNode = dom(N, 'getRootNode') || ((n) => (n.getRootNode ? n.getRootNode() : n.ownerDocument));
+  const qsaDoc = dom(G.Document, 'querySelectorAll');
+  const qsaFrag = dom(G.DocumentFragment, 'querySelectorAll');
+  const getById = dom(G.Document, 'getElementById');
+  const cssEscape = (G.CSS && G.CSS.escape) || ((s) => strReplace(StringCtor(s), /[^\w-]/g, (c) => '\\' + c));
+
+  // --- limits -----------------------------------------------------------------
+  const LIMITS = {
+    message: 8000, // a log or error message after serialisation
+    stack: 4000,
+    nested: 300, // a string inside a serialised object
+    depth: 3, // object nesting shown before "[Object]"
+    entries: 20, // keys or items shown per object, array, map or set
+    selector: 400,
+    text: 200,
+    name: 200,
+    value: 500,
+    url: 2048,
+    headers: 64,
+    buffer: 1000, // records held while the relay is not connected
+    flushCount: 100, // records per port message
+    flushMs: 20,
+  };
+  const DEFAULT_BODY_CAP = 262144;
+  const SCRIPT_NAME = 'gasoline-capture.js'; // this script's name in stack traces (see the header)
+
+  // --- pure helpers (unit-tested under node) -----------------------------------
+
+  /** clip shortens s to at most n characters, marking the cut with "…". */
+  function clip(s, n) {
+    return s.length > n ? strSlice(s, 0, n - 1) + '…' : s;
+  }
+
+  const charCodeAt = uncurry(String.prototype.charCodeAt);
+
+  /** utf8Length is the size of s in UTF-8 bytes (its length past 4M characters, to stay cheap). */
+  function utf8Length(s) {
+    if (s.length > 4194304) return s.length;
+    let n = s.length;
+    for (let i = 0; i < s.length; i++) {
+      const c = charCodeAt(s, i);
+      if (c < 0x80) continue;
+      n += c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 1 : 2; // a surrogate pair: 4 bytes for 2 units
+    }
+    return n;
+  }
+
+  function oneLine(s, n) {
+    return clip(strTrim(strReplace(s, WS, ' ')), n);
+  }
+
+  function isElement(v) {
+    try {
+      return v !== null && typeof v === 'object' && nodeTypeOf(v) === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  function isNodeLike(v) {
+    try {
+      return typeof v.nodeType === 'number' && typeof v.nodeName === 'string';
+    } catch {
+      return false;
+    }
+  }
+
+  function isErrorLike(v) {
+    const t = toTag(v);
+    return t === '[object Error]' || t === '[object DOMException]';
+  }
+
+  /** shortNode describes a DOM node briefly: "button#save.primary", "#text \"hi\"", "#document". */
+  function shortNode(n) {
+    const type = n.nodeType;
+    if (type === 1) {
+      let s = strLower(StringCtor(n.localName || n.nodeName));
+      const id = n.id;
+      if (id) s += '#' + cssEscape(id);
+      const cls = n.classList;
+      if (cls) {
+        const max = MathMin(cls.length, 2);
+        for (let i = 0; i < max; i++) s += '.' + cssEscape(cls[i]);
+      }
+      return s;
+    }
+    if (type === 3) return '#text ' + stringify(oneLine(StringCtor(n.data), 40));
+    if (type === 9) return '#document';
+    return StringCtor(n.nodeName);
+  }
+
+  function errorText(e) {
+    let name;
+    let msg;
+    try {
+      name = StringCtor(e.name || 'Error');
+      msg = StringCtor(e.message ?? '');
+    } catch {
+      return 'Error';
+    }
+    return msg ? name + ': ' + msg : name;
+  }
+
+  function errorStack(e) {
+    try {
+      const s = e.stack;
+      return typeof s === 'string' ? clip(s, LIMITS.stack) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * fmt renders any value as one line of JSON-like text for a log message:
+   * strings quoted, objects and arrays as {"k":v} / [a,b] up to LIMITS.depth
+   * and LIMITS.entries, DOM nodes as short selectors, errors as
+   * "Name: message", repeated ancestors as "[Circular]". It runs page getters
+   * and proxy traps, so every access is guarded; budget.left bounds the
+   * output so a huge object costs little.
+   */
+  function fmt(v, depth, path, budget) {
+    if (budget.left <= 0) return '…';
+    let out;
+    switch (typeof v) {
+      case 'string':
+        out = stringify(clip(v, depth === 0 ? budget.left : LIMITS.nested));
+        break;
+      case 'number':
+        out = v === 0 && 1 / v < 0 ? '-0' : StringCtor(v);
+        break;
+      case 'boolean':
+        out = v ? 'true' : 'false';
+        break;
+      case 'undefined':
+        out = 'undefined';
+        break;
+      case 'bigint':
+        out = StringCtor(v) + 'n';
+        break;
+      case 'symbol':
+        out = symToString(v);
+        break;
+      case 'function':
+        out = fnName(v);
+        break;
+      default:
+        out = v === null ? 'null' : fmtObject(v, depth, path, budget);
+    }
+    budget.left -= out.length;
+    return out;
+  }
+
+  function fnName(f) {
+    let name = '';
+    try {
+      name = typeof f.name === 'string' ? f.name : '';
+      if (strStartsWith(fnToString(f), 'class')) return '[class ' + (name || '(anonymous)') + ']';
+    } catch {
+      // a revoked proxy or a hostile toString
+    }
+    return '[Function' + (name ? ' ' + name : '') + ']';
+  }
+
+  function fmtObject(v, depth, path, budget) {
+    try {
+      if (arrIndexOf(path, v) >= 0) return '[Circular]';
+      if (hasDOM && v === G) return '[Window]';
+      if (isErrorLike(v)) return errorText(v);
+      if (isNodeLike(v)) return shortNode(v);
+      const tag = toTag(v);
+      if (tag === '[object Date]') {
+        try {
+          return dateToISO(v);
+        } catch {
+          return 'Invalid Date';
+        }
+      }
+      if (tag === '[object RegExp]') return regexpToString(v);
+      if (tag === '[object Promise]') return 'Promise';
+      if (tag === '[object Window]') return '[Window]';
+      if (depth >= LIMITS.depth) return isArray(v) ? '[Array(' + v.length + ')]' : '[Object]';
+      arrPush(path, v);
+      try {
+        if (isArray(v)) return fmtList(v, v.length, (i) => v[i], '[', ']', depth, path, budget);
+        if (tag === '[object Map]') {
+          const items = [];
+          mapForEach(v, (val, k) => {
+            if (items.length < LIMITS.entries) arrPush(items, [k, val]);
+          });
+          return 'Map(' + mapSize(v) + ') ' + fmtList(items, mapSize(v), (i) => items[i], '{', '}', depth, path, budget, true);
+        }
+        if (tag === '[object Set]') {
+          const items = [];
+          setForEach(v, (val) => {
+            if (items.length < LIMITS.entries) arrPush(items, val);
+          });
+          return 'Set(' + setSize(v) + ') ' + fmtList(items, setSize(v), (i) => items[i], '[', ']', depth, path, budget);
+        }
+        if (ArrayBuffer.isView(v)) {
+          const name = strSlice(tag, 8, -1);
+          return name + '(' + v.length + ') ' + fmtList(v, v.length, (i) => v[i], '[', ']', depth, path, budget);
+        }
+        const ks = keys(v);
+        let s = '';
+        const proto = getProto(v);
+        if (proto !== objProto && proto !== null) {
+          const ctor = proto.constructor;
+          const cname = ctor && typeof ctor.name === 'string' ? ctor.name : '';
+          if (cname && cname !== 'Object') s = cname + ' ';
+        }
+        s += '{';
+        const n = MathMin(ks.length, LIMITS.entries);
+        for (let i = 0; i < n; i++) {
+          if (budget.left <= 0) break;
+          const k = ks[i];
+          let val;
+          try {
+            val = v[k];
+          } catch (e) {
+            val = '[Thrown: ' + errorText(e) + ']';
+          }
+          const part = stringify(k) + ':' + fmt(val, depth + 1, path, budget);
+          s += (i ? ',' : '') + part;
+        }
+        if (ks.length > n) s += ',…' + (ks.length - n) + ' more';
+        return s + '}';
+      } finally {
+        path.length--;
+      }
+    } catch {
+      return '[Unserialisable]';
+    }
+  }
+
+  function fmtList(list, total, at, open, close, depth, path, budget, pairs) {
+    let s = open;
+    const n = MathMin(total, LIMITS.entries, list.length);
+    for (let i = 0; i < n; i++) {
+      if (budget.left <= 0) break;
+      const item = at(i);
+      const part = pairs
+        ? fmt(item[0], depth + 1, path, budget) + '=>' + fmt(item[1], depth + 1, path, budget)
+        : fmt(item, depth + 1, path, budget);
+      s += (i ? ',' : '') + part;
+    }
+    if (total > n) s += ',…' + (total - n) + ' more';
+    return s + close;
+  }
+
+  /**
+   * formatArgs turns console arguments into {message, stack?}: strings as
+   * they are, other values through fmt, joined with spaces; "%s %d %i %f %o
+   * %O %j %c" in a leading string are substituted (%c's CSS argument is
+   * dropped). stack is the first Error argument's stack.
+   */
+  function formatArgs(args) {
+    const budget = { left: LIMITS.message };
+    let message = '';
+    let stack;
+    let i = 0;
+    const n = args.length;
+    if (n > 0 && typeof args[0] === 'string' && strIndexOf(args[0], '%') >= 0 && n > 1) {
+      const f = args[0];
+      i = 1;
+      let s = '';
+      let last = 0;
+      for (let p = strIndexOf(f, '%'); p >= 0 && p < f.length - 1; p = strIndexOf(f, '%', p)) {
+        const c = strCharAt(f, p + 1);
+        if (c === '%') {
+          s += strSlice(f, last, p) + '%';
+          last = p += 2;
+          continue;
+        }
+        if (strIndexOf('sdifoOjc', c) >= 0 && i < n) {
+          const a = args[i++];
+          let r;
+          if (c === 'c') r = '';
+          else if (c === 's') r = typeof a === 'string' ? a : fmt(a, 1, [], budget);
+          else if (c === 'd' || c === 'i') r = typeof a === 'number' ? StringCtor(c === 'i' ? MathTrunc(a) : a) : 'NaN';
+          else if (c === 'f') r = StringCtor(+a);
+          else r = fmt(a, 0, [], budget);
+          if (!stack && a && typeof a === 'object' && isErrorLike(a)) stack = errorStack(a);
+          s += strSlice(f, last, p) + r;
+          last = p += 2;
+          continue;
+        }
+        p += 1;
+      }
+      message = s + strSlice(f, last);
+    }
+    for (; i < n; i++) {
+      if (message.length >= LIMITS.message) break;
+      const a = args[i];
+      if (message.length || i > 0) message += ' ';
+      message += typeof a === 'string' ? a : fmt(a, 0, [], budget);
+      if (!stack && a && typeof a === 'object' && isErrorLike(a)) stack = errorStack(a);
+    }
+    return { message: clip(message, LIMITS.message), stack };
+  }
+
+  // stableId says whether an id looks written by a person rather than
+  // generated (React's ":r1:", long digit runs, hashes).
+  function stableId(id) {
+    return id.length <= 64 && !/^[:\d]|:|\d{4,}|[0-9a-f]{8,}/i.test(id);
+  }
+
+  const TEST_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-cy', 'data-qa'];
+
+  function queryAll(root, sel) {
+    try {
+      if (nodeTypeOf(root) === 9 && qsaDoc) return qsaDoc(root, sel);
+      if (nodeTypeOf(root) === 11 && qsaFrag) return qsaFrag(root, sel);
+      return root.querySelectorAll(sel);
+    } catch {
+      return null;
+    }
+  }
+
+  function uniqueIn(root, sel, el) {
+    const list = queryAll(root, sel);
+    return !!list && list.length === 1 && list[0] === el;
+  }
+
+  function attrSelector(tag, name, value) {
+    return tag + '[' + name + '="' + strReplace(strReplace(value, /\\/g, '\\\\'), /"/g, '\\"') + '"]';
+  }
+
+  /**
+   * selectorOf returns a CSS selector that matches el alone in its document
+   * (or shadow root) and survives unrelated changes to the page: a
+   * person-written id, a test attribute, a form control's name, else a
+   * child path (tag:nth-of-type) from the nearest ancestor with such an id,
+   * or from body. Never longer than LIMITS.selector.
+   */
+  function selectorOf(el) {
+    if (!isElement(el)) return '';
+    const root = getRootNode(el);
+    const tag = strLower(localNameOf(el));
+    const id = idOf(el);
+    if (id && stableId(id)) {
+      const s = '#' + cssEscape(id);
+      if (uniqueIn(root, s, el)) return s;
+    }
+    for (let i = 0; i < TEST_ATTRS.length; i++) {
+      const v = getAttr(el, TEST_ATTRS[i]);
+      if (v) {
+        const s = attrSelector(tag, TEST_ATTRS[i], v);
+        if (uniqueIn(root, s, el)) return s;
+      }
+    }
+    const name = getAttr(el, 'name');
+    if (name && (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'button' || tag === 'form')) {
+      const s = attrSelector(tag, 'name', name);
+      if (uniqueIn(root, s, el)) return s;
+    }
+    const parts = [];
+    for (let cur = el; cur; ) {
+      const t = strLower(localNameOf(cur));
+      if (cur !== el) {
+        const cid = idOf(cur);
+        if (cid && stableId(cid) && uniqueIn(root, '#' + cssEscape(cid), cur)) {
+          arrPush(parts, '#' + cssEscape(cid));
+          break;
+        }
+      }
+      const parent = parentElementOf(cur);
+      let seg = t;
+      if (parent && t !== 'body' && t !== 'html') {
+        let index = 0;
+        let count = 0;
+        for (let c = firstChildOf(parent); c; c = nextSiblingOf(c)) {
+          if (strLower(localNameOf(c)) === t) {
+            count++;
+            if (c === cur) index = count;
+          }
+        }
+        if (count > 1) seg += ':nth-of-type(' + index + ')';
+      }
+      arrPush(parts, seg);
+      if (t === 'body' || t === 'html' || !parent) break;
+      cur = parent;
+    }
+    let s = '';
+    for (let i = parts.length - 1; i >= 0; i--) s += (s ? ' > ' : '') + parts[i];
+    if (s.length > LIMITS.selector) {
+      // Keep the end: the element and its nearest ancestors say most.
+      s = strSlice(s, s.length - LIMITS.selector);
+      s = strSlice(s, strIndexOf(s, ' > ') + 3);
+    }
+    return s;
+  }
+
+  const IMPLICIT_ROLES = {
+    a: (el) => (hasAttr(el, 'href') ? 'link' : ''),
+    area: (el) => (hasAttr(el, 'href') ? 'link' : ''),
+    button: () => 'button',
+    summary: () => 'button',
+    select: (el) => (hasAttr(el, 'multiple') || +getAttr(el, 'size') > 1 ? 'listbox' : 'combobox'),
+    textarea: () => 'textbox',
+    option: () => 'option',
+    img: (el) => (getAttr(el, 'alt') === '' ? 'presentation' : 'img'),
+    h1: () => 'heading',
+    h2: () => 'heading',
+    h3: () => 'heading',
+    h4: () => 'heading',
+    h5: () => 'heading',
+    h6: () => 'heading',
+    form: () => 'form',
+    nav: () => 'navigation',
+    main: () => 'main',
+    dialog: () => 'dialog',
+    ul: () => 'list',
+    ol: () => 'list',
+    li: () => 'listitem',
+    table: () => 'table',
+    label: () => '',
+    input: (el) => {
+      const type = strLower(getAttr(el, 'type') || 'text');
+      switch (type) {
+        case 'button':
+        case 'submit':
+        case 'reset':
+        case 'image':
+          return 'button';
+        case 'checkbox':
+          return 'checkbox';
+        case 'radio':
+          return 'radio';
+        case 'range':
+          return 'slider';
+        case 'number':
+          return 'spinbutton';
+        case 'search':
+          return hasAttr(el, 'list') ? 'combobox' : 'searchbox';
+        case 'hidden':
+        case 'file':
+        case 'color':
+        case 'date':
+        case 'datetime-local':
+        case 'month':
+        case 'time':
+        case 'week':
+          return '';
+        default:
+          return hasAttr(el, 'list') ? 'combobox' : 'textbox';
+      }
+    },
+  };
+
+  /** roleOf is el's ARIA role: its role attribute's first token, else the implicit role of its tag. */
+  function roleOf(el) {
+    const explicit = getAttr(el, 'role');
+    if (explicit) return strSplit(strTrim(explicit), /\s+/)[0];
+    const f = IMPLICIT_ROLES[strLower(localNameOf(el))];
+    return f && hasOwn(IMPLICIT_ROLES, strLower(localNameOf(el))) ? f(el) : '';
+  }
+
+  const NAME_FROM_CONTENT = {
+    button: 1, link: 1, heading: 1, option: 1, menuitem: 1, tab: 1, checkbox: 1, radio: 1,
+    switch: 1, treeitem: 1, cell: 1, listitem: 1, menuitemcheckbox: 1, menuitemradio: 1, tooltip: 1,
+  };
+
+  function textOf(n) {
+    try {
+      return oneLine(StringCtor(textContentOf(n) ?? ''), LIMITS.name);
+    } catch {
+      return '';
+    }
+  }
+
+  /**
+   * nameOf approximates el's accessible name (accname 1.2, the common
+   * cases): aria-labelledby, aria-label, the labels of a form control, alt,
+   * a button-like input's value, the text of roles named from content, then
+   * title and placeholder. It never reads the value of a text field.
+   */
+  function nameOf(el, role) {
+    const by = getAttr(el, 'aria-labelledby');
+    if (by) {
+      const doc = el.ownerDocument;
+      let s = '';
+      const ids = strSplit(strTrim(by), /\s+/);
+      for (let i = 0; i < ids.length && i < 5; i++) {
+        const ref = doc && (getById ? getById(doc, ids[i]) : doc.getElementById(ids[i]));
+        if (ref) s += (s ? ' ' : '') + textOf(ref);
+      }
+      if (s) return clip(s, LIMITS.name);
+    }
+    const label = getAttr(el, 'aria-label');
+    if (label && strTrim(label)) return oneLine(label, LIMITS.name);
+    const tag = strLower(localNameOf(el));
+    if (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'meter' || tag === 'progress') {
+      const type = strLower(getAttr(el, 'type') || '');
+      if (tag === 'input' && (type === 'button' || type === 'submit' || type === 'reset')) {
+        const v = getAttr(el, 'value');
+        return oneLine(v || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : ''), LIMITS.name);
+      }
+      if (tag === 'input' && type === 'image') return oneLine(getAttr(el, 'alt') || 'Submit', LIMITS.name);
+      let s = '';
+      let labels = null;
+      try {
+        labels = el.labels;
+      } catch {
+        labels = null;
+      }
+      if (labels) {
+        for (let i = 0; i < labels.length && i < 3; i++) {
+          const t = labelText(labels[i], el);
+          if (t) s += (s ? ' ' : '') + t;
+        }
+      }
+      if (s) return clip(s, LIMITS.name);
+    } else if (tag === 'img' || tag === 'area') {
+      const alt = getAttr(el, 'alt');
+      if (alt) return oneLine(alt, LIMITS.name);
+    } else if (tag === 'fieldset' || tag === 'table' || tag === 'figure') {
+      // name from legend / caption / figcaption: rarely clicked; fall through
+    }
+    if (NAME_FROM_CONTENT[role] || (!role && (tag === 'label' || tag === 'summary'))) {
+      const t = textOf(el);
+      if (t) return t;
+    }
+    const title = getAttr(el, 'title') || getAttr(el, 'placeholder');
+    return title ? oneLine(title, LIMITS.name) : '';
+  }
+
+  // labelText is a label's text without the text of the control it wraps
+  // (a <select>'s options, a textarea's default value).
+  function labelText(label, control) {
+    let s = '';
+    try {
+      for (let c = label.firstChild; c; c = c.nextSibling) {
+        if (c === control) continue;
+        if (c.nodeType === 3) s += c.data;
+        else if (c.nodeType === 1) {
+          const t = strLower(localNameOf(c));
+          if (t === 'select' || t === 'textarea' || t === 'input') continue;
+          s += ' ' + StringCtor(textContentOf(c) ?? '');
+        }
+      }
+    } catch {
+      return '';
+    }
+    return oneLine(s, LIMITS.name);
+  }
+
+  const SECRET_AUTOCOMPLETE = /(^|\s)(cc-[a-z-]+|current-password|new-password|one-time-code)(\s|$)/i;
+
+  /**
+   * isSecretField says whether a form control's value must never be
+   * recorded: password fields and fields whose autocomplete names a card
+   * field ("cc-*"), a password or a one-time code.
+   */
+  function isSecretField(el) {
+    if (!isElement(el)) return false;
+    const type = strLower(getAttr(el, 'type') || '');
+    if (type === 'password') return true;
+    try {
+      if (el.type === 'password') return true;
+    } catch {
+      // not a form control
+    }
+    const ac = getAttr(el, 'autocomplete');
+    return !!ac && SECRET_AUTOCOMPLETE.test(ac);
+  }
+
+  const TEXT_MIME = /^(text\/|application\/([\w.+-]*\+)?(json|xml|javascript|ecmascript|x-www-form-urlencoded|graphql|x-ndjson)\b)/i;
+
+  /** isTextMime says whether a body of this content type is text worth keeping. */
+  function isTextMime(mime) {
+    return typeof mime === 'string' && TEXT_MIME.test(mime) && !/event-stream/i.test(mime);
+  }
+
+  /**
+   * scrub replaces every occurrence of each secret in s with "[redacted]":
+   * as typed, URL-encoded (encodeURIComponent), form-encoded (URLSearchParams,
+   * FormData posted as a form) and JSON-escaped. Secrets shorter than 3
+   * characters are left alone: they would match everywhere.
+   */
+  function scrub(s, secrets) {
+    if (typeof s !== 'string' || !secrets.length) return s;
+    for (let i = 0; i < secrets.length; i++) {
+      const v = secrets[i];
+      if (typeof v !== 'string' || v.length < 3) continue;
+      const forms = [v];
+      try {
+        const enc = encodeURIComponent(v);
+        const plus = strReplaceAll(enc, '%20', '+'); // jQuery.param and friends
+        arrPush(forms, enc);
+        arrPush(forms, plus);
+        arrPush(forms, strReplace(plus, /[!'()~]/g, (c) => '%' + strUpper(c.charCodeAt(0).toString(16))));
+      } catch {
+        // a lone surrogate: only the raw form
+      }
+      arrPush(forms, strSlice(stringify(v), 1, -1));
+      for (let j = 0; j < forms.length; j++) {
+        if (strIndexOf(s, forms[j]) >= 0) s = strReplaceAll(s, forms[j], '[redacted]');
+      }
+    }
+    return s;
+  }
+
+  /**
+   * Buffer holds records until they are posted: at most `limit`, dropping
+   * the oldest and counting drops per kind. Pure; the page side wraps it.
+   */
+  function Buffer(limit) {
+    this.limit = limit;
+    this.items = [];
+    this.dropped = {};
+    this.droppedAny = false;
+  }
+  Buffer.prototype.push = function push(rec) {
+    const items = this.items;
+    if (items.length >= this.limit) {
+      const old = arrShift(items);
+      this.dropped[old.kind] = (this.dropped[old.kind] || 0) + 1;
+      this.droppedAny = true;
+    }
+    items[items.length] = rec;
+    return items.length;
+  };
+  /** take removes up to n records and the drop counts: {events, dropped?}. */
+  Buffer.prototype.take = function take(n) {
+    const events = arrSplice(this.items, 0, n);
+    const msg = { events };
+    if (this.droppedAny) {
+      msg.dropped = this.dropped;
+      this.dropped = {};
+      this.droppedAny = false;
+    }
+    return msg;
+  };
+
+  const kit = {
+    LIMITS, clip, utf8Length, fmt, formatArgs, selectorOf, roleOf, nameOf, isSecretField, isTextMime, scrub, shortNode,
+    stableId, Buffer,
+  };
+
+  if (!hasDOM) {
+    global.gasolineCaptureKit = kit; // node unit tests only (see the header)
+    return;
+  }
+  install();
+
+  // --- the page side ------------------------------------------------------------
+
+  function install() {
+    const win = global;
+    const doc = document;
+    const loc = location;
+    const ET = EventTarget.prototype;
+    const addListener = uncurry(ET.addEventListener);
+    const removeListener = uncurry(ET.removeEventListener);
+    const dispatch = uncurry(ET.dispatchEvent);
+    const setTimeout_ = win.setTimeout.bind(win);
+    const clearTimeout_ = win.clearTimeout.bind(win);
+    const perf = win.performance;
+    const perfNow = perf && perf.now ? perf.now.bind(perf) : now;
+    const MessageChannelCtor = win.MessageChannel;
+    const MessageEventCtor = win.MessageEvent;
+    const portPost = uncurry(MessagePort.prototype.postMessage);
+    const locHref = dom(win.Location, 'href', true) || (() => StringCtor(loc.href));
+    const URLCtor = win.URL;
+    const ErrorEventCtor = win.ErrorEvent;
+    const Observer = win.PerformanceObserver;
+    const TextDecoderCtor = win.TextDecoder;
+    const ResponseP = win.Response && win.Response.prototype;
+    const resClone = ResponseP && uncurry(ResponseP.clone);
+    const resHeaders = ResponseP && dom(win.Response, 'headers', true);
+    const resStatus = ResponseP && dom(win.Response, 'status', true);
+    const resType = ResponseP && dom(win.Response, 'type', true);
+    const resBody = ResponseP && dom(win.Response, 'body', true);
+    const RequestCtor = win.Request;
+    const reqClone = RequestCtor && uncurry(RequestCtor.prototype.clone);
+    const reqText = RequestCtor && uncurry(RequestCtor.prototype.text);
+    const headersGet = win.Headers && uncurry(win.Headers.prototype.get);
+    const headersForEach = win.Headers && uncurry(win.Headers.prototype.forEach);
+    const HeadersCtor = win.Headers;
+    const readerOf = win.ReadableStream && uncurry(win.ReadableStream.prototype.getReader);
+    const readerRead = win.ReadableStreamDefaultReader && uncurry(win.ReadableStreamDefaultReader.prototype.read);
+    const readerCancel = win.ReadableStreamDefaultReader && uncurry(win.ReadableStreamDefaultReader.prototype.cancel);
+    const decode = TextDecoderCtor && uncurry(TextDecoderCtor.prototype.decode);
+    const URLSearchParamsCtor = win.URLSearchParams;
+    const FormDataCtor = win.FormData;
+    const BlobCtor = win.Blob;
+    const fdForEach = FormDataCtor && uncurry(FormDataCtor.prototype.forEach);
+    const uspToString = URLSearchParamsCtor && uncurry(URLSearchParamsCtor.prototype.toString);
+    const blobSize = BlobCtor && dom(BlobCtor, 'size', true);
+    const X = win.XMLHttpRequest && win.XMLHttpRequest.prototype;
+    const xhrStatus = X && dom(win.XMLHttpRequest, 'status', true);
+    const xhrResponseType = X && dom(win.XMLHttpRequest, 'responseType', true);
+    const xhrResponseText = X && dom(win.XMLHttpRequest, 'responseText', true);
+    const xhrResponse = X && dom(win.XMLHttpRequest, 'response', true);
+    const xhrGetAllHeaders = X && uncurry(X.getAllResponseHeaders);
+    const xhrGetHeader = X && uncurry(X.getResponseHeader);
+    const xhrReadyState = X && dom(win.XMLHttpRequest, 'readyState', true);
+    const H = win.History && win.History.prototype;
+    const isTrusted = dom(win.Event, 'isTrusted', true) || ((e) => e.isTrusted);
+    const eventTarget = dom(win.Event, 'target', true) || ((e) => e.target);
+    const composedPath = dom(win.Event, 'composedPath') || ((e) => e.composedPath());
+
+    const random = strSlice(StringCtor(MathRandom()), 2, 10);
+    let seq = 0;
+
+    // settings the worker sends back through the relay (EVENTS.md capture config)
+    const settings = {
+      bodyCap: DEFAULT_BODY_CAP,
+      kinds: { log: true, error: true, network: true, action: true, nav: true, vital: true },
+    };
+    const on = (kind) => settings.kinds[kind] !== false;
+
+    // --- buffer and port ----------------------------------------------------------
+    const buffer = new Buffer(LIMITS.buffer);
+    let port = null;
+    let timer = 0;
+    const secretFields = []; // elements whose values must not appear in any record
+
+    function secrets() {
+      const out = [];
+      for (let i = 0; i < secretFields.length; i++) {
+        try {
+          const v = secretFields[i].value;
+          if (typeof v === 'string' && v.length >= 3) arrPush(out, v);
+        } catch {
+          // detached or odd element
+        }
+      }
+      return out;
+    }
+
+    function scrubRecord(rec) {
+      const s = secrets();
+      if (!s.length) return;
+      const ks = keys(rec);
+      for (let i = 0; i < ks.length; i++) {
+        const v = rec[ks[i]];
+        if (typeof v === 'string') rec[ks[i]] = scrub(v, s);
+      }
+    }
+
+    /** emit queues one record; it never throws and never blocks the page. */
+    function emit(rec, urgent) {
+      try {
+        if (secretFields.length) scrubRecord(rec);
+        const n = buffer.push(rec);
+        if (!port) return;
+        if (urgent || n >= LIMITS.flushCount) flush();
+        else if (!timer) timer = setTimeout_(flush, LIMITS.flushMs);
+      } catch {
+        // capture must never break the page
+      }
+    }
+
+    function flush() {
+      if (timer) {
+        clearTimeout_(timer);
+        timer = 0;
+      }
+      if (!port) return;
+      while (buffer.items.length || buffer.droppedAny) {
+        const msg = buffer.take(LIMITS.flushCount);
+        try {
+          portPost(port, msg);
+        } catch {
+          // a record that cannot be cloned: drop the message, count it
+          for (let i = 0; i < msg.events.length; i++) {
+            const k = msg.events[i].kind;
+            buffer.dropped[k] = (buffer.dropped[k] || 0) + 1;
+            buffer.droppedAny = true;
+          }
+          if (!msg.events.length) break;
+        }
+      }
+    }
+
+    function onPortMessage(e) {
+      const d = e.data;
+      if (!d || typeof d !== 'object' || !d.config || typeof d.config !== 'object') return;
+      const c = d.config;
+      if (typeof c.body_cap === 'number' && NumberIsFinite(c.body_cap) && c.body_cap >= 0) settings.bodyCap = c.body_cap;
+      if (c.kinds && typeof c.kinds === 'object') {
+        const ks = keys(settings.kinds);
+        for (let i = 0; i < ks.length; i++) {
+          if (typeof c.kinds[ks[i]] === 'boolean') settings.kinds[ks[i]] = c.kinds[ks[i]];
+        }
+      }
+    }
+
+    function connect() {
+      const ch = new MessageChannelCtor();
+      const accepted = !dispatch(win, new MessageEventCtor(PORT_EVENT, { ports: [ch.port2], cancelable: true }));
+      if (!accepted) return false;
+      port = ch.port1;
+      port.onmessage = onPortMessage;
+      flush();
+      return true;
+    }
+
+    const PORT_EVENT = 'gasoline:capture-port';
+    const HELLO_EVENT = 'gasoline:capture-hello';
+    if (!connect()) {
+      // The relay has not run yet (Chrome ran this script first): it says
+      // hello when it starts, and we answer once.
+      const onHello = (e) => {
+        if (port) return;
+        try {
+          e.stopImmediatePropagation();
+        } catch {
+          // ignore
+        }
+        if (connect()) removeListener(win, HELLO_EVENT, onHello, true);
+      };
+      addListener(win, HELLO_EVENT, onHello, true);
+    }
+
+    // --- console ------------------------------------------------------------------
+    const con = win.console;
+    let busy = false; // a page getter that logs while we serialise must not recurse
+
+    function callerSource(stack) {
+      // The first frame that is not this file: "url:line:col".
+      const lines = strSplit(stack, '\n');
+      for (let i = 1; i < lines.length; i++) {
+        const l = lines[i];
+        if (strIndexOf(l, SCRIPT_NAME) >= 0) continue;
+        const m = /\(?((?:[a-z-]+:\/\/|\/)[^\s()]*?:\d+:\d+)\)?\s*$/i.exec(l);
+        if (m) return clip(m[1], LIMITS.url);
+      }
+      return undefined;
+    }
+
+    function hookConsole(method, level) {
+      const orig = con[method];
+      if (typeof orig !== 'function') return;
+      const wantStack = level === 'warn' || level === 'error' || method === 'trace';
+      const hooked = {
+        [method](...args) {
+          if (!busy && on('log')) {
+            busy = true;
+            try {
+              let a = args;
+              if (method === 'assert') {
+                if (args[0]) a = null;
+                else {
+                  a = ['Assertion failed:'];
+                  for (let i = 1; i < args.length; i++) a[i] = args[i];
+                }
+              }
+              if (a) {
+                const f = formatArgs(a);
+                const rec = { kind: 'log', ts: now(), level, message: f.message };
+                if (wantStack) {
+                  const st = new ErrorCtor().stack;
+                  if (typeof st === 'string') {
+                    const src = callerSource(st);
+                    if (src) rec.source = src;
+                    if (!f.stack) f.stack = clip(strReplace(st, /^Error\n/, ''), LIMITS.stack);
+                  }
+                }
+                if (f.stack) rec.stack = f.stack;
+                emit(rec);
+              }
+            } catch {
+              // never let capture break a console call
+            } finally {
+              busy = false;
+            }
+          }
+          return apply(orig, this, args);
+        },
+      }[method];
+      try {
+        con[method] = hooked;
+      } catch {
+        // a frozen console
+      }
+    }
+    hookConsole('debug', 'debug');
+    hookConsole('info', 'info');
+    hookConsole('log', 'log');
+    hookConsole('warn', 'warn');
+    hookConsole('error', 'error');
+    hookConsole('trace', 'log');
+    hookConsole('assert', 'error');
+    hookConsole('dir', 'log');
+    hookConsole('table', 'log');
+
+    // --- errors -------------------------------------------------------------------
+    const RESOURCE_TAGS = { img: 'src', script: 'src', link: 'href', video: 'src', audio: 'src', source: 'src', iframe: 'src', embed: 'src', object: 'data', track: 'src', input: 'src' };
+    addListener(win, 'error', (e) => {
+      try {
+        if (!on('error')) return;
+        if (ErrorEventCtor && e instanceof ErrorEventCtor) {
+          const rec = { kind: 'error', ts: now(), type: 'uncaught', message: clip(StringCtor(e.message || 'Uncaught error'), LIMITS.message) };
+          const err = e.error;
+          if (err && typeof err === 'object') {
+            const st = errorStack(err);
+            if (st) rec.stack = st;
+          }
+          if (e.filename) rec.source = clip(StringCtor(e.filename), LIMITS.url);
+          if (e.lineno) rec.line = e.lineno;
+          if (e.colno) rec.column = e.colno;
+          emit(rec);
+          return;
+        }
+        const t = eventTarget(e);
+        if (!isElement(t)) return;
+        const tag = strLower(localNameOf(t));
+        const attr = RESOURCE_TAGS[tag];
+        if (!attr || !hasOwn(RESOURCE_TAGS, tag)) return;
+        let url = '';
+        try {
+          url = StringCtor(t.currentSrc || t[attr] || getAttr(t, attr) || '');
+        } catch {
+          url = '';
+        }
+        emit({
+          kind: 'error', ts: now(), type: 'resource', element: tag, resource_url: clip(url, LIMITS.url),
+          message: clip('failed to load <' + tag + '> ' + url, LIMITS.message),
+        });
+      } catch {
+        // ignore
+      }
+    }, true);
+
+    addListener(win, 'unhandledrejection', (e) => {
+      try {
+        if (!on('error')) return;
+        const reason = e.reason;
+        const rec = { kind: 'error', ts: now(), type: 'unhandled_rejection', message: '' };
+        if (reason && typeof reason === 'object' && isErrorLike(reason)) {
+          rec.message = clip(errorText(reason), LIMITS.message);
+          const st = errorStack(reason);
+          if (st) {
+            rec.stack = st;
+            const src = callerSource('\n' + st);
+            if (src) rec.source = src;
+          }
+        } else {
+          rec.message = clip(typeof reason === 'string' ? reason : formatArgs([reason]).message, LIMITS.message);
+        }
+        emit(rec);
+      } catch {
+        // ignore
+      }
+    }, true);
+
+    // --- network --------------------------------------------------------------------
+    function absolute(u) {
+      try {
+        return clip(new URLCtor(StringCtor(u), locHref(loc)).href, LIMITS.url);
+      } catch {
+        return clip(StringCtor(u), LIMITS.url);
+      }
+    }
+
+    function crossOrigin(u) {
+      try {
+        return new URLCtor(u).origin !== loc.origin;
+      } catch {
+        return false;
+      }
+    }
+
+    function nextId(prefix) {
+      seq++;
+      return prefix + random + '-' + seq;
+    }
+
+    function headerObject(h) {
+      const out = {};
+      let n = 0;
+      try {
+        headersForEach(h, (v, k) => {
+          if (n++ < LIMITS.headers) out[k] = clip(StringCtor(v), 2000);
+        });
+      } catch {
+        // not iterable
+      }
+      return n ? out : undefined;
+    }
+
+    function plainHeaders(h) {
+      if (!h) return undefined;
+      try {
+        if (HeadersCtor && h instanceof HeadersCtor) return headerObject(h);
+        if (isArray(h)) {
+          const out = {};
+          for (let i = 0; i < h.length && i < LIMITS.headers; i++) out[StringCtor(h[i][0])] = clip(StringCtor(h[i][1]), 2000);
+          return out;
+        }
+        if (typeof h === 'object') {
+          const out = {};
+          const ks = keys(h);
+          for (let i = 0; i < ks.length && i < LIMITS.headers; i++) out[ks[i]] = clip(StringCtor(h[ks[i]]), 2000);
+          return out;
+        }
+      } catch {
+        // ignore
+      }
+      return undefined;
+    }
+
+    /** bodyText returns {text?, size?, truncated?} for a request body the page passed. */
+    function bodyText(body, cap) {
+      try {
+        if (body == null) return {};
+        let s;
+        if (typeof body === 'string') s = body;
+        else if (URLSearchParamsCtor && body instanceof URLSearchParamsCtor) s = uspToString(body);
+        else if (FormDataCtor && body instanceof FormDataCtor) {
+          const parts = [];
+          fdForEach(body, (v, k) => {
+            arrPush(parts, encodeURIComponent(k) + '=' + (typeof v === 'string' ? encodeURIComponent(v) : '[File ' + encodeURIComponent(v.name) + ']'));
+          });
+          s = arrJoin(parts, '&');
+        } else if (BlobCtor && body instanceof BlobCtor) return { size: blobSize(body) };
+        else if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return { size: body.byteLength };
+        else return {};
+        return s.length > cap ? { text: strSlice(s, 0, cap), size: utf8Length(s), truncated: true } : { text: s, size: utf8Length(s) };
+      } catch {
+        return {};
+      }
+    }
+
+    // readCapped reads at most cap characters of a response clone's body,
+    // then cancels the clone; the page's own response is untouched.
+    function readCapped(res, cap) {
+      const body = resBody(res);
+      if (!body || !readerOf || !decode) return PromiseCtor.resolve({});
+      const reader = readerOf(body);
+      const dec = new TextDecoderCtor();
+      let text = '';
+      let bytes = 0;
+      const step = () => promiseThen(readerRead(reader), (r) => {
+        if (r.done) {
+          text += decode(dec);
+          return text.length > cap ? { text: strSlice(text, 0, cap), size: bytes, truncated: true } : { text, size: bytes };
+        }
+        bytes += r.value.byteLength;
+        text += decode(dec, r.value, { stream: true });
+        if (text.length > cap) {
+          promiseThen(readerCancel(reader), undefined, () => {});
+          return { text: strSlice(text, 0, cap), truncated: true };
+        }
+        return step();
+      });
+      return step();
+    }
+
+    function failure(e, url) {
+      try {
+        if (e && e.name === 'AbortError') return 'aborted';
+      } catch {
+        // ignore
+      }
+      return crossOrigin(url) ? 'cors' : 'net::ERR_FAILED';
+    }
+
+    const origFetch = win.fetch;
+    if (typeof origFetch === 'function') {
+      const hookedFetch = {
+        fetch(input, init) {
+          let info = null;
+          if (on('network')) {
+            try {
+              info = fetchInfo(input, init);
+            } catch {
+              info = null;
+            }
+          }
+          const p = apply(origFetch, this, arguments);
+          if (!info) return p;
+          // The page gets a promise that settles as p does, right after our
+          // handler cloned the response; a failure the page does not catch
+          // is still its unhandled rejection.
+          return promiseThen(p, (res) => {
+            try {
+              fetchDone(res, info);
+            } catch {
+              // ignore
+            }
+            return res;
+          }, (e) => {
+            try {
+              fetchFailed(e, info);
+            } catch {
+              // ignore
+            }
+            throw e;
+          });
+        },
+      }.fetch;
+      win.fetch = hookedFetch;
+    }
+
+    function fetchInfo(input, init) {
+      const isReq = RequestCtor && input instanceof RequestCtor;
+      const method = strUpper(StringCtor((init && init.method) || (isReq ? input.method : 'GET')));
+      const url = absolute(isReq ? input.url : input);
+      const info = { id: nextId('f'), method, url, ts: now(), t0: perfNow(), cap: settings.bodyCap };
+      info.headers = plainHeaders(init && init.headers) || (isReq ? headerObject(input.headers) : undefined);
+      if (init && init.body != null) info.body = bodyText(init.body, info.cap);
+      else if (isReq && input.body) {
+        // The page's request is consumed by fetch; read a clone made first.
+        info.bodyPromise = promiseThen(reqText(reqClone(input)), (s) => (s.length > info.cap
+          ? { text: strSlice(s, 0, info.cap), size: utf8Length(s), truncated: true } : { text: s, size: utf8Length(s) }), () => ({}));
+      }
+      return info;
+    }
+
+    function fetchDone(res, info) {
+      {
+        const rec = networkRecord(info, 'fetch');
+        rec.duration_ms = round(perfNow() - info.t0);
+        let mime;
+        try {
+          rec.status = resStatus(res);
+          const h = resHeaders(res);
+          mime = headersGet(h, 'content-type') || undefined;
+          if (mime) rec.mime_type = clip(mime, 200);
+          rec.response_headers = headerObject(h);
+          if (resType(res) === 'opaque') rec.status = 0;
+        } catch {
+          // ignore
+        }
+        let read = PromiseCtor.resolve({});
+        if (isTextMime(mime) && info.cap > 0) {
+          try {
+            read = readCapped(resClone(res), info.cap);
+          } catch {
+            read = PromiseCtor.resolve({});
+          }
+        }
+        finishNetwork(rec, info, read);
+      }
+    }
+
+    function fetchFailed(e, info) {
+      const rec = networkRecord(info, 'fetch');
+      rec.status = 0;
+      rec.error = failure(e, info.url);
+      rec.duration_ms = round(perfNow() - info.t0);
+      finishNetwork(rec, info, PromiseCtor.resolve({}));
+    }
+
+    function networkRecord(info, type) {
+      const rec = { kind: 'network', ts: info.ts, request_id: info.id, source: 'page', method: info.method, url: info.url, status: 0, resource_type: type };
+      if (info.headers) rec.request_headers = info.headers;
+      return rec;
+    }
+
+    function finishNetwork(rec, info, responseBody) {
+      const req = info.bodyPromise || PromiseCtor.resolve(info.body || {});
+      const done = (q, r) => {
+        if (q.text !== undefined) rec.request_body = q.text;
+        if (q.size !== undefined) rec.request_body_size = q.size;
+        if (r.text !== undefined) rec.response_body = r.text;
+        if (r.size !== undefined) rec.response_body_size = r.size;
+        if (q.truncated || r.truncated) rec.body_truncated = true;
+        emit(rec);
+      };
+      promiseThen(req, (q) => promiseThen(responseBody, (r) => done(q, r), () => done(q, {})), () => done({}, {}));
+    }
+
+    function round(ms) {
+      return MathMax(0, MathRound(ms * 10) / 10);
+    }
+
+    if (X) {
+      const xhrs = new WeakMapCtor(); // xhr -> the request it is sending (replaced at each open)
+      const listening = new WeakMapCtor(); // xhr -> true once our listener is on it
+      const xOpen = X.open;
+      const xSend = X.send;
+      const xAbort = X.abort;
+      const xSetHeader = X.setRequestHeader;
+      // A request is recorded when the object reaches DONE (readystatechange,
+      // before load/error/abort/loadend), or when the page opens the object
+      // again first (from its own DONE handler).
+      const recordDone = (xhr) => {
+        const cur = wmGet(xhrs, xhr);
+        if (!cur || !cur.id || cur.done || xhrReadyState(xhr) !== 4) return;
+        cur.done = true;
+        try {
+          xhrDone(xhr, cur);
+        } catch {
+          // ignore
+        }
+      };
+      X.open = {
+        open(method, url) {
+          try {
+            recordDone(this);
+            wmSet(xhrs, this, { method: strUpper(StringCtor(method)), url: absolute(url) });
+          } catch {
+            // ignore
+          }
+          return apply(xOpen, this, arguments);
+        },
+      }.open;
+      X.abort = {
+        abort() {
+          try {
+            const cur = wmGet(xhrs, this);
+            if (cur) cur.aborted = true;
+          } catch {
+            // ignore
+          }
+          return apply(xAbort, this, arguments);
+        },
+      }.abort;
+      X.setRequestHeader = {
+        setRequestHeader(name, value) {
+          try {
+            const info = wmGet(xhrs, this);
+            if (info) {
+              if (!info.headers) info.headers = {};
+              if (keys(info.headers).length < LIMITS.headers) info.headers[StringCtor(name)] = clip(StringCtor(value), 2000);
+            }
+          } catch {
+            // ignore
+          }
+          return apply(xSetHeader, this, arguments);
+        },
+      }.setRequestHeader;
+      X.send = {
+        send(body) {
+          try {
+            const info = wmGet(xhrs, this);
+            if (info && on('network')) {
+              info.id = nextId('x');
+              info.ts = now();
+              info.t0 = perfNow();
+              info.cap = settings.bodyCap;
+              info.body = bodyText(body, info.cap);
+              const xhr = this;
+              if (!wmGet(listening, xhr)) {
+                // One listener per object, however often it is reused: it
+                // reads the request the object is sending now.
+                wmSet(listening, xhr, true);
+                addListener(xhr, 'readystatechange', () => recordDone(xhr));
+              }
+            }
+          } catch {
+            // ignore
+          }
+          return apply(xSend, this, arguments);
+        },
+      }.send;
+    }
+
+    function parseRawHeaders(raw) {
+      if (!raw) return undefined;
+      const out = {};
+      const lines = strSplit(raw, '\r\n');
+      let n = 0;
+      for (let i = 0; i < lines.length && n < LIMITS.headers; i++) {
+        const c = strIndexOf(lines[i], ':');
+        if (c > 0) {
+          out[strTrim(strSlice(lines[i], 0, c))] = clip(strTrim(strSlice(lines[i], c + 1)), 2000);
+          n++;
+        }
+      }
+      return n ? out : undefined;
+    }
+
+    function xhrDone(xhr, info) {
+      const rec = networkRecord(info, 'xhr');
+      rec.duration_ms = round(perfNow() - info.t0);
+      rec.status = xhrStatus(xhr);
+      let resp = {};
+      if (rec.status === 0) {
+        rec.error = info.aborted ? 'aborted' : failure(null, info.url);
+      } else {
+        const mime = xhrGetHeader(xhr, 'content-type');
+        if (mime) rec.mime_type = clip(mime, 200);
+        rec.response_headers = parseRawHeaders(xhrGetAllHeaders(xhr));
+        const rt = xhrResponseType(xhr);
+        if (info.cap > 0 && isTextMime(mime || 'text/plain')) {
+          let s;
+          if (rt === '' || rt === 'text') s = xhrResponseText(xhr);
+          else if (rt === 'json') {
+            try {
+              s = stringify(xhrResponse(xhr));
+            } catch {
+              s = undefined;
+            }
+          }
+          if (typeof s === 'string') {
+            resp = s.length > info.cap ? { text: strSlice(s, 0, info.cap), size: utf8Length(s), truncated: true } : { text: s, size: utf8Length(s) };
+          }
+        }
+      }
+      finishNetwork(rec, info, PromiseCtor.resolve(resp));
+    }
+
+    // --- navigations ----------------------------------------------------------------
+    let lastHref = locHref(loc);
+    function navigated(type) {
+      if (!on('nav')) {
+        lastHref = locHref(loc);
+        return;
+      }
+      const to = locHref(loc);
+      const rec = { kind: 'nav', ts: now(), type, to: clip(to, LIMITS.url) };
+      if (lastHref !== to || type === 'popstate') rec.from = clip(lastHref, LIMITS.url);
+      lastHref = to;
+      emit(rec);
+    }
+    if (H) {
+      for (const name of ['pushState', 'replaceState']) {
+        const orig = H[name];
+        if (typeof orig !== 'function') continue;
+        H[name] = {
+          [name]() {
+            const r = apply(orig, this, arguments);
+            try {
+              navigated(name);
+            } catch {
+              // ignore
+            }
+            return r;
+          },
+        }[name];
+      }
+    }
+    addListener(win, 'popstate', () => navigated('popstate'), true);
+    addListener(win, 'hashchange', () => navigated('hashchange'), true);
+    {
+      const rec = { kind: 'nav', ts: now(), type: 'load', to: clip(lastHref, LIMITS.url) };
+      try {
+        if (doc.referrer) rec.from = clip(doc.referrer, LIMITS.url);
+      } catch {
+        // ignore
+      }
+      if (on('nav')) emit(rec);
+    }
+
+    // --- user actions ---------------------------------------------------------------
+    const INTERACTIVE = 'a[href],button,input,select,textarea,label,summary,option,[role],[contenteditable=""],[contenteditable="true"],[onclick],[tabindex]';
+
+    function actionTarget(e) {
+      let t;
+      try {
+        const path = composedPath(e);
+        t = path && path.length ? path[0] : eventTarget(e);
+      } catch {
+        t = eventTarget(e);
+      }
+      if (!isElement(t)) t = t && t.parentElement;
+      if (!isElement(t)) return null;
+      // Inside a closed or nested shadow tree the outer host is what a
+      // selector can reach from the document.
+      if (getRootNode(t) !== doc) {
+        const host = eventTarget(e);
+        if (isElement(host) && getRootNode(host) === doc) t = host;
+      }
+      return t;
+    }
+
+    function describe(el, withText) {
+      const role = roleOf(el);
+      const rec = { selector: selectorOf(el) };
+      if (role) rec.role = role;
+      const name = nameOf(el, role);
+      if (name) rec.name = name;
+      if (withText) {
+        const tag = strLower(localNameOf(el));
+        if (tag !== 'input' && tag !== 'textarea' && tag !== 'select' && !isSecretField(el)) {
+          const t = oneLine(StringCtor(textContentOf(el) ?? ''), LIMITS.text);
+          if (t) rec.text = t;
+        }
+      }
+      return rec;
+    }
+
+    function modifiers(e) {
+      const m = [];
+      if (e.altKey) arrPush(m, 'Alt');
+      if (e.ctrlKey) arrPush(m, 'Control');
+      if (e.metaKey) arrPush(m, 'Meta');
+      if (e.shiftKey) arrPush(m, 'Shift');
+      return m.length ? m : undefined;
+    }
+
+    function action(type, el, extra, urgent) {
+      const rec = describe(el, type === 'click' || type === 'dblclick' || type === 'submit');
+      rec.kind = 'action';
+      rec.ts = now();
+      rec.type = type;
+      if (extra) {
+        const ks = keys(extra);
+        for (let i = 0; i < ks.length; i++) if (extra[ks[i]] !== undefined) rec[ks[i]] = extra[ks[i]];
+      }
+      emit(rec, urgent);
+    }
+
+    function rememberSecret(el) {
+      if (arrIndexOf(secretFields, el) >= 0) return;
+      if (secretFields.length >= 20) arrShift(secretFields);
+      arrPush(secretFields, el);
+    }
+
+    function valueOf(el) {
+      if (isSecretField(el)) {
+        rememberSecret(el);
+        return '[redacted]';
+      }
+      try {
+        const tag = strLower(localNameOf(el));
+        if (tag === 'input') {
+          const type = strLower(el.type || '');
+          if (type === 'checkbox' || type === 'radio') return el.checked ? 'checked' : 'unchecked';
+          if (type === 'file') return '[' + (el.files ? el.files.length : 0) + ' file(s)]';
+          return clip(StringCtor(el.value), LIMITS.value);
+        }
+        if (tag === 'textarea' || tag === 'select') return clip(StringCtor(el.value), LIMITS.value);
+        if (el.isContentEditable) return clip(StringCtor(textContentOf(el) ?? ''), LIMITS.value);
+      } catch {
+        // ignore
+      }
+      return undefined;
+    }
+
+    // Typing fires an input event per key; one record per field per pause
+    // (or before any other action) says the same with far fewer records.
+    let pendingInput = null;
+    let inputTimer = 0;
+    function flushInput() {
+      if (inputTimer) {
+        clearTimeout_(inputTimer);
+        inputTimer = 0;
+      }
+      const p = pendingInput;
+      pendingInput = null;
+      if (p) action('input', p, { value: valueOf(p) });
+    }
+
+    const onAction = (type) => (e) => {
+      try {
+        if (!isTrusted(e) || !on('action')) return;
+        let el = actionTarget(e);
+        if (!el) return;
+        if (type === 'input') {
+          if (isSecretField(el)) rememberSecret(el);
+          if (pendingInput && pendingInput !== el) flushInput();
+          pendingInput = el;
+          if (inputTimer) clearTimeout_(inputTimer);
+          inputTimer = setTimeout_(flushInput, 500);
+          return;
+        }
+        flushInput();
+        switch (type) {
+          case 'click':
+          case 'dblclick': {
+            const inter = closest(el, INTERACTIVE);
+            if (inter) el = inter;
+            action(type, el, { modifiers: modifiers(e) }, true);
+            break;
+          }
+          case 'change':
+            action('change', el, { value: valueOf(el) }, true);
+            break;
+          case 'submit':
+            action('submit', el, undefined, true);
+            break;
+          case 'keydown': {
+            const key = e.key;
+            if ((key !== 'Enter' && key !== 'Escape' && key !== 'Tab') || e.isComposing) return;
+            action('keydown', el, { key, modifiers: modifiers(e) }, true);
+            break;
+          }
+        }
+        finalizeLCP();
+      } catch {
+        // ignore
+      }
+    };
+    for (const type of ['click', 'dblclick', 'input', 'change', 'submit', 'keydown']) {
+      addListener(win, type, onAction(type), { capture: true, passive: true });
+    }
+
+    // --- web vitals -----------------------------------------------------------------
+    // A metric that keeps improving (LCP candidates, CLS, INP) is sent once
+    // it has been stable for a second, and whatever is pending when the page
+    // is hidden or left.
+    const pendingVitals = {}; // name -> {value, unit, timer}
+    function vital(name, value, unit, delay) {
+      if (!NumberIsFinite(value) || !on('vital')) return;
+      let p = pendingVitals[name];
+      if (!p) p = pendingVitals[name] = { value, unit, timer: 0 };
+      p.value = value;
+      if (p.timer) clearTimeout_(p.timer);
+      p.timer = delay ? setTimeout_(() => sendVital(name), delay) : 0;
+      if (!delay) sendVital(name);
+    }
+    function sendVital(name) {
+      const p = pendingVitals[name];
+      if (!p) return;
+      if (p.timer) clearTimeout_(p.timer);
+      pendingVitals[name] = undefined;
+      const value = p.unit === 'score' ? MathRound(p.value * 10000) / 10000 : round(p.value);
+      emit({ kind: 'vital', ts: now(), name, value, unit: p.unit });
+    }
+    function sendPendingVitals() {
+      const ks = keys(pendingVitals);
+      for (let i = 0; i < ks.length; i++) sendVital(ks[i]);
+    }
+    function observe(type, cb, extra) {
+      if (!Observer) return;
+      try {
+        const o = new Observer((list) => {
+          try {
+            const entries = list.getEntries();
+            for (let i = 0; i < entries.length; i++) cb(entries[i]);
+          } catch {
+            // ignore
+          }
+        });
+        const opts = { type, buffered: true };
+        if (extra) {
+          const ks = keys(extra);
+          for (let i = 0; i < ks.length; i++) opts[ks[i]] = extra[ks[i]];
+        }
+        o.observe(opts);
+      } catch {
+        // entry type not supported here
+      }
+    }
+    // LCP stops at the first user input (the web-vitals definition).
+    let lcpFinal = false;
+    function finalizeLCP() {
+      if (lcpFinal) return;
+      lcpFinal = true;
+      sendVital('LCP');
+    }
+    let clsSession = 0;
+    let clsSessionStart = 0;
+    let clsLast = 0;
+    let cls = 0;
+    let inp = 0;
+    observe('paint', (e) => {
+      if (e.name === 'first-contentful-paint') vital('FCP', e.startTime, 'ms');
+    });
+    let ttfbSent = false; // Chrome reports the navigation entry again when the load ends
+    observe('navigation', (e) => {
+      if (e.responseStart > 0 && !ttfbSent) {
+        ttfbSent = true;
+        vital('TTFB', e.responseStart, 'ms');
+      }
+    });
+    observe('largest-contentful-paint', (e) => {
+      if (!lcpFinal) vital('LCP', e.renderTime || e.loadTime || e.startTime, 'ms', 1000);
+    });
+    observe('layout-shift', (e) => {
+      if (e.hadRecentInput) return;
+      // CLS is the largest session window: shifts < 1 s apart, window < 5 s.
+      if (clsSession && e.startTime - clsLast < 1000 && e.startTime - clsSessionStart < 5000) {
+        clsSession += e.value;
+      } else {
+        clsSession = e.value;
+        clsSessionStart = e.startTime;
+      }
+      clsLast = e.startTime;
+      if (clsSession > cls) {
+        cls = clsSession;
+        vital('CLS', cls, 'score', 1000);
+      }
+    });
+    // INP here is the slowest interaction so far (exact for pages with
+    // fewer than 50 interactions).
+    observe('event', (e) => {
+      if (e.interactionId && e.duration > inp) {
+        inp = e.duration;
+        vital('INP', inp, 'ms', 1000);
+      }
+    }, { durationThreshold: 40 });
+    observe('longtask', (e) => {
+      if (on('vital')) emit({ kind: 'vital', ts: now(), name: 'longtask', value: round(e.duration), unit: 'ms' });
+    });
+
+    addListener(win, 'pagehide', () => {
+      try {
+        flushInput();
+        finalizeLCP();
+        sendPendingVitals();
+        flush();
+      } catch {
+        // ignore
+      }
+    }, true);
+    addListener(doc, 'visibilitychange', () => {
+      try {
+        if (doc.visibilityState !== 'hidden') return;
+        flushInput();
+        sendPendingVitals();
+        flush();
+      } catch {
+        // ignore
+      }
+    }, true);
+  }
+})(globalThis);
+//# sourceURL=gasoline-capture.js

@@ -1,0 +1,166 @@
+// The browser's view of every request of every tab, from chrome.webRequest
+// (observational listeners only: nothing is blocked or changed). It sees what
+// the page's JavaScript does not: documents, scripts, images, CORS failures,
+// net::ERR_* errors. Pure: the listeners pass Chrome's details objects in;
+// tested under node with recorded details.
+
+/** RESOURCE_TYPES maps chrome.webRequest's ResourceType to the event's resource_type. */
+export const RESOURCE_TYPES = Object.freeze({
+  main_frame: 'document',
+  sub_frame: 'document',
+  script: 'script',
+  stylesheet: 'stylesheet',
+  image: 'image',
+  imageset: 'image',
+  font: 'font',
+  media: 'media',
+  websocket: 'websocket',
+  xmlhttprequest: 'xhr',
+});
+
+const MAX_PENDING = 2000; // requests in flight remembered
+const MAX_DOCUMENTS = 1000; // (tab, frame) -> document URL entries
+
+/**
+ * NetworkObserver turns webRequest events into "network" capture events
+ * with source "browser", one per response (a redirect is its own event, with
+ * request_id "<id>.r<n>") or failure. emit(event) receives each one; the
+ * caller stamps nothing: tab_id and frame_id come from Chrome's details.
+ *
+ * It also remembers each frame's document URL (page_url), learned from
+ * document requests, from content-script messages (noteDocument) and from
+ * tab updates; a request whose frame it has not seen gets its initiator.
+ *
+ * Requests outside tabs (tabId -1: the extension's own calls to the daemon,
+ * other extensions, the browser) and requests made by the extension's own
+ * pages (initiator ownOrigin, e.g. the popup opened as a tab) are ignored.
+ */
+export class NetworkObserver {
+  constructor({ emit, ownOrigin = '', maxPending = MAX_PENDING }) {
+    this.emit = emit;
+    this.ownOrigin = ownOrigin;
+    this.maxPending = maxPending;
+    this.pending = new Map(); // requestId -> {start, requestHeaders, redirects}
+    this.documents = new Map(); // "tab:frame" -> url
+  }
+
+  /** noteDocument records the document URL of a frame. */
+  noteDocument(tabId, frameId, url) {
+    if (!Number.isInteger(tabId) || tabId < 0 || typeof url !== 'string' || !url) return;
+    const key = `${tabId}:${frameId ?? 0}`;
+    this.documents.delete(key);
+    this.documents.set(key, url);
+    if (this.documents.size > MAX_DOCUMENTS) this.documents.delete(this.documents.keys().next().value);
+  }
+
+  /** forgetTab drops what is remembered about a closed tab. */
+  forgetTab(tabId) {
+    for (const key of this.documents.keys()) {
+      if (key.startsWith(`${tabId}:`)) this.documents.delete(key);
+    }
+  }
+
+  /** documentOf returns the remembered URL of a tab's frame, or "". */
+  documentOf(tabId, frameId = 0) {
+    return this.documents.get(`${tabId}:${frameId}`) ?? '';
+  }
+
+  onBeforeRequest(d) {
+    if (!this.#observed(d)) return;
+    if (d.type === 'main_frame' || d.type === 'sub_frame') this.noteDocument(d.tabId, d.frameId, d.url);
+    this.pending.set(d.requestId, { start: d.timeStamp, requestHeaders: undefined, redirects: 0 });
+    if (this.pending.size > this.maxPending) this.pending.delete(this.pending.keys().next().value);
+  }
+
+  onSendHeaders(d) {
+    if (!this.#observed(d)) return;
+    const p = this.pending.get(d.requestId);
+    if (p) p.requestHeaders = d.requestHeaders;
+  }
+
+  onBeforeRedirect(d) {
+    if (!this.#observed(d)) return;
+    const p = this.pending.get(d.requestId);
+    const n = p ? ++p.redirects : 1;
+    const e = this.#event(d, p, `${d.requestId}.r${n}`);
+    e.status = d.statusCode ?? 0;
+    this.#response(e, d);
+    this.emit(e);
+    if (p) {
+      p.start = d.timeStamp;
+      p.requestHeaders = undefined;
+    }
+  }
+
+  onCompleted(d) {
+    if (!this.#observed(d)) return;
+    const p = this.pending.get(d.requestId);
+    this.pending.delete(d.requestId);
+    const e = this.#event(d, p, String(d.requestId));
+    e.status = d.statusCode ?? 0;
+    this.#response(e, d);
+    this.emit(e);
+  }
+
+  onErrorOccurred(d) {
+    if (!this.#observed(d)) return;
+    const p = this.pending.get(d.requestId);
+    this.pending.delete(d.requestId);
+    const e = this.#event(d, p, String(d.requestId));
+    e.status = 0;
+    e.error = typeof d.error === 'string' && d.error ? d.error : 'net::ERR_FAILED';
+    this.emit(e);
+  }
+
+  #observed(d) {
+    return inTab(d) && !(this.ownOrigin && d.initiator === this.ownOrigin);
+  }
+
+  #event(d, p, requestId) {
+    const frameId = Number.isInteger(d.frameId) ? d.frameId : 0;
+    // A document request belongs to the frame it loads; its page_url is its own URL.
+    let pageUrl = d.type === 'main_frame' || d.type === 'sub_frame' ? d.url : this.documentOf(d.tabId, frameId);
+    if (!pageUrl) pageUrl = typeof d.initiator === 'string' ? d.initiator : '';
+    const e = {
+      kind: 'network',
+      ts: p?.start ?? d.timeStamp ?? Date.now(),
+      tab_id: d.tabId,
+      frame_id: frameId,
+      page_url: pageUrl,
+      request_id: requestId,
+      source: 'browser',
+      method: d.method || 'GET',
+      url: d.url,
+      status: 0,
+      resource_type: RESOURCE_TYPES[d.type] ?? 'other',
+    };
+    if (p && Number.isFinite(d.timeStamp)) e.duration_ms = Math.max(0, Math.round((d.timeStamp - p.start) * 10) / 10);
+    if (p?.requestHeaders) e.request_headers = p.requestHeaders;
+    return e;
+  }
+
+  #response(e, d) {
+    if (!Array.isArray(d.responseHeaders)) return;
+    e.response_headers = d.responseHeaders;
+    const ct = d.responseHeaders.find((h) => h?.name?.toLowerCase() === 'content-type');
+    if (ct && typeof ct.value === 'string') e.mime_type = ct.value;
+  }
+}
+
+function inTab(d) {
+  return d && Number.isInteger(d.tabId) && d.tabId >= 0;
+}
+
+/**
+ * listen registers observer's listeners on chrome.webRequest for every URL
+ * (non-blocking: Chrome never waits for them). Headers are read without
+ * "extraHeaders", so Chrome leaves Cookie and Set-Cookie out entirely.
+ */
+export function listen(webRequest, observer) {
+  const filter = { urls: ['<all_urls>'] };
+  webRequest.onBeforeRequest.addListener((d) => observer.onBeforeRequest(d), filter);
+  webRequest.onSendHeaders.addListener((d) => observer.onSendHeaders(d), filter, ['requestHeaders']);
+  webRequest.onBeforeRedirect.addListener((d) => observer.onBeforeRedirect(d), filter, ['responseHeaders']);
+  webRequest.onCompleted.addListener((d) => observer.onCompleted(d), filter, ['responseHeaders']);
+  webRequest.onErrorOccurred.addListener((d) => observer.onErrorOccurred(d), filter);
+}

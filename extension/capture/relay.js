@@ -1,0 +1,246 @@
+// ISOLATED-world relay: runs in every frame at document_start, before
+// main-world.js (manifest order), in the extension's isolated world. It takes
+// the private MessagePort the MAIN-world script hands over, treats everything
+// that arrives on it as untrusted data (shape checked, sizes capped), and
+// forwards it to the worker in batches with chrome.runtime.sendMessage. The
+// worker's reply acknowledges a batch (it is then stored in the worker) and
+// carries the capture settings, which the relay passes back to the page
+// script.
+//
+// Handshake: this script listens for one "gasoline:capture-port"
+// MessageEvent on window, takes its first port, cancels the event (the page
+// script reads that as "accepted") and stops listening. If the page script
+// ran first, the "gasoline:capture-hello" event this script dispatches makes
+// it send the port again. Both scripts run before any page script, so the
+// first port is the extension's.
+//
+// Messages (see extension/README.md, "Capture"):
+//   page script -> relay (port):  CaptureMessage {events: [record], dropped?: {kind: n}}
+//   relay -> page script (port):  {config: {version, body_cap, kinds}}
+//   relay -> worker:              {type: "gasoline.capture", batch, events, dropped?}
+//   worker -> relay (reply):      {ok: true, config} | {ok: false, error}
+//
+// Under node (no document) it installs nothing and exposes checkMessage as
+// globalThis.gasolineRelayKit for the unit tests.
+(function gasolineRelay(global) {
+  'use strict';
+
+  const KINDS = { log: 1, error: 1, network: 1, action: 1, nav: 1, vital: 1 };
+  const LIMITS = {
+    eventsPerMessage: 200, // records accepted from one port message
+    string: 16384, // any string field but bodies
+    body: 1048576, // request_body / response_body (the page caps them at body_cap first)
+    fields: 40, // fields per record
+    headers: 64,
+    queue: 2000, // records waiting for the worker
+    batchEvents: 100, // records per message to the worker
+    batchChars: 600000, // approximate characters per message to the worker
+  };
+  const RETRY_MS = [250, 1000, 4000];
+
+  function capString(s, n) {
+    return s.length > n ? s.slice(0, n) : s;
+  }
+
+  /**
+   * checkRecord returns a copy of one page record holding only plain data:
+   * strings (capped), finite numbers, booleans, string arrays and
+   * string-valued objects (headers). It returns null when the record is not
+   * an object with a known kind. The worker validates each kind's fields.
+   */
+  function checkRecord(r) {
+    if (!r || typeof r !== 'object' || Array.isArray(r)) return null;
+    if (typeof r.kind !== 'string' || !Object.hasOwn(KINDS, r.kind)) return null;
+    const out = {};
+    let n = 0;
+    for (const k of Object.keys(r)) {
+      if (n++ >= LIMITS.fields) break;
+      const v = r[k];
+      switch (typeof v) {
+        case 'string':
+          out[k] = capString(v, k === 'request_body' || k === 'response_body' ? LIMITS.body : LIMITS.string);
+          break;
+        case 'number':
+          if (Number.isFinite(v)) out[k] = v;
+          break;
+        case 'boolean':
+          out[k] = v;
+          break;
+        case 'object':
+          if (Array.isArray(v)) {
+            out[k] = v.slice(0, 8).filter((x) => typeof x === 'string').map((x) => capString(x, 64));
+          } else if (v) {
+            const h = {};
+            let m = 0;
+            for (const hk of Object.keys(v)) {
+              if (m++ >= LIMITS.headers) break;
+              if (typeof v[hk] === 'string') h[capString(hk, 256)] = capString(v[hk], 4096);
+            }
+            out[k] = h;
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * checkMessage validates one port message: {events: [...], dropped?:
+   * {kind: n}}. It returns {events, dropped, rejected} where rejected counts
+   * records that were not data, or null when the message is not a capture
+   * message at all.
+   */
+  function checkMessage(m) {
+    if (!m || typeof m !== 'object' || !Array.isArray(m.events)) return null;
+    const events = [];
+    const dropped = {};
+    let rejected = 0;
+    const list = m.events;
+    for (let i = 0; i < list.length; i++) {
+      if (i >= LIMITS.eventsPerMessage) {
+        const k = list[i] && typeof list[i].kind === 'string' && Object.hasOwn(KINDS, list[i].kind) ? list[i].kind : null;
+        if (k) dropped[k] = (dropped[k] || 0) + 1;
+        else rejected++;
+        continue;
+      }
+      const r = checkRecord(list[i]);
+      if (r) events.push(r);
+      else rejected++;
+    }
+    if (m.dropped && typeof m.dropped === 'object') {
+      for (const k of Object.keys(KINDS)) {
+        const n = m.dropped[k];
+        if (Number.isSafeInteger(n) && n > 0 && n < 1e9) dropped[k] = (dropped[k] || 0) + n;
+      }
+    }
+    return { events, dropped, rejected };
+  }
+
+  if (typeof document === 'undefined') {
+    global.gasolineRelayKit = { checkMessage, checkRecord, LIMITS }; // node unit tests only
+    return;
+  }
+
+  const PORT_EVENT = 'gasoline:capture-port';
+  const HELLO_EVENT = 'gasoline:capture-hello';
+  let port = null;
+
+  const onPort = (e) => {
+    if (port) return;
+    const p = e.ports && e.ports[0];
+    if (!p) return;
+    e.stopImmediatePropagation();
+    e.preventDefault();
+    port = p;
+    removeEventListener(PORT_EVENT, onPort, true);
+    port.onmessage = onPageMessage;
+  };
+  addEventListener(PORT_EVENT, onPort, true);
+  if (!port) dispatchEvent(new CustomEvent(HELLO_EVENT, { cancelable: true }));
+
+  // --- forwarding to the worker ---------------------------------------------------
+  const frame = Math.random().toString(36).slice(2, 10);
+  let batchSeq = 0;
+  let queue = []; // checked records waiting
+  let dropped = {}; // counts not yet delivered to the worker
+  let droppedAny = false;
+  let inflight = null; // the batch being sent
+  let dead = false; // the extension was reloaded or removed: this script is orphaned
+  let configVersion = null;
+
+  function countDropped(kind, n) {
+    dropped[kind] = (dropped[kind] || 0) + n;
+    droppedAny = true;
+  }
+
+  function onPageMessage(e) {
+    if (dead) return;
+    const m = checkMessage(e.data);
+    if (!m) return;
+    for (const k of Object.keys(m.dropped)) countDropped(k, m.dropped[k]);
+    for (const r of m.events) {
+      if (queue.length >= LIMITS.queue) countDropped(queue.shift().kind, 1);
+      queue.push(r);
+    }
+    send();
+  }
+
+  function nextBatch() {
+    const events = [];
+    let chars = 0;
+    while (queue.length && events.length < LIMITS.batchEvents) {
+      const r = queue[0];
+      const size = (r.request_body?.length || 0) + (r.response_body?.length || 0) + (r.message?.length || 0) + (r.stack?.length || 0) + 200;
+      if (events.length && chars + size > LIMITS.batchChars) break;
+      chars += size;
+      events.push(queue.shift());
+    }
+    const batch = { type: 'gasoline.capture', batch: `${frame}:${++batchSeq}`, events };
+    if (droppedAny) {
+      batch.dropped = dropped;
+      dropped = {};
+      droppedAny = false;
+    }
+    return batch;
+  }
+
+  function send() {
+    if (inflight || dead || (!queue.length && !droppedAny)) return;
+    inflight = nextBatch();
+    deliver(inflight, 0);
+  }
+
+  function deliver(batch, attempt) {
+    let sent;
+    try {
+      sent = chrome.runtime.sendMessage(batch);
+    } catch (err) {
+      orphaned(err);
+      return;
+    }
+    sent.then((reply) => {
+      if (!reply || reply.ok !== true) throw new Error(reply?.error?.message || 'the worker did not take the batch');
+      acknowledged(reply);
+    }).catch((err) => {
+      if (/context invalidated/i.test(String(err?.message))) {
+        orphaned(err);
+        return;
+      }
+      if (attempt < RETRY_MS.length) {
+        setTimeout(() => deliver(batch, attempt + 1), RETRY_MS[attempt]);
+        return;
+      }
+      // Give up on this batch but say so: its records count as dropped.
+      for (const r of batch.events) countDropped(r.kind, 1);
+      if (batch.dropped) for (const k of Object.keys(batch.dropped)) countDropped(k, batch.dropped[k]);
+      inflight = null;
+      setTimeout(send, RETRY_MS[RETRY_MS.length - 1]);
+    });
+  }
+
+  function acknowledged(reply) {
+    inflight = null;
+    const c = reply.config;
+    if (c && typeof c === 'object' && c.version !== configVersion && port) {
+      configVersion = c.version;
+      try {
+        port.postMessage({ config: { version: c.version, body_cap: c.body_cap, kinds: c.kinds } });
+      } catch {
+        // the page script is gone
+      }
+    }
+    send();
+  }
+
+  function orphaned() {
+    dead = true;
+    queue = [];
+    inflight = null;
+    if (port) {
+      port.onmessage = null;
+      port.close();
+    }
+  }
+})(globalThis);

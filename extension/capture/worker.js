@@ -1,0 +1,163 @@
+// The worker side of capture: takes batches from the content-script relays,
+// observes every request of every tab (chrome.webRequest) and the tabs
+// themselves, and delivers it all to POST /events through the Batcher.
+// background.js calls startCapture from start(), synchronously at module
+// start, so the listeners exist in the worker's first turn as MV3 requires.
+
+import { Batcher } from './batcher.js';
+import { DEFAULT_SETTINGS, KINDS, MAX_BODY_CHARS, normaliseSettings, sanitise, sanitiseReason } from './events.js';
+import { listen, NetworkObserver } from './network.js';
+import { tabActivated, tabRemoved, tabUpdated } from './tabs.js';
+
+/** CAPTURE_MESSAGE is the type of a relay's message to the worker. */
+export const CAPTURE_MESSAGE = 'gasoline.capture';
+
+const MAX_EVENTS_PER_MESSAGE = 500;
+const MAX_DOCUMENTS = 1000; // documentId -> URL after same-document navigations
+
+let started = null;
+
+/**
+ * startCapture registers the capture listeners once per worker instance and
+ * returns the capture state; later calls only retry delivery. loadConfig()
+ * resolves to {token, port}; makeClient(config) returns a DaemonClient.
+ *
+ * The message listener answers only CaptureBatch messages from content
+ * scripts (never from the extension's own pages, never anything else), and
+ * takes tab, frame and URL from Chrome's sender, never from the message:
+ *
+ *   @typedef {{type: "gasoline.capture", batch: string, events: object[], dropped?: Object<string, number>}} CaptureBatch
+ *   reply: {ok: true, config: {version, body_cap, kinds}} once the batch is stored
+ */
+export function startCapture({ loadConfig, makeClient, api = chrome, log = console }) {
+  if (started) {
+    started.batcher.kick();
+    return started;
+  }
+  const extensionUrl = api.runtime.getURL('');
+  let settings = normaliseSettings(DEFAULT_SETTINGS);
+  let fetching = null;
+
+  const refreshSettings = () => {
+    if (fetching) return fetching;
+    fetching = (async () => {
+      const config = await loadConfig();
+      if (!config.token) return;
+      try {
+        settings = normaliseSettings(await makeClient(config).captureConfig());
+      } catch (err) {
+        if (err?.status !== 404) log.warn('gasoline: reading GET /capture/config:', err?.message || err);
+      }
+    })().finally(() => {
+      fetching = null;
+    });
+    return fetching;
+  };
+
+  const batcher = new Batcher({
+    store: api.storage.session,
+    log,
+    post: async (body) => {
+      const config = await loadConfig();
+      if (!config.token) throw Object.assign(new Error('not paired'), { notReady: true });
+      return makeClient(config).postEvents(body);
+    },
+    onAccepted: (answer) => {
+      if (Number.isSafeInteger(answer?.config_version) && answer.config_version !== settings.version) refreshSettings();
+    },
+  });
+
+  const addLocal = (e) => {
+    const event = sanitise(e, { tab_id: e.tab_id, frame_id: e.frame_id, page_url: e.page_url }, settings, { allowTab: true });
+    if (event) batcher.add(event);
+  };
+
+  const observer = new NetworkObserver({ emit: addLocal, ownOrigin: extensionUrl.replace(/\/$/, '') });
+  if (api.webRequest) listen(api.webRequest, observer);
+  else log.warn('gasoline: chrome.webRequest is unavailable; browser-side network capture is off');
+
+  // Chrome's sender.url is the URL a document was loaded at; after
+  // pushState or a fragment change the document's URL is the one
+  // webNavigation reports for its documentId.
+  const documentUrls = new Map();
+  const moved = (d) => {
+    if (typeof d?.url !== 'string') return;
+    observer.noteDocument(d.tabId, d.frameId, d.url);
+    if (typeof d.documentId !== 'string') return;
+    documentUrls.delete(d.documentId);
+    documentUrls.set(d.documentId, d.url);
+    if (documentUrls.size > MAX_DOCUMENTS) documentUrls.delete(documentUrls.keys().next().value);
+  };
+  if (api.webNavigation) {
+    api.webNavigation.onHistoryStateUpdated.addListener(moved);
+    api.webNavigation.onReferenceFragmentUpdated.addListener(moved);
+  }
+
+  api.tabs.onUpdated.addListener((tabId, change, tab) => {
+    if (typeof tab?.url === 'string') observer.noteDocument(tabId, 0, tab.url);
+    const e = tabUpdated(tabId, change, tab);
+    if (e) addLocal(e);
+  });
+  api.tabs.onRemoved.addListener((tabId, info) => {
+    addLocal(tabRemoved(tabId, info, observer.documentOf(tabId, 0)));
+    observer.forgetTab(tabId);
+  });
+  api.tabs.onActivated.addListener((info) => {
+    api.tabs.get(info.tabId).then((tab) => tab, () => undefined).then((tab) => addLocal(tabActivated(info, tab)));
+  });
+
+  api.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+    if (msg?.type !== CAPTURE_MESSAGE) return false;
+    // Only content scripts: the extension's own pages never send capture data.
+    if (sender?.id !== api.runtime.id || (typeof sender.url === 'string' && sender.url.startsWith(extensionUrl))) return false;
+    const stamp = {
+      tab_id: Number.isInteger(sender.tab?.id) ? sender.tab.id : -1,
+      frame_id: Number.isInteger(sender.frameId) ? sender.frameId : 0,
+      page_url: documentUrls.get(sender.documentId) ?? (typeof sender.url === 'string' ? sender.url : ''),
+    };
+    if (!observer.documentOf(stamp.tab_id, stamp.frame_id)) observer.noteDocument(stamp.tab_id, stamp.frame_id, stamp.page_url);
+    const { events, dropped } = checkBatch(msg, stamp, settings);
+    const batch = typeof msg.batch === 'string' && msg.batch.length <= 64 ? `${stamp.tab_id}:${stamp.frame_id}:${msg.batch}` : undefined;
+    batcher.addBatch(events, { batch, dropped }).then(() => sendResponse({ ok: true, config: pageConfig(settings) }));
+    return true; // the reply (the acknowledgement) comes once the batch is stored
+  });
+
+  api.storage.onChanged.addListener((changes, area) => {
+    if (area === 'local' && ('token' in changes || 'port' in changes)) {
+      batcher.kick();
+      refreshSettings();
+    }
+  });
+
+  refreshSettings();
+  started = { batcher, observer, settings: () => settings };
+  return started;
+}
+
+/** pageConfig is what the relays pass on to the page scripts. */
+export function pageConfig(settings) {
+  return { version: settings.version, body_cap: Math.min(settings.body_cap, MAX_BODY_CHARS), kinds: { ...settings.kinds } };
+}
+
+/**
+ * checkBatch validates a relay's message: at most 500 events, each
+ * sanitised and stamped; invalid events of a known kind and the page's own
+ * drop counts are returned as dropped counts.
+ */
+export function checkBatch(msg, stamp, settings) {
+  const events = [];
+  const dropped = {};
+  const list = Array.isArray(msg?.events) ? msg.events : [];
+  for (let i = 0; i < list.length; i++) {
+    const r = i < MAX_EVENTS_PER_MESSAGE ? sanitiseReason(list[i], stamp, settings) : { event: null, reason: 'invalid', kind: list[i]?.kind };
+    if (r.event) events.push(r.event);
+    else if (r.reason === 'invalid' && KINDS.includes(r.kind) && r.kind !== 'tab') dropped[r.kind] = (dropped[r.kind] || 0) + 1;
+  }
+  if (msg?.dropped && typeof msg.dropped === 'object') {
+    for (const k of KINDS) {
+      const n = msg.dropped[k];
+      if (k !== 'tab' && Number.isSafeInteger(n) && n > 0) dropped[k] = (dropped[k] || 0) + Math.min(n, 1e6);
+    }
+  }
+  return { events, dropped };
+}

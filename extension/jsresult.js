@@ -1,0 +1,99 @@
+// The worker's reading of what pageRun (page.js) returned from a page: it
+// encodes and measures the value and words every failure, with the worker's
+// own built-ins, which no page can reach. No chrome.* dependency: tested
+// under node.
+
+import { CommandError } from './runner.js';
+
+/**
+ * readPageResult turns pageRun's answer r into the fields of an execute_js
+ * result, {value, type?, hint?, builtins}, or throws CommandError with the
+ * words an agent needs. script is the script as sent, url the page's URL from
+ * chrome.tabs (used in messages only).
+ */
+export function readPageResult(r, { script, url, maxChars }) {
+  if (!r || typeof r !== 'object') {
+    throw new CommandError('the script\'s page went away before it finished (the tab navigated, reloaded or closed); run it again once the page has loaded');
+  }
+  if (!r.ok) throw new CommandError(failureText(r, url, maxChars));
+  const value = r.value === undefined ? null : r.value;
+  const json = JSON.stringify(value);
+  if (json.length > maxChars) {
+    throw new CommandError(`the result is ${json.length} characters of JSON, over the limit of ${maxChars}; return less data (pick fields, slice arrays or strings).`);
+  }
+  const out = { value, builtins: r.builtins };
+  if (r.type) out.type = r.type;
+  const hints = [];
+  if (r.type === 'undefined' && r.compiled_as === 'body' && !/\breturn\b/.test(script)) {
+    hints.push('the script ran as a function body without a return statement; add "return <value>" to get a value back');
+  } else if (r.type === 'dom_node' || r.type === 'node_list') {
+    hints.push('DOM nodes are returned as short descriptions; return the properties you need (e.g. el.textContent, el.href)');
+  }
+  if (r.builtins === 'page') hints.push(PAGE_BUILTINS_HINT);
+  if (hints.length) out.hint = hints.join('; ');
+  return out;
+}
+
+/** PAGE_BUILTINS_HINT explains builtins "page". */
+export const PAGE_BUILTINS_HINT = 'this tab was loaded before the extension started, so the result was read with the page\'s own ' +
+  'built-ins (JSON, Map, Promise…), which the page may have replaced; reload the tab for a result the page cannot alter';
+
+function failureText(r, url, maxChars) {
+  switch (r.kind) {
+    case 'compile': {
+      const head = `${r.name || 'Error'}: ${firstLine(r.message)}`;
+      if (r.cls === 'syntax') {
+        return `the script does not compile: ${head}. It is compiled as an expression, else as the body of an async function (use "return" there to give back a value).`;
+      }
+      if (r.cls === 'eval' || /unsafe-eval|Content Security Policy|TrustedScript/i.test(String(r.message))) {
+        return `the page's Content-Security-Policy blocks eval, so execute_js cannot run scripts on ${url || 'this page'} (${head}). ` +
+          'Use a page (or a dev build) whose CSP allows \'unsafe-eval\'.';
+      }
+      return `the page refused to compile the script: ${head}`;
+    }
+    case 'thrown':
+      return describeThrown(r);
+    case 'not_serialisable':
+      return `the script's result is not JSON-serialisable: ${r.message}. Return plain data instead: pick the fields you need, ` +
+        'or use JSON.parse(JSON.stringify(x)).';
+    case 'too_large':
+      return `the result is over ${maxChars} characters of JSON (at least ${r.chars}); return less data (pick fields, slice arrays or strings).`;
+    default:
+      return `the script failed: ${r.message || r.kind}`;
+  }
+}
+
+const STACK_LINES = 4;
+
+/**
+ * describeThrown renders a thrown value as "Uncaught Name: message" plus the
+ * first stack frames that belong to the user's script, with their lines
+ * counted in the script ("script:line:col").
+ */
+export function describeThrown(r) {
+  if (!r.error) return `Uncaught non-Error value: ${oneLine(r.shown ?? '', 200)}`;
+  const { name, message, stack } = r.error;
+  const lineOffset = r.compiled_as === 'body' ? 2 : 3; // lines the Function constructor and the wrapper add
+  const msg = String(message ?? '');
+  // A page can throw an error as large as itself; the daemon keeps 4 KB.
+  const head = `${name || 'Error'}: ${msg.length > 2000 ? `${msg.slice(0, 2000)}… (${msg.length - 2000} more characters cut)` : msg}`;
+  const frames = [];
+  for (const line of String(stack ?? '').split('\n')) {
+    if (!/^\s+at /.test(line)) continue;
+    if (/^\s+at (async )?pageRun\b/.test(line)) break;
+    // "(eval at pageRun (...), <anonymous>:L:C)" → "(script:l:C)", l a line of the script.
+    frames.push(line.trim().replace(/\(eval at .*, <anonymous>:(\d+):(\d+)\)$/,
+      (_, l, c) => `(script:${Number(l) - lineOffset}:${c})`));
+    if (frames.length === STACK_LINES) break;
+  }
+  return `Uncaught ${frames.length ? `${head}\n  ${frames.join('\n  ')}` : head}`;
+}
+
+function firstLine(s) {
+  return String(s ?? '').split('\n')[0].trim();
+}
+
+function oneLine(s, n) {
+  const t = String(s).replace(/\s+/g, ' ').trim();
+  return t.length > n ? `${t.slice(0, n - 1)}…` : t;
+}

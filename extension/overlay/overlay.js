@@ -1,0 +1,265 @@
+// The draw-mode overlay (seed 004), injected by the worker into a tab's top
+// document, in the extension's ISOLATED world, after core.js, runtime.js and
+// logic.js. It defines globalThis.gasolineOverlay = {open(params), close()}.
+//
+// The overlay lives in a closed shadow root on a fixed, full-viewport host,
+// so the page's styles and scripts cannot reach it and its styles do not
+// leak. Its state lives here, in the page, not in a worker await: Done and
+// Esc send {gasoline: "draw", post} to the worker, which posts it to the
+// daemon and answers whether it was taken. Rectangles are kept in page
+// coordinates and redrawn on scroll, so they stay on what they mark. When it
+// closes it removes its host and every listener it added.
+(() => {
+  if (globalThis.gasolineOverlay) return;
+  const L = globalThis.gasolineOverlayLogic;
+  const core = globalThis.gasolineCore;
+  const HOST_TAG = 'gasoline-draw-overlay';
+  const LIFETIME_MS = 10 * 60 * 1000 + 5000; // the daemon's session lifetime, and a margin
+
+  const CSS = `
+    :host { all: initial; }
+    .layer { position: fixed; inset: 0; cursor: crosshair; z-index: 1; }
+    .layer.pick { cursor: pointer; }
+    .bar { position: fixed; left: 0; right: 0; top: 8px; margin: 0 auto; width: max-content; max-width: calc(100vw - 32px); z-index: 3; box-sizing: border-box;
+      display: flex; gap: 8px; align-items: center; padding: 8px 12px; border-radius: 8px;
+      background: #1f2328; color: #fff; font: 14px/1.3 system-ui, sans-serif; box-shadow: 0 2px 12px rgba(0,0,0,.4); }
+    .bar .msg { flex: 1; }
+    .bar button { font: inherit; padding: 4px 10px; border-radius: 6px; border: 0; cursor: pointer; }
+    .bar .done { background: #2da44e; color: #fff; }
+    .box { position: fixed; border: 2px solid #e5534b; background: rgba(229,83,75,.12); z-index: 2; pointer-events: none; box-sizing: border-box; }
+    .box.hover { border-color: #2f81f7; background: rgba(47,129,247,.12); }
+    .box .n { position: absolute; left: -2px; top: -22px; background: #e5534b; color: #fff; font: 12px system-ui, sans-serif; padding: 2px 6px; border-radius: 4px; }
+    .note { position: fixed; z-index: 3; width: 220px; font: 13px system-ui, sans-serif; padding: 4px; border: 1px solid #e5534b; border-radius: 4px; background: #fff; color: #000; }
+    .toast { position: fixed; left: 50%; top: 45%; transform: translateX(-50%); z-index: 4; padding: 14px 20px; border-radius: 8px;
+      background: #2da44e; color: #fff; font: 16px system-ui, sans-serif; }
+    .toast.err { background: #cf222e; }
+  `;
+
+  let current = null; // the open overlay, or null
+
+  function open(params) {
+    if (current) current.end({ cancel: 'the agent started a new draw-mode session' });
+    current = new Overlay(params);
+    return { shown: true, correlation_id: params.correlation_id };
+  }
+
+  class Overlay {
+    constructor(p) {
+      this.p = p;
+      this.items = []; // {note, rect, element, box, input}
+      this.listeners = [];
+      this.host = document.createElement(HOST_TAG);
+      this.host.setAttribute('style', 'all: initial; position: fixed; inset: 0; z-index: 2147483647; display: block;');
+      const root = this.host.attachShadow({ mode: 'closed' });
+      this.root = root;
+      root.innerHTML = `<style>${CSS}</style><div class="layer"></div><div class="bar"><span class="msg"></span>` +
+        '<span class="count"></span><button class="undo" type="button">Undo</button>' +
+        '<button class="cancel" type="button">Cancel</button><button class="done" type="button">Done</button></div>';
+      this.layer = root.querySelector('.layer');
+      this.msg = root.querySelector('.msg');
+      this.count = root.querySelector('.count');
+      this.msg.textContent = L.instructionText(p);
+      if (p.mode === 'pick') this.layer.classList.add('pick');
+      this.hover = this.el('div', 'box hover');
+      this.hover.style.display = 'none';
+      root.querySelector('.undo').addEventListener('click', () => this.undo());
+      root.querySelector('.cancel').addEventListener('click', () => this.end({ cancel: 'the user pressed Cancel' }));
+      root.querySelector('.done').addEventListener('click', () => this.done());
+      this.layer.addEventListener('mousedown', (e) => this.down(e));
+      this.layer.addEventListener('mousemove', (e) => this.move(e));
+      this.layer.addEventListener('mouseup', (e) => this.up(e));
+      this.on(window, 'keydown', (e) => this.key(e), true);
+      this.on(window, 'scroll', () => this.layout(), true);
+      this.on(window, 'resize', () => this.layout());
+      this.timer = setTimeout(() => this.end({}), LIFETIME_MS);
+      (document.body || document.documentElement).appendChild(this.host);
+      this.update();
+    }
+
+    el(tag, cls) {
+      const e = document.createElement(tag);
+      e.className = cls;
+      this.root.appendChild(e);
+      return e;
+    }
+
+    on(target, type, fn, capture = false) {
+      target.addEventListener(type, fn, capture);
+      this.listeners.push(() => target.removeEventListener(type, fn, capture));
+    }
+
+    page(e) { return { x: e.clientX + scrollX, y: e.clientY + scrollY }; }
+
+    /** under is the page's element at viewport point (x, y), looking through the overlay. */
+    under(x, y) {
+      this.host.style.pointerEvents = 'none';
+      try {
+        const el = document.elementFromPoint(x, y);
+        return el && el !== this.host ? el : null;
+      } finally {
+        this.host.style.pointerEvents = '';
+      }
+    }
+
+    full() { return this.items.length >= Math.min(this.p.max_items || L.MAX_ITEMS, L.MAX_ITEMS); }
+
+    down(e) {
+      if (e.button !== 0 || this.full()) return;
+      e.preventDefault();
+      if (this.p.mode === 'pick') return;
+      this.start = this.page(e);
+      this.drag = this.el('div', 'box');
+    }
+
+    move(e) {
+      if (this.p.mode === 'pick') {
+        const el = this.under(e.clientX, e.clientY);
+        if (!el) { this.hover.style.display = 'none'; return; }
+        const r = el.getBoundingClientRect();
+        Object.assign(this.hover.style, { display: 'block', left: r.left + 'px', top: r.top + 'px', width: r.width + 'px', height: r.height + 'px' });
+        return;
+      }
+      if (!this.start) return;
+      const r = L.rectFrom(this.start, this.page(e)) || { ...this.start, width: 0, height: 0 };
+      this.place(this.drag, r);
+    }
+
+    up(e) {
+      if (e.button !== 0) return;
+      if (this.p.mode === 'pick') {
+        if (this.full()) return;
+        const el = this.under(e.clientX, e.clientY);
+        if (el) this.add(L.toPage(el.getBoundingClientRect(), scrollX, scrollY), el);
+        return;
+      }
+      if (!this.start) return;
+      const r = L.rectFrom(this.start, this.page(e));
+      this.start = null;
+      const box = this.drag;
+      this.drag = null;
+      box.remove();
+      if (!r) return;
+      const c = L.center(r, scrollX, scrollY);
+      this.add(r, this.under(c.x, c.y));
+    }
+
+    add(rect, el) {
+      const element = L.describeElement(el, {
+        core, refFor: globalThis.gasolineRuntime?.refFor ?? null, style: el ? getComputedStyle(el) : null,
+      });
+      const box = this.el('div', 'box');
+      const n = this.el('span', 'n');
+      box.appendChild(n);
+      const input = this.el('input', 'note');
+      input.type = 'text';
+      input.maxLength = L.MAX_NOTE;
+      input.placeholder = 'What is wrong here?';
+      const item = { rect, element, box, input, label: n };
+      this.items.push(item);
+      this.layout();
+      this.update();
+      input.focus();
+    }
+
+    place(box, r) {
+      Object.assign(box.style, { left: r.x - scrollX + 'px', top: r.y - scrollY + 'px', width: r.width + 'px', height: r.height + 'px' });
+    }
+
+    layout() {
+      this.items.forEach((it, i) => {
+        this.place(it.box, it.rect);
+        it.label.textContent = String(i + 1);
+        const top = Math.min(it.rect.y - scrollY + it.rect.height + 4, innerHeight - 30);
+        Object.assign(it.input.style, { left: Math.max(0, Math.min(it.rect.x - scrollX, innerWidth - 230)) + 'px', top: Math.max(0, top) + 'px' });
+      });
+      this.hover.style.display = 'none';
+    }
+
+    update() {
+      const max = Math.min(this.p.max_items || L.MAX_ITEMS, L.MAX_ITEMS);
+      this.count.textContent = `${this.items.length}/${max}`;
+    }
+
+    undo() {
+      const it = this.items.pop();
+      if (!it) return;
+      it.box.remove();
+      it.input.remove();
+      this.layout();
+      this.update();
+    }
+
+    key(e) {
+      if (!this.host.isConnected) return;
+      const inside = e.composedPath().includes(this.host);
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        this.end({ cancel: 'the user pressed Esc' });
+        return;
+      }
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        this.done();
+        return;
+      }
+      const typing = inside && this.root.activeElement?.localName === 'input';
+      if (!typing && (e.ctrlKey || e.metaKey) && e.key === 'z') {
+        e.preventDefault();
+        this.undo();
+      }
+      // Keys typed into a note are the user's to us, not the page's shortcuts.
+      if (inside) e.stopImmediatePropagation();
+    }
+
+    async done() {
+      if (this.sending) return;
+      this.sending = true;
+      const post = L.donePost({
+        id: this.p.correlation_id, url: location.href, title: document.title,
+        viewport: { width: innerWidth, height: innerHeight, scroll_x: scrollX, scroll_y: scrollY },
+        items: this.items.map((it) => ({ note: it.input.value, rect: it.rect, element: it.element })),
+        maxItems: this.p.max_items,
+      });
+      const answer = await send(post);
+      this.sending = false;
+      if (!answer?.ok) {
+        this.toast(`Not sent: ${answer?.error || 'the extension did not answer'}. Press Done to try again, or Esc.`, true);
+        return;
+      }
+      this.toast('Sent to the agent ✓');
+      this.closeAfter(1500);
+    }
+
+    toast(text, err = false) {
+      this.note?.remove();
+      this.note = this.el('div', err ? 'toast err' : 'toast');
+      this.note.textContent = text;
+    }
+
+    closeAfter(ms) {
+      for (const b of this.root.querySelectorAll('button')) b.disabled = true;
+      this.layer.style.pointerEvents = 'none';
+      setTimeout(() => this.end({}), ms);
+    }
+
+    /** end removes the overlay; with cancel, it first tells the daemon why. */
+    end({ cancel }) {
+      if (this.ended) return;
+      this.ended = true;
+      if (cancel) send(L.cancelPost(this.p.correlation_id, cancel));
+      clearTimeout(this.timer);
+      for (const off of this.listeners) off();
+      this.host.remove();
+      if (current === this) current = null;
+    }
+  }
+
+  function send(post) {
+    return chrome.runtime.sendMessage({ gasoline: 'draw', post })
+      .catch((err) => ({ ok: false, error: String(err?.message || err) }));
+  }
+
+  globalThis.gasolineOverlay = Object.freeze({ open, close: () => current?.end({ cancel: 'closed' }) });
+})();

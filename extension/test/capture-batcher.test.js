@@ -1,0 +1,308 @@
+// Unit tests of the worker's capture Batcher: batching rules, bounds and
+// drop counting, 413/400/retry handling, and persistence across a worker
+// restart, with a fake chrome.storage area, fake timers and a fake daemon.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Batcher, CHUNK_PREFIX, DROPPED_KEY, NOT_READY_RETRY_MS } from '../capture/batcher.js';
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+class FakeTimers {
+  constructor() {
+    this.now = 0;
+    this.queue = [];
+  }
+
+  setTimeout(f, ms) {
+    const t = { at: this.now + ms, f };
+    this.queue.push(t);
+    return t;
+  }
+
+  clearTimeout(t) {
+    this.queue = this.queue.filter((x) => x !== t);
+  }
+
+  /** advance runs the timers due within ms, letting promises settle after each. */
+  async advance(ms) {
+    const end = this.now + ms;
+    await settle();
+    for (;;) {
+      this.queue.sort((a, b) => a.at - b.at);
+      const t = this.queue[0];
+      if (!t || t.at > end) break;
+      this.queue.shift();
+      this.now = t.at;
+      t.f();
+      await settle();
+      await settle();
+    }
+    this.now = end;
+    await settle();
+  }
+}
+
+/** FakeStore behaves like chrome.storage.session: async get/set/remove of JSON values. */
+class FakeStore {
+  constructor() {
+    this.data = new Map();
+    this.failSet = false;
+  }
+
+  async get(keys) {
+    await null;
+    const out = {};
+    for (const [k, v] of this.data) if (keys === null || keys === k) out[k] = JSON.parse(v);
+    return out;
+  }
+
+  async set(items) {
+    await null;
+    if (this.failSet) throw new Error('QUOTA_BYTES quota exceeded');
+    for (const [k, v] of Object.entries(items)) this.data.set(k, JSON.stringify(v));
+  }
+
+  async remove(key) {
+    await null;
+    for (const k of [].concat(key)) this.data.delete(k);
+  }
+
+  chunkEvents() {
+    return [...this.data.keys()].filter((k) => k.startsWith(CHUNK_PREFIX)).sort()
+      .flatMap((k) => JSON.parse(this.data.get(k)).events);
+  }
+}
+
+/** FakeDaemon records posted batches; answer(body) may throw to refuse one. */
+class FakeDaemon {
+  constructor() {
+    this.posts = [];
+    this.answer = () => ({ accepted: 0, rejected: [] });
+  }
+
+  post = async (body) => {
+    this.posts.push(JSON.parse(JSON.stringify(body)));
+    return this.answer(body);
+  };
+
+  get events() {
+    return this.posts.flatMap((p) => p.events);
+  }
+
+  dropped() {
+    const total = {};
+    for (const p of this.posts) for (const [k, n] of Object.entries(p.dropped)) total[k] = (total[k] || 0) + n;
+    return total;
+  }
+}
+
+function httpError(status, message = `HTTP ${status}`) {
+  return Object.assign(new Error(message), { status });
+}
+
+const log = { warn() {}, error() {} };
+const ev = (n, kind = 'log', extra = {}) => ({ kind, ts: n, tab_id: 1, frame_id: 0, page_url: 'u', level: 'log', message: `m${n}`, ...extra });
+const range = (from, to, kind) => Array.from({ length: to - from }, (_, i) => ev(from + i, kind));
+
+function setup(opts = {}) {
+  const timers = new FakeTimers();
+  const store = opts.store ?? new FakeStore();
+  const daemon = opts.daemon ?? new FakeDaemon();
+  const b = new Batcher({ store, post: daemon.post, log, timers, clock: () => 1000 + timers.now, ...opts.batcher });
+  return { timers, store, daemon, b };
+}
+
+test('a few events go after 100 ms, in one batch', async () => {
+  const { timers, daemon, b } = setup();
+  await b.addBatch(range(0, 3));
+  await timers.advance(99);
+  assert.equal(daemon.posts.length, 0);
+  await timers.advance(1);
+  assert.equal(daemon.posts.length, 1);
+  assert.deepEqual(daemon.posts[0], { dropped: {}, events: range(0, 3) });
+});
+
+test('200 pending events go at once, 200 per batch, in order', async () => {
+  const { timers, daemon, b } = setup();
+  await b.addBatch(range(0, 100), { batch: 'a' });
+  await b.addBatch(range(100, 200), { batch: 'b' });
+  await b.addBatch(range(200, 250), { batch: 'c' });
+  await timers.advance(0);
+  assert.equal(daemon.posts.length, 1, 'the first 200 went without waiting');
+  assert.equal(daemon.posts[0].events.length, 200);
+  await timers.advance(100);
+  assert.equal(daemon.posts.length, 2);
+  assert.deepEqual(daemon.events.map((e) => e.ts), range(0, 250).map((e) => e.ts));
+  assert.equal(b.pending, 0);
+});
+
+test('acknowledged events are in the store until the daemon has them', async () => {
+  const { timers, store, daemon, b } = setup();
+  await b.addBatch(range(0, 5), { batch: 'x' });
+  assert.equal(store.chunkEvents().length, 5, 'stored before addBatch resolved');
+  daemon.answer = () => {
+    throw httpError(503);
+  };
+  await timers.advance(100);
+  assert.equal(store.chunkEvents().length, 5, 'kept after a failed post');
+  daemon.answer = () => ({ accepted: 5 });
+  await timers.advance(60000);
+  assert.equal(store.chunkEvents().length, 0, 'removed once accepted');
+  assert.equal(daemon.events.length, 10, 'posted twice: once refused, once accepted');
+});
+
+test('a new worker restores the stored events and sends them first', async () => {
+  const store = new FakeStore();
+  const down = new FakeDaemon();
+  down.answer = () => {
+    throw Object.assign(new Error('cannot reach the daemon'), { name: 'NetworkError' });
+  };
+  const first = setup({ store, daemon: down });
+  await first.b.addBatch(range(0, 150), { batch: 'p:1' });
+  first.b.add(ev(150, 'network'));
+  await first.timers.advance(20); // sealed and stored
+  first.b.countDropped({ action: 2 });
+  await first.timers.advance(200);
+  assert.equal(store.chunkEvents().length, 151);
+  // The worker stops; a new one starts on the same storage.
+  const second = setup({ store });
+  await second.b.ready;
+  await second.b.addBatch([ev(151)], { batch: 'p:1' }); // a resent batch: ignored
+  await second.b.addBatch([ev(152)], { batch: 'p:2' });
+  await second.timers.advance(100);
+  await second.timers.advance(100);
+  assert.deepEqual(second.daemon.events.map((e) => e.ts), range(0, 151).map((e) => e.ts).concat([152]));
+  assert.deepEqual(second.daemon.dropped(), { action: 2 });
+  assert.equal(store.data.size, 0, 'everything delivered: nothing left in the store');
+});
+
+test('bounds drop the oldest chunks and count them per kind', async () => {
+  const { timers, daemon, b } = setup({ batcher: { maxEvents: 10, chunkEvents: 5 } });
+  daemon.answer = () => {
+    throw httpError(503);
+  };
+  await b.addBatch(range(0, 5, 'log'));
+  await b.addBatch(range(5, 10, 'network'));
+  await b.addBatch(range(10, 15, 'action'));
+  assert.deepEqual(b.stats().dropped, { log: 5 });
+  assert.equal(b.pending, 10);
+  daemon.answer = () => ({ accepted: 10 });
+  await timers.advance(60000);
+  const accepted = daemon.posts.at(-1);
+  assert.deepEqual(accepted.dropped, { log: 5 }, 'the count rides on the batch');
+  assert.deepEqual(accepted.events.map((e) => e.ts), range(5, 15).map((e) => e.ts));
+  assert.deepEqual(b.stats().dropped, {}, 'cleared once the daemon accepted it');
+});
+
+test('byte bound', async () => {
+  const { b } = setup({ batcher: { maxBytes: 3000, chunkEvents: 1 } });
+  const big = (n) => ev(n, 'network', { message: 'x'.repeat(1000) });
+  await b.addBatch([big(1), big(2), big(3), big(4)]);
+  assert.ok(b.stats().bytes <= 3000);
+  assert.deepEqual(b.stats().dropped, { network: 2 });
+});
+
+test('drop counts are not cleared by a failed post', async () => {
+  const { timers, daemon, b } = setup();
+  b.countDropped({ vital: 3 });
+  daemon.answer = () => {
+    throw httpError(500);
+  };
+  await timers.advance(100);
+  assert.deepEqual(b.stats().dropped, { vital: 3 });
+  b.countDropped({ vital: 1 });
+  daemon.answer = () => ({ accepted: 0 });
+  await timers.advance(60000);
+  assert.deepEqual(daemon.posts.at(-1), { dropped: { vital: 4 }, events: [] });
+  assert.deepEqual(b.stats().dropped, {});
+});
+
+test('413 splits the batch once; a half refused again is counted as dropped', async () => {
+  const { timers, daemon, b } = setup();
+  daemon.answer = (body) => {
+    if (body.events.length > 2 || body.events.some((e) => e.message === 'huge')) throw httpError(413);
+    return { accepted: body.events.length };
+  };
+  await b.addBatch([ev(1), ev(2), ev(3, 'log', { message: 'huge' }), ev(4)]);
+  await timers.advance(100);
+  assert.deepEqual(daemon.posts.map((p) => p.events.length), [4, 2, 2]);
+  assert.deepEqual(daemon.events.slice(4).map((e) => e.ts), [1, 2, 3, 4]);
+  assert.equal(b.pending, 0);
+  assert.deepEqual(b.stats().dropped, { log: 2 }, 'the refused half counts as dropped');
+  await timers.advance(100);
+  assert.deepEqual(daemon.posts.at(-1), { dropped: { log: 2 }, events: [] });
+});
+
+test('a malformed batch (400) is counted as dropped, not retried', async () => {
+  const { timers, daemon, b } = setup();
+  daemon.answer = () => {
+    throw httpError(400, 'not a batch');
+  };
+  await b.addBatch([ev(1), ev(2, 'action')]);
+  await timers.advance(100);
+  assert.equal(b.pending, 0);
+  assert.deepEqual(b.stats().dropped, { log: 1, action: 1 });
+});
+
+test('not paired: events are kept and retried; kick retries at once', async () => {
+  const { timers, daemon, b } = setup();
+  let paired = false;
+  daemon.answer = () => {
+    if (!paired) throw Object.assign(new Error('not paired'), { notReady: true });
+    return { accepted: 1 };
+  };
+  await b.addBatch([ev(1)]);
+  await timers.advance(100);
+  assert.equal(daemon.posts.length, 1);
+  await timers.advance(NOT_READY_RETRY_MS - 1);
+  assert.equal(daemon.posts.length, 1);
+  paired = true;
+  b.kick();
+  await timers.advance(100);
+  assert.equal(daemon.posts.length, 2);
+  assert.equal(b.pending, 0);
+});
+
+test('worker-made events are sealed into stored chunks within sealMs', async () => {
+  const { timers, store, b } = setup({ daemon: Object.assign(new FakeDaemon(), { answer: () => { throw httpError(503); } }) });
+  b.add(ev(1, 'network'));
+  b.add(ev(2, 'tab'));
+  assert.equal(store.chunkEvents().length, 0);
+  await timers.advance(10);
+  assert.deepEqual(store.chunkEvents().map((e) => e.kind), ['network', 'tab']);
+});
+
+test('a storage failure keeps the events in memory and still delivers them', async () => {
+  const store = new FakeStore();
+  store.failSet = true;
+  const { timers, daemon, b } = setup({ store });
+  await b.addBatch([ev(1)]);
+  await timers.advance(100);
+  assert.equal(daemon.events.length, 1);
+});
+
+test('onAccepted sees each answer; rejected events are reported, not retried', async () => {
+  const seen = [];
+  const warnings = [];
+  const { timers, daemon, b } = setup({ batcher: { onAccepted: (a) => seen.push(a.config_version), log: { warn: (...a) => warnings.push(a.join(' ')), error() {} } } });
+  daemon.answer = () => ({ accepted: 1, rejected: [{ index: 1, reason: 'message too long' }], config_version: 3 });
+  await b.addBatch([ev(1), ev(2)]);
+  await timers.advance(100);
+  assert.deepEqual(seen, [3]);
+  assert.match(warnings.join('\n'), /rejected 1 of 2 .*#1 log: message too long/);
+  assert.equal(b.pending, 0);
+});
+
+test('stored drop counts survive a restart', async () => {
+  const store = new FakeStore();
+  const first = setup({ store, daemon: Object.assign(new FakeDaemon(), { answer: () => { throw httpError(503); } }) });
+  first.b.countDropped({ log: 4 });
+  await first.timers.advance(1);
+  assert.deepEqual(JSON.parse(store.data.get(DROPPED_KEY)), { log: 4 });
+  const second = setup({ store });
+  await second.b.ready;
+  await second.timers.advance(100);
+  assert.deepEqual(second.daemon.posts, [{ dropped: { log: 4 }, events: [] }]);
+  await settle();
+  assert.equal(store.data.has(DROPPED_KEY), false);
+});

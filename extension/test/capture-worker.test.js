@@ -1,0 +1,128 @@
+// startCapture with a fake chrome API and a fake daemon client: which
+// messages the capture listener takes, what it stamps, the acknowledgement,
+// the capture settings, and webRequest events on their way to POST /events.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startCapture, CAPTURE_MESSAGE } from '../capture/worker.js';
+
+function event() {
+  const listeners = [];
+  return { addListener: (f) => listeners.push(f), listeners };
+}
+
+const store = new Map();
+const api = {
+  runtime: { id: 'gasoline', getURL: (p) => `chrome-extension://gasoline/${p}`, onMessage: event() },
+  storage: {
+    session: {
+      get: async () => Object.fromEntries([...store].map(([k, v]) => [k, JSON.parse(v)])),
+      set: async (items) => Object.entries(items).forEach(([k, v]) => store.set(k, JSON.stringify(v))),
+      remove: async (k) => [].concat(k).forEach((x) => store.delete(x)),
+    },
+    onChanged: event(),
+  },
+  tabs: { onUpdated: event(), onRemoved: event(), onActivated: event(), get: async (id) => ({ id, url: 'https://shop.test/', title: 'Shop', status: 'complete' }) },
+  webRequest: Object.fromEntries(['onBeforeRequest', 'onSendHeaders', 'onBeforeRedirect', 'onCompleted', 'onErrorOccurred'].map((n) => [n, event()])),
+  webNavigation: { onHistoryStateUpdated: event(), onReferenceFragmentUpdated: event() },
+};
+
+const posts = [];
+let config = { version: 1, redact_headers: true, body_cap: 262144, kinds: { log: true, error: true, network: true, action: true, nav: true, vital: true } };
+const client = {
+  postEvents: async (body) => {
+    posts.push(body);
+    return { accepted: body.events.length, rejected: [], config_version: config.version };
+  },
+  captureConfig: async () => config,
+};
+const capture = startCapture({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient: () => client, api, log: { warn() {}, error() {} } });
+
+// send delivers a message to the capture listener as Chrome would and
+// resolves to [returned, reply] (reply undefined when there was none).
+function send(msg, sender) {
+  return new Promise((resolve) => {
+    let returned;
+    const timer = setTimeout(() => resolve([returned, undefined]), 300);
+    returned = api.runtime.onMessage.listeners[0](msg, sender, (reply) => {
+      clearTimeout(timer);
+      resolve([returned, reply]);
+    });
+    if (returned === false) {
+      clearTimeout(timer);
+      resolve([false, undefined]);
+    }
+  });
+}
+
+async function until(what, check, limitMs = 5000) {
+  for (const end = Date.now() + limitMs; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) {
+    if (check()) return;
+  }
+  assert.fail(`not within ${limitMs} ms: ${what}`);
+}
+
+const contentScript = { id: 'gasoline', tab: { id: 12 }, frameId: 2, url: 'https://shop.test/cart', origin: 'https://shop.test', documentId: 'doc-1' };
+const log = (message, extra = {}) => ({ kind: 'log', ts: 1, level: 'log', message, ...extra });
+
+test('startCapture is idempotent per worker', () => {
+  assert.equal(startCapture({ loadConfig: async () => ({}), makeClient: () => client, api }), capture);
+  assert.equal(api.runtime.onMessage.listeners.length, 1);
+});
+
+test('only content scripts of this extension reach the capture path', async () => {
+  const batch = { type: CAPTURE_MESSAGE, batch: 'b0', events: [log('x')] };
+  assert.deepEqual(await send(batch, { id: 'gasoline', url: 'chrome-extension://gasoline/popup.html', origin: 'chrome-extension://gasoline' }), [false, undefined]);
+  assert.deepEqual(await send(batch, { ...contentScript, id: 'another-extension' }), [false, undefined]);
+  assert.deepEqual(await send({ type: 'unpair' }, contentScript), [false, undefined], 'control messages are not the capture listener\'s');
+});
+
+test('a batch is stamped from the sender, acknowledged with the settings, and posted', async () => {
+  const [returned, reply] = await send({
+    type: CAPTURE_MESSAGE, batch: 'b1', events: [log('hello', { tab_id: 99, page_url: 'https://evil.test/' })],
+  }, contentScript);
+  assert.equal(returned, true);
+  assert.equal(reply.ok, true);
+  assert.deepEqual(Object.keys(reply.config).sort(), ['body_cap', 'kinds', 'version']);
+  await until('the event is posted', () => posts.some((p) => p.events.some((e) => e.message === 'hello')));
+  const e = posts.flatMap((p) => p.events).find((x) => x.message === 'hello');
+  assert.equal(e.tab_id, 12);
+  assert.equal(e.frame_id, 2);
+  assert.equal(e.page_url, 'https://shop.test/cart');
+});
+
+test('settings from GET /capture/config apply to pages and to the worker', async () => {
+  config = { version: 2, redact_headers: false, body_cap: 1000, kinds: { log: false, error: true, network: true, action: true, nav: true, vital: true } };
+  // The next accepted batch carries config_version 2, which makes the worker re-read the config.
+  await send({ type: CAPTURE_MESSAGE, batch: 'b2', events: [log('before')] }, contentScript);
+  await until('the new settings are read', () => capture.settings().version === 2);
+  const [, reply] = await send({ type: CAPTURE_MESSAGE, batch: 'b3', events: [log('switched off')] }, contentScript);
+  assert.deepEqual(reply.config, { version: 2, body_cap: 1000, kinds: config.kinds });
+  api.webRequest.onSendHeaders.listeners[0]({ requestId: 'r1', tabId: 12, frameId: 0, method: 'GET', url: 'https://shop.test/api', type: 'xmlhttprequest', timeStamp: 1, requestHeaders: [{ name: 'Authorization', value: 'Bearer keep' }] });
+  api.webRequest.onBeforeRequest.listeners[0]({ requestId: 'r2', tabId: 12, frameId: 2, method: 'GET', url: 'https://shop.test/x', type: 'xmlhttprequest', timeStamp: 1 });
+  api.webRequest.onSendHeaders.listeners[0]({ requestId: 'r2', tabId: 12, frameId: 2, method: 'GET', url: 'https://shop.test/x', type: 'xmlhttprequest', timeStamp: 1, requestHeaders: [{ name: 'Authorization', value: 'Bearer keep' }] });
+  api.webRequest.onCompleted.listeners[0]({ requestId: 'r2', tabId: 12, frameId: 2, method: 'GET', url: 'https://shop.test/x', type: 'xmlhttprequest', timeStamp: 5, statusCode: 404 });
+  await until('the browser event is posted', () => posts.some((p) => p.events.some((e) => e.request_id === 'r2')));
+  const net = posts.flatMap((p) => p.events).find((e) => e.request_id === 'r2');
+  assert.deepEqual(net.request_headers, { Authorization: 'Bearer keep' }, 'redaction switched off by the user');
+  assert.equal(net.page_url, 'https://shop.test/cart', 'page_url learned from the content script sender of that frame');
+  assert.equal(posts.flatMap((p) => p.events).some((e) => e.message === 'switched off'), false);
+});
+
+test('tab events', async () => {
+  api.tabs.onActivated.listeners[0]({ tabId: 12, windowId: 1 });
+  await until('the activated event is posted', () => posts.some((p) => p.events.some((e) => e.kind === 'tab' && e.type === 'activated')));
+  const e = posts.flatMap((p) => p.events).find((x) => x.kind === 'tab');
+  assert.equal(e.page_url, 'https://shop.test/');
+  assert.equal(e.title, 'Shop');
+});
+
+test('after pushState, page_url is the document\'s new URL from webNavigation', async () => {
+  api.webNavigation.onHistoryStateUpdated.listeners[0]({ tabId: 12, frameId: 2, documentId: 'doc-1', url: 'https://shop.test/cart?step=2' });
+  const error = (message) => ({ kind: 'error', ts: 1, type: 'uncaught', message }); // logs are switched off by now
+  await send({ type: CAPTURE_MESSAGE, batch: 'b9', events: [error('after push')] }, contentScript);
+  await send({ type: CAPTURE_MESSAGE, batch: 'b10', events: [error('other document')] }, { ...contentScript, documentId: 'doc-2', url: 'https://shop.test/other' });
+  await until('the events are posted', () => posts.flatMap((p) => p.events).filter((e) => e.message === 'after push' || e.message === 'other document').length === 2);
+  const all = posts.flatMap((p) => p.events);
+  assert.equal(all.find((e) => e.message === 'after push').page_url, 'https://shop.test/cart?step=2');
+  assert.equal(all.find((e) => e.message === 'other document').page_url, 'https://shop.test/other');
+});

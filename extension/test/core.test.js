@@ -1,0 +1,287 @@
+// Unit tests of actions/core.js (roles, names, targets, outline, keys) on a fake DOM.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { h, fakeDocument, view, find, loadCore } from './fakedom.js';
+
+const core = await loadCore();
+
+function loginPage() {
+  return fakeDocument(h('html', {}, h('body', {},
+    h('header', {}, h('nav', { 'aria-label': 'Main' }, h('a', { href: '/' }, 'Home'), h('a', { href: '/docs' }, 'Docs'))),
+    h('main', {},
+      h('h1', {}, 'Sign in'),
+      h('p', {}, 'Welcome back. ', h('b', {}, 'Please'), ' sign in.'),
+      h('form', { 'aria-label': 'Login' },
+        h('label', { for: 'email' }, 'Email'),
+        h('input', { id: 'email', type: 'email', required: '', value: 'ada@example.com' }),
+        h('label', {}, 'Password ', h('input', { id: 'pw', type: 'password', value: 'secret' })),
+        h('label', {}, h('input', { type: 'checkbox', checked: true }), ' Remember me'),
+        h('select', { 'aria-label': 'Country' }, h('option', { value: 'fr' }, 'France'), h('option', { value: 'uk', selected: true }, 'United Kingdom')),
+        h('button', { type: 'submit' }, h('span', {}, 'Sign in')),
+        h('button', { type: 'button', disabled: true }, 'Sign in with Google'),
+        h('input', { type: 'submit', value: 'Go' }),
+        h('input', { type: 'hidden', value: 'csrf' })),
+      h('div', { hidden: '' }, h('button', {}, 'Secret')),
+      h('div', { $invisible: true }, h('button', {}, 'Invisible')),
+      h('img', { alt: 'Logo' }),
+      h('img', { alt: '' })),
+    h('footer', {}, 'Made by ', h('a', { href: 'https://example.com' }, 'us')))));
+}
+
+test('roleOf gives implicit and explicit roles', () => {
+  const cases = [
+    [h('a', { href: '/' }), 'link'],
+    [h('a', {}), ''],
+    [h('button', {}), 'button'],
+    [h('input', {}), 'textbox'],
+    [h('input', { type: 'EMAIL' }), 'textbox'],
+    [h('input', { type: 'checkbox' }), 'checkbox'],
+    [h('input', { type: 'search' }), 'searchbox'],
+    [h('input', { type: 'submit' }), 'button'],
+    [h('input', { type: 'weird' }), 'textbox'],
+    [h('select', {}), 'combobox'],
+    [h('select', { multiple: true }), 'listbox'],
+    [h('h3', {}), 'heading'],
+    [h('div', { role: 'button tab' }), 'button'],
+    [h('div', { role: 'none' }), 'presentation'],
+    [h('div', { contenteditable: 'true' }), 'textbox'],
+    [h('div', { contenteditable: 'false' }), ''],
+    [h('img', { alt: '' }), 'presentation'],
+    [h('section', {}), ''],
+    [h('section', { 'aria-label': 'News' }), 'region'],
+    [h('div', {}), ''],
+  ];
+  for (const [el, want] of cases) {
+    assert.equal(core.roleOf(el), want, `${el.localName} ${JSON.stringify([...el.attrs])}`);
+  }
+  const doc = loginPage();
+  assert.equal(core.roleOf(find(doc, (e) => e.localName === 'header')), 'banner');
+  assert.equal(core.roleOf(find(doc, (e) => e.localName === 'footer')), 'contentinfo');
+  assert.equal(core.roleOf(h('article', {}, h('header', {}))).length > 0, true);
+  const inArticle = h('header', {});
+  h('article', {}, inArticle);
+  assert.equal(core.roleOf(inArticle), '', 'a header inside an article is not the banner');
+});
+
+test('nameOf follows labelledby, aria-label, labels, alt, content, title, placeholder', () => {
+  const doc = fakeDocument(
+    h('span', { id: 'l1' }, 'First'), h('span', { id: 'l2', 'aria-label': 'Second' }, 'ignored'),
+    h('button', { id: 'b1', 'aria-labelledby': 'l1 l2', 'aria-label': 'not me' }, 'content'),
+    h('button', { id: 'b2', 'aria-label': '  Close   dialog ' }, '×'),
+    h('label', { for: 'i1' }, 'Email ', h('b', {}, 'address')), h('input', { id: 'i1' }),
+    h('label', {}, 'Wrapped ', h('input', { id: 'i2' })),
+    h('input', { id: 'i3', placeholder: 'Search…' }),
+    h('input', { id: 'i4', title: 'Titled', placeholder: 'ph' }),
+    h('input', { id: 'i5', type: 'submit' }),
+    h('input', { id: 'i6', type: 'button', value: 'Press' }),
+    h('img', { id: 'g1', alt: 'A cat' }),
+    h('a', { id: 'a1', href: '/' }, h('img', { alt: 'Home' }), ' page'),
+    h('div', { id: 'd1', title: 'tip' }, 'text'),
+    h('fieldset', { id: 'f1' }, h('legend', {}, 'Shipping'), h('input', {})),
+    h('button', { id: 'b3' }, 'Shown', h('span', { $invisible: true }, 'Hidden')),
+    h('h2', { id: 'h2' }, '  Spaced\n  heading ')
+  );
+  const name = (id) => core.nameOf(doc.getElementById(id), view);
+  assert.equal(name('b1'), 'First Second');
+  assert.equal(name('b2'), 'Close dialog');
+  assert.equal(name('i1'), 'Email address');
+  assert.equal(name('i2'), 'Wrapped');
+  assert.equal(name('i3'), 'Search…');
+  assert.equal(name('i4'), 'Titled');
+  assert.equal(name('i5'), 'Submit');
+  assert.equal(name('i6'), 'Press');
+  assert.equal(name('g1'), 'A cat');
+  assert.equal(name('a1'), 'Home page');
+  assert.equal(name('d1'), 'tip');
+  assert.equal(name('f1'), 'Shipping');
+  assert.equal(name('b3'), 'Shown');
+  assert.equal(name('h2'), 'Spaced heading');
+});
+
+test('states and values', () => {
+  const doc = loginPage();
+  const email = doc.getElementById('email');
+  assert.deepEqual(core.states(email, 'textbox'), ['required']);
+  assert.equal(core.valueOf(email, 'textbox'), 'ada@example.com');
+  assert.equal(core.valueOf(doc.getElementById('pw'), 'textbox'), '••••', 'a password is never shown');
+  const box = find(doc, (e) => e.getAttribute('type') === 'checkbox');
+  assert.deepEqual(core.states(box, 'checkbox'), ['checked']);
+  const select = find(doc, (e) => e.localName === 'select');
+  assert.equal(core.valueOf(select, 'combobox'), 'United Kingdom');
+  const google = find(doc, (e) => e.textContent === 'Sign in with Google');
+  assert.deepEqual(core.states(google, 'button'), ['disabled']);
+  assert.equal(core.isDisabled(h('div', { 'aria-disabled': 'true' })), true);
+  const inner = h('input', {});
+  h('fieldset', { disabled: true }, inner);
+  assert.equal(core.isDisabled(inner), true, 'inside a disabled fieldset');
+  assert.deepEqual(core.states(h('h3', {}), 'heading'), ['h3']);
+  assert.deepEqual(core.states(h('button', { 'aria-expanded': 'false', 'aria-pressed': 'true' }), 'button'), ['pressed', 'collapsed']);
+});
+
+test('findByRole matches names by substring, preferring exact ones', () => {
+  const doc = loginPage();
+  const names = (r) => r.map((f) => f.name);
+  assert.deepEqual(names(core.findByRole(doc, 'button', 'sign in', false, view)), ['Sign in'],
+    '"Sign in with Google" loses to the exact "Sign in"');
+  assert.deepEqual(names(core.findByRole(doc, 'button', 'google', false, view)), ['Sign in with Google']);
+  assert.deepEqual(names(core.findByRole(doc, 'button', 'Sign in with', true, view)), []);
+  assert.deepEqual(names(core.findByRole(doc, 'link', '', false, view)), ['Home', 'Docs', 'us']);
+  assert.deepEqual(names(core.findByRole(doc, 'textbox', 'Email', false, view)), ['Email']);
+  assert.deepEqual(names(core.findByRole(doc, 'button', 'Secret', false, view)), [], 'hidden subtrees are skipped');
+});
+
+test('findByText returns the innermost matching elements', () => {
+  const doc = loginPage();
+  const tags = (r) => r.map((f) => `${f.el.localName}:${f.name}`);
+  assert.deepEqual(tags(core.findByText(doc, 'Please', false, view)), ['b:Please']);
+  assert.deepEqual(tags(core.findByText(doc, 'Welcome back', false, view)), ['p:Welcome back. Please sign in.']);
+  assert.deepEqual(tags(core.findByText(doc, 'sign in', false, view)), ['h1:Sign in', 'span:Sign in'],
+    'exact matches win over "Welcome back. Please sign in."');
+  assert.deepEqual(tags(core.findByText(doc, 'Sign in', true, view)), ['h1:Sign in', 'span:Sign in']);
+  assert.deepEqual(tags(core.findByText(doc, 'Go', true, view)), ['input:Go']);
+  assert.deepEqual(tags(core.findByText(doc, 'Invisible', false, view)), []);
+  assert.deepEqual(tags(core.findByText(doc, 'nothing like it', false, view)), []);
+});
+
+test('controlOf maps a label to its control', () => {
+  const doc = loginPage();
+  const [label] = core.findByText(doc, 'Email', true, view);
+  assert.equal(core.controlOf(label.el), doc.getElementById('email'));
+  const [pw] = core.findByText(doc, 'Password', false, view);
+  assert.equal(core.controlOf(pw.el), doc.getElementById('pw'));
+  const b = find(doc, (e) => e.localName === 'b');
+  assert.equal(core.controlOf(b), b);
+});
+
+test('targets reach into open shadow roots', () => {
+  const doc = fakeDocument(h('my-widget', { $shadow: [h('button', {}, 'Inside')] }));
+  const [found] = core.findByRole(doc, 'button', 'Inside', true, view);
+  assert.ok(found);
+  assert.equal(core.contains(doc.childNodes[0], found.el), true);
+  assert.equal(core.findByText(doc, 'Inside', true, view).length, 1);
+});
+
+test('outline shows roles, names, refs, states and values', () => {
+  const doc = loginPage();
+  let n = 0;
+  const refs = new Map();
+  const refFor = (el) => {
+    if (!refs.has(el)) refs.set(el, 'e' + ++n);
+    return refs.get(el);
+  };
+  const out = core.outline(doc, { refFor, view });
+  assert.equal(out.truncated, false);
+  assert.equal(out.lines.join('\n'), [
+    "banner",
+    " navigation 'Main'",
+    "  link 'Home' [e1]",
+    "  link 'Docs' [e2]",
+    "main",
+    " heading 'Sign in' h1",
+    " 'Welcome back. Please sign in.'",
+    " form 'Login'",
+    "  textbox 'Email' [e3] required ='ada@example.com'",
+    "  textbox 'Password' [e4] ='••••'",
+    "  checkbox 'Remember me' [e5] checked",
+    "  combobox 'Country' [e6] ='United Kingdom'",
+    "  button 'Sign in' [e7]",
+    "  button 'Sign in with Google' [e8] disabled",
+    "  button 'Go' [e9]",
+    " img 'Logo'",
+    "contentinfo",
+    " 'Made by'",
+    " link 'us' [e10]",
+  ].join('\n'));
+  assert.equal(out.interactive, 10);
+  assert.equal(out.chars, out.lines.join('\n').length + 1);
+  assert.equal(refFor(doc.getElementById('email')), 'e3', 'refs are stable for the same element');
+});
+
+test('outline with interactive_only keeps landmarks only around controls', () => {
+  const doc = loginPage();
+  let n = 0;
+  const out = core.outline(doc, { refFor: () => 'e' + ++n, view, interactiveOnly: true });
+  assert.equal(out.lines.join('\n'), [
+    "banner",
+    " navigation 'Main'",
+    "  link 'Home' [e1]",
+    "  link 'Docs' [e2]",
+    "main",
+    " form 'Login'",
+    "  textbox 'Email' [e3] required ='ada@example.com'",
+    "  textbox 'Password' [e4] ='••••'",
+    "  checkbox 'Remember me' [e5] checked",
+    "  combobox 'Country' [e6] ='United Kingdom'",
+    "  button 'Sign in' [e7]",
+    "  button 'Sign in with Google' [e8] disabled",
+    "  button 'Go' [e9]",
+    "contentinfo",
+    " link 'us' [e10]",
+  ].join('\n'));
+});
+
+test('outline stops at its character budget and counts what it left out', () => {
+  const items = [];
+  for (let i = 0; i < 300; i++) items.push(h('li', {}, h('a', { href: `/item/${i}` }, `Item number ${i}`)));
+  const doc = fakeDocument(h('body', {}, h('ul', {}, items)));
+  let n = 0;
+  const whole = core.outline(doc, { refFor: () => 'e' + ++n, view });
+  assert.equal(whole.truncated, false);
+  assert.equal(whole.lines.length, 301);
+  n = 0;
+  const cut = core.outline(doc, { refFor: () => 'e' + ++n, view, maxChars: 1000 });
+  assert.equal(cut.truncated, true);
+  assert.ok(cut.chars <= 1000, `chars ${cut.chars}`);
+  assert.ok(cut.lines.length > 10 && cut.lines.length < 301, `lines ${cut.lines.length}`);
+  assert.equal(cut.interactive, 300, 'the count covers the whole tree');
+});
+
+test('outline shows the href of a link without a name only', () => {
+  const doc = fakeDocument(h('body', {}, h('a', { href: '/named' }, 'Named'), h('a', { href: '/img.png' }, h('img', { alt: '' }))));
+  const out = core.outline(doc, { refFor: () => 'r', view });
+  assert.deepEqual(out.lines, ["link 'Named' [r]", 'link [r] /img.png']);
+});
+
+test('outline of a scope element starts at the element', () => {
+  const doc = loginPage();
+  const form = find(doc, (e) => e.localName === 'form');
+  const out = core.outline(form, { refFor: () => 'r', view, interactiveOnly: true });
+  assert.equal(out.lines[0], "form 'Login'");
+  assert.equal(out.lines.length, 8);
+});
+
+test('describe and selectorFor name an element briefly and uniquely', () => {
+  const doc = fakeDocument(h('body', {},
+    h('div', { id: 'app' }, h('ul', {}, h('li', {}, 'a'), h('li', {}, 'b', h('button', { class: 'x y z' }, 'Buy'))))));
+  const btn = find(doc, (e) => e.localName === 'button');
+  assert.equal(core.describe(btn, view), 'button.x.y "Buy"');
+  assert.equal(core.selectorFor(btn), '#app > ul > li:nth-of-type(2) > button');
+  assert.equal(core.describe(h('div', { id: '1bad id' })), 'div#\\31 bad\\ id');
+});
+
+test('keyInfo maps key names to key, code and keyCode', () => {
+  assert.deepEqual(core.keyInfo('Enter'), { key: 'Enter', code: 'Enter', keyCode: 13, text: '\r' });
+  assert.deepEqual(core.keyInfo('a'), { key: 'a', code: 'KeyA', keyCode: 65, text: 'a' });
+  assert.deepEqual(core.keyInfo('A'), { key: 'A', code: 'KeyA', keyCode: 65, text: 'A' });
+  assert.deepEqual(core.keyInfo('7'), { key: '7', code: 'Digit7', keyCode: 55, text: '7' });
+  assert.deepEqual(core.keyInfo('!'), { key: '!', code: 'Digit1', keyCode: 49, text: '!' });
+  assert.deepEqual(core.keyInfo('?'), { key: '?', code: 'Slash', keyCode: 191, text: '?' });
+  assert.deepEqual(core.keyInfo('Esc'), { key: 'Escape', code: 'Escape', keyCode: 27, text: '' });
+  assert.deepEqual(core.keyInfo('Space'), { key: ' ', code: 'Space', keyCode: 32, text: ' ' });
+  assert.deepEqual(core.keyInfo('Control'), { key: 'Control', code: 'ControlLeft', keyCode: 17, text: '' });
+  assert.deepEqual(core.keyInfo('é'), { key: 'é', code: '', keyCode: 0, text: 'é' });
+  assert.equal(core.keyInfo('NoSuchKey'), null);
+});
+
+test('globMatch matches substrings and * globs', () => {
+  assert.equal(core.globMatch('http://x/a/b?c', '/a/b'), true);
+  assert.equal(core.globMatch('http://x/a/b?c', '/a/c'), false);
+  assert.equal(core.globMatch('http://x/a/b?c', 'http://x/*/b*'), true);
+  assert.equal(core.globMatch('http://x/a/b?c', '*/b'), false);
+  assert.equal(core.globMatch('http://x.y/(a)', '*.y/(a)'), true);
+});
+
+test('estimateTokens is characters / 4', () => {
+  assert.equal(core.estimateTokens(''), 0);
+  assert.equal(core.estimateTokens('abcde'), 2);
+});

@@ -1,0 +1,56 @@
+// The draw-mode overlay's pure logic (overlay/logic.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import '../overlay/logic.js';
+
+const L = globalThis.gasolineOverlayLogic;
+
+test('rectFrom covers a drag in any direction and ignores clicks', () => {
+  assert.deepEqual(L.rectFrom({ x: 110, y: 80 }, { x: 10, y: 20.4 }), { x: 10, y: 20, width: 100, height: 60 });
+  assert.deepEqual(L.rectFrom({ x: 10, y: 20 }, { x: 110, y: 80 }), { x: 10, y: 20, width: 100, height: 60 });
+  assert.equal(L.rectFrom({ x: 10, y: 10 }, { x: 12, y: 13 }), null);
+  assert.deepEqual(L.rectFrom({ x: 10, y: 10 }, { x: 10, y: 30 }), { x: 10, y: 10, width: 0, height: 20 });
+});
+
+test('toPage and center convert between the viewport and a scrolled page', () => {
+  const r = L.toPage({ left: 5, top: 10, width: 20, height: 30 }, 100, 400);
+  assert.deepEqual(r, { x: 105, y: 410, width: 20, height: 30 });
+  assert.deepEqual(L.center(r, 100, 400), { x: 15, y: 25 });
+});
+
+function fakeEl(over = {}) {
+  return { nodeType: 1, localName: 'button', innerText: '  Buy\n now  ', ...over };
+}
+
+test('describeElement names the element for the agent, with a ref and a few styles', () => {
+  const core = { selectorFor: () => '#shop > button:nth-of-type(2)', roleOf: () => 'button', nameOf: () => ' Buy now ' };
+  const style = { getPropertyValue: (p) => ({ color: 'rgb(0, 0, 0)', 'font-size': '9px' })[p] || '' };
+  const d = L.describeElement(fakeEl(), { core, refFor: () => 'e7', style });
+  assert.deepEqual(d, {
+    tag: 'button', selector: '#shop > button:nth-of-type(2)', ref: 'e7', role: 'button', name: 'Buy now', text: 'Buy now',
+    styles: { color: 'rgb(0, 0, 0)', 'font-size': '9px' },
+  });
+  assert.equal(L.describeElement(null, { core }), undefined);
+  // A failing helper loses its field, not the annotation.
+  const broken = { selectorFor: () => { throw new Error('x'); }, roleOf: () => { throw new Error('y'); } };
+  assert.deepEqual(L.describeElement(fakeEl({ innerText: 'x'.repeat(500) }), { core: broken, refFor: null, style: null }),
+    { tag: 'button', text: 'x'.repeat(199) + '…' });
+});
+
+test('donePost caps notes and items; cancelPost says why', () => {
+  const items = Array.from({ length: 30 }, (_, i) => ({ note: ` note\n${i} `, rect: { x: i, y: 0, width: 5, height: 5 } }));
+  items[0].note = 'n'.repeat(900);
+  const p = L.donePost({ id: 'ann_1', url: 'http://x/', title: 't', viewport: { width: 800, height: 600 }, items, maxItems: 25 });
+  assert.equal(p.correlation_id, 'ann_1');
+  assert.equal(p.annotations.length, 20);
+  assert.equal(p.annotations[0].note.length, L.MAX_NOTE);
+  assert.equal(p.annotations[1].note, 'note 1');
+  assert.equal('element' in p.annotations[1], false);
+  assert.equal(L.donePost({ id: 'ann_1', url: '', title: '', viewport: {}, items, maxItems: 2 }).annotations.length, 2);
+  assert.deepEqual(L.cancelPost('ann_1', 'the user pressed Esc'), { correlation_id: 'ann_1', cancelled: true, reason: 'the user pressed Esc' });
+});
+
+test('instructionText puts the agent first and says how to finish', () => {
+  assert.match(L.instructionText({ instructions: 'Mark the broken layout', mode: 'draw' }), /^Mark the broken layout — Drag rectangles.*Done.*Esc/);
+  assert.match(L.instructionText({ mode: 'pick' }), /^Click the elements/);
+});

@@ -1,0 +1,140 @@
+// A hostile page: it replaces, after pristine.js ran, every built-in that
+// pageRun could use to read a result, and tries to receive the scripts sent
+// to it. The page is a separate realm (node:vm), as a tab is; pageRun is
+// injected into it from its source, as chrome.scripting does, and its
+// answer is taken with the saved then, as Chrome awaits it natively.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import vm from 'node:vm';
+import { pageRun, scriptSources, MAX_RESULT_CHARS } from '../page.js';
+import { readPageResult } from '../jsresult.js';
+
+const PRISTINE = readFileSync(new URL('../pristine.js', import.meta.url), 'utf8');
+
+// The page's own code, run after pristine.js.
+const HOSTILE = `
+  globalThis.stolen = [];
+  globalThis.pageTitle = 'Real Title';
+  const lie = 'All tests passed';
+  const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+  const FakeAsync = function (src) { stolen.push(String(src)); return async () => lie; };
+  Object.defineProperty(AsyncFunction.prototype, 'constructor', { value: FakeAsync });
+  globalThis.Function = FakeAsync;
+  const realThen = Promise.prototype.then;
+  Promise.prototype.then = function (ok, bad) { return realThen.call(this, () => ok && ok(lie), bad); };
+  Object.defineProperty(Promise.prototype, 'constructor', { get() { return function Fake(ex) { return new Promise(ex); }; } });
+  Object.defineProperty(Object.prototype, 'then', { configurable: true, get() { return (resolve) => resolve(lie); } });
+  Object.prototype.toJSON = () => lie;
+  Object.defineProperty(Array.prototype, '0', { configurable: true, set(v) { stolen.push('index set'); } });
+  Object.defineProperty(Object.prototype, 'value', { configurable: true, set(v) { stolen.push('value set'); } });
+  JSON.stringify = () => JSON.parse('"' + lie + '"');
+  JSON.parse = () => lie;
+  globalThis.String = function () { return 'https://bank.example/'; };
+  Array.from = () => [lie];
+  Array.isArray = () => false;
+  Object.keys = () => ['lie'];
+  Object.getPrototypeOf = () => ({ constructor: FakeAsync });
+  Object.defineProperty = () => {};
+  Reflect.apply = () => lie;
+  Reflect.defineProperty = () => true;
+  Function.prototype.call = function () { return lie; };
+  Function.prototype.apply = function () { return lie; };
+  globalThis.Map = class { constructor() { return { lie }; } };
+  globalThis.Set = globalThis.Map;
+  String.prototype.slice = () => lie;
+  String.prototype.replace = () => lie;
+  String.prototype.charCodeAt = () => 0;
+  RegExp.prototype.exec = () => null;
+  RegExp.prototype[Symbol.replace] = () => lie;
+  Error.isError = () => false;
+  Object.defineProperty(Map.prototype, 'size', { get() { return 0; } });
+  Map.prototype.entries = function () { return [][Symbol.iterator](); };
+`;
+
+function hostilePage() {
+  const ctx = vm.createContext({});
+  vm.runInContext(PRISTINE, ctx);
+  vm.runInContext(HOSTILE, ctx);
+  const inject = vm.runInContext(`(${pageRun.toString()})`, ctx);
+  const holder = vm.runInContext('__gasolinePristine', ctx);
+  return {
+    ctx,
+    // run injects pageRun for script and takes its answer as Chrome does:
+    // awaited natively and copied out of the page's realm (structuredClone
+    // reads own data only, as Chrome's copy does).
+    run(script) {
+      const { body, expr } = scriptSources(script);
+      const answer = inject(body, expr, MAX_RESULT_CHARS);
+      return new Promise((resolve) => {
+        const out = (r) => resolve(structuredClone(r));
+        if (Object.getPrototypeOf(answer) === null) out(answer);
+        else Reflect.apply(holder.then, answer, [out, out]);
+      });
+    },
+  };
+}
+
+test('a page that replaced the built-ins cannot change a result', async (t) => {
+  const page = hostilePage();
+  const cases = [
+    { name: 'a page value', script: 'pageTitle', want: 'Real Title' },
+    { name: 'nested data', script: '({a: [1, "two", {three: 3}], b: null, c: true})', want: { a: [1, 'two', { three: 3 }], b: null, c: true } },
+    { name: 'a body with await', script: 'const t = await pageTitle; return t', want: 'Real Title' },
+    { name: 'an expression with await', script: '[await pageTitle, (await pageTitle).length]', want: ['Real Title', 10] },
+    { name: 'a Date', script: 'new Date(0)', want: '1970-01-01T00:00:00.000Z' },
+    { name: 'an array', script: '[pageTitle]', want: ['Real Title'] },
+    { name: 'NaN', script: '[NaN, 1/0]', want: ['NaN', 'Infinity'] },
+  ];
+  for (const c of cases) {
+    await t.test(c.name, async () => {
+      const r = await page.run(c.script);
+      assert.equal(r.ok, true, `not ok: ${r.kind} ${r.message ?? r.error?.message ?? ''}`);
+      assert.equal(r.builtins, 'pristine');
+      const got = readPageResult(r, { script: c.script, url: '', maxChars: MAX_RESULT_CHARS });
+      assert.deepEqual(JSON.parse(JSON.stringify(got.value)), c.want);
+    });
+  }
+  await t.test('errors are the script\'s', async () => {
+    const r = await page.run('throw new RangeError("real")');
+    assert.equal(r.kind, 'thrown');
+    assert.equal(r.error.name, 'RangeError');
+    assert.equal(r.error.message, 'real');
+  });
+  const stolen = vm.runInContext('stolen.join("|")', page.ctx);
+  assert.equal(stolen, '', `the page received: ${stolen}`);
+});
+
+test('a tab loaded before the extension started says its built-ins are the page\'s', async () => {
+  const ctx = vm.createContext({});
+  vm.runInContext('JSON.stringify = () => "lie"', ctx); // the page ran first
+  vm.runInContext(PRISTINE, ctx);
+  vm.runInContext('__gasolinePristine.markLate()', ctx);
+  const inject = vm.runInContext(`(${pageRun.toString()})`, ctx);
+  const answer = inject('1', '1', 100);
+  const r = await new Promise((resolve) => Reflect.apply(vm.runInContext('__gasolinePristine.then', ctx), answer, [(x) => resolve(structuredClone(x)), resolve]));
+  assert.equal(r.builtins, 'page');
+  const got = readPageResult(r, { script: '1', url: '', maxChars: 100 });
+  assert.match(got.hint, /loaded before the extension started.*reload the tab/);
+});
+
+test('a page cannot replace the saved built-ins', () => {
+  const ctx = vm.createContext({});
+  vm.runInContext(PRISTINE, ctx);
+  const tries = [
+    'globalThis.__gasolinePristine = {}',
+    'Object.defineProperty(globalThis, "__gasolinePristine", {value: {}})',
+    'delete globalThis.__gasolinePristine',
+    '__gasolinePristine.keys = () => []',
+  ];
+  for (const src of tries) {
+    try {
+      vm.runInContext(`"use strict"; ${src}`, ctx);
+    } catch {
+      // refused outright: as good
+    }
+  }
+  assert.throws(() => vm.runInContext('let __gasolinePristine = {}', ctx), /already been declared|SyntaxError/);
+  assert.equal(vm.runInContext('__gasolinePristine.keys === Object.keys', ctx), true);
+  assert.equal(vm.runInContext('Object.isFrozen(__gasolinePristine)', ctx), true);
+});

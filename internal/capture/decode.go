@@ -1,0 +1,598 @@
+package capture
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
+)
+
+// fastDecode is the fast path of POST /events: encoding/json spends most of
+// an ingest in reflection and in scanning the body twice, and the extension
+// sends one fixed shape. It decodes a batch whose keys are exactly the
+// contract's and whose values are plain (strings without invalid UTF-8 or
+// surrogate escapes, numbers of the fields' types), appending the events to
+// *evs, and returns ok false on anything else, leaving the caller to decode
+// with encoding/json (which also explains what is wrong). When ok, the result
+// is what encoding/json would decode (FuzzFastDecode checks it).
+func fastDecode(body []byte, evs *[]apitype.Event) (dropped map[string]int64, ok bool) {
+	p := parser{b: body}
+	if !p.byte('{') {
+		return nil, false
+	}
+	seenEvents, seenDropped := false, false
+	for first := true; ; first = false {
+		if p.byte('}') {
+			break
+		}
+		if !first && !p.byte(',') {
+			return nil, false
+		}
+		key, ok := p.key()
+		if !ok || !p.byte(':') {
+			return nil, false
+		}
+		switch {
+		case key == "events" && !seenEvents:
+			seenEvents = true
+			if !p.events(evs) {
+				return nil, false
+			}
+		case key == "dropped" && !seenDropped:
+			seenDropped = true
+			if dropped, ok = p.counts(); !ok {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	p.ws()
+	return dropped, seenEvents && p.i == len(p.b)
+}
+
+// parser reads JSON from b at i.
+type parser struct {
+	b          []byte
+	i          int
+	lastPage   string // the last page_url read, shared by the events that repeat it
+	lastSource string // the same for source
+}
+
+func (p *parser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// byte consumes c, after white space, if it is next.
+func (p *parser) byte(c byte) bool {
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// null consumes a null literal if it is next.
+func (p *parser) null() bool {
+	p.ws()
+	if len(p.b)-p.i >= 4 && string(p.b[p.i:p.i+4]) == "null" {
+		p.i += 4
+		return true
+	}
+	return false
+}
+
+// keys are the contract's keys: the batch's and the events'.
+var keys = map[string]string{}
+
+func init() {
+	for _, k := range []string{"events", "dropped", "kind", "ts", "tab_id", "frame_id", "page_url", "type", "level",
+		"message", "stack", "source", "line", "column", "element", "resource_url", "request_id", "method", "url",
+		"status", "error", "resource_type", "duration_ms", "mime_type", "request_headers", "response_headers",
+		"request_body", "response_body", "request_body_size", "response_body_size", "body_truncated", "selector",
+		"role", "name", "text", "value", "key", "modifiers", "from", "to", "unit", "title", "active", "window_id"} {
+		keys[k] = k
+	}
+	for _, list := range [][]string{logLevels, errorTypes, netSources, resourceTypes, actionTypes, actionKeys,
+		modifierKeys, navTypes, vitalNames, vitalUnits, tabTypes, tabStatuses,
+		{"log", "error", "network", "action", "nav", "vital", "tab"},
+		{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}} {
+		for _, v := range list {
+			enums[v] = v
+		}
+	}
+}
+
+// enums are the contract's enumerated values, shared instead of allocated.
+var enums = map[string]string{}
+
+// shared reads a string into *v like strInto, without allocating when it is
+// one of enums or equal to *last (when last is not nil); *last is then the
+// string read.
+func (p *parser) shared(v *string, last *string) bool {
+	if p.null() {
+		return true
+	}
+	if p.i < len(p.b) && p.b[p.i] == '"' {
+		end := p.i + 1
+		for end < len(p.b) && p.b[end] >= 0x20 && p.b[end] < utf8.RuneSelf && p.b[end] != '"' && p.b[end] != '\\' {
+			end++
+		}
+		if end < len(p.b) && p.b[end] == '"' {
+			raw := p.b[p.i+1 : end]
+			if s, ok := enums[string(raw)]; ok {
+				*v, p.i = s, end+1
+				return true
+			}
+			if last != nil && *last == string(raw) {
+				*v, p.i = *last, end+1
+				return true
+			}
+		}
+	}
+	s, ok := p.str()
+	*v = s
+	if last != nil {
+		*last = s
+	}
+	return ok
+}
+
+// key reads an object key that is one of keys, spelled without escapes,
+// without allocating.
+func (p *parser) key() (string, bool) {
+	if !p.byte('"') {
+		return "", false
+	}
+	start := p.i
+	for p.i < len(p.b) && p.b[p.i] != '"' && p.b[p.i] != '\\' {
+		p.i++
+	}
+	if p.i == len(p.b) || p.b[p.i] != '"' {
+		return "", false
+	}
+	k, ok := keys[string(p.b[start:p.i])]
+	p.i++
+	return k, ok
+}
+
+// str reads a string.
+func (p *parser) str() (string, bool) {
+	if !p.byte('"') {
+		return "", false
+	}
+	start := p.i
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			s := string(p.b[start:p.i])
+			p.i++
+			return s, true
+		case c == '\\':
+			return p.escaped(start)
+		case c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf:
+			p.i++
+		default:
+			r, n := utf8.DecodeRune(p.b[p.i:])
+			if r == utf8.RuneError && n == 1 {
+				return "", false
+			}
+			p.i += n
+		}
+	}
+	return "", false
+}
+
+// escaped reads the rest of a string that has escapes, from start.
+func (p *parser) escaped(start int) (string, bool) {
+	out := append(make([]byte, 0, p.i-start+32), p.b[start:p.i]...)
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return string(out), true
+		case c == '\\':
+			if p.i+1 >= len(p.b) {
+				return "", false
+			}
+			e := p.b[p.i+1]
+			p.i += 2
+			switch e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				if p.i+4 > len(p.b) {
+					return "", false
+				}
+				v, err := strconv.ParseUint(string(p.b[p.i:p.i+4]), 16, 32)
+				if err != nil || (v >= 0xD800 && v <= 0xDFFF) {
+					return "", false // surrogates: left to encoding/json
+				}
+				out = utf8.AppendRune(out, rune(v))
+				p.i += 4
+			default:
+				return "", false
+			}
+		case c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			p.i++
+		default:
+			r, n := utf8.DecodeRune(p.b[p.i:])
+			if r == utf8.RuneError && n == 1 {
+				return "", false
+			}
+			out = append(out, p.b[p.i:p.i+n]...)
+			p.i += n
+		}
+	}
+	return "", false
+}
+
+// number reads a JSON number's literal.
+func (p *parser) number() ([]byte, bool) {
+	p.ws()
+	start := p.i
+	digits := func() bool {
+		s := p.i
+		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+			p.i++
+		}
+		return p.i > s
+	}
+	if p.i < len(p.b) && p.b[p.i] == '-' {
+		p.i++
+	}
+	if p.i < len(p.b) && p.b[p.i] == '0' {
+		p.i++
+	} else if !digits() {
+		return nil, false
+	}
+	if p.i < len(p.b) && p.b[p.i] == '.' {
+		p.i++
+		if !digits() {
+			return nil, false
+		}
+	}
+	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
+			p.i++
+		}
+		if !digits() {
+			return nil, false
+		}
+	}
+	return p.b[start:p.i], true
+}
+
+// int reads an integer into *v; null leaves it.
+func (p *parser) int(v *int64) bool {
+	if p.null() {
+		return true
+	}
+	lit, ok := p.number()
+	if !ok {
+		return false
+	}
+	n, err := strconv.ParseInt(string(lit), 10, 64)
+	*v = n
+	return err == nil
+}
+
+// float reads a number into *v; null leaves it.
+func (p *parser) float(v *float64) bool {
+	if p.null() {
+		return true
+	}
+	lit, ok := p.number()
+	if !ok {
+		return false
+	}
+	n, err := strconv.ParseFloat(string(lit), 64)
+	*v = n
+	return err == nil
+}
+
+// strInto reads a string into *v; null leaves it.
+func (p *parser) strInto(v *string) bool {
+	if p.null() {
+		return true
+	}
+	s, ok := p.str()
+	*v = s
+	return ok
+}
+
+// boolean reads true or false; null leaves *v.
+func (p *parser) boolean(v *bool) bool {
+	if p.null() {
+		return true
+	}
+	p.ws()
+	switch {
+	case len(p.b)-p.i >= 4 && string(p.b[p.i:p.i+4]) == "true":
+		*v = true
+		p.i += 4
+	case len(p.b)-p.i >= 5 && string(p.b[p.i:p.i+5]) == "false":
+		*v = false
+		p.i += 5
+	default:
+		return false
+	}
+	return true
+}
+
+// scalar reads a number, a string or null, as Scalar.UnmarshalJSON does.
+func (p *parser) scalar(v *apitype.Scalar) bool {
+	*v = apitype.Scalar{}
+	if p.null() {
+		return true
+	}
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == '"' {
+		s, ok := p.str()
+		*v = apitype.Str(s)
+		return ok
+	}
+	lit, ok := p.number()
+	if !ok {
+		return false
+	}
+	n, err := strconv.ParseFloat(string(lit), 64)
+	*v = apitype.Num(n)
+	return err == nil
+}
+
+// headers reads an object of strings into *m (kept and added to when it is
+// not nil, as encoding/json does); null sets it to nil.
+func (p *parser) headers(m *map[string]string) bool {
+	if p.null() {
+		*m = nil
+		return true
+	}
+	if !p.byte('{') {
+		return false
+	}
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	for first := true; ; first = false {
+		if p.byte('}') {
+			return true
+		}
+		if !first && !p.byte(',') {
+			return false
+		}
+		k, ok := p.str()
+		if !ok || !p.byte(':') {
+			return false
+		}
+		var v string
+		if !p.strInto(&v) {
+			return false
+		}
+		(*m)[k] = v
+	}
+}
+
+// strings reads an array of strings into *v; null sets it to nil.
+func (p *parser) strings(v *[]string) bool {
+	if p.null() {
+		*v = nil
+		return true
+	}
+	if !p.byte('[') {
+		return false
+	}
+	*v = []string{}
+	for first := true; ; first = false {
+		if p.byte(']') {
+			return true
+		}
+		if !first && !p.byte(',') {
+			return false
+		}
+		var s string
+		if !p.strInto(&s) {
+			return false
+		}
+		*v = append(*v, s)
+	}
+}
+
+// counts reads the dropped counts; null gives nil.
+func (p *parser) counts() (map[string]int64, bool) {
+	if p.null() {
+		return nil, true
+	}
+	if !p.byte('{') {
+		return nil, false
+	}
+	m := map[string]int64{}
+	for first := true; ; first = false {
+		if p.byte('}') {
+			return m, true
+		}
+		if !first && !p.byte(',') {
+			return nil, false
+		}
+		k, ok := p.str()
+		if !ok || !p.byte(':') {
+			return nil, false
+		}
+		var n int64
+		if !p.int(&n) {
+			return nil, false
+		}
+		m[k] = n
+	}
+}
+
+// events reads the events array, appending to *evs.
+func (p *parser) events(evs *[]apitype.Event) bool {
+	if !p.byte('[') {
+		return false
+	}
+	for first := true; ; first = false {
+		if p.byte(']') {
+			return true
+		}
+		if !first && !p.byte(',') {
+			return false
+		}
+		if len(*evs) == apitype.MaxEventsPerBatch+1 {
+			return false // encoding/json counts them, and the batch is refused
+		}
+		*evs = append(*evs, apitype.Event{})
+		if !p.event(&(*evs)[len(*evs)-1]) {
+			return false
+		}
+	}
+}
+
+// event reads one event object.
+func (p *parser) event(e *apitype.Event) bool {
+	if !p.byte('{') {
+		return false
+	}
+	for first := true; ; first = false {
+		if p.byte('}') {
+			return true
+		}
+		if !first && !p.byte(',') {
+			return false
+		}
+		key, ok := p.key()
+		if !ok || !p.byte(':') {
+			return false
+		}
+		if !p.field(e, key) {
+			return false
+		}
+	}
+}
+
+// field reads the value of key into e; an unknown key is left to
+// encoding/json.
+func (p *parser) field(e *apitype.Event, key string) bool {
+	switch key {
+	case "kind":
+		return p.shared(&e.Kind, nil)
+	case "ts":
+		return p.float(&e.TS)
+	case "tab_id":
+		return p.int(&e.TabID)
+	case "frame_id":
+		return p.int(&e.FrameID)
+	case "page_url":
+		return p.shared(&e.PageURL, &p.lastPage)
+	case "type":
+		return p.shared(&e.Type, nil)
+	case "level":
+		return p.shared(&e.Level, nil)
+	case "message":
+		return p.strInto(&e.Message)
+	case "stack":
+		return p.strInto(&e.Stack)
+	case "source":
+		return p.shared(&e.Source, &p.lastSource)
+	case "line":
+		return p.int(&e.Line)
+	case "column":
+		return p.int(&e.Column)
+	case "element":
+		return p.strInto(&e.Element)
+	case "resource_url":
+		return p.strInto(&e.ResourceURL)
+	case "request_id":
+		return p.strInto(&e.RequestID)
+	case "method":
+		return p.shared(&e.Method, nil)
+	case "url":
+		return p.strInto(&e.URL)
+	case "status":
+		return p.scalar(&e.Status)
+	case "error":
+		return p.strInto(&e.Error)
+	case "resource_type":
+		return p.shared(&e.ResourceType, nil)
+	case "duration_ms":
+		return p.float(&e.DurationMS)
+	case "mime_type":
+		return p.strInto(&e.MimeType)
+	case "request_headers":
+		return p.headers(&e.RequestHeaders)
+	case "response_headers":
+		return p.headers(&e.ResponseHeaders)
+	case "request_body":
+		return p.strInto(&e.RequestBody)
+	case "response_body":
+		return p.strInto(&e.ResponseBody)
+	case "request_body_size":
+		return p.int(&e.RequestBodySize)
+	case "response_body_size":
+		return p.int(&e.ResponseBodySize)
+	case "body_truncated":
+		return p.boolean(&e.BodyTruncated)
+	case "selector":
+		return p.strInto(&e.Selector)
+	case "role":
+		return p.strInto(&e.Role)
+	case "name":
+		return p.shared(&e.Name, nil)
+	case "text":
+		return p.strInto(&e.Text)
+	case "value":
+		return p.scalar(&e.Value)
+	case "key":
+		return p.shared(&e.Key, nil)
+	case "modifiers":
+		return p.strings(&e.Modifiers)
+	case "from":
+		return p.strInto(&e.From)
+	case "to":
+		return p.strInto(&e.To)
+	case "unit":
+		return p.shared(&e.Unit, nil)
+	case "title":
+		return p.strInto(&e.Title)
+	case "active":
+		if p.null() {
+			e.Active = nil
+			return true
+		}
+		var b bool
+		if !p.boolean(&b) {
+			return false
+		}
+		e.Active = &b
+		return true
+	case "window_id":
+		return p.int(&e.WindowID)
+	}
+	return false
+}

@@ -1,0 +1,81 @@
+package capture
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
+)
+
+// FuzzFastDecode checks the fast batch decoder against encoding/json: when
+// it accepts a body, encoding/json decodes the same batch from it.
+func FuzzFastDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"dropped":{"log":3,"x":null},"events":[{"kind":"log","ts":1700000000000.5,"tab_id":-1,"frame_id":0,"page_url":"http://a/\u00e9","level":"warn","message":"a \"quoted\"\n\ttab \u0001 é ✓","stack":null}]}`,
+		`{"events":[{"kind":"network","ts":1,"tab_id":1,"request_id":"r","source":"page","method":"GET","url":"u","status":500,"resource_type":"fetch","duration_ms":1e2,"request_headers":{"a":"1","b":null},"request_headers":{"c":"3"},"response_body_size":10,"body_truncated":true}]}`,
+		`{"events":[{"kind":"action","type":"keydown","selector":"#a","value":"v","key":"Enter","modifiers":["Shift",null],"modifiers":[]},{"kind":"vital","name":"CLS","value":0.25,"unit":"score"}]}`,
+		`{"events":[{"kind":"tab","tab_id":3,"type":"updated","status":"complete","active":true,"active":null,"window_id":2,"title":"T"}]}`,
+		` { "events" : [ ] , "dropped" : null } `,
+		`{"events":[{"KIND":"log"}]}`, `{"events":[{"kind":"log","tab_id":1.0}]}`, `{"events":[{"kind":"\ud83d\ude00"}]}`,
+		`{"events":[{"status":-0,"value":"-0","ts":-0}]}`, `{"events":[{"line":9223372036854775808}]}`,
+		`{"events":[{"message":"` + "\xff" + `"}]}`, `{"events":[]}x`, `{"events":[],"events":[]}`, `{"events":null}`, `{}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		var fast []apitype.Event
+		dropped, ok := fastDecode([]byte(body), &fast)
+		if !ok {
+			return
+		}
+		var want struct {
+			Dropped map[string]int64 `json:"dropped"`
+			Events  *[]apitype.Event `json:"events"`
+		}
+		if err := json.Unmarshal([]byte(body), &want); err != nil {
+			t.Fatalf("fast decode accepted %q, encoding/json refused it: %v", body, err)
+		}
+		if want.Events == nil {
+			t.Fatalf("fast decode accepted %q without an events array", body)
+		}
+		if fast == nil {
+			fast = []apitype.Event{}
+		}
+		if !reflect.DeepEqual(dropped, want.Dropped) || !reflect.DeepEqual(fast, *want.Events) {
+			t.Fatalf("decoding %q:\nfast  %#v %#v\njson  %#v %#v", body, dropped, fast, want.Dropped, *want.Events)
+		}
+	})
+}
+
+func TestFastDecodeTakesTheExtensionsBatches(t *testing.T) {
+	b := apitype.EventBatch{Dropped: map[string]int64{"log": 2}}
+	for _, ev := range []apitype.Event{
+		{Kind: "log", TS: 1700000000000, TabID: 3, PageURL: "http://localhost:3000/", Level: "warn", Message: "a\n\"b\" <c> é ✓ \x01", Stack: "at f (a.js:1:2)"},
+		{Kind: "network", TS: 1, TabID: 3, RequestID: "9", Source: "page", Method: "POST", URL: "http://a/api", Status: apitype.Num(500),
+			ResourceType: "fetch", DurationMS: 12.5, RequestHeaders: map[string]string{"Authorization": "[redacted]"}, ResponseBody: `{"e":1}`, BodyTruncated: true},
+		{Kind: "action", TS: 1, TabID: 3, Type: "input", Selector: "#q", Value: apitype.Str("x"), Modifiers: []string{"Shift"}},
+		{Kind: "vital", TS: 1, TabID: 3, Name: "LCP", Value: apitype.Num(1200), Unit: "ms"},
+		{Kind: "tab", TS: 1, TabID: 3, Type: "updated", Status: apitype.Str("loading"), Active: new(bool), WindowID: 1},
+	} {
+		b.Events = append(b.Events, ev)
+	}
+	body, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []apitype.Event
+	dropped, ok := fastDecode(body, &evs)
+	if !ok {
+		t.Fatalf("fast decode refused %s", body)
+	}
+	if !reflect.DeepEqual(dropped, b.Dropped) || !reflect.DeepEqual(evs, b.Events) {
+		t.Errorf("got %#v %#v, want %#v", dropped, evs, b)
+	}
+	for _, body := range []string{`{"events":[{"Kind":"log"}]}`, `{"events":[{"kind":"log","extra":1}]}`, `{"events":[` + strings.Repeat("{},", apitype.MaxEventsPerBatch+1) + `{}]}`} {
+		if _, ok := fastDecode([]byte(body), new([]apitype.Event)); ok {
+			t.Errorf("fast decode took %.60q, want it left to encoding/json", body)
+		}
+	}
+}

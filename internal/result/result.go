@@ -1,0 +1,232 @@
+// Package result owns what an extension reports about a command, from its
+// post to where it is kept and how it is read back: it cleans the report,
+// decides whether the result is kept inline in the tracker or stored in the
+// output store (large outputs, SPEC section 6), records it in the tracker,
+// and undoes the store write when the tracker refuses the report.
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/output"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
+	"github.com/rs/zerolog"
+)
+
+// MaxFailedResult bounds the result kept with an error or timeout report;
+// a larger one is replaced by a note saying so (only complete results are
+// stored).
+const MaxFailedResult = 64 << 10
+
+// maxMeta bounds each field kept beside a stored string (tab_id, url).
+const maxMeta = 2048
+
+// Stored is the attachment (tracker.Command.Attachment) of a complete
+// result kept in the output store instead of inline: the command then
+// carries no Result, and its content is read back by id.
+type Stored struct {
+	Handle output.Handle
+	// Meta holds the small fields that came beside a string result
+	// ({"value": "<html>…", "tab_id": 3, "url": "…"}), at most 2 KB each.
+	Meta map[string]json.RawMessage
+	// Landmark is the first of "<form", "<body", "<main" the content holds,
+	// or "": a good anchor to suggest for a slice.
+	Landmark string
+}
+
+// Keeper owns every reported result. Its methods are safe for concurrent
+// use. Create it with NewKeeper.
+type Keeper struct {
+	trk   *tracker.Tracker
+	store *output.Store // nil keeps every result inline
+	log   zerolog.Logger
+}
+
+// NewKeeper returns a Keeper recording into trk and storing large results
+// in store; a nil store keeps every result inline.
+func NewKeeper(trk *tracker.Tracker, store *output.Store, log zerolog.Logger) *Keeper {
+	return &Keeper{trk: trk, store: store, log: log}
+}
+
+// Store returns the output store, nil when there is none.
+func (k *Keeper) Store() *output.Store { return k.store }
+
+// Report applies an extension's post about a command as tracker.Report
+// does, with the same errors. First it replaces invalid UTF-8 in every
+// field, so that what reaches an agent is valid text however it is read.
+// A complete result whose content (see Content) is above the inline
+// threshold goes to the output store and the command keeps a *Stored
+// attachment instead; this happens only for a command still waiting for its
+// result, and the stored output is deleted again if the tracker refuses the
+// report. An error or timeout result above MaxFailedResult is replaced by a
+// note.
+func (k *Keeper) Report(instance string, qr apitype.QueryResult) (tracker.Command, error) {
+	result := validJSONText(qr.Result)
+	errMsg := strings.ToValidUTF8(qr.Error, "\uFFFD")
+	id := strings.ToValidUTF8(qr.CorrelationID, "\uFFFD")
+	status := tracker.State(qr.Status)
+
+	var stored *Stored
+	switch {
+	case status == tracker.StateComplete && k.store != nil && len(result) > 0:
+		stored = k.storeLarge(id, result)
+		if stored != nil {
+			result = nil
+		}
+	case len(result) > MaxFailedResult:
+		result, _ = json.Marshal(droppedResult{
+			Dropped: true, Bytes: len(result),
+			Note: fmt.Sprintf("the result posted with status %q was %d bytes; only complete results above %d bytes are kept", qr.Status, len(result), MaxFailedResult),
+		})
+	}
+	var attachment any
+	if stored != nil {
+		attachment = stored
+	}
+	cmd, err := k.trk.ReportReason(instance, id, status, qr.Reason, result, attachment, errMsg)
+	if err != nil && stored != nil {
+		k.store.Delete(id) // refused: the stored output must not outlive this report
+	}
+	return cmd, err
+}
+
+// droppedResult replaces a failed command's oversize result.
+type droppedResult struct {
+	Dropped bool   `json:"dropped"`
+	Bytes   int    `json:"bytes"`
+	Note    string `json:"note"`
+}
+
+// storeLarge stores the content of result for command id when it is above
+// the inline threshold and the command still waits for its result. It
+// returns nil when the result stays inline: small, a late or unknown report,
+// or a store that refuses (or already holds an output for id, from a
+// duplicate post).
+func (k *Keeper) storeLarge(id string, result json.RawMessage) *Stored {
+	if len(result) < 4*256 { // far under any threshold
+		return nil
+	}
+	if cur, err := k.trk.Get(id); err != nil || cur.State != tracker.StatePending {
+		return nil
+	}
+	content, meta := Content(result)
+	if !k.store.Oversize(content) {
+		return nil
+	}
+	h, err := k.store.Add(id, content)
+	if err != nil {
+		if !errors.Is(err, output.ErrExists) {
+			k.log.Warn().Err(err).Str("correlation_id", id).Msg("storing large output failed; keeping it inline")
+		}
+		return nil
+	}
+	k.log.Debug().Str("correlation_id", id).Int("chars", h.Chars).Int("estimated_tokens", h.EstimatedTokens).Msg("large output stored")
+	return &Stored{Handle: h, Meta: meta, Landmark: landmark(content)}
+}
+
+// landmarks are anchors worth suggesting for a slice of a page, best first.
+var landmarks = []string{"<form", "<body", "<main"}
+
+func landmark(content string) string {
+	for _, l := range landmarks {
+		if strings.Contains(content, l) {
+			return l
+		}
+	}
+	return ""
+}
+
+// StoredOf returns the stored output of c when its result was stored when
+// it was reported.
+func StoredOf(c tracker.Command) (*Stored, bool) {
+	s, ok := c.Attachment.(*Stored)
+	return s, ok && s != nil
+}
+
+// Chars is the size of c's result in characters of its content: the stored
+// output's, or the inline result's length.
+func Chars(c tracker.Command) int {
+	if s, ok := StoredOf(c); ok {
+		return s.Handle.Chars
+	}
+	return len(c.Result)
+}
+
+// Readable makes c's output readable by id in the output store, so that
+// every read mode works on every result: a stored output is there already;
+// an inline one is stored now (as Content gives it), replacing any earlier
+// copy. It fails when there is no store or the store refuses.
+func (k *Keeper) Readable(c tracker.Command) error {
+	if k.store == nil {
+		return errors.New("this daemon keeps no output store")
+	}
+	if _, ok := StoredOf(c); ok {
+		return nil
+	}
+	content, _ := Content(c.Result)
+	_, err := k.store.Put(c.ID, content)
+	return err
+}
+
+// Content returns the text to store and read for a result: the string
+// itself when the result is a string, bare or in an envelope (the
+// extension's {"value": "…", …}, seed 000's {"success": true, "data":
+// "…"}), with the envelope's other small fields as meta; else the result's
+// JSON text and no meta.
+func Content(result json.RawMessage) (text string, meta map[string]json.RawMessage) {
+	trimmed := bytes.TrimSpace(result)
+	if len(trimmed) == 0 {
+		return string(result), nil
+	}
+	switch trimmed[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(trimmed, &s) == nil {
+			return s, nil
+		}
+	case '{':
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(trimmed, &obj) != nil {
+			break
+		}
+		key := "value"
+		if _, ok := obj["success"]; ok {
+			if _, ok := obj["value"]; !ok {
+				key = "data"
+			}
+		}
+		raw, ok := obj[key]
+		if !ok || len(raw) == 0 || raw[0] != '"' {
+			break
+		}
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			break
+		}
+		delete(obj, key)
+		meta = make(map[string]json.RawMessage, len(obj))
+		for k, v := range obj {
+			if len(v) <= maxMeta {
+				meta[k] = v
+			}
+		}
+		return s, meta
+	}
+	return string(result), nil
+}
+
+// validJSONText returns b with every invalid UTF-8 sequence replaced by
+// U+FFFD. In valid JSON such bytes can only stand inside strings, so the
+// result stays valid JSON; a valid b is returned as is.
+func validJSONText(b json.RawMessage) json.RawMessage {
+	if utf8.Valid(b) {
+		return b
+	}
+	return bytes.ToValidUTF8(b, []byte("\uFFFD"))
+}

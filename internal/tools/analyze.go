@@ -1,0 +1,136 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/gasoline-mcp/gasoline/internal/output"
+	"github.com/gasoline-mcp/gasoline/internal/result"
+	"github.com/gasoline-mcp/gasoline/pkg/protocol"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
+)
+
+// analyze reads the page in few tokens. Its modes, in tools/list order:
+// pageModes below.
+var analyze = tool{
+	name:        "analyze",
+	key:         "what",
+	title:       "Read the page compactly",
+	preamble:    "Read the page in few tokens; async like interact (correlation_id, or wait_ms inline).",
+	label:       "what",
+	annotations: protocol.ToolAnnotations{ReadOnlyHint: boolp(true), IdempotentHint: boolp(false), OpenWorldHint: boolp(true)},
+	families:    []func() []action{pageModes, annotationModes},
+}
+
+// pageModes read the page: its outline with refs, or a summary.
+func pageModes() []action {
+	d := browser[domArgs]("dom", "dom", "outline with refs (max_tokens 3000)")
+	s := browser[summaryArgs]("page_summary", "dom", "headings, forms, counts, text")
+	for _, a := range []*action{&d, &s} {
+		a.Tool, a.Idempotent = "analyze", true
+		// tab_id, timeout_ms and wait_ms: interact describes them.
+		n := len(a.fields) - 3
+		a.fields = append(a.fields[:n:n], bare(a.fields[n:])...)
+		for i := range a.fields {
+			a.fields[i].min, a.fields[i].max = nil, nil
+		}
+	}
+	return []action{d, s}
+}
+
+// DefaultDOMTokens is analyze dom's default budget in estimated tokens.
+const DefaultDOMTokens = 3000
+
+type summaryArgs struct {
+	TabID *int64 `json:"tab_id,omitempty"`
+}
+
+type domArgs struct {
+	Scope           string `json:"scope,omitempty" desc:"ref or selector of a region"`
+	InteractiveOnly bool   `json:"interactive_only,omitempty"`
+	MaxTokens       int    `json:"max_tokens,omitempty"`
+	summaryArgs
+}
+
+// presenters shape the inline result of a complete command of an action
+// whose answer is more than the extension's report (keyed by action name).
+var presenters = map[string]func(t *Tools, c tracker.Command, v *commandView){
+	"dom": (*Tools).presentDOM,
+}
+
+// domView is analyze dom's answer.
+type domView struct {
+	Interactive int    `json:"interactive"`
+	Omitted     string `json:"omitted,omitempty"`
+	Outline     string `json:"outline"`
+	TabID       int64  `json:"tab_id"`
+	Title       string `json:"title,omitempty"`
+	Tokens      int    `json:"tokens"`
+	URL         string `json:"url"`
+}
+
+// domReport is what the extension reports for dom: the whole outline as
+// value (so that a large one is stored as text) and facts beside it.
+type domReport struct {
+	Value       string `json:"value"`
+	Interactive int    `json:"interactive"`
+	MaxTokens   int    `json:"max_tokens"`
+	TabID       int64  `json:"tab_id"`
+	Title       string `json:"title"`
+	URL         string `json:"url"`
+}
+
+// presentDOM cuts the outline of a dom command at its token budget, on a
+// line boundary, and makes the whole one readable by slice and extract
+// under the command's correlation id.
+func (t *Tools) presentDOM(c tracker.Command, v *commandView) {
+	var r domReport
+	var whole string
+	stored, isStored := result.StoredOf(c)
+	if isStored {
+		for k, raw := range stored.Meta {
+			json.Unmarshal([]byte(fmt.Sprintf(`{%q:%s}`, k, raw)), &r)
+		}
+	} else if err := json.Unmarshal(c.Result, &r); err != nil {
+		return // not a dom report: leave it as the extension sent it
+	}
+	budget := r.MaxTokens
+	if budget <= 0 {
+		budget = DefaultDOMTokens
+	}
+	limit := budget * 4 // the SPEC's estimate: 4 characters a token
+	total := len(r.Value)
+	if isStored {
+		sl, err := t.d.Results.Store().Slice(c.ID, output.SliceRequest{Start: ptr(0), Length: limit + 1})
+		if err != nil {
+			return
+		}
+		whole, total = sl.Text, sl.TotalChars
+	} else {
+		whole = r.Value
+	}
+	shown := whole
+	if total > limit {
+		cut := strings.LastIndexByte(whole[:min(limit, len(whole))], '\n')
+		if cut < 0 {
+			cut = min(limit, len(whole))
+		}
+		shown = whole[:cut]
+	}
+	dv := domView{Interactive: r.Interactive, Outline: shown, TabID: r.TabID, Title: r.Title, URL: r.URL,
+		Tokens: (len(shown) + 3) / 4}
+	if len(shown) < total {
+		if !isStored {
+			if err := t.d.Results.Readable(c); err != nil {
+				t.d.Log.Warn().Err(err).Str("correlation_id", c.ID).Msg("storing the whole outline failed")
+			}
+		}
+		refs := strings.Count(shown, " [e") + strings.Count(shown, " [f")
+		dv.Omitted = fmt.Sprintf("%d of %d characters (about %d of %d interactive elements) past the %d-token budget",
+			total-len(shown), total, max(0, r.Interactive-refs), r.Interactive, budget)
+		v.Message = fmt.Sprintf(`The outline is cut at max_tokens. Read on with observe({what:"command_result", correlation_id:%q, mode:"slice", start:%d, length:12000}), `+
+			`find a part with mode:"extract", query:"<what you need>", or narrow it with scope or interactive_only.`, c.ID, len(shown)+1)
+	}
+	v.Result, _ = json.Marshal(dv)
+}

@@ -1,0 +1,74 @@
+package tools
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// Response budgets, in characters of the text content an agent reads (every
+// response costs it context): issue 12, part 4.
+const (
+	budgetCompleted = 180 // a simple completed result: execute_js of document.title
+	budgetHandle    = 160 // interact's queued handle
+	budgetReminder  = 80  // what the async reminder adds for one unread result
+)
+
+// TestResponseBudgets holds each response kind to its budget, with the ids
+// and the result the real daemon and extension produce.
+func TestResponseBudgets(t *testing.T) {
+	e := newEnv(t)
+	present := func() { // an extension polling, as when the agent works
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		defer cancel()
+		e.trk.Poll(ctx, "ext", 0)
+	}
+	present()
+	h := e.call(t, "agent", "interact", `{"action":"execute_js","script":"document.title"}`)
+	first := h.field("correlation_id").(string)
+	check(t, "queued handle", h.Text, budgetHandle)
+
+	e.delivered(t)
+	page := `{"value":"Home Page","tab_id":1794230512,"url":"https://example.com/"}`
+	if _, err := e.keep.Report("ext", reportOf(first, page)); err != nil {
+		t.Fatal(err)
+	}
+	present()
+	h2 := e.call(t, "agent", "interact", `{"action":"execute_js","script":"document.title"}`)
+	second := h2.field("correlation_id").(string)
+	e.delivered(t)
+	if _, err := e.keep.Report("ext", reportOf(second, page)); err != nil {
+		t.Fatal(err)
+	}
+
+	// Reading the first with the second unread carries the reminder.
+	withReminder := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+first+`"}`)
+	if withReminder.field("async", "ready") == nil {
+		t.Fatalf("got %s, want the second result in the async reminder", withReminder.Text)
+	}
+	alone := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+second+`"}`)
+	if alone.field("async") != nil {
+		t.Fatalf("got %s, want no reminder once everything is read", alone.Text)
+	}
+	check(t, "completed result", alone.Text, budgetCompleted)
+	extra := len(withReminder.Text) - len(alone.Text)
+	t.Logf("async reminder for one unread result: %d characters more (budget %d)", extra, budgetReminder)
+	if extra > budgetReminder {
+		t.Errorf("the async reminder for one unread result adds %d characters, budget %d:\n%s", extra, budgetReminder, withReminder.Text)
+	}
+
+	verbose := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+second+`","verbose":true}`)
+	for _, f := range []string{"action", "created_at", "finished_at", "duration_ms"} {
+		if verbose.field(f) == nil {
+			t.Errorf("verbose result lacks %s: %s", f, verbose.Text)
+		}
+	}
+}
+
+func check(t *testing.T, kind, text string, budget int) {
+	t.Helper()
+	if len(text) > budget {
+		t.Errorf("%s is %d characters, budget %d:\n%s", kind, len(text), budget, text)
+	}
+	t.Logf("%s: %d characters (budget %d)", kind, len(text), budget)
+}

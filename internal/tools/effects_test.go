@@ -1,0 +1,70 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
+	"github.com/rs/zerolog"
+)
+
+// TestPresentEffects merges the tab's errors, console errors and failed
+// requests stamped during an action into the effects the extension
+// reported, and leaves out other tabs' and earlier events.
+func TestPresentEffects(t *testing.T) {
+	capt := capture.New(capture.Options{})
+	t.Cleanup(capt.Close)
+	trk := tracker.New(tracker.Options{})
+	t.Cleanup(trk.Close)
+	tl := New(Deps{Tracker: trk, Capture: capt, Log: zerolog.Nop()})
+
+	created := time.Now().Add(-time.Second)
+	finished := created.Add(200 * time.Millisecond)
+	ms := func(at time.Time) float64 { return float64(at.UnixMilli()) }
+	body := fmt.Sprintf(`{"events":[
+		{"kind":"error","ts":%[1]v,"tab_id":7,"page_url":"http://x/","type":"uncaught","message":"TypeError: x is undefined\n    at f (app.js:1)"},
+		{"kind":"log","ts":%[1]v,"tab_id":7,"page_url":"http://x/","level":"error","message":"save failed"},
+		{"kind":"log","ts":%[1]v,"tab_id":7,"page_url":"http://x/","level":"info","message":"fine"},
+		{"kind":"network","ts":%[1]v,"tab_id":7,"page_url":"http://x/","request_id":"1","method":"POST","url":"http://x/api/save","status":500,"resource_type":"fetch","source":"page"},
+		{"kind":"network","ts":%[1]v,"tab_id":7,"page_url":"http://x/","request_id":"2","method":"GET","url":"http://x/ok","status":200,"resource_type":"fetch","source":"page"},
+		{"kind":"error","ts":%[2]v,"tab_id":7,"page_url":"http://x/","type":"uncaught","message":"before the action"},
+		{"kind":"error","ts":%[1]v,"tab_id":8,"page_url":"http://y/","type":"uncaught","message":"another tab"}
+	]}`, ms(created.Add(100*time.Millisecond)), ms(created.Add(-time.Minute)))
+	if _, err := capt.IngestJSON([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	c := tracker.Command{ID: "act_1", Action: "click", State: tracker.StateComplete, CreatedAt: created, FinishedAt: &finished,
+		Result: json.RawMessage(`{"tab_id":7,"url":"http://x/","effects":{"navigated":true,"url_before":"http://x/a"}}`)}
+	v := tl.commandView(c, finished, false)
+	var got struct {
+		Effects struct {
+			Navigated      bool       `json:"navigated"`
+			URLBefore      string     `json:"url_before"`
+			Errors         eventCount `json:"errors"`
+			FailedRequests eventCount `json:"failed_requests"`
+		} `json:"effects"`
+	}
+	if err := json.Unmarshal(v.Result, &got); err != nil {
+		t.Fatal(err)
+	}
+	e := got.Effects
+	if !e.Navigated || e.URLBefore != "http://x/a" {
+		t.Errorf("the extension's effects were lost: %s", v.Result)
+	}
+	if e.Errors.Count != 2 || strings.Join(e.Errors.First, "|") != "TypeError: x is undefined|console: save failed" {
+		t.Errorf("errors %+v, want the uncaught error (first line) and the console error", e.Errors)
+	}
+	if e.FailedRequests.Count != 1 || e.FailedRequests.First[0] != "POST http://x/api/save → 500" {
+		t.Errorf("failed requests %+v", e.FailedRequests)
+	}
+
+	quiet := tracker.Command{ID: "act_2", Action: "click", State: tracker.StateComplete, CreatedAt: created, FinishedAt: &finished,
+		Result: json.RawMessage(`{"tab_id":9,"url":"http://z/"}`)}
+	if v := tl.commandView(quiet, finished, false); string(v.Result) != `{"tab_id":9,"url":"http://z/"}` {
+		t.Errorf("an action with no effects: %s, want the result unchanged", v.Result)
+	}
+}

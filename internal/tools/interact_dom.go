@@ -1,0 +1,208 @@
+package tools
+
+import (
+	"slices"
+
+	"github.com/gasoline-mcp/gasoline/internal/mcp"
+)
+
+// domActions act on one element of the page the way a user would, or read
+// it: the extension's DOM runtime (extension/actions/) finds the element by
+// target, waits until it can act, and reports what happened.
+func domActions() []action {
+	return []action{
+		dom[clickArgs]("click", "", false),
+		dom[targetOnly]("hover", "", false),
+		dom[fillArgs]("fill", "", false),
+		dom[fillArgs]("type", "", false),
+		dom[selectArgs]("select", "", false),
+		dom[targetOnly]("check", "", false),
+		dom[targetOnly]("uncheck", "", false),
+		dom[keyArgs]("key_press", "", false),
+		dom[targetOnly]("scroll_to", "", true),
+		dom[waitForArgs]("wait_for", "", true),
+		dom[getTextArgs]("get_text", "", true),
+		dom[queryArgs]("query", "", true),
+	}
+}
+
+// dom declares a DOM action: a browser action with the "act" prefix whose
+// result carries the effects the capture buffers saw (effects.go). Reads
+// are idempotent; acting twice is not.
+func dom[A any](name, summary string, idempotent bool) action {
+	a := browser[A](name, "act", summary)
+	a.Idempotent = idempotent
+	return a
+}
+
+func init() {
+	for _, a := range domActions() {
+		presenters[a.Name] = (*Tools).presentEffects
+	}
+}
+
+// targetArgs name the element an action works on: one of ref, selector,
+// text, or role with name; frame picks an iframe of the top document.
+type targetArgs struct {
+	Ref      string `json:"ref,omitempty" desc:"target: ref, selector, text or role+name"`
+	Selector string `json:"selector,omitempty"`
+	Text     string `json:"text,omitempty" desc:"visible text; fill, type: text to enter"`
+	Role     string `json:"role,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Frame    string `json:"frame,omitempty"`
+	tabArg
+}
+
+// kinds lists the kinds of target a names.
+func (a targetArgs) kinds(textIsValue bool) []string {
+	var k []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"ref", a.Ref != ""}, {"selector", a.Selector != ""}, {"role", a.Role != ""}, {"text", a.Text != "" && !textIsValue}} {
+		if f.set {
+			k = append(k, f.name)
+		}
+	}
+	return k
+}
+
+// checkTarget checks that a names exactly one target (at most one when
+// optional); with textIsValue, text is the value to enter, not a target.
+func (a targetArgs) checkTarget(action string, optional, textIsValue bool) error {
+	k := a.kinds(textIsValue)
+	switch {
+	case a.Name != "" && a.Role == "":
+		return mcp.Errorf("invalid_arguments", `e.g. {role:"button", name:"Sign in"}`, "%s: name goes with role", action)
+	case len(k) > 1:
+		return mcp.Errorf("invalid_arguments", "pass one of ref, selector, text, or role with name",
+			"%s got more than one target: %v", action, k)
+	case len(k) == 0 && !optional:
+		how := "ref (from analyze({what:\"dom\"}) or query), selector, text, or role with name"
+		if textIsValue {
+			how = "ref (from analyze({what:\"dom\"}) or query), selector, or role with name"
+		}
+		return mcp.Errorf("invalid_arguments", "pass the element: "+how, "%s needs a target", action)
+	}
+	return nil
+}
+
+// targetOnly are the arguments of an action that takes only a target.
+type targetOnly struct {
+	targetArgs `list:"target"`
+}
+
+func (a targetOnly) check() error { return a.checkTarget("this action", false, false) }
+
+type clickArgs struct {
+	targetArgs `list:"target"`
+	Button     string   `json:"button,omitempty"`
+	ClickCount int      `json:"click_count,omitempty"`
+	Modifiers  []string `json:"modifiers,omitempty"`
+	dialogArgs `list:"dialog?"`
+}
+
+// dialogArgs say how the alert, confirm or prompt an action opens is
+// answered (it never shows: it would block the page).
+type dialogArgs struct {
+	Dialog string `json:"dialog,omitempty" enum:"accept,dismiss"`
+}
+
+func (a clickArgs) check() error {
+	if err := a.checkTarget("click", false, false); err != nil {
+		return err
+	}
+	return checkModifiers(a.Modifiers)
+}
+
+func checkModifiers(m []string) error {
+	for _, k := range m {
+		if !slices.Contains([]string{"Control", "Shift", "Alt", "Meta"}, k) {
+			return mcp.Errorf("invalid_arguments", "modifiers are Control, Shift, Alt and Meta", "unknown modifier %q", k)
+		}
+	}
+	return nil
+}
+
+type fillArgs struct {
+	targetArgs `list:"target, text"`
+}
+
+func (a fillArgs) check() error { return checkEntry(a.targetArgs) }
+
+// checkEntry checks fill's and type's target (text is what they enter).
+func checkEntry(a targetArgs) error {
+	return a.checkTarget("fill and type", false, true)
+}
+
+type selectArgs struct {
+	targetArgs `list:"target"`
+	Values     []string `json:"values" required:"true"`
+}
+
+func (a selectArgs) check() error {
+	if err := a.checkTarget("select", false, false); err != nil {
+		return err
+	}
+	if len(a.Values) == 0 {
+		return mcp.Errorf("invalid_arguments", `e.g. {action:"select", ref:"e5", values:["France"]}`, "select needs values")
+	}
+	return nil
+}
+
+type keyArgs struct {
+	Key        string   `json:"key" required:"true"`
+	Modifiers  []string `json:"modifiers,omitempty"`
+	targetArgs `list:"target?"`
+	dialogArgs `list:"dialog?"`
+}
+
+func (a keyArgs) check() error {
+	if a.Key == "" {
+		return mcp.Errorf("invalid_arguments", `e.g. {action:"key_press", key:"Enter"}`, "key_press needs key")
+	}
+	if err := a.checkTarget("key_press", true, false); err != nil {
+		return err
+	}
+	return checkModifiers(a.Modifiers)
+}
+
+type waitForArgs struct {
+	targetArgs `list:"target|url|network_idle"`
+	Gone       bool `json:"gone,omitempty" desc:"until gone"`
+	waitElse   `list:"-"`
+}
+
+// waitElse are wait_for's conditions other than a target.
+type waitElse struct {
+	URL         string `json:"url,omitempty"`
+	NetworkIdle bool   `json:"network_idle,omitempty"`
+}
+
+func (a waitForArgs) check() error {
+	n := len(a.kinds(false))
+	if a.URL != "" {
+		n++
+	}
+	if a.NetworkIdle {
+		n++
+	}
+	if n != 1 {
+		return mcp.Errorf("invalid_arguments", `one of: a target (ref, selector, role with name), text (gone:true to wait until it disappears), url (substring or glob with *), network_idle:true`,
+			"wait_for waits for exactly one thing")
+	}
+	return a.checkTarget("wait_for", true, false)
+}
+
+type getTextArgs struct {
+	targetArgs `list:"target?"`
+}
+
+func (a getTextArgs) check() error { return a.checkTarget("get_text", true, false) }
+
+type queryArgs struct {
+	targetArgs `list:"target"`
+	Limit      int `json:"limit,omitempty"`
+}
+
+func (a queryArgs) check() error { return a.checkTarget("query", false, false) }

@@ -1,0 +1,165 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/mcp"
+	"github.com/gasoline-mcp/gasoline/internal/output"
+	"github.com/gasoline-mcp/gasoline/internal/result"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
+	"github.com/rs/zerolog"
+)
+
+// TestDOMArgs checks the arguments of the DOM actions before anything is
+// queued: one target, name only with role, what each action needs.
+func TestDOMArgs(t *testing.T) {
+	tests := []struct {
+		action string
+		args   string
+		want   string // "" for valid, else a part of the error message
+	}{
+		{"click", `{"ref":"e1"}`, ""},
+		{"click", `{"role":"button","name":"Go","button":"right","click_count":2,"modifiers":["Shift"]}`, ""},
+		{"click", `{}`, "needs a target"},
+		{"click", `{"ref":"e1","text":"Go"}`, "more than one target"},
+		{"click", `{"name":"Go"}`, "name goes with role"},
+		{"click", `{"ref":"e1","modifiers":["Hyper"]}`, `unknown modifier "Hyper"`},
+		{"fill", `{"ref":"e1","text":"ada@example.com"}`, ""},
+		{"fill", `{"ref":"e1","text":""}`, ""},
+		{"fill", `{"text":"ada"}`, "needs a target"},
+		{"type", `{"selector":"#q","text":"hi"}`, ""},
+		{"select", `{"ref":"e2","values":["fr"]}`, ""},
+		{"select", `{"ref":"e2"}`, "select needs values"},
+		{"check", `{"text":"Remember me"}`, ""},
+		{"key_press", `{"key":"Enter"}`, ""},
+		{"key_press", `{"key":"a","selector":"#q","modifiers":["Control"]}`, ""},
+		{"key_press", `{}`, "key_press needs key"},
+		{"wait_for", `{"text":"Welcome"}`, ""},
+		{"wait_for", `{"selector":"#x","gone":true}`, ""},
+		{"wait_for", `{"url":"*/done"}`, ""},
+		{"wait_for", `{"network_idle":true}`, ""},
+		{"wait_for", `{}`, "exactly one thing"},
+		{"wait_for", `{"text":"a","url":"b"}`, "exactly one thing"},
+		{"get_text", `{}`, ""},
+		{"query", `{"role":"link"}`, ""},
+		{"query", `{}`, "needs a target"},
+	}
+	acts := map[string]action{}
+	for _, a := range domActions() {
+		acts[a.Name] = a
+	}
+	for _, tt := range tests {
+		t.Run(tt.action+" "+tt.args, func(t *testing.T) {
+			a, ok := acts[tt.action]
+			if !ok {
+				t.Fatalf("no DOM action %s", tt.action)
+			}
+			err := checkArgs(a, json.RawMessage(tt.args))
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("got %v, want valid", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			case err != nil:
+				var te *mcp.ToolError
+				if !errors.As(err, &te) || te.Code != "invalid_arguments" {
+					t.Errorf("got %#v, want an invalid_arguments tool error", err)
+				}
+			}
+		})
+	}
+}
+
+// checkArgs runs the argument checks of a, the way its run would before
+// queuing anything: decode, check, build the params.
+func checkArgs(a action, raw json.RawMessage) error {
+	var err error
+	switch a.Name {
+	case "click":
+		_, err = paramsOf[clickArgs](raw)
+	case "fill", "type":
+		_, err = paramsOf[fillArgs](raw)
+	case "select":
+		_, err = paramsOf[selectArgs](raw)
+	case "key_press":
+		_, err = paramsOf[keyArgs](raw)
+	case "wait_for":
+		_, err = paramsOf[waitForArgs](raw)
+	case "get_text":
+		_, err = paramsOf[getTextArgs](raw)
+	case "query":
+		_, err = paramsOf[queryArgs](raw)
+	default:
+		_, err = paramsOf[targetOnly](raw)
+	}
+	return err
+}
+
+// TestDOMActionsPolicy: every DOM action queues an act_ command for the
+// browser; only those that read are idempotent.
+func TestDOMActionsPolicy(t *testing.T) {
+	reads := map[string]bool{"scroll_to": true, "wait_for": true, "get_text": true, "query": true}
+	for _, a := range domActions() {
+		if a.Tool != "interact" || a.Prefix != "act" || !a.BrowserBound || a.MaxWait != MaxWait {
+			t.Errorf("%s: policy %+v, want an interact browser action with prefix act", a.Name, a.Action)
+		}
+		if a.Idempotent != reads[a.Name] {
+			t.Errorf("%s: idempotent %v, want %v", a.Name, a.Idempotent, reads[a.Name])
+		}
+	}
+}
+
+// TestPresentDOM cuts an outline at its budget on a line boundary, stores
+// the whole for slice and extract, and leaves a small one whole.
+func TestPresentDOM(t *testing.T) {
+	trk := tracker.New(tracker.Options{})
+	t.Cleanup(trk.Close)
+	store := output.New(output.Options{})
+	tl := New(Deps{Tracker: trk, Results: result.NewKeeper(trk, store, zerolog.Nop()), Log: zerolog.Nop()})
+	var lines []string
+	for i := range 300 {
+		lines = append(lines, fmt.Sprintf(`link "Item %d" [e%d] /item/%d`, i, i+1, i))
+	}
+	whole := strings.Join(lines, "\n")
+	finished := time.Now()
+
+	report := func(id, value string, maxTokens int) tracker.Command {
+		r, _ := json.Marshal(domReport{Value: value, Interactive: 300, MaxTokens: maxTokens, TabID: 7, URL: "http://x/", Title: "X"})
+		return tracker.Command{ID: id, Action: "dom", State: tracker.StateComplete, Result: r, FinishedAt: &finished}
+	}
+
+	v := tl.commandView(report("dom_1", whole, 500), finished, false)
+	var dv domView
+	if err := json.Unmarshal(v.Result, &dv); err != nil {
+		t.Fatal(err)
+	}
+	if len(dv.Outline) > 2000 || !strings.HasPrefix(whole, dv.Outline+"\n") {
+		t.Errorf("cut outline: %d chars, want at most 2000 and a prefix of whole lines", len(dv.Outline))
+	}
+	if dv.Tokens > 500 || dv.TabID != 7 || dv.URL != "http://x/" || dv.Interactive != 300 {
+		t.Errorf("view %+v", dv)
+	}
+	shownRefs := strings.Count(dv.Outline, " [e")
+	if want := fmt.Sprintf("(about %d of 300 interactive elements)", 300-shownRefs); !strings.Contains(dv.Omitted, want) {
+		t.Errorf("omitted %q, want it to contain %q", dv.Omitted, want)
+	}
+	if !strings.Contains(v.Message, `mode:"slice"`) || !strings.Contains(v.Message, `correlation_id:"dom_1"`) {
+		t.Errorf("message %q, want how to read on", v.Message)
+	}
+	sl, err := store.Slice("dom_1", output.SliceRequest{Anchor: "Item 299", Window: 100})
+	if err != nil || !strings.Contains(sl.Text, `link "Item 299" [e300]`) {
+		t.Errorf("the whole outline is not readable: %q, %v", sl.Text, err)
+	}
+
+	small := tl.commandView(report("dom_2", strings.Join(lines[:3], "\n"), 0), finished, false)
+	dv = domView{}
+	json.Unmarshal(small.Result, &dv)
+	if dv.Omitted != "" || dv.Outline != strings.Join(lines[:3], "\n") || small.Message != "" {
+		t.Errorf("a small outline: %+v, message %q; want it whole", dv, small.Message)
+	}
+}

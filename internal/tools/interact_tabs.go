@@ -1,0 +1,74 @@
+package tools
+
+import (
+	"net/url"
+
+	"github.com/gasoline-mcp/gasoline/internal/mcp"
+)
+
+// tabActions move tabs between pages and open, focus and close tabs.
+func tabActions() []action {
+	return []action{navigate(), refresh(), back(), forward(), newTab(), switchTab(), closeTab()}
+}
+
+func navigate() action {
+	return browser[navigateArgs]("navigate", "nav", "open url in the tab and wait for it to load")
+}
+
+func refresh() action { return browser[tabArg]("refresh", "nav", "reload the tab") }
+
+func back() action { return browser[tabArg]("back", "nav", "go back in the tab's history") }
+
+func forward() action { return browser[tabArg]("forward", "nav", "go forward in the tab's history") }
+
+func newTab() action { return browser[newTabArgs]("new_tab", "tab", "") }
+
+func switchTab() action { return browser[switchTabArgs]("switch_tab", "tab", "") }
+
+func closeTab() action { return browser[tabArg]("close_tab", "tab", "") }
+
+type navigateArgs struct {
+	URL string `json:"url" required:"true" desc:"an http(s) or file URL, or about:blank"`
+	tabArg
+}
+
+func (a navigateArgs) check() error { return checkURL(a.URL, true) }
+
+type newTabArgs struct {
+	URL    string `json:"url,omitempty"`
+	Active *bool  `json:"active,omitempty" desc:"focus the new tab (default true)"`
+}
+
+func (a newTabArgs) check() error { return checkURL(a.URL, false) }
+
+type switchTabArgs struct {
+	TabID *int64 `json:"tab_id" required:"true"`
+}
+
+func (a switchTabArgs) check() error {
+	if a.TabID == nil {
+		return mcp.Errorf("invalid_arguments", "list tabs with execute_js or use the tab_id new_tab returned", "\"tab_id\" is required for switch_tab")
+	}
+	return nil
+}
+
+// checkURL accepts the URLs an agent may open: http(s), file and about:blank.
+func checkURL(raw string, required bool) error {
+	if raw == "" {
+		if required {
+			return mcp.Errorf("invalid_arguments", "pass the page to open, e.g. {action:\"navigate\", url:\"http://localhost:3000/\"}", "\"url\" is required")
+		}
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return mcp.Errorf("invalid_arguments", "pass an absolute URL such as http://localhost:3000/", "invalid url %q: %v", raw, err)
+	}
+	switch {
+	case (u.Scheme == "http" || u.Scheme == "https") && u.Host != "":
+	case u.Scheme == "file", raw == "about:blank":
+	default:
+		return mcp.Errorf("invalid_arguments", "use an http(s) or file URL, or about:blank", "unsupported url %q", raw)
+	}
+	return nil
+}

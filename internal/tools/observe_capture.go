@@ -1,0 +1,396 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/mcp"
+	"github.com/gasoline-mcp/gasoline/internal/result"
+)
+
+// captureModes read what the user's tabs did, from the capture buffers
+// (package capture): console logs, errors (grouped), requests, user actions
+// with the navigations they caused, web vitals, and the tabs. They are
+// reads, so idempotent; the ones with wait_ms block until a matching entry
+// arrives after the cursor.
+func captureModes() []action {
+	return []action{
+		entryMode("logs", "console", (*Tools).logs, true),
+		entryMode("errors", "uncaught, grouped", (*Tools).errorGroups, true),
+		entryMode("network", `requests; status "4xx"; body needs id`, (*Tools).network, true),
+		entryMode("actions", "clicks, input, navigations", (*Tools).actions, true),
+		entryMode("vitals", "", (*Tools).vitals, false),
+		entryMode("page", "url, title, load status", (*Tools).page, false),
+		entryMode("tabs", "", (*Tools).tabs, false),
+	}
+}
+
+// entryMode declares a capture mode: a read, blocking up to MaxWait when it
+// takes wait_ms.
+func entryMode[A, R any](name, summary string, run func(t *Tools, ctx context.Context, client string, a A) (R, error), waits bool) action {
+	a := handler("observe", name, summary, run)
+	a.Idempotent = true
+	if waits {
+		a.MaxWait = MaxWait
+	}
+	return a
+}
+
+// entryArgs are the filters of the entry modes (logs to vitals). They are
+// left out of each mode's argument list: the schema names them, and the
+// tool's preamble says what since and id do.
+type entryArgs struct {
+	TabID *int64  `json:"tab_id"`
+	Text  string  `json:"text"`
+	URL   string  `json:"url"`
+	Since *uint64 `json:"since"`
+	Limit int     `json:"limit"`
+	ID    *uint64 `json:"id"`
+}
+
+func (a entryArgs) filter(kind capture.Kind, also ...capture.Kind) capture.Filter {
+	return capture.Filter{Kind: kind, Also: also, TabID: a.TabID, Text: a.Text, URL: a.URL, Since: a.Since, Limit: a.Limit}
+}
+
+// entryWait is the wait of the capture modes that block.
+type entryWait struct {
+	WaitMS *int64 `json:"wait_ms" min:"0" max:"55000"`
+}
+
+type (
+	logArgs struct {
+		entryArgs `list:"-"`
+		MinLevel  string `json:"min_level"`
+		entryWait
+	}
+	networkArgs struct {
+		entryArgs `list:"-"`
+		Method    string    `json:"method"`
+		Status    statusArg `json:"status"`
+		Body      string    `json:"body" enum:"request,response"`
+		entryWait
+	}
+	waitingArgs struct {
+		entryArgs `list:"-"`
+		entryWait
+	}
+	vitalArgs struct {
+		entryArgs `list:"-"`
+	}
+	pageArgs struct {
+		TabID *int64 `json:"tab_id"`
+	}
+)
+
+// statusArg is network's status filter: a string ("500", ">=400", "4xx"),
+// or a bare number, which agents often pass for a single code.
+type statusArg string
+
+func (s *statusArg) UnmarshalJSON(b []byte) error {
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err == nil {
+		*s = statusArg(n.String())
+		return nil
+	}
+	var str string
+	if err := json.Unmarshal(b, &str); err != nil {
+		return err
+	}
+	*s = statusArg(str)
+	return nil
+}
+
+func (t *Tools) logs(ctx context.Context, _ string, a logArgs) (any, error) {
+	f := a.filter(capture.KindLog)
+	f.MinLevel = a.MinLevel
+	return t.entries(ctx, f, a.ID, a.WaitMS)
+}
+
+func (t *Tools) actions(ctx context.Context, _ string, a waitingArgs) (any, error) {
+	return t.entries(ctx, a.filter(capture.KindAction, capture.KindNav), a.ID, a.WaitMS)
+}
+
+func (t *Tools) vitals(ctx context.Context, _ string, a vitalArgs) (any, error) {
+	return t.entries(ctx, a.filter(capture.KindVital), a.ID, nil)
+}
+
+func (t *Tools) network(ctx context.Context, _ string, a networkArgs) (any, error) {
+	if a.Body != "" {
+		if a.ID == nil {
+			return nil, mcp.Errorf("invalid_arguments", `pass the request's id from observe({what:"network"}), e.g. {what:"network", id:42, body:"response"}`,
+				"body needs the id of one request")
+		}
+		return t.body(*a.ID, a.Body)
+	}
+	f := a.filter(capture.KindNetwork)
+	f.Method, f.Status = a.Method, string(a.Status)
+	return t.entries(ctx, f, a.ID, a.WaitMS)
+}
+
+// entriesView is a capture mode's page of entries.
+type entriesView struct {
+	capture.Page
+	Hint string `json:"hint,omitempty"`
+}
+
+// entries serves a capture mode: one entry in full by id; else a page of
+// the entries f selects, after waiting up to wait_ms for one to arrive
+// after the cursor when asked. A wait that ends without one is a normal,
+// empty answer.
+func (t *Tools) entries(ctx context.Context, f capture.Filter, id *uint64, waitMS *int64) (any, error) {
+	if id != nil {
+		return t.entry(f, *id)
+	}
+	wait, err := waitArg(waitMS, 0, MaxWait)
+	if err != nil {
+		return nil, err
+	}
+	var p capture.Page
+	timedOut := false
+	if wait > 0 {
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		stop := t.reportProgress(ctx, captureProgress(string(f.Kind)))
+		p, err = t.d.Capture.Wait(wctx, f)
+		stop()
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			err, timedOut = nil, true
+		}
+	} else {
+		p, err = t.d.Capture.Query(f)
+	}
+	if err != nil {
+		return nil, captureError(err)
+	}
+	v := &entriesView{Page: p, Hint: t.emptyHint(len(p.Entries) == 0, timedOut, p.Hidden, f.Kind, f.Also...)}
+	if v.Hint == "" && p.Earlier {
+		v.Hint = "older entries match too; since:0 reads from the oldest"
+	}
+	return v, nil
+}
+
+// emptyHint explains an empty answer: capture of the kind is off, no
+// extension is connected to capture anything, noise rules hid what there
+// was, or the wait ended.
+func (t *Tools) emptyHint(empty, timedOut bool, hidden int, kind capture.Kind, also ...capture.Kind) string {
+	if !empty {
+		return ""
+	}
+	cfg := t.d.Capture.Config()
+	for _, k := range append([]capture.Kind{kind}, also...) {
+		if !cfg.Kinds[string(k)] {
+			return fmt.Sprintf(`capture of %s entries is off; turn it on with configure({action:"capture", kind:%q, on:true})`, k, k)
+		}
+	}
+	if t.d.Health != nil && !t.d.Health().Extension.Connected {
+		return "no browser extension is connected, so nothing is being captured; configure({action:\"health\"}) says how to connect it"
+	}
+	if hidden > 0 {
+		return fmt.Sprintf(`noise rules hid %d matching entries; configure({action:"noise_rule"}) lists the rules`, hidden)
+	}
+	if timedOut {
+		return "nothing new arrived within wait_ms; wait again with since:next_cursor so nothing in between is missed"
+	}
+	return ""
+}
+
+// entryView is one entry in full. The entry is wrapped so that its fields
+// (a request's HTTP status) never sit where a tool result's own status
+// goes.
+type entryView struct {
+	Entry capture.View `json:"entry"`
+}
+
+// entry returns one entry in full detail, when it belongs to the mode that
+// asks for it (f's kinds).
+func (t *Tools) entry(f capture.Filter, id uint64) (*entryView, error) {
+	v, err := t.d.Capture.Entry(id)
+	if err != nil {
+		return nil, captureError(err)
+	}
+	if k := kindOfView(v); k != f.Kind && !slices.Contains(f.Also, k) {
+		return nil, mcp.Errorf("wrong_mode", fmt.Sprintf(`read it with observe({what:%q, id:%d})`, modeOfKind[k], id),
+			"entry %d is a %s entry, not a %s entry", id, k, f.Kind)
+	}
+	return &entryView{Entry: v}, nil
+}
+
+func kindOfView(v capture.View) capture.Kind {
+	switch v.(type) {
+	case *capture.LogView:
+		return capture.KindLog
+	case *capture.ErrorView:
+		return capture.KindError
+	case *capture.NetworkView:
+		return capture.KindNetwork
+	case *capture.ActionView:
+		return capture.KindAction
+	case *capture.NavView:
+		return capture.KindNav
+	}
+	return capture.KindVital
+}
+
+// modeOfKind is the observe mode that lists each kind of entry.
+var modeOfKind = map[capture.Kind]string{
+	capture.KindLog: "logs", capture.KindError: "errors", capture.KindNetwork: "network",
+	capture.KindAction: "actions", capture.KindNav: "actions", capture.KindVital: "vitals",
+}
+
+// groupsView is errors' answer: errors grouped by message and source, as
+// entries like every other capture mode's (capture.GroupPage renamed).
+type groupsView struct {
+	Entries    []capture.ErrorGroup `json:"entries"`
+	Omitted    int                  `json:"omitted,omitempty"`
+	NextCursor uint64               `json:"next_cursor"`
+	Dropped    int64                `json:"dropped"`
+	Missed     bool                 `json:"missed,omitempty"`
+	Hidden     int                  `json:"hidden,omitempty"`
+	Hint       string               `json:"hint,omitempty"`
+}
+
+// errorGroups serves errors: the groups of every buffered error (or those
+// after since), most recently seen first; with wait_ms, the groups of the
+// errors that arrive after the cursor, once one does.
+func (t *Tools) errorGroups(ctx context.Context, _ string, a waitingArgs) (any, error) {
+	f := a.filter(capture.KindError)
+	if a.ID != nil {
+		return t.entry(f, *a.ID)
+	}
+	wait, err := waitArg(a.WaitMS, 0, MaxWait)
+	if err != nil {
+		return nil, err
+	}
+	var p capture.GroupPage
+	timedOut := false
+	if wait > 0 {
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		stop := t.reportProgress(ctx, captureProgress(string(f.Kind)))
+		p, err = t.d.Capture.WaitErrorGroups(wctx, f)
+		stop()
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			err, timedOut = nil, true
+		}
+	} else {
+		p, err = t.d.Capture.ErrorGroups(f)
+	}
+	if err != nil {
+		return nil, captureError(err)
+	}
+	v := &groupsView{Entries: p.Groups, Omitted: p.Omitted, NextCursor: p.NextCursor, Dropped: p.Dropped, Missed: p.Missed,
+		Hidden: p.Hidden, Hint: t.emptyHint(len(p.Groups) == 0, timedOut, p.Hidden, capture.KindError)}
+	if v.Hint == "" && len(p.Groups) > 0 {
+		v.Hint = `each entry is one error and its repeats (count, first_seen, last_seen); observe({what:"errors", id:last_id}) gives the latest in full`
+	}
+	return v, nil
+}
+
+// Bodies up to inlineBodyBytes of JSON come back inline; larger ones (or
+// any above the output store's inline threshold) are stored and come back
+// as a handle, like a large command result.
+const inlineBodyBytes = 30_000
+
+// bodyView is a request's or response's body: inline, or stored with its
+// handle (Text empty). The request's status is http_status: a tool
+// result's own status is a command's.
+type bodyView struct {
+	ID         uint64      `json:"id"`
+	Part       string      `json:"part"`
+	Method     string      `json:"method"`
+	URL        string      `json:"url"`
+	HTTPStatus int         `json:"http_status"`
+	MimeType   string      `json:"mime_type,omitempty"`
+	Chars      int         `json:"chars"`
+	Size       int64       `json:"size"` // the body's full size in bytes
+	Truncated  bool        `json:"truncated"`
+	Text       string      `json:"text,omitempty"`
+	Stored     bool        `json:"stored,omitempty"`
+	Output     *handleView `json:"output,omitempty"`
+}
+
+// bodyHandlePrefix starts the output store ids of stored bodies; no action
+// queues commands under it, so they never clash with correlation ids.
+const bodyHandlePrefix = "body_"
+
+// bodyHandleID is the output store id of the body part of entry id: the
+// id command_result's read modes take.
+func bodyHandleID(id uint64, part string) string {
+	return bodyHandlePrefix + strconv.FormatUint(id, 10) + "_" + part
+}
+
+// body returns one captured body. One too large to inline is put in the
+// output store (replacing an earlier copy) and read with command_result's
+// modes, slice and extract.
+func (t *Tools) body(id uint64, part string) (any, error) {
+	b, err := t.d.Capture.Body(id, part)
+	if err != nil {
+		return nil, captureError(err)
+	}
+	v := &bodyView{ID: b.ID, Part: b.Part, Method: b.Method, URL: b.URL, HTTPStatus: b.Status, MimeType: b.MimeType,
+		Chars: b.Chars, Size: b.Size, Truncated: b.Truncated, Text: b.Text}
+	store := t.d.Results.Store()
+	if store == nil {
+		if len(encode(b.Text)) > inlineBodyBytes {
+			return nil, mcp.Errorf("not_available", "", "the body is too large to return inline and this daemon keeps no output store")
+		}
+		return v, nil
+	}
+	if !store.Oversize(b.Text) && len(encode(b.Text)) <= inlineBodyBytes {
+		return v, nil
+	}
+	hid := bodyHandleID(id, part)
+	h, err := store.Put(hid, b.Text)
+	if err != nil {
+		return nil, fmt.Errorf("storing the %s body of entry %d: %w", part, id, err)
+	}
+	s := storedViewOf(hid, part+" body", &result.Stored{Handle: h})
+	v.Text, v.Stored, v.Output = "", true, &s.Output
+	return v, nil
+}
+
+func (t *Tools) page(_ context.Context, _ string, a pageArgs) (*capture.Tab, error) {
+	tab, err := t.d.Capture.PageInfo(a.TabID)
+	if err != nil {
+		return nil, captureError(err)
+	}
+	return &tab, nil
+}
+
+func (t *Tools) tabs(context.Context, string, noArgs) (*capture.TabList, error) {
+	l := t.d.Capture.Tabs()
+	return &l, nil
+}
+
+// captureError turns the capture store's errors into tool errors; their
+// messages say what to do next.
+func captureError(err error) error {
+	code, hint := "", ""
+	switch {
+	case errors.Is(err, capture.ErrBadFilter), errors.Is(err, capture.ErrBadRule), errors.Is(err, capture.ErrBadConfig):
+		code = "invalid_arguments"
+	case errors.Is(err, capture.ErrUnknownEntry):
+		code = "unknown_entry"
+	case errors.Is(err, capture.ErrNoBody):
+		code, hint = "no_body", `bodies are captured for fetch/XHR text bodies up to the body cap; configure({action:"capture"}) shows the settings`
+	case errors.Is(err, capture.ErrTooManyRules):
+		code, hint = "too_many_rules", `list them with configure({action:"noise_rule"}) and remove one with remove:"<id>"`
+	case errors.Is(err, capture.ErrUnknownRule):
+		code, hint = "unknown_rule", `configure({action:"noise_rule"}) lists the rules`
+	case errors.Is(err, capture.ErrNoTab):
+		code, hint = "no_tab", `configure({action:"health"}) shows whether the extension is connected`
+	case errors.Is(err, capture.ErrUnknownTab):
+		code, hint = "unknown_tab", `observe({what:"tabs"}) lists the tabs`
+	case errors.Is(err, capture.ErrClosed):
+		code, hint = "shutting_down", "the daemon is stopping; retry once it is back"
+	default:
+		return err
+	}
+	return mcp.Errorf(code, hint, "%s", strings.TrimSpace(err.Error()))
+}

@@ -1,0 +1,69 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gasoline-mcp/gasoline/internal/mcp"
+	"github.com/gasoline-mcp/gasoline/internal/output"
+	"github.com/gasoline-mcp/gasoline/internal/result"
+	"github.com/gasoline-mcp/gasoline/pkg/protocol"
+)
+
+// outputScheme prefixes the URI of a stored output: gasoline://output/<id>.
+const outputScheme = "gasoline://output/"
+
+func outputURI(id string) string { return outputScheme + id }
+
+// outputLink is the resource the output stored under id is offered as.
+func outputLink(id, title string, s *result.Stored) protocol.Resource {
+	return protocol.Resource{
+		URI:         outputURI(id),
+		Name:        id,
+		Title:       title,
+		Description: fmt.Sprintf("%d chars, ~%d tokens", s.Handle.Chars, s.Handle.EstimatedTokens),
+		MIMEType:    "text/plain",
+		Size:        int64(s.Handle.Bytes),
+	}
+}
+
+// outputResources offers each client's stored large outputs as MCP
+// resources: resources/list lists those of its commands the daemon still
+// knows, resources/read returns one whole.
+type outputResources struct{ t *Tools }
+
+func (r outputResources) List(_ context.Context, client string) ([]protocol.Resource, error) {
+	l := r.t.d.Tracker.List(client)
+	var out []protocol.Resource
+	for _, c := range append(l.Completed, l.Failed...) {
+		if s, ok := result.StoredOf(c); ok {
+			out = append(out, outputLink(c.ID, c.Action+" output", s))
+		}
+	}
+	return out, nil
+}
+
+func (r outputResources) Read(_ context.Context, client, uri string) ([]protocol.ResourceContents, error) {
+	id, ok := strings.CutPrefix(uri, outputScheme)
+	if !ok || id == "" {
+		return nil, fmt.Errorf("%w: %s is not a gasoline output; resources/list gives the URIs (%s<correlation_id>)", mcp.ErrResourceNotFound, uri, outputScheme)
+	}
+	if c, err := r.t.d.Tracker.Get(id); err == nil && c.Client != client {
+		return nil, fmt.Errorf("%w: %s belongs to another client", mcp.ErrResourceNotFound, uri)
+	}
+	store := r.t.d.Results.Store()
+	if store == nil {
+		return nil, fmt.Errorf("%w: this daemon keeps no output store", mcp.ErrResourceNotFound)
+	}
+	text, err := store.Content(id)
+	if errors.Is(err, output.ErrNotFound) {
+		return nil, fmt.Errorf("%w: the output of %s is gone (evicted under the output memory budget, or the daemon restarted); run the command again", mcp.ErrResourceNotFound, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.t.d.Tracker.Result(client, id) // reading the output counts as reading the result
+	return []protocol.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: text}}, nil
+}

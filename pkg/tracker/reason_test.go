@@ -1,0 +1,48 @@
+package tracker_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
+)
+
+// TestReportReason: an extension may say a command failed because its page
+// navigated; any other reason, or the reason with another status, is
+// refused and leaves the command as it was.
+func TestReportReason(t *testing.T) {
+	tr, _ := newTracker(t, tracker.Options{})
+	spec := tracker.Spec{Client: "c", Prefix: "exec", Action: "execute_js"}
+
+	c := deliver(t, tr, spec)
+	got, err := tr.ReportReason("ext", c.ID, tracker.StateError, tracker.ReasonNavigated, nil, nil, "the page navigated")
+	if err != nil || got.State != tracker.StateError || got.Reason != tracker.ReasonNavigated || got.Error != "the page navigated" {
+		t.Fatalf("navigated: got %+v, %v; want state error, reason navigated", got, err)
+	}
+
+	c = deliver(t, tr, spec)
+	if got, err := tr.ReportReason("ext", c.ID, tracker.StateError, "", nil, nil, "boom"); err != nil || got.Reason != tracker.ReasonCommandError {
+		t.Errorf("no reason: got %+v, %v; want command_error", got, err)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		status tracker.State
+		reason string
+	}{
+		{"unknown reason", tracker.StateError, "execution_timeout"},
+		{"made-up reason", tracker.StateError, "because"},
+		{"navigated with complete", tracker.StateComplete, tracker.ReasonNavigated},
+		{"navigated with timeout", tracker.StateTimeout, tracker.ReasonNavigated},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := deliver(t, tr, spec)
+			if _, err := tr.ReportReason("ext", c.ID, tc.status, tc.reason, nil, nil, "x"); !errors.Is(err, tracker.ErrBadStatus) {
+				t.Errorf("got %v, want ErrBadStatus", err)
+			}
+			if got := get(t, tr, c.ID); got.State != tracker.StatePending {
+				t.Errorf("the refused report changed the command to %s", got.State)
+			}
+		})
+	}
+}

@@ -1,0 +1,292 @@
+//go:build unix
+
+// Command snapcompare measures, on the same pages, the tokens of gasoline's
+// analyze({what:"dom"}) and of the page snapshots two peer MCP servers give
+// an agent: playwright-mcp's browser_snapshot and chrome-devtools-mcp's
+// take_snapshot. Tokens are estimated as characters/4 of each tool result's
+// text. It also counts the interactive elements gasoline's outline gives a
+// ref to. The peers are installed by the caller (npm, test-only) and run
+// on the same Chromium; nothing of theirs is copied here.
+//
+//	npm install --prefix /tmp/peers @playwright/mcp chrome-devtools-mcp
+//	cd test/e2e && go run ./cmd/snapcompare \
+//	    -playwright /tmp/peers/node_modules/.bin/playwright-mcp \
+//	    -devtools /tmp/peers/node_modules/.bin/chrome-devtools-mcp
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/chromium"
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/gasoline"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	playwright = flag.String("playwright", "", "path of the playwright-mcp executable (npm @playwright/mcp)")
+	devtools   = flag.String("devtools", "", "path of the chrome-devtools-mcp executable (npm chrome-devtools-mcp)")
+)
+
+// pages are the fixture pages compared, by path on the test site.
+var pages = []struct{ name, path string }{
+	{"sign-in form", "/hands/login.html"},
+	{"widgets (iframe, shadow DOM)", "/hands/widgets.html"},
+	{"React signup app", "/react/index.html"},
+	{"300-element list", "/hands/list300.html"},
+	{"1 800-element list", "/hands/list1800.html"},
+}
+
+func main() {
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "snapcompare:", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "snapcompare: "+format+"\n", args...)
+}
+
+// listPage is a list of n/3 items, each a li holding a link and a span.
+func listPage(n int) string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>List</title></head><body><main><h1>List</h1><ul>`)
+	for i := range n / 3 {
+		fmt.Fprintf(&b, `<li><a href="/item/%d">Item %d</a> <span>about item %d</span></li>`, i, i, i)
+	}
+	b.WriteString(`</ul></main></body></html>`)
+	return b.String()
+}
+
+func run(ctx context.Context) error {
+	if *playwright == "" || *devtools == "" {
+		return errors.New("pass -playwright and -devtools (see the command's doc)")
+	}
+	bin, err := chromium.Find()
+	if err != nil {
+		return err
+	}
+	root, err := gasoline.RepoRoot()
+	if err != nil {
+		return err
+	}
+	files := http.FileServer(http.Dir(filepath.Join(root, "test", "e2e", "testdata")))
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/hands/list300.html":
+			fmt.Fprint(w, listPage(300))
+		case "/hands/list1800.html":
+			fmt.Fprint(w, listPage(1800))
+		default:
+			files.ServeHTTP(w, r)
+		}
+	}))
+	defer site.Close()
+
+	gas, err := gasolineOutlines(ctx, bin, root, site.URL)
+	if err != nil {
+		return fmt.Errorf("gasoline: %w", err)
+	}
+	pw, err := peerSnapshots(ctx, exec.Command(*playwright, "--headless", "--isolated", "--no-sandbox", "--executable-path", bin),
+		func(url string) (string, map[string]any) { return "browser_navigate", map[string]any{"url": url} },
+		"browser_snapshot", func(string) map[string]any { return map[string]any{} }, site.URL)
+	if err != nil {
+		return fmt.Errorf("playwright-mcp: %w", err)
+	}
+	cd, err := peerSnapshots(ctx, exec.Command(*devtools, "--headless", "--isolated", "--executablePath", bin, "--chrome-arg=--no-sandbox"),
+		func(url string) (string, map[string]any) { return "new_page", map[string]any{"url": url} },
+		"take_snapshot", selectedPage, site.URL)
+	if err != nil {
+		return fmt.Errorf("chrome-devtools-mcp: %w", err)
+	}
+
+	fmt.Println("| page | gasoline `analyze dom` | refs / interactive | `interactive_only` | playwright-mcp `browser_snapshot` | chrome-devtools-mcp `take_snapshot` | gasoline ÷ smaller peer |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for i, p := range pages {
+		g := gas[i]
+		smaller := min(pw[i], cd[i])
+		fmt.Printf("| %s | %d | %d / %d | %d | %d | %d | %.2f |\n", p.name, g.tokens, g.refs, g.interactive, g.onlyTokens, pw[i], cd[i], float64(g.tokens)/float64(smaller))
+	}
+	return nil
+}
+
+type outline struct{ tokens, refs, interactive, onlyTokens int }
+
+var refRE = regexp.MustCompile(`\[(?:f\d+)?e\d+\]`)
+
+// gasolineOutlines starts a daemon and Chromium with the extension, pairs
+// them, and returns analyze dom's tokens for every page, with max_tokens at
+// its largest so nothing is cut.
+func gasolineOutlines(ctx context.Context, bin, root, base string) ([]outline, error) {
+	tmp, err := os.MkdirTemp("", "gasoline-snapcompare-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	logf("building gasoline")
+	bins, err := gasoline.Build(ctx, root, tmp)
+	if err != nil {
+		return nil, err
+	}
+	d, err := gasoline.StartDaemon(ctx, bins, filepath.Join(tmp, "state"), "--log-level=warn")
+	if err != nil {
+		return nil, err
+	}
+	defer d.Stop(context.WithoutCancel(ctx))
+	browser, err := chromium.Start(ctx, chromium.Options{Bin: bin, UserDataDir: filepath.Join(tmp, "profile"),
+		ExtensionDir: filepath.Join(root, "extension"), URLs: []string{base + pages[0].path}, LogPath: filepath.Join(tmp, "chromium.log")})
+	if err != nil {
+		return nil, err
+	}
+	defer browser.Stop()
+	conn, err := cdp.Dial(ctx, browser.WebSocketURL)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := chromium.WaitForWorker(ctx, conn, 20*time.Second); err != nil {
+		return nil, err
+	}
+	if err := pair(ctx, conn, d); err != nil {
+		return nil, err
+	}
+	conn.Close()
+	mc, err := gasoline.Connect(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	defer mc.Close()
+	var out []outline
+	for _, p := range pages {
+		if r, err := mc.Call(ctx, "interact", map[string]any{"action": "navigate", "url": base + p.path, "wait_ms": 20000}); err != nil || r.Status != "complete" {
+			return nil, fmt.Errorf("navigate %s: %s %v", p.path, r, err)
+		}
+		time.Sleep(300 * time.Millisecond) // let the React app render
+		r, err := mc.Call(ctx, "analyze", map[string]any{"what": "dom", "max_tokens": 9000, "wait_ms": 20000})
+		if err != nil || r.Status != "complete" {
+			return nil, fmt.Errorf("analyze dom %s: %s %v", p.path, r, err)
+		}
+		var v struct {
+			Outline     string `json:"outline"`
+			Interactive int    `json:"interactive"`
+			Omitted     string `json:"omitted"`
+		}
+		if err := json.Unmarshal(r.Value, &v); err != nil {
+			return nil, err
+		}
+		// The agent reads the whole tool result text, not just the outline.
+		tokens := (len(r.Raw) + 3) / 4
+		if v.Omitted != "" {
+			logf("%s: outline cut at 9000 tokens (%s)", p.path, v.Omitted)
+		}
+		o, err := mc.Call(ctx, "analyze", map[string]any{"what": "dom", "max_tokens": 9000, "interactive_only": true, "wait_ms": 20000})
+		if err != nil || o.Status != "complete" {
+			return nil, fmt.Errorf("analyze dom interactive_only %s: %s %v", p.path, o, err)
+		}
+		out = append(out, outline{tokens: tokens, refs: len(refRE.FindAllString(v.Outline, -1)), interactive: v.Interactive,
+			onlyTokens: (len(o.Raw) + 3) / 4})
+		logf("gasoline %s: %d tokens", p.path, tokens)
+	}
+	return out, nil
+}
+
+// peerSnapshots runs a peer MCP server, navigates to every page and returns
+// the estimated tokens of its snapshot tool's text result.
+func peerSnapshots(ctx context.Context, cmd *exec.Cmd, nav func(url string) (string, map[string]any), snapshot string,
+	snapArgs func(navText string) map[string]any, base string) ([]int, error) {
+	cmd.Stderr = nil
+	c := mcp.NewClient(&mcp.Implementation{Name: "snapcompare", Version: "1.0.0"}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer cs.Close()
+	var out []int
+	for _, p := range pages {
+		name, args := nav(base + p.path)
+		navRes, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || navRes.IsError {
+			return nil, fmt.Errorf("%s %s: %v %v", name, p.path, err, text(navRes))
+		}
+		time.Sleep(300 * time.Millisecond)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: snapshot, Arguments: snapArgs(text(navRes))})
+		if err != nil || res.IsError {
+			return nil, fmt.Errorf("%s %s: %v %v", snapshot, p.path, err, text(res))
+		}
+		tokens := (len(text(res)) + 3) / 4
+		logf("%s %s: %d tokens", snapshot, p.path, tokens)
+		out = append(out, tokens)
+	}
+	return out, nil
+}
+
+var selectedRE = regexp.MustCompile(`(?m)^(\d+): .* \[selected\]$`)
+
+// selectedPage reads the selected page's id from chrome-devtools-mcp's
+// page list ("2: http://… [selected]"), which take_snapshot needs.
+func selectedPage(navText string) map[string]any {
+	m := selectedRE.FindStringSubmatch(navText)
+	if m == nil {
+		return map[string]any{}
+	}
+	var id int
+	fmt.Sscan(m[1], &id)
+	return map[string]any{"pageId": id}
+}
+
+// text is the concatenated text content of a tool result.
+func text(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+// pair pairs the extension through its popup and waits until the daemon
+// sees it polling.
+func pair(ctx context.Context, conn *cdp.Conn, d *gasoline.Daemon) error {
+	p, err := chromium.OpenPopup(ctx, conn)
+	if err != nil {
+		return err
+	}
+	defer p.Close(ctx)
+	if err := p.SetPort(ctx, d.Port); err != nil {
+		return err
+	}
+	code, err := d.PairCode(ctx)
+	if err != nil {
+		return err
+	}
+	if err := p.Pair(ctx, code); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if h, err := d.Health(ctx); err == nil && h.Extension.Connected {
+			return nil
+		}
+	}
+	return errors.New("the paired extension did not connect to the daemon within 15 s")
+}

@@ -1,0 +1,3 @@
+document.getElementById('inner').addEventListener('click', () => {
+  document.getElementById('frame-log').textContent += 'inner clicked;';
+});
