@@ -136,7 +136,7 @@ type Params struct {
 	Sig   string
 }
 
-var paramsRE = regexp.MustCompile(`^` + Scheme + ` ts=([0-9]{1,16}), nonce=([0-9a-f]{` + strconv.Itoa(NonceHexLen) + `}), sig=([0-9a-f]{64})$`)
+var paramsRE = regexp.MustCompile(`^` + Scheme + ` ts=(0|[1-9][0-9]{0,15}), nonce=([0-9a-f]{` + strconv.Itoa(NonceHexLen) + `}), sig=([0-9a-f]{64})$`)
 
 // ParseAuthorization parses "Gasoline-HMAC ts=…, nonce=…, sig=…" exactly as
 // Request.Authorization writes it; anything else is ErrMalformed.

@@ -120,6 +120,8 @@ func TestParseAuthorization(t *testing.T) {
 		vecAuth + " ",
 		vecAuth[:len(vecAuth)-1],
 		strings.Replace(vecAuth, "ts=1700000000000", "ts=99999999999999999", 1),
+		strings.Replace(vecAuth, "ts=1700000000000", "ts=01700000000000", 1),
+		strings.Replace(vecAuth, "ts=1700000000000", "ts=00", 1),
 	} {
 		if _, err := ParseAuthorization(bad); !errors.Is(err, ErrMalformed) {
 			t.Errorf("ParseAuthorization(%q): got %v, want ErrMalformed", bad, err)
