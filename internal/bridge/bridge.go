@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rs/zerolog"
 
@@ -54,6 +55,9 @@ type Bridge struct {
 	inflight map[string]*inflight // requests in flight by raw id; guarded by mu
 	wg       sync.WaitGroup
 	sem      chan struct{}
+
+	// version is the protocol version initialize negotiated (a string).
+	version atomic.Value
 }
 
 // inflight is a request being relayed, which the client may cancel.
@@ -207,8 +211,19 @@ func (b *Bridge) wasCancelled(c *inflight) bool {
 	return c.cancelled
 }
 
-// handle relays one message and writes its answer, if it has one.
+// handle relays one line, a message or (when 2025-03-26 was negotiated) a
+// batch, and writes its answer, if it has one.
 func (b *Bridge) handle(ctx context.Context, line []byte) {
+	if b.isBatch(line) {
+		b.handleBatch(ctx, line)
+		return
+	}
+	b.relay(ctx, line, b.writeLine)
+}
+
+// relay relays one message and hands its answer, if it has one, to answer.
+// Progress notifications are written as they come.
+func (b *Bridge) relay(ctx context.Context, line []byte, answer func([]byte)) {
 	m := peek(line, b.opts.Policy)
 	timeout := b.opts.Timeouts.For(&m)
 	var callCtx context.Context
@@ -257,7 +272,7 @@ func (b *Bridge) handle(ctx context.Context, line []byte) {
 		}
 		ev.Msg("call failed")
 		if owed {
-			b.writeError(m.replyID(), rerr)
+			answer(errorMessage(m.replyID(), rerr))
 		}
 		return
 	}
@@ -269,14 +284,15 @@ func (b *Bridge) handle(ctx context.Context, line []byte) {
 	}
 	if resp == nil {
 		if m.parsed {
-			b.writeError(m.ID, rpcError{
+			answer(errorMessage(m.ID, rpcError{
 				Code:    codeInternal,
 				Message: fmt.Sprintf("gasoline daemon accepted %s but sent no answer; this is a daemon bug, please report it", m.label()),
-			})
+			}))
 		}
 		return
 	}
-	b.writeLine(resp)
+	b.noteVersion(&m, resp)
+	answer(resp)
 }
 
 // call posts line to the daemon, starting the daemon and retrying as the
@@ -382,15 +398,17 @@ func (b *Bridge) writeLine(msg []byte) {
 }
 
 // writeError writes a JSON-RPC error response addressed to id.
-func (b *Bridge) writeError(id json.RawMessage, e rpcError) {
-	msg, err := json.Marshal(struct {
+func (b *Bridge) writeError(id json.RawMessage, e rpcError) { b.writeLine(errorMessage(id, e)) }
+
+// errorMessage encodes a JSON-RPC error response addressed to id.
+func errorMessage(id json.RawMessage, e rpcError) []byte {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	msg, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   rpcError        `json:"error"`
-	}{"2.0", id, e})
-	if err != nil {
-		b.log.Error().Err(err).Msg("encoding an error response")
-		return
-	}
-	b.writeLine(msg)
+	}{"2.0", id, e}) // cannot fail: id is valid JSON from a decoded message
+	return msg
 }

@@ -15,6 +15,7 @@ import (
 // JSON-RPC error codes the bridge answers with; package protocol defines
 // them (-32000 to -32099 are JSON-RPC 2.0's implementation-defined errors).
 const (
+	codeParse             = protocol.CodeParseError
 	codeInvalidRequest    = protocol.CodeInvalidRequest
 	codeInternal          = protocol.CodeInternalError
 	CodeTimeout           = protocol.CodeRequestTimeout
