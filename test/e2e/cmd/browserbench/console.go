@@ -122,7 +122,7 @@ func consoleTimes(ctx context.Context, bin, extDir, profile, pageURL string, d *
 		if _, err := chromium.WaitForWorker(ctx, conn, 20*time.Second); err != nil {
 			return nil, err
 		}
-		if err := pair(ctx, conn, d); err != nil {
+		if err := chromium.PairDaemon(ctx, conn, d); err != nil {
 			return nil, err
 		}
 	}

@@ -119,7 +119,7 @@ func run(ctx context.Context) (err error) {
 	if _, err := chromium.WaitForWorker(ctx, conn, 20*time.Second); err != nil {
 		return err
 	}
-	if err := pair(ctx, conn, d); err != nil {
+	if err := chromium.PairDaemon(ctx, conn, d); err != nil {
 		return err
 	}
 	// No DevTools session stays open while measuring.
@@ -262,32 +262,6 @@ func timeScreenshots(ctx context.Context, mc *gasoline.Client, n int) ([]time.Du
 		out = append(out, d)
 	}
 	return out, v.Result.Bytes, v.Result.ImageTokens, nil
-}
-
-// pair pairs the extension through its popup and waits until the daemon
-// sees it polling.
-func pair(ctx context.Context, conn *cdp.Conn, d *gasoline.Daemon) error {
-	p, err := chromium.OpenPopup(ctx, conn)
-	if err != nil {
-		return err
-	}
-	defer p.Close(ctx)
-	if err := p.SetPort(ctx, d.Port); err != nil {
-		return err
-	}
-	code, err := d.PairCode(ctx)
-	if err != nil {
-		return err
-	}
-	if err := p.Pair(ctx, code); err != nil {
-		return err
-	}
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if h, err := d.Health(ctx); err == nil && h.Extension.Connected {
-			return nil
-		}
-	}
-	return errors.New("the paired extension did not connect to the daemon within 15 s")
 }
 
 // pct is the nearest-rank percentile, as in scripts/bench.

@@ -164,7 +164,7 @@ func gasolineOutlines(ctx context.Context, bin, root, base string) ([]outline, e
 	if _, err := chromium.WaitForWorker(ctx, conn, 20*time.Second); err != nil {
 		return nil, err
 	}
-	if err := pair(ctx, conn, d); err != nil {
+	if err := chromium.PairDaemon(ctx, conn, d); err != nil {
 		return nil, err
 	}
 	conn.Close()
@@ -263,30 +263,4 @@ func text(res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
-}
-
-// pair pairs the extension through its popup and waits until the daemon
-// sees it polling.
-func pair(ctx context.Context, conn *cdp.Conn, d *gasoline.Daemon) error {
-	p, err := chromium.OpenPopup(ctx, conn)
-	if err != nil {
-		return err
-	}
-	defer p.Close(ctx)
-	if err := p.SetPort(ctx, d.Port); err != nil {
-		return err
-	}
-	code, err := d.PairCode(ctx)
-	if err != nil {
-		return err
-	}
-	if err := p.Pair(ctx, code); err != nil {
-		return err
-	}
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if h, err := d.Health(ctx); err == nil && h.Extension.Connected {
-			return nil
-		}
-	}
-	return errors.New("the paired extension did not connect to the daemon within 15 s")
 }
