@@ -16,7 +16,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
 	"testing"
 	"time"
 
@@ -45,27 +44,9 @@ type bridgeProc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan []byte // stdout, line by line; closed at EOF
-	stderr *syncBuffer
+	stderr *harness.SyncBuffer
 	exited chan struct{} // closed once cmd.Wait returned
 	err    error         // cmd.Wait's error, set before exited is closed
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startBridge runs gasoline-mcp for e with extra flags. The bridge is ended
@@ -83,7 +64,7 @@ func startBridge(e *harness.Env, extra ...string) *bridgeProc {
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	b := &bridgeProc{t: e.T, cmd: cmd, stdin: stdin, lines: make(chan []byte, 1000), stderr: &syncBuffer{}, exited: make(chan struct{})}
+	b := &bridgeProc{t: e.T, cmd: cmd, stdin: stdin, lines: make(chan []byte, 1000), stderr: &harness.SyncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = b.stderr
 	if err := cmd.Start(); err != nil {
 		e.T.Fatal(err)

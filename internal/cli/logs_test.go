@@ -1,14 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/harness"
 )
 
 const sampleLog = `{"level":"info","pid":42,"port":7890,"version":"v1","time":"2026-01-02T03:04:05Z","message":"daemon started"}
@@ -70,27 +70,9 @@ func TestLogsMissing(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // waitFor waits until buf contains want; the limit is far above any
 // scheduling delay, not a timing assertion.
-func waitFor(t *testing.T, buf *syncBuffer, want string) {
+func waitFor(t *testing.T, buf *harness.SyncBuffer, want string) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if strings.Contains(buf.String(), want) {
@@ -105,7 +87,7 @@ func waitFor(t *testing.T, buf *syncBuffer, want string) {
 func TestLogsFollow(t *testing.T) {
 	dir := writeLog(t, sampleLog)
 	path := filepath.Join(dir, "daemon.log")
-	var out syncBuffer
+	var out harness.SyncBuffer
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan int)
 	go func() { done <- Run(ctx, []string{"logs", "-f", "-n", "1", "--state-dir", dir}, &out, &out) }()

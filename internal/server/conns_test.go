@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,9 +9,10 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/harness"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/extauth"
@@ -29,25 +29,8 @@ type limited struct {
 	port    int
 	ln      *server.Listener
 	pairing *pairing.Pairing
-	log     *syncBuffer
+	log     *harness.SyncBuffer
 	started time.Time
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func serveLimited(t *testing.T, limits server.Limits) *limited {
@@ -56,7 +39,7 @@ func serveLimited(t *testing.T, limits server.Limits) *limited {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &limited{port: raw.Addr().(*net.TCPAddr).Port, ln: server.Limit(raw, limits), log: &syncBuffer{}, started: time.Now().Add(-time.Minute)}
+	l := &limited{port: raw.Addr().(*net.TCPAddr).Port, ln: server.Limit(raw, limits), log: &harness.SyncBuffer{}, started: time.Now().Add(-time.Minute)}
 	log := zerolog.New(zerolog.MultiLevelWriter(l.log, zerolog.NewTestWriter(t)))
 	trk := tracker.New(tracker.Options{})
 	l.pairing, _ = pairing.New(t.TempDir(), nil)
