@@ -33,7 +33,11 @@ type env struct {
 }
 
 // newEnv serves the real echo handler on 127.0.0.1 with real tools.
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { return newEnvWith(t, tools.Deps{}) }
+
+// newEnvWith is newEnv with tools built from deps (Tracker, Health and Log
+// are filled in).
+func newEnvWith(t *testing.T, deps tools.Deps) *env {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -48,7 +52,8 @@ func newEnv(t *testing.T) *env {
 	}
 	m := mcp.NewServer(protocol.Implementation{Name: "gasoline", Version: "test"}, "", log)
 	health := func() apitype.Health { return apitype.Health{Service: apitype.ServiceName, Port: port} }
-	tools.New(tools.Deps{Tracker: trk, Health: health, Log: log}).Register(m)
+	deps.Tracker, deps.Health, deps.Log = trk, health, log
+	tools.New(deps).Register(m)
 	srv := server.New(server.Config{Port: port, Token: token, Tracker: trk, MCP: m, Pairing: pair, Health: health, Log: log})
 	ts := httptest.NewUnstartedServer(srv.Handler())
 	ts.Listener.Close()

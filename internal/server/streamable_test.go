@@ -4,53 +4,22 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
-	"github.com/gasoline-mcp/gasoline/internal/mcp"
-	"github.com/gasoline-mcp/gasoline/internal/pairing"
-	"github.com/gasoline-mcp/gasoline/internal/server"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 	"github.com/gasoline-mcp/gasoline/pkg/protocol"
-	"github.com/gasoline-mcp/gasoline/pkg/tracker"
-	"github.com/rs/zerolog"
 )
 
 // streamEnv is the real handler with tools that report progress every
 // 50 ms, so a test sees several reports in a short wait.
-type streamEnv struct {
-	url     string
-	tracker *tracker.Tracker
-}
+type streamEnv struct{ *env }
 
 func newStreamEnv(t *testing.T) *streamEnv {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	log := zerolog.New(zerolog.NewTestWriter(t))
-	trk := tracker.New(tracker.Options{})
-	pair, err := pairing.New(t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := mcp.NewServer(protocol.Implementation{Name: "gasoline", Version: "test"}, "", log)
-	health := func() apitype.Health { return apitype.Health{Service: apitype.ServiceName, Port: port} }
-	tools.New(tools.Deps{Tracker: trk, Health: health, Log: log, ProgressEvery: 50 * time.Millisecond}).Register(m)
-	srv := server.New(server.Config{Port: port, Token: token, Tracker: trk, MCP: m, Pairing: pair, Health: health, Log: log})
-	ts := httptest.NewUnstartedServer(srv.Handler())
-	ts.Listener.Close()
-	ts.Listener = ln
-	ts.Start()
-	t.Cleanup(func() { trk.Close(); ts.Close() })
-	return &streamEnv{url: ts.URL, tracker: trk}
+	return &streamEnv{newEnvWith(t, tools.Deps{ProgressEvery: 50 * time.Millisecond})}
 }
 
 // post sends body to /mcp with the token and headers; it returns the
