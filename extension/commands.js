@@ -9,6 +9,7 @@ import { drawModeShow } from './overlay/worker.js';
 import { readPageResult } from './jsresult.js';
 import { pageRun, scriptSources, MAX_RESULT_CHARS } from './page.js';
 import { CommandError, deadlineOf } from './runner.js';
+import { evalRefused, runInUserScriptWorld } from './userscripts/execute.js';
 
 const LOAD_CHECK_MS = 1000; // safety-net re-check of a loading tab's status
 
@@ -95,7 +96,9 @@ export function timeoutMessage(action, ms) {
  * value with built-ins the page cannot reach (page.js, pristine.js). The
  * result's tab_id and url come from chrome.tabs and chrome.webNavigation,
  * never from the page, and "world": "MAIN" says that what the script computed
- * is the page's to influence. When the document changes under the script
+ * is the page's to influence. On a page whose CSP forbids eval it runs the
+ * script in a USER_SCRIPT world instead (userscripts/execute.js; "world":
+ * "USER_SCRIPT"). When the document changes under the script
  * (a navigation or reload), the command fails at once with reason
  * "navigated" instead of running into its deadline.
  */
@@ -122,8 +125,15 @@ async function executeJs(params, signal) {
     }
     if (injected.navigated) throw injected.navigated;
     const url = await documentURL(tab.id, injected.documentId ?? documentId);
-    const read = readPageResult(injected.result, { script, url, maxChars: MAX_RESULT_CHARS });
-    const out = { value: read.value, tab_id: tab.id, url, world: 'MAIN', builtins: read.builtins };
+    let world = 'MAIN';
+    if (evalRefused(injected.result)) {
+      // The page's CSP forbids eval in MAIN: run the script as a user script.
+      world = 'USER_SCRIPT';
+      injected = await watch.race(runInUserScriptWorld(tab, target, { body, expr, maxChars: MAX_RESULT_CHARS, url }));
+      if (injected.navigated) throw injected.navigated;
+    }
+    const read = readPageResult(injected.result, { script, url, maxChars: MAX_RESULT_CHARS, world });
+    const out = { value: read.value, tab_id: tab.id, url, world, builtins: read.builtins };
     if (read.type) out.type = read.type;
     if (read.hint) out.hint = read.hint;
     return out;

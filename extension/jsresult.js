@@ -9,13 +9,20 @@ import { CommandError } from './runner.js';
  * readPageResult turns pageRun's answer r into the fields of an execute_js
  * result, {value, type?, hint?, builtins}, or throws CommandError with the
  * words an agent needs. script is the script as sent, url the page's URL from
- * chrome.tabs (used in messages only).
+ * chrome.tabs (used in messages only), world the world pageRun ran in:
+ * "MAIN" (the default) or "USER_SCRIPT" (userscripts/), where the hint of a
+ * result and the text of a script's failure say the page's globals were out
+ * of reach.
  */
-export function readPageResult(r, { script, url, maxChars }) {
+export function readPageResult(r, { script, url, maxChars, world = 'MAIN' }) {
   if (!r || typeof r !== 'object') {
     throw new CommandError('the script\'s page went away before it finished (the tab navigated, reloaded or closed); run it again once the page has loaded');
   }
-  if (!r.ok) throw new CommandError(failureText(r, url, maxChars));
+  const userWorld = world === 'USER_SCRIPT';
+  if (!r.ok) {
+    const text = failureText(r, url, maxChars, userWorld);
+    throw new CommandError(userWorld ? `${text}\n(${USER_WORLD_NOTE})` : text);
+  }
   const value = r.value === undefined ? null : r.value;
   const json = JSON.stringify(value);
   if (json.length > maxChars) {
@@ -30,6 +37,7 @@ export function readPageResult(r, { script, url, maxChars }) {
     hints.push('DOM nodes are returned as short descriptions; return the properties you need (e.g. el.textContent, el.href)');
   }
   if (r.builtins === 'page') hints.push(PAGE_BUILTINS_HINT);
+  if (userWorld) hints.push(USER_WORLD_NOTE);
   if (hints.length) out.hint = hints.join('; ');
   return out;
 }
@@ -38,7 +46,14 @@ export function readPageResult(r, { script, url, maxChars }) {
 export const PAGE_BUILTINS_HINT = 'this tab was loaded before the extension started, so the result was read with the page\'s own ' +
   'built-ins (JSON, Map, Promise…), which the page may have replaced; reload the tab for a result the page cannot alter';
 
-function failureText(r, url, maxChars) {
+/**
+ * USER_WORLD_NOTE goes with every result and script failure of a script
+ * that ran in the USER_SCRIPT world.
+ */
+export const USER_WORLD_NOTE = 'the script ran in the USER_SCRIPT world (the page\'s CSP blocks eval): it sees the page\'s DOM ' +
+  'but not its JavaScript globals, which only MAIN sees';
+
+function failureText(r, url, maxChars, userWorld) {
   switch (r.kind) {
     case 'compile': {
       const head = `${r.name || 'Error'}: ${firstLine(r.message)}`;
@@ -46,8 +61,11 @@ function failureText(r, url, maxChars) {
         return `the script does not compile: ${head}. It is compiled as an expression, else as the body of an async function (use "return" there to give back a value).`;
       }
       if (r.cls === 'eval' || /unsafe-eval|Content Security Policy|TrustedScript/i.test(String(r.message))) {
-        return `the page's Content-Security-Policy blocks eval, so execute_js cannot run scripts on ${url || 'this page'} (${head}). ` +
-          'Use a page (or a dev build) whose CSP allows \'unsafe-eval\'.';
+        // In MAIN, executeJs retries in the USER_SCRIPT world instead of
+        // reporting this; there, only a broken world configuration says it.
+        return userWorld
+          ? `the USER_SCRIPT world refused to compile the script too (${head}); this is a bug in the extension's world configuration, please report it.`
+          : `the page's Content-Security-Policy blocks eval, so execute_js cannot run scripts on ${url || 'this page'} (${head}).`;
       }
       return `the page refused to compile the script: ${head}`;
     }

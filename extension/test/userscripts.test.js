@@ -1,0 +1,228 @@
+// Unit tests of execute_js on pages whose CSP forbids eval (userscripts/):
+// when the MAIN world refuses eval, the script runs again in a USER_SCRIPT
+// world, and without user scripts the command says where to allow them.
+//
+// Worlds are node vm contexts, each with its own built-ins: a "page" whose
+// MAIN world refuses code generation from strings (as a CSP without
+// 'unsafe-eval' does: new AsyncFunction throws EvalError) and a USER_SCRIPT
+// world that allows it. chrome.scripting.executeScript and
+// chrome.userScripts.execute run what they are given in those contexts,
+// pristine.js and pageRun included, and copy the answer out as JSON.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import vm from 'node:vm';
+import { runQuery } from '../commands.js';
+import { readPageResult, USER_WORLD_NOTE } from '../jsresult.js';
+import { MAX_RESULT_CHARS, pageRun, scriptSources } from '../page.js';
+import { CommandError } from '../runner.js';
+import { evalRefused, notAllowedText, runInUserScriptWorld, userScriptsApi, WORLD_CSP, WORLD_ID } from '../userscripts/execute.js';
+
+const EXT_ID = 'ipimnlogmeffgddjpdmodnligphcpfag';
+const file = (name) => readFileSync(new URL(`../${name}`, import.meta.url), 'utf8');
+const copyOut = (v) => (v === undefined ? null : JSON.parse(JSON.stringify(v))); // what Chrome copies out of a world
+
+// world is a JavaScript world of the page: its own global and built-ins.
+function world({ evalAllowed }) {
+  const ctx = vm.createContext({ setTimeout }, { codeGeneration: { strings: evalAllowed, wasm: false } });
+  return {
+    ctx,
+    run: (source) => vm.runInContext(source, ctx),
+  };
+}
+
+// fakeBrowser is one tab (7) showing url, document D1, with a MAIN world
+// that refuses eval (unless mainEval) and, when userScripts is given, chrome.userScripts with
+// a USER_SCRIPT world per worldId. calls records the API calls.
+function fakeBrowser({ url = 'https://strict.test/', userScripts = 'allowed', mainEval = false } = {}) {
+  const main = world({ evalAllowed: mainEval });
+  main.run(file('pristine.js')); // the document_start content script
+  const worlds = new Map();
+  const calls = { scripting: [], configure: [], execute: [] };
+  const event = () => ({ addListener() {}, removeListener() {} });
+  const inject = async (w, { func, args = [], files = [], js = [] }) => {
+    let v;
+    for (const f of files) v = w.run(file(f));
+    for (const s of js) v = w.run(s.file ? file(s.file) : s.code);
+    if (func) v = w.run(`(${func.toString()})(...${JSON.stringify(args)})`);
+    return [{ documentId: 'D1', frameId: 0, result: copyOut(await v) }];
+  };
+  const api = {
+    configureWorld: async (props) => {
+      calls.configure.push(props);
+    },
+    execute: async (inj) => {
+      calls.execute.push(inj);
+      if (!worlds.has(inj.worldId)) {
+        const conf = calls.configure.findLast((c) => c.worldId === inj.worldId);
+        worlds.set(inj.worldId, world({ evalAllowed: /'unsafe-eval'/.test(conf?.csp ?? '') }));
+      }
+      return inject(worlds.get(inj.worldId), inj);
+    },
+  };
+  globalThis.chrome = {
+    runtime: { id: EXT_ID },
+    tabs: { get: async (id) => ({ id, url, status: 'complete' }), onReplaced: event(), onRemoved: event() },
+    webNavigation: { getFrame: async () => ({ documentId: 'D1', url }), onCommitted: event() },
+    scripting: {
+      executeScript: async (inj) => {
+        calls.scripting.push(inj);
+        return inject(main, inj);
+      },
+    },
+  };
+  if (userScripts === 'allowed') globalThis.chrome.userScripts = api;
+  if (userScripts === 'throws') {
+    Object.defineProperty(globalThis.chrome, 'userScripts', {
+      get() {
+        throw new Error('The userScripts API is only available for users in developer mode.');
+      },
+    });
+  }
+  return { calls, api };
+}
+
+const executeJs = (script) => runQuery({ action: 'execute_js', params: { script, tab_id: 7 } }, undefined);
+
+test('evalRefused tells a CSP refusal from other failures', () => {
+  const cases = [
+    [{ ok: false, kind: 'compile', cls: 'eval', message: 'Code generation from strings disallowed' }, true],
+    [{ ok: false, kind: 'compile', cls: 'other', message: "This document requires 'TrustedScript' assignment." }, true],
+    [{ ok: false, kind: 'compile', cls: 'other', message: "violates the following Content Security Policy directive" }, true],
+    [{ ok: false, kind: 'compile', cls: 'syntax', message: 'Unexpected token' }, false],
+    [{ ok: false, kind: 'thrown', error: { name: 'EvalError', message: 'x' } }, false],
+    [{ ok: true, value: 1 }, false],
+    [undefined, false],
+    [null, false],
+  ];
+  for (const [r, want] of cases) assert.equal(evalRefused(r), want, JSON.stringify(r));
+});
+
+test('userScriptsApi is null when user scripts are not allowed', () => {
+  assert.equal(userScriptsApi({}), null);
+  assert.equal(userScriptsApi(undefined), null);
+  const throwing = Object.defineProperty({}, 'userScripts', { get() { throw new Error('developer mode'); } });
+  assert.equal(userScriptsApi(throwing), null);
+  const api = { execute() {} };
+  assert.equal(userScriptsApi({ userScripts: api }), api);
+});
+
+test('the MAIN world of the fake page refuses eval as a strict CSP does', async () => {
+  const { calls } = fakeBrowser({ userScripts: 'none' });
+  const { body, expr } = scriptSources('1 + 1');
+  const [res] = await chrome.scripting.executeScript({ target: { tabId: 7 }, world: 'MAIN', func: pageRun, args: [body, expr, 1000] });
+  assert.equal(res.result.kind, 'compile');
+  assert.equal(res.result.cls, 'eval');
+  assert.equal(calls.scripting.length, 1);
+});
+
+test('on a page that refuses eval, execute_js runs the script in the USER_SCRIPT world', async (t) => {
+  const { calls } = fakeBrowser();
+  const cases = [
+    { script: '"ab".toUpperCase()', want: 'AB' },
+    { script: 'const x = 6;\nreturn x * 7', want: 42 },
+    { script: 'await new Promise((r) => setTimeout(() => r("later"), 5))', want: 'later' },
+    { script: '({a: [1, 2], n: NaN})', want: { a: [1, 2], n: 'NaN' } },
+  ];
+  for (const c of cases) {
+    await t.test(c.script, async () => {
+      const got = await executeJs(c.script);
+      assert.deepEqual(got.value, c.want);
+      assert.equal(got.world, 'USER_SCRIPT');
+      assert.equal(got.tab_id, 7);
+      assert.equal(got.url, 'https://strict.test/');
+      assert.equal(got.builtins, 'pristine');
+      assert.ok(got.hint.includes(USER_WORLD_NOTE), got.hint);
+    });
+  }
+  const inj = calls.execute.at(-1);
+  assert.equal(inj.world, 'USER_SCRIPT');
+  assert.equal(inj.worldId, WORLD_ID);
+  assert.equal(inj.injectImmediately, true);
+  assert.deepEqual(inj.target, { tabId: 7, documentIds: ['D1'] });
+  assert.deepEqual(inj.js[0], { file: 'pristine.js' });
+  assert.deepEqual(calls.configure.at(-1), { worldId: WORLD_ID, csp: WORLD_CSP, messaging: false });
+});
+
+test('globals a script sets in the USER_SCRIPT world are there for the next script', async () => {
+  fakeBrowser();
+  await executeJs('globalThis.counter = 41');
+  const got = await executeJs('++counter');
+  assert.equal(got.value, 42);
+});
+
+test('a failure in the USER_SCRIPT world says where the script ran', async () => {
+  fakeBrowser();
+  await assert.rejects(executeJs('const a = 1;\nreturn window.app.state'), (err) => {
+    assert.ok(err instanceof CommandError);
+    assert.match(err.message, /^Uncaught (ReferenceError|TypeError): /);
+    assert.ok(err.message.includes(USER_WORLD_NOTE), err.message);
+    return true;
+  });
+  await assert.rejects(executeJs('return ('), /does not compile: SyntaxError.*\n\(the script ran in the USER_SCRIPT world/s);
+});
+
+test('without user scripts, execute_js says where to allow them', async (t) => {
+  for (const mode of ['none', 'throws']) {
+    await t.test(mode, async () => {
+      fakeBrowser({ userScripts: mode });
+      await assert.rejects(executeJs('document.title'), (err) => {
+        assert.ok(err instanceof CommandError);
+        assert.equal(err.message, notAllowedText('https://strict.test/', EXT_ID));
+        assert.match(err.message, /"Allow User Scripts" on the extension's details page \(chrome:\/\/extensions\/\?id=ipimnlogmeffgddjpdmodnligphcpfag/);
+        assert.match(err.message, /Developer mode/);
+        return true;
+      });
+    });
+  }
+});
+
+test('a page that allows eval never reaches the USER_SCRIPT world', async () => {
+  const { calls } = fakeBrowser({ mainEval: true });
+  const got = await executeJs('6 * 7');
+  assert.deepEqual([got.value, got.world, got.hint], [42, 'MAIN', undefined]);
+  assert.equal(calls.execute.length, 0);
+});
+
+test('runInUserScriptWorld explains what Chrome refused', async (t) => {
+  const tab = { id: 7 };
+  const target = { tabId: 7, documentIds: ['D1'] };
+  const opts = { body: '1', expr: '1', maxChars: MAX_RESULT_CHARS, url: 'https://strict.test/' };
+  await t.test('a document that is gone', async () => {
+    const { api } = fakeBrowser();
+    api.execute = async () => { throw new Error('No document with id D1 in tab with id 7'); };
+    await assert.rejects(runInUserScriptWorld(tab, target, opts), (err) => err.reason === 'navigated' && /navigated \(a new document\)/.test(err.message));
+  });
+  await t.test('user scripts switched off while the worker runs', async () => {
+    // Chrome keeps the object in a live worker; its calls fail.
+    const { api } = fakeBrowser();
+    api.configureWorld = async () => { throw new Error("'userScripts.configureWorld' is not available in this context."); };
+    await assert.rejects(runInUserScriptWorld(tab, target, opts), (err) => err.message === notAllowedText(opts.url, EXT_ID));
+  });
+  await t.test('user scripts switched off during the call', async () => {
+    const { api } = fakeBrowser();
+    api.execute = async () => {
+      delete globalThis.chrome.userScripts;
+      throw new Error('Extension context invalidated.');
+    };
+    await assert.rejects(runInUserScriptWorld(tab, target, opts), (err) => err.message === notAllowedText(opts.url, EXT_ID));
+  });
+  await t.test('Chrome before 135', async () => {
+    fakeBrowser();
+    globalThis.chrome.userScripts = { configureWorld: async () => {} };
+    await assert.rejects(runInUserScriptWorld(tab, target, opts), /chrome\.userScripts\.execute needs Chrome 135/);
+  });
+  await t.test('an injection error', async () => {
+    const { api } = fakeBrowser();
+    api.execute = async () => [{ documentId: 'D1', frameId: 0, error: 'Script failed' }];
+    await assert.rejects(runInUserScriptWorld(tab, target, opts), /USER_SCRIPT world could not run the script in tab 7: Script failed/);
+  });
+});
+
+test('readPageResult words a USER_SCRIPT result like a MAIN one, plus the note', () => {
+  const r = { ok: true, value: 'x', compiled_as: 'expression', builtins: 'pristine' };
+  const main = readPageResult(r, { script: 'x', url: 'u', maxChars: 100 });
+  const user = readPageResult(r, { script: 'x', url: 'u', maxChars: 100, world: 'USER_SCRIPT' });
+  assert.deepEqual(main, { value: 'x', builtins: 'pristine' });
+  assert.deepEqual(user, { value: 'x', builtins: 'pristine', hint: USER_WORLD_NOTE });
+});
