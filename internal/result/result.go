@@ -75,7 +75,10 @@ func (k *Keeper) Report(instance string, qr apitype.QueryResult) (tracker.Comman
 	var stored *Stored
 	switch {
 	case status == tracker.StateComplete && k.store != nil && len(result) > 0:
-		stored = k.storeLarge(id, result)
+		var err error
+		if stored, err = k.storeLarge(id, result); err != nil {
+			return tracker.Command{}, err
+		}
 		if stored != nil {
 			result = nil
 		}
@@ -106,28 +109,32 @@ type droppedResult struct {
 // storeLarge stores the content of result for command id when it is above
 // the inline threshold and the command still waits for its result. It
 // returns nil when the result stays inline: small, a late or unknown report,
-// or a store that refuses (or already holds an output for id, from a
-// duplicate post).
-func (k *Keeper) storeLarge(id string, result json.RawMessage) *Stored {
+// or a store that refuses. When the store already holds an output for id,
+// another complete post of the command is being applied (a duplicate sent
+// at the same time): this one fails with tracker.ErrFinal, since letting it
+// go on inline could make it win the tracker's race with a result that is
+// neither stored nor the one the store holds.
+func (k *Keeper) storeLarge(id string, result json.RawMessage) (*Stored, error) {
 	if len(result) < 4*256 { // far under any threshold
-		return nil
+		return nil, nil
 	}
 	if cur, err := k.trk.Get(id); err != nil || cur.State != tracker.StatePending {
-		return nil
+		return nil, nil
 	}
 	content, meta := Content(result)
 	if !k.store.Oversize(content) {
-		return nil
+		return nil, nil
 	}
 	h, err := k.store.Add(id, content)
+	if errors.Is(err, output.ErrExists) {
+		return nil, fmt.Errorf("%w: another complete report of command %s is being applied", tracker.ErrFinal, id)
+	}
 	if err != nil {
-		if !errors.Is(err, output.ErrExists) {
-			k.log.Warn().Err(err).Str("correlation_id", id).Msg("storing large output failed; keeping it inline")
-		}
-		return nil
+		k.log.Warn().Err(err).Str("correlation_id", id).Msg("storing large output failed; keeping it inline")
+		return nil, nil
 	}
 	k.log.Debug().Str("correlation_id", id).Int("chars", h.Chars).Int("estimated_tokens", h.EstimatedTokens).Msg("large output stored")
-	return &Stored{Handle: h, Meta: meta, Landmark: landmark(content)}
+	return &Stored{Handle: h, Meta: meta, Landmark: landmark(content)}, nil
 }
 
 // landmarks are anchors worth suggesting for a slice of a page, best first.

@@ -163,3 +163,25 @@ func TestFailedResultsStaySmall(t *testing.T) {
 		t.Errorf("got result %.80s, want a note of the dropped bytes", got.Result)
 	}
 }
+
+// TestDuplicateWhileStoring: a second complete post of a command that
+// arrives while the first one's output is being stored is refused as
+// ErrFinal; it must not go on inline, since it could then win the tracker's
+// race with a result that is neither stored nor the one the store holds.
+func TestDuplicateWhileStoring(t *testing.T) {
+	k, trk, store, c := keeper(t)
+	first := strings.Repeat("A", 5000)
+	if _, err := store.Add(c.ID, first); err != nil { // the first post, between its store and its report
+		t.Fatal(err)
+	}
+	second, _ := json.Marshal(map[string]string{"value": strings.Repeat("B", 5000)})
+	if _, err := k.Report("ext", post(c.ID, "complete", string(second))); !errors.Is(err, tracker.ErrFinal) {
+		t.Fatalf("duplicate post: got %v, want ErrFinal", err)
+	}
+	if cur, _ := trk.Get(c.ID); cur.State != tracker.StatePending || cur.Result != nil {
+		t.Fatalf("the duplicate changed the command: %+v", cur)
+	}
+	if got, err := store.Content(c.ID); err != nil || got != first {
+		t.Fatalf("the first post's output: %d chars, %v; want it kept", len(got), err)
+	}
+}
