@@ -234,7 +234,7 @@ func TestHandsFailures(t *testing.T) {
 	e.ok("click", map[string]any{"selector": "#covered"})
 	e.ok("click", map[string]any{"ref": cand[1][1]})
 	e.ok("click", map[string]any{"text": "Start timers"})
-	e.fails("click", map[string]any{"text": "Doomed"}, "detached") // removed at 500 ms while still disabled
+	e.doomWhileWaiting()
 	e.ok("click", map[string]any{"text": "Slow button"})           // appears at 700 ms
 	e.ok("click", map[string]any{"text": "Enabled later"})         // enabled at 700 ms
 	vanish := e.ok("query", map[string]any{"text": "Vanish"})
@@ -250,6 +250,32 @@ func TestHandsFailures(t *testing.T) {
 	want := "covered clicked\ndelete Beta\ntimers started\nslow clicked\nlater clicked\nvanished\n"
 	if log != want {
 		t.Errorf("the page logged %q, want %q", log, want)
+	}
+}
+
+// doomWhileWaiting clicks the disabled Doomed button and removes it while
+// the click waits for it to be enabled: the click fails detached. The test
+// removes it through CDP once the extension runs the click, and 2 s later,
+// far above the time the page's runtime takes to find it; a page timer
+// would race a busy machine's scheduling and make it not_found.
+func (e *env) doomWhileWaiting() {
+	e.t.Helper()
+	q := e.call("interact", map[string]any{"action": "click", "text": "Doomed", "timeout_ms": 60000})
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		r := e.call("observe", map[string]any{"what": "command_result", "correlation_id": q.CorrelationID})
+		if r.Phase == "running" {
+			break
+		}
+		if r.Status != "pending" || time.Now().After(deadline) {
+			e.t.Fatalf("the Doomed click never ran: %s", r)
+		}
+	}
+	time.Sleep(2 * time.Second)
+	if err := e.pageSession(e.site.URL+"/hands/widgets.html").Evaluate(e.ctx, "doom()", nil); err != nil {
+		e.t.Fatal(err)
+	}
+	if r := e.await(q.CorrelationID, 90*time.Second); r.Status != "error" || !strings.HasPrefix(r.Error, "detached: ") {
+		e.t.Fatalf("click on Doomed removed while disabled: %s, want detached", r)
 	}
 }
 
