@@ -44,3 +44,27 @@ export function fullPagePlan(viewportWidth, viewportHeight, scrollHeight) {
 
 /** imageTokens estimates the tokens a model is charged for an image (width × height / 750, as Anthropic documents). */
 export const imageTokens = (width, height) => Math.ceil((width * height) / 750);
+
+/**
+ * cropBox is the part of a capture of the viewport that shows rect (page
+ * CSS pixels, as draw mode records them), in the capture's device pixels:
+ * {x, y, width, height, partial}. The viewport ({width, scroll_x, scroll_y},
+ * CSS pixels) was captured as shotWidth × shotHeight, so the device pixel
+ * ratio is shotWidth / viewport.width. partial is true when part of rect
+ * was outside the viewport; null when none of it was, or it has no area.
+ */
+export function cropBox(rect, viewport, shotWidth, shotHeight) {
+  const k = shotWidth / viewport.width;
+  if (!(k > 0)) return null;
+  const x0 = (rect.x - (viewport.scroll_x || 0)) * k;
+  const y0 = (rect.y - (viewport.scroll_y || 0)) * k;
+  const x1 = x0 + rect.width * k;
+  const y1 = y0 + rect.height * k;
+  const x = Math.round(Math.max(0, x0));
+  const y = Math.round(Math.max(0, y0));
+  const width = Math.round(Math.min(shotWidth, x1)) - x;
+  const height = Math.round(Math.min(shotHeight, y1)) - y;
+  if (!(width >= 1 && height >= 1)) return null;
+  const partial = x0 < -0.5 || y0 < -0.5 || x1 > shotWidth + 0.5 || y1 > shotHeight + 0.5;
+  return { x, y, width, height, partial };
+}

@@ -17,7 +17,7 @@ const CAPTURE_GAP_MS = 550;
 let lastCapture = 0;
 
 /** capture returns a PNG data URL of the visible part of tab, spacing calls as Chrome requires. */
-async function capture(tab) {
+export async function capture(tab) {
   const wait = lastCapture + CAPTURE_GAP_MS - Date.now();
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   try {
@@ -32,7 +32,7 @@ async function capture(tab) {
 
 // bitmapOf decodes a data URL (fetch cannot: the extension's CSP limits
 // connect-src to the daemon).
-function bitmapOf(dataURL) {
+export function bitmapOf(dataURL) {
   const comma = dataURL.indexOf(',');
   const bin = atob(dataURL.slice(comma + 1));
   const bytes = new Uint8Array(bin.length);
@@ -40,7 +40,7 @@ function bitmapOf(dataURL) {
   return createImageBitmap(new Blob([bytes], { type: dataURL.slice(5, dataURL.indexOf(';')) }));
 }
 
-async function base64Of(blob) {
+export async function base64Of(blob) {
   const bytes = new Uint8Array(await blob.arrayBuffer());
   let s = '';
   for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));

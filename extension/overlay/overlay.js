@@ -6,7 +6,8 @@
 // so the page's styles and scripts cannot reach it and its styles do not
 // leak. Its state lives here, in the page, not in a worker await: Done and
 // Esc send {gasoline: "draw", post} to the worker, which posts it to the
-// daemon and answers whether it was taken. Rectangles are kept in page
+// daemon and answers whether it was taken. On Done the overlay hides while
+// the worker captures the tab for the annotations' crops. Rectangles are kept in page
 // coordinates and redrawn on scroll, so they stay on what they mark. When it
 // closes it removes its host and every listener it added.
 (() => {
@@ -222,7 +223,11 @@
         items: this.items.map((it) => ({ note: it.input.value, rect: it.rect, element: it.element })),
         maxItems: this.p.max_items,
       });
+      // Out of the way of the screenshot the worker crops each annotation from.
+      this.host.style.setProperty('visibility', 'hidden', 'important');
+      await painted();
       const answer = await send(post);
+      this.host.style.removeProperty('visibility');
       this.sending = false;
       if (!answer?.ok) {
         this.toast(`Not sent: ${answer?.error || 'the extension did not answer'}. Press Done to try again, or Esc.`, true);
@@ -254,6 +259,14 @@
       this.host.remove();
       if (current === this) current = null;
     }
+  }
+
+  /** painted resolves once a frame has been drawn since the call (or after 200 ms, if frames are throttled). */
+  function painted() {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, 200);
+      requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => { clearTimeout(t); resolve(); }, 30)));
+    });
   }
 
   function send(post) {

@@ -1,12 +1,14 @@
 // The worker side of draw mode (seed 004). drawModeShow is the command
 // action that injects the overlay into a tab; startDrawRelay carries the
-// overlay's Done or cancellation to POST /draw-mode/complete, and cancels
+// overlay's Done (with a cropped screenshot per annotation, crop.js) or
+// cancellation to POST /draw-mode/complete, and cancels
 // the session when its tab closes or navigates away. Open sessions are kept
 // in chrome.storage.session (id → tab), so a worker that restarted while
 // the user was drawing still posts the result.
 
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../commands.js';
+import { addCrops } from './crop.js';
 
 /** OVERLAY_FILES are injected, in order, into the tab's top document. */
 export const OVERLAY_FILES = ['actions/core.js', 'actions/runtime.js', 'overlay/logic.js', 'overlay/overlay.js'];
@@ -75,6 +77,8 @@ export function startDrawRelay({ post }) {
         return;
       }
       try {
+        // The overlay hid itself before sending Done: the capture shows the page as the user marked it.
+        if (!body.cancelled) await addCrops(body, sender.tab);
         await finish(body);
         sendResponse({ ok: true });
       } catch (err) {

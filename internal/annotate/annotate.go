@@ -45,11 +45,16 @@ type Element struct {
 	Styles   map[string]string `json:"styles,omitempty"`
 }
 
-// Annotation is one mark the user made.
+// Annotation is one mark the user made. A post carries its cropped
+// screenshot as Crop; the session, once KeepCrops stored it, as Screenshot.
+// ScreenshotError says why an annotation has none.
 type Annotation struct {
-	Note    string   `json:"note"`
-	Rect    Rect     `json:"rect"`
-	Element *Element `json:"element,omitempty"`
+	Note            string      `json:"note"`
+	Rect            Rect        `json:"rect"`
+	Element         *Element    `json:"element,omitempty"`
+	Crop            *Crop       `json:"crop,omitempty"`
+	Screenshot      *Screenshot `json:"screenshot,omitempty"`
+	ScreenshotError string      `json:"screenshot_error,omitempty"`
 }
 
 // Viewport is the page's viewport and scroll position when Done was pressed.
@@ -85,7 +90,8 @@ type Session struct {
 
 // Check validates p and caps its free text in place. It returns an error
 // saying what is wrong for what cannot be capped (a missing id, too many
-// annotations, a malformed rectangle).
+// annotations, a malformed rectangle). A bad crop is dropped, not an
+// error: its annotation says why (checkCrops).
 func (p *Post) Check() error {
 	if !strings.HasPrefix(p.CorrelationID, "ann_") || len(p.CorrelationID) > 64 {
 		return fmt.Errorf("correlation_id %q is not a draw-mode id (ann_…)", clip(p.CorrelationID, 64))
@@ -127,6 +133,7 @@ func (p *Post) Check() error {
 	if p.Annotations == nil {
 		p.Annotations = []Annotation{}
 	}
+	p.checkCrops()
 	return nil
 }
 

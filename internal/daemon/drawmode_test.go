@@ -1,7 +1,12 @@
 package daemon_test
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"image"
+	"image/color"
+	"image/png"
 	"strings"
 	"sync"
 	"testing"
@@ -223,5 +228,101 @@ func TestDrawModePostsAreChecked(t *testing.T) {
 	code, _ := d.Post(t, "/draw-mode/complete", map[string]string{"Authorization": ""}, twoAnnotations(id))
 	if code != 401 {
 		t.Errorf("without a token: %d, want 401", code)
+	}
+}
+
+// pngData is a w×h PNG filled with c, in base64, followed by pad zero
+// bytes (its header still reads: it stands for a larger image).
+func pngData(t *testing.T, w, h int, c color.Color, pad int) string {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.Set(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	b.Write(make([]byte, pad))
+	return base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+// TestDrawModeCrops: a Done post carries a cropped screenshot per
+// annotation (over the old 256 KB body cap); the session keeps only a
+// handle with the image's size, and the agent reads the crop back as an
+// image content block, or its base64 with the read modes.
+func TestDrawModeCrops(t *testing.T) {
+	d := harness.StartDaemon(t, daemon.Options{})
+	id, _ := startDraw(t, d, "agent", nil)
+	post := twoAnnotations(id)
+	anns := post["annotations"].([]any)
+	crop := pngData(t, 200, 80, color.RGBA{255, 0, 0, 255}, 600<<10)
+	anns[0].(map[string]any)["crop"] = map[string]any{"data": crop, "mime_type": "image/png"}
+	anns[1].(map[string]any)["screenshot_error"] = "off screen when Done was pressed"
+	if code, body := d.Post(t, "/draw-mode/complete", nil, post); code != 200 {
+		t.Fatalf("POST with a crop: %d %s", code, body)
+	}
+	res := d.Result(t, "agent", id, 0)
+	if enc, _ := json.Marshal(res); len(enc) > 4000 || strings.Contains(string(enc), crop[:100]) {
+		t.Fatalf("the session is %d bytes: want the crop out of it, a handle in its place", len(enc))
+	}
+	got := harness.Field(res, "result", "annotations").([]any)
+	shot, _ := got[0].(map[string]any)["screenshot"].(map[string]any)
+	handle, _ := shot["handle"].(string)
+	if !strings.HasPrefix(handle, "crop_") || shot["mime_type"] != "image/png" || shot["width"] != float64(200) || shot["height"] != float64(80) ||
+		shot["bytes"] != float64(base64.StdEncoding.DecodedLen(len(crop))-strings.Count(crop, "=")) {
+		t.Fatalf("first annotation's screenshot %v: want a crop_ handle, image/png 200x80 and its bytes", shot)
+	}
+	if msg, _ := res["message"].(string); !strings.Contains(msg, "screenshot.handle") {
+		t.Errorf("message %q: want how to see the crops", msg)
+	}
+	if second := got[1].(map[string]any); second["screenshot"] != nil || second["screenshot_error"] != "off screen when Done was pressed" {
+		t.Errorf("second annotation %v: want no screenshot and the extension's reason", second)
+	}
+
+	view, isErr, images := d.CallImages(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": handle})
+	if isErr || view["status"] != "complete" || view["width"] != float64(200) || len(images) != 1 || images[0].MIMEType != "image/png" {
+		t.Fatalf("reading the crop: %v, %d images, want complete with one PNG", view, len(images))
+	}
+	img, err := png.Decode(bytes.NewReader(images[0].Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, g, b, _ := img.At(100, 40).RGBA(); img.Bounds().Dx() != 200 || r>>8 != 255 || g != 0 || b != 0 {
+		t.Errorf("the crop read back is %v with (%d,%d,%d) in the middle, want 200 wide and red", img.Bounds(), r>>8, g>>8, b>>8)
+	}
+	slice, isErr := d.Call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": handle, "mode": "slice", "start": 0, "length": 100})
+	if isErr || !strings.HasPrefix(crop, slice["text"].(string)) {
+		t.Errorf("slice of the crop: %v, want its base64", slice)
+	}
+	// Another agent reads the latest session, and its crop, too.
+	latest, _ := d.Call(t, "other", "analyze", map[string]any{"what": "annotations"})
+	if msg, _ := latest["message"].(string); latest["correlation_id"] != id || !strings.Contains(msg, "screenshot.handle") {
+		t.Errorf("latest session: %v, want %s and how to see its crops", latest, id)
+	}
+	if _, isErr, images := d.CallImages(t, "other", "observe", map[string]any{"what": "command_result", "correlation_id": handle}); isErr || len(images) != 1 {
+		t.Errorf("another agent reading the crop: %d images", len(images))
+	}
+	if res, isErr := d.Call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": "crop_nope_1"}); !isErr ||
+		harness.Field(res, "error", "code") != "output_not_found" {
+		t.Errorf("an unknown crop: %v, want output_not_found", res)
+	}
+
+	// A post for a session that already ended stores nothing.
+	again := twoAnnotations(id)
+	again["annotations"].([]any)[1].(map[string]any)["crop"] = map[string]any{"data": crop, "mime_type": "image/png"}
+	if code, body := d.Post(t, "/draw-mode/complete", nil, again); code != 409 {
+		t.Fatalf("a second Done: %d %s, want 409", code, body)
+	}
+	if res, isErr := d.Call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": strings.TrimSuffix(handle, "1") + "2"}); !isErr {
+		t.Errorf("the refused post's crop was stored: %v", res)
+	}
+	// The body cap is raised for this route only, and bounded.
+	huge := twoAnnotations(id)
+	huge["note"] = strings.Repeat("x", 17<<20)
+	if code, body := d.Post(t, "/draw-mode/complete", nil, huge); code != 413 {
+		t.Errorf("a 17 MB post: %d %.200s, want 413", code, body)
 	}
 }

@@ -106,6 +106,19 @@ func (d *Daemon) Post(t testing.TB, path string, headers map[string]string, body
 // structuredContent and isError. A JSON-RPC error fails the test.
 func (d *Daemon) Call(t testing.TB, client, tool string, args map[string]any) (map[string]any, bool) {
 	t.Helper()
+	res, isErr, _ := d.CallImages(t, client, tool, args)
+	return res, isErr
+}
+
+// Image is an image content block of a tool result, decoded.
+type Image struct {
+	Data     []byte
+	MIMEType string
+}
+
+// CallImages is Call that also returns the result's image content blocks.
+func (d *Daemon) CallImages(t testing.TB, client, tool string, args map[string]any) (map[string]any, bool, []Image) {
+	t.Helper()
 	msg := map[string]any{"jsonrpc": "2.0", "id": d.ids.Add(1), "method": "tools/call",
 		"params": map[string]any{"name": tool, "arguments": args}}
 	code, body := d.Post(t, "/mcp", map[string]string{apitype.HeaderClient: client}, msg)
@@ -114,6 +127,11 @@ func (d *Daemon) Call(t testing.TB, client, tool string, args map[string]any) (m
 	}
 	var resp struct {
 		Result struct {
+			Content []struct {
+				Type     string `json:"type"`
+				Data     []byte `json:"data"` // base64 in JSON
+				MIMEType string `json:"mimeType"`
+			} `json:"content"`
 			StructuredContent map[string]any `json:"structuredContent"`
 			IsError           bool           `json:"isError"`
 		}
@@ -125,7 +143,13 @@ func (d *Daemon) Call(t testing.TB, client, tool string, args map[string]any) (m
 	if resp.Error != nil {
 		t.Fatalf("tools/call %s: JSON-RPC error %s", tool, resp.Error.Message)
 	}
-	return resp.Result.StructuredContent, resp.Result.IsError
+	var images []Image
+	for _, c := range resp.Result.Content {
+		if c.Type == "image" {
+			images = append(images, Image{Data: c.Data, MIMEType: c.MIMEType})
+		}
+	}
+	return resp.Result.StructuredContent, resp.Result.IsError, images
 }
 
 // Submit runs interact execute_js with script (and extra arguments) as

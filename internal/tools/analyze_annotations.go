@@ -1,10 +1,15 @@
 package tools
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	_ "image/jpeg" // crops are PNG or JPEG (annotate.Crop)
+	_ "image/png"
 
 	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
@@ -100,11 +105,11 @@ func (t *Tools) annotations(_ context.Context, client string, a annArgs) (*annot
 				Message: `No finished draw-mode session. Start one with analyze({what:"annotations", wait:true}): the user marks the page and presses Done.`}, nil
 		}
 		return &annotationsView{Status: "complete", CorrelationID: s.CorrelationID, Result: &s,
-			Message: "The latest finished draw-mode session."}, nil
+			Message: sessionMessage(s, "The latest finished draw-mode session.")}, nil
 	}
 	if s, ok := t.d.Annotations.TakeUnread(client); ok {
 		return &annotationsView{Status: "complete", CorrelationID: s.CorrelationID, Result: &s,
-			Message: `A session the user finished that you had not read; call again with wait:true for a new one.`}, nil
+			Message: sessionMessage(s, `A session the user finished that you had not read; call again with wait:true for a new one.`)}, nil
 	}
 	if a.Mode == "" {
 		a.Mode = "draw"
@@ -154,4 +159,71 @@ func submitError(err error) error {
 			"%v", err)
 	}
 	return err
+}
+
+// cropHint tells the agent how to see the annotations' cropped screenshots.
+const cropHint = `Each annotation's screenshot.handle is a crop of what it marks: see it with observe({what:"command_result", correlation_id:<handle>}).`
+
+func init() { presenters["draw_mode"] = (*Tools).presentSession }
+
+// presentSession tells the agent reading a finished session how to see its
+// crops.
+func (t *Tools) presentSession(c tracker.Command, v *commandView) {
+	if bytes.Contains(c.Result, []byte(`"screenshot":{`)) {
+		v.Message = cropHint
+	}
+}
+
+// sessionMessage is msg, with cropHint when session s has crops.
+func sessionMessage(s annotate.Session, msg string) string {
+	for _, a := range s.Annotations {
+		if a.Screenshot != nil {
+			return msg + " " + cropHint
+		}
+	}
+	return msg
+}
+
+// cropView is an annotation's cropped screenshot read back by its handle;
+// the image itself is an MCP image content block beside it.
+type cropView struct {
+	Bytes         int    `json:"bytes"`
+	CorrelationID string `json:"correlation_id"`
+	Height        int    `json:"height"`
+	ImageTokens   int    `json:"image_tokens"` // width × height / 750
+	MIMEType      string `json:"mime_type"`
+	Status        string `json:"status"`
+	Width         int    `json:"width"`
+	images        []mcp.Image
+}
+
+func (v *cropView) command() string { return v.CorrelationID }
+
+// Images returns the crop (mcp.Imager).
+func (v *cropView) Images() []mcp.Image { return v.images }
+
+// crop serves command_result on a crop handle: the stored image, as an
+// image. Crops live in the output store under its byte budget, like
+// screenshots at full resolution; any agent may read them, as any agent may
+// read the latest session.
+func (t *Tools) crop(id string) (*cropView, error) {
+	store := t.d.Results.Store()
+	if store == nil {
+		return nil, mcp.Errorf("not_available", "", "this daemon keeps no output store")
+	}
+	data, err := store.Content(id)
+	if err != nil {
+		return nil, outputError(id, err)
+	}
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return nil, fmt.Errorf("crop %s is not base64: %w", id, err)
+	}
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("crop %s is not an image: %w", id, err)
+	}
+	mime := "image/" + format
+	return &cropView{CorrelationID: id, Status: string(tracker.StateComplete), MIMEType: mime, Width: cfg.Width, Height: cfg.Height,
+		Bytes: len(raw), ImageTokens: (cfg.Width*cfg.Height + 749) / 750, images: []mcp.Image{{Data: data, MIMEType: mime}}}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/kv"
@@ -264,6 +265,9 @@ func TestLargeBody(t *testing.T) {
 		for _, a := range tl.actions() {
 			if a.Prefix != "" && strings.HasPrefix(bodyHandlePrefix, a.Prefix+"_") {
 				t.Errorf("%s.%s queues commands under %q, which body handles use", a.Tool, a.Name, a.Prefix)
+			}
+			if a.Prefix != "" && strings.HasPrefix(annotate.CropPrefix, a.Prefix+"_") {
+				t.Errorf("%s.%s queues commands under %q, which draw-mode crops use", a.Tool, a.Name, a.Prefix)
 			}
 		}
 	}

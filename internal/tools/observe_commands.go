@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
@@ -79,6 +80,9 @@ type noArgs struct{}
 func (t *Tools) commandResult(ctx context.Context, client string, a resultArgs) (any, error) {
 	if a.Mode != "" {
 		return t.readOutput(ctx, client, a.CorrelationID, a.readArgs)
+	}
+	if annotate.IsCropHandle(a.CorrelationID) {
+		return t.crop(a.CorrelationID)
 	}
 	def := time.Duration(0)
 	if c, err := t.d.Tracker.Get(a.CorrelationID); err == nil && c.External {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/output"
 	"github.com/gasoline-mcp/gasoline/internal/result"
@@ -174,6 +175,8 @@ func outputError(id string, err error) error {
 		code, hint = "output_too_large", `read it with mode "slice" (start+length, or anchor+window) or mode "extract" (query)`
 	case errors.Is(err, output.ErrEvicted) && strings.HasPrefix(id, bodyHandlePrefix):
 		code, hint = "output_evicted", `read the body again with observe({what:"network", id, body}) for a fresh handle`
+	case errors.Is(err, output.ErrEvicted) && annotate.IsCropHandle(id):
+		code, hint = "output_evicted", `the crop was dropped under the output memory budget; see the page with interact({action:"screenshot"}) instead`
 	case errors.Is(err, output.ErrEvicted):
 		code, hint = "output_evicted", "run the command again for a fresh result"
 	case errors.Is(err, output.ErrNotFound):

@@ -1,7 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"image"
+	_ "image/jpeg"
+	_ "image/png"
 	"strings"
 	"testing"
 	"time"
@@ -236,4 +241,259 @@ func TestDrawModePickWaitersAndTabClose(t *testing.T) {
 	if r.Status != "cancelled" || !strings.Contains(r.Error, "tab was closed") {
 		t.Fatalf("tab closed: %s, want cancelled saying the tab was closed", r)
 	}
+}
+
+// overlayButton returns the viewport centre of the overlay's button cls
+// ("done", "undo", "cancel"). The overlay's shadow root is closed, so the
+// page cannot see into it; DevTools can, as it shows it to a person.
+func (p *page) overlayButton(cls string) (float64, float64) {
+	p.e.t.Helper()
+	type node struct {
+		NodeID      int    `json:"nodeId"`
+		NodeName    string `json:"nodeName"`
+		Children    []node `json:"children"`
+		ShadowRoots []node `json:"shadowRoots"`
+	}
+	var doc struct {
+		Root node `json:"root"`
+	}
+	if err := p.s.Call(p.e.ctx, "DOM.getDocument", map[string]any{"depth": -1, "pierce": true}, &doc); err != nil {
+		p.e.t.Fatal(err)
+	}
+	var find func(n node) int
+	find = func(n node) int {
+		if n.NodeName == "GASOLINE-DRAW-OVERLAY" && len(n.ShadowRoots) == 1 {
+			return n.ShadowRoots[0].NodeID
+		}
+		for _, c := range n.Children {
+			if id := find(c); id != 0 {
+				return id
+			}
+		}
+		return 0
+	}
+	root := find(doc.Root)
+	if root == 0 {
+		p.e.t.Fatal("no overlay host with a shadow root in the page")
+	}
+	var q struct {
+		NodeID int `json:"nodeId"`
+	}
+	if err := p.s.Call(p.e.ctx, "DOM.querySelector", map[string]any{"nodeId": root, "selector": "button." + cls}, &q); err != nil || q.NodeID == 0 {
+		p.e.t.Fatalf("the overlay's %s button: %v (node %d)", cls, err, q.NodeID)
+	}
+	var box struct {
+		Model struct {
+			Content []float64 `json:"content"`
+		} `json:"model"`
+	}
+	if err := p.s.Call(p.e.ctx, "DOM.getBoxModel", map[string]any{"nodeId": q.NodeID}, &box); err != nil {
+		p.e.t.Fatal(err)
+	}
+	c := box.Model.Content // x1,y1 .. x4,y4
+	return (c[0] + c[4]) / 2, (c[1] + c[5]) / 2
+}
+
+// clickDone presses the overlay's Done button with the mouse.
+func (p *page) clickDone() {
+	p.e.t.Helper()
+	x, y := p.overlayButton("done")
+	if err := p.s.Click(p.e.ctx, x, y); err != nil {
+		p.e.t.Fatal(err)
+	}
+}
+
+type drawShot struct {
+	Handle   string `json:"handle"`
+	MIMEType string `json:"mime_type"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	Bytes    int    `json:"bytes"`
+	Partial  bool   `json:"partial"`
+}
+
+type drawMark struct {
+	Note string `json:"note"`
+	Rect struct {
+		X, Y, Width, Height float64
+	} `json:"rect"`
+	Element *struct {
+		Tag      string `json:"tag"`
+		Selector string `json:"selector"`
+	} `json:"element"`
+	Screenshot      *drawShot `json:"screenshot"`
+	ScreenshotError string    `json:"screenshot_error"`
+}
+
+// crop reads an annotation's crop back as the agent does, checks it
+// against what the annotation says about it, and decodes it.
+func (e *env) crop(s *drawShot) image.Image {
+	e.t.Helper()
+	r := e.call("observe", map[string]any{"what": "command_result", "correlation_id": s.Handle})
+	if r.Status != "complete" || len(r.Images) != 1 || r.Images[0].MIMEType != s.MIMEType || len(r.Images[0].Data) != s.Bytes {
+		e.t.Fatalf("reading crop %s: %s with %d images, want one %s of %d bytes", s.Handle, r, len(r.Images), s.MIMEType, s.Bytes)
+	}
+	img, _, err := image.Decode(bytes.NewReader(r.Images[0].Data))
+	if err != nil {
+		e.t.Fatalf("decoding crop %s: %v", s.Handle, err)
+	}
+	if b := img.Bounds(); b.Dx() != s.Width || b.Dy() != s.Height {
+		e.t.Errorf("crop %s is %v, but the annotation says %dx%d", s.Handle, b, s.Width, s.Height)
+	}
+	return img
+}
+
+// near reports whether the pixel at (x, y) of img is within 6 of rgb.
+func near(img image.Image, x, y int, rgb [3]uint8) bool {
+	r, g, b, _ := img.At(img.Bounds().Min.X+x, img.Bounds().Min.Y+y).RGBA()
+	d := func(a uint32, w uint8) bool { return max(int(a>>8)-int(w), int(w)-int(a>>8)) <= 6 }
+	return d(r, rgb[0]) && d(g, rgb[1]) && d(b, rgb[2])
+}
+
+func pixel(img image.Image, x, y int) string {
+	r, g, b, _ := img.At(img.Bounds().Min.X+x, img.Bounds().Min.Y+y).RGBA()
+	return fmt.Sprintf("rgb(%d, %d, %d)", r>>8, g>>8, b>>8)
+}
+
+// TestDrawModeCropsAndMouseDone: in a browser whose screen has a device
+// pixel ratio of 2, the user marks the red banner and the iframe's area in the parent
+// page and presses Done with the mouse. Each annotation carries a crop,
+// as big as its rectangle times the ratio, showing the banner's red and
+// the frame's green: the page as the user saw it, without the overlay's
+// boxes over it.
+func TestDrawModeCropsAndMouseDone(t *testing.T) {
+	e := newEnv(t)
+	// A HiDPI screen: DevTools' emulation of one does not reach what the
+	// extension captures.
+	e.browserArgs = []string{"--force-device-scale-factor=2", "--window-size=800,600"}
+	e.startBrowser(e.site.URL + "/a")
+	e.pair()
+	p, tabID := e.drawPage()
+	var dpr float64
+	p.eval(`devicePixelRatio`, &dpr)
+	id := e.startDraw(p, tabID, map[string]any{"instructions": "Mark the banner and the ad"})
+
+	// #banner is at page (300, 600) 200x100, the iframe at (40, 760)
+	// 200x100; scrolled 400, at viewport y 200 and 360.
+	p.drag(310, 210, 490, 290)
+	if err := p.s.InsertText(e.ctx, "wrong red"); err != nil {
+		t.Fatal(err)
+	}
+	p.drag(50, 370, 230, 450)
+	if err := p.s.InsertText(e.ctx, "ad covers the form"); err != nil {
+		t.Fatal(err)
+	}
+	p.clickDone()
+
+	r := e.await(id, 30*time.Second)
+	var s struct {
+		Annotations []drawMark `json:"annotations"`
+	}
+	if r.Status != "complete" || json.Unmarshal(r.Value, &s) != nil || len(s.Annotations) != 2 {
+		t.Fatalf("after Done pressed with the mouse: %s, want complete with two annotations", r)
+	}
+	if raw, _ := json.Marshal(r.Raw); len(raw) > 4000 {
+		t.Errorf("the session result is %d bytes: want handles, not images", len(raw))
+	}
+	if !strings.Contains(string(r.Raw), "screenshot.handle") {
+		t.Errorf("the result's message does not say how to see the crops: %s", r)
+	}
+	banner, frame := s.Annotations[0], s.Annotations[1]
+	if banner.Note != "wrong red" || banner.Rect.X != 310 || banner.Rect.Y != 610 || banner.Rect.Width != 180 || banner.Rect.Height != 80 {
+		t.Errorf("banner annotation %+v", banner)
+	}
+	if frame.Element == nil || frame.Element.Tag != "iframe" || frame.Note != "ad covers the form" || frame.Rect.Y != 770 {
+		t.Errorf("frame annotation %+v, want the iframe element of the parent page under it", frame)
+	}
+	for i, a := range s.Annotations {
+		if a.Screenshot == nil || !strings.HasPrefix(a.Screenshot.Handle, "crop_") || a.Screenshot.Partial || a.ScreenshotError != "" {
+			t.Fatalf("annotation %d: screenshot %+v (%q), want a whole crop's handle", i, a.Screenshot, a.ScreenshotError)
+		}
+		if w, h := int(a.Rect.Width*dpr), int(a.Rect.Height*dpr); a.Screenshot.Width != w || a.Screenshot.Height != h {
+			t.Errorf("annotation %d: crop %dx%d, want the rectangle times the device pixel ratio %v: %dx%d", i, a.Screenshot.Width, a.Screenshot.Height, dpr, w, h)
+		}
+	}
+	red, green := [3]uint8{255, 0, 0}, [3]uint8{0, 160, 0}
+	img := e.crop(banner.Screenshot)
+	w, h := img.Bounds().Dx(), img.Bounds().Dy()
+	// The middle, and the corner where the overlay's box border was drawn.
+	if !near(img, w/2, h/2, red) || !near(img, w-2, h-2, red) {
+		t.Errorf("banner crop: %s in the middle, %s at the bottom right corner, want the banner's rgb(255, 0, 0) (no overlay)",
+			pixel(img, w/2, h/2), pixel(img, w-2, h-2))
+	}
+	img = e.crop(frame.Screenshot)
+	w, h = img.Bounds().Dx(), img.Bounds().Dy()
+	if !near(img, w/2, h/2, green) || !near(img, w-2, h-2, green) {
+		t.Errorf("frame crop: %s in the middle, %s at the corner, want the frame's rgb(0, 160, 0)", pixel(img, w/2, h/2), pixel(img, w-2, h-2))
+	}
+	if dpr != 2 {
+		t.Errorf("devicePixelRatio %v, want 2 (--force-device-scale-factor)", dpr)
+	}
+	p.waitOverlay(false)
+}
+
+// TestDrawModeNavigatedAway: the user navigates the tab elsewhere while
+// the overlay is up; the session ends cancelled, saying so, at once.
+func TestDrawModeNavigatedAway(t *testing.T) {
+	e := ready(t)
+	p, tabID := e.drawPage()
+	id := e.startDraw(p, tabID, nil)
+	p.drag(310, 210, 490, 290)
+	if err := p.s.Call(e.ctx, "Page.navigate", map[string]any{"url": e.site.URL + "/b"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := e.await(id, 30*time.Second)
+	if r.Status != "cancelled" || !strings.Contains(r.Error, "navigated away") {
+		t.Fatalf("after the user navigated: %s, want cancelled saying the page navigated away", r)
+	}
+	var title string
+	p.eval(`document.title`, &title)
+	if title != "Page B" {
+		t.Errorf("title %q, want Page B", title)
+	}
+}
+
+// TestDrawModeWorkerRestart: the extension's worker is stopped while the
+// user draws (as Chrome stops an idle worker); the overlay carries on, and
+// Done, pressed with the mouse, wakes a new worker that still knows the
+// session (chrome.storage.session) and completes it, crop included.
+func TestDrawModeWorkerRestart(t *testing.T) {
+	e := ready(t)
+	p, tabID := e.drawPage()
+	id := e.startDraw(p, tabID, nil)
+	before, err := e.daemon.Health(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stopped from the page's own session: a new tab would take the front.
+	for _, m := range []string{"ServiceWorker.enable", "ServiceWorker.stopAllWorkers", "ServiceWorker.disable"} {
+		if err := p.s.Call(e.ctx, m, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.drag(310, 210, 490, 290)
+	if err := p.s.InsertText(e.ctx, "still here"); err != nil {
+		t.Fatal(err)
+	}
+	p.clickDone()
+	r := e.await(id, 30*time.Second)
+	var s struct {
+		Annotations []drawMark `json:"annotations"`
+	}
+	if r.Status != "complete" || json.Unmarshal(r.Value, &s) != nil || len(s.Annotations) != 1 || s.Annotations[0].Note != "still here" {
+		t.Fatalf("Done after the worker restarted: %s, want complete with the annotation", r)
+	}
+	if sh := s.Annotations[0].Screenshot; sh == nil {
+		t.Errorf("no crop: %q", s.Annotations[0].ScreenshotError)
+	} else if img := e.crop(sh); !near(img, sh.Width/2, sh.Height/2, [3]uint8{255, 0, 0}) {
+		t.Errorf("crop middle %s, want the banner's red", pixel(img, sh.Width/2, sh.Height/2))
+	}
+	after, err := e.daemon.Health(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Extension.Instance == before.Extension.Instance {
+		t.Errorf("the extension instance did not change (%s): the worker was not stopped", after.Extension.Instance)
+	}
+	p.waitOverlay(false)
 }

@@ -126,6 +126,8 @@ type env struct {
 	mcp     *gasoline.Client
 	profile string // Chromium user-data-dir, kept across restarts
 	logDir  string
+	// browserArgs are more Chromium flags for startBrowser.
+	browserArgs []string
 
 	browser *chromium.Browser // nil while the browser is down
 	cdp     *cdp.Conn
@@ -190,7 +192,7 @@ func (e *env) chromeLog() string { return filepath.Join(e.logDir, "chromium.log"
 func (e *env) startBrowser(urls ...string) {
 	e.t.Helper()
 	b, err := chromium.Start(e.ctx, chromium.Options{
-		Bin: chromiumBin, UserDataDir: e.profile, ExtensionDir: extensionDir, URLs: urls, LogPath: e.chromeLog(),
+		Bin: chromiumBin, UserDataDir: e.profile, ExtensionDir: extensionDir, URLs: urls, LogPath: e.chromeLog(), Args: e.browserArgs,
 	})
 	if err != nil {
 		e.t.Fatal(err)

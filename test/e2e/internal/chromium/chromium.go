@@ -55,6 +55,8 @@ type Options struct {
 	// Quiet leaves out --enable-logging=stderr, which writes every console
 	// message of every page to LogPath (and costs each console call).
 	Quiet bool
+	// Args are more command-line flags (e.g. --force-device-scale-factor=2).
+	Args []string
 }
 
 // Browser is one running Chromium.
@@ -107,6 +109,7 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 	} else {
 		args = append(args, "--disable-extensions")
 	}
+	args = append(args, o.Args...)
 	// The start pages are opened over DevTools once the extension is loaded
 	// (openURLs); the first tab starts blank.
 	args = append(args, "about:blank")

@@ -44,6 +44,13 @@ type Result struct {
 	ToolError     *ToolError      // set when IsError
 	Value         json.RawMessage // result of a complete command
 	Raw           json.RawMessage // structuredContent
+	Images        []Image         // image content blocks (a screenshot, a draw-mode crop)
+}
+
+// Image is an image content block, decoded.
+type Image struct {
+	MIMEType string
+	Data     []byte
 }
 
 // ToolError is the error object of a tool result with isError.
@@ -79,6 +86,11 @@ func (c *Client) Call(ctx context.Context, tool string, args map[string]any) (Re
 	}
 	r := Result{IsError: res.IsError, Status: v.Status, CorrelationID: v.CorrelationID, Phase: v.Phase,
 		Reason: v.Reason, Value: v.Result, Raw: raw}
+	for _, c := range res.Content {
+		if img, ok := c.(*mcp.ImageContent); ok {
+			r.Images = append(r.Images, Image{MIMEType: img.MIMEType, Data: img.Data})
+		}
+	}
 	if len(v.Error) > 0 {
 		if v.Error[0] == '{' {
 			r.ToolError = &ToolError{}
