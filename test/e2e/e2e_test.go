@@ -395,6 +395,19 @@ func TestIdleWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopped := time.Now()
+	// A command queued at once could reach the stopping worker's last
+	// long-poll and fail extension_disconnected, as a command delivered to
+	// a worker that dies must (it is never delivered twice). Queue it once
+	// the daemon has seen that worker go.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		h, err := e.daemon.Health(e.ctx)
+		if err == nil && (!h.Extension.Connected || h.Extension.Instance != idle.Extension.Instance) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after stopAllWorkers the daemon still sees worker %s: %+v (%v)", idle.Extension.Instance, h.Extension, err)
+		}
+	}
 	q := e.call("interact", map[string]any{"action": "execute_js", "script": "document.title"})
 	r := e.await(q.CorrelationID, 55*time.Second)
 	if got := str(t, complete(t, r)); got != "Page A" {
