@@ -19,7 +19,8 @@
 //     actions use the active tab of the last focused window unless another
 //     agent owns that tab.
 // After a command succeeds, the tab it worked in becomes the client's last
-// used tab, unless another agent owns it.
+// used tab, unless another agent owns it. Draw mode, which the user works
+// in, keeps to the tab in front.
 
 import { CommandError } from '../runner.js';
 
@@ -33,6 +34,10 @@ export const MAX_CLIENTS = 200;
 const COLOURS = ['blue', 'green', 'purple', 'cyan', 'orange', 'pink', 'yellow', 'red', 'grey'];
 
 const NO_GROUP = -1; // chrome.tabGroups.TAB_GROUP_ID_NONE
+
+// USER_FACING actions show something to the user, who looks at the tab in
+// front: without tab_id they keep to the active tab, whoever owns it.
+const USER_FACING = new Set(['draw_mode_show']);
 
 /** fallbackName names a client that sent no clientInfo.name. */
 export function fallbackName(client) {
@@ -251,11 +256,11 @@ export class TabOwners {
    */
   async run(query, signal, exec) {
     const client = typeof query?.client === 'string' ? query.client : '';
-    if (!client) return exec(query, signal);
+    const params = query?.params && typeof query.params === 'object' ? query.params : {};
+    const action = query?.action ?? params.action;
+    if (!client || USER_FACING.has(action)) return exec(query, signal);
     await this.ready();
     const name = this.nameOf(client, query.client_name);
-    const params = query.params && typeof query.params === 'object' ? query.params : {};
-    const action = query.action ?? params.action;
 
     if (action === 'new_tab') {
       const result = await exec(query, signal, { onCreated: (tab) => this.adopt(tab, client, name) });

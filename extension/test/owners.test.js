@@ -292,11 +292,14 @@ test('the state survives a worker restart and forgets tabs closed meanwhile', as
   assert.ok(JSON.parse(first.b.session.get(STORAGE_KEY)).tabs[a1]);
 });
 
-test('a query without a client runs as before; a client without a name gets one from its id', async () => {
-  const { b, owners } = setup();
+test('a query without a client, and draw mode, run as before; a client without a name gets one from its id', async () => {
+  const { b, owners, run } = setup();
   let seen;
   await owners.run({ action: 'click', params: {} }, undefined, async (q) => { seen = q; return {}; });
   assert.deepEqual(seen.params, {}, 'no tab chosen for it');
+  await run('A', 'new_tab', {});
+  await owners.run({ action: 'draw_mode_show', params: { correlation_id: 'ann_1' }, client: 'A' }, undefined, async (q) => { seen = q; return {}; });
+  assert.equal(seen.params.tab_id, undefined, 'draw mode shows in the tab in front, which the user looks at');
   const exec = executor(b);
   const { tab_id: t } = await owners.run({ action: 'new_tab', params: {}, client: '01HZX9ABCD' }, undefined, exec);
   assert.equal(owners.ownerOf(t).name, fallbackName('01HZX9ABCD'));
