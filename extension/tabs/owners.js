@@ -25,7 +25,7 @@
 import { CommandError } from '../runner.js';
 
 /** STORAGE_KEY is the chrome.storage.session key of the ownership state. */
-export const STORAGE_KEY = 'gasoline.tabs';
+export const STORAGE_KEY = 'tabs:owners';
 
 /** MAX_CLIENTS bounds the clients whose last used tab and groups are kept. */
 export const MAX_CLIENTS = 200;
