@@ -15,16 +15,18 @@
 //     popup messages wake it as well.
 //
 // Event capture (console, errors, network, user actions, vitals, tabs,
-// batched to POST /events) lives in capture/; start() starts it.
+// batched to POST /events) lives in capture/; start() starts it. Which
+// agent owns which tab lives in tabs/ (chrome.storage.session).
 
 import { Backoff, sleep } from './backoff.js';
-import { startCapture } from './capture/worker.js';
+import { noteTab, startCapture } from './capture/worker.js';
 import { runQuery, timeoutMessage } from './commands.js';
 import { DaemonClient, DaemonError, DEFAULT_PORT, normaliseCode, SignatureError, validPort } from './daemon.js';
 import { startDrawRelay } from './overlay/worker.js';
 import { Poller } from './poller.js';
 import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
+import { TabOwners } from './tabs/owners.js';
 
 /** INSTANCE identifies this worker instance to the daemon (X-Gasoline-Instance). */
 const INSTANCE = crypto.randomUUID();
@@ -34,6 +36,11 @@ const SEEN_LIMIT = 1000; // correlation ids remembered to refuse a second delive
 const POST_ATTEMPTS = 6;
 
 const status = new StatusStore(chrome.storage.local, INSTANCE);
+
+// Tabs per agent: which agent owns which tab, each agent's last used tab,
+// its tab groups (tabs/owners.js). Every command runs through owners.run.
+const owners = new TabOwners({ onChange: noteTab });
+owners.listen();
 
 /** loadConfig reads the settings; each call is also the loop's keep-alive extension API call. */
 async function loadConfig() {
@@ -62,7 +69,7 @@ function dispatch(query) {
   runCommand({
     correlationId: id,
     timeoutMs: deadlineOf(query),
-    execute: (signal) => runQuery(query, signal),
+    execute: (signal) => owners.run(query, signal, runQuery),
     report: postResult,
     onStatus: (s) => status.commandStatus(id, s),
     timeoutMessage: (ms) => timeoutMessage(action, ms),
@@ -130,7 +137,7 @@ function start() {
     if (!alarm) return chrome.alarms.create(ALARM, { periodInMinutes: 0.5 });
   }).catch((err) => console.warn('gasoline: creating the keep-alive alarm:', err));
   poller.start();
-  startCapture({ loadConfig, makeClient });
+  startCapture({ loadConfig, makeClient, tabInfo: (tab) => owners.describe(tab) });
 }
 
 // --- pairing (called by the popup) -----------------------------------------

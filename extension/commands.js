@@ -54,9 +54,11 @@ export const ACTIONS = {
 /**
  * runQuery executes one query from GET /pending-queries and resolves to its
  * result; it throws CommandError for an unknown type or action. Each action
- * gets (params, signal, {deadlineMs}), deadlineMs its execution deadline.
+ * gets (params, signal, {deadlineMs, ...hooks}), deadlineMs its execution
+ * deadline; hooks.onCreated(tab) is awaited when new_tab has created its tab
+ * (tabs/owners.js makes it the agent's there).
  */
-export function runQuery(query, signal) {
+export function runQuery(query, signal, hooks = {}) {
   if (query.type && query.type !== 'browser_action') {
     throw new CommandError(`unknown query type ${JSON.stringify(query.type)}; this extension handles "browser_action" only`);
   }
@@ -66,7 +68,7 @@ export function runQuery(query, signal) {
   if (!impl) {
     throw new CommandError(`unknown action ${action}; this extension supports ${Object.keys(ACTIONS).join(', ')}`);
   }
-  return impl(params, signal, { deadlineMs: deadlineOf(query) });
+  return impl(params, signal, { ...hooks, deadlineMs: deadlineOf(query) });
 }
 
 /** timeoutMessage is the "error" text of a command of this action that passed its deadline. */
@@ -263,20 +265,22 @@ async function navigate(params, signal) {
   return { tab_id: loaded.id, url: loaded.url, title: loaded.title ?? '' };
 }
 
-async function newTab(params, signal) {
+async function newTab(params, signal, { onCreated } = {}) {
   const url = params.url === undefined || params.url === '' ? undefined : checkURL(params.url, 'new_tab');
   const active = params.active === undefined ? true : Boolean(params.active);
   const created = await chrome.tabs.create({ url, active });
+  if (onCreated) await onCreated(created);
   if (!url) return { tab_id: created.id, url: created.pendingUrl || created.url || '' };
   const loaded = await loadAndWait(created.id, async () => {}, signal);
   return { tab_id: loaded.id, url: loaded.url, title: loaded.title ?? '' };
 }
 
+// switchTab makes the tab the one shown in its window. It does not focus
+// the window: the browser stays behind the editor the user is typing in.
 async function switchTab(params) {
   if (params.tab_id === undefined) throw new CommandError('switch_tab needs "tab_id", the id of the tab to activate');
   const tab = await resolveTab(params.tab_id);
   const updated = await chrome.tabs.update(tab.id, { active: true });
-  await chrome.windows.update(updated.windowId, { focused: true });
   return { tab_id: updated.id, url: updated.url || updated.pendingUrl || '' };
 }
 
@@ -351,7 +355,8 @@ export function historyGo(delta) {
 
 /**
  * resolveTab returns the tab named by tabId, or, when tabId is absent, the
- * active tab of the last focused normal window.
+ * active tab of the last focused normal window. (A command from an agent
+ * always arrives here with the tab_id tabs/owners.js chose for it.)
  */
 export async function resolveTab(tabId) {
   if (tabId !== undefined && tabId !== null && tabId !== '') {
@@ -360,7 +365,7 @@ export async function resolveTab(tabId) {
     try {
       return await chrome.tabs.get(id);
     } catch {
-      throw new CommandError(`no tab with id ${id} (it may have been closed); omit tab_id to use the active tab`);
+      throw new CommandError(`no tab with id ${id} (it may have been closed); observe({what:"tabs"}) lists the open tabs`);
     }
   }
   let win;

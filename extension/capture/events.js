@@ -48,7 +48,8 @@ const FIELDS = {
     ['to', 'str', CAP.url]],
   vital: [['name', 'enum', ['LCP', 'CLS', 'INP', 'FCP', 'TTFB', 'longtask']], ['value', 'num'], ['unit', 'enum', ['ms', 'score']]],
   tab: [['type', 'enum', ['updated', 'removed', 'activated']], ['title', 'str', CAP.name * 2],
-    ['status', 'enum', ['loading', 'complete']], ['active', 'bool'], ['window_id', 'int']],
+    ['status', 'enum', ['loading', 'complete']], ['active', 'bool'], ['window_id', 'int'],
+    ['owner', 'str', CAP.short], ['owner_name', 'str', CAP.short], ['group', 'str', CAP.name]],
 };
 
 // Fields without which an event of the kind means nothing.

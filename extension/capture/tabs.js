@@ -1,13 +1,14 @@
 // "tab" capture events from chrome.tabs: a tab loading, finishing, changing
-// URL or title, closing, or becoming the active tab. Pure converters; the
-// worker wires them to chrome.tabs.onUpdated / onRemoved / onActivated.
+// URL, title or tab group, closing, or becoming the active tab. Pure
+// converters; the worker wires them to chrome.tabs.onUpdated / onRemoved /
+// onActivated and adds the tab's owner and group (tabs/owners.js describe).
 
 /**
  * tabUpdated returns the event for chrome.tabs.onUpdated, or null when the
  * change is of no interest (favicon, audible, ...). tab is Chrome's Tab.
  */
 export function tabUpdated(tabId, change, tab, now = Date.now()) {
-  if (!change || !('status' in change || 'url' in change || 'title' in change)) return null;
+  if (!change || !('status' in change || 'url' in change || 'title' in change || 'groupId' in change)) return null;
   const e = {
     kind: 'tab',
     ts: now,
@@ -22,6 +23,11 @@ export function tabUpdated(tabId, change, tab, now = Date.now()) {
   if (typeof tab?.active === 'boolean') e.active = tab.active;
   if (Number.isInteger(tab?.windowId)) e.window_id = tab.windowId;
   return e;
+}
+
+/** tabNoted returns an "updated" event with all that tab, Chrome's Tab, says. */
+export function tabNoted(tab, now = Date.now()) {
+  return tabUpdated(tab.id, { status: tab.status }, tab, now);
 }
 
 /** tabRemoved returns the event for chrome.tabs.onRemoved; lastUrl is the tab's last known URL. */

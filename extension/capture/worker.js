@@ -7,7 +7,7 @@
 import { Batcher } from './batcher.js';
 import { DEFAULT_SETTINGS, KINDS, MAX_BODY_CHARS, normaliseSettings, sanitise, sanitiseReason } from './events.js';
 import { listen, NetworkObserver } from './network.js';
-import { tabActivated, tabRemoved, tabUpdated } from './tabs.js';
+import { tabActivated, tabNoted, tabRemoved, tabUpdated } from './tabs.js';
 
 /** CAPTURE_MESSAGE is the type of a relay's message to the worker. */
 export const CAPTURE_MESSAGE = 'gasoline.capture';
@@ -20,7 +20,9 @@ let started = null;
 /**
  * startCapture registers the capture listeners once per worker instance and
  * returns the capture state; later calls only retry delivery. loadConfig()
- * resolves to {token, port}; makeClient(config) returns a DaemonClient.
+ * resolves to {token, port}; makeClient(config) returns a DaemonClient;
+ * tabInfo(tab), when given, resolves to fields added to the tab's events
+ * (its owner and group: tabs/owners.js describe).
  *
  * The message listener answers only CaptureBatch messages from content
  * scripts (never from the extension's own pages, never anything else), and
@@ -29,7 +31,7 @@ let started = null;
  *   @typedef {{type: "gasoline.capture", batch: string, events: object[], dropped?: Object<string, number>}} CaptureBatch
  *   reply: {ok: true, config: {version, body_cap, kinds}} once the batch is stored
  */
-export function startCapture({ loadConfig, makeClient, api = chrome, log = console }) {
+export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, log = console }) {
   if (started) {
     started.batcher.kick();
     return started;
@@ -93,17 +95,34 @@ export function startCapture({ loadConfig, makeClient, api = chrome, log = conso
     api.webNavigation.onReferenceFragmentUpdated.addListener(moved);
   }
 
+  // Tab events go out in the order Chrome reported them, each with what
+  // tabInfo adds (which takes a moment: the owners load, a group's title).
+  let tabEvents = Promise.resolve();
+  const addTab = (e, tab) => {
+    if (!e) return;
+    tabEvents = tabEvents.then(async () => {
+      const extra = tab && tabInfo ? await tabInfo(tab).catch(() => null) : null;
+      addLocal(extra ? { ...e, ...extra } : e);
+    });
+  };
+  const noteTab = (tabId) => {
+    api.tabs.get(tabId).then((tab) => addTab(tabNoted(tab), tab), () => {});
+  };
+
   api.tabs.onUpdated.addListener((tabId, change, tab) => {
     if (typeof tab?.url === 'string') observer.noteDocument(tabId, 0, tab.url);
-    const e = tabUpdated(tabId, change, tab);
-    if (e) addLocal(e);
+    addTab(tabUpdated(tabId, change, tab), tab);
   });
   api.tabs.onRemoved.addListener((tabId, info) => {
-    addLocal(tabRemoved(tabId, info, observer.documentOf(tabId, 0)));
+    addTab(tabRemoved(tabId, info, observer.documentOf(tabId, 0)));
     observer.forgetTab(tabId);
   });
   api.tabs.onActivated.addListener((info) => {
-    api.tabs.get(info.tabId).then((tab) => tab, () => undefined).then((tab) => addLocal(tabActivated(info, tab)));
+    api.tabs.get(info.tabId).then((tab) => tab, () => undefined).then((tab) => addTab(tabActivated(info, tab), tab));
+  });
+  // A renamed group: its tabs are reported again with the new title.
+  api.tabGroups?.onUpdated?.addListener((group) => {
+    api.tabs.query({ groupId: group.id }).then((tabs) => tabs.forEach((t) => addTab(tabNoted(t), t)), () => {});
   });
 
   api.runtime.onMessage.addListener((msg, sender, sendResponse) => {
@@ -130,8 +149,16 @@ export function startCapture({ loadConfig, makeClient, api = chrome, log = conso
   });
 
   refreshSettings();
-  started = { batcher, observer, settings: () => settings };
+  started = { batcher, observer, settings: () => settings, noteTab };
   return started;
+}
+
+/**
+ * noteTab reports tab tabId again, as it is now (its owner or group
+ * changed); nothing before startCapture.
+ */
+export function noteTab(tabId) {
+  started?.noteTab(tabId);
 }
 
 /** pageConfig is what the relays pass on to the page scripts. */

@@ -101,6 +101,12 @@ type PendingQuery struct {
 	// status "timeout" when it passes.
 	TimeoutMS int64     `json:"timeout_ms"`
 	CreatedAt time.Time `json:"created_at"`
+	// Client is the MCP client (one bridge session or HTTP session) that
+	// asked for the command, ClientName the clientInfo.name it gave in
+	// initialize (empty when unknown). The extension keeps each client's
+	// tabs apart with them.
+	Client     string `json:"client,omitempty"`
+	ClientName string `json:"client_name,omitempty"`
 }
 
 // PendingQueries is the body of GET /pending-queries.

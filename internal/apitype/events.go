@@ -93,6 +93,12 @@ type Event struct {
 	Title    string `json:"title,omitempty"`
 	Active   *bool  `json:"active,omitempty"`
 	WindowID int64  `json:"window_id,omitempty"`
+	// Owner is the MCP client that owns the tab (it opened it), OwnerName
+	// that client's name, Group the title of the tab's tab group. Each is
+	// absent when the extension does not say; "" means none.
+	Owner     *string `json:"owner,omitempty"`
+	OwnerName *string `json:"owner_name,omitempty"`
+	Group     *string `json:"group,omitempty"`
 }
 
 // Scalar is a JSON number or string. Its zero value is "absent" (or null).

@@ -98,7 +98,8 @@ func init() {
 		"message", "stack", "source", "line", "column", "element", "resource_url", "request_id", "method", "url",
 		"status", "error", "resource_type", "duration_ms", "mime_type", "request_headers", "response_headers",
 		"request_body", "response_body", "request_body_size", "response_body_size", "body_truncated", "selector",
-		"role", "name", "text", "value", "key", "modifiers", "from", "to", "unit", "title", "active", "window_id"} {
+		"role", "name", "text", "value", "key", "modifiers", "from", "to", "unit", "title", "active", "window_id",
+		"owner", "owner_name", "group"} {
 		keys[k] = k
 	}
 	for _, list := range [][]string{logLevels, errorTypes, netSources, resourceTypes, actionTypes, actionKeys,
@@ -593,6 +594,23 @@ func (p *parser) field(e *apitype.Event, key string) bool {
 		return true
 	case "window_id":
 		return p.int(&e.WindowID)
+	case "owner":
+		return p.optStr(&e.Owner)
+	case "owner_name":
+		return p.optStr(&e.OwnerName)
+	case "group":
+		return p.optStr(&e.Group)
 	}
 	return false
+}
+
+// optStr reads a string into a new *v; null sets *v to nil.
+func (p *parser) optStr(v **string) bool {
+	if p.null() {
+		*v = nil
+		return true
+	}
+	s, ok := p.str()
+	*v = &s
+	return ok
 }

@@ -17,6 +17,7 @@ func FuzzFastDecode(f *testing.F) {
 		`{"events":[{"kind":"network","ts":1,"tab_id":1,"request_id":"r","source":"page","method":"GET","url":"u","status":500,"resource_type":"fetch","duration_ms":1e2,"request_headers":{"a":"1","b":null},"request_headers":{"c":"3"},"response_body_size":10,"body_truncated":true}]}`,
 		`{"events":[{"kind":"action","type":"keydown","selector":"#a","value":"v","key":"Enter","modifiers":["Shift",null],"modifiers":[]},{"kind":"vital","name":"CLS","value":0.25,"unit":"score"}]}`,
 		`{"events":[{"kind":"tab","tab_id":3,"type":"updated","status":"complete","active":true,"active":null,"window_id":2,"title":"T"}]}`,
+		`{"events":[{"kind":"tab","tab_id":3,"type":"updated","owner":"c1","owner_name":null,"owner_name":"n","group":"","group":null}]}`,
 		` { "events" : [ ] , "dropped" : null } `,
 		`{"events":[{"KIND":"log"}]}`, `{"events":[{"kind":"log","tab_id":1.0}]}`, `{"events":[{"kind":"\ud83d\ude00"}]}`,
 		`{"events":[{"status":-0,"value":"-0","ts":-0}]}`, `{"events":[{"line":9223372036854775808}]}`,
@@ -57,7 +58,8 @@ func TestFastDecodeTakesTheExtensionsBatches(t *testing.T) {
 			ResourceType: "fetch", DurationMS: 12.5, RequestHeaders: map[string]string{"Authorization": "[redacted]"}, ResponseBody: `{"e":1}`, BodyTruncated: true},
 		{Kind: "action", TS: 1, TabID: 3, Type: "input", Selector: "#q", Value: apitype.Str("x"), Modifiers: []string{"Shift"}},
 		{Kind: "vital", TS: 1, TabID: 3, Name: "LCP", Value: apitype.Num(1200), Unit: "ms"},
-		{Kind: "tab", TS: 1, TabID: 3, Type: "updated", Status: apitype.Str("loading"), Active: new(bool), WindowID: 1},
+		{Kind: "tab", TS: 1, TabID: 3, Type: "updated", Status: apitype.Str("loading"), Active: new(bool), WindowID: 1,
+			Owner: ptrTo("01HZ"), OwnerName: ptrTo("claude-code"), Group: ptrTo("")},
 	} {
 		b.Events = append(b.Events, ev)
 	}
@@ -79,3 +81,5 @@ func TestFastDecodeTakesTheExtensionsBatches(t *testing.T) {
 		}
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }

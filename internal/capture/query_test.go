@@ -536,7 +536,7 @@ func TestTabs(t *testing.T) {
 		t.Errorf("unknown tab: got %v, want ErrUnknownTab", err)
 	}
 	ingest(t, s, tab("removed", 2, 0, "", "", "", nil))
-	l := s.Tabs()
+	l := s.Tabs("")
 	var got []int64
 	for _, x := range l.Tabs {
 		got = append(got, x.TabID)
@@ -550,7 +550,7 @@ func TestTabs(t *testing.T) {
 			c.Advance(time.Millisecond)
 			ingest(t, s, tab("updated", int64(i), 1, "http://x/", strings.Repeat("t", 500), "", nil))
 		}
-		l := s.Tabs()
+		l := s.Tabs("")
 		if l.Total != capture.MaxTabs || len(l.Tabs) != 100 || l.Tabs[0].TabID != capture.MaxTabs+49 {
 			t.Errorf("got %d tabs, %d listed, first %d; want %d, 100, the newest", l.Total, len(l.Tabs), l.Tabs[0].TabID, capture.MaxTabs)
 		}
@@ -696,4 +696,52 @@ func TestMemoryBound(t *testing.T) {
 		t.Errorf("heap grew %d bytes for %d accounted, want at most about twice", held, accounted)
 	}
 	runtime.KeepAlive(s)
+}
+
+// TestTabOwners: tab events may say which agent owns the tab and its tab
+// group; the list names the owner, marks the caller's own tabs mine, keeps
+// what a later event leaves out, and clears what it sets to "".
+func TestTabOwners(t *testing.T) {
+	s := capture.New(capture.Options{})
+	tab := func(id int64, owner, name, group *string) apitype.Event {
+		return apitype.Event{Kind: "tab", TS: 1, TabID: id, PageURL: "http://x/", Type: "updated", Owner: owner, OwnerName: name, Group: group}
+	}
+	ingest(t, s, tab(1, ptr("client-a"), ptr("claude-code"), ptr("claude-code")), tab(2, ptr("client-b"), ptr(""), nil), tab(3, nil, nil, nil))
+	byID := func(client string) map[int64]capture.Tab {
+		m := map[int64]capture.Tab{}
+		for _, x := range s.Tabs(client).Tabs {
+			m[x.TabID] = x
+		}
+		return m
+	}
+	got := byID("client-a")
+	if x := got[1]; x.Owner != "claude-code" || !x.Mine || x.Group != "claude-code" {
+		t.Errorf("tab 1 for its owner: %+v, want owner claude-code, mine, grouped", x)
+	}
+	if x := got[2]; x.Owner != "client-b" || x.Mine || x.Group != "" {
+		t.Errorf("tab 2 (owner without a name) for another client: %+v, want owner client-b (its id), not mine", x)
+	}
+	if x := got[3]; x.Owner != "" || x.Mine || x.Group != "" {
+		t.Errorf("the user's tab 3: %+v, want no owner", x)
+	}
+	if x := byID("client-b")[2]; !x.Mine {
+		t.Errorf("tab 2 for client-b: %+v, want mine", x)
+	}
+	if x := byID("")[1]; x.Mine {
+		t.Errorf("tab 1 for no client: %+v, want not mine", x)
+	}
+
+	ingest(t, s, tab(1, nil, nil, nil)) // an event that does not say keeps them
+	if x := byID("client-a")[1]; x.Owner != "claude-code" || x.Group != "claude-code" {
+		t.Errorf("after an event without owner: %+v, want them kept", x)
+	}
+	ingest(t, s, tab(1, nil, nil, ptr(""))) // the user took it out of the group
+	if x := byID("client-a")[1]; x.Owner != "claude-code" || !x.Mine || x.Group != "" {
+		t.Errorf("after ungrouping: %+v, want still owned, no group", x)
+	}
+	long := strings.Repeat("g", 2000)
+	ingest(t, s, tab(1, nil, nil, &long))
+	if x := byID("")[1]; len(x.Group) > 512 {
+		t.Errorf("a %d-char group title is kept whole", len(x.Group))
+	}
 }

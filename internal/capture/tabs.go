@@ -9,13 +9,16 @@ import (
 
 // tabState is what the tab events said about one tab. Guarded by Store.mu.
 type tabState struct {
-	id       int64
-	window   int64
-	url      text
-	title    text
-	status   string
-	active   bool
-	lastSeen int64 // ms since the epoch, daemon clock
+	id     int64
+	window int64
+	url    text
+	title  text
+	status string
+	active bool
+	// owner is the MCP client that owns the tab, ownerName its name, group
+	// the title of the tab's group ("" for none).
+	owner, ownerName, group string
+	lastSeen                int64 // ms since the epoch, daemon clock
 }
 
 // applyTabLocked applies a tab event: "removed" forgets the tab, "activated"
@@ -47,6 +50,11 @@ func (s *Store) applyTabLocked(u *tabUpdate) {
 	}
 	if u.status != "" {
 		t.status = u.status
+	}
+	for _, f := range []struct{ to, from *string }{{&t.owner, u.owner}, {&t.ownerName, u.ownerName}, {&t.group, u.group}} {
+		if f.from != nil {
+			*f.to = *f.from
+		}
 	}
 	active := u.typ == "activated" || (u.active != nil && *u.active)
 	if active {
@@ -81,8 +89,14 @@ type Tab struct {
 	Title    string `json:"title,omitempty"`
 	// Status is "loading" or "complete" (the document's load state), or
 	// empty when not reported yet.
-	Status   string    `json:"status,omitempty"`
-	Active   bool      `json:"active"`
+	Status string `json:"status,omitempty"`
+	Active bool   `json:"active"`
+	// Owner names the agent (MCP client) that opened the tab with new_tab;
+	// Mine says that agent is the caller. Group is the title of the tab's
+	// tab group.
+	Owner    string    `json:"owner,omitempty"`
+	Mine     bool      `json:"mine,omitempty"`
+	Group    string    `json:"group,omitempty"`
 	LastSeen time.Time `json:"last_seen"`
 }
 
@@ -103,8 +117,9 @@ type TabList struct {
 }
 
 // Tabs returns the known tabs, most recently seen first (at most 100, with
-// long titles and URLs clipped, and as many as fit the page budget).
-func (s *Store) Tabs() TabList {
+// long titles and URLs clipped, and as many as fit the page budget). The
+// tabs client owns are marked Mine.
+func (s *Store) Tabs(client string) TabList {
 	s.mu.Lock()
 	all := make([]tabState, 0, len(s.tabs))
 	for _, t := range s.tabs {
@@ -118,6 +133,7 @@ func (s *Store) Tabs() TabList {
 	used := 0
 	for _, t := range all[:min(len(all), maxTabsListed)] {
 		v := t.view(tabURLClip, tabTitleClip)
+		v.Mine = client != "" && t.owner == client
 		b, _ := json.Marshal(v) // escapes HTML: never shorter than the MCP layer's encoding
 		if used += len(b) + 1; used > s.budget() {
 			break
@@ -157,6 +173,10 @@ func (s *Store) PageInfo(tabID *int64) (Tab, error) {
 }
 
 func (t *tabState) view(urlClip, titleClip int) Tab {
-	return Tab{TabID: t.id, WindowID: t.window, URL: clip(t.url, urlClip), Title: clip(t.title, titleClip),
-		Status: t.status, Active: t.active, LastSeen: time.UnixMilli(t.lastSeen).UTC()}
+	v := Tab{TabID: t.id, WindowID: t.window, URL: clip(t.url, urlClip), Title: clip(t.title, titleClip),
+		Status: t.status, Active: t.active, Group: t.group, LastSeen: time.UnixMilli(t.lastSeen).UTC()}
+	if t.owner != "" {
+		v.Owner = cmp.Or(t.ownerName, t.owner)
+	}
+	return v
 }

@@ -142,7 +142,7 @@ func TestTabsFitTheBudget(t *testing.T) {
 		ingest(t, s, apitype.Event{Kind: "tab", TS: 1, TabID: int64(i), Type: "updated",
 			PageURL: "http://localhost:3000/" + strings.Repeat("p", 2000), Title: strings.Repeat("t", 500)})
 	}
-	l := s.Tabs()
+	l := s.Tabs("")
 	b, _ := json.Marshal(l)
 	if len(b) > capture.DefaultPageTokens*4 || len(l.Tabs) < 20 || len(l.Tabs) >= 100 || l.Total != 100 || l.Tabs[0].TabID != 99 {
 		t.Errorf("got %d bytes, %d of %d tabs listed, first %d; want under %d bytes, the newest first, total 100",

@@ -53,14 +53,16 @@ var (
 
 // tabUpdate is a validated "tab" event.
 type tabUpdate struct {
-	typ      string
-	tab      int64
-	window   int64
-	url      text
-	title    text
-	status   string
-	active   *bool
-	received int64 // ms since the epoch
+	typ    string
+	tab    int64
+	window int64
+	url    text
+	title  text
+	status string
+	active *bool
+	// owner, ownerName and group change the tab's when not nil ("" clears).
+	owner, ownerName, group *string
+	received                int64 // ms since the epoch
 }
 
 // validated is the outcome of validating one event: an entry to buffer, or
@@ -318,7 +320,8 @@ func validateTab(ev *apitype.Event) (*tabUpdate, rejection) {
 		return nil, reject("a tab event needs the tab's tab_id")
 	}
 	u := &tabUpdate{typ: ev.Type, tab: ev.TabID, window: ev.WindowID, url: capText(ev.PageURL, capURL),
-		title: capText(ev.Title, capTitle), active: ev.Active}
+		title: capText(ev.Title, capTitle), active: ev.Active,
+		owner: capOpt(ev.Owner, capShort), ownerName: capOpt(ev.OwnerName, capShort), group: capOpt(ev.Group, capName)}
 	if ev.Status.Set {
 		if !ev.Status.IsStr || !slices.Contains(tabStatuses, ev.Status.Str) {
 			return nil, reject("a tab's status must be \"loading\" or \"complete\"")
@@ -326,6 +329,15 @@ func validateTab(ev *apitype.Event) (*tabUpdate, rejection) {
 		u.status = ev.Status.Str
 	}
 	return u, ""
+}
+
+// capOpt caps an optional string; nil stays nil.
+func capOpt(s *string, max int) *string {
+	if s == nil {
+		return nil
+	}
+	c := capText(*s, max).s
+	return &c
 }
 
 // kindOf names the kind of an event for counting, or "" when unknown.

@@ -65,6 +65,7 @@ type Server struct {
 	list         []byte // the encoded tools/list result; written by AddTool only
 	decorate     Decorator
 	resources    Resources // nil: no resources capability
+	names        clientNames
 	log          zerolog.Logger
 }
 
@@ -143,7 +144,7 @@ func (s *Server) HandleMessage(ctx context.Context, client string, msg protocol.
 func (s *Server) dispatch(ctx context.Context, client string, req *protocol.Request) (json.RawMessage, *protocol.WireError) {
 	switch req.Method {
 	case protocol.MethodInitialize:
-		return s.initialize(req.Params)
+		return s.initialize(client, req.Params)
 	case protocol.MethodPing:
 		return json.RawMessage("{}"), nil
 	case protocol.MethodToolsList:
@@ -161,7 +162,8 @@ func (s *Server) dispatch(ctx context.Context, client string, req *protocol.Requ
 		"method not found: %q; this server implements initialize, ping, tools/list, tools/call, resources/list and resources/read", req.Method)
 }
 
-func (s *Server) initialize(params json.RawMessage) (json.RawMessage, *protocol.WireError) {
+// initialize answers initialize and remembers the client's name.
+func (s *Server) initialize(client string, params json.RawMessage) (json.RawMessage, *protocol.WireError) {
 	var p protocol.InitializeParams
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &p); err != nil {
@@ -173,6 +175,7 @@ func (s *Server) initialize(params json.RawMessage) (json.RawMessage, *protocol.
 			"invalid initialize params: \"protocolVersion\" is required; this server speaks %s",
 			strings.Join(protocol.SupportedVersions, ", "))
 	}
+	s.names.set(client, p.ClientInfo.Name)
 	res := protocol.InitializeResult{
 		ProtocolVersion: protocol.NegotiateVersion(p.ProtocolVersion),
 		Capabilities:    s.capabilities(),

@@ -286,6 +286,6 @@ func FuzzEvents(f *testing.F) {
 		if _, err := e.store.ErrorGroups(capture.Filter{}); err != nil {
 			t.Fatal(err)
 		}
-		e.store.Tabs()
+		e.store.Tabs("")
 	})
 }

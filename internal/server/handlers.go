@@ -69,6 +69,10 @@ func (s *Server) pendingQueries(c echo.Context) error {
 	}
 	out := apitype.PendingQueries{Queries: make([]apitype.PendingQuery, 0, len(cmds))}
 	for _, cmd := range cmds {
+		name := ""
+		if s.cfg.MCP != nil && cmd.Client != "" {
+			name = s.cfg.MCP.ClientName(cmd.Client)
+		}
 		out.Queries = append(out.Queries, apitype.PendingQuery{
 			CorrelationID: cmd.ID,
 			Type:          "browser_action",
@@ -76,6 +80,8 @@ func (s *Server) pendingQueries(c echo.Context) error {
 			Params:        cmd.Params,
 			TimeoutMS:     cmd.Timeout.Milliseconds(),
 			CreatedAt:     cmd.CreatedAt,
+			Client:        cmd.Client,
+			ClientName:    name,
 		})
 	}
 	return c.JSON(http.StatusOK, out)

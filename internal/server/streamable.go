@@ -198,6 +198,9 @@ func (s *Server) mcpInitialize(c echo.Context, msg protocol.Message) error {
 	if json.Unmarshal(resp, &out) == nil && out.Result != nil {
 		sess := s.sessions.add(out.Result.ProtocolVersion)
 		c.Response().Header().Set(headerSession, sess.id)
+		if req, ok := msg.(*protocol.Request); ok {
+			s.cfg.MCP.SetClientName(sessionClient(sess.id), mcp.ClientNameOf(req.Params))
+		}
 	}
 	return c.JSONBlob(http.StatusOK, resp)
 }

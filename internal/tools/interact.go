@@ -21,7 +21,7 @@ var interact = tool{
 	title:   "Act in the browser",
 	preamble: `Act in the user's real browser. Async: returns {status:"queued", correlation_id} at once;
 wait with observe({what:"command_result", correlation_id, wait_ms:10000}), or pass wait_ms here for the result inline.
-tab_id defaults to the active tab.`,
+tab_id defaults to the last tab you used (navigate, close_tab: a tab you opened).`,
 	label:       "Actions",
 	annotations: protocol.ToolAnnotations{ReadOnlyHint: boolp(false), DestructiveHint: boolp(true), IdempotentHint: boolp(false), OpenWorldHint: boolp(true)},
 	families:    []func() []action{scriptActions, tabActions, domActions, screenshotActions, drawActions, commandActions},

@@ -22,7 +22,8 @@ func (a executeJSArgs) check() error {
 	return nil
 }
 
-// tabArg names the tab an action works in.
+// tabArg names the tab an action works in; without it the extension
+// chooses the client's own (extension/tabs/owners.js).
 type tabArg struct {
-	TabID *int64 `json:"tab_id,omitempty" desc:"target tab (default: the active tab)"`
+	TabID *int64 `json:"tab_id,omitempty"`
 }

@@ -47,7 +47,7 @@ type switchTabArgs struct {
 
 func (a switchTabArgs) check() error {
 	if a.TabID == nil {
-		return mcp.Errorf("invalid_arguments", "list tabs with execute_js or use the tab_id new_tab returned", "\"tab_id\" is required for switch_tab")
+		return mcp.Errorf("invalid_arguments", `observe({what:"tabs"}) lists the tabs, or use the tab_id new_tab returned`, "\"tab_id\" is required for switch_tab")
 	}
 	return nil
 }

@@ -363,8 +363,8 @@ func (t *Tools) page(_ context.Context, _ string, a pageArgs) (*capture.Tab, err
 	return &tab, nil
 }
 
-func (t *Tools) tabs(context.Context, string, noArgs) (*capture.TabList, error) {
-	l := t.d.Capture.Tabs()
+func (t *Tools) tabs(_ context.Context, client string, _ noArgs) (*capture.TabList, error) {
+	l := t.d.Capture.Tabs(client)
 	return &l, nil
 }
 

@@ -19,9 +19,15 @@ type Client struct {
 // Connect launches gasoline-mcp for the daemon d under the SDK's
 // CommandTransport and initializes the session. The caller must Close it.
 func Connect(ctx context.Context, d *Daemon) (*Client, error) {
+	return ConnectAs(ctx, d, "gasoline-e2e")
+}
+
+// ConnectAs is Connect for a client that calls itself name in initialize
+// (clientInfo.name): another agent, with its own gasoline-mcp process.
+func ConnectAs(ctx context.Context, d *Daemon, name string) (*Client, error) {
 	cmd := exec.Command(d.Bins.Bridge, "--port", strconv.Itoa(d.Port), "--state-dir", d.StateDir)
 	cmd.Env = cleanEnv()
-	c := mcp.NewClient(&mcp.Implementation{Name: "gasoline-e2e", Version: "1.0.0"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0.0"}, nil)
 	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to gasoline-mcp: %w", err)

@@ -1,0 +1,344 @@
+// Tabs per agent. Each command from GET /pending-queries names its client
+// (one MCP session: an agent) and that client's name. TabOwners keeps:
+//   - which client owns which tab (the tabs it opened with new_tab, a tab
+//     navigate opened for it, and tabs those tabs open);
+//   - each client's last used tab, where its commands without tab_id go;
+//   - one Chrome tab group per client and window, titled after the client.
+// The state lives in chrome.storage.session: a worker restart keeps it, a
+// browser restart (new tab ids) forgets it. Tab ids are stable when the user
+// drags a tab to another window, so ownership follows the tab.
+//
+// run(query, signal, exec) wraps the execution of one query (background.js
+// passes runQuery as exec); it is the one place the rules apply:
+//   - new_tab: the new tab is the client's, joins its group, becomes its
+//     last used tab;
+//   - an explicit tab_id always works, also on another agent's tab;
+//   - without tab_id: the client's last used tab if it still exists (for
+//     navigate and close_tab only if the client owns it), else another tab it
+//     owns; else navigate opens a tab for it, close_tab fails, and the other
+//     actions use the active tab of the last focused window unless another
+//     agent owns that tab.
+// After a command succeeds, the tab it worked in becomes the client's last
+// used tab, unless another agent owns it. Draw mode, which the user works
+// in, keeps to the tab in front.
+
+import { CommandError } from '../runner.js';
+
+/** STORAGE_KEY is the chrome.storage.session key of the ownership state. */
+export const STORAGE_KEY = 'tabs:owners';
+
+/** MAX_CLIENTS bounds the clients whose last used tab and groups are kept. */
+export const MAX_CLIENTS = 200;
+
+// Tab group colours, picked per client so that agents differ at a glance.
+const COLOURS = ['blue', 'green', 'purple', 'cyan', 'orange', 'pink', 'yellow', 'red', 'grey'];
+
+const NO_GROUP = -1; // chrome.tabGroups.TAB_GROUP_ID_NONE
+
+// USER_FACING actions show something to the user, who looks at the tab in
+// front: without tab_id they keep to the active tab, whoever owns it.
+const USER_FACING = new Set(['draw_mode_show']);
+
+/** fallbackName names a client that sent no clientInfo.name. */
+export function fallbackName(client) {
+  return `agent ${String(client).slice(-4).toLowerCase()}`;
+}
+
+function colourOf(client) {
+  let h = 0;
+  for (const ch of String(client)) h = (h * 31 + ch.codePointAt(0)) >>> 0;
+  return COLOURS[h % COLOURS.length];
+}
+
+function emptyState() {
+  // tabs: tabId -> {client, name}; last: client -> tabId (least recently
+  // used first); groups: "client window" -> groupId.
+  return { tabs: {}, last: {}, groups: {} };
+}
+
+export class TabOwners {
+  /**
+   * api is the chrome namespace; onChange(tabId) is called when a tab's
+   * owner or group changes (capture reports the tab again).
+   */
+  constructor({ api = globalThis.chrome, onChange = () => {}, log = console } = {}) {
+    this.api = api;
+    this.onChange = onChange;
+    this.log = log;
+    this.state = emptyState();
+    this.loading = null;
+    this.saving = Promise.resolve();
+    this.locks = new Map(); // client -> the tail of its chain of tab choices
+  }
+
+  /**
+   * listen registers the chrome.tabs listeners; background.js calls it
+   * synchronously at module start, as MV3 requires.
+   */
+  listen() {
+    this.api.tabs.onRemoved.addListener((tabId) => {
+      this.ready().then(() => this.forget(tabId));
+    });
+    this.api.tabs.onCreated?.addListener((tab) => {
+      this.ready().then(() => this.inherit(tab));
+    });
+  }
+
+  /**
+   * ready resolves once the state is loaded from chrome.storage.session,
+   * without the tabs closed meanwhile (while no worker ran to see it).
+   */
+  ready() {
+    this.loading ??= (async () => {
+      try {
+        const got = await this.api.storage.session.get(STORAGE_KEY);
+        const s = got?.[STORAGE_KEY];
+        if (s && typeof s === 'object') {
+          this.state = { tabs: { ...s.tabs }, last: { ...s.last }, groups: { ...s.groups } };
+        }
+        const open = new Set((await this.api.tabs.query({})).map((t) => String(t.id)));
+        let pruned = false;
+        for (const id of Object.keys(this.state.tabs)) {
+          if (!open.has(id)) {
+            delete this.state.tabs[id];
+            pruned = true;
+          }
+        }
+        for (const [client, id] of Object.entries(this.state.last)) {
+          if (!open.has(String(id))) {
+            delete this.state.last[client];
+            pruned = true;
+          }
+        }
+        if (pruned) this.save();
+      } catch (err) {
+        this.log.warn('gasoline: reading the tab owners:', err?.message || err);
+      }
+    })();
+    return this.loading;
+  }
+
+  save() {
+    const snapshot = JSON.parse(JSON.stringify(this.state));
+    this.saving = this.saving
+      .then(() => this.api.storage.session.set({ [STORAGE_KEY]: snapshot }))
+      .catch((err) => this.log.warn('gasoline: saving the tab owners:', err?.message || err));
+    return this.saving;
+  }
+
+  /** ownerOf is {client, name} of the agent that owns tabId, or undefined (after ready). */
+  ownerOf(tabId) {
+    return this.state.tabs[tabId];
+  }
+
+  /** lastOf is client's last used tab id, or undefined. */
+  lastOf(client) {
+    return this.state.last[client];
+  }
+
+  /** nameOf is client's name: the one the query gave, else one remembered, else one made from its id. */
+  nameOf(client, given) {
+    if (typeof given === 'string' && given.trim()) return given.trim();
+    for (const o of Object.values(this.state.tabs)) {
+      if (o.client === client && o.name) return o.name;
+    }
+    return fallbackName(client);
+  }
+
+  /** forget drops a closed tab; a client whose last used tab it was falls back to another tab it owns. */
+  forget(tabId) {
+    const owner = this.state.tabs[tabId];
+    let changed = false;
+    if (owner) {
+      delete this.state.tabs[tabId];
+      changed = true;
+    }
+    for (const [client, id] of Object.entries(this.state.last)) {
+      if (id !== tabId) continue;
+      delete this.state.last[client];
+      const other = this.ownedBy(client).at(-1);
+      if (other !== undefined) this.state.last[client] = other;
+      changed = true;
+    }
+    if (changed) this.save();
+  }
+
+  /** ownedBy lists the ids of the tabs client owns, oldest first. */
+  ownedBy(client) {
+    return Object.entries(this.state.tabs).filter(([, o]) => o.client === client).map(([id]) => Number(id)).sort((a, b) => a - b);
+  }
+
+  /** inherit gives a tab opened from an agent's tab (a link, window.open) to that agent. */
+  inherit(tab) {
+    const from = Number.isInteger(tab?.openerTabId) ? this.state.tabs[tab.openerTabId] : undefined;
+    if (!from || this.state.tabs[tab.id]) return;
+    this.state.tabs[tab.id] = { client: from.client, name: from.name };
+    this.save();
+    this.onChange(tab.id);
+  }
+
+  /** use makes tabId client's last used tab, unless another agent owns it. */
+  use(client, tabId) {
+    if (!Number.isInteger(tabId)) return;
+    const owner = this.state.tabs[tabId];
+    if (owner && owner.client !== client) return;
+    delete this.state.last[client];
+    this.state.last[client] = tabId;
+    const clients = Object.keys(this.state.last);
+    for (const old of clients.slice(0, Math.max(0, clients.length - MAX_CLIENTS))) {
+      delete this.state.last[old];
+      for (const key of Object.keys(this.state.groups)) {
+        if (key.startsWith(`${old} `)) delete this.state.groups[key];
+      }
+    }
+    this.save();
+  }
+
+  /**
+   * adopt makes the new tab client's and puts it in client's group of its
+   * window (created when missing, or when the user dissolved it). It
+   * resolves to the group's title, or null when grouping failed: a tab
+   * outside its group is still the client's.
+   */
+  async adopt(tab, client, name) {
+    this.state.tabs[tab.id] = { client, name };
+    this.save();
+    let title = null;
+    try {
+      title = await this.group(tab, client, name);
+    } catch (err) {
+      this.log.warn(`gasoline: grouping tab ${tab.id}:`, err?.message || err);
+    }
+    this.onChange(tab.id);
+    return title;
+  }
+
+  async group(tab, client, name) {
+    const { tabs, tabGroups } = this.api;
+    if (!tabGroups || typeof tabs.group !== 'function' || !Number.isInteger(tab.windowId)) return null;
+    const key = `${client} ${tab.windowId}`;
+    const known = this.state.groups[key];
+    const existing = Number.isInteger(known) ? await tabGroups.get(known).catch(() => null) : null;
+    if (existing && existing.windowId === tab.windowId) {
+      await tabs.group({ groupId: existing.id, tabIds: [tab.id] });
+      return existing.title || name;
+    }
+    const groupId = await tabs.group({ tabIds: [tab.id], createProperties: { windowId: tab.windowId } });
+    this.state.groups[key] = groupId;
+    this.save();
+    await tabGroups.update(groupId, { title: name, color: colourOf(client) });
+    return name;
+  }
+
+  /**
+   * describe is what capture reports about a tab besides Chrome's fields:
+   * owner (client id), owner_name and, when Chrome says, group (the title
+   * of its tab group, "" for none).
+   */
+  async describe(tab) {
+    await this.ready();
+    const owner = this.state.tabs[tab?.id];
+    const out = { owner: owner?.client ?? '', owner_name: owner?.name ?? '' };
+    if (Number.isInteger(tab?.groupId)) {
+      out.group = '';
+      if (tab.groupId !== NO_GROUP && this.api.tabGroups) {
+        const g = await this.api.tabGroups.get(tab.groupId).catch(() => null);
+        out.group = g?.title || (g ? 'untitled group' : '');
+      }
+    }
+    return out;
+  }
+
+  /**
+   * run executes query (through exec(query, signal, hooks), i.e. runQuery)
+   * in the tab the rules choose for its client, and records what it used.
+   * A query without a client (an older daemon) runs as it always did.
+   */
+  async run(query, signal, exec) {
+    const client = typeof query?.client === 'string' ? query.client : '';
+    const params = query?.params && typeof query.params === 'object' ? query.params : {};
+    const action = query?.action ?? params.action;
+    if (!client || USER_FACING.has(action)) return exec(query, signal);
+    await this.ready();
+    const name = this.nameOf(client, query.client_name);
+
+    if (action === 'new_tab') {
+      const result = await exec(query, signal, { onCreated: (tab) => this.adopt(tab, client, name) });
+      this.use(client, result?.tab_id);
+      return result;
+    }
+    const explicit = params.tab_id !== undefined && params.tab_id !== null && params.tab_id !== '';
+    let chosen;
+    let result;
+    if (explicit || action === 'switch_tab') {
+      result = await exec(query, signal);
+    } else {
+      chosen = await this.serial(client, () => this.choose(client, name, action));
+      result = await exec({ ...query, params: { ...params, tab_id: chosen } }, signal);
+    }
+    if (action !== 'close_tab') {
+      const used = Number.isInteger(result?.tab_id) ? result.tab_id : explicit ? Number(params.tab_id) : chosen;
+      this.use(client, used);
+    }
+    return result;
+  }
+
+  /** serial runs fn after client's earlier choices: two navigates at once open one tab. */
+  serial(client, fn) {
+    const prev = this.locks.get(client) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => {});
+    this.locks.set(client, tail);
+    tail.then(() => {
+      if (this.locks.get(client) === tail) this.locks.delete(client);
+    });
+    return next;
+  }
+
+  /** choose returns the id of the tab a command of client without tab_id goes to. */
+  async choose(client, name, action) {
+    const mustOwn = action === 'navigate' || action === 'close_tab';
+    const last = await this.alive(this.state.last[client]);
+    if (last !== undefined && (!mustOwn || this.state.tabs[last]?.client === client)) return last;
+    for (const id of this.ownedBy(client).reverse()) {
+      if ((await this.alive(id)) !== undefined) return id;
+    }
+    if (action === 'navigate') {
+      const tab = await this.api.tabs.create({ active: true });
+      await this.adopt(tab, client, name);
+      return tab.id;
+    }
+    if (action === 'close_tab') {
+      throw new CommandError('close_tab without tab_id closes only a tab this agent opened, and it has none open; ' +
+        'pass the tab_id of the tab to close (observe({what:"tabs"}) lists them)');
+    }
+    const active = await this.activeTab();
+    const owner = this.state.tabs[active.id];
+    if (owner && owner.client !== client) {
+      throw new CommandError(`tab ${active.id} (the active tab) belongs to agent ${owner.name}; pass tab_id:${active.id} to act on it anyway, ` +
+        'or open your own tab with new_tab');
+    }
+    return active.id;
+  }
+
+  /** alive is tabId when that tab exists; else it forgets the tab and is undefined. */
+  async alive(tabId) {
+    if (!Number.isInteger(tabId)) return undefined;
+    if (await this.api.tabs.get(tabId).then(() => true, () => false)) return tabId;
+    this.forget(tabId);
+    return undefined;
+  }
+
+  /** activeTab is the active tab of the last focused normal window. */
+  async activeTab() {
+    let win;
+    try {
+      win = await this.api.windows.getLastFocused({ populate: true, windowTypes: ['normal'] });
+    } catch {
+      throw new CommandError('no browser window is open; open one (or use new_tab) and try again');
+    }
+    const tab = win?.tabs?.find((t) => t.active);
+    if (!tab) throw new CommandError('the last focused window has no active tab; pass tab_id or use new_tab');
+    return tab;
+  }
+}

@@ -1,0 +1,315 @@
+// Tabs per agent (tabs/owners.js) on a fake browser: windows of tabs, tab
+// groups and chrome.storage.session, with runQuery stood in for by exec,
+// which acts in the tab it is given as the real actions do.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TabOwners, STORAGE_KEY, fallbackName } from '../tabs/owners.js';
+import { CommandError } from '../runner.js';
+
+function event() {
+  const listeners = [];
+  return { addListener: (f) => listeners.push(f), listeners, fire: (...a) => listeners.forEach((f) => f(...a)) };
+}
+
+// fakeBrowser: windows 1 and 2; window 1 (last focused) holds the user's
+// tabs 1 (active) and 2. session is the storage, shared across "workers".
+function fakeBrowser({ session = new Map(), groupFails = false } = {}) {
+  let nextTab = 100;
+  let nextGroup = 500;
+  const tabs = new Map([[1, { id: 1, windowId: 1, active: true, groupId: -1 }], [2, { id: 2, windowId: 1, active: false, groupId: -1 }]]);
+  const groups = new Map();
+  let focused = 1;
+  const onRemoved = event();
+  const onCreated = event();
+  const api = {
+    storage: {
+      session: {
+        get: async (k) => (session.has(k) ? { [k]: JSON.parse(session.get(k)) } : {}),
+        set: async (items) => Object.entries(items).forEach(([k, v]) => session.set(k, JSON.stringify(v))),
+      },
+    },
+    tabs: {
+      onRemoved,
+      onCreated,
+      get: async (id) => {
+        if (!tabs.has(id)) throw new Error(`No tab with id: ${id}.`);
+        return { ...tabs.get(id) };
+      },
+      query: async () => [...tabs.values()].map((t) => ({ ...t })),
+      create: async ({ active = true, windowId = focused, openerTabId } = {}) => {
+        const t = { id: nextTab++, windowId, active, groupId: -1, openerTabId };
+        if (active) for (const o of tabs.values()) if (o.windowId === windowId) o.active = false;
+        tabs.set(t.id, t);
+        onCreated.fire({ ...t });
+        return { ...t };
+      },
+      remove: async (id) => {
+        tabs.delete(id);
+        onRemoved.fire(id, {});
+      },
+      group: async ({ groupId, tabIds, createProperties }) => {
+        if (groupFails) throw new Error('Tabs cannot be edited right now (user may be dragging a tab).');
+        if (groupId === undefined) {
+          groupId = nextGroup++;
+          groups.set(groupId, { id: groupId, windowId: createProperties.windowId, title: '', color: 'grey' });
+        }
+        if (!groups.has(groupId)) throw new Error(`No group with id: ${groupId}.`);
+        for (const id of tabIds) tabs.get(id).groupId = groupId;
+        return groupId;
+      },
+    },
+    tabGroups: {
+      get: async (id) => {
+        if (!groups.has(id)) throw new Error(`No group with id: ${id}.`);
+        return { ...groups.get(id) };
+      },
+      update: async (id, props) => Object.assign(groups.get(id), props),
+    },
+    windows: {
+      getLastFocused: async () => ({ id: focused, tabs: [...tabs.values()].filter((t) => t.windowId === focused).map((t) => ({ ...t })) }),
+    },
+  };
+  return {
+    api,
+    tabs,
+    groups,
+    session,
+    focus: (w) => { focused = w; },
+    activate: (id) => {
+      const t = tabs.get(id);
+      for (const o of tabs.values()) if (o.windowId === t.windowId) o.active = false;
+      t.active = true;
+    },
+    userCloses: (id) => { tabs.delete(id); onRemoved.fire(id, {}); },
+    dissolve: (gid) => {
+      groups.delete(gid);
+      for (const t of tabs.values()) if (t.groupId === gid) t.groupId = -1;
+    },
+    drag: (id, windowId) => { Object.assign(tabs.get(id), { windowId, groupId: -1 }); },
+  };
+}
+
+// exec stands in for runQuery: new_tab creates its tab (telling the hook),
+// the other actions act in params.tab_id and say so; what each acted on is
+// logged in b.acted.
+function executor(b) {
+  b.acted = [];
+  return async (query, _signal, hooks = {}) => {
+    const p = query.params ?? {};
+    const action = query.action;
+    if (action === 'new_tab') {
+      const t = await b.api.tabs.create({ active: p.active ?? true });
+      if (hooks.onCreated) await hooks.onCreated(t);
+      b.acted.push([action, t.id]);
+      return { tab_id: t.id, url: p.url ?? '' };
+    }
+    if (p.tab_id === undefined) throw new CommandError('exec got no tab_id: the owners must choose one');
+    const tab = await b.api.tabs.get(Number(p.tab_id)).catch(() => { throw new CommandError(`no tab with id ${p.tab_id}`); });
+    b.acted.push([action, tab.id]);
+    if (action === 'close_tab') {
+      await b.api.tabs.remove(tab.id);
+      return { closed: tab.id };
+    }
+    return { tab_id: tab.id };
+  };
+}
+
+function setup(opts) {
+  const b = fakeBrowser(opts);
+  const changed = [];
+  const owners = new TabOwners({ api: b.api, onChange: (id) => changed.push(id), log: { warn() {} } });
+  owners.listen();
+  const exec = executor(b);
+  const run = (client, action, params = {}, name = client === 'A' ? 'claude-code' : 'cursor') =>
+    owners.run({ correlation_id: 'x', action, params, client, client_name: name }, undefined, exec);
+  return { b, owners, run, changed };
+}
+
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+test('new_tab: the tab is the client\'s, in its group titled after it, and its commands go there', async () => {
+  const { b, owners, run, changed } = setup();
+  const { tab_id: a } = await run('A', 'new_tab', { url: 'http://x/a' });
+  assert.deepEqual(owners.ownerOf(a), { client: 'A', name: 'claude-code' });
+  const gid = b.tabs.get(a).groupId;
+  assert.equal(b.groups.get(gid).title, 'claude-code');
+  assert.ok(changed.includes(a), 'capture is told the tab changed owner');
+
+  b.activate(1); // the user looks at their own tab again
+  assert.deepEqual(await run('A', 'fill', { selector: '#q', text: 'x' }), { tab_id: a });
+  assert.deepEqual(await run('A', 'execute_js', { script: '1' }), { tab_id: a });
+
+  const { tab_id: a2 } = await run('A', 'new_tab', {});
+  assert.equal(b.tabs.get(a2).groupId, gid, 'one group per client and window');
+  assert.equal(owners.lastOf('A'), a2);
+
+  const { tab_id: c } = await run('C', 'new_tab', {});
+  assert.notEqual(b.tabs.get(c).groupId, gid, 'another client gets its own group');
+  assert.equal(b.groups.get(b.tabs.get(c).groupId).title, 'cursor');
+  assert.ok(b.groups.get(gid).color !== undefined);
+});
+
+test('a group the user dissolved, or in another window, is made again; grouping failures do not fail new_tab', async () => {
+  const { b, run } = setup();
+  const { tab_id: a } = await run('A', 'new_tab', {});
+  const gid = b.tabs.get(a).groupId;
+  b.dissolve(gid);
+  const { tab_id: a2 } = await run('A', 'new_tab', {});
+  assert.notEqual(b.tabs.get(a2).groupId, -1);
+  assert.notEqual(b.tabs.get(a2).groupId, gid);
+  assert.equal(b.groups.get(b.tabs.get(a2).groupId).title, 'claude-code');
+
+  b.focus(2);
+  const { tab_id: a3 } = await run('A', 'new_tab', {});
+  assert.equal(b.groups.get(b.tabs.get(a3).groupId).windowId, 2, 'a group in the tab\'s own window');
+
+  const failing = setup({ groupFails: true });
+  const { tab_id: f } = await failing.run('A', 'new_tab', {});
+  assert.equal(failing.b.tabs.get(f).groupId, -1);
+  assert.deepEqual(failing.owners.ownerOf(f), { client: 'A', name: 'claude-code' }, 'owned even ungrouped');
+  assert.deepEqual(await failing.run('A', 'click', { text: 'Go' }), { tab_id: f });
+});
+
+test('a client with no tab: navigate opens an owned tab, close_tab fails, others use the active tab', async () => {
+  const { b, owners, run } = setup();
+  await assert.rejects(run('A', 'close_tab'), (err) => err instanceof CommandError &&
+    /close_tab without tab_id closes only a tab this agent opened, and it has none open; pass the tab_id/.test(err.message));
+  assert.ok(b.tabs.has(1), 'the user\'s tab is still open');
+
+  assert.deepEqual(await run('B', 'get_text', {}), { tab_id: 1 }, 'the active tab of the last focused window');
+  assert.equal(owners.lastOf('B'), 1, 'and it sticks');
+  b.activate(2);
+  assert.deepEqual(await run('B', 'get_text', {}), { tab_id: 1 }, 'its last used tab, not the one the user now has in front');
+
+  const { tab_id: n } = await run('A', 'navigate', { url: 'http://x/' });
+  assert.ok(n >= 100, 'navigate opened a tab rather than using the user\'s');
+  assert.deepEqual(owners.ownerOf(n), { client: 'A', name: 'claude-code' });
+  assert.notEqual(b.tabs.get(n).groupId, -1);
+  assert.equal(owners.lastOf('A'), n);
+});
+
+test('navigate and close_tab never default to a tab the client does not own', async () => {
+  const { b, owners, run } = setup();
+  await run('A', 'get_text', {}); // A's last used tab is the user's tab 1
+  assert.equal(owners.lastOf('A'), 1);
+  const { tab_id: n } = await run('A', 'navigate', { url: 'http://x/' });
+  assert.notEqual(n, 1);
+  assert.equal(b.acted.filter(([a, id]) => a === 'navigate' && id === 1).length, 0);
+
+  b.activate(1);
+  await run('B', 'get_text', {});
+  await assert.rejects(run('B', 'close_tab'), /close_tab without tab_id/);
+  assert.ok(b.tabs.has(1));
+
+  assert.deepEqual(await run('A', 'close_tab'), { closed: n }, 'its own last tab it may close');
+  assert.equal(owners.ownerOf(n), undefined, 'forgotten once closed');
+});
+
+test('another agent\'s tab: never by default, always by naming it', async () => {
+  const { b, owners, run } = setup();
+  const { tab_id: a } = await run('A', 'new_tab', {});
+  // B has no tab; the active tab is A's.
+  await assert.rejects(run('B', 'type', { selector: '#q', text: 'hi' }), (err) => err instanceof CommandError &&
+    err.message === `tab ${a} (the active tab) belongs to agent claude-code; pass tab_id:${a} to act on it anyway, or open your own tab with new_tab`);
+  assert.deepEqual(await run('B', 'type', { selector: '#q', text: 'hi', tab_id: a }), { tab_id: a });
+  assert.equal(owners.lastOf('B'), undefined, 'naming another agent\'s tab does not make it a default');
+  const { tab_id: bt } = await run('B', 'new_tab', {});
+  assert.deepEqual(await run('B', 'close_tab', { tab_id: a }), { closed: a });
+  assert.ok(!b.tabs.has(a));
+  assert.deepEqual(await run('B', 'fill', { selector: '#q', text: 'x' }), { tab_id: bt });
+});
+
+test('the user closes the agent\'s tab: its other tab, else as a client with none', async () => {
+  const { b, owners, run } = setup();
+  const { tab_id: a1 } = await run('A', 'new_tab', {});
+  const { tab_id: a2 } = await run('A', 'new_tab', {});
+  b.userCloses(a2);
+  await flush();
+  assert.equal(owners.lastOf('A'), a1);
+  assert.deepEqual(await run('A', 'click', { text: 'x' }), { tab_id: a1 });
+  b.userCloses(a1);
+  await flush();
+  assert.equal(owners.lastOf('A'), undefined);
+  b.activate(2);
+  assert.deepEqual(await run('A', 'click', { text: 'x' }), { tab_id: 2 }, 'the active tab');
+  const { tab_id: n } = await run('A', 'navigate', { url: 'http://x/' });
+  assert.ok(n >= 100);
+
+  // A tab closed while no worker ran to see it is found out at use.
+  b.tabs.delete(n);
+  await assert.rejects(run('A', 'close_tab'), /close_tab without tab_id/);
+});
+
+test('a dragged tab keeps its owner; the next new_tab there gets a group of that window', async () => {
+  const { b, owners, run } = setup();
+  const { tab_id: a } = await run('A', 'new_tab', {});
+  b.drag(a, 2);
+  assert.deepEqual(await run('A', 'navigate', { url: 'http://x/' }), { tab_id: a });
+  assert.deepEqual(owners.ownerOf(a), { client: 'A', name: 'claude-code' });
+});
+
+test('switch_tab to the user\'s tab makes it the default, not a tab to navigate', async () => {
+  const { owners, run } = setup();
+  await run('A', 'new_tab', {});
+  await run('A', 'switch_tab', { tab_id: 2 });
+  assert.equal(owners.lastOf('A'), 2);
+  const { tab_id } = await run('A', 'navigate', { url: 'http://x/' });
+  assert.notEqual(tab_id, 2, 'navigate goes to a tab A owns');
+});
+
+test('two navigates at once from a client with no tab open one tab', async () => {
+  const { b, run } = setup();
+  const [x, y] = await Promise.all([run('A', 'navigate', { url: 'http://x/1' }), run('A', 'navigate', { url: 'http://x/2' })]);
+  assert.equal(x.tab_id, y.tab_id);
+  assert.equal([...b.tabs.keys()].filter((id) => id >= 100).length, 1);
+});
+
+test('tabs a client\'s tab opens are the client\'s', async () => {
+  const { b, owners, run, changed } = setup();
+  const { tab_id: a } = await run('A', 'new_tab', {});
+  const popup = await b.api.tabs.create({ openerTabId: a });
+  await flush();
+  assert.deepEqual(owners.ownerOf(popup.id), { client: 'A', name: 'claude-code' });
+  assert.ok(changed.includes(popup.id));
+  const user = await b.api.tabs.create({ openerTabId: 1 });
+  await flush();
+  assert.equal(owners.ownerOf(user.id), undefined);
+});
+
+test('the state survives a worker restart and forgets tabs closed meanwhile', async () => {
+  const first = setup();
+  const { tab_id: a1 } = await first.run('A', 'new_tab', {});
+  const { tab_id: a2 } = await first.run('A', 'new_tab', {});
+  await first.owners.saving;
+  first.b.tabs.delete(a2); // closed while no worker ran
+  const owners = new TabOwners({ api: first.b.api, log: { warn() {} } });
+  await owners.ready();
+  assert.deepEqual(owners.ownerOf(a1), { client: 'A', name: 'claude-code' });
+  assert.equal(owners.ownerOf(a2), undefined);
+  assert.equal(owners.lastOf('A'), undefined);
+  const got = await owners.run({ action: 'click', params: {}, client: 'A', client_name: '' }, undefined, executor(first.b));
+  assert.deepEqual(got, { tab_id: a1 }, 'its remaining tab');
+  assert.ok(JSON.parse(first.b.session.get(STORAGE_KEY)).tabs[a1]);
+});
+
+test('a query without a client, and draw mode, run as before; a client without a name gets one from its id', async () => {
+  const { b, owners, run } = setup();
+  let seen;
+  await owners.run({ action: 'click', params: {} }, undefined, async (q) => { seen = q; return {}; });
+  assert.deepEqual(seen.params, {}, 'no tab chosen for it');
+  await run('A', 'new_tab', {});
+  await owners.run({ action: 'draw_mode_show', params: { correlation_id: 'ann_1' }, client: 'A' }, undefined, async (q) => { seen = q; return {}; });
+  assert.equal(seen.params.tab_id, undefined, 'draw mode shows in the tab in front, which the user looks at');
+  const exec = executor(b);
+  const { tab_id: t } = await owners.run({ action: 'new_tab', params: {}, client: '01HZX9ABCD' }, undefined, exec);
+  assert.equal(owners.ownerOf(t).name, fallbackName('01HZX9ABCD'));
+  assert.equal(b.groups.get(b.tabs.get(t).groupId).title, 'agent abcd');
+});
+
+test('describe: owner and group for capture', async () => {
+  const { b, owners, run } = setup();
+  const { tab_id: a } = await run('A', 'new_tab', {});
+  assert.deepEqual(await owners.describe(b.tabs.get(a)), { owner: 'A', owner_name: 'claude-code', group: 'claude-code' });
+  assert.deepEqual(await owners.describe(b.tabs.get(1)), { owner: '', owner_name: '', group: '' });
+  assert.deepEqual(await owners.describe({ id: 1 }), { owner: '', owner_name: '' }, 'no groupId: group not said');
+});
