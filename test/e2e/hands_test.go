@@ -191,7 +191,7 @@ func TestHandsReact(t *testing.T) {
 	if got := e.pageText("#plan", nil); got != "Plan: team" {
 		t.Errorf("after select: %q", got)
 	}
-	e.fails("click", map[string]any{"role": "button", "name": "Create account", "timeout_ms": 1500}, "disabled")
+	e.fails("click", map[string]any{"role": "button", "name": "Create account", "timeout_ms": 5000}, "disabled")
 	e.ok("check", map[string]any{"role": "checkbox", "name": "terms"})
 	e.ok("click", map[string]any{"text": "Clicked 0 times"})
 	e.ok("click", map[string]any{"role": "button", "name": "Clicked 1 times", "click_count": 2})
@@ -214,7 +214,7 @@ func TestHandsFailures(t *testing.T) {
 	e := ready(t)
 	e.open("/hands/widgets.html")
 	short := func(args map[string]any) map[string]any {
-		args["timeout_ms"] = 1500
+		args["timeout_ms"] = 5000 // far above a busy machine's delays, still short of the default
 		return args
 	}
 
