@@ -286,6 +286,17 @@ func (tp *tap) Hold(held bool) {
 	tp.mu.Unlock()
 }
 
+// heldCount is how many POST /events the tap refused while holding.
+func (tp *tap) heldCount() int {
+	held := 0
+	for _, b := range tp.Batches() {
+		if b.Status == http.StatusServiceUnavailable {
+			held++
+		}
+	}
+	return held
+}
+
 // Batches returns the POST /events seen so far.
 func (tp *tap) Batches() []tapped {
 	tp.mu.Lock()
@@ -835,15 +846,19 @@ func (c *captureEnv) stopWorkerWithStoredLogs(p *page, prefix string, n int) {
 	c.t.Helper()
 	c.tap.Hold(true)
 	p.eval(fmt.Sprintf(`for (let i = 0; i < %d; i++) console.log(%q + i); true`, n, prefix), nil)
-	var stored int
+	// Stop the worker once it has stored every event and tried to post
+	// them at least once (refused): stopped earlier, it would not have had
+	// to keep events the daemon refused.
+	var stored, held int
 	var err error
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		if stored, err = c.storedCount(prefix); err == nil && stored >= n {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		held = c.tap.heldCount()
+		if stored, err = c.storedCount(prefix); err == nil && stored >= n && held > 0 {
 			break
 		}
 	}
-	if stored < n {
-		c.t.Fatalf("the worker stored %d of %d events (err %v)", stored, n, err)
+	if stored < n || held == 0 {
+		c.t.Fatalf("the worker stored %d of %d events (err %v) and tried to post %d times while the daemon refused", stored, n, err, held)
 	}
 	if err := chromium.StopAllWorkers(c.ctx, c.cdp); err != nil {
 		c.t.Fatal(err)
@@ -870,15 +885,6 @@ func TestCaptureWorkerStop(t *testing.T) {
 		}
 		return nil
 	})
-	held := 0
-	for _, b := range c.tap.Batches() {
-		if b.Status == http.StatusServiceUnavailable {
-			held++
-		}
-	}
-	if held == 0 {
-		t.Error("no POST /events was held: the worker never had to keep the events")
-	}
 	kept := where(evs, func(e ev) bool { return strings.HasPrefix(e.str("message"), "kept-") })
 	for i, e := range kept {
 		if i < n && e.str("message") != fmt.Sprintf("kept-%d", i) {
