@@ -169,7 +169,7 @@ func (a keyArgs) check() error {
 
 type waitForArgs struct {
 	targetArgs `list:"target|url|network_idle"`
-	Gone       bool `json:"gone,omitempty" desc:"until gone"`
+	Gone       bool `json:"gone,omitempty"`
 	waitElse   `list:"-"`
 }
 

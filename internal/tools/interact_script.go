@@ -7,7 +7,7 @@ func scriptActions() []action { return []action{executeJS()} }
 
 func executeJS() action {
 	return browser[executeJSArgs]("execute_js", "exec",
-		`run script in the page: an expression ("document.title") or a function body with return`)
+		`an expression ("document.title") or a function body with return`)
 }
 
 type executeJSArgs struct {
@@ -22,7 +22,8 @@ func (a executeJSArgs) check() error {
 	return nil
 }
 
-// tabArg names the tab an action works in.
+// tabArg names the tab an action works in; interact's preamble says that
+// every action on a page takes it.
 type tabArg struct {
-	TabID *int64 `json:"tab_id,omitempty" desc:"target tab (default: the active tab)"`
+	TabID *int64 `json:"tab_id,omitempty" list:"-"`
 }
