@@ -261,6 +261,8 @@ func TestEntries(t *testing.T) {
 		{executeJS(), `execute_js {script}: an expression ("document.title") or a function body with return`},
 		{switchTab(), "switch_tab {tab_id}"},
 		{refresh(), "refresh"}, // tab_id: the preamble says every page action takes it
+		{dialogAction(), "dialog {dialog, text?}: " + dialogAction().summary},
+		{uploadAction(), "upload {target, paths}: into a file input"},
 		{commandResult(), "command_result {correlation_id, wait_ms?, mode?}: " + commandResult().summary},
 		{pendingCommands(), "pending_commands: your running, completed and failed commands"},
 	}

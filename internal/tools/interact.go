@@ -24,7 +24,7 @@ wait with observe({what:"command_result", correlation_id, wait_ms:10000}), or pa
 Actions on a page take tab_id? (default: the active tab).`,
 	label:       "Actions",
 	annotations: protocol.ToolAnnotations{ReadOnlyHint: boolp(false), DestructiveHint: boolp(true), IdempotentHint: boolp(false), OpenWorldHint: boolp(true)},
-	families:    []func() []action{scriptActions, tabActions, domActions, screenshotActions, drawActions, commandActions},
+	families:    []func() []action{scriptActions, tabActions, domActions, dialogActions, uploadActions, screenshotActions, drawActions, commandActions},
 }
 
 // browserArgs are the arguments every browser action takes besides its own.

@@ -46,7 +46,7 @@ func init() {
 type targetArgs struct {
 	Ref      string `json:"ref,omitempty" desc:"target: ref, selector, text or role+name"`
 	Selector string `json:"selector,omitempty"`
-	Text     string `json:"text,omitempty" desc:"visible text; fill, type: text to enter"`
+	Text     string `json:"text,omitempty" desc:"visible text; fill, type, dialog: text to enter"`
 	Role     string `json:"role,omitempty"`
 	Name     string `json:"name,omitempty"`
 	Frame    string `json:"frame,omitempty"`
