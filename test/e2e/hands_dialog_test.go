@@ -72,7 +72,7 @@ func (p *page) answerDialog(accept bool) {
 	p.e.t.Fatalf("answering the page's dialog: %v", err)
 }
 
-// clickAsync clicks selector as the user, without waiting for the page:
+// clickAsync clicks at (x, y) as the user, without waiting for the page:
 // the click opens a dialog, which freezes the page until it is answered.
 func (p *page) clickAsync(x, y float64) {
 	p.e.t.Helper()
