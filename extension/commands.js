@@ -4,6 +4,8 @@
 // "result" object of the command or throws CommandError.
 
 import * as dom from './actions/dom.js';
+import { dialog } from './actions/dialog.js';
+import { upload } from './actions/upload.js';
 import { screenshot } from './actions/screenshot.js';
 import { drawModeShow } from './overlay/worker.js';
 import { readPageResult } from './jsresult.js';
@@ -45,6 +47,8 @@ export const ACTIONS = {
   wait_for: dom.waitFor,
   get_text: dom.getText,
   query: dom.query,
+  dialog,
+  upload,
   dom: dom.dom,
   page_summary: dom.pageSummary,
   screenshot,

@@ -10,11 +10,12 @@ import '../actions/core.js';
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../commands.js';
 import { targetOf, frameOfRef, prefixFor, failureText, pageBudget, modifiersOf, describeTarget } from './target.js';
+import { nativeDialog, nativeDialogText } from './dialog.js';
 
 const core = globalThis.gasolineCore;
 
 /** RUNTIME_FILES are injected, in order, into documents that have no runtime (opened before install). */
-export const RUNTIME_FILES = ['actions/core.js', 'actions/runtime.js'];
+export const RUNTIME_FILES = ['actions/core.js', 'actions/runtime.js', 'actions/upload-page.js'];
 
 // docs remembers, per tab, the document each frame had when the worker last
 // talked to it: a ref from an older document is stale. Kept in
@@ -119,9 +120,12 @@ function injectionText(tab, msg) {
  * call runs one runtime op for target in tab: it picks the frame (the
  * ref's, or params.frame's, else the top one), refuses a ref from an
  * older document as stale_ref, and returns the runtime's answer with the
- * frame it came from. A failure answer throws CommandError with its reason.
+ * frame it came from. A failure answer throws CommandError with its reason;
+ * a tab frozen by a native dialog fails at once (dialog.js).
  */
 async function call(tab, params, target, msg) {
+  const shown = await nativeDialog(tab.id);
+  if (shown) throw new CommandError(nativeDialogText(tab.id, shown));
   let frameId = 0;
   if (target?.ref) {
     frameId = frameOfRef(target.ref);
@@ -221,7 +225,7 @@ function navWatch(tabId) {
  * result with the tab, the url after it and its effects (the navigation
  * it started, if any).
  */
-async function acting(action, params, signal, ctx, opts, { textIsValue = false, needsTarget = true } = {}) {
+export async function acting(action, params, signal, ctx, opts, { textIsValue = false, needsTarget = true } = {}) {
   const target = targetOf(params, { textIsValue });
   if (!target && needsTarget) {
     throw new CommandError(`${action} needs a target: ref (from analyze({what:"dom"}) or query), selector, text, or role with name`);
@@ -270,9 +274,14 @@ function textArg(action, params) {
   return params.text;
 }
 
-/** dialogOpts reads how dialogs an action opens are answered: dialog "accept" or "dismiss" (default), prompt_text. */
+/**
+ * dialogOpts reads how dialogs an action opens are answered: dialog
+ * "accept" or "dismiss", prompt_text. Without dialog, an answer the dialog
+ * action armed applies, else they are dismissed (dialogs.js).
+ */
 function dialogOpts(params) {
-  const d = params.dialog ?? 'dismiss';
+  const d = params.dialog;
+  if (d === undefined || d === null || d === '') return {};
   if (d !== 'accept' && d !== 'dismiss') throw new CommandError(`dialog must be accept or dismiss, got ${JSON.stringify(d)}`);
   return { dialog: d, ...(typeof params.prompt_text === 'string' ? { prompt_text: params.prompt_text } : {}) };
 }

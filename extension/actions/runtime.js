@@ -7,7 +7,8 @@
 //   {gasoline: "dom", op, ...}  →  {ok: true, ...} | {ok: false, reason, message, ...}
 //
 //   op "act"      {action, target, opts, timeout_ms, prefix}  click, hover, type, fill, select,
-//                 check, uncheck, key_press, scroll_to, get_text
+//                 check, uncheck, key_press, scroll_to, get_text, and what
+//                 action modules add with addAction (upload-page.js: upload)
 //   op "query"    {target, limit, prefix}
 //   op "wait"     {target?, state?, text?, gone?, timeout_ms, prefix}
 //   op "outline"  {scope?, interactive_only, max_chars, prefix}
@@ -208,7 +209,7 @@
               '(or query), or wait_for it if it appears later');
         }
         seen = el;
-        if (!shows(el)) {
+        if (!needs.invisible && !shows(el)) {
           throw new Failure('not_visible', `${core.describe(el, view)} (${what(t)}) is not visible (hidden, display:none or zero size); ` +
             'make it visible first (open its menu or section), or target another element');
         }
@@ -218,6 +219,7 @@
         if (needs.editable && !editable(el)) {
           throw new Failure('not_editable', `${core.describe(el, view)} is not an editable field (input, textarea, select or contenteditable) or is read-only; target the field itself`);
         }
+        if (needs.invisible) return el; // acts on hidden elements too: no layout checks
         const r = el.getBoundingClientRect();
         const box = `${r.left},${r.top},${r.width},${r.height}`;
         const inView = r.top + r.height / 2 >= 0 && r.left + r.width / 2 >= 0 &&
@@ -471,14 +473,25 @@
   // --- dialogs -------------------------------------------------------------------
 
   // dialogs are the page's alert, confirm and prompt calls that dialogs.js
-  // (MAIN world) reported, newest last, at most 50.
+  // (MAIN world) reported, newest last, at most 50. A native one (showing
+  // true, then false once answered) is also told to the worker, which
+  // takes the tab and frame from the sender: while it shows, the page
+  // cannot answer anything (actions/dialog.js).
   const dialogs = [];
   addEventListener('gasoline:dialog', (e) => {
+    let d;
     try {
-      const d = JSON.parse(e.detail);
-      dialogs.push({ type: String(d.type), message: core.clip(String(d.message ?? ''), 200), answered: String(d.answered) });
-      if (dialogs.length > 50) dialogs.shift();
-    } catch { /* not a report */ }
+      d = JSON.parse(e.detail);
+    } catch {
+      return; // not a report
+    }
+    const entry = { type: String(d.type), message: core.clip(String(d.message ?? ''), 200), answered: String(d.answered) };
+    if (typeof d.showing === 'boolean') {
+      chrome.runtime.sendMessage({ gasoline: 'dialog', showing: d.showing, type: entry.type, message: entry.message }).catch(() => {});
+    }
+    if (d.showing === false || d.unsure) return; // the answer to one already listed, or one that may not show
+    dialogs.push(entry);
+    if (dialogs.length > 50) dialogs.shift();
   }, true);
 
   /** toMain tells dialogs.js (MAIN world) something, as JSON text (objects do not cross worlds). */
@@ -613,8 +626,19 @@
     get_text: {},
   };
 
+  /**
+   * addAction adds an action that runs in act like the built-in ones, for
+   * action modules loaded after this script (upload-page.js): needs says
+   * what to wait for, fn(el, opts) acts and resolves to its result.
+   */
+  function addAction(name, needs, fn) {
+    if (Object.hasOwn(NEEDS, name)) return;
+    NEEDS[name] = needs;
+    ACTS[name] = fn;
+  }
+
   async function act(msg) {
-    const needs = NEEDS[msg.action];
+    const needs = Object.hasOwn(NEEDS, msg.action) ? NEEDS[msg.action] : null;
     if (!needs) throw new Failure('bad_target', `the runtime has no action ${JSON.stringify(msg.action)}`);
     const o = { ...(msg.opts || {}), prefix: msg.prefix };
     const t = msg.target;
@@ -626,7 +650,7 @@
     }
     const named = el ? brief(el, msg.prefix) : null; // before acting: the action may remove it
     const mark = dialogs.length;
-    toMain('gasoline:acting', { on: true, accept: o.dialog === 'accept', prompt_text: o.prompt_text });
+    toMain('gasoline:acting', { on: true, dialog: o.dialog, prompt_text: o.prompt_text });
     let result;
     try {
       result = await ACTS[msg.action](el, o);
@@ -815,6 +839,9 @@
     return true;
   });
 
-  // refFor is the draw-mode overlay's: the annotated element's ref (top frame).
-  globalThis.gasolineRuntime = { handle, refFor: (el) => refFor(el, 'e') };
+  // refFor is the draw-mode overlay's: the annotated element's ref (top
+  // frame); addAction, Failure and describe are the action modules'.
+  globalThis.gasolineRuntime = {
+    handle, refFor: (el) => refFor(el, 'e'), addAction, Failure, describe: (el) => core.describe(el, view),
+  };
 })();

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,6 +19,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/output"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/upload"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -44,6 +46,7 @@ type runFlags struct {
 	inlineTokens    int
 	outputBudgetMB  int
 	logLevel        string
+	uploadDirs      []string
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -55,6 +58,8 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.inlineTokens, "inline-tokens", 10000, "results above this many estimated tokens are stored and read by slice or extract")
 	fs.IntVar(&f.outputBudgetMB, "output-budget-mb", 256, "memory for stored large outputs, least recently used evicted first")
 	fs.StringVar(&f.logLevel, "log-level", "info", "daemon.log level: debug, info, warn, error")
+	fs.StringArrayVar(&f.uploadDirs, "upload-dir", nil,
+		"let the upload action read files under this directory (repeatable; default: $"+upload.EnvDirs+", a list like PATH; none: uploads are off)")
 }
 
 func (f *runFlags) options(port int, dir string) (daemon.Options, error) {
@@ -76,8 +81,16 @@ func (f *runFlags) options(port int, dir string) (daemon.Options, error) {
 	if f.userWait <= 0 || f.userWait > 55*time.Second {
 		return daemon.Options{}, fmt.Errorf("--annotation-wait %s is out of range (0, 55s]: the bridge allows these calls 65 s", f.userWait)
 	}
+	uploads := f.uploadDirs
+	if len(uploads) == 0 {
+		for _, d := range filepath.SplitList(os.Getenv(upload.EnvDirs)) {
+			if d != "" {
+				uploads = append(uploads, d)
+			}
+		}
+	}
 	return daemon.Options{
-		Port: port, StateDir: dir, ExtensionID: f.extensionID, UserDrivenWait: f.userWait,
+		Port: port, StateDir: dir, ExtensionID: f.extensionID, UserDrivenWait: f.userWait, UploadDirs: uploads,
 		InlineWait:    time.Duration(f.inlineWaitMS) * time.Millisecond,
 		ProgressEvery: f.progressEvery,
 		LogLevel:      lvl,
@@ -209,9 +222,16 @@ func startDaemon(cmd *cobra.Command, g *globals) error {
 	}
 	args := []string{"daemon", "run", "--port", strconv.Itoa(port), "--state-dir", dir}
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if f.Name != "port" && f.Name != "state-dir" {
-			args = append(args, "--"+f.Name+"="+f.Value.String())
+		if f.Name == "port" || f.Name == "state-dir" {
+			return
 		}
+		if sv, ok := f.Value.(pflag.SliceValue); ok { // a repeated flag: one argument each
+			for _, v := range sv.GetSlice() {
+				args = append(args, "--"+f.Name+"="+v)
+			}
+			return
+		}
+		args = append(args, "--"+f.Name+"="+f.Value.String())
 	})
 	logPath := sd.File(state.LogFile)
 	logf, err := sd.OpenFile(state.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE)

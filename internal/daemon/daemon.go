@@ -29,6 +29,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/server"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/upload"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 	"github.com/gasoline-mcp/gasoline/pkg/protocol"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
@@ -56,6 +57,10 @@ type Options struct {
 	LogTo io.Writer
 	// Ready, when set, is called once the daemon accepts connections.
 	Ready func(addr net.Addr)
+	// UploadDirs are the directories the upload action may read files
+	// from (none: uploads are refused); Run fails when one is not a
+	// directory.
+	UploadDirs []string
 }
 
 // ErrAlreadyRunning is returned by Run when a gasoline daemon already runs
@@ -76,6 +81,10 @@ func Run(ctx context.Context, o Options) error {
 	dir, err := state.Open(o.StateDir)
 	if err != nil {
 		return err
+	}
+	uploads, err := upload.New(o.UploadDirs)
+	if err != nil {
+		return fmt.Errorf("allowing uploads: %w", err)
 	}
 	lock, err := dir.Lock()
 	if errors.Is(err, state.ErrLocked) {
@@ -183,7 +192,7 @@ func Run(ctx context.Context, o Options) error {
 	capt := capture.New(o.Capture)
 	anns := annotate.NewStore(0, 0)
 	tl := tools.New(tools.Deps{Tracker: trk, Health: health, InlineWait: o.InlineWait, Results: results,
-		Capture: capt, KV: kvs, KVErr: kvErr, Annotations: anns, UserDrivenWait: o.UserDrivenWait, ProgressEvery: o.ProgressEvery, Log: log})
+		Capture: capt, KV: kvs, KVErr: kvErr, Annotations: anns, Uploads: uploads, UserDrivenWait: o.UserDrivenWait, ProgressEvery: o.ProgressEvery, Log: log})
 	tl.Register(mcpSrv)
 
 	stop := make(chan struct{})
@@ -200,7 +209,7 @@ func Run(ctx context.Context, o Options) error {
 	for _, l := range listeners {
 		go func() { serveErr <- hs.Serve(l) }()
 	}
-	log.Info().Int("port", port).Str("state_dir", dir.Path).Bool("socket", sock != nil).Str("version", version.Version).Msg("daemon started")
+	log.Info().Int("port", port).Str("state_dir", dir.Path).Bool("socket", sock != nil).Str("version", version.Version).Strs("upload_dirs", uploads.Dirs()).Msg("daemon started")
 	if o.Ready != nil {
 		o.Ready(ln.Addr())
 	}

@@ -41,6 +41,8 @@ var tools = []Tool{
 		{Tool: "interact", Name: "wait_for", Prefix: "act", Idempotent: true, BrowserBound: true, MaxWait: 55 * time.Second},
 		{Tool: "interact", Name: "get_text", Prefix: "act", Idempotent: true, BrowserBound: true, MaxWait: 55 * time.Second},
 		{Tool: "interact", Name: "query", Prefix: "act", Idempotent: true, BrowserBound: true, MaxWait: 55 * time.Second},
+		{Tool: "interact", Name: "dialog", Prefix: "act", Idempotent: true, BrowserBound: true, MaxWait: 55 * time.Second},
+		{Tool: "interact", Name: "upload", Prefix: "act", BrowserBound: true, MaxWait: 55 * time.Second},
 		{Tool: "interact", Name: "screenshot", Prefix: "shot", Idempotent: true, BrowserBound: true, MaxWait: 55 * time.Second},
 		{Tool: "interact", Name: "draw_mode_start", Prefix: "ann", UserDriven: true},
 		{Tool: "interact", Name: "cancel"},

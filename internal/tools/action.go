@@ -37,6 +37,8 @@ type action struct {
 //	min:"0" max:"9"   numeric bounds
 //	enum:"a,b"        the values it takes
 //	use:"slice"       says which actions use it, instead of their names
+//	list:"-"          hides it in the actions' argument lists (the
+//	                  preamble says who takes it)
 //
 // An embedded struct contributes its fields; a list:"label" tag on it shows
 // them as label in the action's argument list, list:"-" hides them there.
@@ -80,6 +82,9 @@ func structFields(t reflect.Type, list string) []field {
 		}
 		f := field{name: name, typ: jsonType(sf.Type), desc: sf.Tag.Get("desc"), use: sf.Tag.Get("use"),
 			required: sf.Tag.Get("required") == "true", list: list}
+		if sf.Tag.Get("list") == "-" {
+			f.list = "-"
+		}
 		if e := sf.Tag.Get("enum"); e != "" {
 			f.enum = strings.Split(e, ",")
 		}

@@ -28,7 +28,9 @@ type env struct {
 	ids   int
 }
 
-func newEnv(t *testing.T) *env {
+// newEnv serves the tools over fresh dependencies, which each of with may
+// change before the tools are made.
+func newEnv(t *testing.T, with ...func(*Deps)) *env {
 	t.Helper()
 	log := zerolog.New(zerolog.NewTestWriter(t))
 	trk := tracker.New(tracker.Options{})
@@ -37,7 +39,11 @@ func newEnv(t *testing.T) *env {
 	keep := result.NewKeeper(trk, store, log)
 	s := mcp.NewServer(protocol.Implementation{Name: "gasoline", Version: "test"}, Instructions, log)
 	health := func() apitype.Health { return apitype.Health{Service: apitype.ServiceName, Version: "test"} }
-	New(Deps{Tracker: trk, Health: health, Results: keep, Log: log}).Register(s)
+	d := Deps{Tracker: trk, Health: health, Results: keep, Log: log}
+	for _, f := range with {
+		f(&d)
+	}
+	New(d).Register(s)
 	return &env{s: s, trk: trk, store: store, keep: keep}
 }
 
@@ -252,8 +258,11 @@ func TestEntries(t *testing.T) {
 		a    action
 		want string
 	}{
-		{executeJS(), `execute_js {script, tab_id?}: run script in the page: an expression ("document.title") or a function body with return`},
+		{executeJS(), `execute_js {script}: an expression ("document.title") or a function body with return`},
 		{switchTab(), "switch_tab {tab_id}"},
+		{refresh(), "refresh"}, // tab_id: the preamble says every page action takes it
+		{dialogAction(), "dialog {dialog, text?}: " + dialogAction().summary},
+		{uploadAction(), "upload {target, paths}: into a file input"},
 		{commandResult(), "command_result {correlation_id, wait_ms?, mode?}: " + commandResult().summary},
 		{pendingCommands(), "pending_commands: your running, completed and failed commands"},
 	}

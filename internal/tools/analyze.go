@@ -17,7 +17,7 @@ var analyze = tool{
 	name:        "analyze",
 	key:         "what",
 	title:       "Read the page compactly",
-	preamble:    "Read the page in few tokens; async like interact (correlation_id, or wait_ms inline).",
+	preamble:    "Read the page in few tokens; async like interact (correlation_id, wait_ms, tab_id?).",
 	label:       "what",
 	annotations: protocol.ToolAnnotations{ReadOnlyHint: boolp(true), IdempotentHint: boolp(false), OpenWorldHint: boolp(true)},
 	families:    []func() []action{pageModes, annotationModes},
@@ -43,7 +43,7 @@ func pageModes() []action {
 const DefaultDOMTokens = 3000
 
 type summaryArgs struct {
-	TabID *int64 `json:"tab_id,omitempty"`
+	tabArg
 }
 
 type domArgs struct {

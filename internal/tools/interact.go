@@ -13,24 +13,24 @@ import (
 )
 
 // interact acts in the browser. Its actions, in tools/list order, are
-// declared by family: interact_script.go, interact_tabs.go, interact_commands.go.
+// declared by family: interact_script.go, interact_tabs.go, interact_dom.go,
+// interact_dialog.go, interact_upload.go, interact_screenshot.go, interact_commands.go.
 var interact = tool{
-	name:    "interact",
-	key:     "action",
-	keyDesc: "what to do",
-	title:   "Act in the browser",
-	preamble: `Act in the user's real browser. Async: returns {status:"queued", correlation_id} at once;
-wait with observe({what:"command_result", correlation_id, wait_ms:10000}), or pass wait_ms here for the result inline.
-tab_id defaults to the last tab you used (navigate, close_tab: a tab you opened).`,
+	name:  "interact",
+	key:   "action",
+	title: "Act in the browser",
+	preamble: `Act in the user's browser. Async: returns {status:"queued", correlation_id};
+wait with observe({what:"command_result", correlation_id, wait_ms:10000}), or pass wait_ms for the result inline.
+Actions on a page take tab_id? (default: the last tab you used; navigate, close_tab: a tab you opened).`,
 	label:       "Actions",
 	annotations: protocol.ToolAnnotations{ReadOnlyHint: boolp(false), DestructiveHint: boolp(true), IdempotentHint: boolp(false), OpenWorldHint: boolp(true)},
-	families:    []func() []action{scriptActions, tabActions, domActions, screenshotActions, drawActions, commandActions},
+	families:    []func() []action{scriptActions, tabActions, domActions, dialogActions, uploadActions, screenshotActions, drawActions, commandActions},
 }
 
 // browserArgs are the arguments every browser action takes besides its own.
 type browserArgs struct {
-	TimeoutMS *int64 `json:"timeout_ms" min:"1" max:"600000" desc:"deadline in the browser (default 10000)"`
-	WaitMS    *int64 `json:"wait_ms" min:"0" max:"55000" desc:"wait up to this long and return the result inline (default 0: the queued handle)"`
+	TimeoutMS *int64 `json:"timeout_ms" min:"1" max:"600000" desc:"browser deadline (default 10000)"`
+	WaitMS    *int64 `json:"wait_ms" min:"0" max:"55000" desc:"inline result if done within this (default 0)"`
 }
 
 // browser declares a browser action of interact: A is its argument struct

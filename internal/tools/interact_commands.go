@@ -10,11 +10,11 @@ import (
 
 // commandActions manage the agent's queued commands.
 func commandActions() []action {
-	return []action{handler("interact", "cancel", "cancel a queued or running command", (*Tools).cancel)}
+	return []action{handler("interact", "cancel", "", (*Tools).cancel)}
 }
 
 type cancelArgs struct {
-	CorrelationID string `json:"correlation_id" required:"true" desc:"the command to cancel"`
+	CorrelationID string `json:"correlation_id" required:"true"`
 }
 
 func (a cancelArgs) check() error {

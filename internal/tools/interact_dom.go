@@ -46,7 +46,7 @@ func init() {
 type targetArgs struct {
 	Ref      string `json:"ref,omitempty" desc:"target: ref, selector, text or role+name"`
 	Selector string `json:"selector,omitempty"`
-	Text     string `json:"text,omitempty" desc:"visible text; fill, type: text to enter"`
+	Text     string `json:"text,omitempty" desc:"visible text; fill, type, dialog: text to enter"`
 	Role     string `json:"role,omitempty"`
 	Name     string `json:"name,omitempty"`
 	Frame    string `json:"frame,omitempty"`
@@ -169,7 +169,7 @@ func (a keyArgs) check() error {
 
 type waitForArgs struct {
 	targetArgs `list:"target|url|network_idle"`
-	Gone       bool `json:"gone,omitempty" desc:"until gone"`
+	Gone       bool `json:"gone,omitempty"`
 	waitElse   `list:"-"`
 }
 

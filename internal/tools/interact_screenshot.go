@@ -13,7 +13,7 @@ import (
 
 // screenshotActions capture what the tab shows.
 func screenshotActions() []action {
-	a := browser[screenshotArgs]("screenshot", "shot", "as an image")
+	a := browser[screenshotArgs]("screenshot", "shot", "")
 	a.Idempotent = true
 	return []action{a}
 }

@@ -7,7 +7,7 @@ func scriptActions() []action { return []action{executeJS()} }
 
 func executeJS() action {
 	return browser[executeJSArgs]("execute_js", "exec",
-		`run script in the page: an expression ("document.title") or a function body with return`)
+		`an expression ("document.title") or a function body with return`)
 }
 
 type executeJSArgs struct {
@@ -23,7 +23,8 @@ func (a executeJSArgs) check() error {
 }
 
 // tabArg names the tab an action works in; without it the extension
-// chooses the client's own (extension/tabs/owners.js).
+// chooses the client's own (extension/tabs/owners.js). interact's preamble
+// says that every action on a page takes it.
 type tabArg struct {
-	TabID *int64 `json:"tab_id,omitempty"`
+	TabID *int64 `json:"tab_id,omitempty" list:"-"`
 }

@@ -12,14 +12,14 @@ func tabActions() []action {
 }
 
 func navigate() action {
-	return browser[navigateArgs]("navigate", "nav", "open url in the tab and wait for it to load")
+	return browser[navigateArgs]("navigate", "nav", "waits for the load")
 }
 
-func refresh() action { return browser[tabArg]("refresh", "nav", "reload the tab") }
+func refresh() action { return browser[tabArg]("refresh", "nav", "") }
 
-func back() action { return browser[tabArg]("back", "nav", "go back in the tab's history") }
+func back() action { return browser[tabArg]("back", "nav", "") }
 
-func forward() action { return browser[tabArg]("forward", "nav", "go forward in the tab's history") }
+func forward() action { return browser[tabArg]("forward", "nav", "") }
 
 func newTab() action { return browser[newTabArgs]("new_tab", "tab", "") }
 
@@ -28,7 +28,7 @@ func switchTab() action { return browser[switchTabArgs]("switch_tab", "tab", "")
 func closeTab() action { return browser[tabArg]("close_tab", "tab", "") }
 
 type navigateArgs struct {
-	URL string `json:"url" required:"true" desc:"an http(s) or file URL, or about:blank"`
+	URL string `json:"url" required:"true" desc:"http(s), file or about:blank"`
 	tabArg
 }
 
@@ -36,7 +36,7 @@ func (a navigateArgs) check() error { return checkURL(a.URL, true) }
 
 type newTabArgs struct {
 	URL    string `json:"url,omitempty"`
-	Active *bool  `json:"active,omitempty" desc:"focus the new tab (default true)"`
+	Active *bool  `json:"active,omitempty" desc:"focus it (default true)"`
 }
 
 func (a newTabArgs) check() error { return checkURL(a.URL, false) }

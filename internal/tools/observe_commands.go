@@ -17,7 +17,7 @@ func commandModes() []action {
 
 func commandResult() action {
 	a := handler("observe", "command_result",
-		`status (pending, or complete/error/timeout/expired/cancelled) and result; wait_ms blocks until it ends. `+
+		`status and result; wait_ms blocks until it ends. `+
 			`A result over ~10k tokens is a handle: read it with mode "slice" or "extract" (verbatim snippets with offsets)`,
 		(*Tools).commandResult)
 	a.Idempotent, a.MaxWait, a.UserDrivenWait = true, MaxWait, UserDrivenWait

@@ -18,6 +18,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/kv"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/result"
+	"github.com/gasoline-mcp/gasoline/internal/upload"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 	"github.com/rs/zerolog"
 )
@@ -49,6 +50,9 @@ type Deps struct {
 	// KVErr as the reason when set.
 	KV    *kv.Store
 	KVErr error
+	// Uploads are the directories the user allowed upload to read files
+	// from; nil allows none.
+	Uploads *upload.Dirs
 	// Annotations keeps finished draw-mode sessions; nil: a new store.
 	Annotations *annotate.Store
 	// UserDrivenWait is command_result's default wait on a draw-mode

@@ -1,0 +1,197 @@
+// The worker side of the page's dialogs (the page side is dialogs.js, in
+// the MAIN world of every document):
+//   - the dialog action arms an answer in every document of a tab for a
+//     window (params.window_ms): the next confirm, prompt or beforeunload
+//     gets it, alerts close, and nothing blocks the page meanwhile;
+//   - the worker keeps which tabs show a native dialog (one the page opened
+//     outside an agent's action and unarmed), as the documents' runtimes
+//     tell it ({gasoline: "dialog", showing, type, message}; tab and frame
+//     from the sender). Such a dialog freezes its page, and without the
+//     debugger permission no extension can close it: actions on that tab
+//     fail at once with dialog_showing, saying to ask the user, instead of
+//     running into their deadline.
+
+import { CommandError } from '../runner.js';
+import { resolveTab } from '../commands.js';
+
+/** PROBE_MS is how long a frame that is said to show a native dialog has to answer a ping before it counts as frozen. */
+export const PROBE_MS = 500;
+
+const KEY = (tabId) => `dialog:${tabId}`;
+
+// showing holds, per tab, the native dialog each frame shows: tabId →
+// {[frameId]: {type, message, at}}. Kept in chrome.storage.session too, so a
+// restarted worker still knows.
+const showing = new Map();
+
+async function shownIn(tabId) {
+  if (!showing.has(tabId)) {
+    const got = await chrome.storage.session.get(KEY(tabId)).catch(() => ({}));
+    if (!showing.has(tabId)) showing.set(tabId, got[KEY(tabId)] || {});
+  }
+  return showing.get(tabId);
+}
+
+function save(tabId) {
+  const m = showing.get(tabId) || {};
+  if (Object.keys(m).length) chrome.storage.session.set({ [KEY(tabId)]: m }).catch(() => {});
+  else chrome.storage.session.remove(KEY(tabId)).catch(() => {});
+}
+
+/** record notes that frame frameId of tab tabId shows dialog d, or none (d null). */
+export async function record(tabId, frameId, d) {
+  const m = await shownIn(tabId);
+  if (d) m[frameId] = d;
+  else if (frameId in m) delete m[frameId];
+  else return;
+  save(tabId);
+}
+
+/** forget drops what is known of tab tabId (frameId undefined) or of one of its frames. */
+export function forget(tabId, frameId) {
+  const m = showing.get(tabId);
+  if (frameId === undefined || !m) {
+    showing.set(tabId, {});
+  } else {
+    delete m[frameId];
+  }
+  save(tabId);
+}
+
+/**
+ * watchDialogs listens for the runtimes' reports and forgets a tab's
+ * dialogs when it closes or a frame loads a new document. Call it once,
+ * synchronously at the worker's start (MV3 wakes a worker only for
+ * listeners registered then).
+ */
+export function watchDialogs() {
+  chrome.runtime.onMessage.addListener((msg, sender) => {
+    if (sender.id !== chrome.runtime.id || msg?.gasoline !== 'dialog' || !sender.tab) return false;
+    const d = msg.showing === true
+      ? { type: String(msg.type).slice(0, 20), message: String(msg.message ?? '').slice(0, 200), at: Date.now() }
+      : null;
+    record(sender.tab.id, sender.frameId ?? 0, d);
+    return false;
+  });
+  chrome.tabs.onRemoved.addListener((tabId) => {
+    showing.delete(tabId);
+    chrome.storage.session.remove(KEY(tabId)).catch(() => {});
+  });
+  chrome.webNavigation.onCommitted.addListener((d) => {
+    if (showing.get(d.tabId) && Object.keys(showing.get(d.tabId)).length) forget(d.tabId, d.frameId === 0 ? undefined : d.frameId);
+  });
+}
+
+/**
+ * nativeDialog returns the native dialog tab tabId shows, {frameId, type,
+ * message, at}, or null. A frame said to show one must also fail to answer
+ * a ping within PROBE_MS (a frozen page answers nothing); one that answers
+ * is forgotten, so a lost report cannot block a tab for good.
+ */
+export async function nativeDialog(tabId) {
+  const m = await shownIn(tabId);
+  for (const [frame, d] of Object.entries(m)) {
+    const frameId = Number(frame);
+    if (await answers(tabId, frameId)) {
+      await record(tabId, frameId, null);
+      continue;
+    }
+    return { frameId, ...d };
+  }
+  return null;
+}
+
+async function answers(tabId, frameId) {
+  let timer;
+  const ping = chrome.tabs.sendMessage(tabId, { gasoline: 'dom', op: 'ping' }, { frameId }).then(() => true, () => true);
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(false), PROBE_MS);
+  });
+  try {
+    return await Promise.race([ping, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** nativeDialogText is the error of an action refused because tabId shows dialog d. */
+export function nativeDialogText(tabId, d, now = Date.now()) {
+  const ago = Math.max(0, Math.round((now - d.at) / 1000));
+  const cannot = 'An extension cannot close a native dialog (that needs the debugger permission): ask the user to answer it in the browser, then retry. ';
+  if (d.type === 'beforeunload') {
+    return `dialog_showing: tab ${tabId} shows Chrome's "Leave site?" prompt since ${ago} s (the page asks before it is left), so the page is frozen until someone answers it. ` +
+      cannot + 'To leave such a page without the prompt, arm interact({action:"dialog", dialog:"accept"}) before navigating or closing the tab.';
+  }
+  return `dialog_showing: tab ${tabId} shows a native ${d.type}${d.message ? ` (${JSON.stringify(d.message)})` : ''} that the page opened ${ago} s ago ` +
+    'outside any agent action, so the page is frozen until someone answers it. ' + cannot +
+    'Next time arm the answer first: interact({action:"dialog", dialog:"accept"}) (or "dismiss"), then the action that opens it.';
+}
+
+/**
+ * dialog arms params.dialog ("accept" or "dismiss", with params.text for a
+ * prompt) in every document of the tab for params.window_ms (else the
+ * command's deadline). It resolves once armed, with the dialogs the top
+ * document saw in the last minute.
+ */
+export async function dialog(params, signal, ctx) {
+  if (params.dialog !== 'accept' && params.dialog !== 'dismiss') {
+    throw new CommandError(`dialog must be "accept" or "dismiss", got ${JSON.stringify(params.dialog)}`);
+  }
+  const windowMs = Math.min(Math.max(1, Number(params.window_ms) || ctx.deadlineMs || 60000), 600000);
+  const arm = { dialog: params.dialog, window_ms: windowMs, ...(typeof params.text === 'string' ? { text: params.text } : {}) };
+  const tab = await resolveTab(params.tab_id);
+  const shown = await nativeDialog(tab.id);
+  if (shown) throw new CommandError(nativeDialogText(tab.id, shown));
+  let results = await armIn(tab, { tabId: tab.id, allFrames: true }, arm);
+  // Documents open since before the extension was installed have no
+  // dialogs.js yet: add it, then arm them.
+  const bare = results.filter((r) => !r.result).map((r) => r.frameId);
+  if (bare.length) {
+    await chrome.scripting.executeScript({ target: { tabId: tab.id, frameIds: bare }, world: 'MAIN', files: ['actions/dialogs.js'], injectImmediately: true })
+      .catch(() => {});
+    const again = await armIn(tab, { tabId: tab.id, frameIds: bare }, arm).catch(() => []);
+    results = [...results.filter((r) => r.result), ...again];
+  }
+  const armed = results.filter((r) => r.result);
+  if (!armed.some((r) => r.frameId === 0)) {
+    throw new CommandError(`could not arm the answer in tab ${tab.id}: its page did not take it (a browser page, or one still loading); retry once it has loaded`);
+  }
+  const out = { tab_id: tab.id, url: tab.url || tab.pendingUrl || '', armed: params.dialog, window_ms: windowMs, frames: armed.length };
+  if (arm.text !== undefined) out.text = arm.text;
+  const recent = armed.find((r) => r.frameId === 0)?.result?.recent;
+  if (Array.isArray(recent) && recent.length) {
+    out.recent = recent.slice(-5).map((r) => ({ type: String(r.type), message: String(r.message ?? '').slice(0, 200), answered: String(r.answered), ago_ms: Number(r.ago_ms) }));
+  }
+  return out;
+}
+
+async function armIn(tab, target, arm) {
+  try {
+    return await chrome.scripting.executeScript({ target, func: armPage, args: [arm], injectImmediately: true }) || [];
+  } catch (err) {
+    throw new CommandError(`cannot arm a dialog answer in tab ${tab.id} (${tab.url || tab.pendingUrl || ''}): ${err?.message || err}; ` +
+      'browser pages (chrome://, the Web Store) cannot be scripted, and file:// pages need "Allow access to file URLs"');
+  }
+}
+
+/**
+ * armPage runs in a document's ISOLATED world: it hands the answer to
+ * dialogs.js (MAIN world) and returns its acknowledgement, {recent}, or
+ * null when the document has no dialogs.js. Self-contained, as
+ * chrome.scripting serialises it.
+ */
+export function armPage(arm) {
+  let ack = null;
+  const on = (e) => {
+    try {
+      ack = JSON.parse(e.detail);
+    } catch { /* not ours */ }
+  };
+  addEventListener('gasoline:armed', on, true);
+  try {
+    dispatchEvent(new CustomEvent('gasoline:arm', { detail: JSON.stringify(arm) }));
+  } finally {
+    removeEventListener('gasoline:armed', on, true);
+  }
+  return ack;
+}

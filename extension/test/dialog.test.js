@@ -1,0 +1,139 @@
+// Unit tests of actions/dialog.js (the dialog action and the tabs a native
+// dialog freezes) on a scripted chrome.*.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { dialog, nativeDialog, nativeDialogText, watchDialogs } from '../actions/dialog.js';
+import { CommandError } from '../runner.js';
+
+// fake is the chrome.* the module uses. frozen holds the "tabId:frameId"
+// of frames that do not answer (a native dialog shows there); inject
+// decides what chrome.scripting.executeScript returns.
+const fake = {
+  frozen: new Set(),
+  inject: async () => [],
+  injected: [],
+  session: new Map(),
+  listeners: { message: [], removed: [], committed: [] },
+};
+const event = (list) => ({ addListener: (f) => list.push(f) });
+globalThis.chrome = {
+  runtime: { id: 'gasoline', onMessage: event(fake.listeners.message) },
+  tabs: {
+    get: async (id) => ({ id, url: `http://x/${id}` }),
+    sendMessage: (tabId, msg, { frameId }) => (fake.frozen.has(`${tabId}:${frameId}`) ? new Promise(() => {}) : Promise.resolve({ ok: true })),
+    onRemoved: event(fake.listeners.removed),
+  },
+  webNavigation: { onCommitted: event(fake.listeners.committed) },
+  scripting: {
+    executeScript: async (opts) => {
+      fake.injected.push(opts);
+      return fake.inject(opts);
+    },
+  },
+  storage: {
+    session: {
+      get: async (k) => (fake.session.has(k) ? { [k]: fake.session.get(k) } : {}),
+      set: async (o) => Object.entries(o).forEach(([k, v]) => fake.session.set(k, v)),
+      remove: async (k) => fake.session.delete(k),
+    },
+  },
+};
+watchDialogs();
+
+/** report is a runtime's message from frame frameId of tab tabId. */
+const report = (tabId, frameId, msg, id = 'gasoline') => {
+  for (const f of fake.listeners.message) f({ gasoline: 'dialog', ...msg }, { id, tab: { id: tabId }, frameId });
+};
+const settle = () => new Promise((r) => setTimeout(r, 0));
+const ctx = { deadlineMs: 10000 };
+
+test('a frame that reports a native dialog and does not answer freezes its tab', async () => {
+  fake.frozen.add('5:0');
+  report(5, 0, { showing: true, type: 'confirm', message: 'Delete?' });
+  await settle();
+  const d = await nativeDialog(5); // after PROBE_MS without an answer
+  assert.equal(d.frameId, 0);
+  assert.equal(d.type, 'confirm');
+  assert.equal(d.message, 'Delete?');
+  assert.deepEqual(Object.keys(fake.session.get('dialog:5')), ['0'], 'kept for a restarted worker');
+  await assert.rejects(dialog({ dialog: 'accept', tab_id: 5 }, undefined, ctx),
+    (e) => e instanceof CommandError && /^dialog_showing: tab 5 shows a native confirm \("Delete\?"\)/.test(e.message) && /ask the user/.test(e.message));
+  assert.equal(fake.injected.length, 0, 'nothing is injected into a frozen page');
+
+  report(5, 0, { showing: false });
+  await settle();
+  assert.equal(await nativeDialog(5), null, 'answered');
+  assert.equal(fake.session.has('dialog:5'), false);
+  fake.frozen.delete('5:0');
+});
+
+test('a report the page does not back up (it answers a ping) is forgotten', async () => {
+  report(6, 3, { showing: true, type: 'alert', message: 'x' });
+  await settle();
+  assert.equal(await nativeDialog(6), null);
+  assert.equal(fake.session.has('dialog:6'), false);
+});
+
+test('reports from elsewhere than a tab of this extension are ignored; closing or navigating forgets', async () => {
+  fake.frozen.add('7:0');
+  report(7, 0, { showing: true, type: 'alert' }, 'other-extension');
+  for (const f of fake.listeners.message) f({ gasoline: 'dialog', showing: true, type: 'alert' }, { id: 'gasoline', frameId: 0 });
+  await settle();
+  assert.equal(await nativeDialog(7), null);
+
+  report(7, 0, { showing: true, type: 'beforeunload' });
+  await settle();
+  assert.equal((await nativeDialog(7))?.type, 'beforeunload');
+  for (const f of fake.listeners.committed) f({ tabId: 7, frameId: 0 });
+  assert.equal(await nativeDialog(7), null, 'a new document: the prompt is gone');
+
+  report(7, 0, { showing: true, type: 'alert' });
+  await settle();
+  for (const f of fake.listeners.removed) f(7);
+  assert.equal(await nativeDialog(7), null);
+  fake.frozen.delete('7:0');
+});
+
+test('dialog arms every frame, adds dialogs.js where it is missing, and lists the recent dialogs', async () => {
+  fake.injected = [];
+  fake.inject = async (opts) => {
+    if (opts.files) return [];
+    if (opts.target.allFrames) {
+      return [
+        { frameId: 0, result: { recent: [{ type: 'alert', message: 'Hi', answered: 'accepted by the user', at: 1, ago_ms: 2000 }] } },
+        { frameId: 4, result: null },
+      ];
+    }
+    return opts.target.frameIds.map((frameId) => ({ frameId, result: { recent: [] } }));
+  };
+  const got = await dialog({ dialog: 'accept', text: 'Ada', window_ms: 5000, tab_id: 8 }, undefined, ctx);
+  assert.deepEqual(got, {
+    tab_id: 8, url: 'http://x/8', armed: 'accept', window_ms: 5000, frames: 2, text: 'Ada',
+    recent: [{ type: 'alert', message: 'Hi', answered: 'accepted by the user', ago_ms: 2000 }],
+  });
+  const [all, files, again] = fake.injected;
+  assert.deepEqual(all.target, { tabId: 8, allFrames: true });
+  assert.deepEqual(all.args, [{ dialog: 'accept', window_ms: 5000, text: 'Ada' }]);
+  assert.equal(all.world, undefined, 'armed from the isolated world');
+  assert.deepEqual(files, { target: { tabId: 8, frameIds: [4] }, world: 'MAIN', files: ['actions/dialogs.js'], injectImmediately: true });
+  assert.deepEqual(again.target, { tabId: 8, frameIds: [4] });
+});
+
+test('dialog arms for the command\'s deadline without window_ms, and checks its answer', async () => {
+  fake.inject = async () => [{ frameId: 0, result: { recent: [] } }];
+  const got = await dialog({ dialog: 'dismiss', tab_id: 9 }, undefined, { deadlineMs: 7000 });
+  assert.equal(got.window_ms, 7000);
+  assert.equal('recent' in got, false);
+  await assert.rejects(dialog({ dialog: 'ok', tab_id: 9 }, undefined, ctx), /dialog must be "accept" or "dismiss", got "ok"/);
+  fake.inject = async () => [{ frameId: 0, result: null }];
+  await assert.rejects(dialog({ dialog: 'accept', tab_id: 9 }, undefined, ctx), /could not arm the answer in tab 9/);
+});
+
+test('nativeDialogText says what froze the tab and what to do', () => {
+  const prompt = nativeDialogText(3, { type: 'beforeunload', message: '', at: 0 }, 4000);
+  assert.match(prompt, /^dialog_showing: tab 3 shows Chrome's "Leave site\?" prompt since 4 s/);
+  assert.match(prompt, /cannot close a native dialog \(that needs the debugger permission\)/);
+  assert.match(prompt, /arm interact\(\{action:"dialog", dialog:"accept"\}\) before navigating or closing the tab/);
+  const alert = nativeDialogText(3, { type: 'alert', message: 'Saved', at: 0 }, 0);
+  assert.match(alert, /native alert \("Saved"\) that the page opened 0 s ago outside any agent action/);
+});

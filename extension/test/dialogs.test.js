@@ -1,0 +1,123 @@
+// Unit tests of actions/dialogs.js (the MAIN-world dialog hook) in a vm
+// context standing in for a page: its window is an EventTarget, its
+// alert, confirm and prompt are the "native" ones, recording calls, and
+// its clock is the test's.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import vm from 'node:vm';
+
+const SRC = fs.readFileSync(new URL('../actions/dialogs.js', import.meta.url), 'utf8');
+
+/**
+ * page loads dialogs.js into a fresh context. native answers what the user
+ * would (confirm: true, prompt: "typed"); reports collects the
+ * gasoline:dialog details; clock.t is Date.now().
+ */
+function page({ active = false } = {}) {
+  const target = new EventTarget();
+  const nativeCalls = [];
+  const clock = { t: 1000 };
+  const win = {
+    addEventListener: target.addEventListener.bind(target),
+    removeEventListener: target.removeEventListener.bind(target),
+    dispatchEvent: target.dispatchEvent.bind(target),
+    CustomEvent, Event, JSON, String, Number, Object,
+    Date: { now: () => clock.t },
+    navigator: { userActivation: { hasBeenActive: active } },
+    alert: (m) => { nativeCalls.push(['alert', m]); },
+    confirm: (m) => { nativeCalls.push(['confirm', m]); return true; },
+    prompt: (m, d) => { nativeCalls.push(['prompt', m, d]); return 'typed'; },
+  };
+  win.window = win;
+  const ctx = vm.createContext(win);
+  vm.runInContext(SRC, ctx, { filename: 'dialogs.js' });
+  const reports = [];
+  target.addEventListener('gasoline:dialog', (e) => reports.push(JSON.parse(e.detail)));
+  const send = (type, d) => target.dispatchEvent(new CustomEvent(type, { detail: JSON.stringify(d) }));
+  const arm = (d) => {
+    let ack = null;
+    const on = (e) => { ack = JSON.parse(e.detail); };
+    target.addEventListener('gasoline:armed', on);
+    send('gasoline:arm', d);
+    target.removeEventListener('gasoline:armed', on);
+    return ack;
+  };
+  const unload = () => {
+    const e = new Event('beforeunload', { cancelable: true });
+    let pageRan = false;
+    target.addEventListener('beforeunload', () => { pageRan = true; e.preventDefault(); }, { once: true });
+    target.dispatchEvent(e);
+    return { pageRan, asked: e.defaultPrevented };
+  };
+  return { win, nativeCalls, clock, reports, send, arm, unload };
+}
+
+test('without an action or an arm, dialogs are the user\'s: native, reported showing then answered', () => {
+  const p = page();
+  assert.equal(p.win.confirm('Sure?'), true);
+  assert.equal(p.win.prompt('Name?', 'x'), 'typed');
+  assert.deepEqual(p.nativeCalls, [['confirm', 'Sure?'], ['prompt', 'Name?', 'x']]);
+  assert.deepEqual(p.reports.map((r) => [r.type, r.answered, r.showing]), [
+    ['confirm', 'by the user', true], ['confirm', 'accepted by the user', false],
+    ['prompt', 'by the user', true], ['prompt', 'accepted by the user', false],
+  ]);
+});
+
+test('while an action runs: its answer, else dismissed, never native', () => {
+  const p = page();
+  p.send('gasoline:acting', { on: true });
+  assert.equal(p.win.confirm('A?'), false);
+  assert.equal(p.win.alert('hi'), undefined);
+  p.send('gasoline:acting', { on: true, dialog: 'accept', prompt_text: 'Ada' });
+  assert.equal(p.win.prompt('Name?', 'x'), 'Ada');
+  p.send('gasoline:acting', { on: false });
+  assert.deepEqual(p.nativeCalls, []);
+  assert.deepEqual(p.reports.map((r) => r.answered), ['dismissed', 'accepted', 'accepted']);
+});
+
+test('an arm answers the next confirm or prompt; alerts close; later ones are dismissed until the window ends', () => {
+  const p = page();
+  const ack = p.arm({ dialog: 'accept', text: 'Ada', window_ms: 5000 });
+  assert.deepEqual(ack, { recent: [] });
+  assert.equal(p.win.alert('first an alert'), undefined, 'an alert does not use the arm');
+  assert.equal(p.win.prompt('Name?', 'x'), 'Ada');
+  assert.equal(p.win.confirm('And this?'), false, 'a second one in the window is dismissed');
+  p.clock.t += 5000;
+  assert.equal(p.win.confirm('After?'), true, 'past the window: native');
+  assert.deepEqual(p.nativeCalls, [['confirm', 'After?']]);
+  const again = p.arm({ dialog: 'dismiss', window_ms: 1000 });
+  assert.deepEqual(again.recent.map((r) => [r.type, r.answered, r.ago_ms]), [
+    ['alert', 'accepted', 5000], ['prompt', 'accepted', 5000], ['confirm', 'dismissed', 5000], ['confirm', 'accepted by the user', 0],
+  ]);
+  assert.equal(p.win.confirm('Dismissed?'), false);
+});
+
+test('an action\'s own dialog option wins over the arm, which stays for the next', () => {
+  const p = page();
+  p.arm({ dialog: 'accept', window_ms: 5000 });
+  p.send('gasoline:acting', { on: true, dialog: 'dismiss' });
+  assert.equal(p.win.confirm('By the action'), false);
+  p.send('gasoline:acting', { on: true });
+  assert.equal(p.win.confirm('By the arm'), true, 'an action without dialog lets the arm answer');
+  p.send('gasoline:acting', { on: false });
+});
+
+test('an armed accept keeps the page\'s beforeunload listeners from asking, once', () => {
+  const p = page({ active: true });
+  p.arm({ dialog: 'accept', window_ms: 5000 });
+  assert.deepEqual(p.unload(), { pageRan: false, asked: false });
+  assert.deepEqual(p.reports.at(-1), { type: 'beforeunload', message: '', answered: 'accepted' });
+  const n = p.reports.length;
+  assert.deepEqual(p.unload(), { pageRan: true, asked: true }, 'the arm is used up');
+  assert.deepEqual(p.reports.slice(n), [{ type: 'beforeunload', message: '', showing: true, unsure: true }]);
+});
+
+test('beforeunload unarmed: the worker hears of it only when the user has used the page', () => {
+  const untouched = page({ active: false });
+  untouched.unload();
+  assert.deepEqual(untouched.reports, []);
+  const dismissed = page({ active: true });
+  dismissed.arm({ dialog: 'dismiss', window_ms: 5000 });
+  assert.deepEqual(dismissed.unload(), { pageRan: true, asked: true }, 'a dismiss does not touch beforeunload');
+});

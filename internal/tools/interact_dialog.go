@@ -1,0 +1,63 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/gasoline-mcp/gasoline/internal/mcp"
+)
+
+// dialogActions answer the page's dialogs ahead of time: the extension
+// cannot close a native dialog once it shows (that needs the debugger
+// permission), so an agent arms the answer before it acts.
+func dialogActions() []action { return []action{dialogAction()} }
+
+// dialogWindowMS is how long a dialog action's answer stays armed when the
+// call gives no timeout_ms: long enough for the agent's next call.
+const dialogWindowMS = 60000
+
+// dialogAction declares dialog. Its answer stays armed for timeout_ms
+// (default dialogWindowMS), which the extension gets as window_ms.
+func dialogAction() action {
+	a := browser[dialogCallArgs]("dialog", "act",
+		fmt.Sprintf("answer the next confirm/prompt/beforeunload for timeout_ms (%d)", dialogWindowMS))
+	a.Idempotent = true
+	a.run = func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error) {
+		args, err := decodeChecked[dialogCallArgs](raw)
+		if err != nil {
+			return nil, err
+		}
+		b, err := decode[browserArgs](raw)
+		if err != nil {
+			return nil, err
+		}
+		p := dialogParams{dialogCallArgs: args, WindowMS: dialogWindowMS}
+		if b.TimeoutMS != nil {
+			p.WindowMS = *b.TimeoutMS
+		}
+		return t.submitBrowser(ctx, act, client, raw, p)
+	}
+	return a
+}
+
+// dialogCallArgs are dialog's arguments: the answer, and text for a prompt.
+type dialogCallArgs struct {
+	Dialog string `json:"dialog" required:"true" enum:"accept,dismiss"`
+	Text   string `json:"text,omitempty"`
+	tabArg
+}
+
+func (a dialogCallArgs) check() error {
+	if a.Dialog != "accept" && a.Dialog != "dismiss" {
+		return mcp.Errorf("invalid_arguments", `e.g. {action:"dialog", dialog:"accept"}, then the action that opens it; text answers a prompt`,
+			"dialog must be accept or dismiss, got %q", a.Dialog)
+	}
+	return nil
+}
+
+// dialogParams are what the extension gets.
+type dialogParams struct {
+	dialogCallArgs
+	WindowMS int64 `json:"window_ms"`
+}
