@@ -458,7 +458,8 @@ const MAX_WHOLE_CHARS = 4 * 1024 * 1024;
 /**
  * dom returns the page's outline for analyze({what:"dom"}): the whole of
  * it as "value" (the daemon cuts it at max_tokens and keeps the rest
- * readable), with the count of interactive elements.
+ * readable), with the count of interactive elements and of lines whose
+ * text was cut.
  */
 async function dom(params, signal, ctx) {
   const tab = await resolveTab(params.tab_id);
@@ -474,6 +475,7 @@ async function dom(params, signal, ctx) {
   const out = { value: resp.text, interactive: resp.interactive, tab_id: tab.id, url: tab.url || '', title: tab.title || '' };
   if (maxTokens) out.max_tokens = maxTokens;
   if (resp.truncated) out.cut_at_chars = MAX_WHOLE_CHARS;
+  if (resp.clipped) out.clipped = resp.clipped;
   return out;
 }
 

@@ -693,7 +693,7 @@
     if (msg.scope) root = await actionable(msg.scope, msg.prefix, msg.timeout_ms ?? 0, {});
     const refFor1 = (el) => refFor(el, msg.prefix);
     const out = core.outline(root, { refFor: refFor1, view, interactiveOnly: Boolean(msg.interactive_only), maxChars: msg.max_chars });
-    return { text: out.lines.join('\n'), lines: out.lines.length, chars: out.chars, interactive: out.interactive, truncated: out.truncated };
+    return { text: out.lines.join('\n'), lines: out.lines.length, chars: out.chars, interactive: out.interactive, truncated: out.truncated, clipped: out.clipped };
   }
 
   function summary(msg) {

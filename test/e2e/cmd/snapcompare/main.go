@@ -40,15 +40,31 @@ import (
 var (
 	playwright = flag.String("playwright", "", "path of the playwright-mcp executable (npm @playwright/mcp)")
 	devtools   = flag.String("devtools", "", "path of the chrome-devtools-mcp executable (npm chrome-devtools-mcp)")
+	dump       = flag.String("dump", "", "directory to write every page's tool result text to, to compare them by eye")
 )
 
-// pages are the fixture pages compared, by path on the test site.
-var pages = []struct{ name, path string }{
-	{"sign-in form", "/hands/login.html"},
-	{"widgets (iframe, shadow DOM)", "/hands/widgets.html"},
-	{"React signup app", "/react/index.html"},
-	{"300-element list", "/hands/list300.html"},
-	{"1 800-element list", "/hands/list1800.html"},
+// pages are the fixture pages compared, by path on the test site; file
+// names the -dump files.
+var pages = []struct{ name, path, file string }{
+	{"sign-in form", "/hands/login.html", "login"},
+	{"widgets (iframe, shadow DOM)", "/hands/widgets.html", "widgets"},
+	{"React signup app", "/react/index.html", "react"},
+	{"300-element list", "/hands/list300.html", "list300"},
+	{"1 800-element list", "/hands/list1800.html", "list1800"},
+}
+
+// save writes text to the -dump directory as <page>.<tool>.txt, when -dump is set.
+func save(page, tool, text string) {
+	if *dump == "" {
+		return
+	}
+	if err := os.MkdirAll(*dump, 0o755); err != nil {
+		logf("dump: %v", err)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(*dump, page+"."+tool+".txt"), []byte(text), 0o644); err != nil {
+		logf("dump: %v", err)
+	}
 }
 
 func main() {
@@ -130,7 +146,9 @@ func run(ctx context.Context) error {
 
 type outline struct{ tokens, refs, interactive, onlyTokens int }
 
-var refRE = regexp.MustCompile(`\[(?:f\d+)?e\d+\]`)
+// refRE finds the refs in an outline: "e12" starting a line (after its
+// indent), or inside a link's "[name](e12 …)".
+var refRE = regexp.MustCompile(`(?m)(?:^ *|\]\()(?:f\d+)?e\d+\b`)
 
 // gasolineOutlines starts a daemon and Chromium with the extension, pairs
 // them, and returns analyze dom's tokens for every page, with max_tokens at
@@ -193,6 +211,7 @@ func gasolineOutlines(ctx context.Context, bin, root, base string) ([]outline, e
 		}
 		// The agent reads the whole tool result text, not just the outline.
 		tokens := (len(r.Raw) + 3) / 4
+		save(p.file, "gasoline", string(r.Raw))
 		if v.Omitted != "" {
 			logf("%s: outline cut at 9000 tokens (%s)", p.path, v.Omitted)
 		}
@@ -231,6 +250,7 @@ func peerSnapshots(ctx context.Context, cmd *exec.Cmd, nav func(url string) (str
 			return nil, fmt.Errorf("%s %s: %v %v", snapshot, p.path, err, text(res))
 		}
 		tokens := (len(text(res)) + 3) / 4
+		save(p.file, snapshot, text(res))
 		logf("%s %s: %d tokens", snapshot, p.path, tokens)
 		out = append(out, tokens)
 	}
