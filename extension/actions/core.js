@@ -47,7 +47,7 @@
 
   // Roles whose name comes from their content (WAI-ARIA "name from: contents").
   const NAME_FROM_CONTENT = new Set([
-    'button', 'link', 'heading', 'option', 'cell', 'columnheader', 'rowheader', 'checkbox', 'radio',
+    'button', 'link', 'heading', 'option', 'cell', 'gridcell', 'columnheader', 'rowheader', 'checkbox', 'radio',
     'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'tooltip', 'term',
     'legend', 'caption', 'label', 'row',
   ]);
@@ -57,7 +57,10 @@
     'search', 'region', 'dialog', 'alertdialog']);
 
   // Roles kept in the outline without a name, for the structure they give.
-  const STRUCTURE = new Set(['list', 'table', 'dialog', 'iframe']);
+  const STRUCTURE = new Set(['list', 'table', 'grid', 'treegrid', 'dialog', 'iframe']);
+
+  // Roles of a table row's cells: the outline puts a row on one line.
+  const CELLS = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
 
   // Roles whose content the outline does not show (their value says it).
   const CLOSED = new Set(['textbox', 'searchbox', 'combobox', 'iframe', 'slider', 'spinbutton', 'progressbar', 'meter']);
@@ -453,19 +456,21 @@
    *
    * Headings are "#" lines (one per level); links are [name](ref states),
    * inline with the text around them; other interactive elements are lines
-   * "ref role 'name' states =value"; landmarks, lists, tables and the like
+   * "ref role 'name' states =value"; a table row is one line with its cells
+   * between bars ("| a | [b](e2) |"); landmarks, lists, tables and the like
    * are "role 'name'" lines over their indented content. Generic
    * containers are skipped (their children move up); a block's text is cut
    * at maxText characters (marked …). With interactiveOnly, only
    * interactive elements and the landmarks around them are shown.
    *
-   * opts: {refFor, view, interactiveOnly, maxText = 100, maxChars}
-   * It returns {lines, interactive, chars, truncated, clipped} where lines
+   * opts: {refFor, view, interactiveOnly, maxText = 100, maxChars, onFrame}
+   * where onFrame(el, index) is told of each iframe's line (its document
+   * is not read here: the worker splices it in). It returns {lines, interactive, chars, truncated, clipped} where lines
    * stop before maxChars characters (the whole tree when maxChars is
    * absent) and clipped counts the lines whose text was cut.
    */
   function outline(root, opts) {
-    const { refFor, view, interactiveOnly = false, maxText = 100 } = opts;
+    const { refFor, view, interactiveOnly = false, maxText = 100, onFrame } = opts;
     const maxChars = opts.maxChars ?? Infinity;
     const lines = [];
     let chars = 0;
@@ -484,14 +489,15 @@
     };
 
     // run is the line being built from a block's inline content (text and
-    // links): {depth, s, text (characters of text so far), cut}.
+    // links): {depth, s, text (characters of text so far), cut (its text
+    // was cut: no more text), wasCut (some text was cut)}.
     let run = null;
     const flush = () => {
       if (!run) return true;
       const r = run;
       run = null;
       const line = norm(r.s);
-      if (r.cut) clipped++;
+      if (r.wasCut) clipped++;
       return !line || line === norm(r.prefix) || push(r.depth, line);
     };
     const open = (depth, prefix = '') => {
@@ -511,7 +517,7 @@
       if (element && !t.startsWith(' ')) gap();
       if (run.text + t.length > maxText) {
         run.s += clip(t, Math.max(1, maxText - run.text));
-        run.cut = true;
+        run.cut = run.wasCut = true;
         return;
       }
       run.s += t;
@@ -539,9 +545,18 @@
       for (const k of kids(node)) visit(k, depth);
       if (block) flush();
     };
-    // inHeading is set while a heading's content is read: all of it goes on
-    // the heading's line, whatever blocks it is wrapped in.
-    let inHeading = false;
+    // inLine is set while a heading's or a table row's content is read:
+    // all of it goes on one line, whatever blocks it is wrapped in.
+    let inLine = false;
+    const oneLine = (fn) => {
+      const was = inLine;
+      inLine = true;
+      try {
+        fn();
+      } finally {
+        inLine = was;
+      }
+    };
 
     const visit = (node, depth) => {
       if (truncated) return;
@@ -551,7 +566,7 @@
       }
       if (!isElement(node) || hidden(node)) return;
       if (view && !view.visible(node, false)) return;
-      const block = !inHeading && !INLINE_TAGS.has(node.localName);
+      const block = !inLine && !INLINE_TAGS.has(node.localName);
       if (NAMING_TAGS.has(node.localName) && !attr(node, 'role')) {
         for (const k of kids(node)) if (isElement(k) && (isInteractive(k) || hasInteractiveChild(k))) visit(k, depth);
         return;
@@ -576,8 +591,8 @@
         visitKids(node, depth, block);
         return;
       }
-      if (interactiveOnly && !act) {
-        if (LANDMARKS.has(role) || role === 'iframe') {
+      if (interactiveOnly && !act && role !== 'iframe') {
+        if (LANDMARKS.has(role)) {
           const p = { depth, text: lineFor(node, role, name, null, maxText), printed: false };
           pending.push(p);
           for (const k of kids(node)) visit(k, depth + 1);
@@ -593,8 +608,8 @@
         interactive++;
         ref = refFor ? refFor(node) : null;
       }
-      const inner = hasInteractiveChild(node);
       if (role === 'link') {
+        const inner = hasInteractiveChild(node);
         const md = linkFor(node, name, ref, maxText);
         if (!block && !inner && !interactiveOnly) {
           addInline(depth, md);
@@ -605,29 +620,59 @@
         if (inner) visitKids(node, depth + 1, true);
         return;
       }
-      if (role === 'heading') {
+      if (role === 'heading' && !inLine) {
         flush();
         const hashes = '#'.repeat(headingLevel(node));
         const st = states(node, role).filter((s) => !/^h\d$/.test(s));
-        if (!inner) {
+        if (!hasInteractiveChild(node)) {
           push(depth, `${hashes} ${clip(name, maxText)}${st.length ? ' ' + st.join(' ') : ''}`);
           return;
         }
         open(depth, hashes + ' '); // its text and links on the heading's line
-        inHeading = true;
-        try {
+        oneLine(() => {
           for (const k of kids(node)) visit(k, depth);
-        } finally {
-          inHeading = false;
-        }
+        });
         flush();
+        return;
+      }
+      if (role === 'row' && !act && !inLine) {
+        // A table row is one line, its cells between bars: | a | [b](e2) |
+        flush();
+        open(depth, '|');
+        oneLine(() => {
+          for (const k of kids(node)) {
+            const cell = isElement(k) && !hidden(k) && (!view || view.visible(k, false)) && CELLS.has(roleOf(k));
+            if (!cell) {
+              visit(k, depth);
+              continue;
+            }
+            open(depth, '|');
+            gap();
+            run.text = 0; // each cell's text has maxText
+            run.cut = false;
+            if (isInteractive(k)) visit(k, depth);
+            else for (const c of kids(k)) visit(c, depth);
+            if (run?.depth === depth) {
+              gap();
+              run.s += '|';
+            }
+          }
+        });
+        flush();
+        return;
+      }
+      const leaf = (NAME_FROM_CONTENT.has(role) || role === 'img') && name && norm(textOf(node, view)) === name &&
+        !hasInteractiveChild(node);
+      const closed = leaf || CLOSED.has(role) || (role === 'listbox' && node.localName === 'select');
+      if (inLine && role !== 'iframe') {
+        addInline(depth, lineFor(node, role, name, ref, maxText));
+        if (!closed) for (const k of kids(node)) visit(k, depth);
         return;
       }
       flush();
       if (!push(depth, lineFor(node, role, name, ref, maxText))) return;
-      const leaf = (NAME_FROM_CONTENT.has(role) || role === 'img') && name && norm(textOf(node, view)) === name && !inner;
-      if (leaf || CLOSED.has(role) || (role === 'listbox' && node.localName === 'select')) return;
-      visitKids(node, depth + 1, true);
+      if (role === 'iframe' && onFrame) onFrame(node, lines.length - 1);
+      if (!closed) visitKids(node, depth + 1, true);
     };
     for (const k of isElement(root) && root.localName !== 'html' && root.localName !== 'body' ? [root] : kids(root)) {
       visit(k, 0);

@@ -248,6 +248,26 @@ test('outline puts a block\'s text and links on one line, headings as #, list it
   assert.equal(out.interactive, 8);
 });
 
+test('outline puts a table row on one line, its cells between bars', () => {
+  const doc = fakeDocument(h('body', {},
+    h('table', {}, h('caption', {}, 'Fruit'),
+      h('thead', {}, h('tr', {}, h('th', {}, 'Name'), h('th', {}, 'Price'), h('th', {}, ''))),
+      h('tbody', {},
+        h('tr', {}, h('td', {}, h('a', { href: '/a' }, 'Apple')), h('td', {}, h('div', {}, '$1'), h('div', {}, 'each')), h('td', {}, h('button', {}, 'Buy'))),
+        h('tr', {}, h('td', {}, 'Pear'), h('td', {}, '$2'), h('td', {}, h('input', { type: 'checkbox', 'aria-label': 'Pick', checked: true }))))),
+    h('div', { role: 'grid' }, h('div', { role: 'row' }, h('div', { role: 'gridcell', tabindex: '0' }, 'Cell'), h('div', { role: 'gridcell' }, 'Plain')))));
+  let n = 0;
+  const out = core.outline(doc, { refFor: () => 'e' + ++n, view });
+  assert.deepEqual(out.lines, [
+    "table 'Fruit'",
+    ' | Name | Price | |',
+    " | [Apple](e1) | $1 each | e2 button 'Buy' |",
+    " | Pear | $2 | e3 checkbox 'Pick' checked |",
+    'grid',
+    " | e4 gridcell 'Cell' | Plain |",
+  ]);
+});
+
 test('outline cuts long text at maxText, keeps the links, and counts the cut lines', () => {
   const long = 'word '.repeat(40);
   const doc = fakeDocument(h('body', {},

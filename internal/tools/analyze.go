@@ -84,9 +84,9 @@ type domReport struct {
 	URL         string `json:"url"`
 }
 
-// outlineRef finds the refs in an outline: "e12" (or "f3e12" in a frame)
-// starting a line (after its indent), or inside a link's "[name](e12 …)".
-var outlineRef = regexp.MustCompile(`(?m)(?:^ *|\]\()(?:f\d+)?e\d+\b`)
+// outlineRef finds the refs in an outline: a link's "[name](e12 …)", or
+// "e12 role" (f3e12 in a frame) starting a line or a table cell.
+var outlineRef = regexp.MustCompile(`(?m)\]\((?:f\d+)?e\d+[ )]|(?:^|[ |])(?:f\d+)?e\d+ [a-z]+\b`)
 
 // presentDOM cuts the outline of a dom command at its token budget, on a
 // line boundary, and makes the whole one readable by slice and extract

@@ -123,10 +123,14 @@ func TestPresentDOM(t *testing.T) {
 	tl := New(Deps{Tracker: trk, Results: result.NewKeeper(trk, store, zerolog.Nop()), Log: zerolog.Nop()})
 	var lines []string
 	for i := range 300 {
-		if i%2 == 0 {
+		// One ref a line, in each of the outline's forms.
+		switch i % 3 {
+		case 0:
 			lines = append(lines, fmt.Sprintf(`  [Item %d](e%d) about item %d`, i, i+1, i))
-		} else {
+		case 1:
 			lines = append(lines, fmt.Sprintf(`  e%d button 'Item %d' =e%d`, i+1, i, i))
+		default:
+			lines = append(lines, fmt.Sprintf(`  | Item %d | e%d checkbox 'Pick' checked |`, i, i+1))
 		}
 	}
 	whole := strings.Join(lines, "\n")
@@ -148,7 +152,7 @@ func TestPresentDOM(t *testing.T) {
 	if dv.Tokens > 500 || dv.TabID != 7 || dv.URL != "http://x/" || dv.Interactive != 300 {
 		t.Errorf("view %+v", dv)
 	}
-	shownRefs := strings.Count(dv.Outline, "](e") + strings.Count(dv.Outline, "  e")
+	shownRefs := strings.Count(dv.Outline, "\n") + 1
 	if want := fmt.Sprintf("(about %d of 300 interactive elements)", 300-shownRefs); !strings.Contains(dv.Omitted, want) {
 		t.Errorf("omitted %q, want it to contain %q", dv.Omitted, want)
 	}
@@ -156,7 +160,7 @@ func TestPresentDOM(t *testing.T) {
 		t.Errorf("message %q, want how to read on", v.Message)
 	}
 	sl, err := store.Slice("dom_1", output.SliceRequest{Anchor: "Item 299", Window: 100})
-	if err != nil || !strings.Contains(sl.Text, `e300 button 'Item 299'`) {
+	if err != nil || !strings.Contains(sl.Text, `| Item 299 | e300 checkbox`) {
 		t.Errorf("the whole outline is not readable: %q, %v", sl.Text, err)
 	}
 

@@ -303,6 +303,28 @@ func TestHandsInput(t *testing.T) {
 	if got := e.pageText("#frame-log", map[string]any{"frame": "#frame"}); got != "inner clicked;inner clicked;" {
 		t.Errorf("the frame logged %q", got)
 	}
+	// The outline reads the iframe's document in under its line, with the
+	// frame's refs, the same ones query gave.
+	for _, only := range []bool{false, true} {
+		dom, _ := e.analyze("dom", map[string]any{"interactive_only": only})
+		outline := dom["outline"].(string)
+		if got := refIn(t, outline, "button", "Inside frame"); got != frameRef {
+			t.Errorf("interactive_only %v: the outline's ref of the frame's button is %s, want %s (query's):\n%s", only, got, frameRef, outline)
+		}
+		if !regexp.MustCompile(`(?m)^iframe 'Inner frame' /hands/frame.html\n f\d+e\d+ button 'Inside frame'$`).MatchString(outline) {
+			t.Errorf("interactive_only %v: the frame's elements should be indented under its iframe line:\n%s", only, outline)
+		}
+		refs := regexp.MustCompile(`(?m)\]\((?:f\d+)?e\d+[ )]|(?:^|[ |])(?:f\d+)?e\d+ [a-z]+\b`).FindAllString(outline, -1)
+		if dom["interactive"] != float64(len(refs)) || len(refs) != 18 {
+			t.Errorf("interactive_only %v: %v interactive elements, %d refs; want 18 each (16 in the page, 2 in its iframe):\n%s", only, dom["interactive"], len(refs), outline)
+		}
+		if only {
+			in := refIn(t, outline, "textbox", "Frame input")
+			if r := e.ok("fill", map[string]any{"ref": in, "text": "framed"}); r["value"] != "framed" {
+				t.Errorf("fill by the outline's ref in the frame: %v", r)
+			}
+		}
+	}
 	e.ok("type", map[string]any{"selector": "#keys", "text": "Hi!"})
 	e.ok("key_press", map[string]any{"key": "Backspace"})
 	e.ok("key_press", map[string]any{"selector": "#keys", "key": "a", "modifiers": []string{"Control"}})

@@ -51,6 +51,7 @@ var pages = []struct{ name, path, file string }{
 	{"React signup app", "/react/index.html", "react"},
 	{"300-element list", "/hands/list300.html", "list300"},
 	{"1 800-element list", "/hands/list1800.html", "list1800"},
+	{"100-row data table", "/hands/table100.html", "table100"},
 }
 
 // save writes text to the -dump directory as <page>.<tool>.txt, when -dump is set.
@@ -92,6 +93,19 @@ func listPage(n int) string {
 	return b.String()
 }
 
+// tablePage is a table of n rows under a header row, each row a link, two
+// texts and an Edit button.
+func tablePage(n int) string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Orders</title></head><body><main><h1>Orders</h1>` +
+		`<table><caption>Recent orders</caption><thead><tr><th>Order</th><th>Customer</th><th>Total</th><th></th></tr></thead><tbody>`)
+	for i := range n {
+		fmt.Fprintf(&b, `<tr><td><a href="/order/%d">#%d</a></td><td>Customer %d</td><td>$%d.00</td><td><button>Edit</button></td></tr>`, i, 1000+i, i, 10+i)
+	}
+	b.WriteString(`</tbody></table></main></body></html>`)
+	return b.String()
+}
+
 func run(ctx context.Context) error {
 	if *playwright == "" || *devtools == "" {
 		return errors.New("pass -playwright and -devtools (see the command's doc)")
@@ -111,6 +125,8 @@ func run(ctx context.Context) error {
 			fmt.Fprint(w, listPage(300))
 		case "/hands/list1800.html":
 			fmt.Fprint(w, listPage(1800))
+		case "/hands/table100.html":
+			fmt.Fprint(w, tablePage(100))
 		default:
 			files.ServeHTTP(w, r)
 		}
@@ -146,9 +162,9 @@ func run(ctx context.Context) error {
 
 type outline struct{ tokens, refs, interactive, onlyTokens int }
 
-// refRE finds the refs in an outline: "e12" starting a line (after its
-// indent), or inside a link's "[name](e12 …)".
-var refRE = regexp.MustCompile(`(?m)(?:^ *|\]\()(?:f\d+)?e\d+\b`)
+// refRE finds the refs in an outline: a link's "[name](e12 …)", or
+// "e12 role" (f3e12 in a frame) starting a line or a table cell.
+var refRE = regexp.MustCompile(`(?m)\]\((?:f\d+)?e\d+[ )]|(?:^|[ |])(?:f\d+)?e\d+ [a-z]+\b`)
 
 // gasolineOutlines starts a daemon and Chromium with the extension, pairs
 // them, and returns analyze dom's tokens for every page, with max_tokens at
@@ -210,8 +226,8 @@ func gasolineOutlines(ctx context.Context, bin, root, base string) ([]outline, e
 			return nil, err
 		}
 		// The agent reads the whole tool result text, not just the outline.
-		tokens := (len(r.Raw) + 3) / 4
-		save(p.file, "gasoline", string(r.Raw))
+		tokens := (len(r.Text) + 3) / 4
+		save(p.file, "gasoline", r.Text)
 		if v.Omitted != "" {
 			logf("%s: outline cut at 9000 tokens (%s)", p.path, v.Omitted)
 		}
@@ -220,7 +236,7 @@ func gasolineOutlines(ctx context.Context, bin, root, base string) ([]outline, e
 			return nil, fmt.Errorf("analyze dom interactive_only %s: %s %v", p.path, o, err)
 		}
 		out = append(out, outline{tokens: tokens, refs: len(refRE.FindAllString(v.Outline, -1)), interactive: v.Interactive,
-			onlyTokens: (len(o.Raw) + 3) / 4})
+			onlyTokens: (len(o.Text) + 3) / 4})
 		logf("gasoline %s: %d tokens", p.path, tokens)
 	}
 	return out, nil
