@@ -493,16 +493,19 @@ const MAX_FRAME_LEVELS = 4;
 async function withFrames(tab, frameId, resp, msg, deadline, level) {
   if (!resp.frames?.length || resp.truncated || level >= MAX_FRAME_LEVELS) return;
   const all = (await chrome.webNavigation.getAllFrames({ tabId: tab.id }).catch(() => null)) || [];
-  const kids = all.filter((f) => f.parentFrameId === frameId && f.documentId);
+  let kids = all.filter((f) => f.parentFrameId === frameId && f.documentId);
   const wanted = new Set(resp.frames.map((f) => f.nonce));
   const byNonce = new Map();
-  // postMessage reaches the iframes a task later: ask again for a while.
-  for (let attempt = 0; attempt < 20 && byNonce.size < Math.min(kids.length, wanted.size) && Date.now() < deadline; attempt++) {
+  // postMessage reaches the iframes a task later: ask again for a while
+  // the frames that answer and hold none of the nonces yet.
+  for (let attempt = 0; attempt < 20 && kids.length && byNonce.size < wanted.size && Date.now() < deadline; attempt++) {
     if (attempt) await sleep(25);
-    await Promise.all(kids.map(async (f) => {
-      const p = await send(tab, f.documentId, { op: 'probed' }).catch(() => null);
+    const answers = await Promise.all(kids.map((f) => send(tab, f.documentId, { op: 'probed' }).catch(() => null)));
+    kids = kids.filter((f, i) => {
+      const p = answers[i];
       if (wanted.has(p?.nonce)) byNonce.set(p.nonce, f);
-    }));
+      return p?.ok && !wanted.has(p.nonce);
+    });
   }
   const lines = resp.text.split('\n');
   for (const { line, nonce } of [...resp.frames].reverse()) {
