@@ -47,7 +47,7 @@
 
   // Roles whose name comes from their content (WAI-ARIA "name from: contents").
   const NAME_FROM_CONTENT = new Set([
-    'button', 'link', 'heading', 'option', 'cell', 'columnheader', 'rowheader', 'checkbox', 'radio',
+    'button', 'link', 'heading', 'option', 'cell', 'gridcell', 'columnheader', 'rowheader', 'checkbox', 'radio',
     'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'treeitem', 'tooltip', 'term',
     'legend', 'caption', 'label', 'row',
   ]);
@@ -57,7 +57,10 @@
     'search', 'region', 'dialog', 'alertdialog']);
 
   // Roles kept in the outline without a name, for the structure they give.
-  const STRUCTURE = new Set(['list', 'table', 'dialog', 'iframe']);
+  const STRUCTURE = new Set(['list', 'table', 'grid', 'treegrid', 'dialog', 'iframe']);
+
+  // Roles of a table row's cells: the outline puts a row on one line.
+  const CELLS = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
 
   // Roles whose content the outline does not show (their value says it).
   const CLOSED = new Set(['textbox', 'searchbox', 'combobox', 'iframe', 'slider', 'spinbutton', 'progressbar', 'meter']);
@@ -436,31 +439,44 @@
 
   // --- outline -------------------------------------------------------------
 
+  // Tags whose content flows inline: their text and links join the line of
+  // the block around them, as on the page.
+  const INLINE_TAGS = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'br', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i',
+    'kbd', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'wbr']);
+
   /**
-   * outline renders the tree under root as an accessibility-style outline,
-   * one line per meaningful node, indented one space per level:
+   * outline renders the tree under root as a compact, markdown-like
+   * outline, one line per block, indented one space per level:
    *
-   *   heading 'Sign in' h1
+   *   # Sign in
+   *   Welcome back. Read the [terms](e2) first.
    *   form 'Login'
-   *    textbox 'Email' [e1] required
-   *    button 'Sign in' [e2]
+   *    e3 textbox 'Email' required =ada@example.com
+   *    e4 button 'Sign in' disabled
    *
-   * Interactive elements carry a ref from refFor(el). Generic containers
-   * are skipped (their children move up); text outside named elements is a
-   * quoted line, cut at maxText characters. With interactiveOnly, only
+   * Headings are "#" lines (one per level); links are [name](ref states),
+   * inline with the text around them; other interactive elements are lines
+   * "ref role 'name' states =value"; a table row is one line with its cells
+   * between bars ("| a | [b](e2) |"); landmarks, lists, tables and the like
+   * are "role 'name'" lines over their indented content. Generic
+   * containers are skipped (their children move up); a block's text is cut
+   * at maxText characters (marked …). With interactiveOnly, only
    * interactive elements and the landmarks around them are shown.
    *
-   * opts: {refFor, view, interactiveOnly, maxText = 100, maxChars}
-   * It returns {lines, interactive, chars, truncated} where lines stop
-   * before maxChars characters (the whole tree when maxChars is absent).
+   * opts: {refFor, view, interactiveOnly, maxText = 100, maxChars, onFrame}
+   * where onFrame(el, index) is told of each iframe's line (its document
+   * is not read here: the worker splices it in). It returns {lines, interactive, chars, truncated, clipped} where lines
+   * stop before maxChars characters (the whole tree when maxChars is
+   * absent) and clipped counts the lines whose text was cut.
    */
   function outline(root, opts) {
-    const { refFor, view, interactiveOnly = false, maxText = 100 } = opts;
+    const { refFor, view, interactiveOnly = false, maxText = 100, onFrame } = opts;
     const maxChars = opts.maxChars ?? Infinity;
     const lines = [];
     let chars = 0;
     let interactive = 0;
     let truncated = false;
+    let clipped = 0;
     const push = (depth, s) => {
       const line = ' '.repeat(depth) + s;
       if (chars + line.length + 1 > maxChars) {
@@ -471,6 +487,48 @@
       chars += line.length + 1;
       return true;
     };
+
+    // run is the line being built from a block's inline content (text and
+    // links): {depth, s, text (characters of text so far), cut (its text
+    // was cut: no more text), wasCut (some text was cut)}.
+    let run = null;
+    const flush = () => {
+      if (!run) return true;
+      const r = run;
+      run = null;
+      const line = norm(r.s);
+      if (r.wasCut) clipped++;
+      return !line || line === norm(r.prefix) || push(r.depth, line);
+    };
+    const open = (depth, prefix = '') => {
+      if (run && run.depth !== depth) flush();
+      if (!run) run = { depth, s: prefix, prefix, text: 0, cut: false };
+    };
+    // gap puts a space before an element's piece when nothing separates it
+    // from what the line holds (as textOf does between elements).
+    const gap = () => {
+      if (run.s && !/\s$/.test(run.s)) run.s += ' ';
+    };
+    const addText = (depth, t, element = false) => {
+      t = String(t).replace(/\s+/g, ' ');
+      if (t === '' || (t === ' ' && (!run || run.depth !== depth))) return;
+      open(depth);
+      if (run.cut) return;
+      if (element && !t.startsWith(' ')) gap();
+      if (run.text + t.length > maxText) {
+        run.s += clip(t, Math.max(1, maxText - run.text));
+        run.cut = run.wasCut = true;
+        return;
+      }
+      run.s += t;
+      run.text += t.length;
+    };
+    const addInline = (depth, s) => {
+      open(depth);
+      gap();
+      run.s += s;
+    };
+
     // Pending landmark lines of interactive_only mode, printed when a descendant is.
     const pending = [];
     const flushPending = () => {
@@ -482,44 +540,60 @@
       }
       return true;
     };
+    const visitKids = (node, depth, block) => {
+      if (block) flush();
+      for (const k of kids(node)) visit(k, depth);
+      if (block) flush();
+    };
+    // inLine is set while a heading's or a table row's content is read:
+    // all of it goes on one line, whatever blocks it is wrapped in.
+    let inLine = false;
+    const oneLine = (fn) => {
+      const was = inLine;
+      inLine = true;
+      try {
+        fn();
+      } finally {
+        inLine = was;
+      }
+    };
 
     const visit = (node, depth) => {
       if (truncated) return;
       if (node.nodeType === TEXT) {
-        if (interactiveOnly) return;
-        const t = norm(node.data ?? node.textContent);
-        if (t) push(depth, quote(clip(t, maxText)));
+        if (!interactiveOnly) addText(depth, node.data ?? node.textContent ?? '');
         return;
       }
       if (!isElement(node) || hidden(node)) return;
       if (view && !view.visible(node, false)) return;
+      const block = !inLine && !INLINE_TAGS.has(node.localName);
       if (NAMING_TAGS.has(node.localName) && !attr(node, 'role')) {
         for (const k of kids(node)) if (isElement(k) && (isInteractive(k) || hasInteractiveChild(k))) visit(k, depth);
         return;
       }
       const role = roleOf(node);
       if (role === 'presentation' && !isInteractive(node, '')) {
-        for (const k of kids(node)) visit(k, depth);
+        visitKids(node, depth, block);
         return;
       }
       const act = role && isInteractive(node, role);
       const name = role ? nameOf(node, view, role) : '';
-      const leaf = role && (NAME_FROM_CONTENT.has(role) || role === 'img') && name && norm(textOf(node, view)) === name &&
-        !hasInteractiveChild(node);
       if (!role || (!act && !name && !LANDMARKS.has(role) && !STRUCTURE.has(role))) {
-        // A generic or unnamed element: one line of text when it holds
-        // nothing with a role, else its children move up.
+        // A generic or unnamed element: its text when it holds nothing
+        // with a role (one line of its own for a block), else its children
+        // move up.
         if (!interactiveOnly && !hasRoledChild(node)) {
-          const t = norm(textOf(node, view));
-          if (t) push(depth, quote(clip(t, maxText)));
+          if (block) flush();
+          addText(depth, textOf(node, view), true);
+          if (block) flush();
           return;
         }
-        for (const k of kids(node)) visit(k, depth);
+        visitKids(node, depth, block);
         return;
       }
-      if (interactiveOnly && !act) {
-        if (LANDMARKS.has(role) || role === 'iframe') {
-          const p = { depth, text: lineFor(node, role, name, null, view, maxText), printed: false };
+      if (interactiveOnly && !act && role !== 'iframe') {
+        if (LANDMARKS.has(role)) {
+          const p = { depth, text: lineFor(node, role, name, null, maxText), printed: false };
           pending.push(p);
           for (const k of kids(node)) visit(k, depth + 1);
           pending.pop();
@@ -534,13 +608,76 @@
         interactive++;
         ref = refFor ? refFor(node) : null;
       }
-      if (!push(depth, lineFor(node, role, name, ref, view, maxText))) return;
-      if (leaf || CLOSED.has(role) || (role === 'listbox' && node.localName === 'select')) return;
-      for (const k of kids(node)) visit(k, depth + 1);
+      if (role === 'link') {
+        const inner = hasInteractiveChild(node);
+        const md = linkFor(node, name, ref, maxText);
+        if (!block && !inner && !interactiveOnly) {
+          addInline(depth, md);
+          return;
+        }
+        flush();
+        if (!push(depth, md)) return;
+        if (inner) visitKids(node, depth + 1, true);
+        return;
+      }
+      if (role === 'heading' && !inLine) {
+        flush();
+        const hashes = '#'.repeat(headingLevel(node));
+        const st = states(node, role).filter((s) => !/^h\d$/.test(s));
+        if (!hasInteractiveChild(node)) {
+          push(depth, `${hashes} ${clip(name, maxText)}${st.length ? ' ' + st.join(' ') : ''}`);
+          return;
+        }
+        open(depth, hashes + ' '); // its text and links on the heading's line
+        oneLine(() => {
+          for (const k of kids(node)) visit(k, depth);
+        });
+        flush();
+        return;
+      }
+      if (role === 'row' && !act && !inLine) {
+        // A table row is one line, its cells between bars: | a | [b](e2) |
+        flush();
+        open(depth, '|');
+        oneLine(() => {
+          for (const k of kids(node)) {
+            const cell = isElement(k) && !hidden(k) && (!view || view.visible(k, false)) && CELLS.has(roleOf(k));
+            if (!cell) {
+              visit(k, depth);
+              continue;
+            }
+            open(depth, '|');
+            gap();
+            run.text = 0; // each cell's text has maxText
+            run.cut = false;
+            if (isInteractive(k)) visit(k, depth);
+            else for (const c of kids(k)) visit(c, depth);
+            if (run?.depth === depth) {
+              gap();
+              run.s += '|';
+            }
+          }
+        });
+        flush();
+        return;
+      }
+      const leaf = (NAME_FROM_CONTENT.has(role) || role === 'img') && name && norm(textOf(node, view)) === name &&
+        !hasInteractiveChild(node);
+      const closed = leaf || CLOSED.has(role) || (role === 'listbox' && node.localName === 'select');
+      if (inLine && role !== 'iframe') {
+        addInline(depth, lineFor(node, role, name, ref, maxText));
+        if (!closed) for (const k of kids(node)) visit(k, depth);
+        return;
+      }
+      flush();
+      if (!push(depth, lineFor(node, role, name, ref, maxText))) return;
+      if (role === 'iframe' && onFrame) onFrame(node, lines.length - 1);
+      if (!closed) visitKids(node, depth + 1, true);
     };
     for (const k of isElement(root) && root.localName !== 'html' && root.localName !== 'body' ? [root] : kids(root)) {
       visit(k, 0);
     }
+    if (!truncated) flush();
     if (truncated) {
       // Count what was left out, for the note.
       interactive = 0;
@@ -548,7 +685,7 @@
         if (isInteractive(el) && (!view || view.visible(el, false))) interactive++;
       }, view);
     }
-    return { lines, interactive, chars, truncated };
+    return { lines, interactive, chars, truncated, clipped };
   }
 
   function hasRoledChild(el) {
@@ -576,24 +713,30 @@
    */
   const quote = (s) => `'${s}'`;
 
-  /** lineFor is one outline line: role 'name' [ref] states ='value' (an unnamed link: its href; iframe: its src). */
-  function lineFor(el, role, name, ref, view, maxText) {
-    let s = role;
+  /** lineFor is one outline line: ref role 'name' states =value (an iframe: its src). */
+  function lineFor(el, role, name, ref, maxText) {
+    let s = ref ? `${ref} ${role}` : role;
     if (name) s += ' ' + quote(clip(name, maxText));
-    if (ref) s += ` [${ref}]`;
     const st = states(el, role);
     if (st.length) s += ' ' + st.join(' ');
-    const v = valueOf(el, role);
-    if (v && v !== name) s += ' =' + quote(clip(v, maxText));
-    if (role === 'link' && !name) {
-      const href = attr(el, 'href');
-      if (href && !href.startsWith('javascript:') && href !== '#') s += ' ' + clip(href, 80);
-    }
+    const v = norm(valueOf(el, role));
+    if (v && v !== name) s += ' =' + clip(v, maxText);
     if (role === 'iframe') {
       const src = attr(el, 'src');
       if (src) s += ' ' + clip(src, 80);
     }
     return s;
+  }
+
+  /** linkFor is a link as markdown: [name](ref states), with its href when it has no name. */
+  function linkFor(el, name, ref, maxText) {
+    const parts = ref ? [ref] : [];
+    parts.push(...states(el, 'link'));
+    if (!name) {
+      const href = attr(el, 'href');
+      if (href && !href.startsWith('javascript:') && href !== '#') parts.push(clip(href, 80));
+    }
+    return `[${clip(name, maxText)}](${parts.join(' ')})`;
   }
 
   /** estimateTokens is the SPEC's token estimate of a text: characters/4, rounded up. */

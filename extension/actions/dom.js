@@ -467,7 +467,8 @@ const MAX_WHOLE_CHARS = 4 * 1024 * 1024;
 /**
  * dom returns the page's outline for analyze({what:"dom"}): the whole of
  * it as "value" (the daemon cuts it at max_tokens and keeps the rest
- * readable), with the count of interactive elements.
+ * readable), with the count of interactive elements and of lines whose
+ * text was cut.
  */
 async function dom(params, signal, ctx) {
   const tab = await resolveTab(params.tab_id);
@@ -476,14 +477,60 @@ async function dom(params, signal, ctx) {
     throw new CommandError(`max_tokens must be 100 to 9000, got ${JSON.stringify(params.max_tokens)}`);
   }
   const scope = !has(params.scope) ? null : frameOfRef(params.scope) !== null ? { ref: String(params.scope) } : { selector: String(params.scope) };
-  const { resp } = await call(tab, params, null, {
-    op: 'outline', scope, interactive_only: params.interactive_only === true, max_chars: MAX_WHOLE_CHARS,
-    timeout_ms: pageBudget(ctx.deadlineMs),
-  });
+  const started = Date.now();
+  const msg = { op: 'outline', interactive_only: params.interactive_only === true, max_chars: MAX_WHOLE_CHARS };
+  const { resp, frameId } = await call(tab, params, null, { ...msg, scope, timeout_ms: pageBudget(ctx.deadlineMs) });
+  await withFrames(tab, frameId, resp, msg, started + pageBudget(ctx.deadlineMs), 0);
   const out = { value: resp.text, interactive: resp.interactive, tab_id: tab.id, url: tab.url || '', title: tab.title || '' };
   if (maxTokens) out.max_tokens = maxTokens;
   if (resp.truncated) out.cut_at_chars = MAX_WHOLE_CHARS;
+  if (resp.clipped) out.clipped = resp.clipped;
   return out;
+}
+
+/** MAX_FRAME_LEVELS bounds how deep iframes in iframes are read into the outline. */
+const MAX_FRAME_LEVELS = 4;
+
+/**
+ * withFrames splices into an outline answer (resp, from frame frameId) the
+ * outlines of the documents in its iframes, each indented under its
+ * iframe's line with refs of that frame ("f7e2"), and adds their
+ * interactive elements to resp's count. The runtime posted each iframe a
+ * nonce; the frame that holds it is the iframe's. A frame that cannot be
+ * read (gone, not answering, past the deadline) leaves its line alone.
+ */
+async function withFrames(tab, frameId, resp, msg, deadline, level) {
+  if (!resp.frames?.length || resp.truncated || level >= MAX_FRAME_LEVELS) return;
+  const all = (await chrome.webNavigation.getAllFrames({ tabId: tab.id }).catch(() => null)) || [];
+  let kids = all.filter((f) => f.parentFrameId === frameId && f.documentId);
+  const wanted = new Set(resp.frames.map((f) => f.nonce));
+  const byNonce = new Map();
+  // postMessage reaches the iframes a task later: ask again for a while
+  // the frames that answer and hold none of the nonces yet.
+  for (let attempt = 0; attempt < 20 && kids.length && byNonce.size < wanted.size && Date.now() < deadline; attempt++) {
+    if (attempt) await sleep(25);
+    const answers = await Promise.all(kids.map((f) => send(tab, f.documentId, { op: 'probed' }).catch(() => null)));
+    kids = kids.filter((f, i) => {
+      const p = answers[i];
+      if (wanted.has(p?.nonce)) byNonce.set(p.nonce, f);
+      return p?.ok && !wanted.has(p.nonce);
+    });
+  }
+  const lines = resp.text.split('\n');
+  for (const { line, nonce } of [...resp.frames].reverse()) {
+    const f = byNonce.get(nonce);
+    if (!f || Date.now() >= deadline) continue;
+    const sub = await send(tab, f.documentId, { ...msg, prefix: prefixFor(f.frameId) }).catch(() => null);
+    if (!sub?.ok) continue;
+    rememberDoc(tab.id, f.frameId, f.documentId);
+    await withFrames(tab, f.frameId, sub, msg, deadline, level + 1);
+    if (!sub.text) continue;
+    const indent = ' '.repeat(lines[line].length - lines[line].trimStart().length + 1);
+    lines.splice(line + 1, 0, ...sub.text.split('\n').map((l) => indent + l));
+    resp.interactive += sub.interactive || 0;
+    resp.clipped = (resp.clipped || 0) + (sub.clipped || 0);
+  }
+  resp.text = lines.join('\n');
 }
 
 /** pageSummary returns url, title, headings, landmarks, forms, counts and a text excerpt in under 1 000 tokens. */

@@ -11,10 +11,12 @@
 //                 action modules add with addAction (upload-page.js: upload)
 //   op "query"    {target, limit, prefix}
 //   op "wait"     {target?, state?, text?, gone?, timeout_ms, prefix}
-//   op "outline"  {scope?, interactive_only, max_chars, prefix}
+//   op "outline"  {scope?, interactive_only, max_chars, prefix}  → {text, interactive, clipped, truncated,
+//                 frames: [{line, nonce}]}: each iframe's line, and the nonce posted into its document
 //   op "summary"  {prefix}
 //   op "frame"    {selector, nonce}  posts nonce into that iframe's document → {src}
 //   op "probe"    {nonce}  → {match}: whether this document's parent posted nonce to it
+//   op "probed"   → {nonce}: the nonce this document's parent last posted to it
 //   op "metrics"  → {width, height, scroll_height, scroll_y} of the viewport and page (CSS pixels)
 //   op "scroll"   {y} scrolls the page to y and waits two frames → {y} reached
 //   op "ping"
@@ -716,8 +718,24 @@
     let root = document;
     if (msg.scope) root = await actionable(msg.scope, msg.prefix, msg.timeout_ms ?? 0, {});
     const refFor1 = (el) => refFor(el, msg.prefix);
-    const out = core.outline(root, { refFor: refFor1, view, interactiveOnly: Boolean(msg.interactive_only), maxChars: msg.max_chars });
-    return { text: out.lines.join('\n'), lines: out.lines.length, chars: out.chars, interactive: out.interactive, truncated: out.truncated };
+    const iframes = [];
+    const out = core.outline(root, {
+      refFor: refFor1, view, interactiveOnly: Boolean(msg.interactive_only), maxChars: msg.max_chars,
+      onFrame: (el, line) => iframes.push({ el, line }),
+    });
+    // Each iframe's document learns a nonce, by which the worker tells
+    // which frame it is and splices its outline in under the line.
+    const frames = [];
+    for (const { el, line } of iframes) {
+      if (!el.contentWindow) continue;
+      const nonce = crypto.randomUUID();
+      el.contentWindow.postMessage({ gasolineProbe: nonce }, '*');
+      frames.push({ line, nonce });
+    }
+    return {
+      text: out.lines.join('\n'), lines: out.lines.length, chars: out.chars, interactive: out.interactive,
+      truncated: out.truncated, clipped: out.clipped, frames,
+    };
   }
 
   function summary(msg) {
@@ -810,6 +828,7 @@
     summary,
     frame: frameOf,
     probe: (msg) => ({ match: Boolean(msg.nonce) && probed === msg.nonce }),
+    probed: () => ({ nonce: probed }),
     metrics: () => ({ width: innerWidth, height: innerHeight, scroll_height: document.documentElement.scrollHeight, scroll_y: scrollY }),
     async scroll(msg) {
       scrollTo({ left: scrollX, top: msg.y, behavior: 'instant' });

@@ -174,25 +174,24 @@ test('outline shows roles, names, refs, states and values', () => {
   assert.equal(out.lines.join('\n'), [
     "banner",
     " navigation 'Main'",
-    "  link 'Home' [e1]",
-    "  link 'Docs' [e2]",
+    "  [Home](e1) [Docs](e2)",
     "main",
-    " heading 'Sign in' h1",
-    " 'Welcome back. Please sign in.'",
+    " # Sign in",
+    " Welcome back. Please sign in.",
     " form 'Login'",
-    "  textbox 'Email' [e3] required ='ada@example.com'",
-    "  textbox 'Password' [e4] ='••••'",
-    "  checkbox 'Remember me' [e5] checked",
-    "  combobox 'Country' [e6] ='United Kingdom'",
-    "  button 'Sign in' [e7]",
-    "  button 'Sign in with Google' [e8] disabled",
-    "  button 'Go' [e9]",
+    "  e3 textbox 'Email' required =ada@example.com",
+    "  e4 textbox 'Password' =••••",
+    "  e5 checkbox 'Remember me' checked",
+    "  e6 combobox 'Country' =United Kingdom",
+    "  e7 button 'Sign in'",
+    "  e8 button 'Sign in with Google' disabled",
+    "  e9 button 'Go'",
     " img 'Logo'",
     "contentinfo",
-    " 'Made by'",
-    " link 'us' [e10]",
+    " Made by [us](e10)",
   ].join('\n'));
   assert.equal(out.interactive, 10);
+  assert.equal(out.clipped, 0);
   assert.equal(out.chars, out.lines.join('\n').length + 1);
   assert.equal(refFor(doc.getElementById('email')), 'e3', 'refs are stable for the same element');
 });
@@ -204,20 +203,84 @@ test('outline with interactive_only keeps landmarks only around controls', () =>
   assert.equal(out.lines.join('\n'), [
     "banner",
     " navigation 'Main'",
-    "  link 'Home' [e1]",
-    "  link 'Docs' [e2]",
+    "  [Home](e1)",
+    "  [Docs](e2)",
     "main",
     " form 'Login'",
-    "  textbox 'Email' [e3] required ='ada@example.com'",
-    "  textbox 'Password' [e4] ='••••'",
-    "  checkbox 'Remember me' [e5] checked",
-    "  combobox 'Country' [e6] ='United Kingdom'",
-    "  button 'Sign in' [e7]",
-    "  button 'Sign in with Google' [e8] disabled",
-    "  button 'Go' [e9]",
+    "  e3 textbox 'Email' required =ada@example.com",
+    "  e4 textbox 'Password' =••••",
+    "  e5 checkbox 'Remember me' checked",
+    "  e6 combobox 'Country' =United Kingdom",
+    "  e7 button 'Sign in'",
+    "  e8 button 'Sign in with Google' disabled",
+    "  e9 button 'Go'",
     "contentinfo",
-    " link 'us' [e10]",
+    " [us](e10)",
   ].join('\n'));
+});
+
+test('outline puts a block\'s text and links on one line, headings as #, list items a line each', () => {
+  const doc = fakeDocument(h('body', {},
+    h('h2', {}, h('a', { href: '/post' }, 'A post'), ' ', h('span', {}, '(3)')),
+    h('h3', { 'aria-expanded': 'false' }, 'Folded'),
+    h('p', {}, 'Read the ', h('a', { href: '/terms' }, 'terms'), ' and ', h('em', {}, 'the ', h('a', { href: '/faq', 'aria-current': 'page' }, 'FAQ')), '.'),
+    h('ul', {},
+      h('li', {}, h('a', { href: '/1' }, 'One'), ' ', h('span', {}, 'first')),
+      h('li', {}, h('div', {}, 'Two'), h('div', {}, h('a', { href: '/2' }, 'second'))),
+      h('li', {}, 'Three ', h('button', {}, 'Delete'))),
+    h('div', { role: 'link', tabindex: '0' }, 'Block link'),
+    h('a', { href: '/x', 'aria-label': 'Close' }, '×')));
+  let n = 0;
+  const out = core.outline(doc, { refFor: () => 'e' + ++n, view });
+  assert.deepEqual(out.lines, [
+    '## [A post](e1) (3)',
+    '### Folded collapsed',
+    'Read the [terms](e2) and the [FAQ](e3 current).',
+    'list',
+    ' [One](e4) first',
+    ' Two',
+    ' [second](e5)',
+    ' Three',
+    " e6 button 'Delete'",
+    '[Block link](e7)',
+    '[Close](e8)',
+  ]);
+  assert.equal(out.interactive, 8);
+});
+
+test('outline puts a table row on one line, its cells between bars', () => {
+  const doc = fakeDocument(h('body', {},
+    h('table', {}, h('caption', {}, 'Fruit'),
+      h('thead', {}, h('tr', {}, h('th', {}, 'Name'), h('th', {}, 'Price'), h('th', {}, ''))),
+      h('tbody', {},
+        h('tr', {}, h('td', {}, h('a', { href: '/a' }, 'Apple')), h('td', {}, h('div', {}, '$1'), h('div', {}, 'each')), h('td', {}, h('button', {}, 'Buy'))),
+        h('tr', {}, h('td', {}, 'Pear'), h('td', {}, '$2'), h('td', {}, h('input', { type: 'checkbox', 'aria-label': 'Pick', checked: true }))))),
+    h('div', { role: 'grid' }, h('div', { role: 'row' }, h('div', { role: 'gridcell', tabindex: '0' }, 'Cell'), h('div', { role: 'gridcell' }, 'Plain')))));
+  let n = 0;
+  const out = core.outline(doc, { refFor: () => 'e' + ++n, view });
+  assert.deepEqual(out.lines, [
+    "table 'Fruit'",
+    ' | Name | Price | |',
+    " | [Apple](e1) | $1 each | e2 button 'Buy' |",
+    " | Pear | $2 | e3 checkbox 'Pick' checked |",
+    'grid',
+    " | e4 gridcell 'Cell' | Plain |",
+  ]);
+});
+
+test('outline cuts long text at maxText, keeps the links, and counts the cut lines', () => {
+  const long = 'word '.repeat(40);
+  const doc = fakeDocument(h('body', {},
+    h('p', {}, long),
+    h('p', {}, long, h('a', { href: '/more' }, 'more'), ' tail'),
+    h('p', {}, 'short')));
+  const out = core.outline(doc, { refFor: () => 'r', view, maxText: 20 });
+  assert.deepEqual(out.lines, [
+    'word word word word…',
+    'word word word word… [more](r)',
+    'short',
+  ]);
+  assert.equal(out.clipped, 2);
 });
 
 test('outline stops at its character budget and counts what it left out', () => {
@@ -239,7 +302,7 @@ test('outline stops at its character budget and counts what it left out', () => 
 test('outline shows the href of a link without a name only', () => {
   const doc = fakeDocument(h('body', {}, h('a', { href: '/named' }, 'Named'), h('a', { href: '/img.png' }, h('img', { alt: '' }))));
   const out = core.outline(doc, { refFor: () => 'r', view });
-  assert.deepEqual(out.lines, ["link 'Named' [r]", 'link [r] /img.png']);
+  assert.deepEqual(out.lines, ['[Named](r) [](r /img.png)']);
 });
 
 test('outline of a scope element starts at the element', () => {

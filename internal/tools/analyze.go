@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/output"
@@ -61,6 +62,7 @@ var presenters = map[string]func(t *Tools, c tracker.Command, v *commandView){
 
 // domView is analyze dom's answer.
 type domView struct {
+	Clipped     string `json:"clipped,omitempty"`
 	Interactive int    `json:"interactive"`
 	Omitted     string `json:"omitted,omitempty"`
 	Outline     string `json:"outline"`
@@ -74,12 +76,17 @@ type domView struct {
 // value (so that a large one is stored as text) and facts beside it.
 type domReport struct {
 	Value       string `json:"value"`
+	Clipped     int    `json:"clipped"`
 	Interactive int    `json:"interactive"`
 	MaxTokens   int    `json:"max_tokens"`
 	TabID       int64  `json:"tab_id"`
 	Title       string `json:"title"`
 	URL         string `json:"url"`
 }
+
+// outlineRef finds the refs in an outline: a link's "[name](e12 …)", or
+// "e12 role" (f3e12 in a frame) starting a line or a table cell.
+var outlineRef = regexp.MustCompile(`(?m)\]\((?:f\d+)?e\d+[ )]|(?:^|[ |])(?:f\d+)?e\d+ [a-z]+\b`)
 
 // presentDOM cuts the outline of a dom command at its token budget, on a
 // line boundary, and makes the whole one readable by slice and extract
@@ -120,13 +127,16 @@ func (t *Tools) presentDOM(c tracker.Command, v *commandView) {
 	}
 	dv := domView{Interactive: r.Interactive, Outline: shown, TabID: r.TabID, Title: r.Title, URL: r.URL,
 		Tokens: (len(shown) + 3) / 4}
+	if r.Clipped > 0 {
+		dv.Clipped = fmt.Sprintf(`%d of the lines end in … where their text was cut at 100 characters; interact get_text with text:"<its start>" reads one whole`, r.Clipped)
+	}
 	if len(shown) < total {
 		if !isStored {
 			if err := t.d.Results.Readable(c); err != nil {
 				t.d.Log.Warn().Err(err).Str("correlation_id", c.ID).Msg("storing the whole outline failed")
 			}
 		}
-		refs := strings.Count(shown, " [e") + strings.Count(shown, " [f")
+		refs := len(outlineRef.FindAllStringIndex(shown, -1))
 		dv.Omitted = fmt.Sprintf("%d of %d characters (about %d of %d interactive elements) past the %d-token budget",
 			total-len(shown), total, max(0, r.Interactive-refs), r.Interactive, budget)
 		v.Message = fmt.Sprintf(`The outline is cut at max_tokens. Read on with observe({what:"command_result", correlation_id:%q, mode:"slice", start:%d, length:12000}), `+

@@ -123,7 +123,15 @@ func TestPresentDOM(t *testing.T) {
 	tl := New(Deps{Tracker: trk, Results: result.NewKeeper(trk, store, zerolog.Nop()), Log: zerolog.Nop()})
 	var lines []string
 	for i := range 300 {
-		lines = append(lines, fmt.Sprintf(`link "Item %d" [e%d] /item/%d`, i, i+1, i))
+		// One ref a line, in each of the outline's forms.
+		switch i % 3 {
+		case 0:
+			lines = append(lines, fmt.Sprintf(`  [Item %d](e%d) about item %d`, i, i+1, i))
+		case 1:
+			lines = append(lines, fmt.Sprintf(`  e%d button 'Item %d' =e%d`, i+1, i, i))
+		default:
+			lines = append(lines, fmt.Sprintf(`  | Item %d | e%d checkbox 'Pick' checked |`, i, i+1))
+		}
 	}
 	whole := strings.Join(lines, "\n")
 	finished := time.Now()
@@ -144,7 +152,7 @@ func TestPresentDOM(t *testing.T) {
 	if dv.Tokens > 500 || dv.TabID != 7 || dv.URL != "http://x/" || dv.Interactive != 300 {
 		t.Errorf("view %+v", dv)
 	}
-	shownRefs := strings.Count(dv.Outline, " [e")
+	shownRefs := strings.Count(dv.Outline, "\n") + 1
 	if want := fmt.Sprintf("(about %d of 300 interactive elements)", 300-shownRefs); !strings.Contains(dv.Omitted, want) {
 		t.Errorf("omitted %q, want it to contain %q", dv.Omitted, want)
 	}
@@ -152,14 +160,22 @@ func TestPresentDOM(t *testing.T) {
 		t.Errorf("message %q, want how to read on", v.Message)
 	}
 	sl, err := store.Slice("dom_1", output.SliceRequest{Anchor: "Item 299", Window: 100})
-	if err != nil || !strings.Contains(sl.Text, `link "Item 299" [e300]`) {
+	if err != nil || !strings.Contains(sl.Text, `| Item 299 | e300 checkbox`) {
 		t.Errorf("the whole outline is not readable: %q, %v", sl.Text, err)
 	}
 
 	small := tl.commandView(report("dom_2", strings.Join(lines[:3], "\n"), 0), finished, false)
 	dv = domView{}
 	json.Unmarshal(small.Result, &dv)
-	if dv.Omitted != "" || dv.Outline != strings.Join(lines[:3], "\n") || small.Message != "" {
+	if dv.Omitted != "" || dv.Outline != strings.Join(lines[:3], "\n") || small.Message != "" || dv.Clipped != "" {
 		t.Errorf("a small outline: %+v, message %q; want it whole", dv, small.Message)
+	}
+
+	r, _ := json.Marshal(domReport{Value: "Long text…", Clipped: 1, Interactive: 0, TabID: 7, URL: "http://x/"})
+	clipped := tl.commandView(tracker.Command{ID: "dom_3", Action: "dom", State: tracker.StateComplete, Result: r, FinishedAt: &finished}, finished, false)
+	dv = domView{}
+	json.Unmarshal(clipped.Result, &dv)
+	if !strings.HasPrefix(dv.Clipped, "1 of the lines end in …") || !strings.Contains(dv.Clipped, "get_text") {
+		t.Errorf("a clipped outline should say how to read the rest: %+v", dv)
 	}
 }

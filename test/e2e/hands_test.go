@@ -94,10 +94,15 @@ func (e *env) pageText(selector string, extra map[string]any) string {
 	return e.ok("get_text", args)["text"].(string)
 }
 
-// refIn returns the ref of the outline line with role and quoted name.
+// refIn returns the ref of the outline's element with role and name: a
+// link "[name](ref)", anything else "ref role 'name'".
 func refIn(t *testing.T, outline, role, name string) string {
 	t.Helper()
-	m := regexp.MustCompile(regexp.QuoteMeta(role+` '`+name+`' [`) + `((?:f\d+)?e\d+)\]`).FindStringSubmatch(outline)
+	re := `(?m)^ *((?:f\d+)?e\d+) ` + regexp.QuoteMeta(role+` '`+name+`'`)
+	if role == "link" {
+		re = regexp.QuoteMeta(`[`+name+`](`) + `((?:f\d+)?e\d+)\b`
+	}
+	m := regexp.MustCompile(re).FindStringSubmatch(outline)
 	if m == nil {
 		t.Fatalf("no %s %q with a ref in the outline:\n%s", role, name, outline)
 	}
@@ -114,7 +119,7 @@ func TestHandsSignIn(t *testing.T) {
 
 	dom, _ := e.analyze("dom", nil)
 	outline := dom["outline"].(string)
-	for _, want := range []string{`heading 'Sign in' h1`, `form 'Login'`, `textbox 'Email' [`, `button 'Sign in with Google' [`, `disabled`} {
+	for _, want := range []string{"\n # Sign in\n", `form 'Login'`, ` textbox 'Email' required`, ` button 'Sign in with Google' disabled`, `[Forgot password?](e`} {
 		if !strings.Contains(outline, want) {
 			t.Errorf("outline lacks %q:\n%s", want, outline)
 		}
@@ -235,8 +240,8 @@ func TestHandsFailures(t *testing.T) {
 	e.ok("click", map[string]any{"ref": cand[1][1]})
 	e.ok("click", map[string]any{"text": "Start timers"})
 	e.doomWhileWaiting()
-	e.ok("click", map[string]any{"text": "Slow button"})           // appears at 700 ms
-	e.ok("click", map[string]any{"text": "Enabled later"})         // enabled at 700 ms
+	e.ok("click", map[string]any{"text": "Slow button"})   // appears at 700 ms
+	e.ok("click", map[string]any{"text": "Enabled later"}) // enabled at 700 ms
 	vanish := e.ok("query", map[string]any{"text": "Vanish"})
 	ref := vanish["elements"].([]any)[0].(map[string]any)["ref"].(string)
 	e.ok("click", map[string]any{"ref": ref})
@@ -298,6 +303,28 @@ func TestHandsInput(t *testing.T) {
 	if got := e.pageText("#frame-log", map[string]any{"frame": "#frame"}); got != "inner clicked;inner clicked;" {
 		t.Errorf("the frame logged %q", got)
 	}
+	// The outline reads the iframe's document in under its line, with the
+	// frame's refs, the same ones query gave.
+	for _, only := range []bool{false, true} {
+		dom, _ := e.analyze("dom", map[string]any{"interactive_only": only})
+		outline := dom["outline"].(string)
+		if got := refIn(t, outline, "button", "Inside frame"); got != frameRef {
+			t.Errorf("interactive_only %v: the outline's ref of the frame's button is %s, want %s (query's):\n%s", only, got, frameRef, outline)
+		}
+		if !regexp.MustCompile(`(?m)^iframe 'Inner frame' /hands/frame.html\n f\d+e\d+ button 'Inside frame'$`).MatchString(outline) {
+			t.Errorf("interactive_only %v: the frame's elements should be indented under its iframe line:\n%s", only, outline)
+		}
+		refs := regexp.MustCompile(`(?m)\]\((?:f\d+)?e\d+[ )]|(?:^|[ |])(?:f\d+)?e\d+ [a-z]+\b`).FindAllString(outline, -1)
+		if dom["interactive"] != float64(len(refs)) || len(refs) != 18 {
+			t.Errorf("interactive_only %v: %v interactive elements, %d refs; want 18 each (16 in the page, 2 in its iframe):\n%s", only, dom["interactive"], len(refs), outline)
+		}
+		if only {
+			in := refIn(t, outline, "textbox", "Frame input")
+			if r := e.ok("fill", map[string]any{"ref": in, "text": "framed"}); r["value"] != "framed" {
+				t.Errorf("fill by the outline's ref in the frame: %v", r)
+			}
+		}
+	}
 	e.ok("type", map[string]any{"selector": "#keys", "text": "Hi!"})
 	e.ok("key_press", map[string]any{"key": "Backspace"})
 	e.ok("key_press", map[string]any{"selector": "#keys", "key": "a", "modifiers": []string{"Control"}})
@@ -355,11 +382,11 @@ func TestHandsOutlineBudget(t *testing.T) {
 		t.Errorf("the answer should say how to read on: %s", view.Message)
 	}
 	s := e.call("observe", map[string]any{"what": "command_result", "correlation_id": r.CorrelationID, "mode": "slice", "anchor": "Item 599", "window": 200})
-	if !strings.Contains(s.String(), `link 'Item 599' [e600]`) {
+	if !strings.Contains(s.String(), `[Item 599](e600) some words about item 599`) {
 		t.Errorf("slice of the whole outline: %s", s)
 	}
 	io, _ := e.analyze("dom", map[string]any{"interactive_only": true, "scope": "#list", "max_tokens": 9000})
-	if !strings.HasPrefix(io["outline"].(string), `link 'Item 0' [e1]`) || strings.Count(io["outline"].(string), "\n") != 599 || io["omitted"] != nil {
+	if !strings.HasPrefix(io["outline"].(string), "[Item 0](e1)\n[Item 1](e2)\n") || strings.Count(io["outline"].(string), "\n") != 599 || io["omitted"] != nil {
 		t.Errorf("scoped interactive outline: %.300s", io["outline"])
 	}
 }

@@ -40,15 +40,32 @@ import (
 var (
 	playwright = flag.String("playwright", "", "path of the playwright-mcp executable (npm @playwright/mcp)")
 	devtools   = flag.String("devtools", "", "path of the chrome-devtools-mcp executable (npm chrome-devtools-mcp)")
+	dump       = flag.String("dump", "", "directory to write every page's tool result text to, to compare them by eye")
 )
 
-// pages are the fixture pages compared, by path on the test site.
-var pages = []struct{ name, path string }{
-	{"sign-in form", "/hands/login.html"},
-	{"widgets (iframe, shadow DOM)", "/hands/widgets.html"},
-	{"React signup app", "/react/index.html"},
-	{"300-element list", "/hands/list300.html"},
-	{"1 800-element list", "/hands/list1800.html"},
+// pages are the fixture pages compared, by path on the test site; file
+// names the -dump files.
+var pages = []struct{ name, path, file string }{
+	{"sign-in form", "/hands/login.html", "login"},
+	{"widgets (iframe, shadow DOM)", "/hands/widgets.html", "widgets"},
+	{"React signup app", "/react/index.html", "react"},
+	{"300-element list", "/hands/list300.html", "list300"},
+	{"1 800-element list", "/hands/list1800.html", "list1800"},
+	{"100-row data table", "/hands/table100.html", "table100"},
+}
+
+// save writes text to the -dump directory as <page>.<tool>.txt, when -dump is set.
+func save(page, tool, text string) {
+	if *dump == "" {
+		return
+	}
+	if err := os.MkdirAll(*dump, 0o755); err != nil {
+		logf("dump: %v", err)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(*dump, page+"."+tool+".txt"), []byte(text), 0o644); err != nil {
+		logf("dump: %v", err)
+	}
 }
 
 func main() {
@@ -76,6 +93,19 @@ func listPage(n int) string {
 	return b.String()
 }
 
+// tablePage is a table of n rows under a header row, each row a link, two
+// texts and an Edit button.
+func tablePage(n int) string {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Orders</title></head><body><main><h1>Orders</h1>` +
+		`<table><caption>Recent orders</caption><thead><tr><th>Order</th><th>Customer</th><th>Total</th><th></th></tr></thead><tbody>`)
+	for i := range n {
+		fmt.Fprintf(&b, `<tr><td><a href="/order/%d">#%d</a></td><td>Customer %d</td><td>$%d.00</td><td><button>Edit</button></td></tr>`, i, 1000+i, i, 10+i)
+	}
+	b.WriteString(`</tbody></table></main></body></html>`)
+	return b.String()
+}
+
 func run(ctx context.Context) error {
 	if *playwright == "" || *devtools == "" {
 		return errors.New("pass -playwright and -devtools (see the command's doc)")
@@ -95,6 +125,8 @@ func run(ctx context.Context) error {
 			fmt.Fprint(w, listPage(300))
 		case "/hands/list1800.html":
 			fmt.Fprint(w, listPage(1800))
+		case "/hands/table100.html":
+			fmt.Fprint(w, tablePage(100))
 		default:
 			files.ServeHTTP(w, r)
 		}
@@ -130,7 +162,9 @@ func run(ctx context.Context) error {
 
 type outline struct{ tokens, refs, interactive, onlyTokens int }
 
-var refRE = regexp.MustCompile(`\[(?:f\d+)?e\d+\]`)
+// refRE finds the refs in an outline: a link's "[name](e12 …)", or
+// "e12 role" (f3e12 in a frame) starting a line or a table cell.
+var refRE = regexp.MustCompile(`(?m)\]\((?:f\d+)?e\d+[ )]|(?:^|[ |])(?:f\d+)?e\d+ [a-z]+\b`)
 
 // gasolineOutlines starts a daemon and Chromium with the extension, pairs
 // them, and returns analyze dom's tokens for every page, with max_tokens at
@@ -192,7 +226,8 @@ func gasolineOutlines(ctx context.Context, bin, root, base string) ([]outline, e
 			return nil, err
 		}
 		// The agent reads the whole tool result text, not just the outline.
-		tokens := (len(r.Raw) + 3) / 4
+		tokens := (len(r.Text) + 3) / 4
+		save(p.file, "gasoline", r.Text)
 		if v.Omitted != "" {
 			logf("%s: outline cut at 9000 tokens (%s)", p.path, v.Omitted)
 		}
@@ -201,7 +236,7 @@ func gasolineOutlines(ctx context.Context, bin, root, base string) ([]outline, e
 			return nil, fmt.Errorf("analyze dom interactive_only %s: %s %v", p.path, o, err)
 		}
 		out = append(out, outline{tokens: tokens, refs: len(refRE.FindAllString(v.Outline, -1)), interactive: v.Interactive,
-			onlyTokens: (len(o.Raw) + 3) / 4})
+			onlyTokens: (len(o.Text) + 3) / 4})
 		logf("gasoline %s: %d tokens", p.path, tokens)
 	}
 	return out, nil
@@ -231,6 +266,7 @@ func peerSnapshots(ctx context.Context, cmd *exec.Cmd, nav func(url string) (str
 			return nil, fmt.Errorf("%s %s: %v %v", snapshot, p.path, err, text(res))
 		}
 		tokens := (len(text(res)) + 3) / 4
+		save(p.file, snapshot, text(res))
 		logf("%s %s: %d tokens", snapshot, p.path, tokens)
 		out = append(out, tokens)
 	}

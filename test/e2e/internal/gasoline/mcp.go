@@ -50,6 +50,7 @@ type Result struct {
 	ToolError     *ToolError      // set when IsError
 	Value         json.RawMessage // result of a complete command
 	Raw           json.RawMessage // structuredContent
+	Text          string          // the text content blocks, joined: what an agent reads
 	Images        []Image         // image content blocks (a screenshot, a draw-mode crop)
 }
 
@@ -93,8 +94,11 @@ func (c *Client) Call(ctx context.Context, tool string, args map[string]any) (Re
 	r := Result{IsError: res.IsError, Status: v.Status, CorrelationID: v.CorrelationID, Phase: v.Phase,
 		Reason: v.Reason, Value: v.Result, Raw: raw}
 	for _, c := range res.Content {
-		if img, ok := c.(*mcp.ImageContent); ok {
-			r.Images = append(r.Images, Image{MIMEType: img.MIMEType, Data: img.Data})
+		switch c := c.(type) {
+		case *mcp.ImageContent:
+			r.Images = append(r.Images, Image{MIMEType: c.MIMEType, Data: c.Data})
+		case *mcp.TextContent:
+			r.Text += c.Text
 		}
 	}
 	if len(v.Error) > 0 {
