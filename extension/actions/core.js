@@ -63,6 +63,8 @@
   const CELLS = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
 
   // Roles whose content the outline does not show (their value says it).
+  // MAX_OPTIONS is how many of a native select's options its outline line lists.
+  const MAX_OPTIONS = 8;
   const CLOSED = new Set(['textbox', 'searchbox', 'combobox', 'iframe', 'slider', 'spinbutton', 'progressbar', 'meter']);
 
   // Tags that name another element (a control, a fieldset, a table): the
@@ -725,7 +727,19 @@
       const src = attr(el, 'src');
       if (src) s += ' ' + clip(src, 80);
     }
+    if (el.localName === 'select') s += ' ' + optionsOf(el);
     return s;
+  }
+
+  /**
+   * optionsOf lists a native select's options as {a|b|c}, the labels select
+   * takes: at most MAX_OPTIONS, then +N for the rest, each clipped.
+   */
+  function optionsOf(el) {
+    const labels = Array.from(el.options || []).map((o) => clip(norm(textOf(o, null)) || String(o.value ?? ''), 30));
+    const shown = labels.slice(0, MAX_OPTIONS);
+    if (labels.length > MAX_OPTIONS) shown.push('+' + (labels.length - MAX_OPTIONS));
+    return '{' + shown.join('|') + '}';
   }
 
   /** linkFor is a link as markdown: [name](ref states), with its href when it has no name. */

@@ -182,7 +182,7 @@ test('outline shows roles, names, refs, states and values', () => {
     "  e3 textbox 'Email' required =ada@example.com",
     "  e4 textbox 'Password' =••••",
     "  e5 checkbox 'Remember me' checked",
-    "  e6 combobox 'Country' =United Kingdom",
+    "  e6 combobox 'Country' =United Kingdom {France|United Kingdom}",
     "  e7 button 'Sign in'",
     "  e8 button 'Sign in with Google' disabled",
     "  e9 button 'Go'",
@@ -194,6 +194,14 @@ test('outline shows roles, names, refs, states and values', () => {
   assert.equal(out.clipped, 0);
   assert.equal(out.chars, out.lines.join('\n').length + 1);
   assert.equal(refFor(doc.getElementById('email')), 'e3', 'refs are stable for the same element');
+});
+
+test('outline lists a native select\'s options, at most 8, then how many more', () => {
+  const opts = Array.from({ length: 11 }, (_, i) => h('option', { value: 'v' + i }, i === 0 ? '' : 'Option ' + i));
+  const doc = fakeDocument(h('html', {}, h('body', {}, h('select', { 'aria-label': 'Pick' }, ...opts))));
+  let n = 0;
+  const out = core.outline(doc, { refFor: () => 'e' + ++n, view });
+  assert.equal(out.lines.join('\n'), "e1 combobox 'Pick' {v0|Option 1|Option 2|Option 3|Option 4|Option 5|Option 6|Option 7|+3}");
 });
 
 test('outline with interactive_only keeps landmarks only around controls', () => {
@@ -210,7 +218,7 @@ test('outline with interactive_only keeps landmarks only around controls', () =>
     "  e3 textbox 'Email' required =ada@example.com",
     "  e4 textbox 'Password' =••••",
     "  e5 checkbox 'Remember me' checked",
-    "  e6 combobox 'Country' =United Kingdom",
+    "  e6 combobox 'Country' =United Kingdom {France|United Kingdom}",
     "  e7 button 'Sign in'",
     "  e8 button 'Sign in with Google' disabled",
     "  e9 button 'Go'",
