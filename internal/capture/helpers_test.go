@@ -70,27 +70,9 @@ func query(t testing.TB, s *capture.Store, f capture.Filter) capture.Page {
 func ids(p capture.Page) []uint64 {
 	out := []uint64{}
 	for _, v := range p.Entries {
-		out = append(out, head(v).ID)
+		out = append(out, v.Header().ID)
 	}
 	return out
-}
-
-func head(v capture.View) capture.Head {
-	switch v := v.(type) {
-	case *capture.LogView:
-		return v.Head
-	case *capture.ErrorView:
-		return v.Head
-	case *capture.NetworkView:
-		return v.Head
-	case *capture.ActionView:
-		return v.Head
-	case *capture.NavView:
-		return v.Head
-	case *capture.VitalView:
-		return v.Head
-	}
-	panic("unknown view")
 }
 
 // messages returns the log messages of p.

@@ -184,7 +184,7 @@ func TestCaps(t *testing.T) {
 	if got := p.Entries[1].(*capture.LogView).Message; got != "bad \uFFFD utf-8" {
 		t.Errorf("got %q, want invalid UTF-8 replaced", got)
 	}
-	full, err := s.Entry(head(p.Entries[0]).ID)
+	full, err := s.Entry(p.Entries[0].Header().ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,10 @@ import (
 
 // View is one rendered entry: *LogView, *ErrorView, *NetworkView,
 // *ActionView, *NavView or *VitalView.
-type View interface{ isView() }
+type View interface {
+	Kind() Kind   // the kind of entry it renders
+	Header() Head // the part every view shares
+}
 
 // Head is the part every view shares.
 type Head struct {
@@ -101,12 +104,15 @@ type VitalView struct {
 	Unit  string  `json:"unit"`
 }
 
-func (*LogView) isView()     {}
-func (*ErrorView) isView()   {}
-func (*NetworkView) isView() {}
-func (*ActionView) isView()  {}
-func (*NavView) isView()     {}
-func (*VitalView) isView()   {}
+// Header returns h; every view has it through its embedded Head.
+func (h Head) Header() Head { return h }
+
+func (*LogView) Kind() Kind     { return KindLog }
+func (*ErrorView) Kind() Kind   { return KindError }
+func (*NetworkView) Kind() Kind { return KindNetwork }
+func (*ActionView) Kind() Kind  { return KindAction }
+func (*NavView) Kind() Kind     { return KindNav }
+func (*VitalView) Kind() Kind   { return KindVital }
 
 // clipLevel is how much of each field a rendering keeps, in chars.
 type clipLevel struct{ msg, stack, url, short, header int }

@@ -214,27 +214,11 @@ func (t *Tools) entry(f capture.Filter, id uint64) (*entryView, error) {
 	if err != nil {
 		return nil, captureError(err)
 	}
-	if k := kindOfView(v); k != f.Kind && !slices.Contains(f.Also, k) {
+	if k := v.Kind(); k != f.Kind && !slices.Contains(f.Also, k) {
 		return nil, mcp.Errorf("wrong_mode", fmt.Sprintf(`read it with observe({what:%q, id:%d})`, modeOfKind[k], id),
 			"entry %d is a %s entry, not a %s entry", id, k, f.Kind)
 	}
 	return &entryView{Entry: v}, nil
-}
-
-func kindOfView(v capture.View) capture.Kind {
-	switch v.(type) {
-	case *capture.LogView:
-		return capture.KindLog
-	case *capture.ErrorView:
-		return capture.KindError
-	case *capture.NetworkView:
-		return capture.KindNetwork
-	case *capture.ActionView:
-		return capture.KindAction
-	case *capture.NavView:
-		return capture.KindNav
-	}
-	return capture.KindVital
 }
 
 // modeOfKind is the observe mode that lists each kind of entry.
