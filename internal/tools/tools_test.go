@@ -20,7 +20,9 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 // maxToolsListTokens is the budget of the whole tools/list answer, in
 // estimated tokens (characters/4): every agent pays it in every session.
-const maxToolsListTokens = 2000
+// Raised from 2 000 to 2 600 for the surface of issues 15 to 20; still under
+// half of playwright-mcp's 5 100.
+const maxToolsListTokens = 2600
 
 // newServer returns the MCP server with the tools registered over a fresh
 // tracker.
