@@ -152,13 +152,14 @@ func TestStoredImage(t *testing.T) {
 }
 
 // TestCaptureScope: capture reads cover the caller's tabs (owned, or acted
-// in) unless tabs:"all"; an agent with no tab reads the active tab unless
-// another agent owns it, and the empty answer's hint says so.
+// in) unless tabs:"all"; an agent with no tab reads the tabs no agent owns
+// (the user's), and the empty answer's hint says so.
 func TestCaptureScope(t *testing.T) {
 	e := newCapEnv(t)
 	e.ingest(t,
 		ownedTab(1, "updated", "alice"), ownedTab(2, "updated", "bob"), ownedTab(3, "activated", ""),
 		logEvent(1, "info", "alice's"), logEvent(2, "info", "bob's"), logEvent(3, "info", "the user's"),
+		logEvent(4, "info", "a tab not reported yet"), logEvent(-1, "info", "outside any tab"),
 	)
 	logTabs := func(client, args string) ([]int64, string) {
 		t.Helper()
@@ -185,16 +186,16 @@ func TestCaptureScope(t *testing.T) {
 	}{
 		{"alice", `{"what":"logs"}`, []int64{1}},
 		{"bob", `{"what":"logs"}`, []int64{2}},
-		{"bob", `{"what":"logs","tabs":"all"}`, []int64{1, 2, 3}},
+		{"bob", `{"what":"logs","tabs":"all"}`, []int64{1, 2, 3, 4, -1}},
 		{"bob", `{"what":"logs","tab_id":1}`, []int64{1}},
-		{"carol", `{"what":"logs"}`, []int64{3}}, // no tab: the active one, the user's
+		{"carol", `{"what":"logs"}`, []int64{3, 4, -1}}, // no tab: every tab no agent owns
 	}
 	for _, tt := range tests {
 		if got, _ := logTabs(tt.client, tt.args); !slices.Equal(got, tt.want) {
 			t.Errorf("%s %s: tabs %v, want %v", tt.client, tt.args, got, tt.want)
 		}
 	}
-	if _, hint := logTabs("carol", `{"what":"logs","text":"nothing like it"}`); !strings.Contains(hint, "no tab yet, so this read the active tab 3") {
+	if _, hint := logTabs("carol", `{"what":"logs","text":"nothing like it"}`); !strings.Contains(hint, "no tab yet, so this read the tabs no agent owns") {
 		t.Errorf("carol's empty read: hint %q, want it to say it read the active tab", hint)
 	}
 	if r := e.call(t, "carol", "observe", `{"what":"logs","tabs":"mine"}`); r.errorCode() != "invalid_arguments" {
@@ -207,20 +208,16 @@ func TestCaptureScope(t *testing.T) {
 	if _, err := e.keep.Report("ext", reportOf(id, `{"value":1,"tab_id":3}`)); err != nil {
 		t.Fatal(err)
 	}
-	e.ingest(t, ownedTab(1, "activated", "alice"))
 	if got, _ := logTabs("dave", `{"what":"logs"}`); !slices.Equal(got, []int64{3}) {
 		t.Errorf("dave after acting in tab 3: tabs %v, want [3]", got)
 	}
 	if r := e.call(t, "dave", "observe", `{"what":"page"}`); r.field("tab_id") != float64(3) {
 		t.Errorf("dave's page: %s, want tab 3, where he acted", r.Text)
 	}
-	// carol: the active tab is now alice's, so nothing, and the hint says why.
-	if got, hint := logTabs("carol", `{"what":"logs"}`); len(got) != 0 || !strings.Contains(hint, "another agent's") {
-		t.Errorf("carol with alice's tab in front: tabs %v, hint %q; want none and a hint", got, hint)
-	}
-	r := e.call(t, "carol", "observe", `{"what":"errors"}`)
-	if !strings.Contains(r.Text, `tabs:\"all\"`) {
-		t.Errorf("carol's errors: %s, want the scope hint", r.Text)
+	// bob's errors: none in his tab, and the hint says which tabs were read.
+	r := e.call(t, "bob", "observe", `{"what":"errors"}`)
+	if !strings.Contains(r.Text, `this read only your tabs [2]; tabs:\"all\"`) {
+		t.Errorf("bob's errors: %s, want the scope hint", r.Text)
 	}
 }
 

@@ -64,30 +64,35 @@ func (a entryArgs) filter(kind capture.Kind, also ...capture.Kind) capture.Filte
 // tab_id). The caller's tabs are those the extension reports it owns (it
 // opened them: new_tab, a navigate that opened a tab, tabs those opened)
 // and those its commands worked in (their results' tab_id). An agent with
-// neither, new to the session, reads the active tab, where its first
-// command without tab_id would go, unless another agent owns that tab.
+// neither, new to the session, reads the user's browsing: every tab but
+// those another agent owns.
 
 // tabScope is what a capture read of one client covers.
 type tabScope struct {
-	tabs []int64 // nil: every tab
-	// borrowed is the active tab read for an agent with no tab of its own,
-	// or -1.
-	borrowed int64
+	tabs   []int64 // nil: every tab (but except)
+	except []int64 // other agents' tabs, for an agent with none of its own
+	// users says the read covers the tabs no agent owns (an agent with none).
+	users bool
 }
+
+func (s tabScope) apply(f *capture.Filter) { f.Tabs, f.ExceptTabs = s.tabs, s.except }
 
 // scope returns the tabs client's read a covers.
 func (t *Tools) scope(client string, a entryArgs) (tabScope, error) {
 	switch {
 	case a.Tabs == "all", a.TabID != nil:
-		return tabScope{borrowed: -1}, nil
+		return tabScope{}, nil
 	case a.Tabs != "":
 		return tabScope{}, unknownChoice("tabs", a.Tabs, []string{"all"})
 	}
 	known := t.d.Capture.Tabs(client).Tabs
-	var mine []int64
+	var mine, others []int64
 	for _, tab := range known {
-		if tab.Mine {
+		switch {
+		case tab.Mine:
 			mine = append(mine, tab.TabID)
+		case tab.Owner != "":
+			others = append(others, tab.TabID)
 		}
 	}
 	for _, id := range t.d.Results.ActedIn(client) {
@@ -96,31 +101,18 @@ func (t *Tools) scope(client string, a entryArgs) (tabScope, error) {
 		}
 	}
 	if len(mine) > 0 {
-		return tabScope{tabs: mine, borrowed: -1}, nil
+		return tabScope{tabs: mine}, nil
 	}
-	for _, tab := range known { // most recently seen first
-		if !tab.Active {
-			continue
-		}
-		if tab.Owner != "" { // another agent's
-			return tabScope{tabs: []int64{}, borrowed: -1}, nil
-		}
-		return tabScope{tabs: []int64{tab.TabID}, borrowed: tab.TabID}, nil
-	}
-	// No tab state reported (an extension that reports none): nothing to
-	// scope by.
-	return tabScope{borrowed: -1}, nil
+	return tabScope{except: others, users: true}, nil
 }
 
-// scopeHint says what a scoped read that found nothing covered.
+// hint says what a scoped read that found nothing covered.
 func (s tabScope) hint() string {
 	switch {
+	case s.users:
+		return `you have no tab yet, so this read the tabs no agent owns (the user's); tabs:"all" reads every tab`
 	case s.tabs == nil:
 		return ""
-	case s.borrowed >= 0:
-		return fmt.Sprintf(`you have no tab yet, so this read the active tab %d (the user's); tabs:"all" reads every tab`, s.borrowed)
-	case len(s.tabs) == 0:
-		return `you have no tab yet and the active tab is another agent's; tabs:"all" reads every tab, or open yours with interact({action:"new_tab"})`
 	}
 	return fmt.Sprintf(`this read only your tabs %v; tabs:"all" reads every tab`, s.tabs)
 }
@@ -218,7 +210,7 @@ func (t *Tools) entries(ctx context.Context, client string, a entryArgs, f captu
 	if err != nil {
 		return nil, err
 	}
-	f.Tabs = sc.tabs
+	sc.apply(&f)
 	wait, err := waitArg(waitMS, 0, MaxWait)
 	if err != nil {
 		return nil, err
@@ -326,7 +318,7 @@ func (t *Tools) errorGroups(ctx context.Context, client string, a waitingArgs) (
 	if err != nil {
 		return nil, err
 	}
-	f.Tabs = sc.tabs
+	sc.apply(&f)
 	wait, err := waitArg(a.WaitMS, 0, MaxWait)
 	if err != nil {
 		return nil, err
