@@ -141,6 +141,10 @@ func TestStoredImage(t *testing.T) {
 			}
 		})
 	}
+	if list, _ := e.rpc(t, "alice", "resources/list", `{}`, false); !strings.Contains(string(list), `"uri":"gasoline://output/`+id+`"`) ||
+		!strings.Contains(string(list), `"mimeType":"image/png"`) {
+		t.Errorf("resources/list %s: want the screenshot as image/png", list)
+	}
 	read, _ := e.rpc(t, "alice", "resources/read", `{"uri":"gasoline://output/`+id+`"}`, false)
 	var rr struct {
 		Contents []map[string]any `json:"contents"`

@@ -20,7 +20,7 @@ func commandResult() action {
 	a := handler("observe", "command_result",
 		`status and result; wait_ms blocks until it ends. `+
 			`A result over ~10k tokens is a handle: read it with mode "slice" or "extract" (verbatim snippets with offsets); `+
-			`an image's shows with region {x,y,width,height} or max_dim`,
+			`an image handle returns the image (region {x,y,width,height}, max_dim)`,
 		(*Tools).commandResult)
 	a.Idempotent, a.MaxWait, a.UserDrivenWait = true, MaxWait, UserDrivenWait
 	return a

@@ -42,9 +42,16 @@ type outputResources struct{ t *Tools }
 func (r outputResources) List(_ context.Context, client string) ([]protocol.Resource, error) {
 	l := r.t.d.Tracker.List(client)
 	var out []protocol.Resource
+	store := r.t.d.Results.Store()
 	for _, c := range append(l.Completed, l.Failed...) {
 		if s, ok := result.StoredOf(c); ok {
 			out = append(out, outputLink(c.ID, c.Action+" output", s))
+		} else if c.Action == "screenshot" && store != nil {
+			// A full-resolution screenshot small enough to stay inline is
+			// stored when it is first shown.
+			if h, err := store.Handle(c.ID); err == nil {
+				out = append(out, outputLink(c.ID, c.Action+" output", &result.Stored{Handle: h}))
+			}
 		}
 	}
 	return out, nil
