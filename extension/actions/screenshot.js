@@ -3,7 +3,9 @@
 // permission), downscaled in the worker so the longest side is at most
 // max_dim (default 1568) and encoded as JPEG or WebP. The image travels as
 // the result's "value" (base64), which the daemon turns into MCP image
-// content; with full_resolution it is the captured PNG itself.
+// content; with full_resolution it is the captured PNG itself, which the
+// daemon keeps behind a handle and shows fitted to ~1 600 image tokens
+// (internal/tools/interact_screenshot.go holds that rule).
 
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../commands.js';

@@ -12,7 +12,10 @@
 // passes runQuery as exec); it is the one place the rules apply:
 //   - new_tab: the new tab is the client's, joins its group, becomes its
 //     last used tab;
-//   - an explicit tab_id always works, also on another agent's tab;
+//   - an explicit tab_id works also on another agent's tab, except that
+//     navigate and close_tab there are refused, naming the owner, unless
+//     params.force is true (an agent must not close or navigate away from
+//     another agent's page by mistake);
 //   - without tab_id: the client's last used tab if it still exists (for
 //     navigate and close_tab only if the client owns it), else another tab it
 //     owns; else navigate opens a tab for it, close_tab fails, and the other
@@ -38,6 +41,9 @@ const NO_GROUP = -1; // chrome.tabGroups.TAB_GROUP_ID_NONE
 // USER_FACING actions show something to the user, who looks at the tab in
 // front: without tab_id they keep to the active tab, whoever owns it.
 const USER_FACING = new Set(['draw_mode_show']);
+
+// GUARDED actions on another agent's tab need params.force.
+const GUARDED = new Set(['navigate', 'close_tab']);
 
 /** fallbackName names a client that sent no clientInfo.name. */
 export function fallbackName(client) {
@@ -271,6 +277,7 @@ export class TabOwners {
     let chosen;
     let result;
     if (explicit || action === 'switch_tab') {
+      if (explicit && GUARDED.has(action) && params.force !== true) this.guard(client, action, Number(params.tab_id));
       result = await exec(query, signal);
     } else {
       chosen = await this.serial(client, () => this.choose(client, name, action));
@@ -281,6 +288,14 @@ export class TabOwners {
       this.use(client, used);
     }
     return result;
+  }
+
+  /** guard refuses action on tabId when another agent owns it. */
+  guard(client, action, tabId) {
+    const owner = this.state.tabs[tabId];
+    if (!owner || owner.client === client) return;
+    throw new CommandError(`tab ${tabId} belongs to agent ${owner.name}, so ${action} there is refused; ` +
+      `pass force:true to ${action === 'close_tab' ? 'close' : 'navigate'} it anyway, or use a tab of your own (new_tab)`);
   }
 
   /** serial runs fn after client's earlier choices: two navigates at once open one tab. */

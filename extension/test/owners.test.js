@@ -214,7 +214,13 @@ test('another agent\'s tab: never by default, always by naming it', async () => 
   assert.deepEqual(await run('B', 'type', { selector: '#q', text: 'hi', tab_id: a }), { tab_id: a });
   assert.equal(owners.lastOf('B'), undefined, 'naming another agent\'s tab does not make it a default');
   const { tab_id: bt } = await run('B', 'new_tab', {});
-  assert.deepEqual(await run('B', 'close_tab', { tab_id: a }), { closed: a });
+  for (const action of ['close_tab', 'navigate']) {
+    await assert.rejects(run('B', action, { tab_id: a, url: 'http://x/' }), (err) => err instanceof CommandError &&
+      err.message.startsWith(`tab ${a} belongs to agent claude-code, so ${action} there is refused; pass force:true`));
+  }
+  assert.ok(b.tabs.has(a), 'refused: A\'s tab is still open');
+  await assert.rejects(run('A', 'close_tab', { tab_id: bt }), /belongs to agent .*, so close_tab there is refused/, 'and the other way round');
+  assert.deepEqual(await run('B', 'close_tab', { tab_id: a, force: true }), { closed: a });
   assert.ok(!b.tabs.has(a));
   assert.deepEqual(await run('B', 'fill', { selector: '#q', text: 'x' }), { tab_id: bt });
 });

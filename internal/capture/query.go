@@ -24,6 +24,11 @@ type Filter struct {
 	// level, method and status filters, and ErrorGroups, take one kind.
 	Also  []Kind
 	TabID *int64 // only this tab's entries (-1: entries from outside any tab)
+	// Tabs, when non-nil, keeps only the entries of these tabs (empty: none);
+	// ExceptTabs drops the entries of its tabs; with TabID all apply.
+	// observe scopes an agent's reads with them.
+	Tabs       []int64
+	ExceptTabs []int64
 	// MinLevel keeps logs at this level or above (debug < info = log <
 	// warn < error); Level keeps logs of exactly this level. Logs only.
 	MinLevel string
@@ -77,6 +82,8 @@ type matcher struct {
 	kind    Kind
 	rings   []int // by Kind.index: Kind's, then Also's
 	tab     *int64
+	tabs    []int64 // nil: any
+	except  []int64
 	minRank int // -1: any
 	level   string
 	text    string // lower case
@@ -89,7 +96,7 @@ type matcher struct {
 var levelRank = map[string]int{"debug": 0, "info": 1, "log": 1, "warn": 2, "error": 3}
 
 func (f Filter) compile() (*matcher, error) {
-	m := &matcher{kind: f.Kind, tab: f.TabID, minRank: -1, level: f.Level,
+	m := &matcher{kind: f.Kind, tab: f.TabID, tabs: slices.Clone(f.Tabs), except: slices.Clone(f.ExceptTabs), minRank: -1, level: f.Level,
 		text: strings.ToLower(f.Text), url: strings.ToLower(f.URL), method: strings.ToUpper(f.Method), limit: f.Limit}
 	for _, k := range append([]Kind{f.Kind}, f.Also...) {
 		i := k.index()
@@ -139,6 +146,9 @@ func (f Filter) compile() (*matcher, error) {
 
 func (m *matcher) match(e *entry) bool {
 	if m.tab != nil && e.tab != *m.tab {
+		return false
+	}
+	if m.tabs != nil && !slices.Contains(m.tabs, e.tab) || slices.Contains(m.except, e.tab) {
 		return false
 	}
 	switch r := e.rec.(type) {

@@ -46,6 +46,8 @@ type Keeper struct {
 	trk   *tracker.Tracker
 	store *output.Store // nil keeps every result inline
 	log   zerolog.Logger
+
+	owners owners // who owns each stored output, the tabs each client acted in
 }
 
 // NewKeeper returns a Keeper recording into trk and storing large results
@@ -96,6 +98,9 @@ func (k *Keeper) Report(instance string, qr apitype.QueryResult) (tracker.Comman
 	if err != nil && stored != nil {
 		k.store.Delete(id) // refused: the stored output must not outlive this report
 	}
+	if err == nil && status == tracker.StateComplete {
+		k.noteTab(cmd, result, stored)
+	}
 	return cmd, err
 }
 
@@ -118,7 +123,8 @@ func (k *Keeper) storeLarge(id string, result json.RawMessage) (*Stored, error) 
 	if len(result) < 4*256 { // far under any threshold
 		return nil, nil
 	}
-	if cur, err := k.trk.Get(id); err != nil || cur.State != tracker.StatePending {
+	cur, err := k.trk.Get(id)
+	if err != nil || cur.State != tracker.StatePending {
 		return nil, nil
 	}
 	content, meta := Content(result)
@@ -133,6 +139,7 @@ func (k *Keeper) storeLarge(id string, result json.RawMessage) (*Stored, error) 
 		k.log.Warn().Err(err).Str("correlation_id", id).Msg("storing large output failed; keeping it inline")
 		return nil, nil
 	}
+	k.Own(id, cur.Client)
 	k.log.Debug().Str("correlation_id", id).Int("chars", h.Chars).Int("estimated_tokens", h.EstimatedTokens).Msg("large output stored")
 	return &Stored{Handle: h, Meta: meta, Landmark: landmark(content)}, nil
 }
@@ -168,7 +175,8 @@ func Chars(c tracker.Command) int {
 // Readable makes c's output readable by id in the output store, so that
 // every read mode works on every result: a stored output is there already;
 // an inline one is stored now (as Content gives it), replacing any earlier
-// copy. It fails when there is no store or the store refuses.
+// copy, and owned by c's client. It fails when there is no store or the
+// store refuses.
 func (k *Keeper) Readable(c tracker.Command) error {
 	if k.store == nil {
 		return errors.New("this daemon keeps no output store")
@@ -177,8 +185,21 @@ func (k *Keeper) Readable(c tracker.Command) error {
 		return nil
 	}
 	content, _ := Content(c.Result)
-	_, err := k.store.Put(c.ID, content)
+	_, err := k.Put(c.Client, c.ID, content)
 	return err
+}
+
+// Put stores content under id for client (replacing an earlier copy and
+// its owner), as output.Store.Put does.
+func (k *Keeper) Put(client, id, content string) (output.Handle, error) {
+	if k.store == nil {
+		return output.Handle{}, errors.New("this daemon keeps no output store")
+	}
+	h, err := k.store.Put(id, content)
+	if err == nil {
+		k.Own(id, client)
+	}
+	return h, err
 }
 
 // Content returns the text to store and read for a result: the string

@@ -166,11 +166,11 @@ func TestCaptureModes(t *testing.T) {
 		wantCode   string   // for failures
 		want       []string // substrings of the answer
 	}{
-		{name: "logs, newest", args: `{"what":"logs"}`, wantIDs: []uint64{1, 2, 3, 4}, want: []string{`"level":"debug"`, `"next_cursor":14`, `"dropped":0`}},
-		{name: "logs at warn and above", args: `{"what":"logs","min_level":"warn"}`, wantIDs: []uint64{3, 4}},
+		{name: "logs, newest", args: `{"what":"logs","tabs":"all"}`, wantIDs: []uint64{1, 2, 3, 4}, want: []string{`"level":"debug"`, `"next_cursor":14`, `"dropped":0`}},
+		{name: "logs at warn and above", args: `{"what":"logs","min_level":"warn","tabs":"all"}`, wantIDs: []uint64{3, 4}},
 		{name: "logs of a tab", args: `{"what":"logs","tab_id":2}`, wantIDs: []uint64{3}},
 		{name: "logs by text, any case", args: `{"what":"logs","text":"CHECKOUT"}`, wantIDs: []uint64{4}},
-		{name: "logs after a cursor", args: `{"what":"logs","since":1,"limit":2}`, wantIDs: []uint64{2, 3}, want: []string{`"has_more":true`, `"next_cursor":3`}},
+		{name: "logs after a cursor", args: `{"what":"logs","since":1,"limit":2,"tabs":"all"}`, wantIDs: []uint64{2, 3}, want: []string{`"has_more":true`, `"next_cursor":3`}},
 		{name: "logs, newest within a limit", args: `{"what":"logs","limit":1}`, wantIDs: []uint64{4}, want: []string{`"earlier":true`, `since:0 reads from the oldest`}},
 		{name: "one log in full", args: `{"what":"logs","id":4}`, want: []string{`"message":"checkout failed"`, `"id":4`}},
 		{name: "a request's id in logs", args: `{"what":"logs","id":9}`, wantCode: "wrong_mode", want: []string{`observe({what:\"network\", id:9})`}},
@@ -185,12 +185,12 @@ func TestCaptureModes(t *testing.T) {
 		{name: "errors after a cursor", args: `{"what":"errors","since":6}`, want: []string{`"last_id":7`}},
 		{name: "one error in full", args: `{"what":"errors","id":6}`, want: []string{`"line":12`, `"column":5`, `"source":"http://localhost:3000/app.js"`}},
 
-		{name: "requests that failed", args: `{"what":"network","status":">=400"}`, wantIDs: []uint64{9, 10}},
-		{name: "requests by status class", args: `{"what":"network","status":"4xx"}`, wantIDs: []uint64{10}},
+		{name: "requests that failed", args: `{"what":"network","status":">=400","tabs":"all"}`, wantIDs: []uint64{9, 10}},
+		{name: "requests by status class", args: `{"what":"network","status":"4xx","tabs":"all"}`, wantIDs: []uint64{10}},
 		{name: "requests by a bare status number", args: `{"what":"network","status":500}`, wantIDs: []uint64{9}},
 		{name: "requests by method and url", args: `{"what":"network","method":"get","url":"/API/"}`, wantIDs: []uint64{8}},
 		{name: "a bad status", args: `{"what":"network","status":"broken"}`, wantCode: "invalid_arguments", want: []string{`\"4xx\"`}},
-		{name: "a status filter on logs", args: `{"what":"logs","status":"500"}`, wantCode: "", wantIDs: []uint64{1, 2, 3, 4}},
+		{name: "a status filter on logs", args: `{"what":"logs","status":"500","tabs":"all"}`, wantCode: "", wantIDs: []uint64{1, 2, 3, 4}},
 		{name: "one request with headers", args: `{"what":"network","id":9}`, want: []string{`"request_headers":{"Content-Type":"application/json"}`, `"response_body_chars":24`}},
 		{name: "a response body", args: `{"what":"network","id":9,"body":"response"}`, want: []string{`"text":"{\"error\":\"out of stock\"}"`, `"part":"response"`, `"http_status":500`}},
 		{name: "a request body", args: `{"what":"network","id":9,"body":"request"}`, want: []string{`"text":"{\"item\":9,\"qty\":2}"`}},
@@ -358,7 +358,7 @@ func TestEmptyHints(t *testing.T) {
 func TestConfigureCapture(t *testing.T) {
 	e := newCapEnv(t)
 	e.fixture(t)
-	logIDs := func() []uint64 { return e.call(t, "agent", "observe", `{"what":"logs"}`).ids() }
+	logIDs := func() []uint64 { return e.call(t, "agent", "observe", `{"what":"logs","tabs":"all"}`).ids() }
 
 	t.Run("noise rules", func(t *testing.T) {
 		r := e.call(t, "agent", "configure", `{"action":"noise_rule","kind":"logs","message":"^render"}`)

@@ -2,10 +2,13 @@ package tools
 
 import (
 	"encoding/json"
+	"image"
+	"image/color"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/imaging"
 	"github.com/gasoline-mcp/gasoline/internal/output"
 	"github.com/gasoline-mcp/gasoline/internal/result"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
@@ -50,12 +53,50 @@ func TestPresentScreenshot(t *testing.T) {
 		t.Errorf("stored: %s", v.Result)
 	}
 
+	// Full resolution: the PNG is kept behind a handle even when it was
+	// small enough to stay inline, and shown fitted to ~1600 image tokens.
 	meta["mime_type"] = json.RawMessage(`"image/png"`)
-	h, _ = store.Add("shot_3", big)
-	png := tracker.Command{ID: "shot_3", Action: "screenshot", State: tracker.StateComplete, FinishedAt: &finished,
-		Attachment: &result.Stored{Handle: h, Meta: meta}}
-	v = tl.commandView(png, finished, false)
-	if len(v.Images()) != 0 || !strings.Contains(v.Message, "full resolution is stored") || !strings.Contains(string(v.Result), `"stored":true`) {
-		t.Errorf("full resolution: images %d, message %q, result %.200s", len(v.Images()), v.Message, v.Result)
+	full := pngOf(t, 2000, 1000)
+	h, _ = store.Add("shot_3", full)
+	for _, c := range []tracker.Command{
+		{ID: "shot_3", Action: "screenshot", State: tracker.StateComplete, FinishedAt: &finished, Attachment: &result.Stored{Handle: h, Meta: meta}},
+		{ID: "shot_4", Action: "screenshot", State: tracker.StateComplete, FinishedAt: &finished, Client: "agent",
+			Result: json.RawMessage(`{"value":"` + pngOf(t, 300, 200) + `","mime_type":"image/png","width":300,"height":200,"tab_id":3}`)},
+	} {
+		v = tl.commandView(c, finished, false)
+		var got struct {
+			Width, Height int
+			MIMEType      string    `json:"mime_type"`
+			Full          *fullView `json:"full_resolution"`
+		}
+		json.Unmarshal(v.Result, &got)
+		if len(v.Images()) != 1 || got.Full == nil || got.Full.URI != "gasoline://output/"+c.ID || v.Message != "" {
+			t.Fatalf("%s: images %d, message %q, result %.300s", c.ID, len(v.Images()), v.Message, v.Result)
+		}
+		if got.Width*got.Height > 1_200_000 || max(got.Width, got.Height) > 1568 {
+			t.Errorf("%s: shown at %dx%d, want it within ~1600 image tokens", c.ID, got.Width, got.Height)
+		}
+		if _, err := store.Handle(c.ID); err != nil {
+			t.Errorf("%s: the full-resolution image is not kept: %v", c.ID, err)
+		}
 	}
+	if !tl.d.Results.Owns("agent", "shot_4") {
+		t.Errorf("the inline full-resolution image stored for its reading is not its agent's")
+	}
+}
+
+// pngOf is a base64 PNG of w×h pixels whose red is x and green y (mod 256).
+func pngOf(t *testing.T, w, h int) string {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.Set(x, y, color.RGBA{uint8(x), uint8(y), 0, 255})
+		}
+	}
+	s, err := imaging.PNG(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

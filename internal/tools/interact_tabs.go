@@ -25,11 +25,23 @@ func newTab() action { return browser[newTabArgs]("new_tab", "tab", "") }
 
 func switchTab() action { return browser[switchTabArgs]("switch_tab", "tab", "") }
 
-func closeTab() action { return browser[tabArg]("close_tab", "tab", "") }
+func closeTab() action { return browser[closeTabArgs]("close_tab", "tab", "") }
 
 type navigateArgs struct {
 	URL string `json:"url" required:"true" desc:"http(s), file or about:blank"`
 	tabArg
+	forceArg
+}
+
+type closeTabArgs struct {
+	tabArg
+	forceArg
+}
+
+// forceArg lets navigate and close_tab act on a tab another agent owns,
+// which the extension otherwise refuses, naming the owner.
+type forceArg struct {
+	Force bool `json:"force,omitempty" desc:"on another agent's tab"`
 }
 
 func (a navigateArgs) check() error { return checkURL(a.URL, true) }

@@ -10,7 +10,7 @@ var observe = tool{
 	title: "Read results and command state",
 	// The capture modes' common filters (tab_id, text, url, limit) are
 	// left to the schema; the two that are not obvious are said here.
-	preamble:    `Read what gasoline knows. Page modes: since:next_cursor reads on; id: one entry in full.`,
+	preamble:    `Read what gasoline knows. Page modes: since:next_cursor reads on; id: one entry in full; your tabs only unless tabs:"all".`,
 	label:       "what",
 	annotations: protocol.ToolAnnotations{ReadOnlyHint: boolp(true), IdempotentHint: boolp(true), OpenWorldHint: boolp(false)},
 	families:    []func() []action{commandModes, captureModes},

@@ -47,6 +47,7 @@ func entryMode[A, R any](name, summary string, run func(t *Tools, ctx context.Co
 // tool's preamble says what since and id do.
 type entryArgs struct {
 	TabID *int64  `json:"tab_id"`
+	Tabs  string  `json:"tabs" enum:"all"`
 	Text  string  `json:"text"`
 	URL   string  `json:"url"`
 	Since *uint64 `json:"since"`
@@ -56,6 +57,64 @@ type entryArgs struct {
 
 func (a entryArgs) filter(kind capture.Kind, also ...capture.Kind) capture.Filter {
 	return capture.Filter{Kind: kind, Also: also, TabID: a.TabID, Text: a.Text, URL: a.URL, Since: a.Since, Limit: a.Limit}
+}
+
+// One agent, its own things: a capture read covers the caller's tabs
+// unless it names a tab_id or passes tabs:"all" (each entry says its
+// tab_id). The caller's tabs are those the extension reports it owns (it
+// opened them: new_tab, a navigate that opened a tab, tabs those opened)
+// and those its commands worked in (their results' tab_id). An agent with
+// neither, new to the session, reads the user's browsing: every tab but
+// those another agent owns.
+
+// tabScope is what a capture read of one client covers.
+type tabScope struct {
+	tabs   []int64 // nil: every tab (but except)
+	except []int64 // other agents' tabs, for an agent with none of its own
+	// users says the read covers the tabs no agent owns (an agent with none).
+	users bool
+}
+
+func (s tabScope) apply(f *capture.Filter) { f.Tabs, f.ExceptTabs = s.tabs, s.except }
+
+// scope returns the tabs client's read a covers.
+func (t *Tools) scope(client string, a entryArgs) (tabScope, error) {
+	switch {
+	case a.Tabs == "all", a.TabID != nil:
+		return tabScope{}, nil
+	case a.Tabs != "":
+		return tabScope{}, unknownChoice("tabs", a.Tabs, []string{"all"})
+	}
+	known := t.d.Capture.Tabs(client).Tabs
+	var mine, others []int64
+	for _, tab := range known {
+		switch {
+		case tab.Mine:
+			mine = append(mine, tab.TabID)
+		case tab.Owner != "":
+			others = append(others, tab.TabID)
+		}
+	}
+	for _, id := range t.d.Results.ActedIn(client) {
+		if !slices.Contains(mine, id) {
+			mine = append(mine, id)
+		}
+	}
+	if len(mine) > 0 {
+		return tabScope{tabs: mine}, nil
+	}
+	return tabScope{except: others, users: true}, nil
+}
+
+// hint says what a scoped read that found nothing covered.
+func (s tabScope) hint() string {
+	switch {
+	case s.users:
+		return `you have no tab yet, so this read the tabs no agent owns (the user's); tabs:"all" reads every tab`
+	case s.tabs == nil:
+		return ""
+	}
+	return fmt.Sprintf(`this read only your tabs %v; tabs:"all" reads every tab`, s.tabs)
 }
 
 // entryWait is the wait of the capture modes that block.
@@ -106,31 +165,31 @@ func (s *statusArg) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (t *Tools) logs(ctx context.Context, _ string, a logArgs) (any, error) {
+func (t *Tools) logs(ctx context.Context, client string, a logArgs) (any, error) {
 	f := a.filter(capture.KindLog)
 	f.MinLevel = a.MinLevel
-	return t.entries(ctx, f, a.ID, a.WaitMS)
+	return t.entries(ctx, client, a.entryArgs, f, a.WaitMS)
 }
 
-func (t *Tools) actions(ctx context.Context, _ string, a waitingArgs) (any, error) {
-	return t.entries(ctx, a.filter(capture.KindAction, capture.KindNav), a.ID, a.WaitMS)
+func (t *Tools) actions(ctx context.Context, client string, a waitingArgs) (any, error) {
+	return t.entries(ctx, client, a.entryArgs, a.filter(capture.KindAction, capture.KindNav), a.WaitMS)
 }
 
-func (t *Tools) vitals(ctx context.Context, _ string, a vitalArgs) (any, error) {
-	return t.entries(ctx, a.filter(capture.KindVital), a.ID, nil)
+func (t *Tools) vitals(ctx context.Context, client string, a vitalArgs) (any, error) {
+	return t.entries(ctx, client, a.entryArgs, a.filter(capture.KindVital), nil)
 }
 
-func (t *Tools) network(ctx context.Context, _ string, a networkArgs) (any, error) {
+func (t *Tools) network(ctx context.Context, client string, a networkArgs) (any, error) {
 	if a.Body != "" {
 		if a.ID == nil {
 			return nil, mcp.Errorf("invalid_arguments", `pass the request's id from observe({what:"network"}), e.g. {what:"network", id:42, body:"response"}`,
 				"body needs the id of one request")
 		}
-		return t.body(*a.ID, a.Body)
+		return t.body(client, *a.ID, a.Body)
 	}
 	f := a.filter(capture.KindNetwork)
 	f.Method, f.Status = a.Method, string(a.Status)
-	return t.entries(ctx, f, a.ID, a.WaitMS)
+	return t.entries(ctx, client, a.entryArgs, f, a.WaitMS)
 }
 
 // entriesView is a capture mode's page of entries.
@@ -140,13 +199,18 @@ type entriesView struct {
 }
 
 // entries serves a capture mode: one entry in full by id; else a page of
-// the entries f selects, after waiting up to wait_ms for one to arrive
-// after the cursor when asked. A wait that ends without one is a normal,
-// empty answer.
-func (t *Tools) entries(ctx context.Context, f capture.Filter, id *uint64, waitMS *int64) (any, error) {
-	if id != nil {
-		return t.entry(f, *id)
+// the entries f selects in client's tabs (scope), after waiting up to
+// wait_ms for one to arrive after the cursor when asked. A wait that ends
+// without one is a normal, empty answer.
+func (t *Tools) entries(ctx context.Context, client string, a entryArgs, f capture.Filter, waitMS *int64) (any, error) {
+	if a.ID != nil {
+		return t.entry(f, *a.ID)
 	}
+	sc, err := t.scope(client, a)
+	if err != nil {
+		return nil, err
+	}
+	sc.apply(&f)
 	wait, err := waitArg(waitMS, 0, MaxWait)
 	if err != nil {
 		return nil, err
@@ -169,6 +233,9 @@ func (t *Tools) entries(ctx context.Context, f capture.Filter, id *uint64, waitM
 		return nil, captureError(err)
 	}
 	v := &entriesView{Page: p, Hint: t.emptyHint(len(p.Entries) == 0, timedOut, p.Hidden, f.Kind, f.Also...)}
+	if v.Hint == "" && len(p.Entries) == 0 {
+		v.Hint = sc.hint()
+	}
 	if v.Hint == "" && p.Earlier {
 		v.Hint = "older entries match too; since:0 reads from the oldest"
 	}
@@ -242,11 +309,16 @@ type groupsView struct {
 // errorGroups serves errors: the groups of every buffered error (or those
 // after since), most recently seen first; with wait_ms, the groups of the
 // errors that arrive after the cursor, once one does.
-func (t *Tools) errorGroups(ctx context.Context, _ string, a waitingArgs) (any, error) {
+func (t *Tools) errorGroups(ctx context.Context, client string, a waitingArgs) (any, error) {
 	f := a.filter(capture.KindError)
 	if a.ID != nil {
 		return t.entry(f, *a.ID)
 	}
+	sc, err := t.scope(client, a.entryArgs)
+	if err != nil {
+		return nil, err
+	}
+	sc.apply(&f)
 	wait, err := waitArg(a.WaitMS, 0, MaxWait)
 	if err != nil {
 		return nil, err
@@ -270,6 +342,9 @@ func (t *Tools) errorGroups(ctx context.Context, _ string, a waitingArgs) (any, 
 	}
 	v := &groupsView{Entries: p.Groups, Omitted: p.Omitted, NextCursor: p.NextCursor, Dropped: p.Dropped, Missed: p.Missed,
 		Hidden: p.Hidden, Hint: t.emptyHint(len(p.Groups) == 0, timedOut, p.Hidden, capture.KindError)}
+	if v.Hint == "" && len(p.Groups) == 0 {
+		v.Hint = sc.hint()
+	}
 	if v.Hint == "" && len(p.Groups) > 0 {
 		v.Hint = `each entry is one error and its repeats (count, first_seen, last_seen); observe({what:"errors", id:last_id}) gives the latest in full`
 	}
@@ -310,9 +385,9 @@ func bodyHandleID(id uint64, part string) string {
 }
 
 // body returns one captured body. One too large to inline is put in the
-// output store (replacing an earlier copy) and read with command_result's
-// modes, slice and extract.
-func (t *Tools) body(id uint64, part string) (any, error) {
+// output store (replacing an earlier copy, and owned by client from then
+// on) and read with command_result's modes, slice and extract.
+func (t *Tools) body(client string, id uint64, part string) (any, error) {
 	b, err := t.d.Capture.Body(id, part)
 	if err != nil {
 		return nil, captureError(err)
@@ -330,7 +405,7 @@ func (t *Tools) body(id uint64, part string) (any, error) {
 		return v, nil
 	}
 	hid := bodyHandleID(id, part)
-	h, err := store.Put(hid, b.Text)
+	h, err := t.d.Results.Put(client, hid, b.Text) // the reader's, as its handle is
 	if err != nil {
 		return nil, fmt.Errorf("storing the %s body of entry %d: %w", part, id, err)
 	}
@@ -339,8 +414,16 @@ func (t *Tools) body(id uint64, part string) (any, error) {
 	return v, nil
 }
 
-func (t *Tools) page(_ context.Context, _ string, a pageArgs) (*capture.Tab, error) {
-	tab, err := t.d.Capture.PageInfo(a.TabID)
+// page shows tab_id, else the tab the caller's commands last worked in,
+// else the active tab.
+func (t *Tools) page(_ context.Context, client string, a pageArgs) (*capture.Tab, error) {
+	id := a.TabID
+	if acted := t.d.Results.ActedIn(client); id == nil && len(acted) > 0 {
+		if _, err := t.d.Capture.PageInfo(&acted[len(acted)-1]); err == nil {
+			id = &acted[len(acted)-1]
+		}
+	}
+	tab, err := t.d.Capture.PageInfo(id)
 	if err != nil {
 		return nil, captureError(err)
 	}

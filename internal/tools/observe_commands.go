@@ -7,6 +7,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
+	"github.com/gasoline-mcp/gasoline/internal/result"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
 
@@ -18,7 +19,8 @@ func commandModes() []action {
 func commandResult() action {
 	a := handler("observe", "command_result",
 		`status and result; wait_ms blocks until it ends. `+
-			`A result over ~10k tokens is a handle: read it with mode "slice" or "extract" (verbatim snippets with offsets)`,
+			`A result over ~10k tokens is a handle: read it with mode "slice" or "extract" (verbatim snippets with offsets); `+
+			`an image handle returns the image (region {x,y,width,height}, max_dim)`,
 		(*Tools).commandResult)
 	a.Idempotent, a.MaxWait, a.UserDrivenWait = true, MaxWait, UserDrivenWait
 	return a
@@ -49,6 +51,7 @@ type resultArgs struct {
 	CorrelationID string `json:"correlation_id" required:"true" desc:"the id interact returned"`
 	waitFor
 	readArgs  `list:"mode?"`
+	imageArgs `list:"-"`
 	verbosity `list:"-"`
 }
 
@@ -78,21 +81,33 @@ type noArgs struct{}
 // that waits for the user (draw mode) is waited for UserDrivenWait by
 // default (seed 004).
 func (t *Tools) commandResult(ctx context.Context, client string, a resultArgs) (any, error) {
+	if a.Mode != "" && a.imageArgs.wanted() {
+		return nil, mcp.Errorf("invalid_arguments", "drop mode to see an image, or region and max_dim to read text", "region and max_dim show a stored image; mode reads text")
+	}
 	if a.Mode != "" {
 		return t.readOutput(ctx, client, a.CorrelationID, a.readArgs)
+	}
+	if a.imageArgs.wanted() {
+		if !t.ownsOutput(client, a.CorrelationID) {
+			return nil, errUnknownID(a.CorrelationID)
+		}
+		return t.storedImage(a.CorrelationID, a.imageArgs)
 	}
 	if annotate.IsCropHandle(a.CorrelationID) {
 		return t.crop(a.CorrelationID)
 	}
 	def := time.Duration(0)
-	if c, err := t.d.Tracker.Get(a.CorrelationID); err == nil && c.External {
+	c, err := t.d.Tracker.Get(a.CorrelationID)
+	switch {
+	case err == nil && c.Client != result.ClientOf(client):
+		return nil, errUnknownID(a.CorrelationID)
+	case err == nil && c.External:
 		def = t.d.UserDrivenWait
 	}
 	wait, err := waitArg(a.WaitMS, def, MaxWait)
 	if err != nil {
 		return nil, err
 	}
-	var c tracker.Command
 	if wait > 0 {
 		wctx, cancel := context.WithTimeout(ctx, wait)
 		stop := t.reportProgress(ctx, t.commandProgress(a.CorrelationID))
@@ -109,9 +124,7 @@ func (t *Tools) commandResult(ctx context.Context, client string, a resultArgs) 
 		c, err = t.d.Tracker.Result(client, a.CorrelationID)
 	}
 	if errors.Is(err, tracker.ErrUnknownCommand) {
-		return nil, mcp.Errorf("unknown_correlation_id",
-			"check the id; finished results are kept for a limited time, and observe({what:\"failed_commands\"}) lists expired ones",
-			"%v", err)
+		return nil, errUnknownID(a.CorrelationID)
 	}
 	if err != nil {
 		return nil, err

@@ -120,6 +120,9 @@ func (t *Tools) readOutput(ctx context.Context, client, id string, r readArgs) (
 	default:
 		return nil, unknownChoice("mode", r.Mode, readModes)
 	}
+	if !t.ownsOutput(client, id) {
+		return nil, errUnknownID(id)
+	}
 	c, terr := t.d.Tracker.Get(id)
 	if terr == nil && c.Reason == tracker.ReasonResultExpired {
 		// Its result retention ended unread; a stored output lives on under
@@ -137,7 +140,7 @@ func (t *Tools) readOutput(ctx context.Context, client, id string, r readArgs) (
 	case errors.Is(terr, tracker.ErrUnknownCommand):
 		// Retention is over; a stored output lives on under the byte budget.
 		if _, err := store.Handle(id); errors.Is(err, output.ErrNotFound) {
-			return nil, mcp.Errorf("unknown_correlation_id", "check the id; observe({what:\"completed_commands\"}) lists your finished commands", "%v", terr)
+			return nil, errUnknownID(id)
 		}
 	default:
 		return nil, terr
@@ -164,6 +167,31 @@ func (t *Tools) readOutput(ctx context.Context, client, id string, r readArgs) (
 		}
 		return &extractView{CorrelationID: id, Mode: "extract", ExtractResult: res}, nil
 	}
+}
+
+// ownsOutput reports whether client may read the output of id, by any
+// path (command_result with or without a mode, resources/read): the
+// command is client's while the tracker knows it, and afterwards the
+// stored output is client's (result.Keeper.Owns). Annotation crops are
+// the user's: any agent reads them, as analyze annotations gives the
+// latest session to any agent.
+func (t *Tools) ownsOutput(client, id string) bool {
+	if annotate.IsCropHandle(id) {
+		return true
+	}
+	if c, err := t.d.Tracker.Get(id); err == nil {
+		return c.Client == result.ClientOf(client)
+	}
+	return t.d.Results.Owns(client, id)
+}
+
+// errUnknownID is the one answer to an id the caller may not read:
+// unknown, expired, or another agent's (which must not tell them apart,
+// so that ids do not leak).
+func errUnknownID(id string) error {
+	return mcp.Errorf("unknown_correlation_id",
+		`check the id; finished results are kept for a limited time, observe({what:"failed_commands"}) lists expired ones, and only the agent that ran a command reads it`,
+		"%v: %s is not a command or stored output of yours", tracker.ErrUnknownCommand, id)
 }
 
 // outputError turns store errors about output id into tool errors that say

@@ -1,11 +1,13 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/gasoline-mcp/gasoline/internal/imaging"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/output"
 	"github.com/gasoline-mcp/gasoline/internal/result"
@@ -24,22 +26,32 @@ func outputLink(id, title string, s *result.Stored) protocol.Resource {
 		Name:        id,
 		Title:       title,
 		Description: fmt.Sprintf("%d chars, ~%d tokens", s.Handle.Chars, s.Handle.EstimatedTokens),
-		MIMEType:    "text/plain",
+		MIMEType:    cmp.Or(imaging.Sniff(s.Handle.Preview), "text/plain"),
 		Size:        int64(s.Handle.Bytes),
 	}
 }
 
 // outputResources offers each client's stored large outputs as MCP
 // resources: resources/list lists those of its commands the daemon still
-// knows, resources/read returns one whole.
+// knows, resources/read returns one whole: a stored image (a base64 PNG or
+// JPEG: a full-resolution screenshot, an annotation crop) as a blob with
+// its image mimeType, anything else as text. Only the output's owner reads
+// it (ownsOutput); any other id is "not found", as an unknown one.
 type outputResources struct{ t *Tools }
 
 func (r outputResources) List(_ context.Context, client string) ([]protocol.Resource, error) {
 	l := r.t.d.Tracker.List(client)
 	var out []protocol.Resource
+	store := r.t.d.Results.Store()
 	for _, c := range append(l.Completed, l.Failed...) {
 		if s, ok := result.StoredOf(c); ok {
 			out = append(out, outputLink(c.ID, c.Action+" output", s))
+		} else if c.Action == "screenshot" && store != nil {
+			// A full-resolution screenshot small enough to stay inline is
+			// stored when it is first shown.
+			if h, err := store.Handle(c.ID); err == nil {
+				out = append(out, outputLink(c.ID, c.Action+" output", &result.Stored{Handle: h}))
+			}
 		}
 	}
 	return out, nil
@@ -50,20 +62,23 @@ func (r outputResources) Read(_ context.Context, client, uri string) ([]protocol
 	if !ok || id == "" {
 		return nil, fmt.Errorf("%w: %s is not a gasoline output; resources/list gives the URIs (%s<correlation_id>)", mcp.ErrResourceNotFound, uri, outputScheme)
 	}
-	if c, err := r.t.d.Tracker.Get(id); err == nil && c.Client != client {
-		return nil, fmt.Errorf("%w: %s belongs to another client", mcp.ErrResourceNotFound, uri)
+	if !r.t.ownsOutput(client, id) {
+		return nil, fmt.Errorf("%w: %s is not a stored output of yours (unknown, or gone with its command); resources/list lists yours", mcp.ErrResourceNotFound, uri)
 	}
 	store := r.t.d.Results.Store()
 	if store == nil {
 		return nil, fmt.Errorf("%w: this daemon keeps no output store", mcp.ErrResourceNotFound)
 	}
 	text, err := store.Content(id)
-	if errors.Is(err, output.ErrNotFound) {
+	if errors.Is(err, output.ErrNotFound) || errors.Is(err, output.ErrEvicted) {
 		return nil, fmt.Errorf("%w: the output of %s is gone (evicted under the output memory budget, or the daemon restarted); run the command again", mcp.ErrResourceNotFound, id)
 	}
 	if err != nil {
 		return nil, err
 	}
 	r.t.d.Tracker.Result(client, id) // reading the output counts as reading the result
+	if mime := imaging.Sniff(text); mime != "" {
+		return []protocol.ResourceContents{{URI: uri, MIMEType: mime, Blob: text}}, nil
+	}
 	return []protocol.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: text}}, nil
 }

@@ -69,8 +69,8 @@ func TestOutputResources(t *testing.T) {
 		t.Errorf("resources/read: got %d contents, want the whole page (%d chars)", len(rr.Contents), len(page))
 	}
 	for _, tc := range []struct{ client, uri, want string }{
-		{"someone-else", uri, "another client"},
-		{"agent", "gasoline://output/exec_nope", "gone"},
+		{"someone-else", uri, "is not a stored output of yours"},
+		{"agent", "gasoline://output/exec_nope", "is not a stored output of yours"},
 		{"agent", "file:///etc/passwd", "not a gasoline output"},
 	} {
 		if _, msg := e.rpc(t, tc.client, "resources/read", `{"uri":"`+tc.uri+`"}`, true); !strings.Contains(msg, tc.want) {

@@ -90,11 +90,27 @@ type ReadResourceParams struct {
 	URI string `json:"uri"`
 }
 
-// ResourceContents is the text of one resource.
+// ResourceContents is one resource's content: its text, or with Blob set
+// its binary content in base64 (an image), written without text.
 type ResourceContents struct {
 	URI      string `json:"uri"`
 	MIMEType string `json:"mimeType,omitempty"`
 	Text     string `json:"text"`
+	Blob     string `json:"blob,omitempty"`
+}
+
+// MarshalJSON writes text contents with "text" (even empty) and blob
+// contents with "blob" only, as the MCP schema's two shapes require.
+func (c ResourceContents) MarshalJSON() ([]byte, error) {
+	if c.Blob == "" {
+		type text ResourceContents
+		return json.Marshal(text(c))
+	}
+	return json.Marshal(struct {
+		URI      string `json:"uri"`
+		MIMEType string `json:"mimeType,omitempty"`
+		Blob     string `json:"blob"`
+	}{c.URI, c.MIMEType, c.Blob})
 }
 
 // ReadResourceResult is the result of resources/read.
