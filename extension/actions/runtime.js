@@ -163,7 +163,7 @@
   function brief(el, prefix) {
     const role = core.roleOf(el);
     const out = { ref: refFor(el, prefix), role: role || el.localName };
-    const name = core.clip(core.nameOf(el, view, role) || core.norm(core.textOf(el, view)), 60);
+    const name = core.clip(core.labelOf(el, view, role) || core.norm(core.textOf(el, view)), 60);
     if (name) out.name = name;
     return out;
   }
