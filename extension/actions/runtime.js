@@ -186,13 +186,59 @@
   // --- auto-wait ---------------------------------------------------------------
 
   /**
+   * IDLE_MS is how long a loaded page must stay quiet (no DOM mutation, no
+   * request finishing) before an action stops waiting for a target that is
+   * missing or disabled: on a quiet page nothing is coming to change it.
+   */
+  const IDLE_MS = 1000;
+
+  /**
+   * quiet watches the page while an action waits: idleFor() is how long
+   * the document has been loaded with no DOM mutation and no request
+   * finishing (resource timing), counted from the start of the watch;
+   * stop() ends it. A request still in flight with nothing else moving is
+   * not seen (the page's fetch is not visible from this world).
+   */
+  function quiet() {
+    let last = performance.now();
+    const touch = () => {
+      last = performance.now();
+    };
+    const mo = new MutationObserver(touch);
+    mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    let po = null;
+    try {
+      po = new PerformanceObserver(touch);
+      po.observe({ type: 'resource' });
+    } catch { /* no resource timing: mutations alone */ }
+    return {
+      idleFor: () => (document.readyState === 'complete' ? performance.now() - last : 0),
+      stop: () => {
+        mo.disconnect();
+        po?.disconnect();
+      },
+    };
+  }
+
+  /**
    * actionable waits up to timeoutMs for the element target names to be
    * attached, visible, enabled (needs.enabled), editable (needs.editable),
    * stable (the same box two frames running) and hit at its centre
    * (needs.hit), scrolling it into view when it is outside the viewport.
    * It resolves to the element or throws the last reason it was not ready.
+   * With idle, a target still missing or disabled once the page has been
+   * quiet for IDLE_MS fails then, not at the deadline.
    */
-  async function actionable(t, prefix, timeoutMs, needs) {
+  async function actionable(t, prefix, timeoutMs, needs, idle = false) {
+    const watch = idle && timeoutMs > IDLE_MS ? quiet() : null;
+    try {
+      return await waitActionable(t, prefix, timeoutMs, needs, watch);
+    } finally {
+      watch?.stop();
+    }
+  }
+
+  async function waitActionable(t, prefix, timeoutMs, needs, watch) {
     const deadline = performance.now() + Math.max(0, timeoutMs);
     let last = null;
     let seen = null; // an element found once, to tell detached from not found
@@ -254,6 +300,11 @@
       }
       if (performance.now() >= deadline) {
         if (last.reason === 'not_stable') last.reason = 'not_visible';
+        throw last;
+      }
+      if (watch && (last.reason === 'not_found' || last.reason === 'disabled') && watch.idleFor() >= IDLE_MS) {
+        last.message += ` (the page was idle for ${IDLE_MS} ms: no DOM change, no request; so it was not awaited longer. ` +
+          'If it comes later, wait_for it first)';
         throw last;
       }
       await nextFrame();
@@ -646,7 +697,7 @@
     const t = msg.target;
     let el = null;
     if (t) {
-      el = await actionable(t, msg.prefix, msg.timeout_ms, needs);
+      el = await actionable(t, msg.prefix, msg.timeout_ms, needs, true);
     } else if (msg.action !== 'key_press' && msg.action !== 'get_text') {
       throw new Failure('bad_target', `${msg.action} needs a target: ref, selector, text, or role (with name)`);
     }
