@@ -193,6 +193,13 @@
   const IDLE_MS = 1000;
 
   /**
+   * IDLE_BUDGET_MS is the page budget of the default 10 s deadline
+   * (target.js pageBudget): an agent that passes a longer timeout_ms asks
+   * to wait, so its action waits it all, idle page or not.
+   */
+  const IDLE_BUDGET_MS = 8500;
+
+  /**
    * quiet watches the page while an action waits: idleFor() is how long
    * the document has been loaded with no DOM mutation and no request
    * finishing (resource timing), counted from the start of the watch;
@@ -226,11 +233,12 @@
    * stable (the same box two frames running) and hit at its centre
    * (needs.hit), scrolling it into view when it is outside the viewport.
    * It resolves to the element or throws the last reason it was not ready.
-   * With idle, a target still missing or disabled once the page has been
-   * quiet for IDLE_MS fails then, not at the deadline.
+   * With idle (and at most the default budget), a target still missing or
+   * disabled once the page has been quiet for IDLE_MS fails then, not at
+   * the deadline.
    */
   async function actionable(t, prefix, timeoutMs, needs, idle = false) {
-    const watch = idle && timeoutMs > IDLE_MS ? quiet() : null;
+    const watch = idle && timeoutMs > IDLE_MS && timeoutMs <= IDLE_BUDGET_MS ? quiet() : null;
     try {
       return await waitActionable(t, prefix, timeoutMs, needs, watch);
     } finally {
