@@ -203,8 +203,10 @@
    * quiet watches the page while an action waits: idleFor() is how long
    * the document has been loaded with no DOM mutation and no request
    * finishing (resource timing), counted from the start of the watch;
-   * stop() ends it. A request still in flight with nothing else moving is
-   * not seen (the page's fetch is not visible from this world).
+   * stop() ends it. The page's requests in flight are not visible from
+   * this world: settled() asks the worker (actions/busy.js), which counts
+   * them, and resolves true when the tab's network is quiet too, else
+   * restarts the idle count.
    */
   function quiet() {
     let last = performance.now();
@@ -220,6 +222,17 @@
     } catch { /* no resource timing: mutations alone */ }
     return {
       idleFor: () => (document.readyState === 'complete' ? performance.now() - last : 0),
+      async settled() {
+        let net = null;
+        try {
+          net = await chrome.runtime.sendMessage({ gasoline: 'busy' });
+        } catch { /* no worker answer: the page's own signals decide */ }
+        if (net && (net.inflight > 0 || (typeof net.quiet_ms === 'number' && net.quiet_ms < IDLE_MS))) {
+          last = Math.max(last, performance.now() - (net.inflight > 0 ? 0 : net.quiet_ms));
+          return false;
+        }
+        return true;
+      },
       stop: () => {
         mo.disconnect();
         po?.disconnect();
@@ -310,8 +323,8 @@
         if (last.reason === 'not_stable') last.reason = 'not_visible';
         throw last;
       }
-      if (watch && (last.reason === 'not_found' || last.reason === 'disabled') && watch.idleFor() >= IDLE_MS) {
-        last.message += ` (the page was idle for ${IDLE_MS} ms: no DOM change, no request; so it was not awaited longer. ` +
+      if (watch && (last.reason === 'not_found' || last.reason === 'disabled') && watch.idleFor() >= IDLE_MS && await watch.settled()) {
+        last.message += ` (the page was idle for ${IDLE_MS} ms: no DOM change, no request in flight; so it was not awaited longer. ` +
           'If it comes later, wait_for it first)';
         throw last;
       }

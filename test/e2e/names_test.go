@@ -3,10 +3,30 @@
 package e2e
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 )
+
+// namesPages serves testdata/names/, and /names/slow: an answer that takes
+// 2.5 s, the request in flight of a page that loads data.
+func namesPages() http.Handler {
+	files := handsPages()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/names/slow" {
+			files.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case <-time.After(2500 * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write([]byte("Fetched button"))
+	})
+}
 
 // TestNamesAndTargets plays an agent on a TodoMVC-like list, whose checkboxes
 // have no accessible name (each sits beside a label not tied to it), and on
@@ -14,7 +34,7 @@ import (
 // beside its checkbox and each field's name; click by target {role, name}
 // toggles the right todo, target as a ref and as a selector work; a missing
 // element on an idle page fails fast, while one that comes later on a busy
-// page is still waited for.
+// page (DOM changes, or only a request in flight) is still waited for.
 func TestNamesAndTargets(t *testing.T) {
 	e := ready(t)
 	e.open("/names/todo.html")
@@ -64,5 +84,14 @@ func TestNamesAndTargets(t *testing.T) {
 	e.ok("click", map[string]any{"target": "#late"})
 	if got := e.pageText("#log", nil); !strings.HasSuffix(got, "late clicked\n") {
 		t.Errorf("the page logged %q, want the late button clicked", got)
+	}
+
+	// A page whose only activity is a request in flight (2.5 s, no DOM
+	// change meanwhile) is busy too: the click waits for the button its
+	// answer adds.
+	e.ok("click", map[string]any{"target": "#load"})
+	e.ok("click", map[string]any{"target": map[string]any{"role": "button", "name": "Fetched button"}})
+	if got := e.pageText("#log", nil); !strings.HasSuffix(got, "fetched clicked\n") {
+		t.Errorf("the page logged %q, want the fetched button clicked", got)
 	}
 }

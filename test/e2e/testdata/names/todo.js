@@ -22,3 +22,14 @@ document.getElementById('tick').addEventListener('click', () => {
     document.getElementById('later-slot').append(b);
   }, 2500);
 });
+// Load later asks the server for data that takes 2.5 s, with nothing else
+// moving meanwhile, then adds a button: only the request in flight says the
+// page is busy.
+document.getElementById('load').addEventListener('click', async () => {
+  const r = await fetch('/names/slow');
+  const b = document.createElement('button');
+  b.id = 'fetched';
+  b.textContent = await r.text();
+  b.addEventListener('click', () => log('fetched clicked'));
+  document.getElementById('later-slot').append(b);
+});
