@@ -22,6 +22,7 @@ import { Backoff, sleep } from './backoff.js';
 import { noteTab, startCapture } from './capture/worker.js';
 import { runQuery, timeoutMessage } from './commands.js';
 import { watchDialogs } from './actions/dialog.js';
+import { watchRequests } from './actions/busy.js';
 import { DaemonClient, DaemonError, DEFAULT_PORT, normaliseCode, SignatureError, validPort } from './daemon.js';
 import { startDrawRelay } from './overlay/worker.js';
 import { Poller } from './poller.js';
@@ -134,6 +135,7 @@ const poller = new Poller({ loadConfig, makeClient, dispatch, status });
 
 // Which tabs a native dialog freezes, as the pages' runtimes tell it.
 watchDialogs();
+watchRequests();
 
 /** start makes sure the alarm exists and the poll loop runs. Idempotent. */
 function start() {

@@ -180,56 +180,214 @@
     return s;
   }
 
-  /** byIds returns the text of the elements whose ids are listed in ids. */
-  function byIds(el, ids, view) {
-    const doc = el.ownerDocument;
-    if (!doc || typeof doc.getElementById !== 'function') return '';
-    return norm(ids.split(/\s+/).map((id) => {
-      const t = id && doc.getElementById(id);
-      return t ? norm(attr(t, 'aria-label')) || textOf(t, null) : '';
-    }).join(' '));
+  // --- accessible names (W3C accname 1.2) ------------------------------------
+
+  // Roles that are embedded controls: inside another element's label or
+  // content they stand for their value, not their own name (accname 2E).
+  const EMBEDDED = new Set(['textbox', 'searchbox', 'combobox', 'listbox', 'slider', 'spinbutton']);
+
+  /** hiddenNode reports an element that is hidden from users (accname 2A). */
+  const hiddenNode = (el, view) => hidden(el) || Boolean(view && !view.visible(el, true));
+
+  /** parentOf is el's parent in the composed tree (a shadow root leads to its host). */
+  const parentOf = (el) => {
+    const p = el.parentNode;
+    return p && p.nodeType === 11 ? p.host : p;
+  };
+
+  /** controlValue is an embedded control's value, as a name reads it (accname 2E). */
+  function controlValue(el, role) {
+    const tag = el.localName;
+    if (role === 'combobox' || role === 'listbox') {
+      if (tag === 'select') return Array.from(el.options || []).filter((o) => o.selected).map((o) => norm(textOf(o, null))).join(' ');
+      return norm(attr(el, 'aria-valuetext') ?? '');
+    }
+    if (role === 'slider' || role === 'spinbutton') {
+      return String(attr(el, 'aria-valuetext') ?? attr(el, 'aria-valuenow') ?? el.value ?? '');
+    }
+    if (tag === 'input' || tag === 'textarea') return String(el.value ?? '');
+    return textOf(el, null);
   }
 
   /**
-   * nameOf returns the element's accessible name, a simplified WAI-ARIA
-   * accname: aria-labelledby, aria-label, the control's labels, alt,
-   * value of button inputs, content for roles named from content, legend
-   * or caption, then title and placeholder.
+   * textAlt computes the text alternative of node (accname 1.2 step 2) in
+   * the traversal c: {root, labelledby (inside an aria-labelledby
+   * traversal), content (inside a name from content), hiddenOk (inside a
+   * hidden node aria-labelledby names), depth}.
    */
-  function nameOf(el, view, role = roleOf(el)) {
-    const labelledby = attr(el, 'aria-labelledby');
-    if (labelledby) {
-      const n = byIds(el, labelledby, view);
+  function textAlt(node, view, c, role) {
+    if (node.nodeType === TEXT) return node.data ?? node.textContent ?? ''; // 2G
+    if (!isElement(node) || c.depth > 30) return '';
+    const el = node;
+    const inside = el !== c.root;
+    if (inside && !c.hiddenOk && hiddenNode(el, view)) return ''; // 2A
+    if (SKIP_TAGS.has(el.localName)) return '';
+    const r = role ?? roleOf(el);
+    // 2B: aria-labelledby, not followed again inside one.
+    if (!c.labelledby) {
+      const ids = norm(attr(el, 'aria-labelledby'));
+      const doc = ids && el.ownerDocument;
+      if (doc && typeof doc.getElementById === 'function') {
+        const parts = [];
+        for (const id of ids.split(' ')) {
+          const t = doc.getElementById(id);
+          if (!t) continue;
+          const hid = c.hiddenOk || hiddenNode(t, view);
+          parts.push(norm(textAlt(t, view, { root: t, labelledby: true, content: true, hiddenOk: hid, depth: c.depth + 1 })));
+        }
+        const s = parts.filter(Boolean).join(' ');
+        if (s) return s;
+      }
+    }
+    const embedded = inside && (c.labelledby || c.content) && EMBEDDED.has(r);
+    // 2C: aria-label (an embedded control in a label reads its value instead).
+    if (!embedded) {
+      const label = norm(attr(el, 'aria-label'));
+      if (label) return label;
+    }
+    // 2D: the host language's own label, unless presentational.
+    if (r !== 'presentation') {
+      const n = nativeName(el, view, c, r);
       if (n) return n;
     }
-    const label = norm(attr(el, 'aria-label'));
-    if (label) return label;
+    // 2E: an embedded control reads as its value.
+    if (embedded) return controlValue(el, r);
+    // 2F: name from content, for roles that take it and anywhere inside a
+    // label, a labelledby traversal or another name from content.
+    if (NAME_FROM_CONTENT.has(r) || c.labelledby || c.content) {
+      const s = contentName(el, view, c);
+      if (s.trim()) return s;
+    }
+    // 2I: the tooltip.
+    return norm(attr(el, 'title'));
+  }
+
+  /** contentName joins the text alternatives of el's children (accname 2F). */
+  function contentName(el, view, c) {
+    const inner = { ...c, content: true, depth: c.depth + 1 };
+    let s = '';
+    for (const k of kids(el)) {
+      if (isElement(k) && k === c.root) continue;
+      let t = textAlt(k, view, inner);
+      if (!t) continue;
+      // Block-level children read as separate words; inline ones run on.
+      if (isElement(k) && !INLINE_TAGS.has(k.localName)) t = ` ${t} `;
+      s += t;
+    }
+    return s;
+  }
+
+  /**
+   * nativeName is the name HTML gives el (accname 2D, HTML-AAM): a button
+   * input's value, a control's labels, then its title and placeholder, an
+   * image's alt, a fieldset's legend, a table's caption, a figure's
+   * figcaption, an svg's title.
+   */
+  function nativeName(el, view, c, role) {
     const tag = el.localName;
-    if (tag === 'input' || tag === 'textarea' || tag === 'select') {
+    if (tag === 'input' || tag === 'textarea' || tag === 'select' || tag === 'button' || tag === 'meter' || tag === 'progress' || tag === 'output') {
       const t = tag === 'input' ? inputType(el) : '';
       if (t === 'submit' || t === 'reset' || t === 'button') {
         return norm(el.value) || (t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : '');
       }
-      if (t === 'image') return norm(attr(el, 'alt')) || norm(attr(el, 'value')) || 'Submit';
+      if (t === 'image') return norm(attr(el, 'alt')) || norm(attr(el, 'value')) || norm(attr(el, 'title')) || 'Submit';
       const labels = el.labels ? Array.from(el.labels) : [];
-      const fromLabels = norm(labels.map((l) => textOf(l, null)).join(' '));
-      if (fromLabels) return fromLabels;
+      if (labels.length) {
+        const s = norm(labels.map((l) => norm(textAlt(l, view, { root: el, labelledby: c.labelledby, content: true, hiddenOk: c.hiddenOk, depth: c.depth + 1 }))).join(' '));
+        if (s) return s;
+      }
+      if (tag === 'button') return '';
       return norm(attr(el, 'title')) || norm(attr(el, 'placeholder')) || norm(attr(el, 'aria-placeholder'));
     }
-    if (tag === 'img' || tag === 'area') {
-      const alt = norm(attr(el, 'alt'));
-      if (alt) return alt;
+    if (tag === 'img' || tag === 'area') return norm(attr(el, 'alt'));
+    const first = { fieldset: 'legend', table: 'caption', figure: 'figcaption', svg: 'title' }[tag];
+    if (first) {
+      const cap = Array.from(el.childNodes || []).find((k) => isElement(k) && k.localName === first);
+      if (cap) return norm(tag === 'svg' ? cap.textContent : contentName(cap, view, { ...c, root: null }));
     }
-    if (tag === 'fieldset' || tag === 'table' || tag === 'figure') {
-      const first = { fieldset: 'legend', table: 'caption', figure: 'figcaption' }[tag];
-      const cap = Array.from(el.childNodes || []).find((c) => isElement(c) && c.localName === first);
-      if (cap) return norm(textOf(cap, view));
+    return '';
+  }
+
+  /**
+   * nameOf returns the element's accessible name by the W3C accname 1.2
+   * rules: aria-labelledby (hidden targets included), aria-label, the
+   * host language's label (label[for], a wrapping label, a button input's
+   * value, alt, legend, caption, figcaption), name from content for the
+   * roles that take it (hidden content left out; embedded controls inside
+   * read as their values), then title, and placeholder for fields.
+   */
+  function nameOf(el, view, role = roleOf(el)) {
+    return norm(textAlt(el, view, { root: el, labelledby: false, content: false, hiddenOk: false, depth: 0 }, role));
+  }
+
+  // --- the row's text -------------------------------------------------------------
+
+  // Roles of a container that is one row of a collection: a control without
+  // a name is known by the row's text.
+  const ROW_ROLES = new Set(['listitem', 'row', 'article', 'treeitem']);
+
+  // Roles a row never reaches past: the collection, or a region of its own.
+  const ROW_STOPS = new Set(['list', 'table', 'grid', 'treegrid', 'rowgroup', 'tree', 'listbox', 'menu',
+    'menubar', 'tablist', 'radiogroup', 'group', 'form', 'main', 'navigation', 'banner', 'contentinfo',
+    'complementary', 'search', 'region', 'dialog', 'alertdialog']);
+
+  /** ROW_TEXT is the longest row text kept; a container with more is not a row. */
+  const ROW_TEXT = 200;
+
+  /** ROW_CONTROLS is how many controls a container without a row role may hold and still be a card. */
+  const ROW_CONTROLS = 3;
+
+  /**
+   * rowTextOf returns the text of the row control sits in, for a control
+   * without an accessible name ("" when it has none): the closest list
+   * item, table row or article, or a card-like container (few controls,
+   * a little text), without the text of its other buttons. It climbs at
+   * most 6 levels and stops at a list, table, form or landmark.
+   */
+  function rowTextOf(control, view) {
+    let n = control;
+    for (let level = 0; level < 6; level++) {
+      n = parentOf(n);
+      if (!isElement(n) || n.localName === 'body' || n.localName === 'html') return '';
+      const r = roleOf(n);
+      if (ROW_STOPS.has(r)) return '';
+      const row = ROW_ROLES.has(r);
+      if (!row && controlsIn(n, ROW_CONTROLS + 1) > ROW_CONTROLS) return '';
+      const t = norm(rowText(n, control, view, { left: ROW_TEXT + 1 }));
+      if (t.length > ROW_TEXT) return '';
+      if (t || row) return t;
     }
-    if (NAME_FROM_CONTENT.has(role)) {
-      const t = norm(textOf(el, view));
-      if (t) return t;
+    return '';
+  }
+
+  /** controlsIn counts the interactive elements under el, stopping at max. */
+  function controlsIn(el, max) {
+    let n = 0;
+    walk(el, (c) => {
+      if (n >= max) return false;
+      if (isInteractive(c)) n++;
+    });
+    return n;
+  }
+
+  /** rowText is the visible text under node, without skip's and the buttons', at most budget.left characters. */
+  function rowText(node, skip, view, budget) {
+    if (budget.left <= 0) return '';
+    if (node.nodeType === TEXT) {
+      const t = node.data ?? node.textContent ?? '';
+      budget.left -= t.trim().length;
+      return t;
     }
-    return norm(attr(el, 'title'));
+    if (!isElement(node) || node === skip || hiddenNode(node, view)) return '';
+    const r = roleOf(node);
+    if (r === 'button' || EMBEDDED.has(r)) return '';
+    if (node.localName === 'img') return attr(node, 'alt') || '';
+    let s = '';
+    for (const k of kids(node)) {
+      const t = rowText(k, skip, view, budget);
+      if (t) s += isElement(k) && !INLINE_TAGS.has(k.localName) ? ` ${t} ` : t;
+    }
+    return s;
   }
 
   /** isInteractive reports an element an agent can act on. */
@@ -334,16 +492,28 @@
   }
 
   /**
+   * labelOf is what the outline and role matching know a control by: its
+   * accessible name, else (an interactive element without one) the text of
+   * its row (rowTextOf).
+   */
+  function labelOf(el, view, role = roleOf(el)) {
+    const n = nameOf(el, view, role);
+    return n || (isInteractive(el, role) ? rowTextOf(el, view) : '');
+  }
+
+  /**
    * findByRole returns the elements under root with role whose name
-   * matches name (any name when name is empty). Exact name matches win:
-   * when some candidates match exactly, the others are dropped.
+   * matches name (any name when name is empty): the accessible name, or
+   * for a control without one the text of its row, as the outline shows
+   * it. Exact name matches win: when some candidates match exactly, the
+   * others are dropped.
    */
   function findByRole(root, role, name, exact, view) {
     const found = [];
     walk(root, (el) => {
       const r = roleOf(el);
       if (r !== role) return;
-      const n = nameOf(el, view, r);
+      const n = labelOf(el, view, r);
       if (!name || textMatches(n, name, exact)) found.push({ el, name: n });
     }, view);
     return preferExact(found, name, exact);
@@ -672,7 +842,10 @@
         return;
       }
       flush();
-      if (!push(depth, lineFor(node, role, name, ref, maxText))) return;
+      // A control without a name is shown with the text of its row
+      // (in a table row, the line already holds it).
+      const row = act && !name ? rowTextOf(node, view) : '';
+      if (!push(depth, lineFor(node, role, name, ref, maxText, row))) return;
       if (role === 'iframe' && onFrame) onFrame(node, lines.length - 1);
       if (!closed) visitKids(node, depth + 1, true);
     };
@@ -715,10 +888,14 @@
    */
   const quote = (s) => `'${s}'`;
 
-  /** lineFor is one outline line: ref role 'name' states =value (an iframe: its src). */
-  function lineFor(el, role, name, ref, maxText) {
+  /**
+   * lineFor is one outline line: ref role 'name' states =value (an iframe:
+   * its src); a control without a name shows its row's text as in 'row'.
+   */
+  function lineFor(el, role, name, ref, maxText, row = '') {
     let s = ref ? `${ref} ${role}` : role;
     if (name) s += ' ' + quote(clip(name, maxText));
+    else if (row) s += ' in ' + quote(clip(row, Math.min(60, maxText)));
     const st = states(el, role);
     if (st.length) s += ' ' + st.join(' ');
     const v = norm(valueOf(el, role));
@@ -804,7 +981,7 @@
 
   globalThis.gasolineCore = Object.freeze({
     roleOf, nameOf, textOf, states, valueOf, isInteractive, isDisabled, hidden, kids, walk, contains,
-    findByRole, findByText, textMatches, controlOf, describe, selectorFor, outline, estimateTokens,
+    findByRole, findByText, textMatches, rowTextOf, labelOf, controlOf, describe, selectorFor, outline, estimateTokens,
     keyInfo, globMatch, headingLevel, norm, clip, INTERACTIVE_ROLES, LANDMARKS, TOKEN_CHARS,
   });
 })();

@@ -163,7 +163,7 @@
   function brief(el, prefix) {
     const role = core.roleOf(el);
     const out = { ref: refFor(el, prefix), role: role || el.localName };
-    const name = core.clip(core.nameOf(el, view, role) || core.norm(core.textOf(el, view)), 60);
+    const name = core.clip(core.labelOf(el, view, role) || core.norm(core.textOf(el, view)), 60);
     if (name) out.name = name;
     return out;
   }
@@ -186,13 +186,80 @@
   // --- auto-wait ---------------------------------------------------------------
 
   /**
+   * IDLE_MS is how long a loaded page must stay quiet (no DOM mutation, no
+   * request finishing) before an action stops waiting for a target that is
+   * missing or disabled: on a quiet page nothing is coming to change it.
+   */
+  const IDLE_MS = 1000;
+
+  /**
+   * IDLE_BUDGET_MS is the page budget of the default 10 s deadline
+   * (target.js pageBudget): an agent that passes a longer timeout_ms asks
+   * to wait, so its action waits it all, idle page or not.
+   */
+  const IDLE_BUDGET_MS = 8500;
+
+  /**
+   * quiet watches the page while an action waits: idleFor() is how long
+   * the document has been loaded with no DOM mutation and no request
+   * finishing (resource timing), counted from the start of the watch;
+   * stop() ends it. The page's requests in flight are not visible from
+   * this world: settled() asks the worker (actions/busy.js), which counts
+   * them, and resolves true when the tab's network is quiet too, else
+   * restarts the idle count.
+   */
+  function quiet() {
+    let last = performance.now();
+    const touch = () => {
+      last = performance.now();
+    };
+    const mo = new MutationObserver(touch);
+    mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    let po = null;
+    try {
+      po = new PerformanceObserver(touch);
+      po.observe({ type: 'resource' });
+    } catch { /* no resource timing: mutations alone */ }
+    return {
+      idleFor: () => (document.readyState === 'complete' ? performance.now() - last : 0),
+      async settled() {
+        let net = null;
+        try {
+          net = await chrome.runtime.sendMessage({ gasoline: 'busy' });
+        } catch { /* no worker answer: the page's own signals decide */ }
+        if (net && (net.inflight > 0 || (typeof net.quiet_ms === 'number' && net.quiet_ms < IDLE_MS))) {
+          last = Math.max(last, performance.now() - (net.inflight > 0 ? 0 : net.quiet_ms));
+          return false;
+        }
+        return true;
+      },
+      stop: () => {
+        mo.disconnect();
+        po?.disconnect();
+      },
+    };
+  }
+
+  /**
    * actionable waits up to timeoutMs for the element target names to be
    * attached, visible, enabled (needs.enabled), editable (needs.editable),
    * stable (the same box two frames running) and hit at its centre
    * (needs.hit), scrolling it into view when it is outside the viewport.
    * It resolves to the element or throws the last reason it was not ready.
+   * With idle (and at most the default budget), a target still missing or
+   * disabled once the page has been quiet for IDLE_MS fails then, not at
+   * the deadline.
    */
-  async function actionable(t, prefix, timeoutMs, needs) {
+  async function actionable(t, prefix, timeoutMs, needs, idle = false) {
+    const watch = idle && timeoutMs > IDLE_MS && timeoutMs <= IDLE_BUDGET_MS ? quiet() : null;
+    try {
+      return await waitActionable(t, prefix, timeoutMs, needs, watch);
+    } finally {
+      watch?.stop();
+    }
+  }
+
+  async function waitActionable(t, prefix, timeoutMs, needs, watch) {
     const deadline = performance.now() + Math.max(0, timeoutMs);
     let last = null;
     let seen = null; // an element found once, to tell detached from not found
@@ -254,6 +321,11 @@
       }
       if (performance.now() >= deadline) {
         if (last.reason === 'not_stable') last.reason = 'not_visible';
+        throw last;
+      }
+      if (watch && (last.reason === 'not_found' || last.reason === 'disabled') && watch.idleFor() >= IDLE_MS && await watch.settled()) {
+        last.message += ` (the page was idle for ${IDLE_MS} ms: no DOM change, no request in flight; so it was not awaited longer. ` +
+          'If it comes later, wait_for it first)';
         throw last;
       }
       await nextFrame();
@@ -646,7 +718,7 @@
     const t = msg.target;
     let el = null;
     if (t) {
-      el = await actionable(t, msg.prefix, msg.timeout_ms, needs);
+      el = await actionable(t, msg.prefix, msg.timeout_ms, needs, true);
     } else if (msg.action !== 'key_press' && msg.action !== 'get_text') {
       throw new Failure('bad_target', `${msg.action} needs a target: ref, selector, text, or role (with name)`);
     }

@@ -356,3 +356,104 @@ test('estimateTokens is characters / 4', () => {
   assert.equal(core.estimateTokens(''), 0);
   assert.equal(core.estimateTokens('abcde'), 2);
 });
+
+test('nameOf follows the accname rules one by one', () => {
+  const doc = fakeDocument(
+    // 2B: labelledby wins over aria-label, follows hidden targets, is not followed twice.
+    h('span', { id: 'hid', hidden: '' }, 'Hidden ', h('b', {}, 'label')),
+    h('span', { id: 'chain', 'aria-labelledby': 'hid' }, 'Chained'),
+    h('button', { id: 'lb-hidden', 'aria-labelledby': 'hid', 'aria-label': 'no' }, 'x'),
+    h('button', { id: 'lb-chain', 'aria-labelledby': 'chain' }, 'x'),
+    h('button', { id: 'lb-missing', 'aria-labelledby': 'nope', 'aria-label': 'Fallback' }, 'x'),
+    // 2C: aria-label; blank aria-label is ignored.
+    h('button', { id: 'al-blank', 'aria-label': '   ' }, 'Content'),
+    // 2D: native labels: for, wrapping, both, button value, alt, legend, caption, figcaption.
+    h('label', { for: 'both' }, 'First'), h('label', {}, 'Second ', h('input', { id: 'both' })),
+    h('table', { id: 'tbl' }, h('caption', {}, 'Prices'), h('tr', {}, h('td', {}, '1'))),
+    h('figure', { id: 'fig' }, h('img', { alt: 'x' }), h('figcaption', {}, 'A chart')),
+    h('input', { id: 'img-in', type: 'image', alt: 'Send' }),
+    h('input', { id: 'reset', type: 'reset' }),
+    // 2E: embedded controls inside a label read as their value; the control itself does not.
+    h('label', { for: 'qty' }, 'Buy ', h('input', { id: 'inner', value: '3' }), ' items'), h('input', { id: 'qty' }),
+    h('label', {}, 'Flavour ', h('select', { id: 'sel' }, h('option', { selected: true }, 'Lemon'))),
+    // 2F: content: hidden parts left out, aria-label of a child used, blocks spaced, inline joined.
+    h('a', { id: 'lnk', href: '/' }, h('span', { 'aria-hidden': 'true' }, '★'), 'Go', h('b', {}, 'od'),
+      h('div', {}, 'news'), h('span', { 'aria-label': 'today' }, '📅')),
+    h('button', { id: 'icon' }, h('svg', {}, h('title', {}, 'Trash'))),
+    // 2F does not apply to roles named by author only: a div's text is not its name.
+    h('div', { id: 'plain' }, 'Some text'),
+    // 2I: title last; placeholder after title for fields.
+    h('button', { id: 'tip', title: 'Close' }),
+    h('textarea', { id: 'ta', placeholder: 'Your message' }),
+    h('div', { id: 'presentational', role: 'none', title: 't' }, 'x')
+  );
+  const name = (id) => core.nameOf(doc.getElementById(id), view);
+  assert.equal(name('lb-hidden'), 'Hidden label', 'a hidden labelledby target is read, with its hidden content');
+  assert.equal(name('lb-chain'), 'Chained', 'labelledby is not followed inside labelledby');
+  assert.equal(name('lb-missing'), 'Fallback');
+  assert.equal(name('al-blank'), 'Content');
+  assert.equal(name('both'), 'First Second');
+  assert.equal(name('tbl'), 'Prices');
+  assert.equal(name('fig'), 'A chart');
+  assert.equal(name('img-in'), 'Send');
+  assert.equal(name('reset'), 'Reset');
+  assert.equal(name('qty'), 'Buy 3 items');
+  assert.equal(name('sel'), 'Flavour', 'a control in its own label is not part of its name');
+  assert.equal(name('lnk'), 'Good news today');
+  assert.equal(name('icon'), 'Trash');
+  assert.equal(name('plain'), '');
+  assert.equal(name('tip'), 'Close');
+  assert.equal(name('ta'), 'Your message');
+  assert.equal(name('presentational'), 't');
+});
+
+/** todoList is TodoMVC's markup: each checkbox sits beside a label not tied to it. */
+function todoList(...titles) {
+  return fakeDocument(h('html', {}, h('body', {}, h('section', { class: 'todoapp' },
+    h('header', { class: 'header' }, h('h1', {}, 'todos'), h('input', { class: 'new-todo', placeholder: 'What needs to be done?' })),
+    h('section', { class: 'main' }, h('ul', { class: 'todo-list' }, ...titles.map((t, i) =>
+      h('li', { class: i === 1 ? 'completed' : '' }, h('div', { class: 'view' },
+        h('input', { class: 'toggle', type: 'checkbox', checked: i === 1 }),
+        h('label', {}, t),
+        h('button', { class: 'destroy' }))))))))));
+}
+
+test('a control without a name is known by its row: TodoMVC', () => {
+  const doc = todoList('Walk the dog', 'Buy milk', 'Walk the dog again');
+  const boxes = doc.all().filter((e) => e.localName === 'input' && e.getAttribute('type') === 'checkbox');
+  assert.equal(core.nameOf(boxes[0], view), '', 'the label is not tied to the checkbox: no accessible name');
+  assert.equal(core.rowTextOf(boxes[0], view), 'Walk the dog');
+  assert.equal(core.labelOf(boxes[1], view), 'Buy milk');
+  const found = core.findByRole(doc, 'checkbox', 'Walk the dog', false, view);
+  assert.deepEqual(found.map((f) => f.el), [boxes[0]], 'the exact row wins over "Walk the dog again"');
+  assert.equal(core.findByRole(doc, 'button', 'Buy milk', false, view).length, 1, 'the row\'s delete button too');
+  let n = 0;
+  const { lines } = core.outline(doc, { refFor: () => 'e' + ++n, view });
+  const text = lines.join('\n');
+  assert.match(text, /e\d+ checkbox in 'Walk the dog'\n/);
+  assert.match(text, /e\d+ checkbox in 'Buy milk' checked\n/);
+  assert.match(text, /e\d+ button in 'Buy milk'\n/);
+  assert.match(text, /e\d+ textbox 'What needs to be done\?'/, 'a named control keeps its name');
+  assert.equal(text.match(/Walk the dog'/g).length, 2, 'the title shows once per control, not again as text');
+});
+
+test('a control without a name is known by its table row, or its card', () => {
+  const doc = fakeDocument(h('body', {},
+    h('table', {}, h('tbody', {},
+      h('tr', {}, h('td', {}, h('input', { id: 'r1', type: 'checkbox' })), h('td', {}, 'Ada Lovelace'), h('td', {}, h('button', {}, 'Edit'))),
+      h('tr', {}, h('td', {}, h('input', { id: 'r2', type: 'checkbox' })), h('td', {}, 'Alan Turing'), h('td', {}, h('button', {}, 'Edit'))))),
+    h('div', { class: 'cards' },
+      h('div', { class: 'card' }, h('h3', {}, 'Pro plan'), h('p', {}, '$10 a month'), h('button', { id: 'c1' }, h('i', { class: 'icon' }))),
+      h('div', { class: 'card' }, h('h3', {}, 'Team plan'), h('button', { id: 'c2' }, h('i', { class: 'icon' })))),
+    h('div', {}, ...Array.from({ length: 5 }, (_, i) => h('input', { id: 'crowd' + i, type: 'checkbox' })), 'Too many controls to tell which')));
+  const row = (id) => core.rowTextOf(doc.getElementById(id), view);
+  assert.equal(row('r1'), 'Ada Lovelace', 'the row\'s text, without its buttons');
+  assert.equal(row('c1'), 'Pro plan $10 a month');
+  assert.equal(row('c2'), 'Team plan');
+  assert.equal(row('crowd0'), '', 'a container with many controls is not a row');
+  assert.equal(core.findByRole(doc, 'checkbox', 'Turing', false, view)[0].el, doc.getElementById('r2'));
+  let n = 0;
+  const text = core.outline(doc, { refFor: () => 'e' + ++n, view }).lines.join('\n');
+  assert.match(text, /\| e\d+ checkbox \| Ada Lovelace \| e\d+ button 'Edit' \|/, 'a table row\'s line already holds its text');
+  assert.match(text, /e\d+ button in 'Pro plan \$10 a month'/);
+});

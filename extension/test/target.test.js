@@ -1,7 +1,7 @@
 // Unit tests of actions/target.js: refs, targets, failure text, budgets.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { targetOf, frameOfRef, prefixFor, failureText, pageBudget, modifiersOf, describeTarget } from '../actions/target.js';
+import { targetOf, parseTarget, frameOfRef, prefixFor, failureText, pageBudget, modifiersOf, describeTarget } from '../actions/target.js';
 import { CommandError } from '../runner.js';
 
 test('refs carry their frame', () => {
@@ -25,6 +25,25 @@ test('targetOf reads one kind of target', () => {
   assert.throws(() => targetOf({ ref: 'e1', selector: '#a' }), (e) => e instanceof CommandError && /one target, not ref and selector/.test(e.message));
   assert.throws(() => targetOf({ name: 'Go' }), /goes with "role"/);
   assert.throws(() => targetOf({ ref: 'button' }), /not a ref/);
+});
+
+test('target is a ref, a selector, {role, name} or {text}', () => {
+  assert.deepEqual(targetOf({ target: 'e5' }), { ref: 'e5' });
+  assert.deepEqual(targetOf({ target: ' f7e12 ' }), { ref: 'f7e12' });
+  assert.deepEqual(targetOf({ target: '#save > button' }), { selector: '#save > button' });
+  assert.deepEqual(targetOf({ target: 'e5x' }), { selector: 'e5x' }, 'not a ref: a selector');
+  assert.deepEqual(targetOf({ target: { role: 'CheckBox', name: 'Walk the dog' } }), { role: 'checkbox', name: 'Walk the dog' });
+  assert.deepEqual(targetOf({ target: { role: 'button', name: 'Go', exact: true } }), { role: 'button', name: 'Go', exact: true });
+  assert.deepEqual(targetOf({ target: { text: 'Accept' } }), { text: 'Accept' });
+  assert.deepEqual(targetOf({ target: { text: 'Email' }, text: 'ada' }, { textIsValue: true }), { text: 'Email' },
+    'fill: the target object\'s text is the target, the flat text the value');
+  assert.throws(() => targetOf({ target: 'e5', ref: 'e5' }), /one target, not target and ref/);
+  assert.throws(() => targetOf({ target: { role: 'button' }, name: 'Go' }), /goes with "role"/);
+  for (const [bad, why] of [[42, /not a string or an object/], [['e5'], /not a string or an object/], ['  ', /target is empty/],
+    [{ ref: 'e5' }, /unknown fields ref/], [{}, /needs role \(with name\) or text/], [{ name: 'Go' }, /name goes with role/],
+    [{ role: 'button', text: 'Go' }, /both role and text/]]) {
+    assert.throws(() => parseTarget(bad), (e) => e instanceof CommandError && why.test(e.message), JSON.stringify(bad));
+  }
 });
 
 test('failureText gives the reason first and the candidates one a line', () => {

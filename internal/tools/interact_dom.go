@@ -1,7 +1,11 @@
 package tools
 
 import (
+	"bytes"
+	"encoding/json"
+	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 )
@@ -41,16 +45,62 @@ func init() {
 	}
 }
 
-// targetArgs name the element an action works on: one of ref, selector,
-// text, or role with name; frame picks an iframe of the top document.
+// targetArgs name the element an action works on: target (a ref, a CSS
+// selector, or {role, name?, exact?} / {text, exact?}), or one of the older
+// flat forms ref, selector, text, or role with name; frame picks an iframe
+// of the top document. The extension reads target (extension/actions/target.js).
 type targetArgs struct {
-	Ref      string `json:"ref,omitempty" desc:"target: ref, selector, text or role+name"`
-	Selector string `json:"selector,omitempty"`
-	Text     string `json:"text,omitempty" desc:"visible text; fill, type, dialog: text to enter"`
-	Role     string `json:"role,omitempty"`
-	Name     string `json:"name,omitempty"`
-	Frame    string `json:"frame,omitempty"`
+	Target   json.RawMessage `json:"target,omitempty" desc:"ref \"e5\", CSS selector, {role, name} or {text} (also flat: ref, selector, text, role+name)"`
+	Ref      string          `json:"ref,omitempty"`
+	Selector string          `json:"selector,omitempty"`
+	Text     string          `json:"text,omitempty" desc:"visible text; fill, type, dialog: text to enter"`
+	Role     string          `json:"role,omitempty"`
+	Name     string          `json:"name,omitempty"`
+	Frame    string          `json:"frame,omitempty"`
 	tabArg
+}
+
+// refPattern is a ref as the outline gives it out: e12, or f7e12 in frame 7.
+var refPattern = regexp.MustCompile(`^(?:f\d+)?e\d+$`)
+
+// targetObject is the object form of target.
+type targetObject struct {
+	Role  *string `json:"role"`
+	Name  *string `json:"name"`
+	Text  *string `json:"text"`
+	Exact bool    `json:"exact"`
+}
+
+// targetHint says what target takes, for its errors.
+const targetHint = `target is a ref ("e5" from analyze({what:"dom"}) or query), a CSS selector ("#save"), {role:"button", name:"Save"} or {text:"Save"}`
+
+// checkTargetValue checks the target argument's form: a non-empty string
+// (a ref when it looks like one, else a selector), or an object with role
+// (and name) or text, never both and nothing else.
+func checkTargetValue(action string, raw json.RawMessage) error {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		if strings.TrimSpace(s) == "" {
+			return mcp.Errorf("invalid_arguments", targetHint, "%s: target is empty", action)
+		}
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var o targetObject
+	if err := dec.Decode(&o); err != nil {
+		return mcp.Errorf("invalid_arguments", targetHint, "%s: target %s is not a string or {role, name} / {text} object (%v)", action, raw, err)
+	}
+	has := func(p *string) bool { return p != nil && *p != "" }
+	switch {
+	case has(o.Role) && has(o.Text):
+		return mcp.Errorf("invalid_arguments", targetHint, "%s: target has both role and text; pass one", action)
+	case !has(o.Role) && !has(o.Text):
+		return mcp.Errorf("invalid_arguments", targetHint, "%s: target object needs role (with name) or text", action)
+	case has(o.Name) && !has(o.Role):
+		return mcp.Errorf("invalid_arguments", targetHint, "%s: target's name goes with role", action)
+	}
+	return nil
 }
 
 // kinds lists the kinds of target a names.
@@ -59,7 +109,7 @@ func (a targetArgs) kinds(textIsValue bool) []string {
 	for _, f := range []struct {
 		name string
 		set  bool
-	}{{"ref", a.Ref != ""}, {"selector", a.Selector != ""}, {"role", a.Role != ""}, {"text", a.Text != "" && !textIsValue}} {
+	}{{"target", len(a.Target) > 0 && string(a.Target) != "null"}, {"ref", a.Ref != ""}, {"selector", a.Selector != ""}, {"role", a.Role != ""}, {"text", a.Text != "" && !textIsValue}} {
 		if f.set {
 			k = append(k, f.name)
 		}
@@ -73,16 +123,16 @@ func (a targetArgs) checkTarget(action string, optional, textIsValue bool) error
 	k := a.kinds(textIsValue)
 	switch {
 	case a.Name != "" && a.Role == "":
-		return mcp.Errorf("invalid_arguments", `e.g. {role:"button", name:"Sign in"}`, "%s: name goes with role", action)
+		return mcp.Errorf("invalid_arguments", `e.g. {role:"button", name:"Sign in"}, or target:{role:"button", name:"Sign in"}`, "%s: name goes with role", action)
 	case len(k) > 1:
-		return mcp.Errorf("invalid_arguments", "pass one of ref, selector, text, or role with name",
+		return mcp.Errorf("invalid_arguments", "pass one: "+targetHint,
 			"%s got more than one target: %v", action, k)
 	case len(k) == 0 && !optional:
-		how := "ref (from analyze({what:\"dom\"}) or query), selector, text, or role with name"
-		if textIsValue {
-			how = "ref (from analyze({what:\"dom\"}) or query), selector, or role with name"
-		}
-		return mcp.Errorf("invalid_arguments", "pass the element: "+how, "%s needs a target", action)
+		return mcp.Errorf("invalid_arguments", "pass the element: "+targetHint, "%s needs a target", action)
+	case len(k) == 1 && k[0] == "target":
+		return checkTargetValue(action, a.Target)
+	case len(k) == 1 && k[0] == "ref" && !refPattern.MatchString(a.Ref):
+		return mcp.Errorf("invalid_arguments", `refs look like "e12" (from analyze({what:"dom"}) or query); a CSS selector goes in target or selector`, "%s: %q is not a ref", action, a.Ref)
 	}
 	return nil
 }

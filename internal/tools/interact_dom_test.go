@@ -48,6 +48,28 @@ func TestDOMArgs(t *testing.T) {
 		{"get_text", `{}`, ""},
 		{"query", `{"role":"link"}`, ""},
 		{"query", `{}`, "needs a target"},
+		// target: a ref, a selector, {role, name} or {text}.
+		{"click", `{"target":"e5"}`, ""},
+		{"click", `{"target":"f7e12"}`, ""},
+		{"click", `{"target":"#save > button"}`, ""},
+		{"click", `{"target":{"role":"checkbox","name":"Walk the dog"}}`, ""},
+		{"click", `{"target":{"role":"button","name":"Go","exact":true}}`, ""},
+		{"click", `{"target":{"text":"Accept"}}`, ""},
+		{"fill", `{"target":{"text":"Email"},"text":"ada@example.com"}`, ""},
+		{"wait_for", `{"target":"#done","gone":true}`, ""},
+		{"wait_for", `{"target":"#done","url":"x"}`, "exactly one thing"},
+		{"get_text", `{"target":"main"}`, ""},
+		{"click", `{"target":""}`, "target is empty"},
+		{"click", `{"target":"  "}`, "target is empty"},
+		{"click", `{"target":42}`, "not a string or {role, name} / {text} object"},
+		{"click", `{"target":["e5"]}`, "not a string or {role, name} / {text} object"},
+		{"click", `{"target":{"ref":"e5"}}`, "not a string or {role, name} / {text} object"},
+		{"click", `{"target":{}}`, "needs role (with name) or text"},
+		{"click", `{"target":{"name":"Go"}}`, "needs role (with name) or text"},
+		{"click", `{"target":{"role":"button","text":"Go"}}`, "both role and text"},
+		{"click", `{"target":"e5","ref":"e5"}`, "more than one target"},
+		{"click", `{"target":{"role":"button"},"name":"Go"}`, "name goes with role"},
+		{"click", `{"ref":"#save"}`, `"#save" is not a ref`},
 	}
 	acts := map[string]action{}
 	for _, a := range domActions() {
