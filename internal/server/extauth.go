@@ -85,7 +85,7 @@ func (s *Server) requireExtension(limit int64, tooLarge func(msg string) error) 
 // body's hash (extauth.BodyHashHeader), as the extension does, all of that
 // but the hash and the seal is checked before a byte of the body is read;
 // otherwise the body is read first, within the bytes all unverified
-// requests may hold (unverifiedBudget). On success r.Body is the plaintext.
+// requests may hold (MaxUnverifiedBytes). On success r.Body is the plaintext.
 func (s *Server) verifySigned(r *http.Request, auth string, limit int64) (pairing.Key, string, error) {
 	p, err := extauth.ParseAuthorization(auth)
 	if err != nil {
@@ -129,7 +129,7 @@ func (s *Server) verifySigned(r *http.Request, auth string, limit int64) (pairin
 			reserve = r.ContentLength
 		}
 		if !s.unverified.acquire(reserve) {
-			return pairing.Key{}, "", unverifiedBusy()
+			return pairing.Key{}, "", unverifiedBusy(s.unverified.max)
 		}
 		defer s.unverified.release(reserve)
 		if body, err = readBody(r, wireLimit); err != nil {

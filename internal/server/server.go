@@ -74,9 +74,9 @@ type Server struct {
 	sessions  *sessions // Streamable HTTP clients' sessions (streamable.go)
 	e         *echo.Echo
 	nonces    nonceCache // of signed extension requests
-	// unverified counts the body bytes held by requests not yet verified
-	// (MaxUnverifiedBytes).
-	unverified byteBudget
+	// unverified and unverifiedPair count the body bytes held by requests
+	// not yet verified (MaxUnverifiedBytes, MaxUnverifiedPairBytes).
+	unverified, unverifiedPair byteBudget
 }
 
 // New builds the server and its route table.
@@ -91,7 +91,7 @@ func New(cfg Config) *Server {
 		cfg.Annotations = annotate.NewStore(0, 0)
 	}
 	s := &Server{cfg: cfg, extOrigin: "chrome-extension://" + cfg.ExtensionID, sessions: newSessions(),
-		unverified: byteBudget{max: MaxUnverifiedBytes}}
+		unverified: byteBudget{max: MaxUnverifiedBytes}, unverifiedPair: byteBudget{max: MaxUnverifiedPairBytes}}
 	if !cfg.Started.IsZero() {
 		s.started = cfg.Started.UTC().Format(time.RFC3339Nano)
 	}
@@ -103,7 +103,7 @@ func New(cfg Config) *Server {
 	big := middleware.BodyLimit(MaxBody)
 	e.GET("/health", s.health)
 	e.GET("/hello", s.hello)
-	e.POST("/pair", s.pair, s.unverifiedBody(maxPairBody))
+	e.POST("/pair", s.pair, unverifiedBody(&s.unverifiedPair, maxPairBody))
 
 	e.POST("/mcp", s.mcp, big, s.requireAdmin)
 	e.DELETE("/mcp", s.mcpDelete, s.requireAdmin)

@@ -227,16 +227,15 @@ const (
 // filler is a body of n bytes that the soak does not hold in memory.
 type filler struct{ n int64 }
 
+var fill = bytes.Repeat([]byte("z"), 64<<10)
+
 func (f *filler) Read(p []byte) (int, error) {
 	if f.n <= 0 {
 		return 0, io.EOF
 	}
-	k := min(int64(len(p)), f.n)
-	for i := range p[:k] {
-		p[i] = 'z'
-	}
-	f.n -= k
-	return int(k), nil
+	k := copy(p[:min(int64(len(p)), f.n)], fill)
+	f.n -= int64(k)
+	return k, nil
 }
 
 // unverifiedFlood posts unverifiedFloodN 16 MB bodies at once under a
