@@ -39,6 +39,8 @@ type ring struct {
 	evicted uint64
 	// tabN counts the entries each tab holds (tabs with none are absent).
 	tabN map[int64]int
+	// held is heaviest's scratch map of bytes per tab.
+	held map[int64]int64
 }
 
 func newRing(l Limit) *ring { return &ring{limit: l, tabN: map[int64]int{}} }
@@ -120,12 +122,15 @@ func (r *ring) heaviest(byEntries bool) int64 {
 		}
 		return best
 	}
-	held := make(map[int64]int64, len(r.tabN))
+	if r.held == nil {
+		r.held = map[int64]int64{}
+	}
+	clear(r.held)
 	for i := range r.n {
 		e := r.at(i)
-		held[e.tab] += e.size
+		r.held[e.tab] += e.size
 	}
-	for tab, b := range held {
+	for tab, b := range r.held {
 		if b > most || b == most && tab < best {
 			best, most = tab, b
 		}
