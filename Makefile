@@ -66,6 +66,7 @@ FUZZ_TARGETS := \
 	./internal/server:FuzzEvents \
 	./internal/capture:FuzzFastDecode \
 	./internal/extauth:FuzzParseAuthorization \
+	./internal/extauth:FuzzOpen \
 	./internal/bridge:FuzzPeek \
 	./internal/bridge:FuzzLineReader \
 	./internal/output:FuzzSlice \

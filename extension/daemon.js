@@ -1,10 +1,12 @@
 // HTTP client of the gasoline daemon's extension endpoints (SPEC section 2).
 // Used by the service worker and the popup; it has no chrome.* dependency.
-// Requests are signed and answers checked as auth.js describes: the token
-// itself is never sent, and an answer the paired daemon did not sign is an
-// error, never data.
+// Requests are signed, their bodies sealed, and answers checked as auth.js
+// describes: the token itself is never sent, nothing readable is sent, and an
+// answer the paired daemon did not sign is an error, never data. After such
+// an answer no body goes to that port until a signed answer proved the
+// daemon again.
 
-import { pairRequest, SIGNATURE_HEADER, signingKey, signRequest, verifyPairAnswer, verifyResponse } from './auth.js';
+import { pairRequest, requestKeys, sealedRequest, SIGNATURE_HEADER, verifyPairAnswer, verifyResponse } from './auth.js';
 
 export const DEFAULT_PORT = 7890;
 
@@ -71,12 +73,25 @@ export function normaliseCode(raw) {
   return /^[A-Z0-9]{8}$/.test(s) ? `${s.slice(0, 4)}-${s.slice(4)}` : s;
 }
 
-// keyCache holds the signing key of the last token used: one worker has one token.
-let keyCache = { token: '', key: null };
+// keyCache holds the keys of the last token used: one worker has one token.
+let keyCache = { token: '', keys: null };
 
-function keyOf(token) {
-  if (keyCache.token !== token || !keyCache.key) keyCache = { token, key: signingKey(token) };
-  return keyCache.key;
+function keysOf(token) {
+  if (keyCache.token !== token || !keyCache.keys) keyCache = { token, keys: requestKeys(token) };
+  return keyCache.keys;
+}
+
+// unproven holds the hosts whose last answer to a signed request was not
+// signed by the paired daemon (a program that holds the port). A request
+// with a body goes to such a host only after a bodiless signed request
+// (PROOF_PATH) got a signed answer. Bounded: one entry per port used.
+const unproven = new Set();
+const PROOF_PATH = '/capture/config';
+const PROOF_TIMEOUT_MS = 3000;
+
+/** unprovenHosts lists the hosts no body is sent to until they prove themselves (for tests and status). */
+export function unprovenHosts() {
+  return [...unproven];
 }
 
 /**
@@ -172,6 +187,23 @@ export class DaemonClient {
     return this.#request('GET', '/capture/config', { signal });
   }
 
+  // prove makes sure the port's last signed answer came from the paired
+  // daemon before a body goes there: after an unsigned answer it asks for
+  // a signed one (PROOF_PATH, no body) and throws if it does not come.
+  async #prove(method, path, signal) {
+    if (!unproven.has(this.host)) return;
+    try {
+      await this.#request('GET', PROOF_PATH, { signal, timeoutMs: PROOF_TIMEOUT_MS });
+    } catch (err) {
+      if (!(err instanceof SignatureError)) throw err;
+      throw new SignatureError(`not sending ${method} ${path}: the program on ${this.host} did not prove it is the daemon ` +
+        'this extension paired with, so the data stays in the extension');
+    }
+    if (unproven.has(this.host)) {
+      throw new SignatureError(`not sending ${method} ${path}: ${this.host} has not proved it is the paired daemon yet`);
+    }
+  }
+
   async #request(method, path, { body, signal, timeoutMs = REQUEST_TIMEOUT_MS, auth = true }) {
     const headers = { Accept: 'application/json' };
     if (this.instance) headers['X-Gasoline-Instance'] = this.instance;
@@ -185,13 +217,15 @@ export class DaemonClient {
           `body is ${(bytes / 1048576).toFixed(1)} MB, over the daemon's ${MAX_BODY_BYTES / 1048576} MB limit`);
       }
     }
-    let key;
+    let keys;
     let nonce;
     if (auth) {
-      key = await keyOf(this.token);
-      const signed = await signRequest(key, { method, host: this.host, path, instance: this.instance, body: payload ?? '' });
-      headers.Authorization = signed.authorization;
-      nonce = signed.nonce;
+      if (payload !== undefined) await this.#prove(method, path, signal);
+      keys = await keysOf(this.token);
+      const sealed = await sealedRequest(keys, { method, host: this.host, path, instance: this.instance, text: payload });
+      Object.assign(headers, sealed.headers);
+      payload = sealed.body;
+      nonce = sealed.nonce;
     }
     const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -220,8 +254,12 @@ export class DaemonClient {
       if (signal?.aborted) throw signal.reason;
       throw new NetworkError(`reading the daemon's answer to ${method} ${path}: ${err.message}`, { cause: err });
     }
-    if (auth && res.ok && !(await verifyResponse(key, nonce, res.status, text, res.headers.get(SIGNATURE_HEADER)))) {
-      throw new SignatureError(`the answer to ${method} ${path} from ${this.host} is not signed by the daemon this extension paired with`);
+    if (auth && res.ok) {
+      if (!(await verifyResponse(keys.sign, nonce, res.status, text, res.headers.get(SIGNATURE_HEADER)))) {
+        unproven.add(this.host);
+        throw new SignatureError(`the answer to ${method} ${path} from ${this.host} is not signed by the daemon this extension paired with`);
+      }
+      unproven.delete(this.host);
     }
     let data = null;
     if (text) {

@@ -2,7 +2,9 @@
 // vectors the Go side (internal/extauth/extauth_test.go) produces too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pairRequest, randomHex, signingKey, signRequest, verifyPairAnswer, verifyResponse } from '../auth.js';
+import {
+  openBody, pairRequest, randomHex, requestKeys, SEAL_OVERHEAD, SEALED_TYPE, sealBody, sealedRequest, signingKey, signRequest, verifyPairAnswer, verifyResponse,
+} from '../auth.js';
 
 const vec = {
   code: 'ABCD-2345',
@@ -92,3 +94,47 @@ test('fresh nonces and timestamps per request', async () => {
   assert.match(a.authorization, /^Gasoline-HMAC ts=\d+, nonce=[0-9a-f]{32}, sig=[0-9a-f]{64}$/);
   assert.ok(!a.authorization.includes(vec.token));
 });
+
+// The Go side's vectors of a sealed body (internal/extauth/extauth_test.go).
+const sealVec = {
+  iv: '000102030405060708090a0b',
+  sealed: '000102030405060708090a0b1dfb883dd7d9ce6328f06eae5ee6000cdf07d28fcad57c',
+  hash: '2ad2eab15972190903bd92ccd292f915d2e8758cc1838fee4cbae75ad5c62cc7',
+  auth: 'Gasoline-HMAC ts=1700000000000, nonce=0123456789abcdef0123456789abcdef, sig=1529d530c18eaef02624e2fac53410d705c687474f298d0a827b3d9118847828',
+};
+const bytesOf = (h) => Uint8Array.from(h.match(/../g), (b) => parseInt(b, 16));
+const hexOf = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+
+test('sealed bodies match the Go vectors', async () => {
+  const keys = await requestKeys(vec.token);
+  const sealed = await sealBody(keys.seal, vec.request, vec.request.body, { iv: bytesOf(sealVec.iv) });
+  assert.equal(hexOf(sealed), sealVec.sealed);
+  const signed = await signRequest(keys.sign, { ...vec.request, body: sealed });
+  assert.equal(signed.authorization, sealVec.auth);
+  assert.equal(signed.bodyHash, sealVec.hash);
+  assert.equal(await openBody(keys.seal, vec.request, bytesOf(sealVec.sealed)), vec.request.body);
+});
+
+test('a sealed request carries no plaintext and opens only for its own request', async () => {
+  const keys = await requestKeys(vec.token);
+  const text = JSON.stringify({ events: [{ kind: 'log', text: 'the user typed hunter2' }] });
+  const r = await sealedRequest(keys, { method: 'POST', host: '127.0.0.1:7890', path: '/events', text });
+  assert.ok(!Buffer.from(r.body).toString('latin1').includes('hunter2'));
+  assert.equal(r.headers['Content-Type'], SEALED_TYPE);
+  assert.equal(r.body.length, utf8Len(text) + SEAL_OVERHEAD);
+  assert.match(r.headers['X-Gasoline-Body-SHA256'], /^[0-9a-f]{64}$/);
+  const ts = Number(/ts=(\d+)/.exec(r.headers.Authorization)[1]);
+  const req = { method: 'POST', host: '127.0.0.1:7890', path: '/events', ts, nonce: r.nonce };
+  assert.equal(await openBody(keys.seal, req, r.body), text);
+  await assert.rejects(openBody(keys.seal, { ...req, path: '/query-result' }, r.body));
+  await assert.rejects(openBody((await requestKeys('other')).seal, req, r.body));
+  const again = await sealedRequest(keys, { method: 'POST', host: '127.0.0.1:7890', path: '/events', text });
+  assert.notEqual(hexOf(again.body.slice(0, 12)), hexOf(r.body.slice(0, 12)), 'every request has a fresh IV');
+  const none = await sealedRequest(keys, { method: 'GET', host: '127.0.0.1:7890', path: '/capture/config' });
+  assert.equal(none.body, undefined);
+  assert.deepEqual(Object.keys(none.headers), ['Authorization']);
+});
+
+function utf8Len(s) {
+  return new TextEncoder().encode(s).length;
+}

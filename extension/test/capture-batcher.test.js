@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Batcher, CHUNK_PREFIX, DROPPED_KEY, NOT_READY_RETRY_MS } from '../capture/batcher.js';
+import { SignatureError } from '../daemon.js';
 
 const settle = () => new Promise((r) => setImmediate(r));
 
@@ -200,6 +201,25 @@ test('byte bound', async () => {
   await b.addBatch([big(1), big(2), big(3), big(4)]);
   assert.ok(b.stats().bytes <= 3000);
   assert.deepEqual(b.stats().dropped, { network: 2 });
+});
+
+test('while an unproven program holds the port, events wait, bounded, and go to the daemon once it is back', async () => {
+  // daemon.js refuses to send a body to a port whose last answer was not
+  // signed: the post fails with SignatureError and nothing leaves.
+  const { timers, daemon, b } = setup({ batcher: { maxEvents: 10, chunkEvents: 5 } });
+  daemon.answer = () => {
+    throw new SignatureError('not sending POST /events: the program on 127.0.0.1:7890 did not prove it is the daemon');
+  };
+  for (let i = 0; i < 6; i++) await b.addBatch(range(5 * i, 5 * i + 5, 'log'));
+  await timers.advance(60000);
+  assert.equal(b.pending, 10, 'the newest events wait');
+  assert.deepEqual(b.stats().dropped, { log: 20 }, 'the oldest are dropped and counted');
+  daemon.answer = () => ({ accepted: 10 });
+  await timers.advance(60000);
+  const accepted = daemon.posts.at(-1);
+  assert.deepEqual(accepted.events.map((e) => e.ts), range(20, 30).map((e) => e.ts));
+  assert.deepEqual(accepted.dropped, { log: 20 });
+  assert.equal(b.pending, 0);
 });
 
 test('drop counts are not cleared by a failed post', async () => {

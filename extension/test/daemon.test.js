@@ -1,9 +1,10 @@
 // DaemonClient against a real HTTP server on 127.0.0.1 that checks and makes
-// signatures with node:crypto, independently of auth.js.
+// signatures and opens sealed bodies with node:crypto, independently of
+// auth.js.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { createHash, createHmac, pbkdf2Sync, timingSafeEqual } from 'node:crypto';
+import { createDecipheriv, createHash, createHmac, hkdfSync, pbkdf2Sync, timingSafeEqual } from 'node:crypto';
 import { DaemonClient, DaemonError, NetworkError, SignatureError, normaliseCode, MAX_BODY_BYTES } from '../daemon.js';
 
 const TOKEN = 'good-token';
@@ -13,30 +14,48 @@ const EXT_ID = 'ipimnlogmeffgddjpdmodnligphcpfag';
 
 const hmac = (key, msg) => createHmac('sha256', key).update(msg).digest('hex');
 
-// checkSigned returns the request nonce when req carries a valid signature
-// by KEY, else null.
-function checkSigned(req, body) {
+const SEAL_KEY = Buffer.from(hkdfSync('sha256', KEY, Buffer.alloc(0), 'gasoline-body-v1', 32));
+
+// checkSigned returns {nonce, plain} when req carries a valid signature by
+// KEY over wire (a Buffer) and the hash it claims, with plain the opened
+// body; else null.
+function checkSigned(req, wire) {
   const m = /^Gasoline-HMAC ts=(\d+), nonce=([0-9a-f]{32}), sig=([0-9a-f]{64})$/.exec(req.headers.authorization ?? '');
   if (!m) return null;
   const [, ts, nonce, sig] = m;
-  const bodyHash = createHash('sha256').update(body).digest('hex');
-  const msg = ['gasoline-request-v1', req.method, req.headers.host, req.url, req.headers['x-gasoline-instance'] ?? '', ts, nonce, bodyHash].join('\n');
+  const bodyHash = createHash('sha256').update(wire).digest('hex');
+  if (wire.length && req.headers['x-gasoline-body-sha256'] !== bodyHash) return null;
+  const instance = req.headers['x-gasoline-instance'] ?? '';
+  const msg = ['gasoline-request-v1', req.method, req.headers.host, req.url, instance, ts, nonce, bodyHash].join('\n');
   const want = Buffer.from(hmac(KEY, msg), 'hex');
-  return timingSafeEqual(want, Buffer.from(sig, 'hex')) ? nonce : null;
+  if (!timingSafeEqual(want, Buffer.from(sig, 'hex'))) return null;
+  if (req.headers['content-type'] !== 'application/vnd.gasoline.sealed-v1') return { nonce, plain: wire.toString() };
+  const d = createDecipheriv('aes-256-gcm', SEAL_KEY, wire.subarray(0, 12));
+  d.setAAD(Buffer.from(['gasoline-body-v1', req.method, req.headers.host, req.url, instance, ts, nonce].join('\n')));
+  d.setAuthTag(wire.subarray(wire.length - 16));
+  try {
+    return { nonce, plain: Buffer.concat([d.update(wire.subarray(12, wire.length - 16)), d.final()]).toString() };
+  } catch {
+    return null;
+  }
 }
 
 let server;
 let port;
 let answerMode = 'signed'; // how /pending-queries answers: signed | unsigned | bad | other-nonce
 let pairMode = 'daemon'; // how /pair answers: daemon | impostor
+let proofMode = 'signed'; // how /capture/config answers: signed | unsigned
 const seen = [];
 
 before(async () => {
   server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+      const wire = Buffer.concat(chunks);
+      let body = wire.toString();
+      const entry = { method: req.method, url: req.url, headers: req.headers, body, wire };
+      seen.push(entry);
       const send = (status, obj, nonce) => {
         const text = JSON.stringify(obj);
         const headers = { 'Content-Type': 'application/json' };
@@ -60,8 +79,12 @@ before(async () => {
         const answerKey = pairMode === 'daemon' ? k : Buffer.alloc(32);
         return send(200, { token, extension_id: EXT_ID, proof: hmac(answerKey, `gasoline-pair-v1 daemon\n${nonce}\n${token}\n${EXT_ID}`) });
       }
-      const nonce = checkSigned(req, body);
-      if (!nonce) return send(401, { error: { code: 'unauthorized', message: 'bad signature', hint: 'pair again' } });
+      const signed = checkSigned(req, wire);
+      if (!signed) return send(401, { error: { code: 'unauthorized', message: 'bad signature', hint: 'pair again' } });
+      const { nonce } = signed;
+      entry.body = body = signed.plain;
+      if (req.url === '/capture/config') return send(200, { version: 1 }, proofMode === 'signed' ? nonce : undefined);
+      if (req.url === '/events') return send(200, { accepted: JSON.parse(body).events.length }, nonce);
       if (req.url.startsWith('/pending-queries')) {
         const batch = { queries: [{ correlation_id: 'exec_1', action: 'execute_js', params: {} }] };
         switch (answerMode) {
@@ -154,6 +177,38 @@ test('error bodies become DaemonError with code and hint', async () => {
   assert.equal(final.status, 409);
   assert.equal(final.code, 'command_final');
   assert.equal(JSON.parse(seen.at(-1).body).status, 'complete');
+});
+
+test('bodies are sealed: what travels holds none of the plaintext', async () => {
+  answerMode = 'signed';
+  const secret = 'the user typed hunter2 at https://bank.example/login';
+  const r = await new DaemonClient({ port, token: TOKEN, instance: 'i4' }).postEvents({ dropped: {}, events: [{ kind: 'log', text: secret }] });
+  assert.deepEqual(r, { accepted: 1 });
+  const req = seen.at(-1);
+  assert.equal(req.headers['content-type'], 'application/vnd.gasoline.sealed-v1');
+  assert.ok(!req.wire.toString('latin1').includes('hunter2') && !req.wire.toString('latin1').includes('bank.example'));
+  assert.equal(JSON.parse(req.body).events[0].text, secret, 'the daemon opens it');
+});
+
+test('after an unsigned answer no body is sent until a signed answer proves the daemon', async () => {
+  const client = new DaemonClient({ port, token: TOKEN });
+  answerMode = 'unsigned';
+  proofMode = 'unsigned';
+  assert.ok((await client.pendingQueries().catch((e) => e)) instanceof SignatureError);
+  const before = seen.length;
+  for (let i = 0; i < 3; i++) {
+    const err = await client.postEvents({ dropped: {}, events: [{ kind: 'log', text: 'x' }] }).catch((e) => e);
+    assert.ok(err instanceof SignatureError, String(err));
+    assert.match(err.message, /not sending POST \/events/);
+  }
+  assert.deepEqual(seen.slice(before).map((r) => `${r.method} ${r.url} ${r.wire.length}`), Array(3).fill('GET /capture/config 0'),
+    'only bodiless proof requests reached the port');
+  proofMode = 'signed';
+  answerMode = 'signed';
+  assert.deepEqual(await client.postEvents({ dropped: {}, events: [{ kind: 'log', text: 'x' }] }), { accepted: 1 });
+  assert.deepEqual(seen.slice(-2).map((r) => `${r.method} ${r.url}`), ['GET /capture/config', 'POST /events']);
+  await client.postEvents({ dropped: {}, events: [] });
+  assert.equal(seen.at(-1).url, '/events', 'once proved, bodies go straight out');
 });
 
 test('an error without the JSON shape still has a status', async () => {

@@ -22,8 +22,11 @@ type entry struct {
 }
 
 // ring is one kind's buffer: a circular slice of entries in sequence order,
-// grown on demand up to its entry bound, evicting the oldest entry past
-// either bound. Guarded by Store.mu.
+// grown on demand up to its entry bound. Past either bound it evicts fairly:
+// the oldest entries of the tab that holds the most (entries past the entry
+// bound, bytes past the byte bound), so one noisy tab cannot push a quiet
+// tab's entries out; with one tab that is simply the oldest entry. Evicted
+// entries are counted in dropped. Guarded by Store.mu.
 type ring struct {
 	limit   Limit
 	buf     []*entry
@@ -34,9 +37,13 @@ type ring struct {
 	// evicted is the highest sequence number evicted, so a reader whose
 	// cursor is below it knows it missed entries.
 	evicted uint64
+	// tabN counts the entries each tab holds (tabs with none are absent).
+	tabN map[int64]int
+	// held is heaviest's scratch map of bytes per tab.
+	held map[int64]int64
 }
 
-func newRing(l Limit) *ring { return &ring{limit: l} }
+func newRing(l Limit) *ring { return &ring{limit: l, tabN: map[int64]int{}} }
 
 // at returns the i-th oldest entry.
 func (r *ring) at(i int) *entry { return r.buf[(r.head+i)%len(r.buf)] }
@@ -56,29 +63,108 @@ func (r *ring) push(e *entry, gone func(*entry)) int64 {
 		r.evicted = max(r.evicted, e.seq)
 		return 1
 	}
-	var ev int64
-	for r.n > 0 && (r.n >= r.limit.MaxEntries || r.bytes+e.size > r.limit.MaxBytes) {
-		gone(r.popOldest())
-		ev++
-	}
+	ev := r.shed(func() (bool, bool) {
+		return r.n >= r.limit.MaxEntries, r.bytes+e.size > r.limit.MaxBytes
+	}, 0, gone)
 	if r.n == len(r.buf) {
 		r.grow()
 	}
 	r.buf[(r.head+r.n)%len(r.buf)] = e
 	r.n++
 	r.bytes += e.size
+	r.tabN[e.tab]++
 	return ev
 }
 
 // resized accounts for an entry whose size changed by delta in place and
-// evicts the oldest entries while the ring is over its byte bound, never the
-// last one. It returns how many it evicted.
+// evicts while the ring is over its byte bound, never the last entry. It
+// returns how many it evicted.
 func (r *ring) resized(delta int64, gone func(*entry)) int64 {
 	r.bytes += delta
+	return r.shed(func() (bool, bool) { return false, r.bytes > r.limit.MaxBytes }, 1, gone)
+}
+
+// shed evicts while over reports the ring over its entry or byte bound and
+// more than keep entries remain, and returns how many it evicted. Each round
+// takes the tab holding the most (entries when over the entry bound, else
+// bytes): its oldest entry when that is the ring's oldest, else its oldest
+// entries in one pass, a few more than needed (1/64 of the ring), so that a
+// flood next to a quiet tab costs a pass per many pushes.
+func (r *ring) shed(over func() (entries, bytes bool), keep int, gone func(*entry)) int64 {
 	var ev int64
-	for r.n > 1 && r.bytes > r.limit.MaxBytes {
-		gone(r.popOldest())
-		ev++
+	for r.n > keep {
+		byEntries, byBytes := over()
+		if !byEntries && !byBytes {
+			break
+		}
+		tab := r.heaviest(byEntries)
+		if r.at(0).tab == tab {
+			gone(r.popOldest())
+			ev++
+			continue
+		}
+		ev += r.evictTab(tab, over, keep, max(1, r.n/64), gone)
+	}
+	return ev
+}
+
+// heaviest returns the tab holding the most entries (byEntries) or bytes.
+func (r *ring) heaviest(byEntries bool) int64 {
+	best, most := r.at(0).tab, int64(-1)
+	if len(r.tabN) == 1 {
+		return best
+	}
+	if byEntries {
+		for tab, n := range r.tabN {
+			if int64(n) > most || int64(n) == most && tab < best {
+				best, most = tab, int64(n)
+			}
+		}
+		return best
+	}
+	if r.held == nil {
+		r.held = map[int64]int64{}
+	}
+	clear(r.held)
+	for i := range r.n {
+		e := r.at(i)
+		r.held[e.tab] += e.size
+	}
+	for tab, b := range r.held {
+		if b > most || b == most && tab < best {
+			best, most = tab, b
+		}
+	}
+	return best
+}
+
+// evictTab removes tab's oldest entries, in one pass that keeps the order of
+// the rest, while over reports the ring over a bound and then extra more,
+// never leaving fewer than keep entries. It returns how many it removed.
+func (r *ring) evictTab(tab int64, over func() (bool, bool), keep, extra int, gone func(*entry)) int64 {
+	var ev int64
+	w := 0
+	n := r.n
+	for i := range n {
+		e := r.at(i)
+		if e.tab == tab && r.n > keep {
+			byEntries, byBytes := over()
+			if byEntries || byBytes || extra > 0 {
+				if !byEntries && !byBytes {
+					extra--
+				}
+				r.n--
+				r.forget(e)
+				gone(e)
+				ev++
+				continue
+			}
+		}
+		r.buf[(r.head+w)%len(r.buf)] = e
+		w++
+	}
+	for i := w; i < n; i++ {
+		r.buf[(r.head+i)%len(r.buf)] = nil
 	}
 	return ev
 }
@@ -88,10 +174,22 @@ func (r *ring) popOldest() *entry {
 	r.buf[r.head] = nil
 	r.head = (r.head + 1) % len(r.buf)
 	r.n--
+	r.forget(e)
+	return e
+}
+
+// forget accounts for evicted entry e, which the caller took out of buf.
+func (r *ring) forget(e *entry) {
 	r.bytes -= e.size
 	r.dropped++
 	r.evicted = max(r.evicted, e.seq)
-	return e
+	r.untab(e)
+}
+
+func (r *ring) untab(e *entry) {
+	if r.tabN[e.tab]--; r.tabN[e.tab] <= 0 {
+		delete(r.tabN, e.tab)
+	}
 }
 
 func (r *ring) grow() {
@@ -114,6 +212,7 @@ func (r *ring) removeIf(del func(*entry) bool, gone func(*entry)) int {
 		if del(e) {
 			gone(e)
 			r.bytes -= e.size
+			r.untab(e)
 			removed++
 			continue
 		}

@@ -15,11 +15,27 @@
 // Scheme) and the daemon signs its answers with it (ResponseMessage, in
 // SignatureHeader), so the token itself never travels again and an answer
 // is good for one request only.
+//
+// A request signature covers the SHA-256 of the body, which the extension
+// also sends in BodyHashHeader, so the daemon checks the signature before it
+// reads a byte of the body. The body itself is sealed: AES-256-GCM under
+//
+//	S = HKDF-SHA256(SHA-256(token), salt "", info "gasoline-body-v1", 32)
+//
+// with a fresh 12-byte IV per request (sent first) and the request's method,
+// host, URI, instance, timestamp and nonce as additional data (SealedType,
+// Request.Seal), so a program that holds the port while the daemon is down
+// receives nothing it can read, and a sealed body cannot be moved to
+// another request.
 package extauth
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
 	"crypto/hmac"
 	"crypto/pbkdf2"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -43,11 +59,27 @@ const (
 	NonceHexLen = 32
 	// PairNonceHexLen is the length of a pairing nonce (32 random bytes, hex).
 	PairNonceHexLen = 64
+	// BodyHashHeader carries hex(SHA-256(body)) of a signed request, which
+	// the signature covers: the daemon checks the signature before reading
+	// the body. Absent, the body is hashed as read.
+	BodyHashHeader = "X-Gasoline-Body-SHA256"
+	// SealedType is the Content-Type of a sealed body: IV (12 bytes), then
+	// the AES-256-GCM ciphertext and tag of the JSON it carries.
+	SealedType = "application/vnd.gasoline.sealed-v1"
+	// SealOverhead is how many bytes sealing adds to a body (IV and tag).
+	SealOverhead = ivLen + tagLen
+
+	ivLen  = 12
+	tagLen = 16
 )
 
 // ErrMalformed means an Authorization header of scheme Scheme could not be
 // parsed.
 var ErrMalformed = errors.New("malformed " + Scheme + " authorization")
+
+// ErrUnsealable means a sealed body could not be opened: too short, sealed
+// under another key, for another request, or altered.
+var ErrUnsealable = errors.New("the sealed body does not open with this pairing's key for this request")
 
 // PairKey derives the pairing key K from a normalised code ("ABCD-2345")
 // and the extension's pairing nonce.
@@ -83,6 +115,16 @@ func TokenKey(token string) []byte {
 	return h[:]
 }
 
+// SealKey is the AES-256 key that seals request bodies, derived from the
+// signing key TokenKey(token).
+func SealKey(tokenKey []byte) []byte {
+	k, err := hkdf.Key(sha256.New, tokenKey, nil, "gasoline-body-v1", 32)
+	if err != nil {
+		panic("extauth: hkdf refused fixed parameters: " + err.Error()) // cannot happen: 32 bytes of SHA-256
+	}
+	return k
+}
+
 // Request is what a request signature covers.
 type Request struct {
 	Method   string
@@ -91,14 +133,84 @@ type Request struct {
 	Instance string // the X-Gasoline-Instance header, "" when absent
 	TS       int64  // Unix milliseconds
 	Nonce    string
-	Body     []byte
+	Body     []byte // as sent (sealed or not)
+	// BodySHA256 is hex(SHA-256(Body)) as claimed in BodyHashHeader; ""
+	// means Message hashes Body.
+	BodySHA256 string
 }
 
 // Message is the text a request signature is computed over.
 func (r Request) Message() string {
-	body := sha256.Sum256(r.Body)
+	h := r.BodySHA256
+	if h == "" {
+		sum := sha256.Sum256(r.Body)
+		h = hex.EncodeToString(sum[:])
+	}
 	return strings.Join([]string{"gasoline-request-v1", r.Method, r.Host, r.URI, r.Instance,
-		strconv.FormatInt(r.TS, 10), r.Nonce, hex.EncodeToString(body[:])}, "\n")
+		strconv.FormatInt(r.TS, 10), r.Nonce, h}, "\n")
+}
+
+// BodyHash returns hex(SHA-256(body)), the value of BodyHashHeader.
+func BodyHash(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
+}
+
+// sealAD is the additional data a sealed body is bound to: everything the
+// signature covers but the body.
+func (r Request) sealAD() []byte {
+	return []byte(strings.Join([]string{"gasoline-body-v1", r.Method, r.Host, r.URI, r.Instance,
+		strconv.FormatInt(r.TS, 10), r.Nonce}, "\n"))
+}
+
+// Seal returns plain sealed for r under sealKey (SealKey) with iv, which
+// must be 12 bytes never used before with this key; nil iv draws a random
+// one. It does not change r.
+func (r Request) Seal(sealKey, iv, plain []byte) []byte {
+	if iv == nil {
+		iv = make([]byte, ivLen)
+		rand.Read(iv)
+	}
+	if len(iv) != ivLen {
+		panic("extauth: Seal needs a 12-byte iv")
+	}
+	out := make([]byte, ivLen, ivLen+len(plain)+tagLen)
+	copy(out, iv)
+	return gcm(sealKey).Seal(out, iv, plain, r.sealAD())
+}
+
+// Open returns the plaintext of a body Seal made for r under sealKey, or
+// ErrUnsealable.
+func (r Request) Open(sealKey, sealed []byte) ([]byte, error) {
+	if len(sealed) < SealOverhead {
+		return nil, ErrUnsealable
+	}
+	plain, err := gcm(sealKey).Open(nil, sealed[:ivLen], sealed[ivLen:], r.sealAD())
+	if err != nil {
+		return nil, ErrUnsealable
+	}
+	return plain, nil
+}
+
+func gcm(key []byte) cipher.AEAD {
+	b, err := aes.NewCipher(key)
+	if err != nil {
+		panic("extauth: seal key is not an AES key: " + err.Error()) // SealKey makes 32 bytes
+	}
+	a, err := cipher.NewGCM(b)
+	if err != nil {
+		panic("extauth: " + err.Error()) // cannot happen: AES has a 16-byte block
+	}
+	return a
+}
+
+// SignSealed seals plain for r (a fresh IV) and signs it with tokenKey, as
+// the extension does: it returns the body to send and the headers to set
+// (Authorization, BodyHashHeader, Content-Type). r.Body is ignored.
+func (r Request) SignSealed(tokenKey, plain []byte) (body []byte, header map[string]string) {
+	body = r.Seal(SealKey(tokenKey), nil, plain)
+	r.Body, r.BodySHA256 = body, BodyHash(body)
+	return body, map[string]string{"Authorization": r.Authorization(tokenKey), BodyHashHeader: r.BodySHA256, "Content-Type": SealedType}
 }
 
 // Authorization returns the Authorization header value of r signed with key.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -23,10 +24,6 @@ const (
 	SignatureWindow = time.Minute
 	// maxNonces bounds the nonces remembered within the window.
 	maxNonces = 1 << 16
-	// maxSignedBody bounds the body of a signed request, which is read whole
-	// to check its hash before any handler runs: the largest an extension
-	// sends, a result (MaxResultBody). Handlers may cap lower.
-	maxSignedBody = 16 << 20
 )
 
 // ctxExtensionKey is the echo context key of the pairing.Key that signed
@@ -35,38 +32,61 @@ const ctxExtensionKey = "gasoline.extension_key"
 
 // requireExtension admits the extension's signed requests (extauth) and
 // the state-dir token as a Bearer token (tools, tests and curl acting as the
-// extension). An extension token sent as a Bearer token is refused: the
-// extension never sends its token, so a request that carries one comes from
-// an extension older than this daemon, which would hand it to any program on
-// the port. A successful answer to a signed request is signed in turn.
-func (s *Server) requireExtension(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		r := c.Request()
-		if auth := r.Header.Get("Authorization"); strings.HasPrefix(auth, extauth.Scheme+" ") {
-			key, nonce, err := s.verifySigned(r, auth)
-			if err != nil {
-				return err
+// extension), with bodies of at most limit bytes (sealing's overhead aside;
+// larger: 413 before anything is read). An extension token sent as a Bearer
+// token is refused: the extension never sends its token, so a request that
+// carries one comes from an extension older than this daemon, which would
+// hand it to any program on the port. A signed request's body is verified,
+// and opened when sealed, before the handler sees it; a successful answer to
+// it is signed in turn. tooLarge, when not nil, makes the route's 413.
+func (s *Server) requireExtension(limit int64, tooLarge func(msg string) error) echo.MiddlewareFunc {
+	if tooLarge == nil {
+		tooLarge = func(msg string) error {
+			return apiError(http.StatusRequestEntityTooLarge, "too_large", msg, "send a smaller body")
+		}
+	}
+	over := fmt.Sprintf("the body is over this endpoint's limit of %d bytes", limit)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if auth := r.Header.Get("Authorization"); strings.HasPrefix(auth, extauth.Scheme+" ") {
+				key, nonce, err := s.verifySigned(r, auth, limit)
+				if errors.Is(err, echo.ErrStatusRequestEntityTooLarge) {
+					return tooLarge(over)
+				}
+				if err != nil {
+					return err
+				}
+				markAuthenticated(r) // a flood of idle connections does not evict it
+				c.Set(ctxExtensionKey, key)
+				return signAnswer(c, next, key.Secret, nonce)
 			}
-			markAuthenticated(r) // a flood of idle connections does not evict it
-			c.Set(ctxExtensionKey, key)
-			return signAnswer(c, next, key.Secret, nonce)
+			switch s.credential(r) {
+			case tokenAdmin:
+				if r.ContentLength > limit {
+					return tooLarge(over)
+				}
+				r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
+				return next(c)
+			case tokenExtension:
+				return apiError(http.StatusUnauthorized, "signature_required",
+					"extension tokens are not accepted as bearer tokens: this extension sends its token in the clear, so it is older than this daemon",
+					"reload the gasoline extension from this gasoline version's extension/ folder (chrome://extensions), then pair again with 'gasoline pair'")
+			}
+			return unauthorized()
 		}
-		switch s.credential(r) {
-		case tokenAdmin:
-			return next(c)
-		case tokenExtension:
-			return apiError(http.StatusUnauthorized, "signature_required",
-				"extension tokens are not accepted as bearer tokens: this extension sends its token in the clear, so it is older than this daemon",
-				"reload the gasoline extension from this gasoline version's extension/ folder (chrome://extensions), then pair again with 'gasoline pair'")
-		}
-		return unauthorized()
 	}
 }
 
 // verifySigned checks a signed request: well-formed, timestamp within
 // SignatureWindow, signed by a paired extension's key, nonce not seen
-// before. It leaves the body readable again for the handler.
-func (s *Server) verifySigned(r *http.Request, auth string) (pairing.Key, string, error) {
+// before, body at most limit (plus sealing's overhead) and, when sealed,
+// sealed for this request under that key. When the request claims its
+// body's hash (extauth.BodyHashHeader), as the extension does, all of that
+// but the hash and the seal is checked before a byte of the body is read;
+// otherwise the body is read first, within the bytes all unverified
+// requests may hold (MaxUnverifiedBytes). On success r.Body is the plaintext.
+func (s *Server) verifySigned(r *http.Request, auth string, limit int64) (pairing.Key, string, error) {
 	p, err := extauth.ParseAuthorization(auth)
 	if err != nil {
 		return pairing.Key{}, "", apiError(http.StatusUnauthorized, "bad_signature", err.Error(), "sign requests as extension/auth.js does")
@@ -87,16 +107,37 @@ func (s *Server) verifySigned(r *http.Request, auth string) (pairing.Key, string
 	if len(keys) == 0 {
 		return pairing.Key{}, "", noMatch // without reading a body nobody can have signed
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxSignedBody+1))
-	if err != nil {
-		return pairing.Key{}, "", readError(err)
-	}
-	if len(body) > maxSignedBody {
+	wireLimit := limit + extauth.SealOverhead
+	if r.ContentLength > wireLimit {
 		return pairing.Key{}, "", echo.ErrStatusRequestEntityTooLarge
 	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	msg := extauth.Request{Method: r.Method, Host: r.Host, URI: r.RequestURI, Instance: r.Header.Get(apitype.HeaderExtensionInstance),
-		TS: p.TS, Nonce: p.Nonce, Body: body}.Message()
+	sr := extauth.Request{Method: r.Method, Host: r.Host, URI: r.RequestURI, Instance: r.Header.Get(apitype.HeaderExtensionInstance),
+		TS: p.TS, Nonce: p.Nonce}
+	claimed, hasClaim := r.Header[http.CanonicalHeaderKey(extauth.BodyHashHeader)]
+	var body []byte
+	if hasClaim {
+		if len(claimed) != 1 || !isLowerHex(claimed[0], 64) {
+			return pairing.Key{}, "", apiError(http.StatusUnauthorized, "bad_signature",
+				extauth.BodyHashHeader+" must be the body's SHA-256 as 64 lower-case hex digits", "sign requests as extension/auth.js does")
+		}
+		sr.BodySHA256 = claimed[0]
+	} else {
+		// Nothing can be checked before the body is read: it is read within
+		// the bytes all unverified requests may hold at once.
+		reserve := wireLimit
+		if r.ContentLength >= 0 {
+			reserve = r.ContentLength
+		}
+		if !s.unverified.acquire(reserve) {
+			return pairing.Key{}, "", unverifiedBusy(s.unverified.max)
+		}
+		defer s.unverified.release(reserve)
+		if body, err = readBody(r, wireLimit); err != nil {
+			return pairing.Key{}, "", err
+		}
+		sr.Body = body
+	}
+	msg := sr.Message()
 	var found pairing.Key
 	ok := false
 	for _, k := range keys { // every key is tried: the time taken does not say which matched
@@ -112,7 +153,60 @@ func (s *Server) verifySigned(r *http.Request, auth string) (pairing.Key, string
 			"this request's nonce was used before or is too old to be checked: a signed request is accepted once",
 			"sign every request with a fresh nonce")
 	}
+	if hasClaim {
+		if body, err = readBody(r, wireLimit); err != nil {
+			return pairing.Key{}, "", err
+		}
+		if extauth.BodyHash(body) != sr.BodySHA256 {
+			return pairing.Key{}, "", apiError(http.StatusBadRequest, "body_hash_mismatch",
+				"the body received is not the one whose hash the request signed (cut short or altered on the way)",
+				"send the request again")
+		}
+	}
+	if ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); strings.TrimSpace(ct) == extauth.SealedType {
+		if body, err = sr.Open(extauth.SealKey(found.Secret), body); err != nil {
+			return pairing.Key{}, "", apiError(http.StatusBadRequest, "unsealable", err.Error(),
+				"seal each body for its own request with the paired token's key, as extension/auth.js does")
+		}
+		r.Header.Set("Content-Type", "application/json")
+	}
+	if int64(len(body)) > limit {
+		return pairing.Key{}, "", echo.ErrStatusRequestEntityTooLarge
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
 	return found, p.Nonce, nil
+}
+
+// readBody reads r's body whole, at most limit bytes (413 beyond), into a
+// buffer sized from Content-Length when it is given.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, echo.ErrStatusRequestEntityTooLarge
+	}
+	var buf bytes.Buffer
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength) + bytes.MinRead)
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1)); err != nil {
+		return nil, readError(err)
+	}
+	if int64(buf.Len()) > limit {
+		return nil, echo.ErrStatusRequestEntityTooLarge
+	}
+	return buf.Bytes(), nil
+}
+
+func isLowerHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // signAnswer runs next with the answer buffered and, when next succeeds,

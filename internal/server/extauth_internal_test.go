@@ -48,3 +48,19 @@ func TestNonceCacheBounded(t *testing.T) {
 		t.Error("a request signed above the floor was refused")
 	}
 }
+
+func TestByteBudget(t *testing.T) {
+	b := byteBudget{max: 10}
+	for _, step := range []struct {
+		n    int64
+		want bool
+	}{{4, true}, {6, true}, {1, false}, {0, true}, {-1, false}} {
+		if got := b.acquire(step.n); got != step.want {
+			t.Errorf("acquire(%d) with %d held: got %v, want %v", step.n, b.held, got, step.want)
+		}
+	}
+	b.release(6)
+	if !b.acquire(5) || b.acquire(2) {
+		t.Errorf("after releasing 6 of 10: want 5 more to fit and then nothing more (held %d)", b.held)
+	}
+}

@@ -30,6 +30,11 @@ const (
 	// handle saying so, instead of failing outright.
 	MaxResultBody = "16M"
 	MaxPairBody   = "4K"
+
+	maxResultBody = 16 << 20
+	maxPairBody   = 4 << 10
+	maxDrawBody   = 16 << 20
+	maxGetBody    = 4 << 10 // a GET carries no body; room for a client that sends "{}"
 )
 
 // DefaultExtensionID is the ID the extension's manifest key produces.
@@ -69,6 +74,9 @@ type Server struct {
 	sessions  *sessions // Streamable HTTP clients' sessions (streamable.go)
 	e         *echo.Echo
 	nonces    nonceCache // of signed extension requests
+	// unverified and unverifiedPair count the body bytes held by requests
+	// not yet verified (MaxUnverifiedBytes, MaxUnverifiedPairBytes).
+	unverified, unverifiedPair byteBudget
 }
 
 // New builds the server and its route table.
@@ -82,7 +90,8 @@ func New(cfg Config) *Server {
 	if cfg.Annotations == nil {
 		cfg.Annotations = annotate.NewStore(0, 0)
 	}
-	s := &Server{cfg: cfg, extOrigin: "chrome-extension://" + cfg.ExtensionID, sessions: newSessions()}
+	s := &Server{cfg: cfg, extOrigin: "chrome-extension://" + cfg.ExtensionID, sessions: newSessions(),
+		unverified: byteBudget{max: MaxUnverifiedBytes}, unverifiedPair: byteBudget{max: MaxUnverifiedPairBytes}}
 	if !cfg.Started.IsZero() {
 		s.started = cfg.Started.UTC().Format(time.RFC3339Nano)
 	}
@@ -94,7 +103,7 @@ func New(cfg Config) *Server {
 	big := middleware.BodyLimit(MaxBody)
 	e.GET("/health", s.health)
 	e.GET("/hello", s.hello)
-	e.POST("/pair", s.pair, middleware.BodyLimit(MaxPairBody))
+	e.POST("/pair", s.pair, unverifiedBody(&s.unverifiedPair, maxPairBody))
 
 	e.POST("/mcp", s.mcp, big, s.requireAdmin)
 	e.DELETE("/mcp", s.mcpDelete, s.requireAdmin)
@@ -105,12 +114,14 @@ func New(cfg Config) *Server {
 	e.POST("/pair/revoke", s.pairRevoke, s.requireAdmin)
 	e.GET("/debug/stats", s.debugStats, s.requireAdmin)
 
-	e.GET("/pending-queries", s.pendingQueries, s.requireExtension)
-	e.POST("/query-result", s.queryResult, middleware.BodyLimit(MaxResultBody), s.requireExtension)
-	e.POST("/events", s.events, s.requireExtension)
-	e.GET("/capture/config", s.captureConfig, s.requireExtension)
-	e.POST("/draw-mode/complete", s.drawModeComplete, middleware.BodyLimit(MaxDrawBody), s.requireExtension)
-	e.POST("/unpair", s.unpair, middleware.BodyLimit(MaxPairBody), s.requireExtension)
+	// Each extension route's own body limit applies before anything is
+	// read (requireExtension).
+	e.GET("/pending-queries", s.pendingQueries, s.requireExtension(maxGetBody, nil))
+	e.POST("/query-result", s.queryResult, s.requireExtension(maxResultBody, nil))
+	e.POST("/events", s.events, s.requireExtension(apitype.MaxEventsBody, batchTooLarge))
+	e.GET("/capture/config", s.captureConfig, s.requireExtension(maxGetBody, nil))
+	e.POST("/draw-mode/complete", s.drawModeComplete, s.requireExtension(maxDrawBody, nil))
+	e.POST("/unpair", s.unpair, s.requireExtension(maxPairBody, nil))
 	s.e = e
 	return s
 }

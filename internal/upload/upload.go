@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"mime"
 	"os"
 	"path/filepath"
@@ -32,8 +33,9 @@ var (
 	// ErrNotAbsolute means a path is relative.
 	ErrNotAbsolute = errors.New("the path is not absolute")
 	// ErrOutside means a path, with its symbolic links and ".." resolved,
-	// is under none of the allowed directories.
-	ErrOutside = errors.New("the file is outside the allowed upload directories")
+	// is under none of the allowed directories. Its message says no more:
+	// not where a link leads, nor whether a path outside exists.
+	ErrOutside = errors.New("not under an allowed directory")
 	// ErrNotFile means a path names a directory, device, pipe or socket.
 	ErrNotFile = errors.New("not a regular file")
 	// ErrTooLarge means a file, or the files together, exceed the caps.
@@ -42,14 +44,19 @@ var (
 	ErrCount = errors.New("wrong number of files")
 )
 
-// Dirs are the directories the user allowed uploads from, resolved once.
-// A nil *Dirs allows none. Its methods are safe for concurrent use.
+// Dirs are the directories the user allowed uploads from, resolved and
+// opened once (an os.Root each): every file is read through those handles,
+// so renaming or replacing a directory's parent later cannot lead a read
+// anywhere else. A nil *Dirs allows none. Its methods are safe for
+// concurrent use.
 type Dirs struct {
-	dirs []string // absolute, symbolic links resolved
+	dirs  []string   // absolute, symbolic links resolved, as at New
+	roots []*os.Root // roots[i] is dirs[i], opened at New
 }
 
-// New resolves dirs (made absolute, symbolic links followed) and checks
-// that each is a directory. It returns a nil *Dirs for no dirs.
+// New resolves dirs (made absolute, symbolic links followed), checks that
+// each is a directory and opens it. It returns a nil *Dirs for no dirs.
+// Close releases the directories.
 func New(dirs []string) (*Dirs, error) {
 	if len(dirs) == 0 {
 		return nil, nil
@@ -58,22 +65,44 @@ func New(dirs []string) (*Dirs, error) {
 	for _, dir := range dirs {
 		abs, err := filepath.Abs(dir)
 		if err != nil {
+			d.Close()
 			return nil, fmt.Errorf("upload directory %q: %w", dir, err)
 		}
 		real, err := filepath.EvalSymlinks(abs)
 		if err != nil {
+			d.Close()
 			return nil, fmt.Errorf("upload directory %q: %w", dir, err)
 		}
 		fi, err := os.Stat(real)
 		if err != nil {
+			d.Close()
 			return nil, fmt.Errorf("upload directory %q: %w", dir, err)
 		}
 		if !fi.IsDir() {
+			d.Close()
 			return nil, fmt.Errorf("upload directory %q is not a directory", dir)
 		}
+		root, err := os.OpenRoot(real)
+		if err != nil {
+			d.Close()
+			return nil, fmt.Errorf("upload directory %q: %w", dir, err)
+		}
 		d.dirs = append(d.dirs, real)
+		d.roots = append(d.roots, root)
 	}
 	return d, nil
+}
+
+// Close closes the allowed directories; Read fails afterwards. It may be
+// called on a nil *Dirs, and more than once.
+func (d *Dirs) Close() error {
+	if d == nil {
+		return nil
+	}
+	for _, r := range d.roots {
+		r.Close()
+	}
+	return nil
 }
 
 // Dirs returns the allowed directories, resolved; none for a nil d.
@@ -118,11 +147,12 @@ func (d *Dirs) ReadAll(paths []string) ([]File, error) {
 	return out, nil
 }
 
-// Read reads the regular file at path, an absolute path that, with its
-// symbolic links and ".." resolved, lies under an allowed directory. The
-// file is opened through an os.Root of that directory, so a link swapped in
-// after the check cannot lead outside it either. Files over MaxFileBytes
-// are refused.
+// Read reads the regular file at path, an absolute path that lies under an
+// allowed directory, either as written or with its symbolic links and ".."
+// resolved. The file is opened through the directory's os.Root, so no link
+// (one swapped in meanwhile included) leads outside it. Files over
+// MaxFileBytes are refused. A path outside gets ErrOutside whether or not it
+// exists and wherever its links lead.
 func (d *Dirs) Read(path string) (File, error) {
 	if d == nil {
 		return File{}, ErrNoDirs
@@ -130,25 +160,29 @@ func (d *Dirs) Read(path string) (File, error) {
 	if !filepath.IsAbs(path) {
 		return File{}, fmt.Errorf("%q: %w", path, ErrNotAbsolute)
 	}
-	real, err := filepath.EvalSymlinks(filepath.Clean(path))
-	if err != nil {
-		return File{}, fmt.Errorf("%q: %w", path, err)
-	}
-	dir, rel, ok := d.within(real)
+	outside := fmt.Errorf("%q: %w", path, ErrOutside)
+	clean := filepath.Clean(path)
+	i, rel, ok := d.within(clean)
 	if !ok {
-		if real != filepath.Clean(path) {
-			return File{}, fmt.Errorf("%q (which resolves to %q): %w", path, real, ErrOutside)
+		// A path outside as written may lead inside through links. Whatever
+		// fails on the way is reported as outside: an error here would say
+		// what exists outside.
+		real, err := filepath.EvalSymlinks(clean)
+		if err != nil {
+			return File{}, outside
 		}
-		return File{}, fmt.Errorf("%q: %w", path, ErrOutside)
+		if i, rel, ok = d.within(real); !ok {
+			return File{}, outside
+		}
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return File{}, fmt.Errorf("%q: %w", path, err)
-	}
-	defer root.Close()
-	f, err := root.OpenFile(rel, openFlags, 0)
-	if err != nil {
-		return File{}, fmt.Errorf("%q: %w", path, err)
+	f, err := d.roots[i].OpenFile(rel, openFlags, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return File{}, fmt.Errorf("%q: %w", path, fs.ErrNotExist)
+	case errors.Is(err, fs.ErrPermission):
+		return File{}, fmt.Errorf("%q: %w", path, fs.ErrPermission)
+	case err != nil:
+		return File{}, outside // a link that leads out of the directory, or a loop
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -172,17 +206,17 @@ func (d *Dirs) Read(path string) (File, error) {
 	return File{Name: name, Type: typeOf(name), Size: len(data), LastModified: fi.ModTime().UnixMilli(), Data: data}, nil
 }
 
-// within returns the allowed directory real lies under and real's path
-// relative to it.
-func (d *Dirs) within(real string) (dir, rel string, ok bool) {
-	for _, dir := range d.dirs {
-		rel, err := filepath.Rel(dir, real)
+// within returns the index of the allowed directory p lies under
+// (lexically) and p's path relative to it.
+func (d *Dirs) within(p string) (i int, rel string, ok bool) {
+	for i, dir := range d.dirs {
+		rel, err := filepath.Rel(dir, p)
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 			continue
 		}
-		return dir, rel, true
+		return i, rel, true
 	}
-	return "", "", false
+	return 0, "", false
 }
 
 // typeOf is a file's MIME type by its extension, without parameters, as a

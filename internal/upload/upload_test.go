@@ -3,6 +3,7 @@ package upload
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -188,4 +189,106 @@ func mustReal(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestRefusalsRevealNothing: a refused path gets the same answer whether
+// it exists or not, and no answer names where a link leads.
+func TestRefusalsRevealNothing(t *testing.T) {
+	base, allowed := tree(t)
+	d, err := New([]string{allowed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if err := os.Symlink(filepath.Join(base, "missing.txt"), filepath.Join(allowed, "dangling-out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "missing.txt"), filepath.Join(base, "dangling-outside")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{
+		filepath.Join(base, "secret.txt"),                // exists outside
+		filepath.Join(base, "missing.txt"),               // does not
+		filepath.Join(base, "nodir", "missing.txt"),      // nor does its directory
+		filepath.Join(allowed, "out-link"),               // a link inside to a file outside
+		filepath.Join(allowed, "dangling-out"),           // a link inside to nothing outside
+		filepath.Join(base, "dangling-outside"),          // a link outside to nothing
+		filepath.Join(allowed, "out-link", "x"),          // through the link
+		filepath.Join(allowed, "..", "secret.txt"),       // dot-dot out
+		filepath.Join(allowed, "sub", "..", "..", "zzz"), // dot-dot out to nothing
+	} {
+		_, err := d.Read(p)
+		if !errors.Is(err, ErrOutside) {
+			t.Errorf("Read(%q): got %v, want ErrOutside", p, err)
+			continue
+		}
+		if want := fmt.Sprintf("%q: not under an allowed directory", p); err.Error() != want {
+			t.Errorf("Read(%q): message %q, want exactly %q", p, err, want)
+		}
+	}
+}
+
+// TestParentSwapped is the race of issue 16: while the allowed directory's
+// parent is swapped for another holding a directory of the same name, no
+// read returns the other directory's file.
+func TestParentSwapped(t *testing.T) {
+	base := t.TempDir()
+	parent := filepath.Join(base, "p")
+	for dir, content := range map[string]string{parent: "allowed file", filepath.Join(base, "evil"): "outside secret"} {
+		if err := os.MkdirAll(filepath.Join(dir, "allowed"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "allowed", "f.txt"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := New([]string{filepath.Join(parent, "allowed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	path := filepath.Join(parent, "allowed", "f.txt")
+
+	stop := make(chan struct{})
+	swapped := make(chan int)
+	go func() {
+		n := 0
+		defer func() { swapped <- n }()
+		orig, evil := filepath.Join(base, "p-orig"), filepath.Join(base, "evil")
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			// p becomes a link to evil, then the original again.
+			if os.Rename(parent, orig) != nil || os.Symlink(evil, parent) != nil {
+				t.Error("swapping the parent failed")
+				return
+			}
+			n++
+			if os.Remove(parent) != nil || os.Rename(orig, parent) != nil {
+				t.Error("restoring the parent failed")
+				return
+			}
+		}
+	}()
+	reads, refused := 0, 0
+	for range 20000 {
+		f, err := d.Read(path)
+		switch {
+		case err != nil:
+			refused++ // mid-swap the path may lead nowhere: refused, never elsewhere
+		case string(f.Data) != "allowed file":
+			t.Fatalf("read %q through the allowed directory while its parent was swapped", f.Data)
+		default:
+			reads++
+		}
+	}
+	close(stop)
+	n := <-swapped
+	t.Logf("20000 reads during %d swaps: %d read the allowed file, %d refused, none escaped", n, reads, refused)
+	if n == 0 {
+		t.Errorf("the parent was never swapped: the test proved nothing")
+	}
 }

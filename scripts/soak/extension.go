@@ -62,17 +62,23 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// signedRequest is a request signed as the extension signs them with the
-// extension token tok; it returns the request and its nonce, which the
-// daemon's answer signature covers.
+// signedRequest is a request signed, and its body sealed, as the extension
+// does with the extension token tok; it returns the request and its nonce,
+// which the daemon's answer signature covers.
 func signedRequest(ctx context.Context, port int, method, uri, tok string, body []byte) (*http.Request, string, error) {
 	host := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	sr := extauth.Request{Method: method, Host: host, URI: uri, Instance: "soak", TS: time.Now().UnixMilli(), Nonce: randomHex(16)}
+	header := map[string]string{"Authorization": sr.Authorization(extauth.TokenKey(tok))}
+	if len(body) > 0 {
+		body, header = sr.SignSealed(extauth.TokenKey(tok), body)
+	}
 	req, err := http.NewRequestWithContext(ctx, method, "http://"+host+uri, bytes.NewReader(body))
 	if err != nil {
 		return nil, "", err
 	}
-	sr := extauth.Request{Method: method, Host: host, URI: uri, Instance: "soak", TS: time.Now().UnixMilli(), Nonce: randomHex(16), Body: body}
-	req.Header.Set("Authorization", sr.Authorization(extauth.TokenKey(tok)))
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
 	req.Header.Set("Origin", "chrome-extension://"+server.DefaultExtensionID)
 	req.Header.Set(apitype.HeaderExtensionInstance, "soak")
 	return req, sr.Nonce, nil

@@ -15,7 +15,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/client"
 	"github.com/gasoline-mcp/gasoline/internal/config"
+	"github.com/gasoline-mcp/gasoline/internal/extauth"
 	"github.com/gasoline-mcp/gasoline/internal/server"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 )
@@ -55,6 +57,7 @@ func (r *run) injectFaults(ctx context.Context, extToken string, d time.Duration
 	loop(3*time.Second, 6*time.Second, r.flood)
 	loop(2*time.Second, 4*time.Second, func(ctx context.Context) { r.oversize(ctx, extToken) })
 	loop(500*time.Millisecond, 1500*time.Millisecond, func(ctx context.Context) { r.malformed(ctx, extToken) })
+	loop(4*time.Second, 8*time.Second, r.unverifiedFlood)
 	wg.Wait()
 }
 
@@ -201,7 +204,9 @@ func (r *run) post(ctx context.Context, path, token string, body []byte) (int, [
 		return 0, nil, err
 	}
 	req.Header.Set("Origin", "chrome-extension://"+server.DefaultExtensionID)
-	req.Header.Set("Content-Type", "application/json")
+	if req.Header.Get("Content-Type") == "" { // a sealed body says so
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, nil, err
@@ -209,4 +214,82 @@ func (r *run) post(ctx context.Context, path, token string, body []byte) (int, [
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	return resp.StatusCode, b, err
+}
+
+// Bounds of the unverified-bodies flood (issue 16): requests at once, the
+// size of each body, and the daemon heap it may cause.
+const (
+	unverifiedFloodN    = 40
+	unverifiedFloodSize = 16 << 20
+	unverifiedHeapLimit = 100 << 20
+)
+
+// filler is a body of n bytes that the soak does not hold in memory.
+type filler struct{ n int64 }
+
+var fill = bytes.Repeat([]byte("z"), 64<<10)
+
+func (f *filler) Read(p []byte) (int, error) {
+	if f.n <= 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(int64(len(p)), f.n)], fill)
+	f.n -= int64(k)
+	return k, nil
+}
+
+// unverifiedFlood posts unverifiedFloodN 16 MB bodies at once under a
+// Gasoline-HMAC header with a wrong signature, half claiming the body's
+// hash: none may be accepted, and the daemon's heap must stay under
+// unverifiedHeapLimit meanwhile (it verifies the claim before reading and
+// bounds what it reads unverified).
+func (r *run) unverifiedFlood(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	host := net.JoinHostPort("127.0.0.1", strconv.Itoa(r.port))
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	defer hc.CloseIdleConnections()
+	var wg sync.WaitGroup
+	for i := range unverifiedFloodN {
+		wg.Go(func() {
+			sr := extauth.Request{Method: http.MethodPost, Host: host, URI: "/query-result", Instance: "soak",
+				TS: time.Now().UnixMilli(), Nonce: randomHex(16)}
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+host+"/query-result", &filler{unverifiedFloodSize})
+			if err != nil {
+				return
+			}
+			req.ContentLength = unverifiedFloodSize
+			req.Header.Set("Authorization", sr.Authorization(extauth.TokenKey("not a paired token")))
+			if i%2 == 0 {
+				req.Header.Set(extauth.BodyHashHeader, randomHex(32))
+			}
+			resp, err := hc.Do(req)
+			if err != nil {
+				return // the daemon closes a refused upload's connection, or it is restarting
+			}
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			if resp.StatusCode/100 == 2 {
+				r.violation("a 16 MB body with a wrong signature was accepted: %d", resp.StatusCode)
+			}
+		})
+	}
+	c := client.Local(r.port, r.stateDir)
+	defer c.CloseIdleConnections()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for {
+		sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
+		st, err := c.DebugStats(sctx, false)
+		scancel()
+		if err == nil && st.HeapInuseBytes > unverifiedHeapLimit {
+			r.violation("daemon heap %d MB in use during a flood of unverified bodies, over %d MB", st.HeapInuseBytes>>20, unverifiedHeapLimit>>20)
+		}
+		select {
+		case <-done:
+			r.count(r.report.Faults, "unverified flood")
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

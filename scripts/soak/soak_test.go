@@ -27,7 +27,7 @@ func TestSoakShort(t *testing.T) {
 		t.Errorf("%d violations (seed %d):\n%s", len(rep.Violations), seed, strings.Join(rep.Violations, "\n"))
 	}
 	// The soak must have exercised what it claims to.
-	for _, kind := range []string{"daemon killed", "connection flood", "oversize post", "malformed post"} {
+	for _, kind := range []string{"daemon killed", "connection flood", "oversize post", "malformed post", "unverified flood"} {
 		if rep.Faults[kind] == 0 {
 			t.Errorf("no %q fault was injected", kind)
 		}

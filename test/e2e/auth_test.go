@@ -57,7 +57,7 @@ func startImpostor(t *testing.T, port int, s *site) *impostor {
 func (im *impostor) close() { im.srv.Close() }
 
 func (im *impostor) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 32<<20)) // every byte: it must hold nothing readable
 	var rec strings.Builder
 	fmt.Fprintf(&rec, "%s %s\n", r.Method, r.URL)
 	r.Header.Write(&rec)
@@ -169,6 +169,47 @@ func TestImpostorOnThePort(t *testing.T) {
 		}
 	}
 
+	// The user works in a page while the impostor holds the port: console
+	// output, a typed secret, URLs and request and response bodies, all of
+	// which the extension captures.
+	mark := "s" + randomHex(8)
+	secrets := map[string]string{
+		"console text":  mark + "-console",
+		"typed text":    mark + "-typed",
+		"URL":           mark + "-url",
+		"request body":  mark + "-reqbody",
+		"response body": mark + "-respbody", // the /hit page's title and heading
+	}
+	pg := e.openPage(e.site.URL + "/hit/" + secrets["URL"])
+	pg.eval(`(() => { const i = document.createElement("input"); i.id = "secret"; document.body.append(i); return true })()`, nil)
+	pg.typeInto("#secret", secrets["typed text"])
+	pg.eval(fmt.Sprintf(`(async () => {
+		console.log(%q);
+		await fetch("/a", {method: "POST", body: %q}).catch(() => {});
+		await fetch("/hit/%s").then((r) => r.text());
+		return true })()`, secrets["console text"], secrets["request body"], secrets["response body"]), nil)
+	count := func(prefixes ...string) int {
+		reqs, _, _ := im.snapshot()
+		n := 0
+		for _, r := range reqs {
+			for _, p := range prefixes {
+				if strings.HasPrefix(r, p) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	// Delivery attempts: a POST with a body, or the bodiless signed request
+	// the extension makes first to a port whose last answer was unsigned.
+	attempts := func() int { return count("POST /events", "POST /query-result", "GET /capture/config") }
+	before, bodiesBefore := attempts(), count("POST ")
+	for deadline := time.Now().Add(30 * time.Second); attempts() < before+2; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the extension did not try to deliver what the page did within 30 s (%d attempts)", attempts()-before)
+		}
+	}
+
 	// The user tries to pair while the impostor holds the port.
 	const code = "ABCD-2345"
 	msg, err := p.PairError(e.ctx, code)
@@ -183,6 +224,16 @@ func TestImpostorOnThePort(t *testing.T) {
 	for _, r := range reqs {
 		if strings.Contains(r, tok) {
 			t.Errorf("the impostor received the token in:\n%s", r)
+		}
+		leaked := false
+		for what, secret := range secrets {
+			if strings.Contains(r, secret) {
+				t.Errorf("the impostor received the page's %s in:\n%.2000s", what, r)
+				leaked = true
+			}
+		}
+		if !leaked && strings.Contains(r, mark) {
+			t.Errorf("the impostor received part of what the page did in:\n%.2000s", r)
 		}
 		if strings.Contains(r, code) || strings.Contains(r, strings.ReplaceAll(code, "-", "")) {
 			t.Errorf("the impostor received the pairing code in:\n%s", r)
@@ -205,7 +256,8 @@ func TestImpostorOnThePort(t *testing.T) {
 	if got := e.site.Hits("impostor-nav") + e.site.Hits("impostor-js"); got != 0 || results != 0 {
 		t.Errorf("the impostor's commands ran: %d page hits, %d results posted to it", got, results)
 	}
-	t.Logf("the impostor got %d requests (%d polls); nothing it sent was run", len(reqs), polls)
+	t.Logf("the impostor got %d requests (%d polls, %d delivery attempts after the page acted, %d with a body); nothing it sent was run, nothing it got was readable",
+		len(reqs), polls, attempts()-before, count("POST ")-bodiesBefore)
 
 	// The real daemon comes back on its port: same token, working again.
 	im.close()
@@ -215,6 +267,16 @@ func TestImpostorOnThePort(t *testing.T) {
 	e.waitConnected(true, 30*time.Second)
 	if got := str(t, complete(t, e.js("document.title", pageA))); got != "Page A" {
 		t.Errorf("after the daemon came back: title %q, want Page A", got)
+	}
+	// What the page did while the daemon was away stayed in the extension
+	// and reaches the real daemon now.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if strings.Contains(e.call("observe", map[string]any{"what": "logs"}).String(), secrets["console text"]) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the console text logged while the impostor held the port did not reach the daemon within 30 s")
+		}
 	}
 }
 

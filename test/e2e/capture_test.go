@@ -138,6 +138,8 @@ func (s *captureSite) Logins() []string {
 // token from the pairing answer it relays and signs each request again for
 // the daemon's host, with the extension's timestamp and nonce: the daemon's
 // answer is signed for that nonce alone, so the extension accepts it as is.
+// It opens the extension's sealed bodies with the same key and passes them
+// on in the clear, signed.
 type tap struct {
 	*httptest.Server
 	Port int
@@ -182,6 +184,10 @@ func newTap(t *testing.T, daemonPort int) *tap {
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) { w.WriteHeader(http.StatusBadGateway) },
 	}
 	tp.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := tp.open(r); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 		if r.Method == http.MethodPost && r.URL.Path == "/events" {
 			tp.events(w, r, rp)
 			return
@@ -248,6 +254,34 @@ func (tp *tap) learnToken(resp *http.Response) error {
 		tp.key = extauth.TokenKey(paired.Token)
 		tp.mu.Unlock()
 	}
+	return nil
+}
+
+// open replaces a sealed body of r, as the extension sent it, with its
+// plaintext.
+func (tp *tap) open(r *http.Request) error {
+	if r.Header.Get("Content-Type") != extauth.SealedType {
+		return nil
+	}
+	p, err := extauth.ParseAuthorization(r.Header.Get("Authorization"))
+	tp.mu.Lock()
+	key := tp.key
+	tp.mu.Unlock()
+	if err != nil || key == nil {
+		return fmt.Errorf("tap: a sealed body before pairing or without a signature: %v", err)
+	}
+	sealed, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	req := extauth.Request{Method: r.Method, Host: r.Host, URI: r.URL.RequestURI(), Instance: r.Header.Get("X-Gasoline-Instance"), TS: p.TS, Nonce: p.Nonce}
+	plain, err := req.Open(extauth.SealKey(key), sealed)
+	if err != nil {
+		return fmt.Errorf("tap: %w", err)
+	}
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(plain)), int64(len(plain))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Del(extauth.BodyHashHeader)
 	return nil
 }
 

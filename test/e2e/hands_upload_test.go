@@ -53,7 +53,7 @@ func TestHandsUpload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !refused.IsError || refused.ToolError.Code != "upload_not_allowed" || !strings.Contains(refused.ToolError.Message, "outside the allowed upload directories") {
+	if !refused.IsError || refused.ToolError.Code != "upload_not_allowed" || !strings.Contains(refused.ToolError.Message, "not under an allowed directory") {
 		t.Errorf("upload from outside: %s, want upload_not_allowed", refused)
 	}
 	e.fails("upload", map[string]any{"selector": "#doc", "paths": []string{notes, caption}}, "not_editable")
