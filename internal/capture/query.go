@@ -3,6 +3,7 @@ package capture
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -641,9 +642,39 @@ func (s *Store) Body(id uint64, part string) (Body, error) {
 		b.Text, b.Size = r.respBody.s, r.respSize
 		b.Truncated = r.truncated && int64(len(r.respBody.s)) < r.respSize
 	}
+	if b.Text == "" && r.bodyPending {
+		return Body{}, fmt.Errorf("%w: entry %d's %s body; wait for it with wait_ms", ErrBodyPending, id, part)
+	}
 	if b.Text == "" {
 		return Body{}, fmt.Errorf("%w: entry %d has no %s body (not a text type, empty, or captured by the browser only, or capture of bodies is off)", ErrNoBody, id, part)
 	}
 	b.Chars = utf8.RuneCountInString(b.Text)
 	return b, nil
+}
+
+// WaitBody is Body, but while the page is still reading the body
+// (ErrBodyPending) it blocks until the body arrives or ctx ends, when it
+// returns ErrBodyPending. It wakes when entries are stored, without
+// polling.
+func (s *Store) WaitBody(ctx context.Context, id uint64, part string) (Body, error) {
+	for {
+		s.mu.Lock()
+		if s.notify == nil {
+			s.notify = make(chan struct{})
+		}
+		ch, closed := s.notify, s.closed
+		s.mu.Unlock()
+		b, err := s.Body(id, part)
+		if !errors.Is(err, ErrBodyPending) {
+			return b, err
+		}
+		if closed {
+			return Body{}, ErrClosed
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return b, err
+		}
+	}
 }
