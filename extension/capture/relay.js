@@ -157,7 +157,12 @@
 
   function onPageMessage(e) {
     if (dead) return;
-    const m = checkMessage(e.data);
+    const d = e.data;
+    if (d && typeof d === 'object' && typeof d.flushed === 'number') {
+      flushed(d);
+      return;
+    }
+    const m = checkMessage(d);
     if (!m) return;
     for (const k of Object.keys(m.dropped)) countDropped(k, m.dropped[k]);
     for (const r of m.events) {
@@ -219,6 +224,59 @@
       setTimeout(send, RETRY_MS[RETRY_MS.length - 1]);
     });
   }
+
+  // --- flush on the worker's request ---------------------------------------------------
+  // Before an action's result is reported the worker asks each frame of
+  // the tab for what it recorded: this script asks the page script over the
+  // port (FIFO, so its records arrive first), then answers with every
+  // record waiting here, which the worker stores itself, and the page
+  // script's count of short timers still to run.
+  //   worker -> relay:  {gasoline: "capture", op: "flush"}
+  //   relay -> worker:  {ok: true, events, dropped?, timers, due_ms}
+  const FLUSH_WAIT_MS = 40; // a page script that does not answer by then is left out
+  let flushSeq = 0;
+  const flushing = new Map(); // flush number -> resolve
+
+  function flushed(d) {
+    const done = flushing.get(d.flushed);
+    if (!done) return;
+    flushing.delete(d.flushed);
+    done({ timers: Number.isSafeInteger(d.timers) && d.timers > 0 ? Math.min(d.timers, 1e6) : 0,
+      due_ms: Number.isFinite(d.due_ms) && d.due_ms > 0 ? Math.min(d.due_ms, 60000) : 0 });
+  }
+
+  function askPage() {
+    if (!port) return Promise.resolve({ timers: 0, due_ms: 0, page: false });
+    const n = ++flushSeq;
+    return new Promise((resolve) => {
+      flushing.set(n, resolve);
+      setTimeout(() => {
+        if (flushing.delete(n)) resolve({ timers: 0, due_ms: 0, page: false });
+      }, FLUSH_WAIT_MS);
+      try {
+        port.postMessage({ flush: n });
+      } catch {
+        flushing.delete(n);
+        resolve({ timers: 0, due_ms: 0, page: false });
+      }
+    });
+  }
+
+  chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+    // Only the worker: content scripts cannot call tabs.sendMessage.
+    if (sender.id !== chrome.runtime.id || msg?.gasoline !== 'capture' || msg.op !== 'flush') return false;
+    askPage().then((page) => {
+      const events = queue.splice(0, LIMITS.queue);
+      const reply = { ok: !dead, events, timers: page.timers, due_ms: page.due_ms, page: page.page !== false };
+      if (droppedAny) {
+        reply.dropped = dropped;
+        dropped = {};
+        droppedAny = false;
+      }
+      sendResponse(reply);
+    });
+    return true;
+  });
 
   function acknowledged(reply) {
     inflight = null;

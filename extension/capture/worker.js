@@ -148,9 +148,130 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     }
   });
 
+  // flushFrame asks one document's relay for what its page recorded (see
+  // relay.js) and stores it like a batch the relay sent; it resolves to the
+  // relay's count of short timers, or null when the frame did not answer
+  // within FLUSH_FRAME_MS (frozen, gone, or a page without content scripts).
+  const flushFrame = async (tabId, frame) => {
+    const opts = typeof frame.documentId === 'string' ? { documentId: frame.documentId } : { frameId: frame.frameId ?? 0 };
+    let timer;
+    const answer = await Promise.race([
+      api.tabs.sendMessage(tabId, { gasoline: 'capture', op: 'flush' }, opts).catch((err) => ({ gone: String(err?.message || err) })),
+      new Promise((resolve) => {
+        timer = setTimeout(() => resolve(null), FLUSH_FRAME_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!answer) return null;
+    if (answer.gone) return { timers: 0, due_ms: 0 }; // no relay there: nothing to flush
+    const frameId = Number.isInteger(frame.frameId) ? frame.frameId : 0;
+    const stamp = {
+      tab_id: tabId,
+      frame_id: frameId,
+      page_url: documentUrls.get(frame.documentId) ?? (typeof frame.url === 'string' ? frame.url : observer.documentOf(tabId, frameId)),
+    };
+    const { events, dropped } = checkBatch(answer, stamp, settings);
+    if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped });
+    return { timers: answer.timers, due_ms: answer.due_ms, page: answer.page };
+  };
+
+  // flushTab flushes every frame of tabId, notes the tab as it is now (url,
+  // title, status for observe page) and posts everything held to the
+  // daemon; it resolves to {complete, missing?}.
+  const flushTab = async (tabId, budgetMs = FLUSH_BUDGET_MS) => {
+    const started = Date.now();
+    const missing = [];
+    if (Number.isInteger(tabId) && tabId >= 0) {
+      const frames = (await api.webNavigation?.getAllFrames({ tabId }).catch(() => null)) || [{ frameId: 0 }];
+      const answers = await Promise.all(frames.map((f) => flushFrame(tabId, f)));
+      answers.forEach((a, i) => {
+        if (!a) missing.push(`frame ${frames[i].frameId} did not answer within ${FLUSH_FRAME_MS} ms`);
+      });
+      const tab = await api.tabs.get(tabId).catch(() => null);
+      if (tab) addTab(tabNoted(tab), tab);
+      await tabEvents;
+    }
+    const left = Math.max(20, budgetMs - (Date.now() - started));
+    if (!(await batcher.drain(left))) missing.push(`the daemon did not take the capture events within ${left} ms`);
+    return missing.length ? { complete: false, missing } : { complete: true };
+  };
+
   refreshSettings();
-  started = { batcher, observer, settings: () => settings, noteTab };
+  started = { batcher, observer, settings: () => settings, noteTab, flushFrame, flushTab };
   return started;
+}
+
+/** FLUSH_FRAME_MS bounds the wait for one frame's captured events (a frozen frame is left out). */
+export const FLUSH_FRAME_MS = 50;
+
+/** FLUSH_BUDGET_MS bounds a whole flush (frames, then the post to the daemon). */
+export const FLUSH_BUDGET_MS = 400;
+
+/** SETTLE_LOAD_MS bounds how long a navigation's result waits for the new page's requests. */
+export const SETTLE_LOAD_MS = 1000;
+
+const NAVIGATING = new Set(['navigate', 'refresh', 'back', 'forward', 'new_tab']);
+
+/**
+ * flushAfter makes what a command's tab did before its result readable
+ * before the result is posted (SPEC section 14): after a navigation it
+ * first waits (up to SETTLE_LOAD_MS) for the requests the tab has in
+ * flight, so the new page's load-time requests are in; then it flushes the
+ * tab's frames and delivers to the daemon (flushTab). result is the
+ * command's result (null after an error); its tab_id, else the query's,
+ * names the tab. When the flush could not be completed, result.capture
+ * says what is missing. Never rejects; nothing before startCapture.
+ */
+export async function flushAfter(query, result) {
+  if (!started) return;
+  const action = query?.action ?? query?.params?.action;
+  const id = Number.isInteger(result?.tab_id) ? result.tab_id : Number(query?.params?.tab_id);
+  const tabId = Number.isInteger(id) ? id : -1;
+  try {
+    let pending = [];
+    if (tabId >= 0 && NAVIGATING.has(action) && result) pending = await requestsLanded(tabId, SETTLE_LOAD_MS);
+    const r = await started.flushTab(tabId);
+    if (!result || typeof result !== 'object') return;
+    if (pending.length) {
+      result.capture = { complete: false, missing: pending.slice(0, 3).map((p) => `request ${p.method} ${p.url} still loading after ${SETTLE_LOAD_MS} ms`) };
+    }
+    if (!r.complete) result.capture = { complete: false, missing: [...(result.capture?.missing ?? []), ...r.missing] };
+  } catch (err) {
+    console.warn('gasoline: flushing capture before a result:', err);
+  }
+}
+
+// requestsLanded resolves once tabId has no request in flight, or after ms,
+// to the requests still in flight.
+function requestsLanded(tabId, ms) {
+  const { observer } = started;
+  if (!observer.inflight(tabId).length) return Promise.resolve([]);
+  return new Promise((resolve) => {
+    const stop = observer.watch(tabId, () => {
+      if (observer.inflight(tabId).length) return;
+      done();
+    });
+    const timer = setTimeout(() => done(), ms);
+    function done() {
+      stop();
+      clearTimeout(timer);
+      resolve(observer.inflight(tabId));
+    }
+  });
+}
+
+/** watchRequests is NetworkObserver.watch for tabId; a no-op before startCapture. */
+export function watchRequests(tabId, fn) {
+  return started ? started.observer.watch(tabId, fn) : () => {};
+}
+
+/**
+ * probeFrame flushes one document's captured events (documentId in
+ * tabId) and resolves to {timers, due_ms}: the short timers an action
+ * scheduled there that have not run; null when the frame did not answer.
+ */
+export function probeFrame(tabId, documentId, frameId) {
+  return started ? started.flushFrame(tabId, { documentId, frameId }) : Promise.resolve(null);
 }
 
 /**
