@@ -1349,10 +1349,12 @@
       const req = info.bodyPromise || PromiseCtor.resolve(info.body || {});
       let out = rec;
       if (reading || info.bodyPromise) {
+        out = {}; // the whole record again, with the bodies
+        const ks = keys(rec);
+        for (let i = 0; i < ks.length; i++) out[ks[i]] = rec[ks[i]];
+        out.body_update = true;
         rec.body_pending = true;
         emit(rec);
-        out = { kind: 'network', ts: rec.ts, request_id: rec.request_id, source: 'page', method: rec.method, url: rec.url, status: rec.status, resource_type: rec.resource_type, body_update: true };
-        if (rec.mime_type) out.mime_type = rec.mime_type;
       }
       const done = (q, r) => {
         if (q.text !== undefined) out.request_body = q.text;

@@ -232,8 +232,38 @@
   // record waiting here, which the worker stores itself, and the page
   // script's count of short timers still to run.
   //   worker -> relay:  {gasoline: "capture", op: "flush"}
-  //   relay -> worker:  {ok: true, events, dropped?, timers, due_ms}
-  const FLUSH_WAIT_MS = 40; // a page script that does not answer by then is left out
+  //   relay -> worker:  {ok: true, events, dropped?, timers, due_ms, navigating}
+  const FLUSH_WAIT_MS = 100; // a page script that does not answer by then is left out
+  // A form submitted or a link followed during an action navigates a
+  // moment later (the browser starts it in a later task): the answer says
+  // so, and the worker waits for the navigation to begin. This world sees
+  // the runtime's "gasoline:acting" event and the page's events directly.
+  let acting = false;
+  let navEvent = null;
+  addEventListener('gasoline:acting', (e) => {
+    try {
+      acting = JSON.parse(e.detail)?.on === true;
+    } catch {
+      acting = false;
+    }
+  }, true);
+  addEventListener('submit', (e) => {
+    if (acting) navEvent = e;
+  }, true);
+  addEventListener('click', (e) => {
+    if (!acting) return;
+    const a = e.target instanceof Element ? e.target.closest('a[href]') : null;
+    if (!a || a.hasAttribute('download')) return;
+    const target = a.getAttribute('target');
+    const href = a.getAttribute('href') || '';
+    if ((target && target !== '_self') || href.startsWith('#') || /^javascript:/i.test(href)) return;
+    navEvent = e;
+  }, true);
+  const willNavigate = () => {
+    const e = navEvent;
+    navEvent = null;
+    return Boolean(e) && !e.defaultPrevented;
+  };
   let flushSeq = 0;
   const flushing = new Map(); // flush number -> resolve
 
@@ -267,7 +297,7 @@
     if (sender.id !== chrome.runtime.id || msg?.gasoline !== 'capture' || msg.op !== 'flush') return false;
     askPage().then((page) => {
       const events = queue.splice(0, LIMITS.queue);
-      const reply = { ok: !dead, events, timers: page.timers, due_ms: page.due_ms, page: page.page !== false };
+      const reply = { ok: !dead, events, timers: page.timers, due_ms: page.due_ms, navigating: willNavigate(), page: page.page !== false };
       if (droppedAny) {
         reply.dropped = dropped;
         dropped = {};

@@ -17,6 +17,9 @@ export const QUIET_MS = 15;
 
 const MAX_PENDING_LISTED = 3;
 
+/** NAV_START_MS is how long a submitted form or followed link has to start its navigation. */
+export const NAV_START_MS = 1000;
+
 /**
  * Settler follows one action's consequences. Feed it events as they come
  * (navStarted, navCommitted, navReady, requestStarted, requestEnded), then
@@ -24,10 +27,12 @@ const MAX_PENDING_LISTED = 3;
  *
  *   capMs    the longest settle() waits (0: it resolves at once)
  *   quietMs  how long nothing must happen before it is settled
- *   probe()  resolves to {timers, due_ms}: short timers the action's
- *            handlers scheduled that have not run yet (or null when the
- *            page cannot say); called after the action and again when
- *            they are due, never while a navigation is under way
+ *   probe()  resolves to {timers, due_ms, navigating}: short timers the
+ *            action's handlers scheduled that have not run yet, and
+ *            whether a form it submitted or a link it followed will
+ *            navigate (or null when the page cannot say); called after the
+ *            action and again when the timers are due, never while a
+ *            navigation is under way
  *   now, timers  the clock and {setTimeout, clearTimeout}
  *
  * settle() resolves to {settled: true} or {settled: false, pending: [..]}
@@ -40,6 +45,7 @@ export class Settler {
     this.requests = new Map(); // id -> {method, url}
     this.timersDue = 0; // when the page's tracked timers are due (0: none)
     this.timerCount = 0;
+    this.navExpected = 0; // a form submit or link click said a navigation comes, until then
     this.last = now();
     this.wake = null;
   }
@@ -91,6 +97,7 @@ export class Settler {
       r = null;
     }
     if (this.navigating) return; // answered by a document on its way out
+    if (r?.navigating && !this.nav) this.navExpected = this.now() + NAV_START_MS;
     const n = Number.isSafeInteger(r?.timers) ? r.timers : 0;
     this.timerCount = n;
     this.timersDue = n > 0 ? this.now() + Math.max(0, Number(r.due_ms) || 0) + 5 : 0;
@@ -100,6 +107,7 @@ export class Settler {
   /** pending describes what is still under way, at most a few lines. */
   pending() {
     const out = [];
+    if (!this.nav && this.navExpected > this.now()) out.push('a navigation the action started (a form submitted or a link followed) that has not begun');
     if (this.navigating) out.push(`navigation to ${this.nav.url || 'a new page'} (${this.nav.committed ? 'loading' : 'not committed'})`);
     for (const r of [...this.requests.values()].slice(0, MAX_PENDING_LISTED)) out.push(`request ${r.method} ${r.url}`);
     if (this.requests.size > MAX_PENDING_LISTED) out.push(`${this.requests.size - MAX_PENDING_LISTED} more requests`);
@@ -119,12 +127,14 @@ export class Settler {
         await this.#probe();
         continue;
       }
-      const busy = this.navigating || this.requests.size > 0 || this.timersDue > t;
+      const expecting = !this.nav && this.navExpected > t;
+      const busy = expecting || this.navigating || this.requests.size > 0 || this.timersDue > t;
       if (!busy && t - this.last >= this.quietMs) return { settled: true };
       if (t >= deadline) return { settled: false, pending: this.pending().length ? this.pending() : ['activity within the last ' + this.quietMs + ' ms'] };
       let until = deadline;
       if (!busy) until = Math.min(until, this.last + this.quietMs);
       if (this.timersDue && !this.navigating) until = Math.min(until, this.timersDue);
+      if (expecting) until = Math.min(until, this.navExpected);
       await new Promise((resolve) => {
         const timer = this.timers.setTimeout(resolve, Math.max(1, until - t));
         this.wake = () => {

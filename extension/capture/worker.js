@@ -172,7 +172,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     };
     const { events, dropped } = checkBatch(answer, stamp, settings);
     if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped });
-    return { timers: answer.timers, due_ms: answer.due_ms, page: answer.page };
+    return { timers: answer.timers, due_ms: answer.due_ms, navigating: answer.navigating === true, page: answer.page };
   };
 
   // flushTab flushes every frame of tabId, notes the tab as it is now (url,
@@ -202,7 +202,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
 }
 
 /** FLUSH_FRAME_MS bounds the wait for one frame's captured events (a frozen frame is left out). */
-export const FLUSH_FRAME_MS = 50;
+export const FLUSH_FRAME_MS = 150;
 
 /** FLUSH_BUDGET_MS bounds a whole flush (frames, then the post to the daemon). */
 export const FLUSH_BUDGET_MS = 400;
@@ -267,8 +267,10 @@ export function watchRequests(tabId, fn) {
 
 /**
  * probeFrame flushes one document's captured events (documentId in
- * tabId) and resolves to {timers, due_ms}: the short timers an action
- * scheduled there that have not run; null when the frame did not answer.
+ * tabId) and resolves to {timers, due_ms, navigating}: the short timers an
+ * action scheduled there that have not run, and whether a form it submitted
+ * or a link it followed is about to navigate; null when the frame did not
+ * answer.
  */
 export function probeFrame(tabId, documentId, frameId) {
   return started ? started.flushFrame(tabId, { documentId, frameId }) : Promise.resolve(null);
