@@ -236,8 +236,8 @@ function settleCap(params, ctx, started) {
  * it started (capture/settle.js): a navigation to its DOMContentLoaded,
  * requests to their status, short timers its handlers scheduled, and a
  * quiet moment, up to settle_ms. It returns the result with the tab, the
- * url after it and its effects: navigated (url_before, url, title),
- * requests with their status, dialogs, and settled (or pending: what was
+ * url after it and its effects: navigated (url_before, url, title), the
+ * fetch/XHR requests with their status, dialogs, and settled (or pending: what was
  * still under way at the cap). The daemon adds errors and failed requests
  * from the capture buffers (internal/tools/effects.go).
  */
@@ -258,7 +258,8 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
   const stopRequests = watchRequests(tab.id, (phase, r) => {
     if (phase === 'start') {
       if (r.type === 'main_frame') return; // the navigation stands for its document
-      if (requests.size < 100) requests.set(r.id, { method: r.method, url: r.url });
+      // Listed: the page's fetch/XHR calls; a new page's scripts and images are waited for, not listed.
+      if (r.type === 'xmlhttprequest' && requests.size < 100) requests.set(r.id, { method: r.method, url: r.url });
       settler.requestStarted(r.id, r);
     } else {
       const q = requests.get(r.id);
