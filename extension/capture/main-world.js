@@ -900,7 +900,7 @@
         // timers an action scheduled are still to run (timers below).
         flush();
         try {
-          portPost(port, { flushed: d.flush, timers: tracked.n, due_ms: tracked.n ? MathMax(0, tracked.due - now()) : 0 });
+          portPost(port, { flushed: d.flush, timers: tracked.n, due_ms: tracked.n ? MathMax(0, tracked.due - now()) : 0, requests: netInflight, action_requests: netActing });
         } catch {
           // the relay is gone
         }
@@ -952,6 +952,22 @@
     // handler throws 200 ms later" instead of a fixed delay. Outside those
     // moments the hook only checks a flag.
     const TRACK_MS = 1000;
+    // fetch/XHR the page started whose record (with bodies) is not out yet,
+    // and those of them an action started (as for timers, above)
+    let netInflight = 0;
+    let netActing = 0;
+    const started = (info) => {
+      info.counted = true;
+      info.acting = arming || inTracked > 0;
+      netInflight++;
+      if (info.acting) netActing++;
+    };
+    const ended = (info) => {
+      if (!info.counted) return;
+      info.counted = false;
+      netInflight = MathMax(0, netInflight - 1);
+      if (info.acting) netActing = MathMax(0, netActing - 1);
+    };
     const tracked = { ids: new Map(), n: 0, due: 0 }; // timer id -> due time; n = ids.size
     let arming = false;
     let inTracked = 0;
@@ -1254,6 +1270,7 @@
           if (on('network')) {
             try {
               info = fetchInfo(input, init);
+              started(info);
             } catch {
               info = null;
             }
@@ -1362,6 +1379,7 @@
         if (r.text !== undefined) out.response_body = r.text;
         if (r.size !== undefined) out.response_body_size = r.size;
         if (q.truncated || r.truncated) out.body_truncated = true;
+        ended(info);
         emit(out, out !== rec);
       };
       promiseThen(req, (q) => promiseThen(responseBody, (r) => done(q, r), () => done(q, {})), () => done({}, {}));
@@ -1395,6 +1413,8 @@
         open(method, url) {
           try {
             recordDone(this);
+            const prev = wmGet(xhrs, this);
+            if (prev && !prev.done) ended(prev); // opened again before it finished: abandoned
             wmSet(xhrs, this, { method: strUpper(StringCtor(method)), url: absolute(url) });
           } catch {
             // ignore
@@ -1432,6 +1452,7 @@
           try {
             const info = wmGet(xhrs, this);
             if (info && on('network')) {
+              if (!info.counted) started(info);
               info.id = nextId('x');
               info.ts = now();
               info.t0 = perfNow();

@@ -232,8 +232,8 @@
   // record waiting here, which the worker stores itself, and the page
   // script's count of short timers still to run.
   //   worker -> relay:  {gasoline: "capture", op: "flush"}
-  //   relay -> worker:  {ok: true, events, dropped?, timers, due_ms, navigating}
-  const FLUSH_WAIT_MS = 100; // a page script that does not answer by then is left out
+  //   relay -> worker:  {ok: true, events, dropped?, timers, due_ms, requests, action_requests, navigating}
+  const FLUSH_WAIT_MS = 150; // a page script that does not answer by then is left out
   // A form submitted or a link followed during an action navigates a
   // moment later (the browser starts it in a later task): the answer says
   // so, and the worker waits for the navigation to begin. This world sees
@@ -271,8 +271,9 @@
     const done = flushing.get(d.flushed);
     if (!done) return;
     flushing.delete(d.flushed);
-    done({ timers: Number.isSafeInteger(d.timers) && d.timers > 0 ? Math.min(d.timers, 1e6) : 0,
-      due_ms: Number.isFinite(d.due_ms) && d.due_ms > 0 ? Math.min(d.due_ms, 60000) : 0 });
+    const count = (n) => (Number.isSafeInteger(n) && n > 0 ? Math.min(n, 1e6) : 0);
+    done({ timers: count(d.timers), due_ms: Number.isFinite(d.due_ms) && d.due_ms > 0 ? Math.min(d.due_ms, 60000) : 0,
+      requests: count(d.requests), action_requests: count(d.action_requests) });
   }
 
   function askPage() {
@@ -297,7 +298,8 @@
     if (sender.id !== chrome.runtime.id || msg?.gasoline !== 'capture' || msg.op !== 'flush') return false;
     askPage().then((page) => {
       const events = queue.splice(0, LIMITS.queue);
-      const reply = { ok: !dead, events, timers: page.timers, due_ms: page.due_ms, navigating: willNavigate(), page: page.page !== false };
+      const reply = { ok: !dead, events, timers: page.timers, due_ms: page.due_ms, requests: page.requests ?? 0,
+        action_requests: page.action_requests ?? 0, navigating: willNavigate(), page: page.page !== false };
       if (droppedAny) {
         reply.dropped = dropped;
         dropped = {};

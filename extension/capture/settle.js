@@ -20,6 +20,9 @@ const MAX_PENDING_LISTED = 3;
 /** NAV_START_MS is how long a submitted form or followed link has to start its navigation. */
 export const NAV_START_MS = 1000;
 
+/** REPROBE_MS is how often the page is asked again while requests it started are being read. */
+const REPROBE_MS = 25;
+
 /**
  * Settler follows one action's consequences. Feed it events as they come
  * (navStarted, navCommitted, navReady, requestStarted, requestEnded), then
@@ -27,9 +30,10 @@ export const NAV_START_MS = 1000;
  *
  *   capMs    the longest settle() waits (0: it resolves at once)
  *   quietMs  how long nothing must happen before it is settled
- *   probe()  resolves to {timers, due_ms, navigating}: short timers the
- *            action's handlers scheduled that have not run yet, and
- *            whether a form it submitted or a link it followed will
+ *   probe()  resolves to {timers, due_ms, action_requests, navigating}:
+ *            short timers the action's handlers scheduled that have not
+ *            run yet, fetch/XHR they started that the page has not
+ *            finished reading, and whether a form it submitted or a link it followed will
  *            navigate (or null when the page cannot say); called after the
  *            action and again when the timers are due, never while a
  *            navigation is under way
@@ -46,6 +50,8 @@ export class Settler {
     this.timersDue = 0; // when the page's tracked timers are due (0: none)
     this.timerCount = 0;
     this.navExpected = 0; // a form submit or link click said a navigation comes, until then
+    this.pageRequests = 0; // fetch/XHR the action started that the page has not finished reading
+    this.reprobe = 0; // when to ask the page again about them
     this.last = now();
     this.wake = null;
   }
@@ -98,6 +104,8 @@ export class Settler {
     }
     if (this.navigating) return; // answered by a document on its way out
     if (r?.navigating && !this.nav) this.navExpected = this.now() + NAV_START_MS;
+    this.pageRequests = Number.isSafeInteger(r?.action_requests) ? r.action_requests : 0;
+    if (this.pageRequests) this.last = this.now();
     const n = Number.isSafeInteger(r?.timers) ? r.timers : 0;
     this.timerCount = n;
     this.timersDue = n > 0 ? this.now() + Math.max(0, Number(r.due_ms) || 0) + 5 : 0;
@@ -111,6 +119,7 @@ export class Settler {
     if (this.navigating) out.push(`navigation to ${this.nav.url || 'a new page'} (${this.nav.committed ? 'loading' : 'not committed'})`);
     for (const r of [...this.requests.values()].slice(0, MAX_PENDING_LISTED)) out.push(`request ${r.method} ${r.url}`);
     if (this.requests.size > MAX_PENDING_LISTED) out.push(`${this.requests.size - MAX_PENDING_LISTED} more requests`);
+    if (this.pageRequests && !this.requests.size) out.push(`${this.pageRequests} fetch/XHR the action started (still being read)`);
     if (this.timerCount) out.push(`${this.timerCount} timer(s) the action's handlers scheduled`);
     return out;
   }
@@ -123,18 +132,20 @@ export class Settler {
     if (!this.navigating) await this.#probe();
     for (;;) {
       const t = this.now();
-      if (this.timersDue && t >= this.timersDue && !this.navigating) {
+      if (((this.timersDue && t >= this.timersDue) || (this.pageRequests && t >= this.reprobe)) && !this.navigating) {
+        this.reprobe = t + REPROBE_MS;
         await this.#probe();
         continue;
       }
       const expecting = !this.nav && this.navExpected > t;
-      const busy = expecting || this.navigating || this.requests.size > 0 || this.timersDue > t;
+      const busy = expecting || this.navigating || this.requests.size > 0 || this.timersDue > t || this.pageRequests > 0;
       if (!busy && t - this.last >= this.quietMs) return { settled: true };
       if (t >= deadline) return { settled: false, pending: this.pending().length ? this.pending() : ['activity within the last ' + this.quietMs + ' ms'] };
       let until = deadline;
       if (!busy) until = Math.min(until, this.last + this.quietMs);
       if (this.timersDue && !this.navigating) until = Math.min(until, this.timersDue);
       if (expecting) until = Math.min(until, this.navExpected);
+      if (this.pageRequests && !this.navigating) until = Math.min(until, Math.max(t + 1, this.reprobe));
       await new Promise((resolve) => {
         const timer = this.timers.setTimeout(resolve, Math.max(1, until - t));
         this.wake = () => {

@@ -172,27 +172,52 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     };
     const { events, dropped } = checkBatch(answer, stamp, settings);
     if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped });
-    return { timers: answer.timers, due_ms: answer.due_ms, navigating: answer.navigating === true, page: answer.page };
+    return { timers: answer.timers, due_ms: answer.due_ms, requests: answer.requests, action_requests: answer.action_requests,
+      navigating: answer.navigating === true, page: answer.page };
+  };
+
+  // flushFrames flushes every frame of tabId; it resolves to the frames
+  // that did not answer and the page's fetch/XHR still in flight.
+  const flushFrames = async (tabId) => {
+    const frames = (await api.webNavigation?.getAllFrames({ tabId }).catch(() => null)) || [{ frameId: 0 }];
+    const answers = await Promise.all(frames.map((f) => flushFrame(tabId, f)));
+    const missing = [];
+    let requests = 0;
+    answers.forEach((a, i) => {
+      if (!a) missing.push(`frame ${frames[i].frameId} did not answer within ${FLUSH_FRAME_MS} ms`);
+      else requests += a.requests || 0;
+    });
+    return { missing, requests };
   };
 
   // flushTab flushes every frame of tabId, notes the tab as it is now (url,
   // title, status for observe page) and posts everything held to the
-  // daemon; it resolves to {complete, missing?}.
-  const flushTab = async (tabId, budgetMs = FLUSH_BUDGET_MS) => {
-    const started = Date.now();
-    const missing = [];
+  // daemon; it resolves to {complete, missing?}. With settleMs (after a
+  // navigation) it first flushes again while the page's fetch/XHR or the
+  // tab's requests are in flight, up to settleMs, so the new page's
+  // load-time requests are in.
+  const flushTab = async (tabId, { settleMs = 0, budgetMs = FLUSH_BUDGET_MS } = {}) => {
+    let missing = [];
     if (Number.isInteger(tabId) && tabId >= 0) {
-      const frames = (await api.webNavigation?.getAllFrames({ tabId }).catch(() => null)) || [{ frameId: 0 }];
-      const answers = await Promise.all(frames.map((f) => flushFrame(tabId, f)));
-      answers.forEach((a, i) => {
-        if (!a) missing.push(`frame ${frames[i].frameId} did not answer within ${FLUSH_FRAME_MS} ms`);
-      });
+      const until = Date.now() + settleMs;
+      for (;;) {
+        const f = await flushFrames(tabId);
+        missing = f.missing;
+        const left = observer.inflight(tabId);
+        if ((!f.requests && !left.length) || Date.now() >= until) {
+          if (f.requests || left.length) {
+            missing.push(`${f.requests + left.length} request(s) still loading after ${settleMs} ms` +
+              (left.length ? ` (${left.slice(0, 2).map((p) => `${p.method} ${p.url}`).join(', ')})` : ''));
+          }
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
       const tab = await api.tabs.get(tabId).catch(() => null);
       if (tab) addTab(tabNoted(tab), tab);
       await tabEvents;
     }
-    const left = Math.max(20, budgetMs - (Date.now() - started));
-    if (!(await batcher.drain(left))) missing.push(`the daemon did not take the capture events within ${left} ms`);
+    if (!(await batcher.drain(budgetMs))) missing.push(`the daemon did not take the capture events within ${budgetMs} ms`);
     return missing.length ? { complete: false, missing } : { complete: true };
   };
 
@@ -202,10 +227,10 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
 }
 
 /** FLUSH_FRAME_MS bounds the wait for one frame's captured events (a frozen frame is left out). */
-export const FLUSH_FRAME_MS = 150;
+export const FLUSH_FRAME_MS = 200;
 
-/** FLUSH_BUDGET_MS bounds a whole flush (frames, then the post to the daemon). */
-export const FLUSH_BUDGET_MS = 400;
+/** FLUSH_BUDGET_MS bounds the wait for the daemon to take the flushed events. */
+export const FLUSH_BUDGET_MS = 1000;
 
 /** SETTLE_LOAD_MS bounds how long a navigation's result waits for the new page's requests. */
 export const SETTLE_LOAD_MS = 1000;
@@ -214,10 +239,10 @@ const NAVIGATING = new Set(['navigate', 'refresh', 'back', 'forward', 'new_tab']
 
 /**
  * flushAfter makes what a command's tab did before its result readable
- * before the result is posted (SPEC section 14): after a navigation it
- * first waits (up to SETTLE_LOAD_MS) for the requests the tab has in
- * flight, so the new page's load-time requests are in; then it flushes the
- * tab's frames and delivers to the daemon (flushTab). result is the
+ * before the result is posted (SPEC section 14): it flushes the tab's
+ * frames and delivers to the daemon (flushTab); after a navigation it
+ * first follows the requests the page has in flight (up to
+ * SETTLE_LOAD_MS), so the new page's load-time requests are in. result is the
  * command's result (null after an error); its tab_id, else the query's,
  * names the tab. When the flush could not be completed, result.capture
  * says what is missing. Never rejects; nothing before startCapture.
@@ -228,36 +253,11 @@ export async function flushAfter(query, result) {
   const id = Number.isInteger(result?.tab_id) ? result.tab_id : Number(query?.params?.tab_id);
   const tabId = Number.isInteger(id) ? id : -1;
   try {
-    let pending = [];
-    if (tabId >= 0 && NAVIGATING.has(action) && result) pending = await requestsLanded(tabId, SETTLE_LOAD_MS);
-    const r = await started.flushTab(tabId);
-    if (!result || typeof result !== 'object') return;
-    if (pending.length) {
-      result.capture = { complete: false, missing: pending.slice(0, 3).map((p) => `request ${p.method} ${p.url} still loading after ${SETTLE_LOAD_MS} ms`) };
-    }
-    if (!r.complete) result.capture = { complete: false, missing: [...(result.capture?.missing ?? []), ...r.missing] };
+    const r = await started.flushTab(tabId, { settleMs: NAVIGATING.has(action) && result ? SETTLE_LOAD_MS : 0 });
+    if (!r.complete && result && typeof result === 'object') result.capture = r;
   } catch (err) {
     console.warn('gasoline: flushing capture before a result:', err);
   }
-}
-
-// requestsLanded resolves once tabId has no request in flight, or after ms,
-// to the requests still in flight.
-function requestsLanded(tabId, ms) {
-  const { observer } = started;
-  if (!observer.inflight(tabId).length) return Promise.resolve([]);
-  return new Promise((resolve) => {
-    const stop = observer.watch(tabId, () => {
-      if (observer.inflight(tabId).length) return;
-      done();
-    });
-    const timer = setTimeout(() => done(), ms);
-    function done() {
-      stop();
-      clearTimeout(timer);
-      resolve(observer.inflight(tabId));
-    }
-  });
 }
 
 /** watchRequests is NetworkObserver.watch for tabId; a no-op before startCapture. */

@@ -143,3 +143,14 @@ test('a navigation that was announced but never begins ends the wait after NAV_S
   await c.run(1000 + QUIET_MS);
   assert.equal(result()?.settled, true);
 });
+
+test('a fetch the page started during the action is followed until the page has read it', async () => {
+  let reading = 1;
+  const { c, start, result } = setup({ probe: async () => ({ timers: 0, due_ms: 0, action_requests: reading }) });
+  start();
+  await c.run(300);
+  assert.equal(result(), null, 'the page is still reading it');
+  reading = 0;
+  await c.run(25 + QUIET_MS);
+  assert.equal(result()?.settled, true);
+});
