@@ -92,3 +92,21 @@ func TestBodyPending(t *testing.T) {
 		}
 	})
 }
+
+// A body the page never finished reading (it navigated away) is not waited
+// for forever: past its life it reads as no body.
+func TestBodyPendingExpires(t *testing.T) {
+	c := newClock()
+	s := capture.New(capture.Options{Now: c.Now})
+	head := netEv(7, "page", "GET", "http://localhost:3000/api/slow", 200)
+	head.TS = float64(c.Now().UnixMilli())
+	head.BodyPending = true
+	ingest(t, s, head)
+	if _, err := s.Body(1, "response"); !errors.Is(err, capture.ErrBodyPending) {
+		t.Fatalf("got %v, want ErrBodyPending", err)
+	}
+	c.Advance(2 * time.Minute)
+	if _, err := s.Body(1, "response"); !errors.Is(err, capture.ErrNoBody) {
+		t.Errorf("got %v, want ErrNoBody after the page stopped reading", err)
+	}
+}

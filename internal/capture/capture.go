@@ -137,8 +137,8 @@ type Store struct {
 	cfg    settings            // guarded by mu
 	merge  mergeIndex          // network entries waiting for their other half; guarded by mu
 	// pending maps requests whose bodies are still coming to their entry's
-	// sequence number; guarded by mu.
-	pending map[bodyKey]uint64
+	// sequence number and arrival; guarded by mu.
+	pending map[bodyKey]pendingBody
 	// notify is created by a blocked Wait and closed (and cleared) when
 	// entries are stored or Close is called; guarded by mu.
 	notify chan struct{}
@@ -167,7 +167,7 @@ func New(opts Options) *Store {
 		opts:    opts,
 		now:     opts.Now,
 		tabs:    make(map[int64]*tabState),
-		pending: make(map[bodyKey]uint64),
+		pending: make(map[bodyKey]pendingBody),
 		cfg:     settings{version: 1, redact: true, bodyCap: DefaultBodyCap},
 		merge: mergeIndex{
 			byKey: make(map[mergeKey][]*list.Element),

@@ -276,13 +276,19 @@ func (s *Store) notePendingLocked(e *entry) {
 		return
 	}
 	if len(s.pending) >= maxPendingBodies {
-		for k, seq := range s.pending {
-			if s.findLocked(seq) == nil || len(s.pending) >= maxPendingBodies {
+		for k, p := range s.pending {
+			if s.findLocked(p.seq) == nil || len(s.pending) >= maxPendingBodies {
 				delete(s.pending, k)
 			}
 		}
 	}
-	s.pending[bodyKey{e.tab, net.requestID}] = e.seq
+	s.pending[bodyKey{e.tab, net.requestID}] = pendingBody{seq: e.seq, since: s.now()}
+}
+
+// pendingBody is an entry whose bodies are still coming, since when.
+type pendingBody struct {
+	seq   uint64
+	since time.Time
 }
 
 // bodyArrivedLocked puts the bodies of update (a body_update event) into the
@@ -290,12 +296,12 @@ func (s *Store) notePendingLocked(e *entry) {
 // held.
 func (s *Store) bodyArrivedLocked(e *entry, update *netRec, evicted *[numKinds]int64) bool {
 	k := bodyKey{e.tab, update.requestID}
-	seq, ok := s.pending[k]
+	p, ok := s.pending[k]
 	if !ok {
 		return false
 	}
 	delete(s.pending, k)
-	old := s.findLocked(seq)
+	old := s.findLocked(p.seq)
 	if old == nil {
 		return false
 	}

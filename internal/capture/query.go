@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -625,9 +626,13 @@ func (s *Store) Body(id uint64, part string) (Body, error) {
 	e := s.findLocked(id)
 	var r *netRec
 	var kind Kind
+	var since time.Time
 	if e != nil {
 		r, _ = e.rec.(*netRec)
 		kind = e.kind
+		if r != nil && r.bodyPending {
+			since = s.pending[bodyKey{e.tab, r.requestID}].since
+		}
 	}
 	s.mu.Unlock()
 	switch {
@@ -643,6 +648,9 @@ func (s *Store) Body(id uint64, part string) (Body, error) {
 		b.Truncated = r.truncated && int64(len(r.respBody.s)) < r.respSize
 	}
 	if b.Text == "" && r.bodyPending {
+		if since.IsZero() || s.now().Sub(since) > pendingBodyLife {
+			return Body{}, fmt.Errorf("%w: entry %d's %s body never arrived (the page was left or closed while reading it)", ErrNoBody, id, part)
+		}
 		return Body{}, fmt.Errorf("%w: entry %d's %s body; wait for it with wait_ms", ErrBodyPending, id, part)
 	}
 	if b.Text == "" {
@@ -651,6 +659,11 @@ func (s *Store) Body(id uint64, part string) (Body, error) {
 	b.Chars = utf8.RuneCountInString(b.Text)
 	return b, nil
 }
+
+// pendingBodyLife is how long after its first half arrived a body still
+// said to be coming is waited for; past it the page is taken to have stopped reading
+// it (it navigated away or closed).
+const pendingBodyLife = time.Minute
 
 // WaitBody is Body, but while the page is still reading the body
 // (ErrBodyPending) it blocks until the body arrives or ctx ends, when it
