@@ -154,24 +154,27 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   // within FLUSH_FRAME_MS (frozen, gone, or a page without content scripts).
   const flushFrame = async (tabId, frame) => {
     const opts = typeof frame.documentId === 'string' ? { documentId: frame.documentId } : { frameId: frame.frameId ?? 0 };
+    const frameId = Number.isInteger(frame.frameId) ? frame.frameId : 0;
+    // The answer's events are stored whenever it comes, even after the
+    // wait below gave up on it: the relay handed them over.
+    const sent = api.tabs.sendMessage(tabId, { gasoline: 'capture', op: 'flush' }, opts).then(async (answer) => {
+      if (!answer || typeof answer !== 'object') return { gone: 'no answer' };
+      const stamp = {
+        tab_id: tabId,
+        frame_id: frameId,
+        page_url: documentUrls.get(frame.documentId) ?? (typeof frame.url === 'string' ? frame.url : observer.documentOf(tabId, frameId)),
+      };
+      const { events, dropped } = checkBatch(answer, stamp, settings);
+      if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped });
+      return answer;
+    }, (err) => ({ gone: String(err?.message || err) }));
     let timer;
-    const answer = await Promise.race([
-      api.tabs.sendMessage(tabId, { gasoline: 'capture', op: 'flush' }, opts).catch((err) => ({ gone: String(err?.message || err) })),
-      new Promise((resolve) => {
-        timer = setTimeout(() => resolve(null), FLUSH_FRAME_MS);
-      }),
-    ]);
+    const answer = await Promise.race([sent, new Promise((resolve) => {
+      timer = setTimeout(() => resolve(null), FLUSH_FRAME_MS);
+    })]);
     clearTimeout(timer);
     if (!answer) return null;
     if (answer.gone) return { timers: 0, due_ms: 0 }; // no relay there: nothing to flush
-    const frameId = Number.isInteger(frame.frameId) ? frame.frameId : 0;
-    const stamp = {
-      tab_id: tabId,
-      frame_id: frameId,
-      page_url: documentUrls.get(frame.documentId) ?? (typeof frame.url === 'string' ? frame.url : observer.documentOf(tabId, frameId)),
-    };
-    const { events, dropped } = checkBatch(answer, stamp, settings);
-    if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped });
     return { timers: answer.timers, due_ms: answer.due_ms, requests: answer.requests, action_requests: answer.action_requests,
       navigating: answer.navigating === true, page: answer.page };
   };
@@ -204,7 +207,8 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
         const f = await flushFrames(tabId);
         missing = f.missing;
         const left = observer.inflight(tabId);
-        if ((!f.requests && !left.length) || Date.now() >= until) {
+        // A frame that did not answer is asked again too, within settleMs.
+        if ((!f.requests && !left.length && !f.missing.length) || Date.now() >= until) {
           if (f.requests || left.length) {
             missing.push(`${f.requests + left.length} request(s) still loading after ${settleMs} ms` +
               (left.length ? ` (${left.slice(0, 2).map((p) => `${p.method} ${p.url}`).join(', ')})` : ''));
