@@ -19,7 +19,7 @@
 // agent owns which tab lives in tabs/ (chrome.storage.session).
 
 import { Backoff, sleep } from './backoff.js';
-import { noteTab, startCapture } from './capture/worker.js';
+import { flushAfter, noteTab, startCapture } from './capture/worker.js';
 import { runQuery, timeoutMessage } from './commands.js';
 import { watchDialogs } from './actions/dialog.js';
 import { watchRequests } from './actions/busy.js';
@@ -71,7 +71,13 @@ function dispatch(query) {
   runCommand({
     correlationId: id,
     timeoutMs: deadlineOf(query),
-    execute: (signal) => owners.run(query, signal, runQuery),
+    // What the tab did before the result is readable once it is (capture/worker.js flushAfter).
+    execute: (signal) => owners.run(query, signal, runQuery).then(
+      async (r) => (await flushAfter(query, r), r),
+      async (err) => {
+        await flushAfter(query, null);
+        throw err;
+      }),
     report: postResult,
     onStatus: (s) => status.commandStatus(id, s),
     timeoutMessage: (ms) => timeoutMessage(action, ms),

@@ -11,6 +11,8 @@ import { CommandError } from '../runner.js';
 import { resolveTab } from '../commands.js';
 import { targetOf, frameOfRef, prefixFor, failureText, pageBudget, modifiersOf, describeTarget } from './target.js';
 import { nativeDialog, nativeDialogText } from './dialog.js';
+import { probeFrame, watchRequests } from '../capture/worker.js';
+import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
 
 const core = globalThis.gasolineCore;
 
@@ -174,87 +176,141 @@ async function frameIdOf(tab, selector) {
 }
 
 /**
- * navWatch watches tab for a top-level navigation while an action runs:
- * started is set once one begins; settled() waits (until signal aborts)
- * for a started one to finish loading.
+ * navWatch feeds settler the top-level navigations of tabId (started,
+ * committed, DOMContentLoaded or failed; a same-document one is started and
+ * done at once) until stop() is called. started says one began.
  */
-function navWatch(tabId) {
-  const w = { started: false, committed: false, done: false, listeners: [] };
+function navWatch(tabId, settler) {
+  const w = { started: false, done: false, listeners: [] };
   const on = (event, fn) => {
     event.addListener(fn);
     w.listeners.push(() => event.removeListener(fn));
   };
-  let finish;
-  const finished = new Promise((r) => {
-    finish = r;
-  });
-  on(chrome.webNavigation.onBeforeNavigate, (d) => {
-    if (d.tabId === tabId && d.frameId === 0) w.started = true;
-  });
-  on(chrome.webNavigation.onCommitted, (d) => {
-    if (d.tabId === tabId && d.frameId === 0) w.started = w.committed = true;
-  });
-  on(chrome.webNavigation.onHistoryStateUpdated, (d) => {
-    if (d.tabId === tabId && d.frameId === 0) w.started = w.committed = w.done = true;
-  });
-  const end = (d) => {
-    if (d.tabId === tabId && d.frameId === 0) {
-      w.done = true;
-      finish();
-    }
+  const top = (fn) => (d) => {
+    if (d.tabId === tabId && d.frameId === 0) fn(d);
   };
-  on(chrome.webNavigation.onCompleted, end);
-  on(chrome.webNavigation.onErrorOccurred, end);
+  on(chrome.webNavigation.onBeforeNavigate, top((d) => {
+    w.started = true;
+    w.done = false;
+    settler.navStarted(d.url);
+  }));
+  on(chrome.webNavigation.onCommitted, top((d) => {
+    w.started = true;
+    settler.navCommitted(d.url);
+  }));
+  const ready = top(() => {
+    w.done = true;
+    settler.navReady();
+  });
+  on(chrome.webNavigation.onDOMContentLoaded, ready);
+  on(chrome.webNavigation.onCompleted, ready);
+  on(chrome.webNavigation.onErrorOccurred, ready);
+  const same = top((d) => {
+    w.started = true;
+    settler.navStarted(d.url);
+    ready(d);
+  });
+  on(chrome.webNavigation.onHistoryStateUpdated, same);
+  on(chrome.webNavigation.onReferenceFragmentUpdated, same);
   w.stop = () => w.listeners.forEach((off) => off());
-  w.settled = (signal, ms) => {
-    if (!w.started || w.done) return Promise.resolve();
-    return new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      signal?.addEventListener('abort', resolve, { once: true });
-      finished.then(() => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
-  };
   return w;
 }
 
+/** MAX_REQUESTS_LISTED is how many of the requests an action started its effects list. */
+const MAX_REQUESTS_LISTED = 5;
+
 /**
- * acting runs one element action in the tab params name and returns its
- * result with the tab, the url after it and its effects (the navigation
- * it started, if any).
+ * settleCap is how long an action follows its consequences: settle_ms
+ * (0 reports at once), else SETTLE_CAP_MS, within the command's deadline.
+ */
+function settleCap(params, ctx, started) {
+  const asked = params.settle_ms === undefined || params.settle_ms === null ? SETTLE_CAP_MS : Number(params.settle_ms);
+  if (!Number.isFinite(asked) || asked < 0 || asked > 30000) {
+    throw new CommandError(`settle_ms must be 0 to 30000 (ms to follow what the action started; 0 reports at once), got ${JSON.stringify(params.settle_ms)}`);
+  }
+  return Math.max(0, Math.min(asked, ctx.deadlineMs - (Date.now() - started) - 500));
+}
+
+/**
+ * acting runs one element action in the tab params name, then follows what
+ * it started (capture/settle.js): a navigation to its DOMContentLoaded,
+ * requests to their status, short timers its handlers scheduled, and a
+ * quiet moment, up to settle_ms. It returns the result with the tab, the
+ * url after it and its effects: navigated (url_before, url, title), the
+ * fetch/XHR requests with their status, dialogs, and settled (or pending: what was
+ * still under way at the cap). The daemon adds errors and failed requests
+ * from the capture buffers (internal/tools/effects.go).
  */
 export async function acting(action, params, signal, ctx, opts, { textIsValue = false, needsTarget = true } = {}) {
   const target = targetOf(params, { textIsValue });
   if (!target && needsTarget) {
     throw new CommandError(`${action} needs a target: ref (from analyze({what:"dom"}) or query), selector, text, or role with name`);
   }
+  const started = Date.now();
+  const reads = action === 'get_text'; // reads only: nothing to follow
+  const capMs = reads ? 0 : settleCap(params, ctx, started);
   const tab = await resolveTab(params.tab_id);
   const before = tab.url || '';
-  const watch = navWatch(tab.id);
-  const started = Date.now();
+  let frameId = 0;
+  const settler = new Settler({ capMs, probe: () => probeFrame(tab.id, undefined, frameId) });
+  const watch = navWatch(tab.id, settler);
+  const requests = new Map(); // requestId -> {method, url, status?, error?}
+  const stopRequests = watchRequests(tab.id, (phase, r) => {
+    if (phase === 'start') {
+      if (r.type === 'main_frame') return; // the navigation stands for its document
+      // Listed: the page's fetch/XHR calls; a new page's scripts and images are waited for, not listed.
+      if (r.type === 'xmlhttprequest' && requests.size < 100) requests.set(r.id, { method: r.method, url: r.url });
+      settler.requestStarted(r.id, r);
+    } else {
+      const q = requests.get(r.id);
+      if (q) Object.assign(q, r.error ? { status: 0, error: r.error } : { status: r.status });
+      settler.requestEnded(r.id);
+    }
+  });
   let resp;
+  let settled = null;
   try {
     try {
-      ({ resp } = await call(tab, params, target, { op: 'act', action, opts, timeout_ms: pageBudget(ctx.deadlineMs) }));
+      ({ resp, frameId } = await call(tab, params, target, { op: 'act', action, opts, timeout_ms: pageBudget(ctx.deadlineMs) }));
     } catch (err) {
       if (!(err instanceof DocumentGone)) throw err;
       if (!watch.started) throw new CommandError(`the page in tab ${tab.id} went away during ${action} (it closed or reloaded); check it and retry`);
       resp = {}; // the action made the page navigate before it could answer
     }
-    await watch.settled(signal, Math.max(0, ctx.deadlineMs - (Date.now() - started) - 500));
+    if (!reads) settled = await untilAborted(settler.settle(), signal);
   } finally {
     watch.stop();
+    stopRequests();
   }
   const after = await chrome.tabs.get(tab.id).catch(() => null);
   const { dialogs, ...rest } = resp;
   const out = { tab_id: tab.id, url: after?.url || after?.pendingUrl || before, ...rest };
+  if (reads) return out;
+  const effects = {};
   if (watch.started || out.url !== before) {
-    out.effects = { navigated: true, url_before: before, ...(watch.started && !watch.done ? { loading: true } : {}) };
+    Object.assign(effects, { navigated: true, url_before: before, url: out.url, title: after?.title || '' });
+    if (settler.navigating) effects.loading = true;
   }
-  if (dialogs?.length) out.effects = { ...out.effects, dialogs };
+  const listed = [...requests.values()];
+  if (listed.length) {
+    effects.requests = listed.slice(0, MAX_REQUESTS_LISTED).map((q) => ({ method: q.method, url: q.url, status: q.error ? `failed: ${q.error}` : q.status ?? 'pending' }));
+    if (listed.length > MAX_REQUESTS_LISTED) effects.more_requests = listed.length - MAX_REQUESTS_LISTED;
+  }
+  if (dialogs?.length) effects.dialogs = dialogs;
+  effects.settled = settled?.settled === true;
+  if (!effects.settled) effects.pending = settled?.pending ?? ['the command ended before settling'];
+  out.effects = effects;
   return out;
+}
+
+// untilAborted resolves to what p resolves to, or to null once signal aborts.
+function untilAborted(p, signal) {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    signal.addEventListener('abort', () => resolve(null), { once: true });
+    p.then(resolve, () => resolve(null));
+  });
 }
 
 // --- the actions ---------------------------------------------------------------

@@ -71,6 +71,7 @@ export class Batcher {
     this.tag = `${clock().toString(36).padStart(9, '0')}${Math.random().toString(36).slice(2, 6)}`;
     this.seq = 0;
     this.droppedWrite = Promise.resolve();
+    this.drains = new Set(); // {mark, done, resolve, timer}: drain calls waiting
     this.ready = this.#restore();
   }
 
@@ -146,6 +147,46 @@ export class Batcher {
     this.#schedule();
   }
 
+  /**
+   * drain posts now every event held at the call (worker-made events not
+   * yet sealed included) and resolves to true once the daemon has accepted
+   * them all, or to false when timeoutMs passes first (the daemon is slow or
+   * away; the events stay and go later). An action's result is posted after
+   * it, so what the page did before the result is readable when it is.
+   */
+  async drain(timeoutMs) {
+    await this.ready;
+    this.#seal();
+    await this.ready; // the seal admits its chunk a microtask later
+    const mark = this.seq;
+    const done = () => !this.chunks.some((c) => !(c.n > mark));
+    if (done()) return true;
+    return new Promise((resolve) => {
+      const waiter = { mark, done, resolve };
+      waiter.timer = this.timers.setTimeout(() => {
+        this.drains.delete(waiter);
+        resolve(false);
+      }, timeoutMs);
+      this.drains.add(waiter);
+      if (this.flushTimer) {
+        this.timers.clearTimeout(this.flushTimer);
+        this.flushTimer = null;
+      }
+      if (!this.flushing && !this.retryTimer) this.#flush();
+    });
+  }
+
+  // drained resolves the drains whose events have all been accepted.
+  #drained() {
+    for (const w of this.drains) {
+      if (w.done()) {
+        this.drains.delete(w);
+        this.timers.clearTimeout(w.timer);
+        w.resolve(true);
+      }
+    }
+  }
+
   /** stats describes what is held, for tests and failure reports. */
   stats() {
     return { events: this.events, bytes: this.bytes, chunks: this.chunks.length, dropped: { ...this.dropped }, open: this.open?.events.length ?? 0 };
@@ -213,8 +254,10 @@ export class Batcher {
   // admit appends a chunk, stores it, and enforces the bounds; it resolves
   // when the chunk is stored (or could not be).
   #admit(c) {
+    const n = ++this.seq;
     const chunk = {
-      key: `${CHUNK_PREFIX}${this.tag}:${String(++this.seq).padStart(9, '0')}`,
+      n, // restored chunks have none: they are older than any drain
+      key: `${CHUNK_PREFIX}${this.tag}:${String(n).padStart(9, '0')}`,
       events: c.events,
       bytes: c.bytes,
       counts: {},
@@ -316,7 +359,8 @@ export class Batcher {
           retryIn = outcome.retryIn;
           break;
         }
-        if (this.events < this.batchEvents) break; // the rest goes on the timer
+        this.#drained();
+        if (this.events < this.batchEvents && !this.drains.size) break; // the rest goes on the timer
       }
     } catch (err) {
       this.log.error('gasoline: capture flush failed:', err);

@@ -47,6 +47,7 @@
   const hasOwn = O.hasOwn;
   const isArray = Array.isArray;
   const stringify = JSON.stringify;
+  const parseJSON = JSON.parse;
   const now = Date.now;
   const MathMax = Math.max;
   const MathMin = Math.min;
@@ -893,6 +894,18 @@
 
     function onPortMessage(e) {
       const d = e.data;
+      if (d && typeof d === 'object' && typeof d.flush === 'number') {
+        // The relay asks for everything recorded so far (an action's result
+        // is about to be reported): send it, then say so and how many short
+        // timers an action scheduled are still to run (timers below).
+        flush();
+        try {
+          portPost(port, { flushed: d.flush, timers: tracked.n, due_ms: tracked.n ? MathMax(0, tracked.due - now()) : 0, requests: netInflight, action_requests: netActing });
+        } catch {
+          // the relay is gone
+        }
+        return;
+      }
       if (!d || typeof d !== 'object' || !d.config || typeof d.config !== 'object') return;
       const c = d.config;
       if (typeof c.body_cap === 'number' && NumberIsFinite(c.body_cap) && c.body_cap >= 0) settings.bodyCap = c.body_cap;
@@ -930,6 +943,80 @@
       };
       addListener(win, HELLO_EVENT, onHello, true);
     }
+
+    // --- short timers an action scheduled ----------------------------------------------
+    // While an agent's action runs (the runtime's "gasoline:acting" event,
+    // which dialogs.js reads too), and inside the callbacks of the timers
+    // it scheduled, setTimeout calls of at most TRACK_MS are counted until
+    // they run or are cleared, so the worker can wait for "a click whose
+    // handler throws 200 ms later" instead of a fixed delay. Outside those
+    // moments the hook only checks a flag.
+    const TRACK_MS = 1000;
+    // fetch/XHR the page started whose record (with bodies) is not out yet,
+    // and those of them an action started (as for timers, above)
+    let netInflight = 0;
+    let netActing = 0;
+    const started = (info) => {
+      info.counted = true;
+      info.acting = arming || inTracked > 0;
+      netInflight++;
+      if (info.acting) netActing++;
+    };
+    const ended = (info) => {
+      if (!info.counted) return;
+      info.counted = false;
+      netInflight = MathMax(0, netInflight - 1);
+      if (info.acting) netActing = MathMax(0, netActing - 1);
+    };
+    const tracked = { ids: new Map(), n: 0, due: 0 }; // timer id -> due time; n = ids.size
+    let arming = false;
+    let inTracked = 0;
+    const origSetTimeout = win.setTimeout;
+    const origClearTimeout = win.clearTimeout;
+    const mapSet = uncurry(Map.prototype.set);
+    const mapDelete = uncurry(Map.prototype.delete);
+    const untrack = (id) => {
+      if (mapDelete(tracked.ids, id)) tracked.n--;
+    };
+    if (typeof origSetTimeout === 'function') {
+      win.setTimeout = {
+        setTimeout(fn, ms) {
+          if ((!arming && !inTracked) || typeof fn !== 'function') return apply(origSetTimeout, this, arguments);
+          const delay = +ms || 0;
+          if (!(delay <= TRACK_MS)) return apply(origSetTimeout, this, arguments);
+          let id = 0;
+          const args = arguments;
+          args[0] = function () {
+            untrack(id);
+            inTracked++;
+            try {
+              return apply(fn, this, arguments);
+            } finally {
+              inTracked--;
+            }
+          };
+          id = apply(origSetTimeout, this, args);
+          mapSet(tracked.ids, id, 1);
+          tracked.n++;
+          tracked.due = MathMax(tracked.n > 1 ? tracked.due : 0, now() + delay);
+          return id;
+        },
+      }.setTimeout;
+      win.clearTimeout = {
+        clearTimeout(id) {
+          if (tracked.n) untrack(id);
+          return apply(origClearTimeout, this, arguments);
+        },
+      }.clearTimeout;
+    }
+    addListener(win, 'gasoline:acting', (e) => {
+      try {
+        const d = parseJSON(e.detail);
+        arming = Boolean(d && d.on);
+      } catch {
+        arming = false;
+      }
+    }, true);
 
     // --- console ------------------------------------------------------------------
     const con = win.console;
@@ -1183,6 +1270,7 @@
           if (on('network')) {
             try {
               info = fetchInfo(input, init);
+              started(info);
             } catch {
               info = null;
             }
@@ -1243,14 +1331,16 @@
           // ignore
         }
         let read = PromiseCtor.resolve({});
+        let reading = false;
         if (isTextMime(mime) && info.cap > 0) {
           try {
             read = readCapped(resClone(res), info.cap);
+            reading = true;
           } catch {
             read = PromiseCtor.resolve({});
           }
         }
-        finishNetwork(rec, info, read);
+        finishNetwork(rec, info, read, reading);
       }
     }
 
@@ -1268,15 +1358,29 @@
       return rec;
     }
 
-    function finishNetwork(rec, info, responseBody) {
+    // finishNetwork records a request. When a body is still being read
+    // (reading is true: a fetch response's stream, a Request's body), the
+    // record goes now with body_pending and a second one with body_update
+    // and the same request_id brings the bodies; the daemon merges them.
+    function finishNetwork(rec, info, responseBody, reading) {
       const req = info.bodyPromise || PromiseCtor.resolve(info.body || {});
-      const done = (q, r) => {
-        if (q.text !== undefined) rec.request_body = q.text;
-        if (q.size !== undefined) rec.request_body_size = q.size;
-        if (r.text !== undefined) rec.response_body = r.text;
-        if (r.size !== undefined) rec.response_body_size = r.size;
-        if (q.truncated || r.truncated) rec.body_truncated = true;
+      let out = rec;
+      if (reading || info.bodyPromise) {
+        out = {}; // the whole record again, with the bodies
+        const ks = keys(rec);
+        for (let i = 0; i < ks.length; i++) out[ks[i]] = rec[ks[i]];
+        out.body_update = true;
+        rec.body_pending = true;
         emit(rec);
+      }
+      const done = (q, r) => {
+        if (q.text !== undefined) out.request_body = q.text;
+        if (q.size !== undefined) out.request_body_size = q.size;
+        if (r.text !== undefined) out.response_body = r.text;
+        if (r.size !== undefined) out.response_body_size = r.size;
+        if (q.truncated || r.truncated) out.body_truncated = true;
+        ended(info);
+        emit(out, out !== rec);
       };
       promiseThen(req, (q) => promiseThen(responseBody, (r) => done(q, r), () => done(q, {})), () => done({}, {}));
     }
@@ -1309,6 +1413,8 @@
         open(method, url) {
           try {
             recordDone(this);
+            const prev = wmGet(xhrs, this);
+            if (prev && !prev.done) ended(prev); // opened again before it finished: abandoned
             wmSet(xhrs, this, { method: strUpper(StringCtor(method)), url: absolute(url) });
           } catch {
             // ignore
@@ -1346,6 +1452,7 @@
           try {
             const info = wmGet(xhrs, this);
             if (info && on('network')) {
+              if (!info.counted) started(info);
               info.id = nextId('x');
               info.ts = now();
               info.t0 = perfNow();

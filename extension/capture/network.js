@@ -40,8 +40,44 @@ export class NetworkObserver {
     this.emit = emit;
     this.ownOrigin = ownOrigin;
     this.maxPending = maxPending;
-    this.pending = new Map(); // requestId -> {start, requestHeaders, redirects}
+    this.pending = new Map(); // requestId -> {start, requestHeaders, redirects, tabId, url, method}
     this.documents = new Map(); // "tab:frame" -> url
+    this.watchers = new Set(); // {tabId, fn}
+  }
+
+  /**
+   * watch calls fn(phase, info) for each request of tabId from now on:
+   * phase "start" with {id, method, url}, phase "end" with {id, method,
+   * url, status, error?} (the final response or failure). It returns the
+   * function that stops watching.
+   */
+  watch(tabId, fn) {
+    const w = { tabId, fn };
+    this.watchers.add(w);
+    return () => this.watchers.delete(w);
+  }
+
+  /**
+   * inflight returns the requests of tabId not yet finished that began less
+   * than maxAgeMs ago (older ones are streams or polls): [{id, method, url, start}].
+   */
+  inflight(tabId, maxAgeMs = 30000, now = Date.now()) {
+    const out = [];
+    for (const [id, p] of this.pending) {
+      if (p.tabId === tabId && !(p.start < now - maxAgeMs)) out.push({ id, method: p.method, url: p.url, start: p.start });
+    }
+    return out;
+  }
+
+  #tell(tabId, phase, info) {
+    for (const w of this.watchers) {
+      if (w.tabId !== tabId) continue;
+      try {
+        w.fn(phase, info);
+      } catch {
+        // a watcher's failure is its own
+      }
+    }
   }
 
   /** noteDocument records the document URL of a frame. */
@@ -68,8 +104,9 @@ export class NetworkObserver {
   onBeforeRequest(d) {
     if (!this.#observed(d)) return;
     if (d.type === 'main_frame' || d.type === 'sub_frame') this.noteDocument(d.tabId, d.frameId, d.url);
-    this.pending.set(d.requestId, { start: d.timeStamp, requestHeaders: undefined, redirects: 0 });
+    this.pending.set(d.requestId, { start: d.timeStamp, requestHeaders: undefined, redirects: 0, tabId: d.tabId, url: d.url, method: d.method || 'GET' });
     if (this.pending.size > this.maxPending) this.pending.delete(this.pending.keys().next().value);
+    if (this.watchers.size) this.#tell(d.tabId, 'start', { id: d.requestId, method: d.method || 'GET', url: d.url, type: d.type });
   }
 
   onSendHeaders(d) {
@@ -100,6 +137,7 @@ export class NetworkObserver {
     e.status = d.statusCode ?? 0;
     this.#response(e, d);
     this.emit(e);
+    if (this.watchers.size) this.#tell(d.tabId, 'end', { id: d.requestId, method: e.method, url: e.url, type: d.type, status: e.status });
   }
 
   onErrorOccurred(d) {
@@ -110,6 +148,7 @@ export class NetworkObserver {
     e.status = 0;
     e.error = typeof d.error === 'string' && d.error ? d.error : 'net::ERR_FAILED';
     this.emit(e);
+    if (this.watchers.size) this.#tell(d.tabId, 'end', { id: d.requestId, method: e.method, url: e.url, type: d.type, status: 0, error: e.error });
   }
 
   #observed(d) {

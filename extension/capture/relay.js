@@ -157,7 +157,12 @@
 
   function onPageMessage(e) {
     if (dead) return;
-    const m = checkMessage(e.data);
+    const d = e.data;
+    if (d && typeof d === 'object' && typeof d.flushed === 'number') {
+      flushed(d);
+      return;
+    }
+    const m = checkMessage(d);
     if (!m) return;
     for (const k of Object.keys(m.dropped)) countDropped(k, m.dropped[k]);
     for (const r of m.events) {
@@ -219,6 +224,91 @@
       setTimeout(send, RETRY_MS[RETRY_MS.length - 1]);
     });
   }
+
+  // --- flush on the worker's request ---------------------------------------------------
+  // Before an action's result is reported the worker asks each frame of
+  // the tab for what it recorded: this script asks the page script over the
+  // port (FIFO, so its records arrive first), then answers with every
+  // record waiting here, which the worker stores itself, and the page
+  // script's count of short timers still to run.
+  //   worker -> relay:  {gasoline: "capture", op: "flush"}
+  //   relay -> worker:  {ok: true, events, dropped?, timers, due_ms, requests, action_requests, navigating}
+  const FLUSH_WAIT_MS = 150; // a page script that does not answer by then is left out
+  // A form submitted or a link followed during an action navigates a
+  // moment later (the browser starts it in a later task): the answer says
+  // so, and the worker waits for the navigation to begin. This world sees
+  // the runtime's "gasoline:acting" event and the page's events directly.
+  let acting = false;
+  let navEvent = null;
+  addEventListener('gasoline:acting', (e) => {
+    try {
+      acting = JSON.parse(e.detail)?.on === true;
+    } catch {
+      acting = false;
+    }
+  }, true);
+  addEventListener('submit', (e) => {
+    if (acting) navEvent = e;
+  }, true);
+  addEventListener('click', (e) => {
+    if (!acting) return;
+    const a = e.target instanceof Element ? e.target.closest('a[href]') : null;
+    if (!a || a.hasAttribute('download')) return;
+    const target = a.getAttribute('target');
+    const href = a.getAttribute('href') || '';
+    if ((target && target !== '_self') || href.startsWith('#') || /^javascript:/i.test(href)) return;
+    navEvent = e;
+  }, true);
+  const willNavigate = () => {
+    const e = navEvent;
+    navEvent = null;
+    return Boolean(e) && !e.defaultPrevented;
+  };
+  let flushSeq = 0;
+  const flushing = new Map(); // flush number -> resolve
+
+  function flushed(d) {
+    const done = flushing.get(d.flushed);
+    if (!done) return;
+    flushing.delete(d.flushed);
+    const count = (n) => (Number.isSafeInteger(n) && n > 0 ? Math.min(n, 1e6) : 0);
+    done({ timers: count(d.timers), due_ms: Number.isFinite(d.due_ms) && d.due_ms > 0 ? Math.min(d.due_ms, 60000) : 0,
+      requests: count(d.requests), action_requests: count(d.action_requests) });
+  }
+
+  function askPage() {
+    if (!port) return Promise.resolve({ timers: 0, due_ms: 0, page: false });
+    const n = ++flushSeq;
+    return new Promise((resolve) => {
+      flushing.set(n, resolve);
+      setTimeout(() => {
+        if (flushing.delete(n)) resolve({ timers: 0, due_ms: 0, page: false });
+      }, FLUSH_WAIT_MS);
+      try {
+        port.postMessage({ flush: n });
+      } catch {
+        flushing.delete(n);
+        resolve({ timers: 0, due_ms: 0, page: false });
+      }
+    });
+  }
+
+  chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+    // Only the worker: content scripts cannot call tabs.sendMessage.
+    if (sender.id !== chrome.runtime.id || msg?.gasoline !== 'capture' || msg.op !== 'flush') return false;
+    askPage().then((page) => {
+      const events = queue.splice(0, LIMITS.queue);
+      const reply = { ok: !dead, events, timers: page.timers, due_ms: page.due_ms, requests: page.requests ?? 0,
+        action_requests: page.action_requests ?? 0, navigating: willNavigate(), page: page.page !== false };
+      if (droppedAny) {
+        reply.dropped = dropped;
+        dropped = {};
+        droppedAny = false;
+      }
+      sendResponse(reply);
+    });
+    return true;
+  });
 
   function acknowledged(reply) {
     inflight = null;

@@ -148,9 +148,136 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     }
   });
 
+  // flushFrame asks one document's relay for what its page recorded (see
+  // relay.js) and stores it like a batch the relay sent; it resolves to the
+  // relay's count of short timers, or null when the frame did not answer
+  // within FLUSH_FRAME_MS (frozen, gone, or a page without content scripts).
+  const flushFrame = async (tabId, frame) => {
+    const opts = typeof frame.documentId === 'string' ? { documentId: frame.documentId } : { frameId: frame.frameId ?? 0 };
+    const frameId = Number.isInteger(frame.frameId) ? frame.frameId : 0;
+    // The answer's events are stored whenever it comes, even after the
+    // wait below gave up on it: the relay handed them over.
+    const sent = api.tabs.sendMessage(tabId, { gasoline: 'capture', op: 'flush' }, opts).then(async (answer) => {
+      if (!answer || typeof answer !== 'object') return { gone: 'no answer' };
+      const stamp = {
+        tab_id: tabId,
+        frame_id: frameId,
+        page_url: documentUrls.get(frame.documentId) ?? (typeof frame.url === 'string' ? frame.url : observer.documentOf(tabId, frameId)),
+      };
+      const { events, dropped } = checkBatch(answer, stamp, settings);
+      if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped });
+      return answer;
+    }, (err) => ({ gone: String(err?.message || err) }));
+    let timer;
+    const answer = await Promise.race([sent, new Promise((resolve) => {
+      timer = setTimeout(() => resolve(null), FLUSH_FRAME_MS);
+    })]);
+    clearTimeout(timer);
+    if (!answer) return null;
+    if (answer.gone) return { timers: 0, due_ms: 0 }; // no relay there: nothing to flush
+    return { timers: answer.timers, due_ms: answer.due_ms, requests: answer.requests, action_requests: answer.action_requests,
+      navigating: answer.navigating === true, page: answer.page };
+  };
+
+  // flushFrames flushes every frame of tabId; it resolves to the frames
+  // that did not answer and the page's fetch/XHR still in flight.
+  const flushFrames = async (tabId) => {
+    const frames = (await api.webNavigation?.getAllFrames({ tabId }).catch(() => null)) || [{ frameId: 0 }];
+    const answers = await Promise.all(frames.map((f) => flushFrame(tabId, f)));
+    const missing = [];
+    let requests = 0;
+    answers.forEach((a, i) => {
+      if (!a) missing.push(`frame ${frames[i].frameId} did not answer within ${FLUSH_FRAME_MS} ms`);
+      else requests += a.requests || 0;
+    });
+    return { missing, requests };
+  };
+
+  // flushTab flushes every frame of tabId, notes the tab as it is now (url,
+  // title, status for observe page) and posts everything held to the
+  // daemon; it resolves to {complete, missing?}. With settleMs (after a
+  // navigation) it first flushes again while the page's fetch/XHR or the
+  // tab's requests are in flight, up to settleMs, so the new page's
+  // load-time requests are in.
+  const flushTab = async (tabId, { settleMs = 0, budgetMs = FLUSH_BUDGET_MS } = {}) => {
+    let missing = [];
+    if (Number.isInteger(tabId) && tabId >= 0) {
+      const until = Date.now() + settleMs;
+      for (;;) {
+        const f = await flushFrames(tabId);
+        missing = f.missing;
+        const left = observer.inflight(tabId);
+        // A frame that did not answer is asked again too, within settleMs.
+        if ((!f.requests && !left.length && !f.missing.length) || Date.now() >= until) {
+          if (f.requests || left.length) {
+            missing.push(`${f.requests + left.length} request(s) still loading after ${settleMs} ms` +
+              (left.length ? ` (${left.slice(0, 2).map((p) => `${p.method} ${p.url}`).join(', ')})` : ''));
+          }
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      const tab = await api.tabs.get(tabId).catch(() => null);
+      if (tab) addTab(tabNoted(tab), tab);
+      await tabEvents;
+    }
+    if (!(await batcher.drain(budgetMs))) missing.push(`the daemon did not take the capture events within ${budgetMs} ms`);
+    return missing.length ? { complete: false, missing } : { complete: true };
+  };
+
   refreshSettings();
-  started = { batcher, observer, settings: () => settings, noteTab };
+  started = { batcher, observer, settings: () => settings, noteTab, flushFrame, flushTab };
   return started;
+}
+
+/** FLUSH_FRAME_MS bounds the wait for one frame's captured events (a frozen frame is left out). */
+export const FLUSH_FRAME_MS = 200;
+
+/** FLUSH_BUDGET_MS bounds the wait for the daemon to take the flushed events. */
+export const FLUSH_BUDGET_MS = 1000;
+
+/** SETTLE_LOAD_MS bounds how long a navigation's result waits for the new page's requests. */
+export const SETTLE_LOAD_MS = 1000;
+
+const NAVIGATING = new Set(['navigate', 'refresh', 'back', 'forward', 'new_tab']);
+
+/**
+ * flushAfter makes what a command's tab did before its result readable
+ * before the result is posted (SPEC section 14): it flushes the tab's
+ * frames and delivers to the daemon (flushTab); after a navigation it
+ * first follows the requests the page has in flight (up to
+ * SETTLE_LOAD_MS), so the new page's load-time requests are in. result is the
+ * command's result (null after an error); its tab_id, else the query's,
+ * names the tab. When the flush could not be completed, result.capture
+ * says what is missing. Never rejects; nothing before startCapture.
+ */
+export async function flushAfter(query, result) {
+  if (!started) return;
+  const action = query?.action ?? query?.params?.action;
+  const id = Number.isInteger(result?.tab_id) ? result.tab_id : Number(query?.params?.tab_id);
+  const tabId = Number.isInteger(id) ? id : -1;
+  try {
+    const r = await started.flushTab(tabId, { settleMs: NAVIGATING.has(action) && result ? SETTLE_LOAD_MS : 0 });
+    if (!r.complete && result && typeof result === 'object') result.capture = r;
+  } catch (err) {
+    console.warn('gasoline: flushing capture before a result:', err);
+  }
+}
+
+/** watchRequests is NetworkObserver.watch for tabId; a no-op before startCapture. */
+export function watchRequests(tabId, fn) {
+  return started ? started.observer.watch(tabId, fn) : () => {};
+}
+
+/**
+ * probeFrame flushes one document's captured events (documentId in
+ * tabId) and resolves to {timers, due_ms, navigating}: the short timers an
+ * action scheduled there that have not run, and whether a form it submitted
+ * or a link it followed is about to navigate; null when the frame did not
+ * answer.
+ */
+export function probeFrame(tabId, documentId, frameId) {
+  return started ? started.flushFrame(tabId, { documentId, frameId }) : Promise.resolve(null);
 }
 
 /**

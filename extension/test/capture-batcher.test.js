@@ -326,3 +326,42 @@ test('stored drop counts survive a restart', async () => {
   await settle();
   assert.equal(store.data.has(DROPPED_KEY), false);
 });
+
+test('drain posts what is held at once and resolves when the daemon took it', async () => {
+  const { timers, daemon, b } = setup();
+  await b.addBatch(range(0, 3));
+  b.add(ev(3, 'network', { request_id: 'r', method: 'GET', url: 'u', status: 200, resource_type: 'xhr', source: 'browser' }));
+  const drained = b.drain(500);
+  await timers.advance(0); // no 100 ms wait, no 10 ms seal
+  assert.equal(await drained, true);
+  assert.deepEqual(daemon.events.map((e) => e.ts), [0, 1, 2, 3]);
+  assert.equal(b.pending, 0);
+  assert.equal(await b.drain(500), true, 'nothing held: at once');
+});
+
+test('drain resolves false after its timeout when the daemon does not answer, and the events stay', async () => {
+  const daemon = new FakeDaemon();
+  let release;
+  daemon.post = (body) => new Promise((resolve) => {
+    release = () => resolve({ accepted: body.events.length, rejected: [] });
+  });
+  const { timers, b } = setup({ daemon });
+  await b.addBatch(range(0, 2));
+  const drained = b.drain(50);
+  await timers.advance(50);
+  assert.equal(await drained, false);
+  assert.equal(b.pending, 2);
+  release();
+  await timers.advance(0);
+  assert.equal(b.pending, 0);
+});
+
+test('drain waits for every chunk held at the call, across batches', async () => {
+  const { timers, daemon, b } = setup({ batcher: { batchEvents: 2, chunkEvents: 2 } });
+  await b.addBatch(range(0, 5));
+  const drained = b.drain(1000);
+  await timers.advance(0);
+  assert.equal(await drained, true);
+  assert.equal(daemon.events.length, 5);
+  assert.ok(daemon.posts.length >= 3);
+});

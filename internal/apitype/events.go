@@ -72,6 +72,12 @@ type Event struct {
 	RequestBodySize  int64             `json:"request_body_size,omitempty"`
 	ResponseBodySize int64             `json:"response_body_size,omitempty"`
 	BodyTruncated    bool              `json:"body_truncated,omitempty"`
+	// BodyPending says the page is still reading the bodies: a later event
+	// with BodyUpdate and the same RequestID carries them.
+	BodyPending bool `json:"body_pending,omitempty"`
+	// BodyUpdate marks the event that carries the bodies of an earlier
+	// BodyPending event of the same tab and RequestID.
+	BodyUpdate bool `json:"body_update,omitempty"`
 
 	// action
 	Selector  string   `json:"selector,omitempty"`

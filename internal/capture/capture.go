@@ -107,6 +107,7 @@ var (
 	ErrBadFilter     = errors.New("invalid filter")
 	ErrUnknownEntry  = errors.New("no buffered entry has this id (evicted, cleared or never captured): list the entries again for current ids")
 	ErrNoBody        = errors.New("no body was captured for this request")
+	ErrBodyPending   = errors.New("the body is still being read by the page")
 	ErrBadRule       = errors.New("invalid noise rule")
 	ErrUnknownRule   = errors.New("no noise rule has this id: list the rules for current ids")
 	ErrTooManyRules  = errors.New("too many noise rules: remove some first")
@@ -135,6 +136,9 @@ type Store struct {
 	ruleID int                 // last rule number; guarded by mu
 	cfg    settings            // guarded by mu
 	merge  mergeIndex          // network entries waiting for their other half; guarded by mu
+	// pending maps requests whose bodies are still coming to their entry's
+	// sequence number and arrival; guarded by mu.
+	pending map[bodyKey]pendingBody
 	// notify is created by a blocked Wait and closed (and cleared) when
 	// entries are stored or Close is called; guarded by mu.
 	notify chan struct{}
@@ -160,10 +164,11 @@ func New(opts Options) *Store {
 		opts.Now = time.Now
 	}
 	s := &Store{
-		opts: opts,
-		now:  opts.Now,
-		tabs: make(map[int64]*tabState),
-		cfg:  settings{version: 1, redact: true, bodyCap: DefaultBodyCap},
+		opts:    opts,
+		now:     opts.Now,
+		tabs:    make(map[int64]*tabState),
+		pending: make(map[bodyKey]pendingBody),
+		cfg:     settings{version: 1, redact: true, bodyCap: DefaultBodyCap},
 		merge: mergeIndex{
 			byKey: make(map[mergeKey][]*list.Element),
 			order: list.New(),

@@ -559,6 +559,10 @@ func (p *parser) field(e *apitype.Event, key string) bool {
 		return p.int(&e.ResponseBodySize)
 	case "body_truncated":
 		return p.boolean(&e.BodyTruncated)
+	case "body_pending":
+		return p.boolean(&e.BodyPending)
+	case "body_update":
+		return p.boolean(&e.BodyUpdate)
 	case "selector":
 		return p.strInto(&e.Selector)
 	case "role":

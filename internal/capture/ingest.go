@@ -228,20 +228,99 @@ func (s *Store) storeLocked(e *entry, now time.Time, evicted *[numKinds]int64) {
 	i := e.kind.index()
 	r := s.rings[i]
 	gone := func(old *entry) { s.merge.remove(old) }
-	if net, ok := e.rec.(*netRec); ok {
+	net, isNet := e.rec.(*netRec)
+	if isNet && net.bodyUpdate {
+		if s.bodyArrivedLocked(e, net, evicted) {
+			return
+		}
+		c := *net // its pending entry is gone: stored as a request of its own
+		c.bodyUpdate = false
+		net = &c
+		e.rec = net
+	}
+	if isNet {
 		if other := s.merge.take(mergeKey{e.tab, net.method, net.url.s}, net.source); other != nil {
 			before := other.size
 			other.rec = mergeNet(other.rec.(*netRec), net)
 			other.ts = min(other.ts, e.ts)
 			other.size = entrySize(other)
 			evicted[i] += r.resized(other.size-before, gone)
+			s.notePendingLocked(other)
 			return
 		}
 	}
 	s.seq++
 	e.seq = s.seq
 	evicted[i] += r.push(e, gone)
-	if net, ok := e.rec.(*netRec); ok && r.n > 0 && r.at(r.n-1) == e {
+	if isNet && r.n > 0 && r.at(r.n-1) == e {
 		s.merge.add(e, net, now)
+		s.notePendingLocked(e)
 	}
+}
+
+// bodyKey names a request whose bodies are still coming.
+type bodyKey struct {
+	tab       int64
+	requestID string
+}
+
+// maxPendingBodies bounds Store.pending; past it the oldest ids are
+// forgotten (their entries say pending until evicted).
+const maxPendingBodies = 4096
+
+// notePendingLocked remembers e when its page half says the bodies are
+// still coming. s.mu must be held.
+func (s *Store) notePendingLocked(e *entry) {
+	net := e.rec.(*netRec)
+	if !net.bodyPending || net.requestID == "" {
+		return
+	}
+	if len(s.pending) >= maxPendingBodies {
+		for k, p := range s.pending {
+			if s.findLocked(p.seq) == nil || len(s.pending) >= maxPendingBodies {
+				delete(s.pending, k)
+			}
+		}
+	}
+	s.pending[bodyKey{e.tab, net.requestID}] = pendingBody{seq: e.seq, since: s.now()}
+}
+
+// pendingBody is an entry whose bodies are still coming, since when.
+type pendingBody struct {
+	seq   uint64
+	since time.Time
+}
+
+// bodyArrivedLocked puts the bodies of update (a body_update event) into the
+// entry that waits for them and reports whether there was one. s.mu must be
+// held.
+func (s *Store) bodyArrivedLocked(e *entry, update *netRec, evicted *[numKinds]int64) bool {
+	k := bodyKey{e.tab, update.requestID}
+	p, ok := s.pending[k]
+	if !ok {
+		return false
+	}
+	delete(s.pending, k)
+	old := s.findLocked(p.seq)
+	if old == nil {
+		return false
+	}
+	prev, ok := old.rec.(*netRec)
+	if !ok {
+		return false
+	}
+	m := *prev // records are never modified once stored: replace it
+	m.bodyPending = false
+	m.reqBody, m.respBody = update.reqBody, update.respBody
+	m.reqSize, m.respSize = max(m.reqSize, update.reqSize), max(m.respSize, update.respSize)
+	m.truncated = m.truncated || update.truncated
+	if m.mimeType == "" {
+		m.mimeType = update.mimeType
+	}
+	before := old.size
+	old.rec = &m
+	old.size = entrySize(old)
+	r := s.rings[KindNetwork.index()]
+	evicted[KindNetwork.index()] += r.resized(old.size-before, func(g *entry) { s.merge.remove(g) })
+	return true
 }

@@ -3,10 +3,12 @@ package capture
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -634,9 +636,13 @@ func (s *Store) Body(id uint64, part string) (Body, error) {
 	e := s.findLocked(id)
 	var r *netRec
 	var kind Kind
+	var since time.Time
 	if e != nil {
 		r, _ = e.rec.(*netRec)
 		kind = e.kind
+		if r != nil && r.bodyPending {
+			since = s.pending[bodyKey{e.tab, r.requestID}].since
+		}
 	}
 	s.mu.Unlock()
 	switch {
@@ -651,9 +657,47 @@ func (s *Store) Body(id uint64, part string) (Body, error) {
 		b.Text, b.Size = r.respBody.s, r.respSize
 		b.Truncated = r.truncated && int64(len(r.respBody.s)) < r.respSize
 	}
+	if b.Text == "" && r.bodyPending {
+		if since.IsZero() || s.now().Sub(since) > pendingBodyLife {
+			return Body{}, fmt.Errorf("%w: entry %d's %s body never arrived (the page was left or closed while reading it)", ErrNoBody, id, part)
+		}
+		return Body{}, fmt.Errorf("%w: entry %d's %s body; wait for it with wait_ms", ErrBodyPending, id, part)
+	}
 	if b.Text == "" {
 		return Body{}, fmt.Errorf("%w: entry %d has no %s body (not a text type, empty, or captured by the browser only, or capture of bodies is off)", ErrNoBody, id, part)
 	}
 	b.Chars = utf8.RuneCountInString(b.Text)
 	return b, nil
+}
+
+// pendingBodyLife is how long after its first half arrived a body still
+// said to be coming is waited for; past it the page is taken to have stopped reading
+// it (it navigated away or closed).
+const pendingBodyLife = time.Minute
+
+// WaitBody is Body, but while the page is still reading the body
+// (ErrBodyPending) it blocks until the body arrives or ctx ends, when it
+// returns ErrBodyPending. It wakes when entries are stored, without
+// polling.
+func (s *Store) WaitBody(ctx context.Context, id uint64, part string) (Body, error) {
+	for {
+		s.mu.Lock()
+		if s.notify == nil {
+			s.notify = make(chan struct{})
+		}
+		ch, closed := s.notify, s.closed
+		s.mu.Unlock()
+		b, err := s.Body(id, part)
+		if !errors.Is(err, ErrBodyPending) {
+			return b, err
+		}
+		if closed {
+			return Body{}, ErrClosed
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return b, err
+		}
+	}
 }

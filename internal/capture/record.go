@@ -98,6 +98,10 @@ type netRec struct {
 	reqSize      int64 // full size as reported (bodies may be cut)
 	respSize     int64
 	truncated    bool // a body was cut at the body cap
+	// bodyPending: the page is still reading the bodies; an event with
+	// bodyUpdate and the same request id brings them (ingest.go).
+	bodyPending bool
+	bodyUpdate  bool
 }
 
 type header struct{ name, value string }

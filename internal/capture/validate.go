@@ -213,6 +213,7 @@ func validateNetwork(ev *apitype.Event, cfg settings) (record, rejection) {
 		durationMS: ev.DurationMS, mimeType: capText(ev.MimeType, capShort).s,
 		reqHeaders: capHeaders(ev.RequestHeaders, cfg.redact), respHeaders: capHeaders(ev.ResponseHeaders, cfg.redact),
 		reqSize: ev.RequestBodySize, respSize: ev.ResponseBodySize, truncated: ev.BodyTruncated,
+		bodyPending: ev.BodyPending && !ev.BodyUpdate, bodyUpdate: ev.BodyUpdate,
 	}
 	rec.reqBody, rec.reqSize = capBody(ev.RequestBody, ev.RequestBodySize, cfg.bodyCap, &rec.truncated)
 	rec.respBody, rec.respSize = capBody(ev.ResponseBody, ev.ResponseBodySize, cfg.bodyCap, &rec.truncated)

@@ -70,6 +70,8 @@ type NetworkView struct {
 	ResponseSize int64   `json:"response_body_size,omitempty"`  // bytes the server sent
 	// BodyTruncated says a body was cut at the body cap when captured.
 	BodyTruncated bool `json:"body_truncated,omitempty"`
+	// Body is "pending" while the page is still reading the bodies.
+	Body string `json:"body,omitempty"`
 	// Headers are given only by Store.Entry.
 	RequestHeaders  map[string]string `json:"request_headers,omitempty"`
 	ResponseHeaders map[string]string `json:"response_headers,omitempty"`
@@ -166,6 +168,9 @@ func render(e *entry, lv clipLevel, withURL, headers bool) View {
 			Error: r.err, Type: r.resourceType, Source: r.source, DurationMS: math.Round(r.durationMS*10) / 10,
 			MimeType: r.mimeType, RequestSize: r.reqSize, ResponseSize: r.respSize, BodyTruncated: r.truncated}
 		v.RequestBody, v.ResponseBody = r.reqBody.count(), r.respBody.count()
+		if r.bodyPending {
+			v.Body = "pending"
+		}
 		if headers {
 			v.RequestHeaders = headerMap(r.reqHeaders, lv.header)
 			v.ResponseHeaders = headerMap(r.respHeaders, lv.header)

@@ -10,18 +10,17 @@ import (
 )
 
 // Effects are what an action caused, beside its result: the extension
-// reports the navigation (url_before, navigated, loading); the daemon adds
-// the errors and failed requests the capture buffers hold for the tab from
-// when the action was queued to shortly after it finished. Events reach the
-// buffers in batches (within about 100 ms), so the counts are those at the
-// time the result is read: a later command_result can show more.
+// reports the navigation (url_before, url, title), the requests the action
+// started with their status, dialogs, and whether everything it started
+// landed within its settle time (settled, or pending); the daemon adds the
+// errors and failed requests the capture buffers hold for the tab from when
+// the action was queued to when its result arrived. The extension delivers
+// the tab's capture events before it posts the result (SPEC section 14), so
+// that window is complete when the result is, and every read of the result
+// gives the same effects.
 
 // maxEffectsListed is how many errors or requests effects quote.
 const maxEffectsListed = 3
-
-// effectsGrace is how long after a command finishes its tab's events still
-// count as its effects (a click's handler may fail a moment later).
-const effectsGrace = 2 * time.Second
 
 // effectsView is the daemon's part of an action's effects.
 type effectsView struct {
@@ -56,11 +55,10 @@ func (t *Tools) presentEffects(c tracker.Command, v *commandView) {
 	if json.Unmarshal(res["tab_id"], &tab) != nil || tab == 0 {
 		return
 	}
-	end := time.Now()
-	if c.FinishedAt != nil {
-		end = c.FinishedAt.Add(effectsGrace)
+	if c.FinishedAt == nil {
+		return
 	}
-	eff := t.captureEffects(tab, c.CreatedAt, end)
+	eff := t.captureEffects(tab, c.CreatedAt, *c.FinishedAt)
 	if eff.Errors == nil && eff.FailedRequests == nil {
 		return
 	}

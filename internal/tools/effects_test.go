@@ -32,8 +32,9 @@ func TestPresentEffects(t *testing.T) {
 		{"kind":"network","ts":%[1]v,"tab_id":7,"page_url":"http://x/","request_id":"1","method":"POST","url":"http://x/api/save","status":500,"resource_type":"fetch","source":"page"},
 		{"kind":"network","ts":%[1]v,"tab_id":7,"page_url":"http://x/","request_id":"2","method":"GET","url":"http://x/ok","status":200,"resource_type":"fetch","source":"page"},
 		{"kind":"error","ts":%[2]v,"tab_id":7,"page_url":"http://x/","type":"uncaught","message":"before the action"},
-		{"kind":"error","ts":%[1]v,"tab_id":8,"page_url":"http://y/","type":"uncaught","message":"another tab"}
-	]}`, ms(created.Add(100*time.Millisecond)), ms(created.Add(-time.Minute)))
+		{"kind":"error","ts":%[1]v,"tab_id":8,"page_url":"http://y/","type":"uncaught","message":"another tab"},
+		{"kind":"error","ts":%[3]v,"tab_id":7,"page_url":"http://x/","type":"uncaught","message":"after the result"}
+	]}`, ms(created.Add(100*time.Millisecond)), ms(created.Add(-time.Minute)), ms(finished.Add(300*time.Millisecond)))
 	if _, err := capt.IngestJSON([]byte(body)); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestPresentEffects(t *testing.T) {
 		t.Errorf("the extension's effects were lost: %s", v.Result)
 	}
 	if e.Errors.Count != 2 || strings.Join(e.Errors.First, "|") != "TypeError: x is undefined|console: save failed" {
-		t.Errorf("errors %+v, want the uncaught error (first line) and the console error", e.Errors)
+		t.Errorf("errors %+v, want the uncaught error (first line) and the console error, not the one after the result", e.Errors)
 	}
 	if e.FailedRequests.Count != 1 || e.FailedRequests.First[0] != "POST http://x/api/save → 500" {
 		t.Errorf("failed requests %+v", e.FailedRequests)

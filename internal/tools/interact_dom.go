@@ -140,6 +140,13 @@ func (a targetArgs) checkTarget(action string, optional, textIsValue bool) error
 // targetOnly are the arguments of an action that takes only a target.
 type targetOnly struct {
 	targetArgs `list:"target"`
+	settleArgs `list:"-"`
+}
+
+// settleArgs bound how long an action follows what it started (a
+// navigation, requests, short timers) before it reports (SPEC section 14).
+type settleArgs struct {
+	SettleMS *int64 `json:"settle_ms,omitempty" min:"0" max:"30000" desc:"follow what the action started up to this (default 2000; 0: report at once)"`
 }
 
 func (a targetOnly) check() error { return a.checkTarget("this action", false, false) }
@@ -150,6 +157,7 @@ type clickArgs struct {
 	ClickCount int      `json:"click_count,omitempty"`
 	Modifiers  []string `json:"modifiers,omitempty"`
 	dialogArgs `list:"dialog?"`
+	settleArgs `list:"-"`
 }
 
 // dialogArgs say how the alert, confirm or prompt an action opens is
@@ -176,6 +184,7 @@ func checkModifiers(m []string) error {
 
 type fillArgs struct {
 	targetArgs `list:"target, text"`
+	settleArgs `list:"-"`
 }
 
 func (a fillArgs) check() error { return checkEntry(a.targetArgs) }
@@ -188,6 +197,7 @@ func checkEntry(a targetArgs) error {
 type selectArgs struct {
 	targetArgs `list:"target"`
 	Values     []string `json:"values" required:"true"`
+	settleArgs `list:"-"`
 }
 
 func (a selectArgs) check() error {
@@ -205,6 +215,7 @@ type keyArgs struct {
 	Modifiers  []string `json:"modifiers,omitempty"`
 	targetArgs `list:"target?"`
 	dialogArgs `list:"dialog?"`
+	settleArgs `list:"-"`
 }
 
 func (a keyArgs) check() error {

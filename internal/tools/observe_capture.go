@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
@@ -185,7 +186,7 @@ func (t *Tools) network(ctx context.Context, client string, a networkArgs) (any,
 			return nil, mcp.Errorf("invalid_arguments", `pass the request's id from observe({what:"network"}), e.g. {what:"network", id:42, body:"response"}`,
 				"body needs the id of one request")
 		}
-		return t.body(client, *a.ID, a.Body)
+		return t.body(ctx, client, *a.ID, a.Body, a.WaitMS)
 	}
 	f := a.filter(capture.KindNetwork)
 	f.Method, f.Status = a.Method, string(a.Status)
@@ -384,11 +385,22 @@ func bodyHandleID(id uint64, part string) string {
 	return bodyHandlePrefix + strconv.FormatUint(id, 10) + "_" + part
 }
 
-// body returns one captured body. One too large to inline is put in the
-// output store (replacing an earlier copy, and owned by client from then
+// bodyWait is how long a body read waits for a body the page is still
+// reading when the call names no wait_ms.
+const bodyWait = 3 * time.Second
+
+// body returns one captured body, waiting up to wait_ms (bodyWait when
+// absent) for one that is still coming. One too large to inline is put in
+// the output store (replacing an earlier copy, and owned by client from then
 // on) and read with command_result's modes, slice and extract.
-func (t *Tools) body(client string, id uint64, part string) (any, error) {
-	b, err := t.d.Capture.Body(id, part)
+func (t *Tools) body(ctx context.Context, client string, id uint64, part string, waitMS *int64) (any, error) {
+	wait, err := waitArg(waitMS, bodyWait, MaxWait)
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	b, err := t.d.Capture.WaitBody(wctx, id, part)
+	cancel()
 	if err != nil {
 		return nil, captureError(err)
 	}
@@ -444,6 +456,8 @@ func captureError(err error) error {
 		code = "invalid_arguments"
 	case errors.Is(err, capture.ErrUnknownEntry):
 		code = "unknown_entry"
+	case errors.Is(err, capture.ErrBodyPending):
+		code, hint = "body_pending", "the response is still arriving; read it again with a larger wait_ms"
 	case errors.Is(err, capture.ErrNoBody):
 		code, hint = "no_body", `bodies are captured for fetch/XHR text bodies up to the body cap; configure({action:"capture"}) shows the settings`
 	case errors.Is(err, capture.ErrTooManyRules):

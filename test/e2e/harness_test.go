@@ -101,6 +101,7 @@ func newSite(t *testing.T) *site {
 	mux.Handle("GET /react/", handsPages())
 	mux.Handle("GET /names/", namesPages())
 	mux.Handle("GET /csp/", cspPages())
+	mux.Handle("/truth/", truthPages())
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	})

@@ -90,6 +90,9 @@ func run(ctx context.Context) (err error) {
 
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if truthPage(w, r) {
+			return
+		}
 		fmt.Fprint(w, "<!doctype html><title>Bench</title><h1>Bench</h1><button onclick=\"this.dataset.n=(+this.dataset.n||0)+1\">Bench button</button>")
 		if r.URL.Path == "/list" {
 			fmt.Fprint(w, "<ul>")
@@ -190,6 +193,14 @@ func run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	quiet, err := timeCalls(ctx, mc, "interact", map[string]any{"action": "click", "role": "button", "name": "Bench button", "settle_ms": 0, "wait_ms": 10000})
+	if err != nil {
+		return err
+	}
+	truth, err := truthRows(ctx, mc, site.URL)
+	if err != nil {
+		return err
+	}
 	if r, err := mc.Call(ctx, "interact", map[string]any{"action": "navigate", "url": site.URL + "/list", "wait_ms": 20000}); err != nil || r.Status != "complete" {
 		return fmt.Errorf("navigate to the list: %s %v", r, err)
 	}
@@ -205,6 +216,10 @@ func run(ctx context.Context) (err error) {
 
 	row(fmt.Sprintf("real headless Chromium: `interact execute_js` with wait_ms → inline result (SDK tools/call through gasoline-mcp, n=%d)", *n), rtt, "p50 ≤ 30 ms")
 	row(fmt.Sprintf("real headless Chromium: `interact click` (role + name, auto-wait) with wait_ms → inline result (n=%d)", *n), clicks, "p50 ≤ 30 ms")
+	row(fmt.Sprintf("real headless Chromium: `interact click` as above with settle_ms 0 (reports at once; n=%d)", *n), quiet, "(reference)")
+	for _, tr := range truth {
+		row(tr.figure, tr.samples, tr.target)
+	}
 	row(fmt.Sprintf("real headless Chromium: `analyze dom` of a 300-element page with wait_ms → inline outline (n=%d)", *n), doms, "p50 ≤ 50 ms")
 	row(fmt.Sprintf("real headless Chromium: `interact screenshot` of the viewport with wait_ms → image block (n=%d, 0.6 s apart: Chrome allows 2 captures a second; %d bytes, %d image tokens)", len(shots), shotBytes, shotTokens), shots, "(reference)")
 	row("real headless Chromium: dispatch, queued → the extension's held long-poll takes it (daemon delivered_at − created_at, before the HTTP response is written)", dispatch, "p50 ≤ 2 ms")

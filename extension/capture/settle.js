@@ -1,0 +1,159 @@
+// Settling after an action: what the action started (a navigation, requests,
+// short timers its handlers scheduled) is followed until it has landed and
+// the page has been quiet for a moment, or until a cap. Pure: the clock,
+// the timers and the page probe are injected (tested under node with fake
+// timers); actions/dom.js feeds it chrome.webNavigation and webRequest
+// events and probes the page through the capture relay.
+
+/** SETTLE_CAP_MS is how long an action waits at most for its consequences by default. */
+export const SETTLE_CAP_MS = 2000;
+
+/**
+ * QUIET_MS is how long nothing must happen before an action counts as
+ * settled: long enough for the navigation a form submit starts to reach the
+ * worker (measured: a few ms), short enough to add little to a click.
+ */
+export const QUIET_MS = 15;
+
+const MAX_PENDING_LISTED = 3;
+
+/** NAV_START_MS is how long a submitted form or followed link has to start its navigation. */
+export const NAV_START_MS = 1000;
+
+/** REPROBE_MS is how often the page is asked again while requests it started are being read. */
+const REPROBE_MS = 25;
+
+/**
+ * Settler follows one action's consequences. Feed it events as they come
+ * (navStarted, navCommitted, navReady, requestStarted, requestEnded), then
+ * call settle() once the action itself has answered.
+ *
+ *   capMs    the longest settle() waits (0: it resolves at once)
+ *   quietMs  how long nothing must happen before it is settled
+ *   probe()  resolves to {timers, due_ms, action_requests, navigating}:
+ *            short timers the action's handlers scheduled that have not
+ *            run yet, fetch/XHR they started that the page has not
+ *            finished reading, and whether a form it submitted or a link it followed will
+ *            navigate (or null when the page cannot say); called after the
+ *            action and again when the timers are due, never while a
+ *            navigation is under way
+ *   now, timers  the clock and {setTimeout, clearTimeout}
+ *
+ * settle() resolves to {settled: true} or {settled: false, pending: [..]}
+ * naming what was still under way when the cap passed. It never rejects.
+ */
+export class Settler {
+  constructor({ capMs = SETTLE_CAP_MS, quietMs = QUIET_MS, probe = async () => null, now = Date.now, timers = globalThis } = {}) {
+    Object.assign(this, { capMs, quietMs, probe, now, timers });
+    this.nav = null; // {url, committed, ready}
+    this.requests = new Map(); // id -> {method, url}
+    this.timersDue = 0; // when the page's tracked timers are due (0: none)
+    this.timerCount = 0;
+    this.navExpected = 0; // a form submit or link click said a navigation comes, until then
+    this.pageRequests = 0; // fetch/XHR the action started that the page has not finished reading
+    this.reprobe = 0; // when to ask the page again about them
+    this.last = now();
+    this.wake = null;
+  }
+
+  navStarted(url) {
+    this.nav = { url: url || this.nav?.url || '', committed: false, ready: false };
+    this.timersDue = 0; // the old document's timers go with it
+    this.timerCount = 0;
+    this.#activity();
+  }
+
+  navCommitted(url) {
+    if (!this.nav) this.nav = { url: '', committed: false, ready: false };
+    this.nav.committed = true;
+    if (url) this.nav.url = url;
+    this.#activity();
+  }
+
+  /** navReady: the new document's DOMContentLoaded (or the navigation failed, or was same-document). */
+  navReady() {
+    if (!this.nav) this.nav = { url: '', committed: true, ready: false };
+    this.nav.ready = true;
+    this.#activity();
+  }
+
+  requestStarted(id, info) {
+    this.requests.set(id, info);
+    this.#activity();
+  }
+
+  requestEnded(id) {
+    if (this.requests.delete(id)) this.#activity();
+  }
+
+  get navigating() {
+    return Boolean(this.nav && !this.nav.ready);
+  }
+
+  #activity() {
+    this.last = this.now();
+    this.wake?.();
+  }
+
+  async #probe() {
+    let r = null;
+    try {
+      r = await this.probe();
+    } catch {
+      r = null;
+    }
+    if (this.navigating) return; // answered by a document on its way out
+    if (r?.navigating && !this.nav) this.navExpected = this.now() + NAV_START_MS;
+    this.pageRequests = Number.isSafeInteger(r?.action_requests) ? r.action_requests : 0;
+    if (this.pageRequests) this.last = this.now();
+    const n = Number.isSafeInteger(r?.timers) ? r.timers : 0;
+    this.timerCount = n;
+    this.timersDue = n > 0 ? this.now() + Math.max(0, Number(r.due_ms) || 0) + 5 : 0;
+    if (!n) this.last = Math.max(this.last, this.now() - this.quietMs + 1); // a timer just ran: stay a moment
+  }
+
+  /** pending describes what is still under way, at most a few lines. */
+  pending() {
+    const out = [];
+    if (!this.nav && this.navExpected > this.now()) out.push('a navigation the action started (a form submitted or a link followed) that has not begun');
+    if (this.navigating) out.push(`navigation to ${this.nav.url || 'a new page'} (${this.nav.committed ? 'loading' : 'not committed'})`);
+    for (const r of [...this.requests.values()].slice(0, MAX_PENDING_LISTED)) out.push(`request ${r.method} ${r.url}`);
+    if (this.requests.size > MAX_PENDING_LISTED) out.push(`${this.requests.size - MAX_PENDING_LISTED} more requests`);
+    if (this.pageRequests && !this.requests.size) out.push(`${this.pageRequests} fetch/XHR the action started (still being read)`);
+    if (this.timerCount) out.push(`${this.timerCount} timer(s) the action's handlers scheduled`);
+    return out;
+  }
+
+  async settle() {
+    if (this.capMs <= 0) return { settled: false, pending: [...this.pending(), 'nothing was waited for (settle_ms 0)'] };
+    const start = this.now();
+    const deadline = start + Math.max(0, this.capMs);
+    this.last = Math.max(this.last, start);
+    if (!this.navigating) await this.#probe();
+    for (;;) {
+      const t = this.now();
+      if (((this.timersDue && t >= this.timersDue) || (this.pageRequests && t >= this.reprobe)) && !this.navigating) {
+        this.reprobe = t + REPROBE_MS;
+        await this.#probe();
+        continue;
+      }
+      const expecting = !this.nav && this.navExpected > t;
+      const busy = expecting || this.navigating || this.requests.size > 0 || this.timersDue > t || this.pageRequests > 0;
+      if (!busy && t - this.last >= this.quietMs) return { settled: true };
+      if (t >= deadline) return { settled: false, pending: this.pending().length ? this.pending() : ['activity within the last ' + this.quietMs + ' ms'] };
+      let until = deadline;
+      if (!busy) until = Math.min(until, this.last + this.quietMs);
+      if (this.timersDue && !this.navigating) until = Math.min(until, this.timersDue);
+      if (expecting) until = Math.min(until, this.navExpected);
+      if (this.pageRequests && !this.navigating) until = Math.min(until, Math.max(t + 1, this.reprobe));
+      await new Promise((resolve) => {
+        const timer = this.timers.setTimeout(resolve, Math.max(1, until - t));
+        this.wake = () => {
+          this.timers.clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = null;
+    }
+  }
+}

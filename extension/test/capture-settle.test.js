@@ -1,0 +1,156 @@
+// Unit tests of the settle state machine (capture/settle.js) with a fake
+// clock and timers: what an action started is followed to its end, a cap
+// bounds it, and the result says what was still pending.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Settler, QUIET_MS } from '../capture/settle.js';
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+class Clock {
+  constructor() {
+    this.t = 0;
+    this.queue = [];
+  }
+
+  now = () => this.t;
+
+  setTimeout = (f, ms) => {
+    const x = { at: this.t + ms, f };
+    this.queue.push(x);
+    return x;
+  };
+
+  clearTimeout = (x) => {
+    this.queue = this.queue.filter((y) => y !== x);
+  };
+
+  /** run advances to ms, firing due timers in order and letting promises settle. */
+  async run(ms) {
+    const end = this.t + ms;
+    await tick();
+    for (;;) {
+      this.queue.sort((a, b) => a.at - b.at);
+      const x = this.queue[0];
+      if (!x || x.at > end) break;
+      this.queue.shift();
+      this.t = x.at;
+      x.f();
+      await tick();
+    }
+    this.t = end;
+    await tick();
+  }
+}
+
+function setup({ capMs = 2000, probe } = {}) {
+  const c = new Clock();
+  const s = new Settler({ capMs, probe: probe ?? (async () => ({ timers: 0, due_ms: 0 })), now: c.now, timers: c });
+  let out = null;
+  const start = () => s.settle().then((r) => {
+    out = { ...r, at: c.t };
+  });
+  return { c, s, start, result: () => out };
+}
+
+test('nothing follows: settled after the quiet window', async () => {
+  const { c, start, result } = setup();
+  start();
+  await c.run(QUIET_MS - 1);
+  assert.equal(result(), null);
+  await c.run(1);
+  assert.deepEqual(result(), { settled: true, at: QUIET_MS });
+});
+
+test('a navigation is followed to DOMContentLoaded, then quiet', async () => {
+  const { c, s, start, result } = setup();
+  start();
+  await c.run(5);
+  s.navStarted('http://x/welcome');
+  await c.run(100);
+  s.navCommitted('http://x/welcome');
+  await c.run(300);
+  assert.equal(result(), null, 'still loading');
+  s.navReady();
+  await c.run(QUIET_MS);
+  assert.deepEqual(result(), { settled: true, at: 405 + QUIET_MS });
+});
+
+test('requests are followed to their end', async () => {
+  const { c, s, start, result } = setup();
+  s.requestStarted('1', { method: 'GET', url: 'http://x/api' });
+  start();
+  await c.run(500);
+  assert.equal(result(), null);
+  s.requestEnded('1');
+  await c.run(QUIET_MS);
+  assert.equal(result().settled, true);
+});
+
+test('short timers the action scheduled are waited for, then probed again', async () => {
+  let timers = 1;
+  let probes = 0;
+  const { c, start, result } = setup({
+    probe: async () => {
+      probes++;
+      return { timers, due_ms: 200 };
+    },
+  });
+  start();
+  await c.run(150);
+  assert.equal(result(), null, 'the timer is not due yet');
+  timers = 0; // it ran
+  await c.run(60);
+  await c.run(QUIET_MS);
+  assert.equal(result()?.settled, true);
+  assert.equal(probes, 2);
+});
+
+test('the cap ends it, saying what was pending', async () => {
+  const { c, s, start, result } = setup({ capMs: 1000 });
+  s.requestStarted('7', { method: 'GET', url: 'http://x/poll' });
+  s.navStarted('http://x/slow');
+  start();
+  await c.run(1000);
+  assert.equal(result().settled, false);
+  assert.equal(result().at, 1000);
+  assert.deepEqual(result().pending, ['navigation to http://x/slow (not committed)', 'request GET http://x/poll']);
+});
+
+test('settle_ms 0 reports at once and does not probe', async () => {
+  let probed = false;
+  const { c, start, result } = setup({ capMs: 0, probe: async () => { probed = true; return null; } });
+  start();
+  await c.run(0);
+  assert.equal(result().settled, false);
+  assert.equal(probed, false);
+});
+
+test('a submitted form that has not started navigating yet is waited for', async () => {
+  const { c, s, start, result } = setup({ probe: async () => ({ timers: 0, due_ms: 0, navigating: true }) });
+  start();
+  await c.run(200);
+  assert.equal(result(), null, 'waiting for the navigation to begin');
+  s.navStarted('http://x/welcome');
+  s.navReady();
+  await c.run(QUIET_MS);
+  assert.equal(result()?.settled, true);
+});
+
+test('a navigation that was announced but never begins ends the wait after NAV_START_MS', async () => {
+  const { c, start, result } = setup({ probe: async () => ({ timers: 0, due_ms: 0, navigating: true }) });
+  start();
+  await c.run(1000 + QUIET_MS);
+  assert.equal(result()?.settled, true);
+});
+
+test('a fetch the page started during the action is followed until the page has read it', async () => {
+  let reading = 1;
+  const { c, start, result } = setup({ probe: async () => ({ timers: 0, due_ms: 0, action_requests: reading }) });
+  start();
+  await c.run(300);
+  assert.equal(result(), null, 'the page is still reading it');
+  reading = 0;
+  await c.run(25 + QUIET_MS);
+  assert.equal(result()?.settled, true);
+});
