@@ -269,9 +269,10 @@ func TestImpostorOnThePort(t *testing.T) {
 		t.Errorf("after the daemon came back: title %q, want Page A", got)
 	}
 	// What the page did while the daemon was away stayed in the extension
-	// and reaches the real daemon now.
+	// and reaches the real daemon now. The page is the user's tab, not one
+	// this agent worked in, so the read asks for every tab.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		if strings.Contains(e.call("observe", map[string]any{"what": "logs"}).String(), secrets["console text"]) {
+		if strings.Contains(e.call("observe", map[string]any{"what": "logs", "tabs": "all"}).String(), secrets["console text"]) {
 			break
 		}
 		if time.Now().After(deadline) {
