@@ -17,6 +17,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/pairing"
 	"github.com/gasoline-mcp/gasoline/internal/server"
+	"github.com/gasoline-mcp/gasoline/internal/task"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 	"github.com/gasoline-mcp/gasoline/pkg/protocol"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
@@ -54,6 +55,7 @@ func newEnvWith(t *testing.T, deps tools.Deps) *env {
 	health := func() apitype.Health { return apitype.Health{Service: apitype.ServiceName, Port: port} }
 	deps.Tracker, deps.Health, deps.Log = trk, health, log
 	tools.New(deps).Register(m)
+	m.SetTasks(task.New(trk))
 	srv := server.New(server.Config{Port: port, Token: token, Tracker: trk, MCP: m, Pairing: pair, Health: health, Log: log})
 	ts := httptest.NewUnstartedServer(srv.Handler())
 	ts.Listener.Close()
