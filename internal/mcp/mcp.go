@@ -62,6 +62,7 @@ type Server struct {
 	info         protocol.Implementation
 	instructions string
 	tasks        TaskSource // nil: no tasks
+	done         doneTasks  // 2025-11-25 tasks that held their result from the start
 	tools        map[string]Tool
 	list         []byte // the encoded tools/list result; written by AddTool only
 	decorate     Decorator
@@ -199,6 +200,9 @@ func (s *Server) initialize(client string, params json.RawMessage) (json.RawMess
 		ServerInfo:      s.info,
 		Instructions:    s.instructions,
 	}
+	if s.tasks != nil && res.ProtocolVersion >= protocol.TasksVersion {
+		res.Capabilities.Tasks = &protocol.TasksCapability{Cancel: &struct{}{}}
+	}
 	b, _ := json.Marshal(res)
 	return b, nil
 }
@@ -224,6 +228,7 @@ func (s *Server) toolsList() json.RawMessage {
 // call, and the progress token of a client that asks for progress.
 type callParams struct {
 	protocol.CallToolParams
+	Task *protocol.TaskMetadata `json:"task"` // 2025-11-25's task augmentation
 	Meta struct {
 		ProgressToken json.RawMessage `json:"progressToken"`
 	} `json:"_meta"`
@@ -250,7 +255,14 @@ func (s *Server) toolsCall(ctx context.Context, client string, params json.RawMe
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	legacyTask := p.Task != nil && s.tasks != nil && !isModern(ctx)
+	if legacyTask && (t.Def.Execution == nil || t.Def.Execution.TaskSupport == "" || t.Def.Execution.TaskSupport == "forbidden") {
+		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "tool %q does not run as a task; call it without \"task\"", p.Name)
+	}
 	out, err := t.Handler(ctx, client, args)
+	if legacyTask {
+		return s.legacyTask(ctx, client, p.Name, out, err), nil
+	}
 	if err == nil {
 		if res, ok := s.asTask(ctx, client, out); ok {
 			return res, nil

@@ -188,3 +188,34 @@ func TestSessionAgreement(t *testing.T) {
 		t.Errorf("other version: got %d %s", resp.StatusCode, body)
 	}
 }
+
+// 2025-11-25's task-augmented calls: a call that ends at once is a task
+// holding its result; a tool that runs no commands refuses the task.
+func TestLegacyTaskAtOnce(t *testing.T) {
+	e := newStreamEnv(t)
+	id := e.session(t, "2025-11-25")
+	h := map[string]string{"Mcp-Session-Id": id}
+	_, body := e.post(t, "POST", h, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"interact","task":{},"arguments":{"action":"cancel","correlation_id":"exec_nope"}}}`)
+	var created struct {
+		Result struct {
+			Task struct {
+				TaskID string `json:"taskId"`
+				Status string `json:"status"`
+				TTL    int64  `json:"ttl"`
+			} `json:"task"`
+		} `json:"result"`
+	}
+	json.Unmarshal(body, &created)
+	task := created.Result.Task
+	if !strings.HasPrefix(task.TaskID, "res_") || task.Status != "failed" || task.TTL <= 0 {
+		t.Fatalf("task-augmented call that failed at once: got %s", body)
+	}
+	_, body = e.post(t, "POST", h, `{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+task.TaskID+`"}}`)
+	if !strings.Contains(string(body), `"isError":true`) || !strings.Contains(string(body), `"io.modelcontextprotocol/related-task":{"taskId":"`+task.TaskID+`"}`) {
+		t.Errorf("tasks/result: got %s", body)
+	}
+	_, body = e.post(t, "POST", h, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"observe","task":{},"arguments":{"what":"tabs"}}}`)
+	if errorCode(body) != "-32601" {
+		t.Errorf("observe as a task: got %s, want -32601", body)
+	}
+}

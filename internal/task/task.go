@@ -4,6 +4,7 @@
 package task
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -113,4 +114,10 @@ func tabOf(params json.RawMessage) int64 {
 	}
 	json.Unmarshal(params, &p)
 	return p.TabID
+}
+
+// Wait blocks until client's command id has ended, or ctx ends.
+func (s *Source) Wait(ctx context.Context, client, id string) error {
+	_, err := s.trk.Wait(ctx, client, id)
+	return err
 }

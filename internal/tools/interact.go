@@ -24,6 +24,7 @@ wait with observe({what:"command_result", correlation_id, wait_ms:10000}), or pa
 Actions on a page take tab_id? (default: the last tab you used; navigate, close_tab: a tab you opened).`,
 	label:       "Actions",
 	annotations: protocol.ToolAnnotations{ReadOnlyHint: boolp(false), DestructiveHint: boolp(true), IdempotentHint: boolp(false), OpenWorldHint: boolp(true)},
+	tasks:       true,
 	families:    []func() []action{scriptActions, tabActions, domActions, dialogActions, uploadActions, screenshotActions, drawActions, commandActions},
 }
 

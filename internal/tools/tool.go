@@ -22,6 +22,9 @@ type tool struct {
 	label       string // introduces the list of actions in the description
 	annotations protocol.ToolAnnotations
 	families    []func() []action
+	// tasks: its calls start browser commands, which a 2025-11-25 client
+	// may run as tasks (execution.taskSupport "optional").
+	tasks bool
 }
 
 // actions returns the tool's actions in tools/list order. It panics on a
@@ -93,13 +96,17 @@ func (tl *tool) def(acts []action) protocol.Tool {
 	}
 	ann := tl.annotations
 	ann.Title = tl.title
-	return protocol.Tool{
+	def := protocol.Tool{
 		Name:        tl.name,
 		Title:       tl.title,
 		Description: tl.preamble + "\n" + tl.label + ":\n" + strings.Join(entries, ";\n") + ".",
 		InputSchema: json.RawMessage(schema.Bytes()),
 		Annotations: &ann,
 	}
+	if tl.tasks {
+		def.Execution = &protocol.ToolExecution{TaskSupport: "optional"}
+	}
+	return def
 }
 
 // entry is the action as the tool description lists it:

@@ -203,6 +203,14 @@ type Tool struct {
 	Description string           `json:"description"`
 	InputSchema json.RawMessage  `json:"inputSchema"`
 	Annotations *ToolAnnotations `json:"annotations,omitempty"`
+	// Execution says whether a 2025-11-25 client may augment a call of
+	// the tool with a task.
+	Execution *ToolExecution `json:"execution,omitempty"`
+}
+
+// ToolExecution is 2025-11-25's execution property of a tool.
+type ToolExecution struct {
+	TaskSupport string `json:"taskSupport,omitempty"` // "forbidden" (default), "optional", "required"
 }
 
 // ToolAnnotations are hints about a tool's behaviour.
@@ -262,7 +270,7 @@ const (
 	TaskCancelled = "cancelled"
 )
 
-// Task is a task's state, common to both tasks forms. TTLMS is null for
+// Task is a task's state in the Tasks extension. TTLMS is null for
 // unlimited.
 type Task struct {
 	TaskID         string `json:"taskId"`
@@ -277,4 +285,30 @@ type Task struct {
 // TaskParams are the params of tasks/get, tasks/cancel and tasks/result.
 type TaskParams struct {
 	TaskID string `json:"taskId"`
+}
+
+// TasksVersion is the first legacy version with (experimental) tasks.
+const TasksVersion = "2025-11-25"
+
+// LegacyTask is a task's state in 2025-11-25's tasks: the same facts under
+// other names.
+type LegacyTask struct {
+	TaskID        string `json:"taskId"`
+	Status        string `json:"status"`
+	StatusMessage string `json:"statusMessage,omitempty"`
+	CreatedAt     string `json:"createdAt"`
+	LastUpdatedAt string `json:"lastUpdatedAt"`
+	TTL           *int64 `json:"ttl"`
+	PollInterval  int64  `json:"pollInterval,omitempty"`
+}
+
+// Legacy is t in 2025-11-25's form.
+func (t Task) Legacy() LegacyTask {
+	return LegacyTask{TaskID: t.TaskID, Status: t.Status, StatusMessage: t.StatusMessage, CreatedAt: t.CreatedAt,
+		LastUpdatedAt: t.LastUpdatedAt, TTL: t.TTLMS, PollInterval: t.PollIntervalMS}
+}
+
+// TaskMetadata is the task field of a 2025-11-25 task-augmented request.
+type TaskMetadata struct {
+	TTL *int64 `json:"ttl,omitempty"`
 }
