@@ -176,6 +176,9 @@ func (t Timeouts) For(m *message) time.Duration {
 		base = t.Browser
 	}
 	d := base
+	if m.Method == "tasks/result" {
+		d = t.Max // the daemon holds it until the task ends, within its own cap
+	}
 	if wait, ok := t.blockingWait(m); ok {
 		d = max(base, wait+t.Default)
 	}

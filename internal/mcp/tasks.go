@@ -181,8 +181,11 @@ func (s *Server) tasksMethod(ctx context.Context, client string, req *protocol.R
 		b, _ := json.Marshal(taskOf(p.TaskID, st).Legacy())
 		return b, nil, true
 	case req.Method == protocol.MethodTasksResult:
-		if err := s.tasks.Wait(ctx, client, p.TaskID); err != nil {
-			return nil, protocol.Errorf(protocol.CodeInternalError, "waiting for task %s: %v; call tasks/result again", p.TaskID, err), true
+		wctx, cancel := context.WithTimeout(ctx, MaxTaskResultWait)
+		err := s.tasks.Wait(wctx, client, p.TaskID)
+		cancel()
+		if err != nil {
+			return nil, protocol.Errorf(protocol.CodeInternalError, "task %s is still working after %s (%v); call tasks/result again, or poll tasks/get", p.TaskID, MaxTaskResultWait, err), true
 		}
 		tool, args := s.tasks.ResultCall(p.TaskID)
 		return relatedTask(s.callTool(ctx, client, tool, args), p.TaskID), nil, true
@@ -220,6 +223,11 @@ func relatedTask(result json.RawMessage, id string) json.RawMessage {
 	meta, _ := json.Marshal(map[string]any{protocol.MetaRelatedTask: map[string]string{"taskId": id}})
 	return AppendField(result, "_meta", meta)
 }
+
+// MaxTaskResultWait bounds how long tasks/result holds a request for a task
+// still working: below the bridge's ceiling for one call, so the client
+// hears why rather than a timeout.
+const MaxTaskResultWait = 55 * time.Second
 
 // doneTTL is how long a task that held its result from the start is kept,
 // and maxDone how many are.
