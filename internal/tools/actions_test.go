@@ -226,7 +226,7 @@ func TestGeneratedDefinitions(t *testing.T) {
 				Type        json.RawMessage `json:"type"`
 				Items       json.RawMessage `json:"items"`
 				Enum        []string        `json:"enum"`
-				Description string   `json:"description"`
+				Description string          `json:"description"`
 			} `json:"properties"`
 			Required []string `json:"required"`
 		}

@@ -187,9 +187,9 @@ type propSchema struct {
 	Type        any         `json:"type,omitempty"` // a type name, or anyJSON
 	Items       *propSchema `json:"items,omitempty"`
 	Enum        []string    `json:"enum,omitempty"`
-	Minimum     *float64 `json:"minimum,omitempty"`
-	Maximum     *float64 `json:"maximum,omitempty"`
-	Description string   `json:"description,omitempty"`
+	Minimum     *float64    `json:"minimum,omitempty"`
+	Maximum     *float64    `json:"maximum,omitempty"`
+	Description string      `json:"description,omitempty"`
 }
 
 // anyJSON is the type of an argument that takes any JSON value: named in
