@@ -2,8 +2,11 @@ package server_test
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
@@ -217,5 +220,76 @@ func TestLegacyTaskAtOnce(t *testing.T) {
 	_, body = e.post(t, "POST", h, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"observe","task":{},"arguments":{"what":"tabs"}}}`)
 	if errorCode(body) != "-32601" {
 		t.Errorf("observe as a task: got %s, want -32601", body)
+	}
+}
+
+// notifications/cancelled on a session ends the wait of the request it
+// names, which then gets no JSON-RPC response, as on stdio.
+func TestSessionCancellation(t *testing.T) {
+	e := newStreamEnv(t)
+	id := e.session(t, "2025-11-25")
+	h := map[string]string{"Mcp-Session-Id": id}
+	_, body := e.post(t, "POST", h, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"interact","arguments":{"action":"execute_js","script":"1"}}}`)
+	var q struct {
+		Result struct {
+			StructuredContent struct {
+				CorrelationID string `json:"correlation_id"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	json.Unmarshal(body, &q)
+	type answer struct {
+		status int
+		body   string
+		took   time.Duration
+	}
+	done := make(chan answer, 1)
+	go func() {
+		start := time.Now()
+		req, _ := http.NewRequest("POST", e.url+"/mcp", strings.NewReader(
+			`{"jsonrpc":"2.0","id":"w-1","method":"tools/call","params":{"name":"observe","arguments":{"what":"command_result","correlation_id":"`+q.Result.StructuredContent.CorrelationID+`","wait_ms":30000}}}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Mcp-Session-Id", id)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- answer{}
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		done <- answer{resp.StatusCode, string(b), time.Since(start)}
+	}()
+	// Cancel until the wait has begun and ended: the notification may come
+	// before the request is in flight, and is then simply ignored.
+	deadline := time.After(20 * time.Second)
+	for {
+		e.post(t, "POST", h, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w-1","reason":"user"}}`)
+		select {
+		case a := <-done:
+			if a.status != http.StatusNoContent || a.body != "" || a.took > 15*time.Second {
+				t.Errorf("cancelled wait: got %d %q after %v, want 204 and no response long before 30 s", a.status, a.body, a.took)
+			}
+			return
+		case <-deadline:
+			t.Fatal("the wait did not end after notifications/cancelled")
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// A refused MCP client gets a JSON-RPC error, and 401 names the scheme.
+func TestMCPUnauthorized(t *testing.T) {
+	e := newStreamEnv(t)
+	r, _ := http.NewRequest("POST", e.url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	r.Header.Set("Authorization", "Bearer wrong")
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 401 || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") ||
+		errorCode(b) != "unauthorized" || !strings.Contains(string(b), `"jsonrpc":"2.0"`) {
+		t.Errorf("wrong token: got %d %q %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), b)
 	}
 }

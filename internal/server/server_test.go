@@ -154,7 +154,19 @@ func TestSecurity(t *testing.T) {
 			if tt.wantCode != "" {
 				var eb apitype.ErrorBody
 				if err := json.Unmarshal(body, &eb); err != nil {
-					t.Fatalf("error body %s is not JSON: %v", body, err)
+					// /mcp refuses an MCP client with a JSON-RPC error whose
+					// data carries the code and hint.
+					var rpc struct {
+						Error struct {
+							Message string              `json:"message"`
+							Data    apitype.ErrorDetail `json:"data"`
+						} `json:"error"`
+					}
+					if json.Unmarshal(body, &rpc) != nil || !strings.HasPrefix(tt.r.path, "/mcp") {
+						t.Fatalf("error body %s is not JSON: %v", body, err)
+					}
+					eb.Error = rpc.Error.Data
+					eb.Error.Message = rpc.Error.Message
 				}
 				if eb.Error.Code != tt.wantCode {
 					t.Errorf("got code %q, want %q", eb.Error.Code, tt.wantCode)

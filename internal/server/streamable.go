@@ -60,6 +60,41 @@ type session struct {
 	id      string
 	version string    // negotiated at initialize
 	used    time.Time // guarded by sessions.mu
+	// inflight cancels the session's requests being handled, by the
+	// encoded JSON-RPC id, for notifications/cancelled; guarded by
+	// sessions.mu.
+	inflight map[string]context.CancelCauseFunc
+}
+
+// errCancelled is the cause of a request the client cancelled.
+var errCancelled = errors.New("cancelled by the client")
+
+// track registers the request id of sess as in flight with cancel, and
+// returns the function that unregisters it.
+func (ss *sessions) track(sess *session, id protocol.ID, cancel context.CancelCauseFunc) func() {
+	key, _ := id.MarshalJSON()
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if sess.inflight == nil {
+		sess.inflight = map[string]context.CancelCauseFunc{}
+	}
+	sess.inflight[string(key)] = cancel
+	return func() {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		delete(sess.inflight, string(key))
+	}
+}
+
+// cancel ends the wait of sess's request whose encoded id is key, if it is
+// in flight.
+func (ss *sessions) cancel(sess *session, key []byte) {
+	ss.mu.Lock()
+	cancel := sess.inflight[string(key)]
+	ss.mu.Unlock()
+	if cancel != nil {
+		cancel(errCancelled)
+	}
 }
 
 // sessions holds the live sessions. It is safe for concurrent use.
@@ -148,6 +183,14 @@ func (s *Server) mcp(c echo.Context) error {
 	req, isReq := msg.(*protocol.Request)
 	if !isReq || !req.IsCall() {
 		// A notification or a client's response: accepted, nothing to say.
+		if isReq && req.Method == protocol.MethodCancelled && call.session != nil {
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}
+			if json.Unmarshal(req.Params, &p) == nil && len(p.RequestID) > 0 {
+				s.sessions.cancel(call.session, bytes.TrimSpace(p.RequestID))
+			}
+		}
 		s.cfg.MCP.HandleMessage(r.Context(), call.client, msg)
 		return c.NoContent(http.StatusAccepted)
 	}
@@ -364,15 +407,30 @@ func (s *Server) mcpUndecodable(c echo.Context, body []byte, err error) error {
 // protocol errors are 400, as that revision asks (when the answer is JSON).
 func (s *Server) mcpRespond(c echo.Context, call mcpCall, msg protocol.Message) error {
 	ctx := c.Request().Context()
+	if req, ok := msg.(*protocol.Request); ok && call.session != nil && req.IsCall() {
+		// notifications/cancelled with this id ends the wait, as on stdio;
+		// the cancelled request gets no JSON-RPC response.
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		defer s.sessions.track(call.session, req.ID, cancel)()
+	}
+	cancelled := func() bool { return errors.Is(context.Cause(ctx), errCancelled) }
 	var resp []byte
 	if !acceptsSSE(c.Request()) {
 		resp = s.cfg.MCP.HandleMessage(ctx, call.client, msg)
 	} else {
 		st := &sseStream{w: c.Response()}
 		resp = s.cfg.MCP.HandleMessage(mcp.WithSender(ctx, st.send), call.client, msg)
+		if cancelled() {
+			resp = nil
+		}
 		if st.finish(resp) {
 			return nil
 		}
+	}
+	if cancelled() {
+		return c.NoContent(http.StatusNoContent)
 	}
 	status := http.StatusOK
 	if protocol.IsModern(call.version) {
@@ -475,6 +533,30 @@ func (s *Server) mcpBatch(c echo.Context, call mcpCall, body []byte) error {
 	return c.JSONBlob(http.StatusOK, append(append([]byte{'['}, bytes.Join(out, []byte{','})...), ']'))
 }
 
+// mcpAuth is requireAdmin for /mcp. A URL-connected MCP client that is
+// refused gets a JSON-RPC error response, and a 401 names the scheme it
+// wants (WWW-Authenticate: Bearer); the bridge, which names its client,
+// keeps the daemon's own error shape, which its client decodes.
+func (s *Server) mcpAuth(next echo.HandlerFunc) echo.HandlerFunc {
+	guarded := s.requireAdmin(next)
+	return func(c echo.Context) error {
+		err := guarded(c)
+		var ae *APIError
+		if !errors.As(err, &ae) || (ae.Status != http.StatusUnauthorized && ae.Status != http.StatusForbidden) {
+			return err
+		}
+		h := c.Response().Header()
+		if ae.Status == http.StatusUnauthorized {
+			h.Set("WWW-Authenticate", `Bearer realm="gasoline"`)
+		}
+		if c.Request().Header.Get(apitype.HeaderClient) != "" {
+			return err
+		}
+		h.Set("Connection", "close") // as errorHandler does for a refused client
+		return mcpError(c, ae.Status, protocol.ID{}, protocol.CodeInvalidRequest, ae.Code, ae.Message, ae.Hint)
+	}
+}
+
 // mcpDelete ends a session (DELETE /mcp).
 func (s *Server) mcpDelete(c echo.Context) error {
 	id := c.Request().Header.Get(headerSession)
@@ -547,8 +629,9 @@ func (st *sseStream) event(msg []byte) error {
 }
 
 // finish writes resp as the last event when the stream started and
-// reports whether it did; otherwise the caller answers with JSON. No send
-// succeeds after finish.
+// reports whether it did; otherwise the caller answers with JSON. A nil
+// resp (a cancelled request) ends the stream without one. No send succeeds
+// after finish.
 func (st *sseStream) finish(resp []byte) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -556,6 +639,8 @@ func (st *sseStream) finish(resp []byte) bool {
 	if !st.started {
 		return false
 	}
-	st.event(resp)
+	if resp != nil {
+		st.event(resp)
+	}
 	return true
 }
