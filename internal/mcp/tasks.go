@@ -187,6 +187,13 @@ func (s *Server) tasksMethod(ctx context.Context, client string, req *protocol.R
 		if err != nil {
 			return nil, protocol.Errorf(protocol.CodeInternalError, "task %s is still working after %s (%v); call tasks/result again, or poll tasks/get", p.TaskID, MaxTaskResultWait, err), true
 		}
+		if st.Status == protocol.TaskWorking {
+			// The status notification, where the transport carries one
+			// (an SSE stream): the task ended during this request.
+			if end, err := s.tasks.State(client, p.TaskID); err == nil {
+				Notify(ctx, protocol.MethodTasksStatusNotice, taskOf(p.TaskID, end).Legacy())
+			}
+		}
 		tool, args := s.tasks.ResultCall(p.TaskID)
 		return relatedTask(s.callTool(ctx, client, tool, args), p.TaskID), nil, true
 	case !modern:
