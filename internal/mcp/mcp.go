@@ -155,6 +155,10 @@ func (s *Server) HandleMessage(ctx context.Context, client string, msg protocol.
 }
 
 func (s *Server) dispatch(ctx context.Context, client string, req *protocol.Request) (json.RawMessage, *protocol.WireError) {
+	if isModern(ctx) && removedMethods[req.Method] {
+		return nil, protocol.Errorf(protocol.CodeMethodNotFound,
+			"method not found: %s is not part of MCP %s (no initialize: every request carries its _meta; server/discover describes the server)", req.Method, protocol.ModernVersion)
+	}
 	switch req.Method {
 	case protocol.MethodInitialize:
 		return s.initialize(client, req.Params)

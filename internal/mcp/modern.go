@@ -48,6 +48,10 @@ func eraOf(req *protocol.Request) (era, *protocol.WireError) {
 	if !protocol.IsModern(meta.ProtocolVersion) {
 		return era{}, UnsupportedVersion(meta.ProtocolVersion)
 	}
+	if len(meta.ClientCapabilities) == 0 {
+		return era{}, protocol.Errorf(protocol.CodeInvalidParams,
+			"invalid params: params._meta has no %q (send {} for none)", protocol.MetaClientCapabilities)
+	}
 	e := era{modern: true, version: meta.ProtocolVersion}
 	if meta.ClientInfo != nil {
 		e.name = meta.ClientInfo.Name
@@ -169,4 +173,19 @@ func itoa(n int64) string {
 func isModern(ctx context.Context) bool {
 	e, _ := ctx.Value(eraKey{}).(era)
 	return e.modern
+}
+
+// removedMethods are the methods the stateless revision no longer has: a
+// request of that revision for one of them is an unknown method.
+var removedMethods = map[string]bool{protocol.MethodInitialize: true, protocol.MethodPing: true, protocol.MethodTasksResult: true, protocol.MethodTasksList: true}
+
+// missingTasksCapability is the error for a Tasks method from a client
+// that did not declare the extension on that request.
+func missingTasksCapability(method string) *protocol.WireError {
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": map[string]any{
+		"extensions": map[string]any{protocol.ExtensionTasks: struct{}{}}}})
+	return &protocol.WireError{Code: protocol.CodeMissingRequiredClientCapability,
+		Message: "Missing required client capability: " + method + " needs the " + protocol.ExtensionTasks +
+			" extension in this request's clientCapabilities.extensions",
+		Data: data}
 }

@@ -143,14 +143,21 @@ func taskOf(id string, st TaskState) protocol.Task {
 // them or no TaskSource is installed.
 func (s *Server) tasksMethod(ctx context.Context, client string, req *protocol.Request) (json.RawMessage, *protocol.WireError, bool) {
 	switch req.Method {
-	case protocol.MethodTasksGet, protocol.MethodTasksCancel, protocol.MethodTasksResult:
+	case protocol.MethodTasksGet, protocol.MethodTasksCancel, protocol.MethodTasksResult, protocol.MethodTasksUpdate:
 	default:
 		return nil, nil, false
 	}
 	if s.tasks == nil {
 		return nil, nil, false
 	}
-	modern := isModern(ctx)
+	e, _ := ctx.Value(eraKey{}).(era)
+	modern := e.modern
+	switch {
+	case modern && !e.tasks:
+		return nil, missingTasksCapability(req.Method), true
+	case !modern && req.Method == protocol.MethodTasksUpdate:
+		return nil, nil, false // the Tasks extension's only
+	}
 	var p protocol.TaskParams
 	if err := json.Unmarshal(req.Params, &p); err != nil || p.TaskID == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "invalid %s params: \"taskId\" (string) is required", req.Method), true
@@ -163,6 +170,10 @@ func (s *Server) tasksMethod(ctx context.Context, client string, req *protocol.R
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "%v", err), true
 	}
 	switch {
+	case req.Method == protocol.MethodTasksUpdate:
+		// No gasoline task asks for input: responses to requests it never
+		// made are ignored, as the extension says.
+		return json.RawMessage(`{}`), nil, true
 	case req.Method == protocol.MethodTasksCancel:
 		if st.Status != protocol.TaskWorking {
 			if modern {

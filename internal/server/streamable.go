@@ -269,9 +269,16 @@ func (s *Server) mcpModern(c echo.Context, body []byte) error {
 			"Header mismatch: "+fmt.Sprintf(format, args...),
 			"send "+headerProtocol+", "+headerMethod+" (and "+headerName+" for tools/call and resources/read) with the values of the body")
 	}
+	invalidMeta := func(format string, args ...any) error {
+		return mcpError(c, http.StatusBadRequest, req.ID, protocol.CodeInvalidParams, "invalid_meta",
+			"invalid params: "+fmt.Sprintf(format, args...),
+			"a "+protocol.ModernVersion+" request carries params._meta with "+protocol.MetaProtocolVersion+" and "+protocol.MetaClientCapabilities)
+	}
 	switch {
 	case !ok:
-		return mismatch("%s is %s but the body's _meta has no %q", headerProtocol, hv, protocol.MetaProtocolVersion)
+		return invalidMeta("%s is %s but the body's params._meta has no %q", headerProtocol, hv, protocol.MetaProtocolVersion)
+	case len(meta.ClientCapabilities) == 0:
+		return invalidMeta("params._meta has no %q (send {} for none)", protocol.MetaClientCapabilities)
 	case hv == "":
 		return mismatch("%s header is missing (the body says %s)", headerProtocol, meta.ProtocolVersion)
 	case hv != meta.ProtocolVersion:

@@ -254,6 +254,7 @@ const (
 	ExtensionTasks          = "io.modelcontextprotocol/tasks"
 	MethodTasksGet          = "tasks/get"
 	MethodTasksCancel       = "tasks/cancel"
+	MethodTasksUpdate       = "tasks/update"               // Tasks extension only
 	MethodTasksResult       = "tasks/result"               // 2025-11-25 only
 	MethodTasksList         = "tasks/list"                 // 2025-11-25 only
 	MethodTasksStatusNotice = "notifications/tasks/status" // 2025-11-25
