@@ -252,7 +252,9 @@ func (f *fakeTasks) State(client, id string) (TaskState, error) {
 func (f *fakeTasks) ResultCall(id string) (string, json.RawMessage) {
 	return "echo", json.RawMessage(`{}`)
 }
-func (f *fakeTasks) CancelCall(id string) (string, json.RawMessage) { return "echo", json.RawMessage(`{}`) }
+func (f *fakeTasks) CancelCall(id string) (string, json.RawMessage) {
+	return "echo", json.RawMessage(`{}`)
+}
 func (f *fakeTasks) Wait(context.Context, string, string) error {
 	close(f.ended)
 	return nil
