@@ -265,7 +265,7 @@ func (s *Server) toolsCall(ctx context.Context, client string, params json.RawMe
 	}
 	out, err := t.Handler(ctx, client, args)
 	if legacyTask {
-		return s.legacyTask(ctx, client, p.Name, out, err), nil
+		return s.legacyTask(client, p.Name, out, err), nil
 	}
 	if err == nil {
 		if res, ok := s.asTask(ctx, client, out); ok {

@@ -108,7 +108,7 @@ func handleOf(out any) (taskHandle, bool) {
 // legacyTask answers a 2025-11-25 tools/call augmented with a task, which
 // must be answered with a task: the command the call started, or, for a
 // call that needs none or ended at once, a task that holds its result.
-func (s *Server) legacyTask(ctx context.Context, client, tool string, out any, err error) json.RawMessage {
+func (s *Server) legacyTask(client, tool string, out any, err error) json.RawMessage {
 	var id string
 	var st TaskState
 	if h, ok := handleOf(out); ok && err == nil {
