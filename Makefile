@@ -11,10 +11,12 @@ help: ## Show this help
 	@grep -hE '^[a-z][a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}'
 
 build: ## Build bin/gasoline (daemon + CLI) and bin/gasoline-mcp (the stdio bridge)
+	@echo "Building bin/gasoline and bin/gasoline-mcp (a first build compiles every dependency: a minute or more on a busy machine)"
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/gasoline ./cmd/daemon
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/gasoline-mcp ./cmd/bridge
 
 run: build ## Build, start the daemon in the background, and say how to connect an agent
+	@echo "Starting the daemon (a no-op if one is running already)"
 	@./bin/gasoline daemon start
 	@echo
 	@./bin/gasoline config
@@ -37,17 +39,25 @@ test: check ## Run every test: vet/gofmt, go test -race, SDK conformance, npm MC
 	$(MAKE) --no-print-directory e2e
 	$(MAKE) --no-print-directory fuzz
 
-check: ## gofmt and go vet
+# Platforms the binaries build for: each is vetted, tests included, so that a
+# file that only builds on one of them says so with a build tag.
+VET_PLATFORMS := linux darwin windows
+
+check: ## gofmt, and go vet on every platform the binaries build for
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	$(GO) vet ./...
+	@for os in $(VET_PLATFORMS); do echo "go vet ./... (GOOS=$$os)"; GOOS=$$os $(GO) vet ./... || exit 1; done
 	cd test/conformance && $(GO) vet ./...
 	@if [ -f test/e2e/go.mod ]; then cd test/e2e && $(GO) vet ./...; fi
 
 NPM_DIR := test/npm
 NPM_STAMP := $(NPM_DIR)/node_modules/.package-lock.json
 
+# npm runs on the machine's Node (20 may do), while the Inspector and the
+# conformance suite declare Node 22, which the locked "node" package brings
+# and the tests run on: npm's EBADENGINE warnings about that are expected,
+# so only errors are printed.
 $(NPM_STAMP): $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
-	cd $(NPM_DIR) && npm ci --no-audit --no-fund
+	cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 npm-deps: $(NPM_STAMP) ## Install test/npm's locked packages (MCP TypeScript SDK, Inspector, conformance, Node 22) when the lock changed

@@ -28,6 +28,34 @@ export class Backoff {
 }
 
 /**
+ * RECONNECT_CAP_MS caps the wait between attempts to reach a daemon that
+ * was serving this extension a short while ago (RECENT_DAEMON_MS): the
+ * daemon is likely being restarted (an upgrade, or gasoline-mcp starting it
+ * for an agent's first call), and a new one is found within this long of
+ * its start instead of after the backoff's full delay.
+ */
+export const RECONNECT_CAP_MS = 300;
+
+/**
+ * RECENT_DAEMON_MS is how long after the last answer from the daemon the
+ * low cap applies. Past it, nothing has answered for a while and the
+ * backoff grows to its maximum as usual: a machine without a daemon is not
+ * polled harder than before.
+ */
+export const RECENT_DAEMON_MS = 2 * 60 * 1000;
+
+/**
+ * reconnectDelay is the wait before the next attempt to reach the daemon:
+ * backoff's next delay, capped at RECONNECT_CAP_MS while the daemon was
+ * seen less than RECENT_DAEMON_MS ago (sinceSeenMs; Infinity when never).
+ * Pure.
+ */
+export function reconnectDelay(backoff, sinceSeenMs) {
+  const d = backoff.next();
+  return sinceSeenMs < RECENT_DAEMON_MS ? Math.min(d, RECONNECT_CAP_MS) : d;
+}
+
+/**
  * sleep resolves after ms, or rejects with signal.reason as soon as signal
  * aborts (an already aborted signal rejects at once).
  */

@@ -1,7 +1,7 @@
 // The long-poll loop: GET /pending-queries, hand each command to dispatch,
 // poll again at once. No chrome.* dependency (injected): tested under node.
 
-import { Backoff, sleep } from './backoff.js';
+import { Backoff, reconnectDelay, sleep } from './backoff.js';
 import { DaemonError, NetworkError, SignatureError, POLL_WAIT_MS } from './daemon.js';
 
 /** UNAUTHORIZED_RETRY_MS is how long the loop waits after a 401 before trying the token again. */
@@ -28,14 +28,17 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  *
  * The loop ends when there is no token (start() or reconfigure() begins it
  * again) or on stop(). A 401 marks the extension unpaired and retries every
- * UNAUTHORIZED_RETRY_MS; an unreachable daemon is retried with backoff; an
- * answer that is not signed by the paired daemon is dropped, counted, and
- * retried with backoff.
+ * UNAUTHORIZED_RETRY_MS; an unreachable daemon is retried with backoff,
+ * capped low while it answered a short while ago (reconnectDelay), so a
+ * restarted daemon is found within RECONNECT_CAP_MS; an answer that is not
+ * signed by the paired daemon is dropped, counted, and retried with backoff.
+ * now and wait (a clock and sleep) are injectable for tests.
  */
 export class Poller {
   constructor({ loadConfig, makeClient, dispatch, status, backoff = new Backoff(), waitMs = POLL_WAIT_MS,
-    unauthorizedRetryMs = UNAUTHORIZED_RETRY_MS, log = console }) {
-    Object.assign(this, { loadConfig, makeClient, dispatch, status, backoff, waitMs, unauthorizedRetryMs, log });
+    unauthorizedRetryMs = UNAUTHORIZED_RETRY_MS, log = console, now = Date.now, wait = sleep }) {
+    Object.assign(this, { loadConfig, makeClient, dispatch, status, backoff, waitMs, unauthorizedRetryMs, log, now, wait });
+    this.seenAt = -Infinity; // when the daemon last answered a poll
     this.running = false;
     this.stopped = false;
     this.generation = 0; // bumped by reconfigure() and stop()
@@ -97,6 +100,7 @@ export class Poller {
         const queries = await this.makeClient(config).pendingQueries({ waitMs: this.waitMs, signal: turn.signal });
         if (gen !== this.generation) continue; // for a token or port that is gone: run nothing
         this.backoff.reset();
+        this.seenAt = this.now();
         this.status.update({ paired: true, token_rejected: false, daemon_reachable: true, last_error: null });
         for (const q of queries) {
           try {
@@ -118,7 +122,7 @@ export class Poller {
     if (err instanceof SignatureError) {
       this.status.dropped(`dropped an answer to GET /pending-queries from 127.0.0.1:${config.port}: ${err.message}; ` +
         'nothing in it was run. Another program may hold the daemon\'s port: stop it, or pair again with the real daemon');
-      return sleep(this.backoff.next(), signal);
+      return this.wait(this.backoff.next(), signal);
     }
     if (err instanceof DaemonError && err.status === 401 && err.code !== 'stale_request' && err.code !== 'replayed') {
       this.status.update({
@@ -127,13 +131,14 @@ export class Poller {
         daemon_reachable: true,
         last_error: `the daemon rejected this extension's token (${err.message}); run "gasoline pair" and enter the new code`,
       });
-      return sleep(this.unauthorizedRetryMs, signal);
+      return this.wait(this.unauthorizedRetryMs, signal);
     }
     if (err instanceof NetworkError) {
       this.status.update({
         daemon_reachable: false,
         last_error: `${err.message}; is it running? Start it with "gasoline daemon start"`,
       });
+      return this.wait(reconnectDelay(this.backoff, this.now() - this.seenAt), signal);
     } else if (err instanceof DaemonError) {
       this.status.update({
         daemon_reachable: true,
@@ -143,6 +148,6 @@ export class Poller {
       this.log.error('gasoline: poll:', err);
       this.status.update({ last_error: `polling failed: ${err?.message || err}` });
     }
-    return sleep(this.backoff.next(), signal);
+    return this.wait(this.backoff.next(), signal);
   }
 }

@@ -97,9 +97,9 @@ func TestSession(t *testing.T) {
 	b.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`)
 	b.request(5, "ping", nil)
 	b.result(5, 5*time.Second, nil)
-	b.request(6, "server/discover", nil)
+	b.request(6, "prompts/get", nil)
 	if r := b.recv(5 * time.Second); r.Error == nil || r.Error.Code != -32601 {
-		t.Errorf("server/discover: got %+v, want error -32601", r)
+		t.Errorf("prompts/get: got %+v, want error -32601", r)
 	}
 
 	// An oversized line is refused without ending the session.

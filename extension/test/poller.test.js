@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Poller } from '../poller.js';
-import { Backoff } from '../backoff.js';
+import { Backoff, RECENT_DAEMON_MS, RECONNECT_CAP_MS, reconnectDelay } from '../backoff.js';
 import { DaemonError, NetworkError, SignatureError } from '../daemon.js';
 
 // scripted returns a makeClient whose pendingQueries answers from steps in
@@ -216,4 +216,38 @@ test('after stop nothing more is dispatched', async () => {
   answer.resolve([{ correlation_id: 'late' }]);
   await stopped;
   assert.deepEqual(dispatched, []);
+});
+
+test('a daemon that answered a short while ago is looked for every 300 ms at most; one long gone, with the usual backoff', async () => {
+  const down = new NetworkError('cannot reach the daemon');
+  const { makeClient } = scripted([[], down, down, down, down, down, down, down, down]);
+  let clock = 1_000_000;
+  const waits = [];
+  const p = new Poller({
+    loadConfig: async () => ({ token: 't', port: 1 }),
+    makeClient,
+    dispatch: () => {},
+    status: statusRecorder(),
+    backoff: new Backoff({ baseMs: 250, maxMs: 5000, random: () => 1 }),
+    now: () => clock,
+    wait: async (ms) => {
+      waits.push(ms);
+      if (waits.length === 4) clock += RECENT_DAEMON_MS; // the daemon has now been gone a long while
+    },
+  });
+  p.start();
+  await until(() => waits.length === 8, 'eight waits');
+  await p.stop();
+  // Seen just before: 250 then capped at 300 however many attempts fail.
+  assert.deepEqual(waits.slice(0, 4), [250, RECONNECT_CAP_MS, RECONNECT_CAP_MS, RECONNECT_CAP_MS]);
+  // Gone for RECENT_DAEMON_MS: the backoff's own growth, up to its maximum.
+  assert.deepEqual(waits.slice(4), [4000, 5000, 5000, 5000]);
+});
+
+test('reconnectDelay caps only while the daemon was seen recently', () => {
+  const b = () => new Backoff({ baseMs: 4000, maxMs: 4000, random: () => 1 });
+  assert.equal(reconnectDelay(b(), 0), RECONNECT_CAP_MS);
+  assert.equal(reconnectDelay(b(), RECENT_DAEMON_MS - 1), RECONNECT_CAP_MS);
+  assert.equal(reconnectDelay(b(), RECENT_DAEMON_MS), 4000);
+  assert.equal(reconnectDelay(b(), Infinity), 4000);
 });

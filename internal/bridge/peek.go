@@ -145,7 +145,8 @@ func (m *message) wantsProgress() bool {
 // may be replayed on a stale connection and retried after a daemon restart.
 func (m *message) idempotent() bool {
 	switch m.Method {
-	case "initialize", "ping", "tools/list", "resources/list", "resources/templates/list", "prompts/list":
+	case "initialize", "ping", "tools/list", "resources/list", "resources/templates/list", "prompts/list",
+		"server/discover", "tasks/get":
 		return true
 	}
 	p, _ := m.policy()
@@ -175,6 +176,9 @@ func (t Timeouts) For(m *message) time.Duration {
 		base = t.Browser
 	}
 	d := base
+	if m.Method == "tasks/result" {
+		d = t.Max // the daemon holds it until the task ends, within its own cap
+	}
 	if wait, ok := t.blockingWait(m); ok {
 		d = max(base, wait+t.Default)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/config"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // serverName is the name gasoline is registered under in every client.
@@ -52,6 +53,16 @@ type agentClient struct {
 	toml bool
 	// note is printed after the snippet: anything the user must still do.
 	note string
+	// fileNote replaces note when --file names the file; "" keeps note.
+	fileNote string
+}
+
+// noteFor is the note printed for c when the config file is fileFlag.
+func (c agentClient) noteFor(fileFlag string) string {
+	if fileFlag != "" && c.fileNote != "" {
+		return c.fileNote
+	}
+	return c.note
 }
 
 // stdioEntry is a server entry in the JSON config files.
@@ -84,7 +95,8 @@ var agentClients = []agentClient{
 		name: "vscode", title: "VS Code",
 		file:    func(_, cwd string) string { return filepath.Join(cwd, ".vscode", "mcp.json") },
 		jsonKey: "servers", entry: typedEntry,
-		note: "This is the workspace file of the current directory; for every workspace, run 'MCP: Open User Configuration' in VS Code and add the same entry, or pass --file.",
+		note:     "This is the workspace file of the current directory; for every workspace, run 'MCP: Open User Configuration' in VS Code and add the same entry, or pass --file.",
+		fileNote: "VS Code reads this file when it is a workspace's .vscode/mcp.json or its user configuration ('MCP: Open User Configuration').",
 	},
 	{
 		name: "codex", title: "Codex",
@@ -158,7 +170,7 @@ func newConfigCmd(g *globals) *cobra.Command {
 			}
 			out := cmd.OutOrStdout()
 			if !f.install {
-				return printAgentConfig(out, c, s, f.file)
+				return printAgentConfig(out, c, s, f.file, installHint(cmd, c))
 			}
 			return installAgentConfig(out, c, s, f.file)
 		},
@@ -292,7 +304,21 @@ func claudeCommand(s launch) ([]string, error) {
 	return []string{"claude", "mcp", "add-json", "--scope", "user", serverName, string(entry)}, nil
 }
 
-func printAgentConfig(out io.Writer, c agentClient, s launch, fileFlag string) error {
+// installHint is the command that installs what config printed: the same
+// command line with --install, so that --port, --state-dir, --file and
+// --bridge carry over.
+func installHint(cmd *cobra.Command, c agentClient) string {
+	argv := []string{invokedAs(), "config", c.name}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		argv = append(argv, "--"+f.Name, f.Value.String())
+	})
+	cmd.InheritedFlags().Visit(func(f *pflag.Flag) {
+		argv = append(argv, "--"+f.Name, f.Value.String())
+	})
+	return shellJoin(append(argv, "--install"))
+}
+
+func printAgentConfig(out io.Writer, c agentClient, s launch, fileFlag, hint string) error {
 	path, err := configFile(c, fileFlag)
 	if err != nil {
 		return err
@@ -310,7 +336,7 @@ func printAgentConfig(out io.Writer, c agentClient, s launch, fileFlag string) e
 	} else {
 		fmt.Fprintf(out, "%s: add this to %s\n\n%s\n", c.title, path, text)
 	}
-	fmt.Fprintf(out, "%s\n'%s config %s --install' does it for you and keeps a backup of the file.\n", c.note, invokedAs(), c.name)
+	fmt.Fprintf(out, "%s\n'%s' does it for you and keeps a backup of the file.\n", c.noteFor(fileFlag), hint)
 	return nil
 }
 
@@ -359,7 +385,7 @@ func installAgentConfig(out io.Writer, c agentClient, s launch, fileFlag string)
 	if err := writeFileAtomic(path, updated); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Wrote %s to %s: it launches %s\n%s\n", serverName, path, s.Command, c.note)
+	fmt.Fprintf(out, "Wrote %s to %s: it launches %s\n%s\n", serverName, path, s.Command, c.noteFor(fileFlag))
 	return nil
 }
 

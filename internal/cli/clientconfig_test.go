@@ -116,6 +116,13 @@ func TestConfigEnvironment(t *testing.T) {
 	if !strings.Contains(out, `"GASOLINE_PORT": "7999"`) || !strings.Contains(out, `"GASOLINE_STATE_DIR": "`+dir+`"`) {
 		t.Errorf("cursor snippet lacks the environment:\n%s", out)
 	}
+	if want := "--port 7999 --state-dir " + dir + " --install'"; !strings.Contains(out, want) {
+		t.Errorf("the --install hint drops the flags: want %q in\n%s", want, out)
+	}
+	_, out, _ = runCLI(t, "config", "vscode", "--bridge", bridge, "--file", filepath.Join(dir, "x.json"))
+	if strings.Contains(out, "workspace file of the current directory") {
+		t.Errorf("with --file, the note still speaks of the current directory:\n%s", out)
+	}
 	_, out, _ = runCLI(t, "config", "codex", "--bridge", bridge, "--port", "7999")
 	if !strings.Contains(out, `env = { GASOLINE_PORT = "7999" }`) {
 		t.Errorf("codex snippet lacks the environment:\n%s", out)

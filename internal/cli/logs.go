@@ -144,6 +144,12 @@ func showLog(ctx context.Context, path string, p *logPrinter, f *logsFlags) erro
 	for _, line := range tail.lines() {
 		p.print(line)
 	}
+	if f.id != "" && len(tail.lines()) == 0 && (partial == "" || !p.wants(partial)) {
+		if !f.follow {
+			return fmt.Errorf("no line of %s mentions %s; check the id (interact returns it as correlation_id), or the daemon may have been restarted with another state dir (--state-dir)", path, f.id)
+		}
+		fmt.Fprintf(p.out, "(no line about %s yet; waiting for one)\n", f.id)
+	}
 	if !f.follow {
 		if partial != "" && p.wants(partial) {
 			p.print(partial)

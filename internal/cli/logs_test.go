@@ -53,6 +53,10 @@ func TestLogsPretty(t *testing.T) {
 	if got := strings.Count(out, "\n"); got != 2 || strings.Contains(out, "exec_BBB") {
 		t.Errorf("--id exec_AAA printed %d lines:\n%s", got, out)
 	}
+	code, out, errOut = runCLI(t, "logs", "--state-dir", dir, "--id", "exec_UNKNOWN")
+	if code == 0 || out != "" || !strings.Contains(errOut, "no line of") || !strings.Contains(errOut, "exec_UNKNOWN") {
+		t.Errorf("--id of an id the log never names: exit %d, stdout %q, stderr %q; want a failure that says so", code, out, errOut)
+	}
 	_, out, _ = runCLI(t, "logs", "--state-dir", dir, "-n", "2")
 	if got := strings.Split(strings.TrimSpace(out), "\n"); len(got) != 2 || !strings.Contains(got[1], "command finished") {
 		t.Errorf("-n 2 printed:\n%s", out)

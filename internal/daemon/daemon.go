@@ -28,6 +28,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/result"
 	"github.com/gasoline-mcp/gasoline/internal/server"
 	"github.com/gasoline-mcp/gasoline/internal/state"
+	"github.com/gasoline-mcp/gasoline/internal/task"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 	"github.com/gasoline-mcp/gasoline/internal/upload"
 	"github.com/gasoline-mcp/gasoline/internal/version"
@@ -194,6 +195,7 @@ func Run(ctx context.Context, o Options) error {
 	tl := tools.New(tools.Deps{Tracker: trk, Health: health, InlineWait: o.InlineWait, Results: results,
 		Capture: capt, KV: kvs, KVErr: kvErr, Annotations: anns, Uploads: uploads, UserDrivenWait: o.UserDrivenWait, ProgressEvery: o.ProgressEvery, Log: log})
 	tl.Register(mcpSrv)
+	mcpSrv.SetTasks(task.New(trk))
 
 	stop := make(chan struct{})
 	var stopOnce sync.Once

@@ -147,7 +147,7 @@ func TestProtocolOverHTTP(t *testing.T) {
 	if _, m := rpc(`{"jsonrpc":"2.0","id":2,"method":"ping"}`); m["result"] == nil {
 		t.Errorf("ping: got %v", m)
 	}
-	if _, m := rpc(`{"jsonrpc":"2.0","id":3,"method":"server/discover"}`); harness.Field(m, "error", "code") != float64(-32601) {
+	if _, m := rpc(`{"jsonrpc":"2.0","id":3,"method":"prompts/get"}`); harness.Field(m, "error", "code") != float64(-32601) {
 		t.Errorf("unknown method: got %v, want -32601", m)
 	}
 	if _, m := rpc(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope"}}`); harness.Field(m, "error", "code") != float64(-32602) {

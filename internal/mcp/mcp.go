@@ -61,6 +61,8 @@ type ErrorResult struct {
 type Server struct {
 	info         protocol.Implementation
 	instructions string
+	tasks        TaskSource // nil: no tasks
+	done         doneTasks  // 2025-11-25 tasks that held their result from the start
 	tools        map[string]Tool
 	list         []byte // the encoded tools/list result; written by AddTool only
 	decorate     Decorator
@@ -126,27 +128,44 @@ func (s *Server) HandleMessage(ctx context.Context, client string, msg protocol.
 		return encode(&protocol.Response{ID: req.ID, Error: protocol.Errorf(protocol.CodeInvalidRequest,
 			"%s is a notification: send it without an id (a message with an id is a request and expects a response)", req.Method)})
 	}
-	result, werr := s.dispatch(ctx, client, req)
+	e, werr := eraOf(req)
+	var result json.RawMessage
+	if werr == nil {
+		if e.modern {
+			s.names.set(client, e.name)
+			ctx = context.WithValue(ctx, eraKey{}, e)
+		}
+		result, werr = s.dispatch(ctx, client, req)
+	}
 	if !req.IsCall() {
 		return nil
 	}
 	if werr != nil {
 		return encode(&protocol.Response{ID: req.ID, Error: werr})
 	}
-	if len(result) == 0 {
-		s.log.Error().Str("method", req.Method).Msg("request handled without a result")
-		return encode(&protocol.Response{ID: req.ID, Error: protocol.Errorf(protocol.CodeInternalError,
-			"%s produced no result; this is a gasoline bug, the daemon log has details", req.Method)})
+	if len(result) > 0 {
+		if e.modern {
+			result = modernResult(req.Method, result)
+		}
+		return protocol.EncodeResult(req.ID, result)
 	}
-	return protocol.EncodeResult(req.ID, result)
+	s.log.Error().Str("method", req.Method).Msg("request handled without a result")
+	return encode(&protocol.Response{ID: req.ID, Error: protocol.Errorf(protocol.CodeInternalError,
+		"%s produced no result; this is a gasoline bug, the daemon log has details", req.Method)})
 }
 
 func (s *Server) dispatch(ctx context.Context, client string, req *protocol.Request) (json.RawMessage, *protocol.WireError) {
+	if isModern(ctx) && removedMethods[req.Method] {
+		return nil, protocol.Errorf(protocol.CodeMethodNotFound,
+			"method not found: %s is not part of MCP %s (no initialize: every request carries its _meta; server/discover describes the server)", req.Method, protocol.ModernVersion)
+	}
 	switch req.Method {
 	case protocol.MethodInitialize:
 		return s.initialize(client, req.Params)
 	case protocol.MethodPing:
 		return json.RawMessage("{}"), nil
+	case protocol.MethodDiscover:
+		return s.discover(), nil
 	case protocol.MethodToolsList:
 		return s.toolsList(), nil
 	case protocol.MethodToolsCall:
@@ -155,11 +174,14 @@ func (s *Server) dispatch(ctx context.Context, client string, req *protocol.Requ
 	if res, werr, ok := s.resourcesMethod(ctx, client, req); ok {
 		return res, werr
 	}
+	if res, werr, ok := s.tasksMethod(ctx, client, req); ok {
+		return res, werr
+	}
 	if strings.HasPrefix(req.Method, "notifications/") {
 		return nil, nil
 	}
 	return nil, protocol.Errorf(protocol.CodeMethodNotFound,
-		"method not found: %q; this server implements initialize, ping, tools/list, tools/call, resources/list and resources/read", req.Method)
+		"method not found: %q; this server implements server/discover, initialize, ping, tools/list, tools/call, resources/list, resources/read, tasks/get and tasks/cancel", req.Method)
 }
 
 // initialize answers initialize and remembers the client's name.
@@ -181,6 +203,9 @@ func (s *Server) initialize(client string, params json.RawMessage) (json.RawMess
 		Capabilities:    s.capabilities(),
 		ServerInfo:      s.info,
 		Instructions:    s.instructions,
+	}
+	if s.tasks != nil && res.ProtocolVersion >= protocol.TasksVersion {
+		res.Capabilities.Tasks = &protocol.TasksCapability{Cancel: &struct{}{}}
 	}
 	b, _ := json.Marshal(res)
 	return b, nil
@@ -207,6 +232,7 @@ func (s *Server) toolsList() json.RawMessage {
 // call, and the progress token of a client that asks for progress.
 type callParams struct {
 	protocol.CallToolParams
+	Task *protocol.TaskMetadata `json:"task"` // 2025-11-25's task augmentation
 	Meta struct {
 		ProgressToken json.RawMessage `json:"progressToken"`
 	} `json:"_meta"`
@@ -233,8 +259,31 @@ func (s *Server) toolsCall(ctx context.Context, client string, params json.RawMe
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	legacyTask := p.Task != nil && s.tasks != nil && !isModern(ctx)
+	if legacyTask && (t.Def.Execution == nil || t.Def.Execution.TaskSupport == "" || t.Def.Execution.TaskSupport == "forbidden") {
+		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "tool %q does not run as a task; call it without \"task\"", p.Name)
+	}
 	out, err := t.Handler(ctx, client, args)
+	if legacyTask {
+		return s.legacyTask(client, p.Name, out, err), nil
+	}
+	if err == nil {
+		if res, ok := s.asTask(ctx, client, out); ok {
+			return res, nil
+		}
+	}
 	return s.toolResult(client, p.Name, out, err), nil
+}
+
+// callTool runs the registered tool name with args for client, as
+// tools/call does, and returns its CallToolResult.
+func (s *Server) callTool(ctx context.Context, client, name string, args json.RawMessage) json.RawMessage {
+	t, ok := s.tools[name]
+	if !ok {
+		return s.toolResult(client, name, nil, fmt.Errorf("tool %q is not registered", name))
+	}
+	out, err := t.Handler(ctx, client, args)
+	return s.toolResult(client, name, out, err)
 }
 
 // Image is an image block of a tool result: Data is base64.

@@ -99,8 +99,8 @@ func TestHandleProtocol(t *testing.T) {
 		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, ""},
 		{"cancel notification", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, ""},
 		{"client response", `{"jsonrpc":"2.0","id":1,"result":{}}`, ""},
-		{"unknown method", `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`, `"code":-32601`},
-		{"unknown method as notification", `{"jsonrpc":"2.0","method":"server/discover"}`, ""},
+		{"unknown method", `{"jsonrpc":"2.0","id":1,"method":"prompts/get"}`, `"code":-32601`},
+		{"unknown method as notification", `{"jsonrpc":"2.0","method":"prompts/get"}`, ""},
 		{"initialize without version", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, `"code":-32602`},
 		{"initialize newer version", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2099-01-01"}}`, `"protocolVersion":"` + protocol.LatestVersion + `"`},
 		{"tools/call no name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`, `"code":-32602`},
@@ -231,5 +231,52 @@ func TestImageContent(t *testing.T) {
 	want := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"width\":2}"},{"type":"image","data":"QUJD","mimeType":"image/jpeg"}],"structuredContent":{"width":2}}}`
 	if string(out) != want {
 		t.Errorf("got  %s\nwant %s", out, want)
+	}
+}
+
+// fakeTasks is a TaskSource of one command that is working until Wait,
+// which ends it.
+type fakeTasks struct{ ended chan struct{} }
+
+func (f *fakeTasks) State(client, id string) (TaskState, error) {
+	if id != "exec_1" || client != "c1" {
+		return TaskState{}, ErrUnknownTask
+	}
+	select {
+	case <-f.ended:
+		return TaskState{Status: protocol.TaskCompleted, Message: "finished: complete"}, nil
+	default:
+		return TaskState{Status: protocol.TaskWorking, Message: "running"}, nil
+	}
+}
+func (f *fakeTasks) ResultCall(id string) (string, json.RawMessage) {
+	return "echo", json.RawMessage(`{}`)
+}
+func (f *fakeTasks) CancelCall(id string) (string, json.RawMessage) {
+	return "echo", json.RawMessage(`{}`)
+}
+func (f *fakeTasks) Wait(context.Context, string, string) error {
+	close(f.ended)
+	return nil
+}
+
+// tasks/result (2025-11-25) waits for the task, sends the status
+// notification where the transport carries one, then the result with the
+// related-task _meta.
+func TestTasksResultNotifies(t *testing.T) {
+	s := testServer(t)
+	f := &fakeTasks{ended: make(chan struct{})}
+	s.SetTasks(f)
+	var sent []string
+	ctx := WithSender(context.Background(), func(_ context.Context, msg []byte) error {
+		sent = append(sent, string(msg))
+		return nil
+	})
+	out := s.Handle(ctx, "c1", []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/result","params":{"taskId":"exec_1"}}`))
+	if !strings.Contains(string(out), `"io.modelcontextprotocol/related-task":{"taskId":"exec_1"}`) {
+		t.Errorf("tasks/result: got %s", out)
+	}
+	if len(sent) != 1 || !strings.Contains(sent[0], `"method":"notifications/tasks/status"`) || !strings.Contains(sent[0], `"status":"completed"`) {
+		t.Errorf("notifications: got %v, want one notifications/tasks/status with the completed task", sent)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/pairing"
 	"github.com/gasoline-mcp/gasoline/internal/server"
+	"github.com/gasoline-mcp/gasoline/internal/task"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 	"github.com/gasoline-mcp/gasoline/pkg/protocol"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
@@ -27,6 +28,7 @@ func fuzzHandler(f *testing.F) (http.Handler, *tracker.Tracker) {
 	m := mcp.NewServer(protocol.Implementation{Name: "gasoline", Version: "fuzz"}, "", zerolog.Nop())
 	health := func() apitype.Health { return apitype.Health{Service: apitype.ServiceName} }
 	tools.New(tools.Deps{Tracker: trk, Health: health, Log: zerolog.Nop()}).Register(m)
+	m.SetTasks(task.New(trk))
 	srv := server.New(server.Config{Port: 7890, Token: token, Tracker: trk, MCP: m, Pairing: pair, Health: health, Log: zerolog.Nop()})
 	return srv.Handler(), trk
 }
@@ -94,6 +96,13 @@ func FuzzMCP(f *testing.F) {
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"configure","arguments":[]}}`,
 		`{"jsonrpc":"2.0","id":1,"method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"observe","arguments":{"what":"pending_commands"},"_meta":{"progressToken":"p"}}}`,
+		// 2026-07-28 and tasks.
+		`{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"interact","arguments":{"action":"execute_js","script":"1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"a","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":"exec_x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":[]}}}}}`,
+		`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"interact","task":{"ttl":1},"arguments":{"action":"cancel","correlation_id":"x"}}}`,
+		`{"jsonrpc":"2.0","id":9,"method":"tasks/result","params":{"taskId":"res_00"}}`,
+		`{"jsonrpc":"2.0","id":10,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7,"io.modelcontextprotocol/clientInfo":"x"}}}`,
 	} {
 		f.Add(s)
 	}

@@ -105,9 +105,9 @@ func New(cfg Config) *Server {
 	e.GET("/hello", s.hello)
 	e.POST("/pair", s.pair, unverifiedBody(&s.unverifiedPair, maxPairBody))
 
-	e.POST("/mcp", s.mcp, big, s.requireAdmin)
-	e.DELETE("/mcp", s.mcpDelete, s.requireAdmin)
-	e.GET("/mcp", s.mcpGet, s.requireAdmin)
+	e.POST("/mcp", s.mcp, big, s.mcpAuth)
+	e.DELETE("/mcp", s.mcpDelete, s.mcpAuth)
+	e.GET("/mcp", s.mcpGet, s.mcpAuth)
 	e.GET("/commands", s.commands, s.requireAdmin)
 	e.POST("/shutdown", s.shutdown, s.requireAdmin)
 	e.POST("/pair/code", s.pairCode, s.requireAdmin)

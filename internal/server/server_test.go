@@ -17,6 +17,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/pairing"
 	"github.com/gasoline-mcp/gasoline/internal/server"
+	"github.com/gasoline-mcp/gasoline/internal/task"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 	"github.com/gasoline-mcp/gasoline/pkg/protocol"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
@@ -54,6 +55,7 @@ func newEnvWith(t *testing.T, deps tools.Deps) *env {
 	health := func() apitype.Health { return apitype.Health{Service: apitype.ServiceName, Port: port} }
 	deps.Tracker, deps.Health, deps.Log = trk, health, log
 	tools.New(deps).Register(m)
+	m.SetTasks(task.New(trk))
 	srv := server.New(server.Config{Port: port, Token: token, Tracker: trk, MCP: m, Pairing: pair, Health: health, Log: log})
 	ts := httptest.NewUnstartedServer(srv.Handler())
 	ts.Listener.Close()
@@ -152,7 +154,19 @@ func TestSecurity(t *testing.T) {
 			if tt.wantCode != "" {
 				var eb apitype.ErrorBody
 				if err := json.Unmarshal(body, &eb); err != nil {
-					t.Fatalf("error body %s is not JSON: %v", body, err)
+					// /mcp refuses an MCP client with a JSON-RPC error whose
+					// data carries the code and hint.
+					var rpc struct {
+						Error struct {
+							Message string              `json:"message"`
+							Data    apitype.ErrorDetail `json:"data"`
+						} `json:"error"`
+					}
+					if json.Unmarshal(body, &rpc) != nil || !strings.HasPrefix(tt.r.path, "/mcp") {
+						t.Fatalf("error body %s is not JSON: %v", body, err)
+					}
+					eb.Error = rpc.Error.Data
+					eb.Error.Message = rpc.Error.Message
 				}
 				if eb.Error.Code != tt.wantCode {
 					t.Errorf("got code %q, want %q", eb.Error.Code, tt.wantCode)

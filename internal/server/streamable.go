@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -22,7 +23,7 @@ import (
 )
 
 // The MCP Streamable HTTP transport on /mcp (protocol versions 2025-03-26,
-// 2025-06-18, 2025-11-25).
+// 2025-06-18, 2025-11-25 with sessions, and the stateless 2026-07-28).
 //
 // Two kinds of caller share it. The bridge names its client with
 // apitype.HeaderClient and speaks plain JSON, one message per POST, without
@@ -35,10 +36,18 @@ import (
 // then answered as an SSE stream, the notifications first and the response
 // last; a request that has nothing to send early is answered with JSON.
 // GET /mcp (a server-to-client stream) is not offered: 405.
-
+//
+// A request of the stateless revision (MCP-Protocol-Version 2026-07-28, the
+// same version in its body's _meta) needs no session and ignores one: its
+// client is named by the clientInfo of its _meta, its headers must agree
+// with its body (400 HeaderMismatch), and an unknown method is 404.
+// Errors of the transport itself are JSON-RPC error responses, whose data
+// carries a stable code and what to do next.
 const (
 	headerSession  = "Mcp-Session-Id"
 	headerProtocol = "MCP-Protocol-Version"
+	headerMethod   = "Mcp-Method"
+	headerName     = "Mcp-Name"
 	// maxSessions bounds the sessions kept; beyond, the least recently used
 	// one ends (its client gets 404 and initializes again).
 	maxSessions = 1024
@@ -51,6 +60,41 @@ type session struct {
 	id      string
 	version string    // negotiated at initialize
 	used    time.Time // guarded by sessions.mu
+	// inflight cancels the session's requests being handled, by the
+	// encoded JSON-RPC id, for notifications/cancelled; guarded by
+	// sessions.mu.
+	inflight map[string]context.CancelCauseFunc
+}
+
+// errCancelled is the cause of a request the client cancelled.
+var errCancelled = errors.New("cancelled by the client")
+
+// track registers the request id of sess as in flight with cancel, and
+// returns the function that unregisters it.
+func (ss *sessions) track(sess *session, id protocol.ID, cancel context.CancelCauseFunc) func() {
+	key, _ := id.MarshalJSON()
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if sess.inflight == nil {
+		sess.inflight = map[string]context.CancelCauseFunc{}
+	}
+	sess.inflight[string(key)] = cancel
+	return func() {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		delete(sess.inflight, string(key))
+	}
+}
+
+// cancel ends the wait of sess's request whose encoded id is key, if it is
+// in flight.
+func (ss *sessions) cancel(sess *session, key []byte) {
+	ss.mu.Lock()
+	cancel := sess.inflight[string(key)]
+	ss.mu.Unlock()
+	if cancel != nil {
+		cancel(errCancelled)
+	}
 }
 
 // sessions holds the live sessions. It is safe for concurrent use.
@@ -117,11 +161,15 @@ func (s *Server) mcp(c echo.Context) error {
 	if err != nil {
 		return readError(err)
 	}
-	call, err := s.mcpCaller(r, body)
-	if err != nil {
-		return err
-	}
 	trimmed := bytes.TrimSpace(body)
+	if r.Header.Get(apitype.HeaderClient) == "" && isModernHTTP(r, trimmed) {
+		return s.mcpModern(c, trimmed)
+	}
+	call, err := s.mcpCaller(r, body)
+	var f *rpcFailure
+	if errors.As(err, &f) {
+		return c.JSONBlob(f.status, f.body)
+	}
 	if len(trimmed) > 0 && trimmed[0] == '[' && call.session != nil {
 		// Batches belong to the HTTP transport of 2025-03-26. The bridge
 		// relays stdio lines one by one; a batch it relays gets the
@@ -135,10 +183,23 @@ func (s *Server) mcp(c echo.Context) error {
 	req, isReq := msg.(*protocol.Request)
 	if !isReq || !req.IsCall() {
 		// A notification or a client's response: accepted, nothing to say.
+		if isReq && req.Method == protocol.MethodCancelled && call.session != nil {
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}
+			if json.Unmarshal(req.Params, &p) == nil && len(p.RequestID) > 0 {
+				s.sessions.cancel(call.session, bytes.TrimSpace(p.RequestID))
+			}
+		}
 		s.cfg.MCP.HandleMessage(r.Context(), call.client, msg)
 		return c.NoContent(http.StatusAccepted)
 	}
-	if req.Method == protocol.MethodInitialize && call.session == nil && r.Header.Get(apitype.HeaderClient) == "" {
+	if req.Method == protocol.MethodInitialize && r.Header.Get(apitype.HeaderClient) == "" {
+		if call.session != nil {
+			return mcpError(c, http.StatusBadRequest, req.ID, protocol.CodeInvalidRequest, "already_initialized",
+				"this session is initialized already (with "+call.session.version+")",
+				"go on with the session, or end it with DELETE /mcp and initialize without "+headerSession)
+		}
 		return s.mcpInitialize(c, msg)
 	}
 	return s.mcpRespond(c, call, msg)
@@ -148,9 +209,8 @@ func (s *Server) mcp(c echo.Context) error {
 func (s *Server) mcpCaller(r *http.Request, body []byte) (mcpCall, error) {
 	call := mcpCall{client: r.Header.Get(apitype.HeaderClient), version: r.Header.Get(headerProtocol)}
 	if call.version != "" && !slices.Contains(protocol.SupportedVersions, call.version) {
-		return call, apiError(http.StatusBadRequest, "unsupported_protocol_version",
-			fmt.Sprintf("%s %q is not supported", headerProtocol, call.version),
-			"use one of "+strings.Join(protocol.SupportedVersions, ", ")+", as negotiated in initialize")
+		return call, rpcError(http.StatusBadRequest, mcp.UnsupportedVersion(call.version), "unsupported_protocol_version",
+			"use one of "+strings.Join(protocol.AllVersions, ", ")+", as negotiated in initialize")
 	}
 	if call.client != "" {
 		return call, nil // the bridge: no sessions
@@ -160,21 +220,139 @@ func (s *Server) mcpCaller(r *http.Request, body []byte) (mcpCall, error) {
 		if isInitialize(body) {
 			return call, nil
 		}
-		return call, apiError(http.StatusBadRequest, "session_required",
-			headerSession+" header is required after initialize",
-			"send the "+headerSession+" that initialize returned, or initialize first")
+		return call, rpcError(http.StatusBadRequest, protocol.Errorf(protocol.CodeInvalidRequest, "%s header is required after initialize", headerSession),
+			"session_required", "send the "+headerSession+" that initialize returned, or initialize first (or speak "+protocol.ModernVersion+", which needs no session)")
 	}
 	sess, ok := s.sessions.get(id)
 	if !ok {
-		return call, apiError(http.StatusNotFound, "unknown_session",
-			"no session "+id+" (it ended, or the daemon restarted)",
-			"initialize again to start a new session")
+		return call, rpcError(http.StatusNotFound, protocol.Errorf(protocol.CodeInvalidRequest, "no session %s (it ended, or the daemon restarted)", id),
+			"unknown_session", "initialize again to start a new session")
 	}
 	call.session, call.client = sess, sessionClient(sess.id)
 	if call.version == "" {
 		call.version = sess.version
+	} else if call.version != sess.version {
+		return call, rpcError(http.StatusBadRequest,
+			protocol.Errorf(protocol.CodeInvalidRequest, "%s %s differs from the version this session negotiated, %s", headerProtocol, call.version, sess.version),
+			"protocol_version_mismatch", "send the version initialize returned, or initialize a new session for another version")
 	}
 	return call, nil
+}
+
+// isModernHTTP reports whether a request of a URL-connected client is of
+// the stateless revision: it says so in its header, or in its body's _meta.
+func isModernHTTP(r *http.Request, body []byte) bool {
+	if protocol.IsModern(r.Header.Get(headerProtocol)) {
+		return true
+	}
+	return len(body) > 0 && body[0] == '{' && bytes.Contains(body, []byte(`"`+protocol.MetaProtocolVersion+`"`))
+}
+
+// mcpModern serves one request of the stateless revision: no session, the
+// client named by its _meta, headers checked against the body.
+func (s *Server) mcpModern(c echo.Context, body []byte) error {
+	r := c.Request()
+	msg, err := protocol.DecodeMessage(body)
+	if err != nil {
+		return s.mcpUndecodable(c, body, err)
+	}
+	req, isReq := msg.(*protocol.Request)
+	if !isReq || !req.IsCall() {
+		// The revision defines no client notifications over HTTP (closing
+		// the stream cancels); one that comes is accepted and ignored.
+		return c.NoContent(http.StatusAccepted)
+	}
+	meta, ok := mcp.RequestMetaOf(req.Params)
+	hv := r.Header.Get(headerProtocol)
+	mismatch := func(format string, args ...any) error {
+		return mcpError(c, http.StatusBadRequest, req.ID, protocol.CodeHeaderMismatch, "header_mismatch",
+			"Header mismatch: "+fmt.Sprintf(format, args...),
+			"send "+headerProtocol+", "+headerMethod+" (and "+headerName+" for tools/call and resources/read) with the values of the body")
+	}
+	invalidMeta := func(format string, args ...any) error {
+		return mcpError(c, http.StatusBadRequest, req.ID, protocol.CodeInvalidParams, "invalid_meta",
+			"invalid params: "+fmt.Sprintf(format, args...),
+			"a "+protocol.ModernVersion+" request carries params._meta with "+protocol.MetaProtocolVersion+" and "+protocol.MetaClientCapabilities)
+	}
+	switch {
+	case !ok:
+		return invalidMeta("%s is %s but the body's params._meta has no %q", headerProtocol, hv, protocol.MetaProtocolVersion)
+	case len(meta.ClientCapabilities) == 0:
+		return invalidMeta("params._meta has no %q (send {} for none)", protocol.MetaClientCapabilities)
+	case hv == "":
+		return mismatch("%s header is missing (the body says %s)", headerProtocol, meta.ProtocolVersion)
+	case hv != meta.ProtocolVersion:
+		return mismatch("%s header value %q does not match body value %q", headerProtocol, hv, meta.ProtocolVersion)
+	}
+	if !protocol.IsModern(meta.ProtocolVersion) {
+		b, _ := protocol.EncodeMessage(&protocol.Response{ID: req.ID, Error: mcp.UnsupportedVersion(meta.ProtocolVersion)})
+		return c.JSONBlob(http.StatusBadRequest, b)
+	}
+	if m := r.Header.Get(headerMethod); m != req.Method {
+		return mismatch("%s header value %q does not match body value %q", headerMethod, m, req.Method)
+	}
+	if field, required := nameField(req.Method); field != "" {
+		var p map[string]json.RawMessage
+		json.Unmarshal(req.Params, &p)
+		var want string
+		json.Unmarshal(p[field], &want)
+		got, present := r.Header[http.CanonicalHeaderKey(headerName)]
+		switch {
+		case !present && required:
+			return mismatch("%s header is missing (the body's params.%s is %q)", headerName, field, want)
+		case present && decodeHeaderValue(got[0]) != want:
+			return mismatch("%s header value %q does not match body value %q", headerName, got[0], want)
+		}
+	}
+	name := ""
+	if meta.ClientInfo != nil {
+		name = meta.ClientInfo.Name
+	}
+	return s.mcpRespond(c, mcpCall{client: modernClient(name), version: meta.ProtocolVersion}, msg)
+}
+
+// nameField is the params field Mcp-Name mirrors for method, and whether
+// the header is required (the Tasks extension asks for it, the core
+// revision requires it for tools/call and resources/read).
+func nameField(method string) (string, bool) {
+	switch method {
+	case protocol.MethodToolsCall:
+		return "name", true
+	case protocol.MethodResourcesRead:
+		return "uri", true
+	case protocol.MethodTasksGet, protocol.MethodTasksCancel:
+		return "taskId", false
+	}
+	return "", false
+}
+
+// decodeHeaderValue undoes the revision's base64 sentinel encoding
+// (=?base64?...?=) of a header value; other values are returned as they
+// are.
+func decodeHeaderValue(v string) string {
+	const pre, post = "=?base64?", "?="
+	if !strings.HasPrefix(v, pre) || !strings.HasSuffix(v, post) || len(v) < len(pre)+len(post) {
+		return v
+	}
+	b, err := base64.StdEncoding.DecodeString(v[len(pre) : len(v)-len(post)])
+	if err != nil {
+		return v
+	}
+	return string(b)
+}
+
+// maxClientKey caps the part of a stateless client's id taken from its
+// self-chosen name.
+const maxClientKey = 64
+
+// modernClient is the client id of a stateless request: its clientInfo
+// name, which names the agent (its commands, its tabs); requests that give
+// none share one client.
+func modernClient(name string) string {
+	if len(name) > maxClientKey {
+		name = name[:maxClientKey]
+	}
+	return "agent-" + name
 }
 
 // isInitialize reports whether body is one initialize request; it runs only
@@ -232,29 +410,105 @@ func (s *Server) mcpUndecodable(c echo.Context, body []byte, err error) error {
 
 // mcpRespond handles one request and answers it: as JSON, or, when the
 // client accepts SSE and the request sends notifications before it ends,
-// as an SSE stream.
+// as an SSE stream. A stateless request's unknown method is 404 and its
+// protocol errors are 400, as that revision asks (when the answer is JSON).
 func (s *Server) mcpRespond(c echo.Context, call mcpCall, msg protocol.Message) error {
 	ctx := c.Request().Context()
+	if req, ok := msg.(*protocol.Request); ok && call.session != nil && req.IsCall() {
+		// notifications/cancelled with this id ends the wait, as on stdio;
+		// the cancelled request gets no JSON-RPC response.
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		defer s.sessions.track(call.session, req.ID, cancel)()
+	}
+	cancelled := func() bool { return errors.Is(context.Cause(ctx), errCancelled) }
+	var resp []byte
 	if !acceptsSSE(c.Request()) {
-		return c.JSONBlob(http.StatusOK, s.cfg.MCP.HandleMessage(ctx, call.client, msg))
+		resp = s.cfg.MCP.HandleMessage(ctx, call.client, msg)
+	} else {
+		st := &sseStream{w: c.Response()}
+		resp = s.cfg.MCP.HandleMessage(mcp.WithSender(ctx, st.send), call.client, msg)
+		if cancelled() {
+			resp = nil
+		}
+		if st.finish(resp) {
+			return nil
+		}
 	}
-	st := &sseStream{w: c.Response()}
-	resp := s.cfg.MCP.HandleMessage(mcp.WithSender(ctx, st.send), call.client, msg)
-	if st.finish(resp) {
-		return nil
+	if cancelled() {
+		return c.NoContent(http.StatusNoContent)
 	}
-	return c.JSONBlob(http.StatusOK, resp)
+	status := http.StatusOK
+	if protocol.IsModern(call.version) {
+		status = modernStatus(resp)
+	}
+	return c.JSONBlob(status, resp)
 }
+
+// modernStatus is the HTTP status of a stateless request's JSON answer.
+func modernStatus(resp []byte) int {
+	var r struct {
+		Error *struct {
+			Code int64 `json:"code"`
+		} `json:"error"`
+	}
+	if !bytes.Contains(resp, []byte(`"error":`)) || json.Unmarshal(resp, &r) != nil || r.Error == nil {
+		return http.StatusOK
+	}
+	switch r.Error.Code {
+	case protocol.CodeMethodNotFound:
+		return http.StatusNotFound
+	case protocol.CodeHeaderMismatch, protocol.CodeMissingRequiredClientCapability, protocol.CodeUnsupportedProtocolVersion:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+// mcpError answers with the JSON-RPC error response of a transport failure:
+// code, message, and in data the stable name and what to do next.
+func mcpError(c echo.Context, status int, id protocol.ID, code int64, name, msg, hint string) error {
+	data, _ := json.Marshal(errorData{Code: name, Hint: hint})
+	b, _ := protocol.EncodeMessage(&protocol.Response{ID: id, Error: &protocol.WireError{Code: code, Message: msg, Data: data}})
+	return c.JSONBlob(status, b)
+}
+
+// errorData is the data of a transport failure's JSON-RPC error.
+type errorData struct {
+	Code string `json:"code"`
+	Hint string `json:"hint,omitempty"`
+}
+
+// rpcError is a transport failure found before the request is read: an
+// echo handler error that renders as a JSON-RPC error response.
+func rpcError(status int, werr *protocol.WireError, name, hint string) error {
+	data, _ := json.Marshal(errorData{Code: name, Hint: hint})
+	if len(werr.Data) > 0 {
+		data = werr.Data // the revision defines the data of this error
+	}
+	b, _ := protocol.EncodeMessage(&protocol.Response{Error: &protocol.WireError{Code: werr.Code, Message: werr.Message, Data: data}})
+	return &rpcFailure{status: status, body: b}
+}
+
+// rpcFailure is a transport failure whose response is ready: status and
+// body.
+type rpcFailure struct {
+	status int
+	body   []byte
+}
+
+func (f *rpcFailure) Error() string { return string(f.body) }
 
 // mcpBatch handles a JSON-RPC batch, which only 2025-03-26 allows.
 func (s *Server) mcpBatch(c echo.Context, call mcpCall, body []byte) error {
 	if call.version != "" && call.version != batchVersion {
-		return apiError(http.StatusBadRequest, "batch_not_supported",
+		return mcpError(c, http.StatusBadRequest, protocol.ID{}, protocol.CodeInvalidRequest, "batch_not_supported",
 			"JSON-RPC batches are not part of MCP "+call.version, "send one message per request")
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(body, &items); err != nil || len(items) == 0 {
-		return apiError(http.StatusBadRequest, "invalid_batch", "a batch must be a non-empty JSON array of JSON-RPC messages", "send one message per request")
+		return mcpError(c, http.StatusBadRequest, protocol.ID{}, protocol.CodeInvalidRequest, "invalid_batch",
+			"a batch must be a non-empty JSON array of JSON-RPC messages", "send one message per request")
 	}
 	ctx := c.Request().Context()
 	var out [][]byte
@@ -286,14 +540,40 @@ func (s *Server) mcpBatch(c echo.Context, call mcpCall, body []byte) error {
 	return c.JSONBlob(http.StatusOK, append(append([]byte{'['}, bytes.Join(out, []byte{','})...), ']'))
 }
 
+// mcpAuth is requireAdmin for /mcp. A URL-connected MCP client that is
+// refused gets a JSON-RPC error response, and a 401 names the scheme it
+// wants (WWW-Authenticate: Bearer); the bridge, which names its client,
+// keeps the daemon's own error shape, which its client decodes.
+func (s *Server) mcpAuth(next echo.HandlerFunc) echo.HandlerFunc {
+	guarded := s.requireAdmin(next)
+	return func(c echo.Context) error {
+		err := guarded(c)
+		var ae *APIError
+		if !errors.As(err, &ae) || (ae.Status != http.StatusUnauthorized && ae.Status != http.StatusForbidden) {
+			return err
+		}
+		h := c.Response().Header()
+		if ae.Status == http.StatusUnauthorized {
+			h.Set("WWW-Authenticate", `Bearer realm="gasoline"`)
+		}
+		if c.Request().Header.Get(apitype.HeaderClient) != "" {
+			return err
+		}
+		h.Set("Connection", "close") // as errorHandler does for a refused client
+		return mcpError(c, ae.Status, protocol.ID{}, protocol.CodeInvalidRequest, ae.Code, ae.Message, ae.Hint)
+	}
+}
+
 // mcpDelete ends a session (DELETE /mcp).
 func (s *Server) mcpDelete(c echo.Context) error {
 	id := c.Request().Header.Get(headerSession)
 	if id == "" {
-		return apiError(http.StatusBadRequest, "session_required", headerSession+" header is required", "send the session to end")
+		return mcpError(c, http.StatusBadRequest, protocol.ID{}, protocol.CodeInvalidRequest, "session_required",
+			headerSession+" header is required", "send the session to end")
 	}
 	if !s.sessions.remove(id) {
-		return apiError(http.StatusNotFound, "unknown_session", "no session "+id, "it has ended already")
+		return mcpError(c, http.StatusNotFound, protocol.ID{}, protocol.CodeInvalidRequest, "unknown_session",
+			"no session "+id, "it has ended already")
 	}
 	return c.NoContent(http.StatusNoContent)
 }
@@ -302,7 +582,7 @@ func (s *Server) mcpDelete(c echo.Context) error {
 // outside a request, which the transport allows.
 func (s *Server) mcpGet(c echo.Context) error {
 	c.Response().Header().Set("Allow", "POST, DELETE")
-	return apiError(http.StatusMethodNotAllowed, "method_not_allowed",
+	return mcpError(c, http.StatusMethodNotAllowed, protocol.ID{}, protocol.CodeInvalidRequest, "method_not_allowed",
 		"GET /mcp is not offered: notifications come on the stream of the request they belong to",
 		"POST requests with Accept: application/json, text/event-stream")
 }
@@ -356,8 +636,9 @@ func (st *sseStream) event(msg []byte) error {
 }
 
 // finish writes resp as the last event when the stream started and
-// reports whether it did; otherwise the caller answers with JSON. No send
-// succeeds after finish.
+// reports whether it did; otherwise the caller answers with JSON. A nil
+// resp (a cancelled request) ends the stream without one. No send succeeds
+// after finish.
 func (st *sseStream) finish(resp []byte) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -365,6 +646,8 @@ func (st *sseStream) finish(resp []byte) bool {
 	if !st.started {
 		return false
 	}
-	st.event(resp)
+	if resp != nil {
+		st.event(resp)
+	}
 	return true
 }

@@ -56,10 +56,22 @@ func (e *streamEnv) session(t *testing.T, version string) string {
 	return id
 }
 
+// errorCode is the stable name of a transport failure: data.code of its
+// JSON-RPC error, else the JSON-RPC code itself.
 func errorCode(b []byte) string {
-	var eb apitype.ErrorBody
+	var eb struct {
+		Error struct {
+			Code json.RawMessage `json:"code"`
+			Data struct {
+				Code string `json:"code"`
+			} `json:"data"`
+		} `json:"error"`
+	}
 	json.Unmarshal(b, &eb)
-	return eb.Error.Code
+	if eb.Error.Data.Code != "" {
+		return eb.Error.Data.Code
+	}
+	return string(eb.Error.Code)
 }
 
 func TestStreamableSessions(t *testing.T) {
@@ -113,7 +125,7 @@ func TestStreamableProtocolVersionHeader(t *testing.T) {
 	id := e.session(t, "2025-06-18")
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
 	resp, body := e.post(t, "POST", map[string]string{"Mcp-Session-Id": id, "MCP-Protocol-Version": "1999-01-01"}, ping)
-	if resp.StatusCode != 400 || errorCode(body) != "unsupported_protocol_version" {
+	if resp.StatusCode != 400 || errorCode(body) != "-32022" {
 		t.Errorf("unsupported version: got %d %s, want 400", resp.StatusCode, body)
 	}
 	resp, body = e.post(t, "POST", map[string]string{"Mcp-Session-Id": id, "MCP-Protocol-Version": "2025-06-18"}, ping)

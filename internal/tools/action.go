@@ -44,7 +44,8 @@ type action struct {
 // them as label in the action's argument list, list:"-" hides them there.
 type field struct {
 	name     string
-	typ      string // JSON Schema type
+	typ      string // JSON Schema type; "" for any JSON value
+	items    string // the JSON Schema type of an array's elements
 	enum     []string
 	min, max *float64
 	desc     string
@@ -82,6 +83,9 @@ func structFields(t reflect.Type, list string) []field {
 		}
 		f := field{name: name, typ: jsonType(sf.Type), desc: sf.Tag.Get("desc"), use: sf.Tag.Get("use"),
 			required: sf.Tag.Get("required") == "true", list: list}
+		if f.typ == "array" {
+			f.items = jsonType(sf.Type.Elem())
+		}
 		if sf.Tag.Get("list") == "-" {
 			f.list = "-"
 		}

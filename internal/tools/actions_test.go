@@ -223,9 +223,10 @@ func TestGeneratedDefinitions(t *testing.T) {
 		def := tl.def(acts)
 		var schema struct {
 			Properties map[string]struct {
-				Type        string   `json:"type"`
-				Enum        []string `json:"enum"`
-				Description string   `json:"description"`
+				Type        json.RawMessage `json:"type"`
+				Items       json.RawMessage `json:"items"`
+				Enum        []string        `json:"enum"`
+				Description string          `json:"description"`
 			} `json:"properties"`
 			Required []string `json:"required"`
 		}
@@ -244,8 +245,16 @@ func TestGeneratedDefinitions(t *testing.T) {
 				t.Errorf("%s: description does not list %q", tl.name, a.entry())
 			}
 			for _, f := range a.fields {
-				if p, ok := schema.Properties[f.name]; !ok || p.Type != f.typ {
-					t.Errorf("%s.%s: argument %s has property %+v, want type %s", tl.name, a.Name, f.name, p, f.typ)
+				want := `"` + f.typ + `"`
+				if f.typ == "" {
+					want = `["string","number","boolean","object","array","null"]`
+				}
+				p, ok := schema.Properties[f.name]
+				if !ok || string(p.Type) != want {
+					t.Errorf("%s.%s: argument %s has type %s, want %s", tl.name, a.Name, f.name, p.Type, want)
+				}
+				if strings.Contains(want, "array") && len(p.Items) == 0 {
+					t.Errorf("%s.%s: array argument %s has no items", tl.name, a.Name, f.name)
 				}
 			}
 		}

@@ -21,6 +21,7 @@ var analyze = tool{
 	preamble:    "Read the page in few tokens; async like interact (correlation_id, wait_ms, tab_id?).",
 	label:       "what",
 	annotations: protocol.ToolAnnotations{ReadOnlyHint: boolp(true), IdempotentHint: boolp(false), OpenWorldHint: boolp(true)},
+	tasks:       true,
 	families:    []func() []action{pageModes, annotationModes},
 }
 

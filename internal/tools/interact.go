@@ -25,6 +25,7 @@ Actions on a page take tab_id? (default: the last tab you used; navigate, close_
 A missing or disabled target is awaited up to timeout_ms-1.5s (8.5 s), only 1 s once the page is idle unless timeout_ms>10000.`,
 	label:       "Actions",
 	annotations: protocol.ToolAnnotations{ReadOnlyHint: boolp(false), DestructiveHint: boolp(true), IdempotentHint: boolp(false), OpenWorldHint: boolp(true)},
+	tasks:       true,
 	families:    []func() []action{scriptActions, tabActions, domActions, dialogActions, uploadActions, screenshotActions, drawActions, commandActions},
 }
 

@@ -22,6 +22,9 @@ type tool struct {
 	label       string // introduces the list of actions in the description
 	annotations protocol.ToolAnnotations
 	families    []func() []action
+	// tasks: its calls start browser commands, which a 2025-11-25 client
+	// may run as tasks (execution.taskSupport "optional").
+	tasks bool
 }
 
 // actions returns the tool's actions in tools/list order. It panics on a
@@ -93,13 +96,17 @@ func (tl *tool) def(acts []action) protocol.Tool {
 	}
 	ann := tl.annotations
 	ann.Title = tl.title
-	return protocol.Tool{
+	def := protocol.Tool{
 		Name:        tl.name,
 		Title:       tl.title,
 		Description: tl.preamble + "\n" + tl.label + ":\n" + strings.Join(entries, ";\n") + ".",
 		InputSchema: json.RawMessage(schema.Bytes()),
 		Annotations: &ann,
 	}
+	if tl.tasks {
+		def.Execution = &protocol.ToolExecution{TaskSupport: "optional"}
+	}
+	return def
 }
 
 // entry is the action as the tool description lists it:
@@ -177,15 +184,29 @@ func (p *prop) describe(n int) string {
 // propSchema is the JSON Schema of one property, its keys in the order
 // agents read them.
 type propSchema struct {
-	Type        string   `json:"type,omitempty"` // "" for any JSON value
-	Enum        []string `json:"enum,omitempty"`
-	Minimum     *float64 `json:"minimum,omitempty"`
-	Maximum     *float64 `json:"maximum,omitempty"`
-	Description string   `json:"description,omitempty"`
+	Type        any         `json:"type,omitempty"` // a type name, or anyJSON
+	Items       *propSchema `json:"items,omitempty"`
+	Enum        []string    `json:"enum,omitempty"`
+	Minimum     *float64    `json:"minimum,omitempty"`
+	Maximum     *float64    `json:"maximum,omitempty"`
+	Description string      `json:"description,omitempty"`
 }
 
+// anyJSON is the type of an argument that takes any JSON value: named in
+// full, since some clients refuse a property schema without a type.
+var anyJSON = []string{"string", "number", "boolean", "object", "array", "null"}
+
 func (f field) schema(desc string) propSchema {
-	return propSchema{Type: f.typ, Enum: f.enum, Minimum: f.min, Maximum: f.max, Description: desc}
+	s := propSchema{Type: f.typ, Enum: f.enum, Minimum: f.min, Maximum: f.max, Description: desc}
+	switch {
+	case f.typ == "":
+		// Any value, arrays of any values included: items says so, for
+		// the clients that want items on every array.
+		s.Type, s.Items = anyJSON, &propSchema{}
+	case f.items != "":
+		s.Items = &propSchema{Type: f.items}
+	}
+	return s
 }
 
 // bare returns fields without descriptions: an alias's properties, which

@@ -241,3 +241,7 @@ func (t *Tracker) Stats() Stats {
 		Failed:     t.ring.len(),
 	}
 }
+
+// Options returns the options t runs with, defaults applied: its timers, for
+// callers that tell clients how long a command may take or stay readable.
+func (t *Tracker) Options() Options { return t.opts }

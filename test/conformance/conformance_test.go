@@ -212,17 +212,24 @@ func structured(t *testing.T, res *mcp.CallToolResult, v any) {
 }
 
 // TestSDKSession is the whole async cycle through the SDK client, with a
-// fake extension over HTTP completing the command.
+// fake extension over HTTP completing the command, in the stateless
+// revision the SDK asks for by default (server/discover, no initialize) and
+// in the legacy one.
 func TestSDKSession(t *testing.T) {
+	for _, v := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(v, func(t *testing.T) { testSDKSession(t, v) })
+	}
+}
+
+func testSDKSession(t *testing.T, version string) {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	e := newEnv(t)
-	cs := e.connect(ctx, nil) // the bridge starts the daemon
+	cs := e.connect(ctx, &mcp.ClientSessionOptions{ProtocolVersion: version}) // the bridge starts the daemon
 
-	// The SDK tries server/discover first; -32601 sends it to initialize.
 	ir := cs.InitializeResult()
-	if ir.ProtocolVersion != "2025-11-25" {
-		t.Errorf("negotiated protocol version %q, want 2025-11-25", ir.ProtocolVersion)
+	if ir.ProtocolVersion != version {
+		t.Errorf("negotiated protocol version %q, want %s", ir.ProtocolVersion, version)
 	}
 	if ir.ServerInfo == nil || ir.ServerInfo.Name != "gasoline" || ir.ServerInfo.Version == "" {
 		t.Errorf("serverInfo %+v, want name gasoline and a version", ir.ServerInfo)

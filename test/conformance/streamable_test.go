@@ -27,9 +27,17 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // TestStreamableSDK connects the go-sdk's streamable client to the daemon's
-// /mcp directly (no bridge): a session, tools/list, a full async cycle whose
-// wait reports progress, and the session's end with DELETE.
+// /mcp directly (no bridge): tools/list and a full async cycle whose wait
+// reports progress, statelessly in 2026-07-28, and in 2025-11-25 within a
+// session that ends with DELETE.
 func TestStreamableSDK(t *testing.T) {
+	for _, v := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(v, func(t *testing.T) { testStreamableSDK(t, v) })
+	}
+}
+
+func testStreamableSDK(t *testing.T, version string) {
+	modern := version >= "2026-07-28"
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
 	e := newEnv(t)
@@ -52,16 +60,19 @@ func TestStreamableSDK(t *testing.T) {
 	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:   e.url("/mcp"),
 		HTTPClient: &http.Client{Transport: bearer{e.token()}},
-	}, nil)
+	}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connecting to %s: %v", e.url("/mcp"), err)
 	}
 	session := cs.ID()
-	if len(session) != 32 {
+	if modern && session != "" {
+		t.Errorf("session id %q, want none in %s", session, version)
+	}
+	if !modern && len(session) != 32 {
 		t.Errorf("session id %q, want the daemon's 32 hex characters", session)
 	}
-	if v := cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
-		t.Errorf("negotiated %q, want 2025-11-25", v)
+	if v := cs.InitializeResult().ProtocolVersion; v != version {
+		t.Errorf("negotiated %q, want %s", v, version)
 	}
 
 	tools, err := cs.ListTools(ctx, nil)
@@ -138,6 +149,9 @@ func TestStreamableSDK(t *testing.T) {
 
 	if err := cs.Close(); err != nil {
 		t.Errorf("closing the session: %v", err)
+	}
+	if modern {
+		return
 	}
 	req, _ := http.NewRequest(http.MethodPost, e.url("/mcp"), strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"ping"}`))
 	req.Header.Set("Authorization", "Bearer "+e.token())

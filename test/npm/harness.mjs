@@ -85,12 +85,13 @@ export class Daemon {
     this.env = { GASOLINE_PORT: String(port), GASOLINE_STATE_DIR: this.stateDir };
   }
 
-  static async start() {
+  /** @param {...string} flags daemon flags, e.g. '--dispatch-timeout', '2s' */
+  static async start(...flags) {
     const b = await bins();
     const port = await freePort();
     const dir = await mkdtemp(join(tmpdir(), 'gasoline-npm-'));
     const d = new Daemon(b, port, dir);
-    await d.cli('daemon', 'start');
+    await d.cli('daemon', 'start', ...flags);
     d.token = (await readFile(join(d.stateDir, 'token'), 'utf8')).trim();
     return d;
   }

@@ -46,3 +46,25 @@ test('Inspector CLI sees a tool error as a result, not a protocol failure', asyn
   assert.equal(result.isError, true, r.stdout);
   assert.match(result.content[0].text, /exec_nonexistent/);
 });
+
+// The 2026-07-28 revision: --protocol-era modern (discovery must offer it)
+// and auto (discovery, then the era it finds), over stdio and over
+// Streamable HTTP with the bearer token.
+for (const era of ['modern', 'auto']) {
+  for (const kind of ['stdio', 'http']) {
+    test(`Inspector CLI --protocol-era ${era} over ${kind}: tools/list and a call`, async () => {
+      const target = kind === 'stdio'
+        ? server()
+        : [`${daemon.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${daemon.token}`];
+      const list = await inspector([...target, '--protocol-era', era, '--method', 'tools/list', '--strict']);
+      assert.equal(list.code, 0, `exit ${list.code}\nstderr: ${list.stderr}`);
+      const { tools } = JSON.parse(list.stdout);
+      assert.ok(tools.some((t) => t.name === 'interact'), list.stdout.slice(0, 200));
+
+      const call = await inspector([...target, '--protocol-era', era, '--method', 'tools/call',
+        '--tool-name', 'configure', '--tool-arg', 'action=health']);
+      assert.equal(call.code, 0, `exit ${call.code}\nstderr: ${call.stderr}`);
+      assert.equal(JSON.parse(call.stdout).structuredContent.status, 'ok');
+    });
+  }
+}

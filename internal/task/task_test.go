@@ -1,0 +1,68 @@
+package task
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/mcp"
+	"github.com/gasoline-mcp/gasoline/pkg/protocol"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker/trackertest"
+)
+
+// TestStates follows a command through its life as a task: the status
+// message says what it waits for, and the TTL is what the tracker's timers
+// allow from its creation.
+func TestStates(t *testing.T) {
+	clock := trackertest.NewClock(time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC))
+	trk := tracker.New(tracker.Options{Clock: clock, DispatchTimeout: 30 * time.Second, AckTimeout: 3 * time.Second,
+		ExecTimeout: 10 * time.Second, ResultTTL: time.Minute, ExternalTTL: 10 * time.Minute})
+	t.Cleanup(trk.Close)
+	src := New(trk)
+
+	c, err := trk.Submit(tracker.Spec{Client: "agent", Prefix: "exec", Action: "execute_js", Params: json.RawMessage(`{"tab_id":7}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what, status, msg string, ttl time.Duration) {
+		t.Helper()
+		st, err := src.State("agent", c.ID)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if st.Status != status || !strings.Contains(st.Message, msg) || st.TTL != ttl || st.PollInterval <= 0 || st.PollInterval >= time.Minute {
+			t.Errorf("%s: got %+v, want status %s, a message with %q, TTL %v", what, st, status, msg, ttl)
+		}
+	}
+	check("queued", protocol.TaskWorking, "queued: waiting for the browser extension", 30*time.Second+3*time.Second+10*time.Second+time.Minute)
+
+	clock.Advance(2 * time.Second)
+	if _, err := trk.Poll(t.Context(), "ext", 10); err != nil {
+		t.Fatal(err)
+	}
+	check("delivered", protocol.TaskWorking, "delivered to the extension", 2*time.Second+3*time.Second+10*time.Second+time.Minute)
+	trk.Report("ext", c.ID, tracker.StatePending, nil, "")
+	check("running", protocol.TaskWorking, "running in tab 7", 2*time.Second+3*time.Second+10*time.Second+time.Minute)
+
+	clock.Advance(time.Second)
+	trk.Report("ext", c.ID, tracker.StateComplete, json.RawMessage(`{"value":1}`), "")
+	check("complete", protocol.TaskCompleted, "finished: complete", 3*time.Second+time.Minute)
+
+	if _, err := src.State("someone else", c.ID); !errors.Is(err, mcp.ErrUnknownTask) {
+		t.Errorf("another client's command: got %v, want ErrUnknownTask", err)
+	}
+
+	ann, _ := trk.Submit(tracker.Spec{Client: "agent", Prefix: "ann", Action: "draw_mode", External: true})
+	c = ann
+	check("draw mode", protocol.TaskWorking, "waiting for the user", 10*time.Minute+time.Minute)
+	trk.CancelExternal(ann.ID, "the user pressed Esc")
+	check("draw mode cancelled", protocol.TaskCancelled, "cancelled", 0+time.Minute)
+
+	lost, _ := trk.Submit(tracker.Spec{Client: "agent", Prefix: "exec", Action: "execute_js"})
+	c = lost
+	clock.Advance(31 * time.Second)
+	check("never taken", protocol.TaskCompleted, "extension_no_response", 30*time.Second+time.Minute)
+}
