@@ -8,7 +8,8 @@ import (
 )
 
 // TestReportReason: an extension may say a command failed because its page
-// navigated; any other reason, or the reason with another status, is
+// navigated, its tab did not answer, or an element action's target was
+// wrong; any other reason, or the reason with another status, is
 // refused and leaves the command as it was.
 func TestReportReason(t *testing.T) {
 	tr, _ := newTracker(t, tracker.Options{})
@@ -18,6 +19,13 @@ func TestReportReason(t *testing.T) {
 	got, err := tr.ReportReason("ext", c.ID, tracker.StateError, tracker.ReasonNavigated, nil, nil, "the page navigated")
 	if err != nil || got.State != tracker.StateError || got.Reason != tracker.ReasonNavigated || got.Error != "the page navigated" {
 		t.Fatalf("navigated: got %+v, %v; want state error, reason navigated", got, err)
+	}
+
+	for _, reason := range []string{tracker.ReasonTabUnresponsive, tracker.ReasonNotFound, tracker.ReasonStaleRef, tracker.ReasonDisabled, tracker.ReasonCovered} {
+		c = deliver(t, tr, spec)
+		if got, err := tr.ReportReason("ext", c.ID, tracker.StateError, reason, nil, nil, "x"); err != nil || got.Reason != reason {
+			t.Errorf("%s: got %+v, %v; want state error, reason %s", reason, got, err, reason)
+		}
 	}
 
 	c = deliver(t, tr, spec)
@@ -34,6 +42,8 @@ func TestReportReason(t *testing.T) {
 		{"made-up reason", tracker.StateError, "because"},
 		{"navigated with complete", tracker.StateComplete, tracker.ReasonNavigated},
 		{"navigated with timeout", tracker.StateTimeout, tracker.ReasonNavigated},
+		{"tab_unresponsive with timeout", tracker.StateTimeout, tracker.ReasonTabUnresponsive},
+		{"not_found with complete", tracker.StateComplete, tracker.ReasonNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := deliver(t, tr, spec)
