@@ -19,7 +19,10 @@ export const MAX_TIMEOUT_MS = 10 * 60 * 1000;
 export class CommandError extends Error {
   /**
    * reason, when set, is the failure reason the daemon records instead of
-   * "command_error": "navigated" (the page navigated away while it ran).
+   * "command_error": "navigated" (the page navigated away while it ran),
+   * "tab_unresponsive" (the tab's main thread did not answer a probe), or
+   * an element action's reason (actions/target.js REASONS). The daemon
+   * refuses any other, so a reason must be one pkg/tracker accepts.
    */
   constructor(message, { reason } = {}) {
     super(message);

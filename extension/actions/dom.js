@@ -9,7 +9,7 @@
 import '../actions/core.js';
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../commands.js';
-import { targetOf, frameOfRef, prefixFor, failureText, pageBudget, modifiersOf, describeTarget } from './target.js';
+import { targetOf, frameOfRef, prefixFor, failureText, reasonOf, pageBudget, modifiersOf, describeTarget } from './target.js';
 import { nativeDialog, nativeDialogText } from './dialog.js';
 
 const core = globalThis.gasolineCore;
@@ -137,13 +137,13 @@ async function call(tab, params, target, msg) {
     const known = await knownDoc(tab.id, frameId);
     if (known && known !== documentId) {
       throw new CommandError(`stale_ref: ${target.ref} is from a page that has since navigated or reloaded; ` +
-        'take a new snapshot with analyze({what:"dom"}) or query, and use its refs');
+        'take a new snapshot with analyze({what:"dom"}) or query, and use its refs', { reason: 'stale_ref' });
     }
   }
   const resp = await send(tab, documentId, { ...msg, target, prefix: prefixFor(frameId) });
   rememberDoc(tab.id, frameId, documentId);
   if (!resp || typeof resp !== 'object') throw new DocumentGone('no answer');
-  if (!resp.ok) throw new CommandError(failureText(resp));
+  if (!resp.ok) throw new CommandError(failureText(resp), { reason: reasonOf(resp) });
   delete resp.ok;
   return { resp, frameId };
 }
@@ -159,7 +159,7 @@ async function frameIdOf(tab, selector) {
   const top = await frameDoc(tab, 0);
   const nonce = crypto.randomUUID();
   const r = await send(tab, top, { op: 'frame', selector, nonce, prefix: 'e' });
-  if (!r?.ok) throw new CommandError(failureText(r));
+  if (!r?.ok) throw new CommandError(failureText(r), { reason: reasonOf(r) });
   const frames = (await chrome.webNavigation.getAllFrames({ tabId: tab.id })) || [];
   const kids = frames.filter((f) => f.parentFrameId === 0)
     .sort((a, b) => (b.url === r.src) - (a.url === r.src));
@@ -170,7 +170,7 @@ async function frameIdOf(tab, selector) {
     }
     await sleep(25);
   }
-  throw new CommandError(`not_found: the iframe ${JSON.stringify(selector)} has no document this extension can reach yet (still loading, or a page Chrome does not let extensions into); wait and retry`);
+  throw new CommandError(`not_found: the iframe ${JSON.stringify(selector)} has no document this extension can reach yet (still loading, or a page Chrome does not let extensions into); wait and retry`, { reason: 'not_found' });
 }
 
 /**

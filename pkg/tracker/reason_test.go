@@ -2,6 +2,9 @@ package tracker_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
@@ -54,5 +57,31 @@ func TestReportReason(t *testing.T) {
 				t.Errorf("the refused report changed the command to %s", got.State)
 			}
 		})
+	}
+}
+
+// TestExtensionReasonsAccepted: every element-action reason the extension
+// posts (extension/actions/target.js REASONS) is one the tracker accepts, so
+// a failure is never refused and lost on its way to the agent.
+func TestExtensionReasonsAccepted(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "extension", "actions", "target.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`export const REASONS = new Set\(\[([^\]]*)\]\)`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("target.js has no REASONS set")
+	}
+	reasons := regexp.MustCompile(`'([a-z_]+)'`).FindAllSubmatch(m[1], -1)
+	if len(reasons) < 5 {
+		t.Fatalf("REASONS lists %d reasons; the parse is broken", len(reasons))
+	}
+	tr, _ := newTracker(t, tracker.Options{})
+	spec := tracker.Spec{Client: "c", Prefix: "act", Action: "click"}
+	for _, r := range append(reasons, [][]byte{nil, []byte(tracker.ReasonTabUnresponsive)}) {
+		c := deliver(t, tr, spec)
+		if _, err := tr.ReportReason("ext", c.ID, tracker.StateError, string(r[1]), nil, nil, "x"); err != nil {
+			t.Errorf("reason %s: %v", r[1], err)
+		}
 	}
 }
