@@ -12,6 +12,7 @@ import { readPageResult } from './jsresult.js';
 import { pageRun, scriptSources, MAX_RESULT_CHARS } from './page.js';
 import { CommandError, deadlineOf } from './runner.js';
 import { evalRefused, runInUserScriptWorld } from './userscripts/execute.js';
+import { reachTab } from './tabs/reach.js';
 
 const LOAD_CHECK_MS = 1000; // safety-net re-check of a loading tab's status
 
@@ -115,6 +116,7 @@ async function executeJs(params, signal) {
   }
   const tab = await resolveTab(params.tab_id);
   const frame = await chrome.webNavigation.getFrame({ tabId: tab.id, frameId: 0 }).catch(() => null);
+  if (!frame && tab.status === 'complete' && !tab.pendingUrl) throw new CommandError(noDocumentText(tab));
   const documentId = frame?.documentId;
   const target = documentId ? { tabId: tab.id, documentIds: [documentId] } : { tabId: tab.id, frameIds: [0] };
   const watch = watchDocument(tab.id, documentId, signal);
@@ -123,8 +125,15 @@ async function executeJs(params, signal) {
     const run = () => watch.race(inject(tab, target, { func: pageRun, args: [body, expr, MAX_RESULT_CHARS] }));
     let injected = await run();
     if (injected.result?.kind === 'no_pristine') {
-      // A document loaded before the extension started: pristine.js did not
-      // run at its start. Save its built-ins now, marked as the page's own.
+      // A document loaded before the extension started: no content script
+      // ran at its start. Bring them all (capture too, tabs/reach.js); their
+      // pristine built-ins are marked as the page's own.
+      await watch.race(reachTab(tab).catch(() => 0));
+      injected = await run();
+    }
+    if (injected.result?.kind === 'no_pristine') {
+      // Still none (a page reachTab skips, such as one still loading):
+      // save the built-ins now, marked as the page's own.
       await watch.race(inject(tab, target, { files: ['pristine.js'] }));
       await watch.race(inject(tab, target, { func: markPristineLate }));
       injected = await run();
@@ -239,6 +248,16 @@ async function documentURL(tabId, documentId) {
   }
   const tab = await chrome.tabs.get(tabId).catch(() => null);
   return tab?.url || tab?.pendingUrl || '';
+}
+
+// noDocumentText explains a tab Chrome lists no document in although it is
+// not loading: a tab opened while the browser was starting can stay so
+// (showing its URL, holding an empty page), and a script sent to it would
+// wait forever.
+function noDocumentText(tab) {
+  const url = tab.url || tab.pendingUrl || '';
+  return `tab ${tab.id}${url ? ` (${url})` : ''} has no page loaded that scripts can run in (Chrome lists no document in it; ` +
+    'a tab opened while the browser was starting can stay so). Reload it with interact({action:"refresh"}) or navigate it, then retry.';
 }
 
 // injectionErrorText explains why Chrome refused to run a script in a tab.

@@ -11,6 +11,7 @@ import { CommandError } from '../runner.js';
 import { resolveTab } from '../commands.js';
 import { targetOf, frameOfRef, prefixFor, failureText, reasonOf, pageBudget, modifiersOf, describeTarget } from './target.js';
 import { nativeDialog, nativeDialogText } from './dialog.js';
+import { reachTab } from '../tabs/reach.js';
 
 const core = globalThis.gasolineCore;
 
@@ -76,8 +77,9 @@ async function frameDoc(tab, frameId) {
 
 /**
  * send delivers msg to the runtime of documentId in tab, injecting the
- * runtime first when the document has none (it was open before the
- * extension was installed, or Chrome skipped it). It throws DocumentGone
+ * content scripts first when the document has none (it was open before the
+ * extension was installed, or Chrome skipped it): all of them (capture
+ * too, tabs/reach.js), else the runtime alone. It throws DocumentGone
  * when the document goes away before answering.
  */
 async function send(tab, documentId, msg) {
@@ -90,6 +92,11 @@ async function send(tab, documentId, msg) {
       if (GONE.test(text)) throw new DocumentGone(text);
       throw new CommandError(`the page in tab ${tab.id} did not answer: ${text}`);
     }
+  }
+  if (await reachTab(tab).catch(() => 0)) {
+    try {
+      return await post();
+    } catch { /* bring the runtime alone, below */ }
   }
   try {
     await chrome.scripting.executeScript({ target: { tabId: tab.id, documentIds: [documentId] }, files: RUNTIME_FILES });
