@@ -95,8 +95,9 @@ export class HungTabs {
    * calls with the query's tab_id filled in. A command to a tab known
    * frozen that does not answer a new probe is refused at once
    * (CommandError, reason "tab_unresponsive"), but for RECOVERS actions;
-   * refresh and navigate discard a tab that does not answer first, and
-   * clear it once they complete. onTab(tabId) is told the tab each command
+   * refresh and navigate discard a tab that does not answer first (and go
+   * to the tab's new id if Chrome gives it one), and clear it once they
+   * complete. onTab(tabId) is told the tab each command
    * goes to.
    */
   guard(exec, onTab = () => {}) {
@@ -109,7 +110,10 @@ export class HungTabs {
         throw new CommandError(unresponsiveText(tabId, true), { reason: 'tab_unresponsive' });
       }
       if (tabId !== undefined && UNFREEZE.has(action) && !(await this.answers(tabId, RECHECK_MS))) {
-        await Promise.resolve().then(() => this.discard(tabId)).catch(() => {});
+        const fresh = await Promise.resolve().then(() => this.discard(tabId)).catch(() => null);
+        this.forget(tabId);
+        // Chrome may give a discarded tab a new id: the command goes there.
+        if (Number.isInteger(fresh?.id) && fresh.id !== tabId) query = { ...query, params: { ...params, tab_id: fresh.id } };
       }
       const result = await exec(query, signal, hooks);
       if (tabId !== undefined && (action === 'refresh' || action === 'navigate' || action === 'close_tab')) this.forget(tabId);

@@ -103,6 +103,14 @@ test('refresh discards a frozen tab before reloading it; close_tab just closes i
   assert.equal(await hung.verdict(undefined), null, 'no tab, no verdict');
 });
 
+test('refresh goes to the new id Chrome may give a discarded tab', async () => {
+  const { hung, state } = hungHarness();
+  hung.discard = async () => ({ id: 9 });
+  state.answers = false;
+  const got = await hung.guard(async (q) => q.params.tab_id)({ action: 'refresh', params: { tab_id: 7 } });
+  assert.equal(got, 9);
+});
+
 test('a tab held by a native dialog is not frozen', async () => {
   const { hung, state } = hungHarness();
   state.answers = false;
