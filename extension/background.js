@@ -186,6 +186,7 @@ async function pair(rawCode) {
     await chrome.storage.local.set({ [KEYS.token]: res.token });
     status.update({ paired: true, token_rejected: false, daemon_reachable: true, last_error: null });
     poller.reconfigure();
+    reachTabs(true); // the daemon knows none of the open tabs yet
     return { ok: true, port: config.port, extension_id: res.extension_id ?? chrome.runtime.id };
   } catch (err) {
     if (err instanceof SignatureError) {

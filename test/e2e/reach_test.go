@@ -74,7 +74,8 @@ func TestReachTabOpenedBefore(t *testing.T) {
 }
 
 // TestReachLaunchTab: the tab Chrome opens at launch, before the extension
-// has loaded, answers execute_js well inside the deadline: with its title,
+// has loaded, is listed by observe tabs once paired, and answers execute_js
+// well inside the deadline: with its title,
 // or (headless Chromium leaves such a tab showing its URL without a
 // document) at once with an error that says to navigate or refresh it;
 // navigated, it reads its title.
@@ -94,6 +95,21 @@ func TestReachLaunchTab(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.pair()
+
+	// Pairing reports the tabs already open to the daemon.
+	var tabs gasoline.Result
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		tabs = e.call("observe", map[string]any{"what": "tabs"})
+		var v struct {
+			Total int `json:"total"`
+		}
+		if json.Unmarshal(tabs.Raw, &v) == nil && v.Total > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("observe tabs after pairing lists no tab after 10 s: %s", tabs)
+		}
+	}
 
 	r, took := e.timed(map[string]any{"action": "execute_js", "script": "document.title"})
 	if took > answeredWithin {
