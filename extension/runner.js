@@ -15,12 +15,14 @@ export const MAX_TIMEOUT_MS = 10 * 60 * 1000;
 /**
  * PROBE_LEAD_MS is how long before its deadline a command still running
  * has its tab probed (runCommand's probe): early enough that a probe
- * bounded to well under it reports before the daemon's own deadline timer.
+ * bounded to well under it reports before the daemon's own deadline timer,
+ * which started when the command left the daemon, before it arrived here
+ * (a busy machine delays both the delivery and the timers).
  */
-export const PROBE_LEAD_MS = 1500;
+export const PROBE_LEAD_MS = 2500;
 
 /** PROBE_MIN_DEADLINE_MS is the shortest deadline whose command is probed (a shorter one just times out). */
-export const PROBE_MIN_DEADLINE_MS = 3000;
+export const PROBE_MIN_DEADLINE_MS = 4000;
 
 /**
  * CommandError is a failure of the command itself (bad params, no such tab,
@@ -70,7 +72,7 @@ export function errorText(err) {
  *   probe()              optional; at PROBE_LEAD_MS before the deadline of a
  *                        command still running (deadlines of at least
  *                        PROBE_MIN_DEADLINE_MS), asks whether its tab still
- *                        answers. It must settle within PROBE_LEAD_MS - 500.
+ *                        answers. It must settle well within PROBE_LEAD_MS.
  *                        It resolves to null (the tab answers: the command
  *                        runs on to its deadline) or to {reason, error}, the
  *                        final status "error" to report at once (a frozen

@@ -17,7 +17,7 @@
 
 import { CommandError } from '../runner.js';
 
-/** PROBE_MS bounds the probe at a command's deadline (runner.js PROBE_LEAD_MS leaves room for it). */
+/** PROBE_MS bounds the probe before a command's deadline (runner.js PROBE_LEAD_MS leaves room for it and the post). */
 export const PROBE_MS = 900;
 
 /** RECHECK_MS bounds the probe of a tab already known frozen, before a command is refused. */
