@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -29,8 +30,9 @@ func (e *env) timed(args map[string]any) (gasoline.Result, time.Duration) {
 }
 
 // TestReachTabOpenedBefore: a tab opened while the extension was off (as
-// before an install) is known to observe page and gets execute_js and a
-// click answered well inside the deadline, once the extension is on.
+// before an install) is known to observe page, gets execute_js and a click
+// answered well inside the deadline, and is captured, once the extension
+// is on.
 func TestReachTabOpenedBefore(t *testing.T) {
 	e := ready(t)
 	if err := chromium.SetEnabled(e.ctx, e.cdp, false); err != nil {
@@ -71,6 +73,13 @@ func TestReachTabOpenedBefore(t *testing.T) {
 	if count != "1" {
 		t.Errorf("after one click the count is %q, want 1", count)
 	}
+	// The capture scripts came too: the click's console.log is captured.
+	e.observeUntil(map[string]any{"what": "logs"}, 10*time.Second, func(o observed) error {
+		if !strings.Contains(o.Raw, "reach clicked") {
+			return errors.New("the click's console.log is not captured yet")
+		}
+		return nil
+	})
 }
 
 // TestReachLaunchTab: the tab Chrome opens at launch, before the extension
