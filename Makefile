@@ -65,9 +65,26 @@ npm-deps: $(NPM_STAMP) ## Install test/npm's locked packages (MCP TypeScript SDK
 npm-test: build npm-deps ## Official MCP clients from npm (Inspector CLI, TypeScript SDK) against bin/, on the Node 22 of test/npm
 	cd $(NPM_DIR) && GASOLINE_TEST_BIN_DIR=$(CURDIR)/bin ./node_modules/.bin/node --test
 
-e2e: ## Browser end-to-end tests in headless Chromium with the real extension
+# E2E_MODES are the ways make e2e runs the browser suite, in order: headless
+# Chromium, then headed Chromium on an Xvfb display the tests start (as a
+# person sees it: window focus, tab groups, background tabs). E2E_MODES=headless
+# runs one; E2E_RUN=TestX runs some tests.
+E2E_MODES ?= headless headed
+E2E_RUN ?= .
+
+e2e: ## Browser end-to-end tests with the real extension: headless Chromium, then headed on Xvfb (E2E_MODES, E2E_RUN)
 	@if [ -f test/e2e/testdata/react/package-lock.json ]; then npm ci --prefix test/e2e/testdata/react --no-audit --no-fund --loglevel=error; fi
-	@if [ -f test/e2e/go.mod ]; then cd test/e2e && $(GO) test -count=1 -timeout 20m ./...; else echo "no browser e2e tests yet"; fi
+	@if [ ! -f test/e2e/go.mod ]; then echo "no browser e2e tests yet"; exit 0; fi; \
+	for mode in $(E2E_MODES); do \
+	  headed=0; [ "$$mode" = headed ] && headed=1; \
+	  if [ $$headed = 1 ] && ! command -v Xvfb >/dev/null 2>&1; then \
+	    if [ "$$GASOLINE_REQUIRE_BROWSER" = 1 ]; then echo "headed e2e needs Xvfb: apt-get install xvfb"; exit 1; fi; \
+	    echo "skipping the headed e2e run: no Xvfb (apt-get install xvfb)"; continue; \
+	  fi; \
+	  echo "=== e2e, $$mode Chromium"; start=$$(date +%s); \
+	  (cd test/e2e && GASOLINE_HEADED=$$headed $(GO) test -count=1 -timeout 30m -run '$(E2E_RUN)' ./...) || exit 1; \
+	  echo "=== e2e, $$mode Chromium: passed in $$(( $$(date +%s) - start )) s"; \
+	done
 
 FUZZ_TARGETS := \
 	./pkg/protocol:FuzzDecodeMessage \

@@ -21,7 +21,7 @@
 import { Backoff, sleep } from './backoff.js';
 import { flushAfter, noteTab, startCapture } from './capture/worker.js';
 import { runQuery, timeoutMessage } from './commands.js';
-import { watchDialogs } from './actions/dialog.js';
+import { nativeDialog, watchDialogs } from './actions/dialog.js';
 import { watchRequests } from './actions/busy.js';
 import { DaemonClient, DaemonError, DEFAULT_PORT, normaliseCode, SignatureError, validPort } from './daemon.js';
 import { startDrawRelay } from './overlay/worker.js';
@@ -29,6 +29,8 @@ import { Poller } from './poller.js';
 import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
 import { TabOwners } from './tabs/owners.js';
+import { HungTabs } from './tabs/hung.js';
+import { reachOpenTabs } from './tabs/reach.js';
 
 /** INSTANCE identifies this worker instance to the daemon (X-Gasoline-Instance). */
 const INSTANCE = crypto.randomUUID();
@@ -43,6 +45,10 @@ const status = new StatusStore(chrome.storage.local, INSTANCE);
 // its tab groups (tabs/owners.js). Every command runs through owners.run.
 const owners = new TabOwners({ onChange: noteTab });
 owners.listen();
+
+// Tabs whose page did not answer a probe (tabs/hung.js): commands to them
+// fail at once with tab_unresponsive until they answer again.
+const hung = new HungTabs({ dialogShown: nativeDialog });
 
 /** loadConfig reads the settings; each call is also the loop's keep-alive extension API call. */
 async function loadConfig() {
@@ -68,19 +74,24 @@ function dispatch(query) {
 
   const action = query.action ?? query.params?.action ?? '?';
   status.commandReceived(action, id);
+  let tabId; // the tab the command went to, once owners.run chose it
   runCommand({
     correlationId: id,
     timeoutMs: deadlineOf(query),
-    // What the tab did before the result is readable once it is (capture/worker.js flushAfter).
-    execute: (signal) => owners.run(query, signal, runQuery).then(
-      async (r) => (await flushAfter(query, r), r),
+    // What the tab did before the result is readable once it is
+    // (capture/worker.js flushAfter); a frozen tab has nothing to hand over.
+    execute: (signal) => owners.run(query, signal, hung.guard(runQuery, (t) => {
+      tabId = t;
+    })).then(
+      async (r) => (await flushAfter(query, r, tabId), r),
       async (err) => {
-        await flushAfter(query, null);
+        if (err?.reason !== 'tab_unresponsive') await flushAfter(query, null, tabId);
         throw err;
       }),
     report: postResult,
     onStatus: (s) => status.commandStatus(id, s),
     timeoutMessage: (ms) => timeoutMessage(action, ms),
+    probe: () => hung.verdict(tabId),
   });
 }
 
@@ -143,6 +154,19 @@ const poller = new Poller({ loadConfig, makeClient, dispatch, status });
 watchDialogs();
 watchRequests();
 
+// reaching chains the passes over the open tabs that bring the content
+// scripts into tabs opened before this extension started (tabs/reach.js).
+let reaching = Promise.resolve();
+
+/**
+ * reachTabs brings the content scripts into every open tab lacking them
+ * and reports those tabs to the daemon (all: every tab, as after an
+ * install or a browser start, when the daemon knows none of them).
+ */
+function reachTabs(all) {
+  reaching = reaching.then(() => reachOpenTabs({ noted: noteTab, all }));
+}
+
 /** start makes sure the alarm exists and the poll loop runs. Idempotent. */
 function start() {
   chrome.alarms.get(ALARM).then((alarm) => {
@@ -171,6 +195,7 @@ async function pair(rawCode) {
     await chrome.storage.local.set({ [KEYS.token]: res.token });
     status.update({ paired: true, token_rejected: false, daemon_reachable: true, last_error: null });
     poller.reconfigure();
+    reachTabs(true); // the daemon knows none of the open tabs yet
     return { ok: true, port: config.port, extension_id: res.extension_id ?? chrome.runtime.id };
   } catch (err) {
     if (err instanceof SignatureError) {
@@ -234,8 +259,17 @@ async function unpair() {
 chrome.storage.local.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' })
   .catch((err) => console.warn('gasoline: restricting chrome.storage.local to the extension:', err));
 
-chrome.runtime.onInstalled.addListener(start);
-chrome.runtime.onStartup.addListener(start);
+// Install, update, enable and browser start: tabs already open have none of
+// the content scripts (and the daemon knows none of them) until brought.
+chrome.runtime.onInstalled.addListener(() => {
+  start();
+  reachTabs(true);
+});
+chrome.runtime.onStartup.addListener(() => {
+  start();
+  reachTabs(true);
+});
+chrome.tabs.onRemoved.addListener((tabId) => hung.forget(tabId));
 chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name === ALARM) start();
 });
@@ -280,3 +314,6 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
 });
 
 start();
+// A worker start after the extension was turned off and on fires no
+// onInstalled: look for tabs without the scripts each time.
+reachTabs(false);

@@ -12,6 +12,8 @@ import { readPageResult } from './jsresult.js';
 import { pageRun, scriptSources, MAX_RESULT_CHARS } from './page.js';
 import { CommandError, deadlineOf } from './runner.js';
 import { evalRefused, runInUserScriptWorld } from './userscripts/execute.js';
+import { reachTab } from './tabs/reach.js';
+import { probeTab, PROBE_MS } from './tabs/hung.js';
 
 const LOAD_CHECK_MS = 1000; // safety-net re-check of a loading tab's status
 
@@ -115,6 +117,10 @@ async function executeJs(params, signal) {
   }
   const tab = await resolveTab(params.tab_id);
   const frame = await chrome.webNavigation.getFrame({ tabId: tab.id, frameId: 0 }).catch(() => null);
+  if (!frame && !(await probeTab(tab.id, PROBE_MS))) {
+    // No document, and a script would never start: fail now, not at the deadline.
+    throw new CommandError(noDocumentText(tab), { reason: 'tab_unresponsive' });
+  }
   const documentId = frame?.documentId;
   const target = documentId ? { tabId: tab.id, documentIds: [documentId] } : { tabId: tab.id, frameIds: [0] };
   const watch = watchDocument(tab.id, documentId, signal);
@@ -123,8 +129,15 @@ async function executeJs(params, signal) {
     const run = () => watch.race(inject(tab, target, { func: pageRun, args: [body, expr, MAX_RESULT_CHARS] }));
     let injected = await run();
     if (injected.result?.kind === 'no_pristine') {
-      // A document loaded before the extension started: pristine.js did not
-      // run at its start. Save its built-ins now, marked as the page's own.
+      // A document loaded before the extension started: no content script
+      // ran at its start. Bring them all (capture too, tabs/reach.js); their
+      // pristine built-ins are marked as the page's own.
+      await watch.race(reachTab(tab).catch(() => 0));
+      injected = await run();
+    }
+    if (injected.result?.kind === 'no_pristine') {
+      // Still none (a page reachTab skips, such as one still loading):
+      // save the built-ins now, marked as the page's own.
       await watch.race(inject(tab, target, { files: ['pristine.js'] }));
       await watch.race(inject(tab, target, { func: markPristineLate }));
       injected = await run();
@@ -241,6 +254,16 @@ async function documentURL(tabId, documentId) {
   return tab?.url || tab?.pendingUrl || '';
 }
 
+// noDocumentText explains a tab Chrome lists no document in that does not
+// run a probe script either: a tab opened while the browser was starting
+// can stay so (showing its URL, holding an empty page), and a script sent
+// to it would wait forever.
+function noDocumentText(tab) {
+  const url = tab.url || tab.pendingUrl || '';
+  return `tab ${tab.id}${url ? ` (${url})` : ''} has no page loaded that scripts can run in (Chrome lists no document in it; ` +
+    'a tab opened while the browser was starting can stay so). Navigate it to its page (interact({action:"navigate"})) or reload it with interact({action:"refresh"}), then retry.';
+}
+
 // injectionErrorText explains why Chrome refused to run a script in a tab.
 function injectionErrorText(err, tab) {
   const msg = err?.message || String(err);
@@ -272,7 +295,14 @@ async function navigate(params, signal) {
 async function newTab(params, signal, { onCreated } = {}) {
   const url = params.url === undefined || params.url === '' ? undefined : checkURL(params.url, 'new_tab');
   const active = params.active === undefined ? true : Boolean(params.active);
-  const created = await chrome.tabs.create({ url, active });
+  let created;
+  try {
+    created = await chrome.tabs.create({ url, active });
+  } catch (err) {
+    if (!/no current window/i.test(err?.message || '')) throw err;
+    // The last window was closed (the browser runs on, e.g. headless): open one.
+    created = (await chrome.windows.create({ url, focused: active })).tabs[0];
+  }
   if (onCreated) await onCreated(created);
   if (!url) return { tab_id: created.id, url: created.pendingUrl || created.url || '' };
   const loaded = await loadAndWait(created.id, async () => {}, signal);
@@ -296,6 +326,9 @@ async function closeTab(params) {
 
 async function refresh(params, signal) {
   const tab = await resolveTab(params.tab_id);
+  if (!tab.url && !tab.pendingUrl) {
+    throw new CommandError(`tab ${tab.id} has no URL to reload (no page ever loaded in it); navigate it to a URL instead`);
+  }
   const loaded = await loadAndWait(tab.id, () => chrome.tabs.reload(tab.id), signal, {
     settleMs: HISTORY_SETTLE_MS,
     nothing: `tab ${tab.id} did not start reloading within ${HISTORY_SETTLE_MS} ms; try again, or navigate to its url`,

@@ -13,13 +13,28 @@ export const DEFAULT_TIMEOUT_MS = 10000;
 export const MAX_TIMEOUT_MS = 10 * 60 * 1000;
 
 /**
+ * PROBE_LEAD_MS is how long before its deadline a command still running
+ * has its tab probed (runCommand's probe): early enough that a probe
+ * bounded to well under it reports before the daemon's own deadline timer,
+ * which started when the command left the daemon, before it arrived here
+ * (a busy machine delays both the delivery and the timers).
+ */
+export const PROBE_LEAD_MS = 2500;
+
+/** PROBE_MIN_DEADLINE_MS is the shortest deadline whose command is probed (a shorter one just times out). */
+export const PROBE_MIN_DEADLINE_MS = 4000;
+
+/**
  * CommandError is a failure of the command itself (bad params, no such tab,
  * the script threw): it becomes status "error" with its message.
  */
 export class CommandError extends Error {
   /**
    * reason, when set, is the failure reason the daemon records instead of
-   * "command_error": "navigated" (the page navigated away while it ran).
+   * "command_error": "navigated" (the page navigated away while it ran),
+   * "tab_unresponsive" (the tab's main thread did not answer a probe), or
+   * an element action's reason (actions/target.js REASONS). The daemon
+   * refuses any other, so a reason must be one pkg/tracker accepts.
    */
   constructor(message, { reason } = {}) {
     super(message);
@@ -54,6 +69,14 @@ export function errorText(err) {
  *                        are posted in order, one at a time.
  *   onStatus(status)     optional; observes "pending" and the final status.
  *   timeoutMessage(ms)   the "error" text of a timeout.
+ *   probe()              optional; at PROBE_LEAD_MS before the deadline of a
+ *                        command still running (deadlines of at least
+ *                        PROBE_MIN_DEADLINE_MS), asks whether its tab still
+ *                        answers. It must settle well within PROBE_LEAD_MS.
+ *                        It resolves to null (the tab answers: the command
+ *                        runs on to its deadline) or to {reason, error}, the
+ *                        final status "error" to report at once (a frozen
+ *                        tab: "tab_unresponsive").
  *
  * Within PENDING_AFTER_MS of the call nothing is posted; a command still
  * running then gets "pending". At timeoutMs after the call the status is
@@ -61,7 +84,7 @@ export function errorText(err) {
  * reported. The returned promise resolves when the final report is done; it
  * never rejects.
  */
-export function runCommand({ correlationId, timeoutMs, execute, report, onStatus = () => {}, timeoutMessage }) {
+export function runCommand({ correlationId, timeoutMs, execute, report, onStatus = () => {}, timeoutMessage, probe }) {
   const finished = new AbortController();
   let posting = Promise.resolve();
   const send = (body, opts) => {
@@ -79,6 +102,7 @@ export function runCommand({ correlationId, timeoutMs, execute, report, onStatus
     finished.abort(new Error('command finished'));
     clearTimeout(pendingTimer);
     clearTimeout(deadlineTimer);
+    clearTimeout(probeTimer);
     onStatus(body.status);
     send({ correlation_id: correlationId, ...body }).then(resolveDone);
   };
@@ -92,6 +116,13 @@ export function runCommand({ correlationId, timeoutMs, execute, report, onStatus
   const deadlineTimer = setTimeout(() => {
     finish({ status: 'timeout', error: timeoutMessage(timeoutMs) });
   }, timeoutMs);
+
+  const probeTimer = probe && timeoutMs >= PROBE_MIN_DEADLINE_MS ? setTimeout(() => {
+    if (finished.signal.aborted) return;
+    Promise.resolve().then(probe).then((verdict) => {
+      if (verdict) finish({ status: 'error', error: verdict.error, reason: verdict.reason });
+    }, () => {});
+  }, timeoutMs - PROBE_LEAD_MS) : undefined;
 
   Promise.resolve()
     .then(() => execute(finished.signal))

@@ -9,10 +9,11 @@
 import '../actions/core.js';
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../commands.js';
-import { targetOf, frameOfRef, prefixFor, failureText, pageBudget, modifiersOf, describeTarget } from './target.js';
+import { targetOf, frameOfRef, prefixFor, failureText, reasonOf, pageBudget, modifiersOf, describeTarget } from './target.js';
 import { nativeDialog, nativeDialogText } from './dialog.js';
 import { probeFrame, watchRequests } from '../capture/worker.js';
 import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
+import { reachTab } from '../tabs/reach.js';
 
 const core = globalThis.gasolineCore;
 
@@ -78,8 +79,9 @@ async function frameDoc(tab, frameId) {
 
 /**
  * send delivers msg to the runtime of documentId in tab, injecting the
- * runtime first when the document has none (it was open before the
- * extension was installed, or Chrome skipped it). It throws DocumentGone
+ * content scripts first when the document has none (it was open before the
+ * extension was installed, or Chrome skipped it): all of them (capture
+ * too, tabs/reach.js), else the runtime alone. It throws DocumentGone
  * when the document goes away before answering.
  */
 async function send(tab, documentId, msg) {
@@ -92,6 +94,11 @@ async function send(tab, documentId, msg) {
       if (GONE.test(text)) throw new DocumentGone(text);
       throw new CommandError(`the page in tab ${tab.id} did not answer: ${text}`);
     }
+  }
+  if (await reachTab(tab).catch(() => 0)) {
+    try {
+      return await post();
+    } catch { /* bring the runtime alone, below */ }
   }
   try {
     await chrome.scripting.executeScript({ target: { tabId: tab.id, documentIds: [documentId] }, files: RUNTIME_FILES });
@@ -139,13 +146,13 @@ async function call(tab, params, target, msg) {
     const known = await knownDoc(tab.id, frameId);
     if (known && known !== documentId) {
       throw new CommandError(`stale_ref: ${target.ref} is from a page that has since navigated or reloaded; ` +
-        'take a new snapshot with analyze({what:"dom"}) or query, and use its refs');
+        'take a new snapshot with analyze({what:"dom"}) or query, and use its refs', { reason: 'stale_ref' });
     }
   }
   const resp = await send(tab, documentId, { ...msg, target, prefix: prefixFor(frameId) });
   rememberDoc(tab.id, frameId, documentId);
   if (!resp || typeof resp !== 'object') throw new DocumentGone('no answer');
-  if (!resp.ok) throw new CommandError(failureText(resp));
+  if (!resp.ok) throw new CommandError(failureText(resp), { reason: reasonOf(resp) });
   delete resp.ok;
   return { resp, frameId };
 }
@@ -161,7 +168,7 @@ async function frameIdOf(tab, selector) {
   const top = await frameDoc(tab, 0);
   const nonce = crypto.randomUUID();
   const r = await send(tab, top, { op: 'frame', selector, nonce, prefix: 'e' });
-  if (!r?.ok) throw new CommandError(failureText(r));
+  if (!r?.ok) throw new CommandError(failureText(r), { reason: reasonOf(r) });
   const frames = (await chrome.webNavigation.getAllFrames({ tabId: tab.id })) || [];
   const kids = frames.filter((f) => f.parentFrameId === 0)
     .sort((a, b) => (b.url === r.src) - (a.url === r.src));
@@ -172,7 +179,7 @@ async function frameIdOf(tab, selector) {
     }
     await sleep(25);
   }
-  throw new CommandError(`not_found: the iframe ${JSON.stringify(selector)} has no document this extension can reach yet (still loading, or a page Chrome does not let extensions into); wait and retry`);
+  throw new CommandError(`not_found: the iframe ${JSON.stringify(selector)} has no document this extension can reach yet (still loading, or a page Chrome does not let extensions into); wait and retry`, { reason: 'not_found' });
 }
 
 /**

@@ -96,6 +96,16 @@ export function describeTarget(t) {
 }
 
 /**
+ * REASONS are the runtime's failure reasons the daemon records as the
+ * command's reason (pkg/tracker's element-action reasons); others (timeout,
+ * internal) stay "command_error".
+ */
+export const REASONS = new Set(['not_found', 'ambiguous', 'not_visible', 'disabled', 'covered', 'stale_ref', 'detached', 'not_editable', 'bad_target', 'bad_option']);
+
+/** reasonOf is the command's failure reason for a runtime failure answer, or undefined. */
+export const reasonOf = (resp) => (REASONS.has(resp?.reason) ? resp.reason : undefined);
+
+/**
  * failureText renders a runtime failure as the command's error text:
  * "reason: message", then the candidates of an ambiguous target, one a line.
  */

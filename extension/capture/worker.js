@@ -247,14 +247,14 @@ const NAVIGATING = new Set(['navigate', 'refresh', 'back', 'forward', 'new_tab']
  * frames and delivers to the daemon (flushTab); after a navigation it
  * first follows the requests the page has in flight (up to
  * SETTLE_LOAD_MS), so the new page's load-time requests are in. result is the
- * command's result (null after an error); its tab_id, else the query's,
- * names the tab. When the flush could not be completed, result.capture
- * says what is missing. Never rejects; nothing before startCapture.
+ * command's result (null after an error); its tab_id, else tabHint (the tab
+ * the command was sent to), else the query's, names the tab. When the flush
+ * could not be completed, result.capture says what is missing. Never rejects; nothing before startCapture.
  */
-export async function flushAfter(query, result) {
+export async function flushAfter(query, result, tabHint) {
   if (!started) return;
   const action = query?.action ?? query?.params?.action;
-  const id = Number.isInteger(result?.tab_id) ? result.tab_id : Number(query?.params?.tab_id);
+  const id = Number.isInteger(result?.tab_id) ? result.tab_id : Number(tabHint ?? query?.params?.tab_id);
   const tabId = Number.isInteger(id) ? id : -1;
   try {
     const r = await started.flushTab(tabId, { settleMs: NAVIGATING.has(action) && result ? SETTLE_LOAD_MS : 0 });

@@ -1,7 +1,7 @@
 // Unit tests of the command lifecycle (seed 000 timing) with mocked timers.
 import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import { runCommand, deadlineOf, errorText, CommandError, PENDING_AFTER_MS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../runner.js';
+import { runCommand, deadlineOf, errorText, CommandError, PENDING_AFTER_MS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, PROBE_LEAD_MS } from '../runner.js';
 
 // flush lets queued promise callbacks run between timer ticks.
 const flush = async () => {
@@ -9,7 +9,7 @@ const flush = async () => {
 };
 
 // harness runs one command whose execute() resolves or rejects when the test says.
-function harness({ timeoutMs = 10000 } = {}) {
+function harness({ timeoutMs = 10000, probe } = {}) {
   const posts = [];
   const statuses = [];
   let settle;
@@ -28,6 +28,7 @@ function harness({ timeoutMs = 10000 } = {}) {
     },
     onStatus: (s) => statuses.push(s),
     timeoutMessage: (ms) => `ran past ${ms} ms`,
+    probe,
   });
   return { posts, statuses, done, settle: () => settle, signal: () => signal };
 }
@@ -104,6 +105,59 @@ test('command lifecycle', async (t) => {
     await h.done;
     await flush();
     assert.deepEqual(h.posts, [{ correlation_id: 'exec_1', status: 'error', error: 'tab 7 navigated to http://x/', reason: 'navigated' }]);
+  });
+
+  await t.test('a frozen tab fails the command with the probe\'s reason before the deadline, once', async () => {
+    const probed = [];
+    const h = harness({ probe: async () => {
+      probed.push(1);
+      return { reason: 'tab_unresponsive', error: 'tab 7 does not answer' };
+    } });
+    await flush();
+    mock.timers.tick(10000 - PROBE_LEAD_MS - 1);
+    await flush();
+    assert.equal(probed.length, 0, 'not probed before the lead');
+    mock.timers.tick(1);
+    await flush();
+    assert.equal(probed.length, 1);
+    h.settle().resolve({ value: 'late' });
+    mock.timers.tick(PROBE_LEAD_MS);
+    await h.done;
+    await flush();
+    assert.deepEqual(h.posts.map((p) => p.status), ['pending', 'error']);
+    assert.deepEqual(h.posts[1], { correlation_id: 'exec_1', status: 'error', error: 'tab 7 does not answer', reason: 'tab_unresponsive' });
+    assert.ok(h.signal().aborted);
+  });
+
+  await t.test('a tab that answers the probe lets the command run to its deadline', async () => {
+    const h = harness({ probe: async () => null });
+    await flush();
+    mock.timers.tick(10000 - PROBE_LEAD_MS);
+    await flush();
+    assert.deepEqual(h.posts.map((p) => p.status), ['pending']);
+    mock.timers.tick(PROBE_LEAD_MS);
+    await h.done;
+    assert.deepEqual(h.posts.map((p) => p.status), ['pending', 'timeout']);
+  });
+
+  await t.test('a command that finishes first, or has a short deadline, is never probed', async () => {
+    let probed = 0;
+    const probe = async () => {
+      probed++;
+      return { reason: 'tab_unresponsive', error: 'x' };
+    };
+    const fast = harness({ probe });
+    await flush();
+    fast.settle().resolve({});
+    await fast.done;
+    mock.timers.tick(20000);
+    await flush();
+    const short = harness({ timeoutMs: 2000, probe });
+    await flush();
+    mock.timers.tick(2000);
+    await short.done;
+    assert.equal(probed, 0);
+    assert.deepEqual(short.posts.map((p) => p.status), ['pending', 'timeout']);
   });
 
   await t.test('a synchronous throw in execute is an error, not a crash', async () => {

@@ -122,7 +122,9 @@ type QueryResult struct {
 	Error         string          `json:"error,omitempty"`
 	// Reason is why a command failed, with status error, when the extension
 	// knows better than "command_error": "navigated" (its page navigated
-	// away while it ran).
+	// away while it ran), "tab_unresponsive" (its tab's main thread did not
+	// answer), or an element action's reason ("not_found", "stale_ref", ...;
+	// tracker.ReportReason lists them).
 	Reason string `json:"reason,omitempty"`
 }
 

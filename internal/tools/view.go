@@ -18,16 +18,39 @@ import (
 // command out, since the view says all there is about it.
 type aboutCommand interface{ command() string }
 
-// hints say what to do next about each failure reason.
+// hints say what to do next about each failure reason; hintFor picks one.
 var hints = map[string]string{
 	tracker.ReasonExtensionNoResponse:   "No browser extension answered. Check that the gasoline extension is installed, paired ('gasoline pair') and shows connected in its popup; configure({action:\"health\"}) shows extension presence. Then run the command again.",
-	tracker.ReasonExecutionTimeout:      "The command ran past its deadline. Make the script faster, or pass a larger timeout_ms (up to 600000), and run it again.",
+	tracker.ReasonExecutionTimeout:      "The command ran past its deadline. If it needs more time, pass a larger timeout_ms (up to 600000); for execute_js, make the script finish sooner (do not await what may never come). Then run it again.",
 	tracker.ReasonExtensionDisconnected: "The extension went away while running the command; it may or may not have run. Check the page state (e.g. with a read-only execute_js) before retrying.",
 	tracker.ReasonResultExpired:         "Finished results are kept for a limited time (the error says how long). Run the command again and read it sooner, e.g. with observe wait_ms.",
-	tracker.ReasonCommandError:          "The command failed in the page; read the error, fix the script or the page, and retry.",
+	tracker.ReasonCommandError:          "The command could not be done; the error says why and what to change. Fix the arguments (or the page state it names) and retry.",
 	tracker.ReasonNavigated:             "The page navigated away while the command ran, so its result is lost. Check where the tab is now and run the command again if it is still needed.",
 	tracker.ReasonCancelled:             "The command was cancelled by its client.",
 	tracker.ReasonWaitExpired:           "Nobody completed this wait in time; start it again if it is still needed.",
+	tracker.ReasonTabUnresponsive:       "The tab's page is frozen (its main thread does not answer, e.g. a script in an endless loop); commands to it fail at once until it answers. Recover it with interact({action:\"refresh\"}) or interact({action:\"close_tab\"}), then run the command again.",
+	tracker.ReasonNotFound:              "No element matched the target. Take a fresh snapshot with analyze({what:\"dom\"}) or query, and retry with a ref or selector from it (wait_for first if the element appears later).",
+	tracker.ReasonAmbiguous:             "More than one element matched (the error lists candidates). Retry with one candidate's ref, or a more specific selector, or role with name and exact:true.",
+	tracker.ReasonNotVisible:            "The element exists but is hidden or has no size. Make it visible first (open its menu, scroll_to it, or wait_for it with state:\"visible\"), then retry.",
+	tracker.ReasonDisabled:              "The element is disabled. Do what enables it first (fill the required fields, pick an option), or wait_for it to become enabled, then retry.",
+	tracker.ReasonCovered:               "Another element (a dialog, banner or overlay; the error names it) is on top of the target. Close or dismiss that element first, then retry.",
+	tracker.ReasonStaleRef:              "The ref is from an older snapshot or page. Take a new snapshot with analyze({what:\"dom\"}) or query and use its refs.",
+	tracker.ReasonDetached:              "The element left the page during the action (the page re-rendered). Take a new snapshot and retry with a fresh ref.",
+	tracker.ReasonNotEditable:           "The target takes no text. Point fill or type at an input, textarea or contenteditable element (query with role textbox finds them).",
+	tracker.ReasonBadTarget:             "The target is malformed (e.g. a CSS selector that does not parse). Fix it and retry.",
+	tracker.ReasonBadOption:             "The select has no such option; the error lists the ones it has. Retry with one of them.",
+}
+
+// scriptHint is the command_error hint of execute_js, where a script ran.
+const scriptHint = "The script threw or could not run in the page; read the error, fix the script, and retry."
+
+// hintFor is the hint of failed command c: its reason's, and for a
+// command_error of execute_js the script's.
+func hintFor(c tracker.Command) string {
+	if c.Reason == tracker.ReasonCommandError && c.Action == "execute_js" {
+		return scriptHint
+	}
+	return hints[c.Reason]
 }
 
 // phase says where a non-terminal command is.
@@ -118,7 +141,7 @@ func (t *Tools) commandView(c tracker.Command, now time.Time, verbose bool) *com
 		v.Error = c.Error
 		if c.Reason != "" {
 			v.Reason = c.Reason
-			v.Hint = hints[c.Reason]
+			v.Hint = hintFor(c)
 			if c.External && c.Reason == tracker.ReasonCancelled {
 				v.Hint = "The draw-mode session ended without annotations (the error says why). Ask the user, or start again with analyze({what:\"annotations\", wait:true})."
 			}
@@ -164,7 +187,7 @@ func listEntryOf(c tracker.Command, now time.Time) listEntry {
 	}
 	if c.Reason != "" {
 		v.Reason = c.Reason
-		v.Hint = ptr(hints[c.Reason])
+		v.Hint = ptr(hintFor(c))
 	}
 	v.Error = c.Error
 	return v

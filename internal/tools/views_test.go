@@ -46,7 +46,7 @@ func TestViews(t *testing.T) {
 		{"command_result finished at once, verbose", tl.commandView(cmds["immediate"], now, true),
 			`{"action":"execute_js","correlation_id":"exec_5","created_at":"2026-01-27T10:00:00Z","duration_ms":0,"finished_at":"2026-01-27T10:00:00Z","result":1,"status":"complete"}`},
 		{"command_result error", tl.commandView(cmds["error"], now, false),
-			`{"correlation_id":"exec_4","error":"Uncaught x","hint":"` + hints[tracker.ReasonCommandError] + `","reason":"command_error","status":"error"}`},
+			`{"correlation_id":"exec_4","error":"Uncaught x","hint":"` + scriptHint + `","reason":"command_error","status":"error"}`},
 		{"list entry complete", listEntryOf(cmds["complete"], now),
 			`{"action":"execute_js","correlation_id":"exec_2","created_at":"2026-01-27T10:00:00Z","duration_ms":1500,"finished_at":"2026-01-27T10:00:01.5Z","read":false,"result_chars":16,"status":"complete"}`},
 		{"list entry stored", listEntryOf(cmds["stored"], now),

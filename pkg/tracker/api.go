@@ -50,7 +50,35 @@ const (
 	// ReasonWaitExpired marks an External command that nothing completed
 	// within Options.ExternalTTL.
 	ReasonWaitExpired = "wait_expired"
+	// ReasonTabUnresponsive marks a command whose tab's main thread did not
+	// answer a trivial probe (a script in an endless loop, a frozen page);
+	// the extension reports it, and fails later commands to that tab with it
+	// until the tab answers again (a refresh, or close_tab).
+	ReasonTabUnresponsive = "tab_unresponsive"
 )
+
+// Reasons an element action fails with in the page; the extension reports
+// them. Each says what was wrong with the target.
+const (
+	ReasonNotFound    = "not_found"    // nothing matched the target within the wait
+	ReasonAmbiguous   = "ambiguous"    // more than one element matched
+	ReasonNotVisible  = "not_visible"  // it matched, but is hidden or has no size
+	ReasonDisabled    = "disabled"     // it is disabled
+	ReasonCovered     = "covered"      // another element is on top of it
+	ReasonStaleRef    = "stale_ref"    // the ref is from an older snapshot or document
+	ReasonDetached    = "detached"     // it left the document during the action
+	ReasonNotEditable = "not_editable" // fill or type on an element that takes no text
+	ReasonBadTarget   = "bad_target"   // the target is malformed (a selector that does not parse)
+	ReasonBadOption   = "bad_option"   // select named an option the element does not have
+)
+
+// extensionReasons are the failure reasons an extension may report with
+// status error, besides the default ReasonCommandError.
+var extensionReasons = map[string]bool{
+	ReasonNavigated: true, ReasonTabUnresponsive: true,
+	ReasonNotFound: true, ReasonAmbiguous: true, ReasonNotVisible: true, ReasonDisabled: true, ReasonCovered: true,
+	ReasonStaleRef: true, ReasonDetached: true, ReasonNotEditable: true, ReasonBadTarget: true, ReasonBadOption: true,
+}
 
 // Errors callers branch on.
 var (

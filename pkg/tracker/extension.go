@@ -136,15 +136,16 @@ func (t *Tracker) ReportWith(instanceID, id string, status State, result json.Ra
 }
 
 // ReportReason is ReportWith with the failure reason the extension gives
-// for status error: "" means ReasonCommandError, and ReasonNavigated is the
-// one other reason an extension may report. Any other reason, or a reason
-// with another status, fails with ErrBadStatus.
+// for status error: "" means ReasonCommandError; ReasonNavigated,
+// ReasonTabUnresponsive and the element-action reasons (ReasonNotFound and
+// the others of its block) are the ones an extension may report. Any other
+// reason, or a reason with another status, fails with ErrBadStatus.
 func (t *Tracker) ReportReason(instanceID, id string, status State, reason string, result json.RawMessage, attachment any, errMsg string) (Command, error) {
 	switch {
 	case reason == "":
 		reason = ReasonCommandError
-	case reason != ReasonNavigated:
-		return Command{}, fmt.Errorf("%w: reason %q (an extension may report reason %q, or none)", ErrBadStatus, reason, ReasonNavigated)
+	case !extensionReasons[reason]:
+		return Command{}, fmt.Errorf("%w: reason %q is not one an extension reports (navigated, tab_unresponsive, an element action's reason such as not_found, or none)", ErrBadStatus, reason)
 	case status != StateError:
 		return Command{}, fmt.Errorf("%w: reason %q goes with status error, not %q", ErrBadStatus, reason, status)
 	}

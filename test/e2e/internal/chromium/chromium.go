@@ -1,4 +1,5 @@
-// Package chromium starts a headless Chromium with the gasoline extension
+// Package chromium starts a headless Chromium (or a headed one on an Xvfb
+// display of its own, GASOLINE_HEADED=1) with the gasoline extension
 // loaded, finds its DevTools endpoint, and stops or kills it. It starts the
 // browser in a process group of its own and signals only that group.
 package chromium
@@ -50,6 +51,10 @@ type Options struct {
 	UserDataDir  string // the profile; reuse it to restart the same browser
 	ExtensionDir string // absolute path of extension/; "" starts the browser without it
 	URLs         []string
+	// LaunchURL is the page of the tab the browser opens at launch, before
+	// the extension has loaded (as a user's start page or restored tab);
+	// "" opens about:blank. URLs are opened afterwards, over DevTools.
+	LaunchURL string
 	// LogPath receives Chromium's stdout and stderr (appended); "" discards.
 	LogPath string
 	// Quiet leaves out --enable-logging=stderr, which writes every console
@@ -57,6 +62,10 @@ type Options struct {
 	Quiet bool
 	// Args are more command-line flags (e.g. --force-device-scale-factor=2).
 	Args []string
+	// Headed runs the browser with a window, on an Xvfb display that Start
+	// starts and the browser's exit stops; GASOLINE_HEADED=1 sets it for
+	// every start (Headed).
+	Headed bool
 }
 
 // Browser is one running Chromium.
@@ -66,8 +75,11 @@ type Browser struct {
 	Port         int
 	PID          int
 
+	// Display is the X display of a headed browser (":N"), "" when headless.
+	Display string
+
 	cmd    *exec.Cmd
-	exited chan struct{} // closed when the process has been waited for
+	exited chan struct{} // closed when the process has been waited for (and its Xvfb stopped)
 	once   sync.Once
 	log    *os.File
 }
@@ -83,8 +95,14 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 	if err := os.Remove(portFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("removing stale %s: %w", portFile, err)
 	}
+	var x *xvfb
+	if o.Headed || Headed() {
+		var err error
+		if x, err = startXvfb(); err != nil {
+			return nil, err
+		}
+	}
 	args := []string{
-		"--headless=new",
 		"--no-sandbox",
 		"--disable-gpu",
 		"--no-first-run",
@@ -101,6 +119,12 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 		"--remote-debugging-port=0",
 		"--remote-debugging-address=127.0.0.1",
 	}
+	if x == nil {
+		args = append(args, "--headless=new")
+	} else {
+		// A desktop-sized window; no window manager places it.
+		args = append(args, "--window-position=0,0", "--window-size=1280,960")
+	}
 	if !o.Quiet {
 		args = append(args, "--enable-logging=stderr") // page and worker console messages land in LogPath
 	}
@@ -111,14 +135,25 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 	}
 	args = append(args, o.Args...)
 	// The start pages are opened over DevTools once the extension is loaded
-	// (openURLs); the first tab starts blank.
-	args = append(args, "about:blank")
+	// (openURLs); the first tab starts blank unless LaunchURL says otherwise.
+	if o.LaunchURL != "" {
+		args = append(args, o.LaunchURL)
+	} else {
+		args = append(args, "about:blank")
+	}
 	cmd := exec.Command(o.Bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	b := &Browser{cmd: cmd, exited: make(chan struct{})}
+	if x != nil {
+		b.Display = x.display
+		cmd.Env = append(os.Environ(), "DISPLAY="+x.display)
+	}
 	if o.LogPath != "" {
 		f, err := os.OpenFile(o.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
+			if x != nil {
+				x.stop()
+			}
 			return nil, err
 		}
 		fmt.Fprintf(f, "=== %s %s\n", time.Now().Format(time.RFC3339Nano), strings.Join(cmd.Args, " "))
@@ -127,11 +162,19 @@ func Start(ctx context.Context, o Options) (*Browser, error) {
 	}
 	if err := cmd.Start(); err != nil {
 		b.closeLog()
+		if x != nil {
+			x.stop()
+		}
 		return nil, fmt.Errorf("starting %s: %w", o.Bin, err)
 	}
 	b.PID = cmd.Process.Pid
 	go func() {
 		cmd.Wait()
+		if x != nil {
+			// Helpers that outlived the browser lose their display too.
+			syscall.Kill(-b.PID, syscall.SIGKILL)
+			x.stop()
+		}
 		b.closeLog()
 		close(b.exited)
 	}()

@@ -1,0 +1,133 @@
+// Frozen tabs. A command that runs long is either a busy script (awaiting
+// a fetch, a timer: the page's main thread still answers) or a frozen tab
+// (a script in an endless loop: nothing runs in the page any more). A
+// trivial chrome.scripting.executeScript into the tab tells them apart: it
+// needs the page's main thread, so a frozen tab never answers it.
+//
+// HungTabs remembers the tabs that did not answer. A command to such a tab
+// fails at once with reason "tab_unresponsive" unless the tab answers a
+// new probe (the loop ended); refresh, navigate and close_tab still run,
+// since they are how the tab recovers. A frozen page cannot be reloaded in
+// place (its renderer never lets the new document in), so refresh and
+// navigate first probe the tab and, when it does not answer, discard it
+// (chrome.tabs.discard ends its renderer; the tab keeps its id and
+// reloads). A tab showing a native dialog (alert, confirm) is waiting for
+// the user, not frozen: the dialog path reports it. State is per worker
+// instance: a restarted worker learns again at the next deadline.
+
+import { CommandError } from '../runner.js';
+
+/** PROBE_MS bounds the probe before a command's deadline (runner.js PROBE_LEAD_MS leaves room for it and the post). */
+export const PROBE_MS = 900;
+
+/** RECHECK_MS bounds the probe of a tab already known frozen, before a command is refused. */
+export const RECHECK_MS = 500;
+
+/** RECOVERS are the actions that run on a frozen tab: they are how it recovers (or needs no page). */
+export const RECOVERS = new Set(['refresh', 'navigate', 'close_tab', 'new_tab', 'switch_tab']);
+
+/**
+ * probeTab resolves to true when tab tabId's top document runs a trivial
+ * script within ms, false when it does not. A refusal (a page Chrome does
+ * not let extensions script, a closed tab) is not a frozen page: true.
+ */
+export async function probeTab(tabId, ms, api = chrome) {
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const answered = api.scripting.executeScript({
+    target: { tabId, frameIds: [0] },
+    injectImmediately: true,
+    func: () => 1,
+  }).then(() => true, () => true);
+  try {
+    return await Promise.race([answered, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** unresponsiveText is the error of a command stopped or refused because tab tabId is frozen. */
+export function unresponsiveText(tabId, refused) {
+  return `tab ${tabId} does not answer: its page's main thread is blocked (a script in an endless loop, or a frozen page)` +
+    (refused ? ', so the command was not started' : ', so the command was stopped waiting for it') +
+    `; commands to this tab fail at once until it answers. Reload it with interact({action:"refresh", tab_id:${tabId}}) ` +
+    `or close it with interact({action:"close_tab", tab_id:${tabId}}).`;
+}
+
+/** UNFREEZE are the actions that discard a tab that does not answer before they run. */
+export const UNFREEZE = new Set(['refresh', 'navigate']);
+
+/** HungTabs tracks which tabs did not answer a probe. */
+export class HungTabs {
+  /**
+   * probe(tabId, ms) resolves to whether the tab answered (default
+   * probeTab); dialogShown(tabId) to a truthy value when a native dialog
+   * holds the tab (actions/dialog.js nativeDialog); discard(tabId) ends a
+   * frozen tab's renderer (chrome.tabs.discard).
+   */
+  constructor({ probe = probeTab, dialogShown = async () => null, discard = (tabId) => chrome.tabs.discard(tabId) } = {}) {
+    this.probe = probe;
+    this.dialogShown = dialogShown;
+    this.discard = discard;
+    this.frozen = new Set(); // tab ids that did not answer their last probe
+  }
+
+  /**
+   * answers probes tabId (bounded by ms), records the outcome and resolves
+   * to it. A tab a native dialog holds counts as answering.
+   */
+  async answers(tabId, ms = PROBE_MS) {
+    const ok = await this.probe(tabId, ms) || Boolean(await this.dialogShown(tabId).catch(() => null));
+    if (ok) this.frozen.delete(tabId);
+    else this.frozen.add(tabId);
+    return ok;
+  }
+
+  /** forget drops what is known about tabId (it was closed, reloaded or navigated). */
+  forget(tabId) {
+    this.frozen.delete(tabId);
+  }
+
+  /**
+   * guard wraps exec(query, signal, hooks), the executor tabs/owners.js
+   * calls with the query's tab_id filled in. A command to a tab known
+   * frozen that does not answer a new probe is refused at once
+   * (CommandError, reason "tab_unresponsive"), but for RECOVERS actions;
+   * refresh and navigate discard a tab that does not answer first (and go
+   * to the tab's new id if Chrome gives it one), and clear it once they
+   * complete. onTab(tabId) is told the tab each command
+   * goes to.
+   */
+  guard(exec, onTab = () => {}) {
+    return async (query, signal, hooks) => {
+      const params = query.params && typeof query.params === 'object' ? query.params : {};
+      const action = query.action ?? params.action;
+      const tabId = Number.isInteger(Number(params.tab_id)) && params.tab_id !== '' && params.tab_id !== null ? Number(params.tab_id) : undefined;
+      onTab(tabId);
+      if (tabId !== undefined && this.frozen.has(tabId) && !RECOVERS.has(action) && !(await this.answers(tabId, RECHECK_MS))) {
+        throw new CommandError(unresponsiveText(tabId, true), { reason: 'tab_unresponsive' });
+      }
+      if (tabId !== undefined && UNFREEZE.has(action) && !(await this.answers(tabId, RECHECK_MS))) {
+        const fresh = await Promise.resolve().then(() => this.discard(tabId)).catch(() => null);
+        this.forget(tabId);
+        // Chrome may give a discarded tab a new id: the command goes there.
+        if (Number.isInteger(fresh?.id) && fresh.id !== tabId) query = { ...query, params: { ...params, tab_id: fresh.id } };
+      }
+      const result = await exec(query, signal, hooks);
+      if (tabId !== undefined && (action === 'refresh' || action === 'navigate' || action === 'close_tab')) this.forget(tabId);
+      return result;
+    };
+  }
+
+  /**
+   * verdict probes tabId at a command's deadline (runner.js probe): null
+   * when it answers or is unknown, else the final {reason, error}.
+   */
+  async verdict(tabId) {
+    if (tabId === undefined) return null;
+    if (await this.answers(tabId)) return null;
+    return { reason: 'tab_unresponsive', error: unresponsiveText(tabId, false) };
+  }
+}

@@ -1,0 +1,121 @@
+// Unit tests of bringing the content scripts into tabs opened before the
+// extension started (tabs/reach.js) and of the frozen-tab state (tabs/hung.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { missing, injections, scriptable } from '../tabs/reach.js';
+import { HungTabs, RECOVERS } from '../tabs/hung.js';
+import { CommandError } from '../runner.js';
+
+const manifest = JSON.parse(readFileSync(new URL('../manifest.json', import.meta.url)));
+
+test('a document lacking the scripts gets every entry in manifest order, each world only what it lacks', () => {
+  const isolated = [
+    { frameId: 0, documentId: 'top', result: false },
+    { frameId: 3, documentId: 'sub', result: false },
+    { frameId: 5, documentId: 'has', result: true },
+  ];
+  const main = [
+    { frameId: 0, documentId: 'top', result: false },
+    { frameId: 3, documentId: 'sub', result: true }, // its MAIN world has them (e.g. after a reload)
+    { frameId: 5, documentId: 'has', result: true },
+  ];
+  const plan = injections(manifest.content_scripts, missing(isolated, main));
+  assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.documentIds.join('+'), p.late]), [
+    ['ISOLATED', 'capture/relay.js', 'top+sub', false],
+    ['MAIN', 'pristine.js+capture/main-world.js', 'top', true],
+    ['ISOLATED', 'actions/core.js+actions/runtime.js+actions/upload-page.js', 'top+sub', false],
+    ['MAIN', 'actions/dialogs.js', 'top', false],
+  ]);
+});
+
+test('a tab whose documents all have the scripts gets nothing', () => {
+  const all = [{ frameId: 0, documentId: 'd', result: true }];
+  assert.deepEqual(injections(manifest.content_scripts, missing(all, all)), []);
+  assert.deepEqual(injections(manifest.content_scripts, missing([], [])), []);
+});
+
+test('only web and file pages are scripted', () => {
+  for (const u of ['http://127.0.0.1/a', 'https://x.test/', 'file:///tmp/a.html']) assert.ok(scriptable(u), u);
+  for (const u of ['', 'chrome://extensions/', 'chrome-extension://abc/popup.html', 'about:blank', 'devtools://x']) assert.ok(!scriptable(u), u);
+});
+
+// hungHarness is a HungTabs whose probe answers as the test says.
+function hungHarness() {
+  const state = { answers: true, probes: [], discarded: [], dialog: null };
+  const hung = new HungTabs({
+    probe: async (tabId, ms) => {
+      state.probes.push([tabId, ms]);
+      return state.answers;
+    },
+    dialogShown: async () => state.dialog,
+    discard: async (tabId) => {
+      state.discarded.push(tabId);
+      state.answers = true; // a discarded tab reloads with a new renderer
+    },
+  });
+  return { hung, state };
+}
+
+test('a frozen tab: the deadline verdict, then commands refused at once until it answers', async () => {
+  const { hung, state } = hungHarness();
+  assert.equal(await hung.verdict(7), null, 'a tab that answers is no verdict');
+  state.answers = false;
+  const v = await hung.verdict(7);
+  assert.equal(v.reason, 'tab_unresponsive');
+  assert.match(v.error, /refresh/);
+  assert.match(v.error, /close_tab/);
+
+  let ran = 0;
+  const exec = hung.guard(async () => {
+    ran++;
+    return { ok: true };
+  });
+  await assert.rejects(exec({ action: 'execute_js', params: { tab_id: 7 } }), (err) => err instanceof CommandError && err.reason === 'tab_unresponsive');
+  await assert.rejects(exec({ action: 'click', params: { tab_id: 7 } }), (err) => err.reason === 'tab_unresponsive');
+  assert.equal(ran, 0, 'no command started on the frozen tab');
+  assert.deepEqual(await exec({ action: 'execute_js', params: { tab_id: 8 } }), { ok: true }, 'other tabs are not concerned');
+
+  state.answers = true; // the loop ended
+  assert.deepEqual(await exec({ action: 'execute_js', params: { tab_id: 7 } }), { ok: true });
+  assert.ok(!hung.frozen.has(7));
+});
+
+test('refresh discards a frozen tab before reloading it; close_tab just closes it', async () => {
+  const { hung, state } = hungHarness();
+  const exec = hung.guard(async (q) => ({ action: q.action }));
+  state.answers = false;
+  assert.ok(await hung.verdict(7));
+  assert.deepEqual(await exec({ action: 'refresh', params: { tab_id: 7 } }), { action: 'refresh' });
+  assert.deepEqual(state.discarded, [7]);
+  assert.ok(!hung.frozen.has(7), 'refresh clears the tab');
+
+  state.answers = false;
+  assert.ok(await hung.verdict(7));
+  assert.ok(RECOVERS.has('close_tab'));
+  assert.deepEqual(await exec({ action: 'close_tab', params: { tab_id: 7 } }), { action: 'close_tab' });
+  assert.deepEqual(state.discarded, [7], 'close_tab discards nothing');
+  assert.ok(!hung.frozen.has(7), 'close_tab clears the tab');
+
+  state.answers = true;
+  await exec({ action: 'navigate', params: { tab_id: 8 } });
+  assert.deepEqual(state.discarded, [7], 'a tab that answers is never discarded');
+  assert.equal(await hung.verdict(undefined), null, 'no tab, no verdict');
+});
+
+test('refresh goes to the new id Chrome may give a discarded tab', async () => {
+  const { hung, state } = hungHarness();
+  hung.discard = async () => ({ id: 9 });
+  state.answers = false;
+  const got = await hung.guard(async (q) => q.params.tab_id)({ action: 'refresh', params: { tab_id: 7 } });
+  assert.equal(got, 9);
+});
+
+test('a tab held by a native dialog is not frozen', async () => {
+  const { hung, state } = hungHarness();
+  state.answers = false;
+  state.dialog = { type: 'alert' };
+  assert.equal(await hung.verdict(7), null);
+  await hung.guard(async () => ({}))({ action: 'refresh', params: { tab_id: 7 } });
+  assert.deepEqual(state.discarded, []);
+});
