@@ -85,16 +85,19 @@ func (p *page) waitOverlay(present bool) {
 // page, out of the page's reach) has the focus, then inserts the text.
 func (p *page) typeNote(text string) {
 	p.e.t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if p.noteFocused() {
-			break
-		}
+	p.waitNoteFocused()
+	if err := p.s.InsertText(p.e.ctx, text); err != nil {
+		p.e.t.Fatal(err)
+	}
+}
+
+// waitNoteFocused waits until an empty note frame has the focus.
+func (p *page) waitNoteFocused() {
+	p.e.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !p.noteFocused(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			p.e.t.Fatal("no empty note frame has the focus 20 s after the box was drawn")
 		}
-	}
-	if err := p.s.InsertText(p.e.ctx, text); err != nil {
-		p.e.t.Fatal(err)
 	}
 }
 
@@ -552,11 +555,7 @@ func TestDrawModePageCannotSpeakForTheUser(t *testing.T) {
 		return true })()`, new(bool))
 	id := e.startDraw(p, tabID, nil)
 	p.drag(30, 190, 210, 270)
-	for deadline := time.Now().Add(20 * time.Second); !p.noteFocused(); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the note frame did not get the focus after the box was drawn")
-		}
-	}
+	p.waitNoteFocused()
 
 	var attack struct {
 		Exec    bool   `json:"exec"`
@@ -578,9 +577,9 @@ func TestDrawModePageCannotSpeakForTheUser(t *testing.T) {
 	})()`, &attack)
 	t.Logf("after the attack: execCommand returned %v, the page's active element is %q", attack.Exec, attack.Focused)
 
-	if err := p.s.InsertText(e.ctx, "real note "); err != nil {
-		t.Fatal(err)
-	}
+	// The overlay took the focus back at once; the browser moves it into
+	// the note frame a moment later, and the user types there.
+	p.typeNote("real note ")
 	p.press("a")
 	var heard []string
 	p.eval(`heard`, &heard)
