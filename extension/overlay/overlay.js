@@ -129,9 +129,13 @@
      * from the user while the overlay covers it, so keys never go to the page.
      */
     guardFocus(e) {
-      if (e.composedPath().includes(this.host)) return;
-      const last = this.items.at(-1);
-      if (last) last.frame.focus();
+      if (e.composedPath().includes(this.host)) {
+        const a = this.root.activeElement;
+        if (a?.localName === 'iframe') this.typing = a;
+        return;
+      }
+      const note = this.items.find((it) => it.frame === this.typing) ?? this.items.at(-1);
+      if (note) note.frame.focus();
     }
 
     el(tag, cls) {
