@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 )
 
 // A fence marks the members of a tool result that hold text from the web
@@ -43,32 +42,20 @@ var pageMembers = map[string]bool{
 }
 
 // wrap returns body, an encoded JSON object, with its page members fenced;
-// body itself when it has none or is not an object it can read.
+// body itself when it has none or is not an object it can read. It scans
+// the top level only, without decoding: it runs on every result.
 func (f fence) wrap(body []byte) []byte {
-	type member struct {
-		key []byte
-		val json.RawMessage
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	ms, ok := members(body)
+	if !ok {
 		return body
 	}
 	var own, page []member
-	for dec.More() {
-		t, err := dec.Token()
-		k, ok := t.(string)
-		if err != nil || !ok {
-			return body
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return body
-		}
-		key, _ := json.Marshal(k)
-		if pageMembers[k] || (k == "error" && len(v) > 0 && v[0] == '"') {
-			page = append(page, member{key, v})
+	for _, m := range ms {
+		k := string(m.key[1 : len(m.key)-1])
+		if pageMembers[k] || (k == "error" && m.val[0] == '"') {
+			page = append(page, m)
 		} else {
-			own = append(own, member{key, v})
+			own = append(own, m)
 		}
 	}
 	if len(page) == 0 {
@@ -89,11 +76,116 @@ func (f fence) wrap(body []byte) []byte {
 	}
 	add(quoted(f.open), []byte(`""`))
 	for _, m := range page {
-		v := bytes.ReplaceAll(m.val, f.open, nil)
-		add(m.key, bytes.ReplaceAll(v, f.close, nil))
+		v := m.val
+		if bytes.Contains(v, f.open[:len("⟦")]) || bytes.Contains(v, f.close[:len("⟦")]) {
+			v = bytes.ReplaceAll(bytes.ReplaceAll(v, f.open, nil), f.close, nil)
+		}
+		add(m.key, v)
 	}
 	add(quoted(f.close), []byte(`""`))
 	return append(out, '}')
+}
+
+// member is a top-level member of an encoded object: its key, quoted, and
+// its value, both as encoded.
+type member struct{ key, val []byte }
+
+// members splits body, an encoded JSON object, into its top-level members;
+// ok is false when body is not one.
+func members(body []byte) (ms []member, ok bool) {
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return nil, false
+	}
+	i = skipSpace(body, i+1)
+	if i < len(body) && body[i] == '}' {
+		return nil, true
+	}
+	for {
+		if i >= len(body) || body[i] != '"' {
+			return nil, false
+		}
+		kEnd := endString(body, i)
+		if kEnd < 0 {
+			return nil, false
+		}
+		key := body[i:kEnd]
+		i = skipSpace(body, kEnd)
+		if i >= len(body) || body[i] != ':' {
+			return nil, false
+		}
+		i = skipSpace(body, i+1)
+		vEnd := endValue(body, i)
+		if vEnd < 0 {
+			return nil, false
+		}
+		ms = append(ms, member{key, body[i:vEnd]})
+		i = skipSpace(body, vEnd)
+		if i < len(body) && body[i] == ',' {
+			i = skipSpace(body, i+1)
+			continue
+		}
+		return ms, i < len(body) && body[i] == '}'
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// endString returns the index after the string that starts at b[i] ('"'), or -1.
+func endString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// endValue returns the index after the value that starts at b[i], or -1.
+func endValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return endString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				e := endString(b, j)
+				if e < 0 {
+					return -1
+				}
+				j = e - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\n' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
 }
 
 func quoted(b []byte) []byte {
