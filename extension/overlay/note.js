@@ -12,8 +12,11 @@
 const key = location.hash.slice(1);
 const input = document.querySelector('input');
 // Focused only when the overlay gives this frame the focus (focusing the
-// input at load would take the focus from wherever the user is).
+// input at load would take the focus from wherever the user is), which it
+// may have done while this page was still loading: then no focus event
+// comes, and the input takes the focus the frame already has.
 addEventListener('focus', () => input.focus());
+if (document.hasFocus()) input.focus();
 
 addEventListener('keydown', (e) => {
   if (!e.isTrusted) return;
