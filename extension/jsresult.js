@@ -91,7 +91,7 @@ const STACK_LINES = 4;
 export function describeThrown(r) {
   if (!r.error) return `Uncaught non-Error value: ${oneLine(r.shown ?? '', 200)}`;
   const { name, message, stack } = r.error;
-  const lineOffset = r.compiled_as === 'body' ? 2 : 3; // lines the Function constructor and the wrapper add
+  const lineOffset = 3; // lines the Function constructor and the wrapper ("use strict", return) add
   const msg = String(message ?? '');
   // A page can throw an error as large as itself; the daemon keeps 4 KB.
   const head = `${name || 'Error'}: ${msg.length > 2000 ? `${msg.slice(0, 2000)}… (${msg.length - 2000} more characters cut)` : msg}`;

@@ -57,6 +57,7 @@ export function scriptSources(script) {
  * page's own scripts had run.
  */
 export function pageRun(body, expr, maxChars) {
+  'use strict'; // as is the script: a page's hook gets no function object of either (.caller, CallSite.getFunction, .arguments)
   const B = typeof __gasolinePristine === 'object' && __gasolinePristine !== null ? __gasolinePristine : null;
   if (!B) return { __proto__: null, ok: false, kind: 'no_pristine' };
   const apply = B.apply;
@@ -491,11 +492,11 @@ export function pageRun(body, expr, maxChars) {
   let fn;
   let compiledAs = 'expression';
   try {
-    fn = new B.AsyncFunction('$$gasolineHand', 'return $$gasolineHand((\n' + expr + '\n));');
+    fn = new B.AsyncFunction('$$gasolineHand', '"use strict"; return $$gasolineHand((\n' + expr + '\n));');
   } catch (e) {
     if (B.getPrototypeOf(e) !== B.syntaxErrorProto) return compileFailure(e);
     try {
-      fn = new B.AsyncFunction('$$gasolineHand', body);
+      fn = new B.AsyncFunction('$$gasolineHand', '"use strict";\n' + body);
       compiledAs = 'body';
     } catch (e2) {
       return compileFailure(e2);

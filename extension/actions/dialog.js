@@ -14,6 +14,9 @@
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../commands.js';
 
+/** RUNTIME_FILES are dom.js's (which imports this module): the DOM runtime, for documents older than the extension. */
+const RUNTIME_FILES = ['actions/core.js', 'actions/runtime.js', 'actions/upload-page.js'];
+
 /** PROBE_MS is how long a frame that is said to show a native dialog has to answer a ping before it counts as frozen. */
 export const PROBE_MS = 500;
 
@@ -144,10 +147,13 @@ export async function dialog(params, signal, ctx) {
   if (shown) throw new CommandError(nativeDialogText(tab.id, shown));
   let results = await armIn(tab, { tabId: tab.id, allFrames: true }, arm);
   // Documents open since before the extension was installed have no
-  // dialogs.js yet: add it, then arm them.
+  // runtime or dialogs.js yet: add them (the runtime first: it takes the
+  // channel dialogs.js offers), then arm them.
   const bare = results.filter((r) => !r.result).map((r) => r.frameId);
   if (bare.length) {
-    await chrome.scripting.executeScript({ target: { tabId: tab.id, frameIds: bare }, world: 'MAIN', files: ['actions/dialogs.js'], injectImmediately: true })
+    const target = { tabId: tab.id, frameIds: bare };
+    await chrome.scripting.executeScript({ target, files: RUNTIME_FILES, injectImmediately: true }).catch(() => {});
+    await chrome.scripting.executeScript({ target, world: 'MAIN', files: ['actions/dialogs.js'], injectImmediately: true })
       .catch(() => {});
     const again = await armIn(tab, { tabId: tab.id, frameIds: bare }, arm).catch(() => []);
     results = [...results.filter((r) => r.result), ...again];
@@ -175,23 +181,11 @@ async function armIn(tab, target, arm) {
 }
 
 /**
- * armPage runs in a document's ISOLATED world: it hands the answer to
- * dialogs.js (MAIN world) and returns its acknowledgement, {recent}, or
- * null when the document has no dialogs.js. Self-contained, as
- * chrome.scripting serialises it.
+ * armPage runs in a document's ISOLATED world: the runtime hands the
+ * answer to dialogs.js (MAIN world) through their private channel and
+ * returns its acknowledgement, {recent}, or null when the document has no
+ * runtime or no dialogs.js. Self-contained, as chrome.scripting serialises it.
  */
 export function armPage(arm) {
-  let ack = null;
-  const on = (e) => {
-    try {
-      ack = JSON.parse(e.detail);
-    } catch { /* not ours */ }
-  };
-  addEventListener('gasoline:armed', on, true);
-  try {
-    dispatchEvent(new CustomEvent('gasoline:arm', { detail: JSON.stringify(arm) }));
-  } finally {
-    removeEventListener('gasoline:armed', on, true);
-  }
-  return ack;
+  return globalThis.gasolineRuntime?.arm?.(arm) ?? null;
 }

@@ -2,10 +2,10 @@
 // every document from document_start (a declared content script). Without
 // the debugger permission an extension cannot answer a native dialog, and a
 // native dialog blocks the page (and the DOM runtime with it), so:
-//   - while an agent's action runs (the ISOLATED runtime says so with a
-//     "gasoline:acting" event), a dialog is answered without showing: as
+//   - while an agent's action runs (the ISOLATED runtime says so with an
+//     "acting" event), a dialog is answered without showing: as
 //     the action's dialog option says, else dismissed (an alert closed);
-//   - while an answer armed by the dialog action ("gasoline:arm") is live
+//   - while an answer armed by the dialog action ("arm") is live
 //     (its window_ms), the first confirm, prompt or beforeunload gets it
 //     (a prompt gets its text); alerts are closed and later confirms and
 //     prompts dismissed until the window ends, so none blocks the page;
@@ -19,21 +19,37 @@
 // told that a prompt may show (unsure: true); it checks whether the page
 // is frozen before it believes it.
 //
-// Every dialog is reported to the runtime with a "gasoline:dialog" event
-// (detail: JSON text), which the action's effects list; a native one is
-// reported with showing:true before it shows and showing:false once the
-// user answered, so the worker knows the tab is blocked. "gasoline:arm"
-// is acknowledged with "gasoline:armed" carrying the recent dialogs.
+// Every dialog is reported to the runtime with a "dialog" event (detail:
+// JSON text), which the action's effects list; a native one is reported
+// with showing:true before it shows and showing:false once the user
+// answered, so the worker knows the tab is blocked. "arm" is acknowledged
+// with "armed" carrying the recent dialogs.
 //
-// Events between worlds carry strings only. A page can see and send these
-// events too: what it can do with them is to answer its own dialogs, or to
-// make an action's effects list a dialog that did not open.
+// The page sees none of this. The events go through a private channel: a
+// detached element made here and handed, once, to the runtime (ISOLATED
+// world) as the relatedTarget of a FocusEvent "gasoline:channel" on window
+// at document_start, before any page script exists; the runtime takes the
+// first and cancels it (should the runtime start after this script, its
+// "gasoline:channel-hello" asks for it again). No page listener is on that
+// element, no name is left on window, and the handlers of "acting" and
+// "arm" call only built-ins saved here before the page ran, so a page that
+// hooks JSON, Number, Array or event methods learns nothing of them. The
+// wrappers are installed only once the runtime holds the channel. A
+// document older than the extension gets this script late (dialog.js); its
+// page's scripts could then hear the handover and take the channel.
 (() => {
-  if (window.__gasolineDialogs) return;
-  Object.defineProperty(window, '__gasolineDialogs', { value: true });
-  const native = { alert: window.alert, confirm: window.confirm, prompt: window.prompt };
+  const apply = Reflect.apply;
+  const hasOwn = Object.hasOwn;
+  const parse = JSON.parse;
+  const stringify = JSON.stringify;
+  const num = Number;
+  const CE = CustomEvent;
+  const detailOf = Object.getOwnPropertyDescriptor(CustomEvent.prototype, 'detail').get;
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  const listen = EventTarget.prototype.addEventListener;
   const now = Date.now.bind(Date);
-  const send = (type, d) => dispatchEvent(new CustomEvent(type, { detail: JSON.stringify(d) }));
+  const native = { alert: window.alert, confirm: window.confirm, prompt: window.prompt };
+  const node = document.createElement('span');
   const RECENT = 5;
   const RECENT_MS = 60000;
   const recent = []; // the last dialogs: {type, message, answered, at}
@@ -41,32 +57,39 @@
   let acting = null; // {dialog?, text?} while an agent's action runs
   let armed = null; // {accept, text, until, used} from the dialog action
 
+  const own = (o, k) => (hasOwn(o, k) ? o[k] : undefined);
+  const send = (type, json) => apply(dispatch, node, [new CE(type, { __proto__: null, detail: json })]);
+  const on = (type, fn) => apply(listen, node, [type, (e) => {
+    let d;
+    try {
+      d = parse(apply(detailOf, e, []));
+    } catch {
+      return;
+    }
+    if (d !== null && typeof d === 'object') fn(d);
+  }]);
   const report = (d) => {
     recent.push({ type: d.type, message: d.message, answered: d.answered, at: now() });
     if (recent.length > RECENT) recent.shift();
-    send('gasoline:dialog', d);
-  };
-  const parse = (e) => {
-    try {
-      return JSON.parse(e.detail);
-    } catch {
-      return null; // not ours
-    }
+    send('dialog', stringify(d));
   };
 
-  addEventListener('gasoline:acting', (e) => {
-    const d = parse(e);
-    if (d) acting = d.on ? { dialog: d.dialog, text: d.prompt_text } : null;
-  }, true);
+  on('acting', (d) => {
+    acting = own(d, 'on') ? { dialog: own(d, 'dialog'), text: own(d, 'prompt_text') } : null;
+  });
 
-  addEventListener('gasoline:arm', (e) => {
-    const d = parse(e);
-    if (!d) return;
-    const ms = Number(d.window_ms);
-    armed = ms > 0 ? { accept: d.dialog === 'accept', text: d.text, until: now() + ms, used: false } : null;
+  on('arm', (d) => {
+    const ms = num(own(d, 'window_ms'));
+    armed = ms > 0 ? { accept: own(d, 'dialog') === 'accept', text: own(d, 'text'), until: now() + ms, used: false } : null;
     const t = now();
-    send('gasoline:armed', { recent: recent.filter((r) => t - r.at < RECENT_MS).map((r) => ({ ...r, ago_ms: t - r.at })) });
-  }, true);
+    let list = '';
+    for (let i = 0; i < recent.length; i++) {
+      const r = recent[i];
+      if (t - r.at >= RECENT_MS) continue;
+      list += (list ? ',' : '') + stringify({ __proto__: null, type: r.type, message: r.message, answered: r.answered, ago_ms: t - r.at });
+    }
+    send('armed', '{"recent":[' + list + ']}');
+  });
 
   /** live is the armed answer while its window lasts. */
   const live = () => (armed && now() < armed.until ? armed : null);
@@ -92,38 +115,54 @@
     const text = String(message ?? '').slice(0, 500);
     const answer = answerOf(type);
     if (!answer) {
-      report({ type, message: text, answered: 'by the user', showing: true });
+      report({ __proto__: null, type, message: text, answered: 'by the user', showing: true });
       let got;
       try {
         got = native[type].call(window, message, fallback);
       } finally {
         const accepted = type === 'alert' || (type === 'confirm' ? got === true : got !== null && got !== undefined);
-        send('gasoline:dialog', { type, message: text, answered: accepted ? 'accepted by the user' : 'dismissed by the user', showing: false });
+        send('dialog', stringify({ __proto__: null, type, message: text, answered: accepted ? 'accepted by the user' : 'dismissed by the user', showing: false }));
         const last = recent[recent.length - 1];
         if (last?.answered === 'by the user') last.answered = accepted ? 'accepted by the user' : 'dismissed by the user';
       }
       return got;
     }
     const accept = type === 'alert' || answer.accept;
-    report({ type, message: text, answered: accept ? 'accepted' : 'dismissed' });
+    report({ __proto__: null, type, message: text, answered: accept ? 'accepted' : 'dismissed' });
     if (type === 'alert') return undefined;
     if (type === 'confirm') return accept;
     return accept ? String(answer.text ?? fallback ?? '') : null;
   };
-  window.alert = function alert(message) { return open('alert', message); };
-  window.confirm = function confirm(message) { return open('confirm', message); };
-  window.prompt = function prompt(message, fallback) { return open('prompt', message, fallback); };
 
-  // The window's first beforeunload listener (registered before any page
-  // script): an armed accept keeps the page's listeners from asking.
-  addEventListener('beforeunload', (e) => {
-    const a = live();
-    if (a && !a.used && a.accept) {
-      a.used = true;
-      e.stopImmediatePropagation();
-      report({ type: 'beforeunload', message: '', answered: 'accepted' });
-    } else if (navigator.userActivation?.hasBeenActive) {
-      send('gasoline:dialog', { type: 'beforeunload', message: '', showing: true, unsure: true });
-    }
-  }, true);
+  function install() {
+    window.alert = function alert(message) { return open('alert', message); };
+    window.confirm = function confirm(message) { return open('confirm', message); };
+    window.prompt = function prompt(message, fallback) { return open('prompt', message, fallback); };
+    // The window's first beforeunload listener (registered before any page
+    // script): an armed accept keeps the page's listeners from asking.
+    addEventListener('beforeunload', (e) => {
+      const a = live();
+      if (a && !a.used && a.accept) {
+        a.used = true;
+        e.stopImmediatePropagation();
+        report({ __proto__: null, type: 'beforeunload', message: '', answered: 'accepted' });
+      } else if (navigator.userActivation?.hasBeenActive) {
+        send('dialog', stringify({ __proto__: null, type: 'beforeunload', message: '', showing: true, unsure: true }));
+      }
+    }, true);
+  }
+
+  // The handover: taken (cancelled) by the runtime's listener, or given
+  // again when the runtime says hello.
+  const offer = () => !dispatchEvent(new FocusEvent('gasoline:channel', { relatedTarget: node, cancelable: true }));
+  if (offer()) {
+    install();
+  } else {
+    const hello = () => {
+      if (!offer()) return;
+      removeEventListener('gasoline:channel-hello', hello, true);
+      install();
+    };
+    addEventListener('gasoline:channel-hello', hello, true);
+  }
 })();

@@ -552,7 +552,7 @@
   // takes the tab and frame from the sender: while it shows, the page
   // cannot answer anything (actions/dialog.js).
   const dialogs = [];
-  addEventListener('gasoline:dialog', (e) => {
+  const onDialog = (e) => {
     let d;
     try {
       d = JSON.parse(e.detail);
@@ -566,10 +566,43 @@
     if (d.showing === false || d.unsure) return; // the answer to one already listed, or one that may not show
     dialogs.push(entry);
     if (dialogs.length > 50) dialogs.shift();
-  }, true);
+  };
+
+  // main is dialogs.js's end of a private channel between the worlds: a
+  // detached element it hands over on window at document_start, before any
+  // page script (dialogs.js says how), so no page listener hears what goes
+  // through it.
+  let main = null;
+  const takeMain = (e) => {
+    if (main || typeof e.relatedTarget?.addEventListener !== 'function') return;
+    main = e.relatedTarget;
+    e.preventDefault();
+    removeEventListener('gasoline:channel', takeMain, true);
+    main.addEventListener('dialog', onDialog);
+  };
+  addEventListener('gasoline:channel', takeMain, true);
+  dispatchEvent(new Event('gasoline:channel-hello')); // for a dialogs.js that ran first
 
   /** toMain tells dialogs.js (MAIN world) something, as JSON text (objects do not cross worlds). */
-  const toMain = (type, data) => dispatchEvent(new CustomEvent(type, { detail: JSON.stringify(data) }));
+  const toMain = (type, data) => main?.dispatchEvent(new CustomEvent(type, { detail: JSON.stringify(data) }));
+
+  /** arm hands the dialog action's answer to dialogs.js: its acknowledgement {recent}, or null without dialogs.js. */
+  const arm = (data) => {
+    if (!main) return null;
+    let ack = null;
+    const on = (e) => {
+      try {
+        ack = JSON.parse(e.detail);
+      } catch { /* not an acknowledgement */ }
+    };
+    main.addEventListener('armed', on);
+    try {
+      toMain('arm', data);
+    } finally {
+      main.removeEventListener('armed', on);
+    }
+    return ack;
+  };
 
   // --- actions -------------------------------------------------------------------
 
@@ -724,12 +757,12 @@
     }
     const named = el ? brief(el, msg.prefix) : null; // before acting: the action may remove it
     const mark = dialogs.length;
-    toMain('gasoline:acting', { on: true, dialog: o.dialog, prompt_text: o.prompt_text });
+    toMain('acting', { on: true, dialog: o.dialog, prompt_text: o.prompt_text });
     let result;
     try {
       result = await ACTS[msg.action](el, o);
     } finally {
-      toMain('gasoline:acting', { on: false });
+      toMain('acting', { on: false });
     }
     if (dialogs.length > mark) result.dialogs = dialogs.slice(mark);
     return named ? { target: named, ...result } : result;
@@ -931,8 +964,9 @@
   });
 
   // refFor is the draw-mode overlay's: the annotated element's ref (top
-  // frame); addAction, Failure and describe are the action modules'.
+  // frame); addAction, Failure and describe are the action modules'; arm
+  // is the dialog action's (actions/dialog.js armPage).
   globalThis.gasolineRuntime = {
-    handle, refFor: (el) => refFor(el, 'e'), addAction, Failure, describe: (el) => core.describe(el, view),
+    handle, refFor: (el) => refFor(el, 'e'), addAction, Failure, describe: (el) => core.describe(el, view), arm,
   };
 })();

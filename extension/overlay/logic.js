@@ -80,8 +80,11 @@
   }
 
   /**
-   * donePost is the body of POST /draw-mode/complete for the annotations
-   * [{note, rect, element?}], at most maxItems of them.
+   * donePost is the body the overlay sends for the annotations
+   * [{note_key, rect, element?}], at most maxItems of them. The overlay
+   * never holds the notes: each is typed in its own extension frame, and
+   * the worker replaces note_key with what the user typed there (noteText)
+   * before it posts /draw-mode/complete.
    */
   function donePost({ id, url, title, viewport, items, maxItems = MAX_ITEMS }) {
     return {
@@ -90,11 +93,16 @@
       title: clip(title, MAX_TEXT),
       viewport,
       annotations: items.slice(0, Math.min(maxItems, MAX_ITEMS)).map((a) => {
-        const out = { note: clip(squash(a.note), MAX_NOTE), rect: a.rect };
+        const out = { note_key: String(a.note_key), rect: a.rect };
         if (a.element) out.element = a.element;
         return out;
       }),
     };
+  }
+
+  /** noteText is a note as the agent receives it: one line, at most MAX_NOTE characters. */
+  function noteText(s) {
+    return clip(squash(s), MAX_NOTE);
   }
 
   /** cancelPost is the body of POST /draw-mode/complete that cancels session id. */
@@ -110,7 +118,7 @@
   }
 
   globalThis.gasolineOverlayLogic = Object.freeze({
-    rectFrom, toPage, center, clip, describeElement, donePost, cancelPost, instructionText,
+    rectFrom, toPage, center, clip, describeElement, donePost, noteText, cancelPost, instructionText,
     MIN_DRAG, MAX_NOTE, MAX_ITEMS, STYLES,
   });
 })();

@@ -4,9 +4,15 @@
 //
 // The overlay lives in a closed shadow root on a fixed, full-viewport host,
 // so the page's styles and scripts cannot reach it and its styles do not
-// leak. Its state lives here, in the page, not in a worker await: Done and
-// Esc send {gasoline: "draw", post} to the worker, which posts it to the
-// daemon and answers whether it was taken. On Done the overlay hides while
+// leak. It acts only on trusted input (isTrusted): a page's synthetic
+// events do nothing. Notes are not typed here: each annotation's note is
+// an extension frame (note.html, note.js), which the page can neither
+// script nor listen to, and the overlay never sees what is typed in it;
+// Ctrl+Enter and Esc pressed there reach the overlay through the worker
+// ({gasoline: "draw-key"}). Its state lives here, in the page, not in a
+// worker await: Done and Esc send {gasoline: "draw", post} to the worker,
+// which fills in the notes from their frames, posts it to the daemon and
+// answers whether it was taken. On Done the overlay hides while
 // the worker captures the tab for the annotations' crops. Rectangles are kept in page
 // coordinates and redrawn on scroll, so they stay on what they mark. When it
 // closes it removes its host and every listener it added.
@@ -30,7 +36,8 @@
     .box { position: fixed; border: 2px solid #e5534b; background: rgba(229,83,75,.12); z-index: 2; pointer-events: none; box-sizing: border-box; }
     .box.hover { border-color: #2f81f7; background: rgba(47,129,247,.12); }
     .box .n { position: absolute; left: -2px; top: -22px; background: #e5534b; color: #fff; font: 12px system-ui, sans-serif; padding: 2px 6px; border-radius: 4px; }
-    .note { position: fixed; z-index: 3; width: 220px; font: 13px system-ui, sans-serif; padding: 4px; border: 1px solid #e5534b; border-radius: 4px; background: #fff; color: #000; }
+    .note { position: fixed; z-index: 3; width: 220px; height: 26px; border: 0; padding: 0; background: transparent; color-scheme: normal; }
+    .note.spare { left: -10000px; top: 0; opacity: 0; pointer-events: none; }
     .toast { position: fixed; left: 50%; top: 45%; transform: translateX(-50%); z-index: 4; padding: 14px 20px; border-radius: 8px;
       background: #2da44e; color: #fff; font: 16px system-ui, sans-serif; }
     .toast.err { background: #cf222e; }
@@ -63,18 +70,72 @@
       if (p.mode === 'pick') this.layer.classList.add('pick');
       this.hover = this.el('div', 'box hover');
       this.hover.style.display = 'none';
-      root.querySelector('.undo').addEventListener('click', () => this.undo());
-      root.querySelector('.cancel').addEventListener('click', () => this.end({ cancel: 'the user pressed Cancel' }));
-      root.querySelector('.done').addEventListener('click', () => this.done());
+      const click = (cls, fn) => root.querySelector(cls).addEventListener('click', (e) => e.isTrusted && fn());
+      click('.undo', () => this.undo());
+      click('.cancel', () => this.end({ cancel: 'the user pressed Cancel' }));
+      click('.done', () => this.done());
       this.layer.addEventListener('mousedown', (e) => this.down(e));
       this.layer.addEventListener('mousemove', (e) => this.move(e));
       this.layer.addEventListener('mouseup', (e) => this.up(e));
       this.on(window, 'keydown', (e) => this.key(e), true);
+      this.on(window, 'focusin', (e) => this.guardFocus(e), true);
+      this.onMessage = (msg, sender) => this.message(msg, sender);
+      chrome.runtime.onMessage.addListener(this.onMessage);
+      this.listeners.push(() => chrome.runtime.onMessage.removeListener(this.onMessage));
       this.on(window, 'scroll', () => this.layout(), true);
       this.on(window, 'resize', () => this.layout());
       this.timer = setTimeout(() => this.end({}), LIFETIME_MS);
+      // Shown once the first note frame has loaded (or after 3 s), so
+      // that what the user types after drawing the first box goes into it.
+      this.host.style.setProperty('visibility', 'hidden', 'important');
       (document.body || document.documentElement).appendChild(this.host);
+      this.spare = this.noteFrame();
+      const show = () => { clearTimeout(this.showTimer); this.host.style.removeProperty('visibility'); };
+      this.showTimer = setTimeout(show, 3000);
+      this.spare.addEventListener('load', show, { once: true });
       this.update();
+    }
+
+    /**
+     * noteFrame makes the frame of the next note, off screen, so that it
+     * has loaded by the time the user has drawn a box: typing goes into it
+     * at once. Its key (the URL fragment) names it to the worker.
+     */
+    noteFrame() {
+      const key = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
+      const frame = document.createElement('iframe');
+      frame.className = 'note spare';
+      frame.setAttribute('tabindex', '-1');
+      frame.src = chrome.runtime.getURL('overlay/note.html') + '#' + key;
+      frame.dataset.key = key;
+      frame.addEventListener('load', () => {
+        if (this.items.at(-1)?.frame === frame) frame.focus();
+      }, { once: true });
+      this.root.appendChild(frame);
+      return frame;
+    }
+
+    /** message takes a trusted key the user pressed in a note frame, relayed by the worker. */
+    message(msg, sender) {
+      if (sender.id !== chrome.runtime.id || sender.tab || msg?.gasoline !== 'draw-key') return;
+      if (!this.items.some((it) => it.key === msg.key)) return;
+      if (msg.action === 'done') this.done();
+      else if (msg.action === 'cancel') this.end({ cancel: 'the user pressed Esc' });
+    }
+
+    /**
+     * guardFocus gives the focus back to the note the user was typing in
+     * when the page's script takes it: nothing of the page's can take focus
+     * from the user while the overlay covers it, so keys never go to the page.
+     */
+    guardFocus(e) {
+      if (e.composedPath().includes(this.host)) {
+        const a = this.root.activeElement;
+        if (a?.localName === 'iframe') this.typing = a;
+        return;
+      }
+      const note = this.items.find((it) => it.frame === this.typing) ?? this.items.at(-1);
+      if (note) note.frame.focus();
     }
 
     el(tag, cls) {
@@ -105,7 +166,7 @@
     full() { return this.items.length >= Math.min(this.p.max_items || L.MAX_ITEMS, L.MAX_ITEMS); }
 
     down(e) {
-      if (e.button !== 0 || this.full()) return;
+      if (!e.isTrusted || e.button !== 0 || this.full()) return;
       e.preventDefault();
       if (this.p.mode === 'pick') return;
       this.start = this.page(e);
@@ -113,6 +174,7 @@
     }
 
     move(e) {
+      if (!e.isTrusted) return;
       if (this.p.mode === 'pick') {
         const el = this.under(e.clientX, e.clientY);
         if (!el) { this.hover.style.display = 'none'; return; }
@@ -126,7 +188,7 @@
     }
 
     up(e) {
-      if (e.button !== 0) return;
+      if (!e.isTrusted || e.button !== 0) return;
       if (this.p.mode === 'pick') {
         if (this.full()) return;
         const el = this.under(e.clientX, e.clientY);
@@ -151,15 +213,15 @@
       const box = this.el('div', 'box');
       const n = this.el('span', 'n');
       box.appendChild(n);
-      const input = this.el('input', 'note');
-      input.type = 'text';
-      input.maxLength = L.MAX_NOTE;
-      input.placeholder = 'What is wrong here?';
-      const item = { rect, element, box, input, label: n };
+      const frame = this.spare;
+      frame.classList.remove('spare');
+      frame.removeAttribute('tabindex');
+      const item = { rect, element, box, frame, key: frame.dataset.key, label: n };
       this.items.push(item);
+      this.spare = this.noteFrame();
       this.layout();
       this.update();
-      input.focus();
+      frame.focus();
     }
 
     place(box, r) {
@@ -171,7 +233,7 @@
         this.place(it.box, it.rect);
         it.label.textContent = String(i + 1);
         const top = Math.min(it.rect.y - scrollY + it.rect.height + 4, innerHeight - 30);
-        Object.assign(it.input.style, { left: Math.max(0, Math.min(it.rect.x - scrollX, innerWidth - 230)) + 'px', top: Math.max(0, top) + 'px' });
+        Object.assign(it.frame.style, { left: Math.max(0, Math.min(it.rect.x - scrollX, innerWidth - 230)) + 'px', top: Math.max(0, top) + 'px' });
       });
       this.hover.style.display = 'none';
     }
@@ -185,14 +247,13 @@
       const it = this.items.pop();
       if (!it) return;
       it.box.remove();
-      it.input.remove();
+      it.frame.remove();
       this.layout();
       this.update();
     }
 
     key(e) {
-      if (!this.host.isConnected) return;
-      const inside = e.composedPath().includes(this.host);
+      if (!e.isTrusted || !this.host.isConnected) return;
       if (e.key === 'Escape') {
         e.preventDefault();
         e.stopImmediatePropagation();
@@ -205,13 +266,10 @@
         this.done();
         return;
       }
-      const typing = inside && this.root.activeElement?.localName === 'input';
-      if (!typing && (e.ctrlKey || e.metaKey) && e.key === 'z') {
+      if ((e.ctrlKey || e.metaKey) && e.key === 'z') {
         e.preventDefault();
         this.undo();
       }
-      // Keys typed into a note are the user's to us, not the page's shortcuts.
-      if (inside) e.stopImmediatePropagation();
     }
 
     async done() {
@@ -220,7 +278,7 @@
       const post = L.donePost({
         id: this.p.correlation_id, url: location.href, title: document.title,
         viewport: { width: innerWidth, height: innerHeight, scroll_x: scrollX, scroll_y: scrollY },
-        items: this.items.map((it) => ({ note: it.input.value, rect: it.rect, element: it.element })),
+        items: this.items.map((it) => ({ note_key: it.key, rect: it.rect, element: it.element })),
         maxItems: this.p.max_items,
       });
       // Out of the way of the screenshot the worker crops each annotation from.
@@ -255,6 +313,7 @@
       this.ended = true;
       if (cancel) send(L.cancelPost(this.p.correlation_id, cancel));
       clearTimeout(this.timer);
+      clearTimeout(this.showTimer);
       for (const off of this.listeners) off();
       this.host.remove();
       if (current === this) current = null;

@@ -5,10 +5,18 @@
 // the session when its tab closes or navigates away. Open sessions are kept
 // in chrome.storage.session (id → tab), so a worker that restarted while
 // the user was drawing still posts the result.
+//
+// The notes never pass through the page: each is typed in an extension
+// frame (note.js) that keeps it. At Done the worker asks each frame named
+// in the post for its note (readNotes), and relays the Ctrl+Enter and Esc
+// pressed in a frame to the overlay of the frame's tab.
 
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../commands.js';
 import { addCrops } from './crop.js';
+import './logic.js';
+
+const L = globalThis.gasolineOverlayLogic;
 
 /** OVERLAY_FILES are injected, in order, into the tab's top document. */
 export const OVERLAY_FILES = ['actions/core.js', 'actions/runtime.js', 'overlay/logic.js', 'overlay/overlay.js'];
@@ -66,6 +74,12 @@ export function startDrawRelay({ post }) {
     await setOpen(body.correlation_id, undefined);
     await post(body);
   };
+  chrome.runtime.onMessage.addListener((msg, sender) => {
+    if (msg?.gasoline !== 'draw-key' || !isNoteFrame(sender)) return false;
+    chrome.tabs.sendMessage(sender.tab.id, { gasoline: 'draw-key', key: String(msg.key), action: String(msg.action) }, { frameId: 0 })
+      .catch(() => {});
+    return false;
+  });
   chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     // Only our own content scripts (the overlay, ISOLATED world) can send
     // runtime messages with our id from a tab.
@@ -78,6 +92,7 @@ export function startDrawRelay({ post }) {
       }
       try {
         // The overlay hid itself before sending Done: the capture shows the page as the user marked it.
+        if (!body.cancelled) await readNotes(body);
         if (!body.cancelled) await addCrops(body, sender.tab);
         await finish(body);
         sendResponse({ ok: true });
@@ -97,4 +112,28 @@ export function startDrawRelay({ post }) {
   chrome.webNavigation.onCommitted.addListener((d) => {
     if (d.frameId === 0) cancelTab(d.tabId, 'the page navigated away');
   });
+}
+
+/** isNoteFrame reports whether sender is a note frame (note.html) inside a tab. */
+function isNoteFrame(sender) {
+  if (sender.id !== chrome.runtime.id || !sender.tab || !sender.url) return false;
+  const u = new URL(sender.url);
+  return u.protocol === 'chrome-extension:' && u.pathname === '/overlay/note.html';
+}
+
+/**
+ * readNotes replaces each annotation's note_key with the note typed in the
+ * frame of that key (an empty note when no frame answers within 2 s). A
+ * note the post itself carries is dropped: only the frames speak for the user.
+ */
+export async function readNotes(body) {
+  await Promise.all((body.annotations || []).map(async (a) => {
+    const key = String(a.note_key ?? '');
+    delete a.note_key;
+    a.note = '';
+    if (!key) return;
+    const timeout = new Promise((resolve) => setTimeout(resolve, 2000));
+    const got = await Promise.race([chrome.runtime.sendMessage({ gasoline: 'draw-note-read', key }).catch(() => undefined), timeout]);
+    a.note = L.noteText(got?.note);
+  }));
 }

@@ -9,12 +9,21 @@ import vm from 'node:vm';
 
 const SRC = fs.readFileSync(new URL('../actions/dialogs.js', import.meta.url), 'utf8');
 
+class FocusEvent extends Event {
+  constructor(type, init = {}) {
+    super(type, init);
+    this.relatedTarget = init.relatedTarget ?? null;
+  }
+}
+
 /**
- * page loads dialogs.js into a fresh context. native answers what the user
- * would (confirm: true, prompt: "typed"); reports collects the
- * gasoline:dialog details; clock.t is Date.now().
+ * page loads dialogs.js into a fresh context, taking the channel it hands
+ * over as the runtime does. native answers what the user would (confirm:
+ * true, prompt: "typed"); reports collects the "dialog" details; clock.t
+ * is Date.now(); heard lists every event the page's window saw after the
+ * handover (a page listener there).
  */
-function page({ active = false } = {}) {
+function page({ active = false, runtimeFirst = true } = {}) {
   const target = new EventTarget();
   const nativeCalls = [];
   const clock = { t: 1000 };
@@ -22,7 +31,8 @@ function page({ active = false } = {}) {
     addEventListener: target.addEventListener.bind(target),
     removeEventListener: target.removeEventListener.bind(target),
     dispatchEvent: target.dispatchEvent.bind(target),
-    CustomEvent, Event, JSON, String, Number, Object,
+    CustomEvent, Event, FocusEvent, EventTarget,
+    document: { createElement: () => new EventTarget() },
     Date: { now: () => clock.t },
     navigator: { userActivation: { hasBeenActive: active } },
     alert: (m) => { nativeCalls.push(['alert', m]); },
@@ -30,17 +40,32 @@ function page({ active = false } = {}) {
     prompt: (m, d) => { nativeCalls.push(['prompt', m, d]); return 'typed'; },
   };
   win.window = win;
+  let main = null;
+  const take = (e) => {
+    main = e.relatedTarget;
+    e.preventDefault();
+    target.removeEventListener('gasoline:channel', take);
+  };
+  if (runtimeFirst) target.addEventListener('gasoline:channel', take);
   const ctx = vm.createContext(win);
   vm.runInContext(SRC, ctx, { filename: 'dialogs.js' });
+  if (!runtimeFirst) {
+    target.addEventListener('gasoline:channel', take);
+    target.dispatchEvent(new Event('gasoline:channel-hello'));
+  }
+  const heard = [];
+  for (const type of ['acting', 'arm', 'armed', 'dialog', 'gasoline:channel', 'gasoline:channel-hello']) {
+    target.addEventListener(type, (e) => heard.push(type));
+  }
   const reports = [];
-  target.addEventListener('gasoline:dialog', (e) => reports.push(JSON.parse(e.detail)));
-  const send = (type, d) => target.dispatchEvent(new CustomEvent(type, { detail: JSON.stringify(d) }));
+  main.addEventListener('dialog', (e) => reports.push(JSON.parse(e.detail)));
+  const send = (type, d) => main.dispatchEvent(new CustomEvent(type, { detail: JSON.stringify(d) }));
   const arm = (d) => {
     let ack = null;
     const on = (e) => { ack = JSON.parse(e.detail); };
-    target.addEventListener('gasoline:armed', on);
-    send('gasoline:arm', d);
-    target.removeEventListener('gasoline:armed', on);
+    main.addEventListener('armed', on);
+    send('arm', d);
+    main.removeEventListener('armed', on);
     return ack;
   };
   const unload = () => {
@@ -50,7 +75,7 @@ function page({ active = false } = {}) {
     target.dispatchEvent(e);
     return { pageRan, asked: e.defaultPrevented };
   };
-  return { win, nativeCalls, clock, reports, send, arm, unload };
+  return { win, nativeCalls, clock, reports, send, arm, unload, heard, ctx };
 }
 
 test('without an action or an arm, dialogs are the user\'s: native, reported showing then answered', () => {
@@ -66,12 +91,12 @@ test('without an action or an arm, dialogs are the user\'s: native, reported sho
 
 test('while an action runs: its answer, else dismissed, never native', () => {
   const p = page();
-  p.send('gasoline:acting', { on: true });
+  p.send('acting', { on: true });
   assert.equal(p.win.confirm('A?'), false);
   assert.equal(p.win.alert('hi'), undefined);
-  p.send('gasoline:acting', { on: true, dialog: 'accept', prompt_text: 'Ada' });
+  p.send('acting', { on: true, dialog: 'accept', prompt_text: 'Ada' });
   assert.equal(p.win.prompt('Name?', 'x'), 'Ada');
-  p.send('gasoline:acting', { on: false });
+  p.send('acting', { on: false });
   assert.deepEqual(p.nativeCalls, []);
   assert.deepEqual(p.reports.map((r) => r.answered), ['dismissed', 'accepted', 'accepted']);
 });
@@ -96,11 +121,11 @@ test('an arm answers the next confirm or prompt; alerts close; later ones are di
 test('an action\'s own dialog option wins over the arm, which stays for the next', () => {
   const p = page();
   p.arm({ dialog: 'accept', window_ms: 5000 });
-  p.send('gasoline:acting', { on: true, dialog: 'dismiss' });
+  p.send('acting', { on: true, dialog: 'dismiss' });
   assert.equal(p.win.confirm('By the action'), false);
-  p.send('gasoline:acting', { on: true });
+  p.send('acting', { on: true });
   assert.equal(p.win.confirm('By the arm'), true, 'an action without dialog lets the arm answer');
-  p.send('gasoline:acting', { on: false });
+  p.send('acting', { on: false });
 });
 
 test('an armed accept keeps the page\'s beforeunload listeners from asking, once', () => {
@@ -120,4 +145,35 @@ test('beforeunload unarmed: the worker hears of it only when the user has used t
   const dismissed = page({ active: true });
   dismissed.arm({ dialog: 'dismiss', window_ms: 5000 });
   assert.deepEqual(dismissed.unload(), { pageRan: true, asked: true }, 'a dismiss does not touch beforeunload');
+});
+
+test("the page's window hears nothing and holds no name of ours, whichever world starts first", () => {
+  for (const runtimeFirst of [true, false]) {
+    const p = page({ runtimeFirst });
+    p.send('acting', { on: true, dialog: 'accept', prompt_text: 'secret' });
+    assert.equal(p.win.prompt('Name?'), 'secret');
+    p.send('acting', { on: false });
+    p.arm({ dialog: 'accept', text: 'armed secret', window_ms: 5000 });
+    assert.equal(p.win.confirm('ok?'), true);
+    assert.deepEqual(p.heard, []);
+    const names = vm.runInContext('Object.getOwnPropertyNames(globalThis).filter((n) => /gasoline/i.test(n))', p.ctx);
+    assert.deepEqual([...names], []);
+  }
+});
+
+test('a page that hooks JSON, Number and Array learns nothing when an agent acts or arms', () => {
+  const p = page();
+  vm.runInContext(`
+    globalThis.spied = [];
+    for (const [o, k] of [[JSON, 'parse'], [JSON, 'stringify'], [globalThis, 'Number'], [Array.prototype, 'push'], [Array.prototype, 'filter'], [Array.prototype, 'map']]) {
+      const f = o[k];
+      o[k] = function (...a) { spied[spied.length] = k; return Reflect.apply(f, this, a); };
+    }
+    Object.defineProperty(Object.prototype, 'prompt_text', { get() { spied[spied.length] = 'prompt_text'; return undefined; }, configurable: true });
+    Object.defineProperty(Object.prototype, 'bubbles', { get() { spied[spied.length] = 'bubbles'; return false; }, configurable: true });
+  `, p.ctx);
+  p.send('acting', { on: true });
+  p.send('acting', { on: false });
+  assert.deepEqual(p.arm({ dialog: 'dismiss', window_ms: 1000 }), { recent: [] });
+  assert.deepEqual([...vm.runInContext('spied', p.ctx)], []);
 });

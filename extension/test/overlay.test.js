@@ -37,16 +37,16 @@ test('describeElement names the element for the agent, with a ref and a few styl
     { tag: 'button', text: 'x'.repeat(199) + '…' });
 });
 
-test('donePost caps notes and items; cancelPost says why', () => {
-  const items = Array.from({ length: 30 }, (_, i) => ({ note: ` note\n${i} `, rect: { x: i, y: 0, width: 5, height: 5 } }));
-  items[0].note = 'n'.repeat(900);
+test('donePost carries note keys, not notes, and caps items; noteText caps notes; cancelPost says why', () => {
+  const items = Array.from({ length: 30 }, (_, i) => ({ note_key: `k${i}`, note: 'from the page', rect: { x: i, y: 0, width: 5, height: 5 } }));
   const p = L.donePost({ id: 'ann_1', url: 'http://x/', title: 't', viewport: { width: 800, height: 600 }, items, maxItems: 25 });
   assert.equal(p.correlation_id, 'ann_1');
   assert.equal(p.annotations.length, 20);
-  assert.equal(p.annotations[0].note.length, L.MAX_NOTE);
-  assert.equal(p.annotations[1].note, 'note 1');
-  assert.equal('element' in p.annotations[1], false);
+  assert.deepEqual(p.annotations[1], { note_key: 'k1', rect: { x: 1, y: 0, width: 5, height: 5 } });
   assert.equal(L.donePost({ id: 'ann_1', url: '', title: '', viewport: {}, items, maxItems: 2 }).annotations.length, 2);
+  assert.equal(L.noteText('n'.repeat(900)).length, L.MAX_NOTE);
+  assert.equal(L.noteText(' note\n1 '), 'note 1');
+  assert.equal(L.noteText(undefined), '');
   assert.deepEqual(L.cancelPost('ann_1', 'the user pressed Esc'), { correlation_id: 'ann_1', cancelled: true, reason: 'the user pressed Esc' });
 });
 

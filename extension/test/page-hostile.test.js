@@ -138,3 +138,48 @@ test('a page cannot replace the saved built-ins', () => {
   assert.equal(vm.runInContext('__gasolinePristine.keys === Object.keys', ctx), true);
   assert.equal(vm.runInContext('Object.isFrozen(__gasolinePristine)', ctx), true);
 });
+
+// A page that hooks a DOM method and Error.prepareStackTrace to reach the
+// function objects on the stack (.caller, .arguments, CallSite.getFunction)
+// and read their source: the scripts and pageRun are strict code, so it
+// gets none of them.
+test('a page hook reaches no function of the script or of pageRun', async (t) => {
+  const ctx = vm.createContext({});
+  vm.runInContext(PRISTINE, ctx);
+  vm.runInContext(`
+    globalThis.stolen = [];
+    const grab = (f) => { if (typeof f === 'function') stolen.push(Function.prototype.toString.call(f)); };
+    globalThis.probe = function probe() {
+      for (let f = probe.caller, i = 0; f && i < 10; f = f.caller, i++) { grab(f); try { stolen.push(String([...f.arguments])); } catch {} }
+      return 'probed';
+    };
+    Error.prepareStackTrace = (err, sites) => {
+      for (const s of sites) { grab(s.getFunction()); grab(s.getThis()); }
+      return 'stack';
+    };
+  `, ctx);
+  const inject = vm.runInContext(`(${pageRun.toString()})`, ctx);
+  const holder = vm.runInContext('__gasolinePristine', ctx);
+  const run = (script) => {
+    const { body, expr } = scriptSources(script);
+    const answer = inject(body, expr, MAX_RESULT_CHARS);
+    return new Promise((resolve) => {
+      const out = (r) => resolve(structuredClone(r));
+      if (Object.getPrototypeOf(answer) === null) out(answer);
+      else Reflect.apply(holder.then, answer, [out, out]);
+    });
+  };
+  for (const script of [
+    '[probe(), new Error("x").stack, "SECRET-1"]',
+    'const s = "SECRET-2"; probe(); void new Error("y").stack; return s',
+    'function helper() { return probe() } helper(); throw new Error("SECRET-3")',
+    'await null; probe(); new Error().stack; "SECRET-4"',
+  ]) {
+    await t.test(script, async () => {
+      const r = await run(script);
+      assert.ok(r.ok || r.kind === 'thrown', `${r.kind}: ${r.message ?? ''}`);
+    });
+  }
+  const stolen = vm.runInContext('stolen.join("|")', ctx);
+  assert.doesNotMatch(stolen, /SECRET|gasoline|pageRun/, `the page received: ${stolen}`);
+});

@@ -167,6 +167,10 @@ type Store struct {
 	maxBytes int
 	size     int
 	entries  []entry
+	// readEarly holds sessions read before they were added: the daemon
+	// completes a session (which wakes its waiters) before it adds it here,
+	// so the agent's read can come first. At most max ids.
+	readEarly []string
 }
 
 type entry struct {
@@ -193,7 +197,15 @@ func (st *Store) Add(client string, s Session) json.RawMessage {
 	b, _ := json.Marshal(s)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.entries = append(st.entries, entry{client: client, s: s, bytes: len(b)})
+	read := false
+	for i, id := range st.readEarly {
+		if id == s.CorrelationID {
+			read = true
+			st.readEarly = append(st.readEarly[:i], st.readEarly[i+1:]...)
+			break
+		}
+	}
+	st.entries = append(st.entries, entry{client: client, s: s, bytes: len(b), read: read})
 	st.size += len(b)
 	for len(st.entries) > 1 && (len(st.entries) > st.max || st.size > st.maxBytes) {
 		st.size -= st.entries[0].bytes
@@ -202,14 +214,20 @@ func (st *Store) Add(client string, s Session) json.RawMessage {
 	return b
 }
 
-// MarkRead records that the session id was read by its agent.
+// MarkRead records that the session id was read by its agent, also when
+// it has not been added yet.
 func (st *Store) MarkRead(id string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for i := range st.entries {
 		if st.entries[i].s.CorrelationID == id {
 			st.entries[i].read = true
+			return
 		}
+	}
+	st.readEarly = append(st.readEarly, id)
+	if len(st.readEarly) > st.max {
+		st.readEarly = st.readEarly[1:]
 	}
 }
 

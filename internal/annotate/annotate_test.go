@@ -92,3 +92,26 @@ func TestStoreIsBounded(t *testing.T) {
 		t.Errorf("holds %d sessions, %d bytes; want as many as fit in 1000 bytes (588 each)", b.Len(), b.Bytes())
 	}
 }
+
+// TestStoreReadBeforeAdded: the agent's wait wakes when the session
+// completes, before the daemon adds it to the store; that read still
+// counts, so the next wait:true starts a new session instead of handing
+// this one out again.
+func TestStoreReadBeforeAdded(t *testing.T) {
+	s := NewStore(2, 0)
+	s.MarkRead("ann_1")
+	s.Add("a", Session{CorrelationID: "ann_1"})
+	if got, ok := s.TakeUnread("a"); ok {
+		t.Errorf("ann_1 was read before it was added, but it is handed out as unread: %s", got.CorrelationID)
+	}
+	s.Add("a", Session{CorrelationID: "ann_2"})
+	if got, ok := s.TakeUnread("a"); !ok || got.CorrelationID != "ann_2" {
+		t.Errorf("got %s %v, want the unread ann_2", got.CorrelationID, ok)
+	}
+	for i := range 5 { // early reads are bounded
+		s.MarkRead(fmt.Sprint("gone_", i))
+	}
+	if n := len(s.readEarly); n > 2 {
+		t.Errorf("%d early reads kept, want at most 2", n)
+	}
+}

@@ -22,12 +22,13 @@ type asyncView struct {
 	Running    int      `json:"running,omitempty"`
 }
 
-// decorate adds the client's async reminder to every tool result, so an
-// agent is reminded of commands still running and of results it has not
-// read (seed 001's XML-NEXT notice, as data), within 80 characters for one
-// unread result. It splices the reminder into the encoded result; body is
+// decorate fences the page's text in every tool result (fence.go) and adds
+// the client's async reminder to it, so an agent is reminded of commands
+// still running and of results it has not read (seed 001's XML-NEXT
+// notice, as data), within 80 characters for one unread result. It splices the reminder into the encoded result; body is
 // returned as is when there is nothing to say.
 func (t *Tools) decorate(client string, res any, body []byte) []byte {
+	body = pageFence.wrap(body)
 	running, ready := t.d.Tracker.Unread(client)
 	// The command this result is about is not news.
 	if v, ok := res.(aboutCommand); ok {

@@ -2,8 +2,10 @@ package tools
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // Response budgets, in characters of the text content an agent reads (every
@@ -12,6 +14,7 @@ const (
 	budgetCompleted = 180 // a simple completed result: execute_js of document.title
 	budgetHandle    = 160 // interact's queued handle
 	budgetReminder  = 80  // what the async reminder adds for one unread result
+	budgetFence     = 48  // what the page fence adds to a result: 12 estimated tokens (characters / 4)
 )
 
 // TestResponseBudgets holds each response kind to its budget, with the ids
@@ -50,7 +53,15 @@ func TestResponseBudgets(t *testing.T) {
 	if alone.field("async") != nil {
 		t.Fatalf("got %s, want no reminder once everything is read", alone.Text)
 	}
-	check(t, "completed result", alone.Text, budgetCompleted)
+	// The page fence, measured in characters (the markers' brackets are one
+	// each), and the result without it.
+	unfenced := strings.Replace(strings.Replace(alone.Text, `,"`+string(pageFence.open)+`":""`, "", 1), `,"`+string(pageFence.close)+`":""`, "", 1)
+	cost := utf8.RuneCountInString(alone.Text) - utf8.RuneCountInString(unfenced)
+	t.Logf("page fence: %d characters, %d estimated tokens (budget %d characters)", cost, (cost+3)/4, budgetFence)
+	if cost == 0 || cost > budgetFence {
+		t.Errorf("the page fence adds %d characters to a result, want 1 to %d:\n%s", cost, budgetFence, alone.Text)
+	}
+	check(t, "completed result", unfenced, budgetCompleted)
 	extra := len(withReminder.Text) - len(alone.Text)
 	t.Logf("async reminder for one unread result: %d characters more (budget %d)", extra, budgetReminder)
 	if extra > budgetReminder {

@@ -105,12 +105,13 @@ func (t *Tools) Register(s *mcp.Server) {
 }
 
 // Instructions is the server's initialize instructions: the async pattern in
-// a few lines.
-const Instructions = `gasoline drives the user's real browser. Browser actions are asynchronous:
+// a few lines, and the page fence (fence.go) in one sentence.
+var Instructions = `gasoline drives the user's real browser. Browser actions are asynchronous:
 interact({action:"execute_js", script:"document.title"}) returns {status:"queued", correlation_id} at once;
 then observe({what:"command_result", correlation_id, wait_ms:10000}) blocks until the result is ready.
 Pass wait_ms to interact to get fast results inline. Results are kept 60 s after they finish; every tool
-result lists your unread results under "async".`
+result lists your unread results under "async".
+` + pageFence.instruction()
 
 // waitArg validates an optional wait_ms against max and returns it (def when absent).
 func waitArg(p *int64, def, max time.Duration) (time.Duration, error) {
