@@ -945,8 +945,8 @@
     }
 
     // --- short timers an action scheduled ----------------------------------------------
-    // While an agent's action runs (the runtime's "gasoline:acting" event,
-    // which dialogs.js reads too), and inside the callbacks of the timers
+    // While an agent's action runs (the runtime's "acting" signal, below),
+    // and inside the callbacks of the timers
     // it scheduled, setTimeout calls of at most TRACK_MS are counted until
     // they run or are cleared, so the worker can wait for "a click whose
     // handler throws 200 ms later" instead of a fixed delay. Outside those
@@ -1009,14 +1009,28 @@
         },
       }.clearTimeout;
     }
-    addListener(win, 'gasoline:acting', (e) => {
+    // The runtime's "acting" on/off goes through dialogs.js's private
+    // channel: a detached element it offers on window at document_start,
+    // before any page script (actions/dialogs.js). This script watches the
+    // first offer without taking it and listens on that element, so the
+    // signal arrives synchronously, before the action's handlers run, and
+    // no page listener hears it.
+    const onActing = (e) => {
       try {
         const d = parseJSON(e.detail);
         arming = Boolean(d && d.on);
       } catch {
         arming = false;
       }
-    }, true);
+    };
+    const onChannel = (e) => {
+      const node = e.relatedTarget;
+      if (!node || typeof node.addEventListener !== 'function') return;
+      removeListener(win, CHANNEL_EVENT, onChannel, true);
+      addListener(node, 'acting', onActing);
+    };
+    const CHANNEL_EVENT = 'gasoline:channel';
+    addListener(win, CHANNEL_EVENT, onChannel, true);
 
     // --- console ------------------------------------------------------------------
     const con = win.console;

@@ -237,16 +237,26 @@
   // A form submitted or a link followed during an action navigates a
   // moment later (the browser starts it in a later task): the answer says
   // so, and the worker waits for the navigation to begin. This world sees
-  // the runtime's "gasoline:acting" event and the page's events directly.
+  // the runtime's "acting" signal (below) and the page's events directly.
   let acting = false;
   let navEvent = null;
-  addEventListener('gasoline:acting', (e) => {
-    try {
-      acting = JSON.parse(e.detail)?.on === true;
-    } catch {
-      acting = false;
-    }
-  }, true);
+  // The runtime's "acting" on/off comes over dialogs.js's private channel
+  // (a detached element offered on window at document_start, before any
+  // page script; actions/dialogs.js): watch the first offer without taking
+  // it, and listen on that element.
+  const onChannel = (e) => {
+    const node = e.relatedTarget;
+    if (!node || typeof node.addEventListener !== 'function') return;
+    removeEventListener('gasoline:channel', onChannel, true);
+    node.addEventListener('acting', (a) => {
+      try {
+        acting = JSON.parse(a.detail)?.on === true;
+      } catch {
+        acting = false;
+      }
+    });
+  };
+  addEventListener('gasoline:channel', onChannel, true);
   addEventListener('submit', (e) => {
     if (acting) navEvent = e;
   }, true);
