@@ -6,7 +6,9 @@
 //   - one Chrome tab group per client and window, titled after the client.
 // The state lives in chrome.storage.session: a worker restart keeps it, a
 // browser restart (new tab ids) forgets it. Tab ids are stable when the user
-// drags a tab to another window, so ownership follows the tab.
+// drags a tab to another window, so ownership follows the tab; when Chrome
+// replaces a tab (chrome.tabs.onReplaced: a new id for the same tab), owner
+// and last used move to the new id.
 //
 // run(query, signal, exec) wraps the execution of one query (background.js
 // passes runQuery as exec); it is the one place the rules apply:
@@ -88,6 +90,9 @@ export class TabOwners {
     this.api.tabs.onCreated?.addListener((tab) => {
       this.ready().then(() => this.inherit(tab));
     });
+    this.api.tabs.onReplaced?.addListener((addedId, removedId) => {
+      this.ready().then(() => this.replace(addedId, removedId));
+    });
   }
 
   /**
@@ -167,6 +172,30 @@ export class TabOwners {
       changed = true;
     }
     if (changed) this.save();
+  }
+
+  /**
+   * replace moves what is known of tab removedId to addedId: Chrome swapped
+   * the tab's contents for another tab id (a prerendered or discarded page),
+   * and the agent's tab must stay its own and its last used.
+   */
+  replace(addedId, removedId) {
+    if (!Number.isInteger(addedId) || addedId === removedId) return;
+    let changed = false;
+    const owner = this.state.tabs[removedId];
+    if (owner) {
+      delete this.state.tabs[removedId];
+      this.state.tabs[addedId] = owner;
+      changed = true;
+    }
+    for (const [client, id] of Object.entries(this.state.last)) {
+      if (id !== removedId) continue;
+      this.state.last[client] = addedId; // same key: its place in the least recently used order stays
+      changed = true;
+    }
+    if (!changed) return;
+    this.save();
+    this.onChange(addedId);
   }
 
   /** ownedBy lists the ids of the tabs client owns, oldest first. */

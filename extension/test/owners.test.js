@@ -21,6 +21,7 @@ function fakeBrowser({ session = new Map(), groupFails = false } = {}) {
   let focused = 1;
   const onRemoved = event();
   const onCreated = event();
+  const onReplaced = event();
   const api = {
     storage: {
       session: {
@@ -31,6 +32,7 @@ function fakeBrowser({ session = new Map(), groupFails = false } = {}) {
     tabs: {
       onRemoved,
       onCreated,
+      onReplaced,
       get: async (id) => {
         if (!tabs.has(id)) throw new Error(`No tab with id: ${id}.`);
         return { ...tabs.get(id) };
@@ -84,6 +86,15 @@ function fakeBrowser({ session = new Map(), groupFails = false } = {}) {
     dissolve: (gid) => {
       groups.delete(gid);
       for (const t of tabs.values()) if (t.groupId === gid) t.groupId = -1;
+    },
+    // replace swaps tab id for a new id, as Chrome does for a prerendered or
+    // discarded page: the old id is gone and onReplaced(added, removed) fires.
+    replace: (id) => {
+      const t = { ...tabs.get(id), id: nextTab++ };
+      tabs.delete(id);
+      tabs.set(t.id, t);
+      onReplaced.fire(t.id, id);
+      return t.id;
     },
     drag: (id, windowId) => { Object.assign(tabs.get(id), { windowId, groupId: -1 }); },
   };
@@ -318,4 +329,36 @@ test('describe: owner and group for capture', async () => {
   assert.deepEqual(await owners.describe(b.tabs.get(a)), { owner: 'A', owner_name: 'claude-code', group: 'claude-code' });
   assert.deepEqual(await owners.describe(b.tabs.get(1)), { owner: '', owner_name: '', group: '' });
   assert.deepEqual(await owners.describe({ id: 1 }), { owner: '', owner_name: '' }, 'no groupId: group not said');
+});
+
+test('a replaced tab stays its agent\'s and its last used under the new id', async () => {
+  const { b, owners, run, changed } = setup();
+  const { tab_id: a } = await run('A', 'new_tab', {});
+  await run('B', 'new_tab', {});
+  const { tab_id: a2 } = await run('A', 'new_tab', {});
+  await run('A', 'click', { tab_id: a }); // a is A's last used again
+  const renamed = b.replace(a);
+  await flush();
+  assert.equal(owners.ownerOf(a), undefined);
+  assert.deepEqual(owners.ownerOf(renamed), { client: 'A', name: 'claude-code' });
+  assert.equal(owners.lastOf('A'), renamed);
+  assert.ok(changed.includes(renamed), 'capture is told the new id\'s owner');
+  assert.deepEqual(await run('A', 'navigate', { url: 'http://x/c' }), { tab_id: renamed }, 'its commands keep going to it, not to its other tab');
+  assert.deepEqual(await run('A', 'back'), { tab_id: renamed });
+  assert.notEqual(renamed, a2);
+  const saved = JSON.parse(b.session.get(STORAGE_KEY));
+  assert.equal(saved.tabs[a], undefined);
+  assert.equal(saved.tabs[renamed].client, 'A');
+  assert.equal(saved.last.A, renamed);
+});
+
+test('replacing a tab no agent knows changes nothing', async () => {
+  const { b, owners, run, changed } = setup();
+  await run('A', 'new_tab', {});
+  const before = JSON.stringify(owners.state);
+  const n = changed.length;
+  b.replace(2);
+  await flush();
+  assert.equal(JSON.stringify(owners.state), before);
+  assert.equal(changed.length, n);
 });
