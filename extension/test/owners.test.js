@@ -362,3 +362,25 @@ test('replacing a tab no agent knows changes nothing', async () => {
   assert.equal(JSON.stringify(owners.state), before);
   assert.equal(changed.length, n);
 });
+
+test('navigate that opens the client\'s tab opens it at its URL, not blank and navigated after', async () => {
+  const { b, owners } = setup();
+  const exec = executor(b);
+  const seen = [];
+  const run = (params, fail) => owners.run({ correlation_id: 'x', action: 'navigate', params, client: 'A', client_name: 'claude-code' }, undefined,
+    async (q, s, h) => {
+      seen.push([q.action, q.params.url, q.params.tab_id]);
+      if (fail) throw new CommandError('"nope:" is not an absolute URL');
+      return exec(q, s, h);
+    });
+  await assert.rejects(run({ url: 'nope:' }, true), /not an absolute URL/, 'a tab that could not be opened fails the navigate');
+  assert.equal([...b.tabs.keys()].filter((id) => id >= 100).length, 0);
+  const got = await run({ url: 'http://x/a' });
+  assert.deepEqual(seen.at(-1), ['new_tab', 'http://x/a', undefined], 'one new_tab at the URL: its history starts with the agent\'s page');
+  assert.deepEqual(got, { tab_id: got.tab_id, url: 'http://x/a' });
+  assert.deepEqual(owners.ownerOf(got.tab_id), { client: 'A', name: 'claude-code' });
+  assert.notEqual(b.tabs.get(got.tab_id).groupId, -1, 'in its group');
+  assert.equal(owners.lastOf('A'), got.tab_id);
+  await run({ url: 'http://x/b' });
+  assert.deepEqual(seen.at(-1), ['navigate', 'http://x/b', got.tab_id], 'then navigate goes to that tab');
+});
