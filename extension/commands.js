@@ -350,9 +350,14 @@ function forward(params, signal) {
  * page's own history.go: chrome.tabs.goBack and goForward act like the
  * browser's buttons, which skip entries the user never interacted with, so
  * after an agent's navigations they fail with "Cannot find a next page in
- * history". The call runs in the extension's isolated world, where the page
- * cannot replace history.go. On a page Chrome does not let extensions
- * script (chrome://, the Web Store) it falls back to the buttons.
+ * history", or in a visible browser skip the agent's pages and land on the
+ * New Tab page the tab started with. The call runs in the extension's
+ * isolated world, where the page cannot replace history.go. Only on a page
+ * Chrome does not let extensions script (chrome://, the Web Store, an error
+ * page), where no script ran, does it fall back to the buttons: when the
+ * injection fails after history.go may have run (the page navigated away
+ * and its reply was lost), pressing a button too would step twice, so the
+ * wait for the navigation decides.
  */
 export async function historyStep(params, signal, delta, settleMs = HISTORY_SETTLE_MS) {
   const name = delta < 0 ? 'back' : 'forward';
@@ -368,6 +373,7 @@ export async function historyStep(params, signal, delta, settleMs = HISTORY_SETT
         injectImmediately: true,
       });
     } catch (err) {
+      if (!refusedScripting(err)) return;
       try {
         await (delta < 0 ? chrome.tabs.goBack(tab.id) : chrome.tabs.goForward(tab.id));
         return;
@@ -378,6 +384,15 @@ export async function historyStep(params, signal, delta, settleMs = HISTORY_SETT
     if (injected?.[0]?.result === 1) throw new CommandError(`${none}: its history holds only the page it shows`);
   }, signal, { settleMs, nothing: `${none} (it did not navigate within ${settleMs} ms)` });
   return { tab_id: loaded.id, url: loaded.url, title: loaded.title ?? '' };
+}
+
+/**
+ * refusedScripting reports whether executeScript failed because Chrome does
+ * not let the extension script the page at all (so no script ran), as
+ * opposed to losing the frame while or after the script ran.
+ */
+export function refusedScripting(err) {
+  return /cannot access|cannot be scripted|error page|host permission|permission to access/i.test(err?.message || String(err));
 }
 
 /**

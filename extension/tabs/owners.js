@@ -6,7 +6,9 @@
 //   - one Chrome tab group per client and window, titled after the client.
 // The state lives in chrome.storage.session: a worker restart keeps it, a
 // browser restart (new tab ids) forgets it. Tab ids are stable when the user
-// drags a tab to another window, so ownership follows the tab.
+// drags a tab to another window, so ownership follows the tab; when Chrome
+// replaces a tab (chrome.tabs.onReplaced: a new id for the same tab), owner
+// and last used move to the new id.
 //
 // run(query, signal, exec) wraps the execution of one query (background.js
 // passes runQuery as exec); it is the one place the rules apply:
@@ -18,7 +20,8 @@
 //     another agent's page by mistake);
 //   - without tab_id: the client's last used tab if it still exists (for
 //     navigate and close_tab only if the client owns it), else another tab it
-//     owns; else navigate opens a tab for it, close_tab fails, and the other
+//     owns; else navigate opens a tab for it (at its URL, so that the tab's
+//     history starts with the agent's page), close_tab fails, and the other
 //     actions use the active tab of the last focused window unless another
 //     agent owns that tab.
 // After a command succeeds, the tab it worked in becomes the client's last
@@ -37,6 +40,9 @@ export const MAX_CLIENTS = 200;
 const COLOURS = ['blue', 'green', 'purple', 'cyan', 'orange', 'pink', 'yellow', 'red', 'grey'];
 
 const NO_GROUP = -1; // chrome.tabGroups.TAB_GROUP_ID_NONE
+
+// OPEN is what choose returns when navigate opens its client's tab itself.
+const OPEN = Symbol('open a tab');
 
 // USER_FACING actions show something to the user, who looks at the tab in
 // front: without tab_id they keep to the active tab, whoever owns it.
@@ -87,6 +93,9 @@ export class TabOwners {
     });
     this.api.tabs.onCreated?.addListener((tab) => {
       this.ready().then(() => this.inherit(tab));
+    });
+    this.api.tabs.onReplaced?.addListener((addedId, removedId) => {
+      this.ready().then(() => this.replace(addedId, removedId));
     });
   }
 
@@ -167,6 +176,30 @@ export class TabOwners {
       changed = true;
     }
     if (changed) this.save();
+  }
+
+  /**
+   * replace moves what is known of tab removedId to addedId: Chrome swapped
+   * the tab's contents for another tab id (a prerendered or discarded page),
+   * and the agent's tab must stay its own and its last used.
+   */
+  replace(addedId, removedId) {
+    if (!Number.isInteger(addedId) || addedId === removedId) return;
+    let changed = false;
+    const owner = this.state.tabs[removedId];
+    if (owner) {
+      delete this.state.tabs[removedId];
+      this.state.tabs[addedId] = owner;
+      changed = true;
+    }
+    for (const [client, id] of Object.entries(this.state.last)) {
+      if (id !== removedId) continue;
+      this.state.last[client] = addedId; // same key: its place in the least recently used order stays
+      changed = true;
+    }
+    if (!changed) return;
+    this.save();
+    this.onChange(addedId);
   }
 
   /** ownedBy lists the ids of the tabs client owns, oldest first. */
@@ -280,8 +313,14 @@ export class TabOwners {
       if (explicit && GUARDED.has(action) && params.force !== true) this.guard(client, action, Number(params.tab_id));
       result = await exec(query, signal);
     } else {
-      chosen = await this.serial(client, () => this.choose(client, name, action));
-      result = await exec({ ...query, params: { ...params, tab_id: chosen } }, signal);
+      let opening;
+      chosen = await this.serial(client, async () => {
+        const id = await this.choose(client, name, action, params);
+        if (id !== OPEN) return id;
+        opening = this.open(query, params, signal, exec, client, name);
+        return opening.created;
+      });
+      result = opening ? await opening.loaded : await exec({ ...query, params: { ...params, tab_id: chosen } }, signal);
     }
     if (action !== 'close_tab') {
       const used = Number.isInteger(result?.tab_id) ? result.tab_id : explicit ? Number(params.tab_id) : chosen;
@@ -310,8 +349,11 @@ export class TabOwners {
     return next;
   }
 
-  /** choose returns the id of the tab a command of client without tab_id goes to. */
-  async choose(client, name, action) {
+  /**
+   * choose returns the id of the tab a command of client without tab_id goes
+   * to, or OPEN when navigate must open a tab for it at params.url.
+   */
+  async choose(client, name, action, params) {
     const mustOwn = action === 'navigate' || action === 'close_tab';
     const last = await this.alive(this.state.last[client]);
     if (last !== undefined && (!mustOwn || this.state.tabs[last]?.client === client)) return last;
@@ -319,6 +361,7 @@ export class TabOwners {
       if ((await this.alive(id)) !== undefined) return id;
     }
     if (action === 'navigate') {
+      if (typeof params?.url === 'string' && params.url.trim()) return OPEN;
       const tab = await this.api.tabs.create({ active: true });
       await this.adopt(tab, client, name);
       return tab.id;
@@ -334,6 +377,25 @@ export class TabOwners {
         'or open your own tab with new_tab');
     }
     return active.id;
+  }
+
+  /**
+   * open runs a navigate for client, which has no tab of its own, as a
+   * new_tab at its URL: a blank tab navigated afterwards would keep the
+   * browser's New Tab page as its first history entry, where the agent's
+   * back would land. created resolves to the tab's id once it is client's
+   * (or rejects when it could not be opened), loaded to navigate's result.
+   */
+  open(query, params, signal, exec, client, name) {
+    let adopted;
+    const created = new Promise((resolve) => { adopted = resolve; });
+    const loaded = Promise.resolve().then(() => exec({ ...query, action: 'new_tab', params: { ...params, active: true } }, signal, {
+      onCreated: async (tab) => {
+        await this.adopt(tab, client, name);
+        adopted(tab.id);
+      },
+    }));
+    return { created: Promise.race([created, loaded.then((r) => r?.tab_id)]), loaded };
   }
 
   /** alive is tabId when that tab exists; else it forgets the tab and is undefined. */

@@ -2,7 +2,7 @@
 // navigation to start and finish (loadAndWait), on a scripted chrome.tabs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { historyStep, loadAndWait } from '../commands.js';
+import { historyStep, loadAndWait, refusedScripting } from '../commands.js';
 import { CommandError } from '../runner.js';
 
 // fakeChrome is a browser with one tab, 7, showing url. inject decides what
@@ -85,6 +85,46 @@ test('when both ways fail the error gives both reasons', async () => {
   fakeChrome({ url: 'chrome://settings', inject: async () => { throw new Error('Cannot access a chrome:// URL'); } });
   await assert.rejects(historyStep({ tab_id: 7 }, undefined, -1, 1000),
     (err) => /cannot go back in tab 7: .*Chrome does not let extensions script browser pages.*Cannot find a next page in history/.test(err.message));
+});
+
+test('a reply lost after history.go ran does not press the button too (one step, not two)', async () => {
+  let pressed = false;
+  const c = fakeChrome({
+    // history.go(-1) ran and the page navigated away before its reply came back.
+    inject: async (opts, fire) => {
+      setTimeout(() => fire({ status: 'loading', url: 'http://x/a' }), 5);
+      setTimeout(() => fire({ status: 'complete', title: 'A' }), 10);
+      throw new Error('Frame with ID 0 was removed.');
+    },
+    buttons: async () => {
+      pressed = true;
+      setTimeout(() => c.fire({ status: 'loading', url: 'chrome://new-tab-page/' }), 1);
+    },
+  });
+  const got = await historyStep({ tab_id: 7 }, undefined, -1, 1000);
+  assert.equal(pressed, false, 'the browser button was pressed after history.go');
+  assert.deepEqual(got, { tab_id: 7, url: 'http://x/a', title: 'A' });
+});
+
+test('a lost reply with no navigation after it says there is no page to go to', async () => {
+  let pressed = false;
+  fakeChrome({
+    inject: async () => { throw new Error('Frame with ID 0 was removed.'); },
+    buttons: async () => { pressed = true; },
+  });
+  await assert.rejects(historyStep({ tab_id: 7 }, undefined, -1, 20),
+    (err) => err instanceof CommandError && /no page to go back to \(it did not navigate within 20 ms\)/.test(err.message));
+  assert.equal(pressed, false);
+});
+
+test('refusedScripting tells a refused page from a lost frame', () => {
+  for (const m of ['Cannot access a chrome:// URL', 'The extensions gallery cannot be scripted.',
+    'Frame with ID 0 is showing error page', 'Cannot access contents of the page. Extension manifest must request permission to access the respective host.']) {
+    assert.equal(refusedScripting(new Error(m)), true, m);
+  }
+  for (const m of ['Frame with ID 0 was removed.', 'No tab with id: 7.', 'The page was navigated']) {
+    assert.equal(refusedScripting(new Error(m)), false, m);
+  }
 });
 
 test('a settled wait does not take the page still shown for the new one', async () => {

@@ -21,6 +21,7 @@ function fakeBrowser({ session = new Map(), groupFails = false } = {}) {
   let focused = 1;
   const onRemoved = event();
   const onCreated = event();
+  const onReplaced = event();
   const api = {
     storage: {
       session: {
@@ -31,6 +32,7 @@ function fakeBrowser({ session = new Map(), groupFails = false } = {}) {
     tabs: {
       onRemoved,
       onCreated,
+      onReplaced,
       get: async (id) => {
         if (!tabs.has(id)) throw new Error(`No tab with id: ${id}.`);
         return { ...tabs.get(id) };
@@ -84,6 +86,15 @@ function fakeBrowser({ session = new Map(), groupFails = false } = {}) {
     dissolve: (gid) => {
       groups.delete(gid);
       for (const t of tabs.values()) if (t.groupId === gid) t.groupId = -1;
+    },
+    // replace swaps tab id for a new id, as Chrome does for a prerendered or
+    // discarded page: the old id is gone and onReplaced(added, removed) fires.
+    replace: (id) => {
+      const t = { ...tabs.get(id), id: nextTab++ };
+      tabs.delete(id);
+      tabs.set(t.id, t);
+      onReplaced.fire(t.id, id);
+      return t.id;
     },
     drag: (id, windowId) => { Object.assign(tabs.get(id), { windowId, groupId: -1 }); },
   };
@@ -318,4 +329,58 @@ test('describe: owner and group for capture', async () => {
   assert.deepEqual(await owners.describe(b.tabs.get(a)), { owner: 'A', owner_name: 'claude-code', group: 'claude-code' });
   assert.deepEqual(await owners.describe(b.tabs.get(1)), { owner: '', owner_name: '', group: '' });
   assert.deepEqual(await owners.describe({ id: 1 }), { owner: '', owner_name: '' }, 'no groupId: group not said');
+});
+
+test('a replaced tab stays its agent\'s and its last used under the new id', async () => {
+  const { b, owners, run, changed } = setup();
+  const { tab_id: a } = await run('A', 'new_tab', {});
+  await run('B', 'new_tab', {});
+  const { tab_id: a2 } = await run('A', 'new_tab', {});
+  await run('A', 'click', { tab_id: a }); // a is A's last used again
+  const renamed = b.replace(a);
+  await flush();
+  assert.equal(owners.ownerOf(a), undefined);
+  assert.deepEqual(owners.ownerOf(renamed), { client: 'A', name: 'claude-code' });
+  assert.equal(owners.lastOf('A'), renamed);
+  assert.ok(changed.includes(renamed), 'capture is told the new id\'s owner');
+  assert.deepEqual(await run('A', 'navigate', { url: 'http://x/c' }), { tab_id: renamed }, 'its commands keep going to it, not to its other tab');
+  assert.deepEqual(await run('A', 'back'), { tab_id: renamed });
+  assert.notEqual(renamed, a2);
+  const saved = JSON.parse(b.session.get(STORAGE_KEY));
+  assert.equal(saved.tabs[a], undefined);
+  assert.equal(saved.tabs[renamed].client, 'A');
+  assert.equal(saved.last.A, renamed);
+});
+
+test('replacing a tab no agent knows changes nothing', async () => {
+  const { b, owners, run, changed } = setup();
+  await run('A', 'new_tab', {});
+  const before = JSON.stringify(owners.state);
+  const n = changed.length;
+  b.replace(2);
+  await flush();
+  assert.equal(JSON.stringify(owners.state), before);
+  assert.equal(changed.length, n);
+});
+
+test('navigate that opens the client\'s tab opens it at its URL, not blank and navigated after', async () => {
+  const { b, owners } = setup();
+  const exec = executor(b);
+  const seen = [];
+  const run = (params, fail) => owners.run({ correlation_id: 'x', action: 'navigate', params, client: 'A', client_name: 'claude-code' }, undefined,
+    async (q, s, h) => {
+      seen.push([q.action, q.params.url, q.params.tab_id]);
+      if (fail) throw new CommandError('"nope:" is not an absolute URL');
+      return exec(q, s, h);
+    });
+  await assert.rejects(run({ url: 'nope:' }, true), /not an absolute URL/, 'a tab that could not be opened fails the navigate');
+  assert.equal([...b.tabs.keys()].filter((id) => id >= 100).length, 0);
+  const got = await run({ url: 'http://x/a' });
+  assert.deepEqual(seen.at(-1), ['new_tab', 'http://x/a', undefined], 'one new_tab at the URL: its history starts with the agent\'s page');
+  assert.deepEqual(got, { tab_id: got.tab_id, url: 'http://x/a' });
+  assert.deepEqual(owners.ownerOf(got.tab_id), { client: 'A', name: 'claude-code' });
+  assert.notEqual(b.tabs.get(got.tab_id).groupId, -1, 'in its group');
+  assert.equal(owners.lastOf('A'), got.tab_id);
+  await run({ url: 'http://x/b' });
+  assert.deepEqual(seen.at(-1), ['navigate', 'http://x/b', got.tab_id], 'then navigate goes to that tab');
 });
