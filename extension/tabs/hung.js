@@ -9,7 +9,8 @@
 // new probe (the loop ended); refresh, navigate and close_tab still run,
 // since they are how the tab recovers. A frozen page cannot be reloaded in
 // place (its renderer never lets the new document in), so refresh and
-// navigate first probe the tab and, when it does not answer, discard it
+// navigate on a tab already found frozen probe it again and, when it still
+// does not answer, discard it
 // (chrome.tabs.discard ends its renderer; the tab keeps its id and
 // reloads). A tab showing a native dialog (alert, confirm) is waiting for
 // the user, not frozen: the dialog path reports it. State is per worker
@@ -95,7 +96,8 @@ export class HungTabs {
    * calls with the query's tab_id filled in. A command to a tab known
    * frozen that does not answer a new probe is refused at once
    * (CommandError, reason "tab_unresponsive"), but for RECOVERS actions;
-   * refresh and navigate discard a tab that does not answer first (and go
+   * refresh and navigate discard a tab known frozen that still does not
+   * answer first (and go
    * to the tab's new id if Chrome gives it one), and clear it once they
    * complete. onTab(tabId) is told the tab each command
    * goes to.
@@ -109,7 +111,11 @@ export class HungTabs {
       if (tabId !== undefined && this.frozen.has(tabId) && !RECOVERS.has(action) && !(await this.answers(tabId, RECHECK_MS))) {
         throw new CommandError(unresponsiveText(tabId, true), { reason: 'tab_unresponsive' });
       }
-      if (tabId !== undefined && UNFREEZE.has(action) && !(await this.answers(tabId, RECHECK_MS))) {
+      // Only a tab already found frozen is discarded: a discard reloads the
+      // page and loses what the user had not saved, so one short probe of a
+      // healthy tab that was slow to answer (a busy machine, a page still
+      // loading) must never cause it.
+      if (tabId !== undefined && UNFREEZE.has(action) && this.frozen.has(tabId) && !(await this.answers(tabId, RECHECK_MS))) {
         const fresh = await Promise.resolve().then(() => this.discard(tabId)).catch(() => null);
         this.forget(tabId);
         // Chrome may give a discarded tab a new id: the command goes there.

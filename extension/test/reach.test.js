@@ -100,6 +100,9 @@ test('refresh discards a frozen tab before reloading it; close_tab just closes i
   state.answers = true;
   await exec({ action: 'navigate', params: { tab_id: 8 } });
   assert.deepEqual(state.discarded, [7], 'a tab that answers is never discarded');
+  state.answers = false;
+  await exec({ action: 'refresh', params: { tab_id: 8 } });
+  assert.deepEqual(state.discarded, [7], 'a tab never found frozen is not discarded on one slow probe (a discard loses unsaved work)');
   assert.equal(await hung.verdict(undefined), null, 'no tab, no verdict');
 });
 
@@ -107,6 +110,7 @@ test('refresh goes to the new id Chrome may give a discarded tab', async () => {
   const { hung, state } = hungHarness();
   hung.discard = async () => ({ id: 9 });
   state.answers = false;
+  assert.ok(await hung.verdict(7));
   const got = await hung.guard(async (q) => q.params.tab_id)({ action: 'refresh', params: { tab_id: 7 } });
   assert.equal(got, 9);
 });
