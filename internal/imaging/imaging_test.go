@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gasoline-mcp/gasoline/internal/imaging"
+	"github.com/gasoline-mcp/gasoline/internal/imaging/imagingtest"
 )
 
 func TestSize(t *testing.T) {
@@ -62,23 +63,8 @@ func TestDownscaleBoxFilter(t *testing.T) {
 	}
 }
 
-func pngOf(t *testing.T, w, h int) string {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.Set(x, y, color.RGBA{uint8(x), uint8(y), 0, 255})
-		}
-	}
-	s, err := imaging.PNG(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func TestFit(t *testing.T) {
-	src := pngOf(t, 2000, 1000)
+	src := imagingtest.PNG(t, 2000, 1000)
 	if got := imaging.Sniff(src); got != "image/png" {
 		t.Fatalf("Sniff: got %q, want image/png", got)
 	}
@@ -137,7 +123,7 @@ func TestFitErrors(t *testing.T) {
 	if _, err := imaging.Fit("%%%", imaging.Request{}); !errors.Is(err, imaging.ErrNotImage) {
 		t.Errorf("not base64: got %v, want ErrNotImage", err)
 	}
-	if _, err := imaging.Fit(pngOf(t, 10, 10), imaging.Request{Region: image.Rect(50, 50, 60, 60)}); !errors.Is(err, imaging.ErrBadRegion) {
+	if _, err := imaging.Fit(imagingtest.PNG(t, 10, 10), imaging.Request{Region: image.Rect(50, 50, 60, 60)}); !errors.Is(err, imaging.ErrBadRegion) {
 		t.Errorf("region outside: got %v, want ErrBadRegion", err)
 	}
 	if got := imaging.Sniff("aGVsbG8gd29ybGQ="); got != "" {

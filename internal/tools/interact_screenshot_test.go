@@ -2,13 +2,11 @@ package tools
 
 import (
 	"encoding/json"
-	"image"
-	"image/color"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gasoline-mcp/gasoline/internal/imaging"
+	"github.com/gasoline-mcp/gasoline/internal/imaging/imagingtest"
 	"github.com/gasoline-mcp/gasoline/internal/output"
 	"github.com/gasoline-mcp/gasoline/internal/result"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
@@ -56,12 +54,12 @@ func TestPresentScreenshot(t *testing.T) {
 	// Full resolution: the PNG is kept behind a handle even when it was
 	// small enough to stay inline, and shown fitted to ~1600 image tokens.
 	meta["mime_type"] = json.RawMessage(`"image/png"`)
-	full := pngOf(t, 2000, 1000)
+	full := imagingtest.PNG(t, 2000, 1000)
 	h, _ = store.Add("shot_3", full)
 	for _, c := range []tracker.Command{
 		{ID: "shot_3", Action: "screenshot", State: tracker.StateComplete, FinishedAt: &finished, Attachment: &result.Stored{Handle: h, Meta: meta}},
 		{ID: "shot_4", Action: "screenshot", State: tracker.StateComplete, FinishedAt: &finished, Client: "agent",
-			Result: json.RawMessage(`{"value":"` + pngOf(t, 300, 200) + `","mime_type":"image/png","width":300,"height":200,"tab_id":3}`)},
+			Result: json.RawMessage(`{"value":"` + imagingtest.PNG(t, 300, 200) + `","mime_type":"image/png","width":300,"height":200,"tab_id":3}`)},
 	} {
 		v = tl.commandView(c, finished, false)
 		var got struct {
@@ -83,20 +81,4 @@ func TestPresentScreenshot(t *testing.T) {
 	if !tl.d.Results.Owns("agent", "shot_4") {
 		t.Errorf("the inline full-resolution image stored for its reading is not its agent's")
 	}
-}
-
-// pngOf is a base64 PNG of w×h pixels whose red is x and green y (mod 256).
-func pngOf(t *testing.T, w, h int) string {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.Set(x, y, color.RGBA{uint8(x), uint8(y), 0, 255})
-		}
-	}
-	s, err := imaging.PNG(img)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }

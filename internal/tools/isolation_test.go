@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/imaging/imagingtest"
 )
 
 // ownedTab is a tab event that reports tab id as owned by client ("" for
@@ -105,7 +106,7 @@ func TestOneOwnershipRule(t *testing.T) {
 // region and scaled by max_dim, and as a resources/read blob.
 func TestStoredImage(t *testing.T) {
 	e := newCapEnv(t)
-	png := pngOf(t, 1200, 900) // before the command: its ack timer is short
+	png := imagingtest.PNG(t, 1200, 900) // before the command: its ack timer is short
 	id := e.call(t, "alice", "interact", `{"action":"screenshot","full_resolution":true}`).field("correlation_id").(string)
 	e.delivered(t)
 	res, _ := json.Marshal(map[string]any{"value": png, "mime_type": "image/png", "width": 1200, "height": 900, "tab_id": 1})
