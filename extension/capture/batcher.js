@@ -67,6 +67,7 @@ export class Batcher {
     this.flushTimer = null;
     this.retryTimer = null;
     this.flushing = false;
+    this.rushing = false;
     this.seen = new Set();
     this.tag = `${clock().toString(36).padStart(9, '0')}${Math.random().toString(36).slice(2, 6)}`;
     this.seq = 0;
@@ -153,16 +154,20 @@ export class Batcher {
    * them all, or to false when timeoutMs passes first (the daemon is slow or
    * away; the events stay and go later). An action's result is posted after
    * it, so what the page did before the result is readable when it is.
+   * With tabId it waits only for the chunks that hold that tab's events,
+   * and those go first, ahead of older chunks of other tabs: a result
+   * waits for its own tab's capture, not for another tab's flood.
    */
-  async drain(timeoutMs) {
+  async drain(timeoutMs, tabId) {
     await this.ready;
     this.#seal();
     await this.ready; // the seal admits its chunk a microtask later
     const mark = this.seq;
-    const done = () => !this.chunks.some((c) => !(c.n > mark));
+    const mine = (c) => !(c.n > mark) && (tabId === undefined || c.tabs.has(tabId));
+    const done = () => !this.chunks.some(mine);
     if (done()) return true;
     return new Promise((resolve) => {
-      const waiter = { mark, done, resolve };
+      const waiter = { mine, done, resolve };
       waiter.timer = this.timers.setTimeout(() => {
         this.drains.delete(waiter);
         resolve(false);
@@ -173,7 +178,33 @@ export class Batcher {
         this.flushTimer = null;
       }
       if (!this.flushing && !this.retryTimer) this.#flush();
+      else if (tabId !== undefined && !this.retryTimer) this.#rush();
     });
+  }
+
+  // rush posts the chunks drains wait for beside the post under way (the
+  // only case of two posts at once), so a result waits for one post of its
+  // own tab's events, not for another tab's big batch ahead of it. Drop
+  // counts stay with the regular flush.
+  async #rush() {
+    if (this.rushing) return;
+    this.rushing = true;
+    try {
+      for (;;) {
+        const take = this.#take(true);
+        if (!take.length) break;
+        for (const c of take) c.sending = true;
+        const outcome = await this.#send(take.flatMap((c) => c.events), {}, true);
+        this.#settle(take, outcome.kept);
+        this.#drained();
+        if (outcome.retryIn) break; // the regular flush retries them
+      }
+    } catch (err) {
+      this.log.error('gasoline: capture flush failed:', err);
+    } finally {
+      this.rushing = false;
+    }
+    this.#schedule(); // what the regular flush left to the rush
   }
 
   // drained resolves the drains whose events have all been accepted.
@@ -209,10 +240,11 @@ export class Batcher {
         this.store.remove(key).catch(() => {});
         continue;
       }
-      const chunk = { key, events: v.events, bytes: 0, counts: {}, batch: v.batch, sending: false, saved: Promise.resolve() };
+      const chunk = { key, events: v.events, bytes: 0, counts: {}, tabs: new Set(), batch: v.batch, sending: false, saved: Promise.resolve() };
       for (const e of chunk.events) {
         chunk.bytes += sizeOf(e);
         chunk.counts[e?.kind] = (chunk.counts[e?.kind] || 0) + 1;
+        chunk.tabs.add(e?.tab_id);
       }
       if (v.batch) this.#remember(v.batch);
       restored.push(chunk);
@@ -261,11 +293,15 @@ export class Batcher {
       events: c.events,
       bytes: c.bytes,
       counts: {},
+      tabs: new Set(),
       batch: c.batch,
       sending: false,
       saved: null,
     };
-    for (const e of chunk.events) chunk.counts[e.kind] = (chunk.counts[e.kind] || 0) + 1;
+    for (const e of chunk.events) {
+      chunk.counts[e.kind] = (chunk.counts[e.kind] || 0) + 1;
+      chunk.tabs.add(e.tab_id);
+    }
     this.chunks.push(chunk);
     this.events += chunk.events.length;
     this.bytes += chunk.bytes;
@@ -328,12 +364,20 @@ export class Batcher {
   }
 
   // take selects the next batch: whole chunks, oldest first, at most
-  // batchEvents events and batchBytes bytes, and at least one chunk.
-  #take() {
+  // batchEvents events and batchBytes bytes, and at least one chunk. While
+  // drains wait, it takes only the chunks they wait for (oldest first):
+  // a result's own tab goes ahead of another tab's backlog.
+  // rush: only those, and none when no drain waits.
+  #take(rush = false) {
     const take = [];
     let events = 0;
     let bytes = 0;
-    for (const c of this.chunks) {
+    let from = this.chunks.filter((c) => !c.sending);
+    if (this.drains.size || rush) {
+      const waited = from.filter((c) => [...this.drains].some((w) => w.mine(c)));
+      if (waited.length || rush) from = waited;
+    }
+    for (const c of from) {
       if (take.length && (events + c.events.length > this.batchEvents || bytes + c.bytes > this.batchBytes)) break;
       take.push(c);
       events += c.events.length;
@@ -350,6 +394,9 @@ export class Batcher {
       await this.ready;
       while (this.chunks.length || Object.keys(this.dropped).length) {
         const take = this.#take();
+        if (!take.length) {
+          if (!Object.keys(this.dropped).length) break; // the rest is being rushed
+        }
         for (const c of take) c.sending = true;
         const events = take.flatMap((c) => c.events);
         const dropped = { ...this.dropped };
@@ -467,10 +514,11 @@ export class Batcher {
       if (c !== reuse) c.saved.then(() => this.store.remove(c.key)).catch(() => {});
     }
     if (!reuse) return;
-    const chunk = { key: reuse.key, events: kept, bytes: 0, counts: {}, batch: reuse.batch, sending: false, saved: null };
+    const chunk = { n: reuse.n, key: reuse.key, events: kept, bytes: 0, counts: {}, tabs: new Set(), batch: reuse.batch, sending: false, saved: null };
     for (const e of kept) {
       chunk.bytes += sizeOf(e);
       chunk.counts[e.kind] = (chunk.counts[e.kind] || 0) + 1;
+      chunk.tabs.add(e.tab_id);
     }
     chunk.saved = reuse.saved.then(() => this.#save(chunk.key, chunk));
     this.chunks.unshift(chunk);

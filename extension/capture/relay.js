@@ -33,6 +33,8 @@
     fields: 40, // fields per record
     headers: 64,
     queue: 2000, // records waiting for the worker
+    queueChars: 4000000, // approximate characters waiting for the worker
+    rateChars: 1000000, // approximate characters per second one frame sends on its own (a flush takes all)
     batchEvents: 100, // records per message to the worker
     batchChars: 600000, // approximate characters per message to the worker
   };
@@ -144,6 +146,15 @@
   const frame = Math.random().toString(36).slice(2, 10);
   let batchSeq = 0;
   let queue = []; // checked records waiting
+  let queueChars = 0;
+  // A noisy page is paced: after a batch of c characters the next goes
+  // c / rateChars seconds later, so one tab's flood does not fill the
+  // browser's message routing and the worker ahead of the agent's
+  // commands; what does not fit in the queue meanwhile is dropped, oldest
+  // first, and counted.
+  let nextAt = 0;
+  let paceTimer = null;
+  const charsOf = (r) => (r.request_body?.length || 0) + (r.response_body?.length || 0) + (r.message?.length || 0) + (r.stack?.length || 0) + 200;
   let dropped = {}; // counts not yet delivered to the worker
   let droppedAny = false;
   let inflight = null; // the batch being sent
@@ -166,8 +177,13 @@
     if (!m) return;
     for (const k of Object.keys(m.dropped)) countDropped(k, m.dropped[k]);
     for (const r of m.events) {
-      if (queue.length >= LIMITS.queue) countDropped(queue.shift().kind, 1);
       queue.push(r);
+      queueChars += charsOf(r);
+      while (queue.length > LIMITS.queue || (queueChars > LIMITS.queueChars && queue.length > 1)) {
+        const old = queue.shift();
+        queueChars -= charsOf(old);
+        countDropped(old.kind, 1);
+      }
     }
     send();
   }
@@ -176,12 +192,13 @@
     const events = [];
     let chars = 0;
     while (queue.length && events.length < LIMITS.batchEvents) {
-      const r = queue[0];
-      const size = (r.request_body?.length || 0) + (r.response_body?.length || 0) + (r.message?.length || 0) + (r.stack?.length || 0) + 200;
+      const size = charsOf(queue[0]);
       if (events.length && chars + size > LIMITS.batchChars) break;
       chars += size;
+      queueChars -= size;
       events.push(queue.shift());
     }
+    nextAt = Date.now() + (chars * 1000) / LIMITS.rateChars;
     const batch = { type: 'gasoline.capture', batch: `${frame}:${++batchSeq}`, events };
     if (droppedAny) {
       batch.dropped = dropped;
@@ -193,6 +210,16 @@
 
   function send() {
     if (inflight || dead || (!queue.length && !droppedAny)) return;
+    const wait = nextAt - Date.now();
+    if (wait > 0) {
+      if (!paceTimer) {
+        paceTimer = setTimeout(() => {
+          paceTimer = null;
+          send();
+        }, wait);
+      }
+      return;
+    }
     inflight = nextBatch();
     deliver(inflight, 0);
   }
@@ -308,6 +335,7 @@
     if (sender.id !== chrome.runtime.id || msg?.gasoline !== 'capture' || msg.op !== 'flush') return false;
     askPage().then((page) => {
       const events = queue.splice(0, LIMITS.queue);
+      queueChars = 0;
       const reply = { ok: !dead, events, timers: page.timers, due_ms: page.due_ms, requests: page.requests ?? 0,
         action_requests: page.action_requests ?? 0, navigating: willNavigate(), page: page.page !== false };
       if (droppedAny) {
@@ -337,6 +365,7 @@
   function orphaned() {
     dead = true;
     queue = [];
+    queueChars = 0;
     inflight = null;
     if (port) {
       port.onmessage = null;

@@ -221,7 +221,10 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
       if (tab) addTab(tabNoted(tab), tab);
       await tabEvents;
     }
-    if (!(await batcher.drain(budgetMs))) missing.push(`the daemon did not take the capture events within ${budgetMs} ms`);
+    // Only this tab's events hold the result back (all of them for a
+    // command without a tab): another tab's flood does not.
+    const only = Number.isInteger(tabId) && tabId >= 0 ? tabId : undefined;
+    if (!(await batcher.drain(budgetMs, only))) missing.push(`the daemon did not take the capture events within ${budgetMs} ms`);
     return missing.length ? { complete: false, missing } : { complete: true };
   };
 

@@ -365,3 +365,28 @@ test('drain waits for every chunk held at the call, across batches', async () =>
   assert.equal(daemon.events.length, 5);
   assert.ok(daemon.posts.length >= 3);
 });
+
+test('drain for one tab waits for that tab only, and its chunks go ahead of another tab\'s backlog', async () => {
+  const daemon = new FakeDaemon();
+  const post = daemon.post;
+  let hold = null; // while set, posts of the noisy tab wait for it
+  daemon.post = async (body) => {
+    if (hold && body.events.some((e) => e.tab_id === 2)) await hold;
+    return post(body);
+  };
+  const { timers, b } = setup({ daemon, batcher: { batchEvents: 10, chunkEvents: 10 } });
+  let release;
+  hold = new Promise((r) => { release = r; });
+  await b.addBatch(Array.from({ length: 50 }, (_, i) => ev(i, 'log', { tab_id: 2 }))); // the flood's backlog: 5 posts
+  await timers.advance(0);
+  await b.addBatch([ev(100, 'log', { tab_id: 1 }), ev(101, 'log', { tab_id: 1 })]);
+  const drained = b.drain(1000, 1);
+  await timers.advance(0);
+  assert.equal(await drained, true, 'the quiet tab\'s events are in while the flood\'s first post still waits');
+  assert.deepEqual(daemon.events.map((e) => e.ts), [100, 101], 'only the quiet tab\'s chunk went');
+  release();
+  hold = null;
+  await timers.advance(500);
+  assert.equal(daemon.events.length, 52, 'the backlog follows');
+  assert.equal(b.pending, 0);
+});

@@ -261,7 +261,7 @@ func (s *Store) Clear(kind Kind, tabID *int64) (int, error) {
 		removed += r.removeIf(func(e *entry) bool { return tabID == nil || e.tab == *tabID },
 			func(e *entry) { s.merge.remove(e) })
 		if tabID == nil {
-			r.dropped = 0
+			r.resetDropped()
 		}
 	}
 	return removed, nil

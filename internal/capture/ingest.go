@@ -195,7 +195,7 @@ func (s *Store) ingest(b apitype.EventBatch, bad map[int]string) (apitype.Events
 	}
 	for name, n := range b.Dropped {
 		if k := kindOf(name); k != "" && n > 0 {
-			s.rings[k.index()].dropped += min(n, maxReportedDrop)
+			s.rings[k.index()].reported(min(n, maxReportedDrop))
 		}
 	}
 	var evicted [numKinds]int64

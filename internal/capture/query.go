@@ -70,9 +70,12 @@ type Page struct {
 	// read without Since returns the newest); Since 0 reads from the oldest.
 	Earlier bool `json:"earlier,omitempty"`
 	// Dropped counts the kind's entries lost since start or the last Clear
-	// (evicted by the daemon, or lost before reaching it).
+	// (evicted by the daemon, or lost before reaching it) that this read
+	// could have returned: a read of some tabs counts only their evictions
+	// (and the extension's losses, which name no tab).
 	Dropped int64 `json:"dropped"`
-	// Missed says entries after Since were dropped before this read.
+	// Missed says entries after Since that this read could have returned
+	// were evicted before it.
 	Missed bool `json:"missed,omitempty"`
 	// Hidden counts the matching entries in the range read that noise rules
 	// hid.
@@ -146,11 +149,24 @@ func (f Filter) compile() (*matcher, error) {
 	return m, nil
 }
 
-func (m *matcher) match(e *entry) bool {
-	if m.tab != nil && e.tab != *m.tab {
+// readsTab says the filter's tab fields let tab's entries through.
+func (m *matcher) readsTab(tab int64) bool {
+	if m.tab != nil && tab != *m.tab || m.tabs != nil && !slices.Contains(m.tabs, tab) {
 		return false
 	}
-	if m.tabs != nil && !slices.Contains(m.tabs, e.tab) || slices.Contains(m.except, e.tab) {
+	return !slices.Contains(m.except, tab)
+}
+
+// tabScope is readsTab, or nil when the filter reads every tab.
+func (m *matcher) tabScope() func(int64) bool {
+	if m.tab == nil && m.tabs == nil && len(m.except) == 0 {
+		return nil
+	}
+	return m.readsTab
+}
+
+func (m *matcher) match(e *entry) bool {
+	if !m.readsTab(e.tab) {
 		return false
 	}
 	switch r := e.rec.(type) {
@@ -258,8 +274,11 @@ type collected struct {
 func (s *Store) collectLocked(m *matcher, since *uint64, limit int) collected {
 	c := collected{tail: since == nil}
 	buffered := 0
+	var evicted uint64 // the highest sequence number lost from what m reads
 	for _, i := range m.rings {
-		c.dropped += s.rings[i].dropped
+		n, last := s.rings[i].losses(m.tabScope())
+		c.dropped += n
+		evicted = max(evicted, last)
 		buffered += s.rings[i].n
 	}
 	c.entries = make([]entry, 0, min(limit, buffered))
@@ -289,9 +308,7 @@ func (s *Store) collectLocked(m *matcher, since *uint64, limit int) collected {
 	if c.more {
 		c.next = c.entries[len(c.entries)-1].seq
 	}
-	for _, i := range m.rings {
-		c.missed = c.missed || *since < s.rings[i].evicted
-	}
+	c.missed = *since < evicted
 	return c
 }
 

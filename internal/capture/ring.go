@@ -41,9 +41,25 @@ type ring struct {
 	tabN map[int64]int
 	// held is heaviest's scratch map of bytes per tab.
 	held map[int64]int64
+	// lost holds each tab's evictions, so that a read of some tabs reports
+	// only the losses that could have hit it (eviction takes the noisy
+	// tab's entries from the middle of the ring). other holds the losses of
+	// tabs past maxLossTabs and those the extension reports, which no tab
+	// can be told apart for: every read counts them.
+	lost  map[int64]*loss
+	other loss
 }
 
-func newRing(l Limit) *ring { return &ring{limit: l, tabN: map[int64]int{}} }
+// loss counts entries lost and the highest sequence number among them.
+type loss struct {
+	n    int64
+	last uint64
+}
+
+// maxLossTabs bounds the tabs whose losses a ring keeps apart.
+const maxLossTabs = 1024
+
+func newRing(l Limit) *ring { return &ring{limit: l, tabN: map[int64]int{}, lost: map[int64]*loss{}} }
 
 // at returns the i-th oldest entry.
 func (r *ring) at(i int) *entry { return r.buf[(r.head+i)%len(r.buf)] }
@@ -59,8 +75,7 @@ func (r *ring) first(seq uint64) int {
 // stored (it counts as evicted). gone is called for every evicted entry.
 func (r *ring) push(e *entry, gone func(*entry)) int64 {
 	if e.size > r.limit.MaxBytes {
-		r.dropped++
-		r.evicted = max(r.evicted, e.seq)
+		r.lose(e)
 		return 1
 	}
 	ev := r.shed(func() (bool, bool) {
@@ -181,9 +196,56 @@ func (r *ring) popOldest() *entry {
 // forget accounts for evicted entry e, which the caller took out of buf.
 func (r *ring) forget(e *entry) {
 	r.bytes -= e.size
+	r.lose(e)
+	r.untab(e)
+}
+
+// lose counts e as lost, for its tab and for the ring.
+func (r *ring) lose(e *entry) {
 	r.dropped++
 	r.evicted = max(r.evicted, e.seq)
-	r.untab(e)
+	l := r.lost[e.tab]
+	if l == nil {
+		l = &r.other
+		if len(r.lost) < maxLossTabs {
+			l = &loss{}
+			r.lost[e.tab] = l
+		}
+	}
+	l.n++
+	l.last = max(l.last, e.seq)
+}
+
+// reported counts n entries the extension lost before sending them.
+func (r *ring) reported(n int64) {
+	r.dropped += n
+	r.other.n += n
+}
+
+// resetDropped zeroes the loss counts. The sequence numbers stay, so a
+// cursor from before still learns it missed entries.
+func (r *ring) resetDropped() {
+	r.dropped = 0
+	r.other.n = 0
+	for _, l := range r.lost {
+		l.n = 0
+	}
+}
+
+// losses returns the entries lost from the tabs reads selects (nil: every
+// tab) and the highest sequence number among those evicted.
+func (r *ring) losses(reads func(tab int64) bool) (n int64, last uint64) {
+	if reads == nil {
+		return r.dropped, r.evicted
+	}
+	n, last = r.other.n, r.other.last
+	for tab, l := range r.lost {
+		if reads(tab) {
+			n += l.n
+			last = max(last, l.last)
+		}
+	}
+	return n, last
 }
 
 func (r *ring) untab(e *entry) {

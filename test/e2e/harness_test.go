@@ -102,6 +102,7 @@ func newSite(t *testing.T) *site {
 	mux.Handle("GET /names/", namesPages())
 	mux.Handle("GET /csp/", cspPages())
 	mux.Handle("/truth/", truthPages())
+	mux.Handle("GET /flood/", floodPages())
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	})
