@@ -110,7 +110,7 @@ func peerRows(ctx context.Context, mc *gasoline.Client, bin, base string) ([]tru
 		}
 		rows = append(rows, truthRow{fmt.Sprintf("real headless Chromium, peers interleaved: gasoline `interact click` (role + name, settling) on %s (n=%d)", pg.name, *n), "(reference)", samples[0]})
 		for j, p := range ps {
-			rows = append(rows, truthRow{fmt.Sprintf("real headless Chromium, peers interleaved: %s `%s` (ref from `%s`, not timed) on %s (n=%d)", p.Name, p.ClickTool(), p.SnapshotTool(), pg.name, *n), "(reference)", samples[1+j]})
+			rows = append(rows, truthRow{fmt.Sprintf("real headless Chromium, peers interleaved: %s `%s` (%s from `%s`, not timed) on %s (n=%d)", p.Name, p.ClickTool(), p.RefWord, p.SnapshotTool(), pg.name, *n), "(reference)", samples[1+j]})
 		}
 	}
 	return rows, nil

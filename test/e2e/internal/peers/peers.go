@@ -23,8 +23,9 @@ import (
 
 // Peer is one running peer MCP server with its own browser.
 type Peer struct {
-	Name string // "playwright-mcp" or "chrome-devtools-mcp"
-	cs   *mcp.ClientSession
+	Name    string // "playwright-mcp" or "chrome-devtools-mcp"
+	RefWord string // what the peer calls a ref: "ref" or "uid"
+	cs      *mcp.ClientSession
 	// nav names the tool and arguments that open url in a page.
 	nav func(url string) (string, map[string]any)
 	// snapshot names the snapshot tool; snapArgs gives its arguments from
@@ -32,9 +33,11 @@ type Peer struct {
 	snapshot string
 	snapArgs func(navText string) map[string]any
 	// click names the click tool; clickArgs its arguments for a ref found
-	// in a snapshot and the element's description.
+	// in a snapshot and the element's description (playwright-mcp 0.0.83
+	// calls the ref "target"; chrome-devtools-mcp 1.11 wants the page id
+	// from the last navigation's text).
 	click     string
-	clickArgs func(ref, desc string) map[string]any
+	clickArgs func(ref, desc, navText string) map[string]any
 	// ref finds a role and name's ref in the snapshot tool's text.
 	ref     func(snap, role, name string) string
 	navText string
@@ -45,12 +48,13 @@ type Peer struct {
 func Playwright(ctx context.Context, path, chromium string) (*Peer, error) {
 	p := &Peer{
 		Name:     "playwright-mcp",
+		RefWord:  "ref",
 		nav:      func(url string) (string, map[string]any) { return "browser_navigate", map[string]any{"url": url} },
 		snapshot: "browser_snapshot",
 		snapArgs: func(string) map[string]any { return map[string]any{} },
 		click:    "browser_click",
-		clickArgs: func(ref, desc string) map[string]any {
-			return map[string]any{"ref": ref, "element": desc}
+		clickArgs: func(ref, desc, _ string) map[string]any {
+			return map[string]any{"target": ref, "element": desc}
 		},
 		ref: func(snap, role, name string) string {
 			// - button "Bench button" [ref=e2] [cursor=pointer]
@@ -68,12 +72,16 @@ func Playwright(ctx context.Context, path, chromium string) (*Peer, error) {
 // the Chromium at chromium.
 func DevTools(ctx context.Context, path, chromium string) (*Peer, error) {
 	p := &Peer{
-		Name:      "chrome-devtools-mcp",
-		nav:       func(url string) (string, map[string]any) { return "new_page", map[string]any{"url": url} },
-		snapshot:  "take_snapshot",
-		snapArgs:  SelectedPage,
-		click:     "click",
-		clickArgs: func(ref, _ string) map[string]any { return map[string]any{"uid": ref} },
+		Name:     "chrome-devtools-mcp",
+		nav:      func(url string) (string, map[string]any) { return "new_page", map[string]any{"url": url} },
+		snapshot: "take_snapshot",
+		snapArgs: SelectedPage,
+		click:    "click",
+		clickArgs: func(ref, _, navText string) map[string]any {
+			args := SelectedPage(navText)
+			args["uid"] = ref
+			return args
+		},
 		ref: func(snap, role, name string) string {
 			// uid=1_2 button "Bench button"
 			re := regexp.MustCompile(`(?m)uid=(\S+) ` + regexp.QuoteMeta(role) + ` "` + regexp.QuoteMeta(name) + `"`)
@@ -135,7 +143,7 @@ func (p *Peer) FindRef(snap, role, name string) string { return p.ref(snap, role
 // Click clicks the element with ref through the peer's click tool and
 // returns its answer's text.
 func (p *Peer) Click(ctx context.Context, ref, desc string) (string, error) {
-	return p.Call(ctx, p.click, p.clickArgs(ref, desc))
+	return p.Call(ctx, p.click, p.clickArgs(ref, desc, p.navText))
 }
 
 var selectedRE = regexp.MustCompile(`(?m)^(\d+): .* \[selected\]$`)
