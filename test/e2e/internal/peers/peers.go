@@ -73,6 +73,7 @@ func Playwright(ctx context.Context, path, chromium string) (*Peer, error) {
 func DevTools(ctx context.Context, path, chromium string) (*Peer, error) {
 	p := &Peer{
 		Name:     "chrome-devtools-mcp",
+		RefWord:  "uid",
 		nav:      func(url string) (string, map[string]any) { return "new_page", map[string]any{"url": url} },
 		snapshot: "take_snapshot",
 		snapArgs: SelectedPage,
