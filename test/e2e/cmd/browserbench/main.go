@@ -10,7 +10,10 @@
 // It then times 10 000 console.log calls in a page with and without the
 // extension (console.go).
 //
-//	cd test/e2e && go run ./cmd/browserbench [-n 200] [-warmup 20] [-console-runs 15]
+// With -playwright and -devtools (peers.go) the same clicks go through
+// playwright-mcp and chrome-devtools-mcp too, interleaved with gasoline's.
+//
+//	cd test/e2e && go run ./cmd/browserbench [-n 200] [-warmup 20] [-console-runs 15] [-playwright PATH] [-devtools PATH]
 package main
 
 import (
@@ -202,6 +205,10 @@ func run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	peerClicks, err := peerRows(ctx, mc, bin, site.URL)
+	if err != nil {
+		return err
+	}
 	if r, err := mc.Call(ctx, "interact", map[string]any{"action": "navigate", "url": site.URL + "/list", "wait_ms": 20000}); err != nil || r.Status != "complete" {
 		return fmt.Errorf("navigate to the list: %s %v", r, err)
 	}
@@ -218,7 +225,7 @@ func run(ctx context.Context) (err error) {
 	row(fmt.Sprintf("real headless Chromium: `interact execute_js` with wait_ms → inline result (SDK tools/call through gasoline-mcp, n=%d)", *n), rtt, "p50 ≤ 30 ms")
 	row(fmt.Sprintf("real headless Chromium: `interact click` (role + name, auto-wait) with wait_ms → inline result (n=%d)", *n), clicks, "p50 ≤ 30 ms")
 	row(fmt.Sprintf("real headless Chromium: `interact click` as above with settle_ms 0 (reports at once; n=%d)", *n), quiet, "(reference)")
-	for _, tr := range truth {
+	for _, tr := range append(truth, peerClicks...) {
 		row(tr.figure, tr.samples, tr.target)
 	}
 	row(fmt.Sprintf("real headless Chromium: `analyze dom` of a 300-element page with wait_ms → inline outline (n=%d)", *n), doms, "p50 ≤ 50 ms")

@@ -23,7 +23,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
@@ -34,7 +33,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/chromium"
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/gasoline"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/peers"
 )
 
 var (
@@ -137,17 +136,13 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("gasoline: %w", err)
 	}
-	pw, err := peerSnapshots(ctx, exec.Command(*playwright, "--headless", "--isolated", "--no-sandbox", "--executable-path", bin),
-		func(url string) (string, map[string]any) { return "browser_navigate", map[string]any{"url": url} },
-		"browser_snapshot", func(string) map[string]any { return map[string]any{} }, site.URL)
+	pw, err := peerSnapshots(ctx, peers.Playwright, *playwright, bin, site.URL)
 	if err != nil {
-		return fmt.Errorf("playwright-mcp: %w", err)
+		return err
 	}
-	cd, err := peerSnapshots(ctx, exec.Command(*devtools, "--headless", "--isolated", "--executablePath", bin, "--chrome-arg=--no-sandbox"),
-		func(url string) (string, map[string]any) { return "new_page", map[string]any{"url": url} },
-		"take_snapshot", selectedPage, site.URL)
+	cd, err := peerSnapshots(ctx, peers.DevTools, *devtools, bin, site.URL)
 	if err != nil {
-		return fmt.Errorf("chrome-devtools-mcp: %w", err)
+		return err
 	}
 
 	fmt.Println("| page | gasoline `analyze dom` | refs / interactive | `interactive_only` | playwright-mcp `browser_snapshot` | chrome-devtools-mcp `take_snapshot` | gasoline ÷ smaller peer |")
@@ -242,61 +237,29 @@ func gasolineOutlines(ctx context.Context, bin, root, base string) ([]outline, e
 	return out, nil
 }
 
-// peerSnapshots runs a peer MCP server, navigates to every page and returns
-// the estimated tokens of its snapshot tool's text result.
-func peerSnapshots(ctx context.Context, cmd *exec.Cmd, nav func(url string) (string, map[string]any), snapshot string,
-	snapArgs func(navText string) map[string]any, base string) ([]int, error) {
-	cmd.Stderr = nil
-	c := mcp.NewClient(&mcp.Implementation{Name: "snapcompare", Version: "1.0.0"}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+// peerSnapshots starts a peer MCP server, navigates to every page and
+// returns the estimated tokens of its snapshot tool's text result.
+func peerSnapshots(ctx context.Context, start func(ctx context.Context, path, chromium string) (*peers.Peer, error),
+	path, bin, base string) ([]int, error) {
+	p, err := start(ctx, path, bin)
 	if err != nil {
 		return nil, err
 	}
-	defer cs.Close()
+	defer p.Close()
 	var out []int
-	for _, p := range pages {
-		name, args := nav(base + p.path)
-		navRes, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-		if err != nil || navRes.IsError {
-			return nil, fmt.Errorf("%s %s: %v %v", name, p.path, err, text(navRes))
+	for _, pg := range pages {
+		if err := p.Navigate(ctx, base+pg.path); err != nil {
+			return nil, err
 		}
 		time.Sleep(300 * time.Millisecond)
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: snapshot, Arguments: snapArgs(text(navRes))})
-		if err != nil || res.IsError {
-			return nil, fmt.Errorf("%s %s: %v %v", snapshot, p.path, err, text(res))
+		t, err := p.Snapshot(ctx)
+		if err != nil {
+			return nil, err
 		}
-		tokens := (len(text(res)) + 3) / 4
-		save(p.file, snapshot, text(res))
-		logf("%s %s: %d tokens", snapshot, p.path, tokens)
+		tokens := (len(t) + 3) / 4
+		save(pg.file, p.SnapshotTool(), t)
+		logf("%s %s: %d tokens", p.SnapshotTool(), pg.path, tokens)
 		out = append(out, tokens)
 	}
 	return out, nil
-}
-
-var selectedRE = regexp.MustCompile(`(?m)^(\d+): .* \[selected\]$`)
-
-// selectedPage reads the selected page's id from chrome-devtools-mcp's
-// page list ("2: http://… [selected]"), which take_snapshot needs.
-func selectedPage(navText string) map[string]any {
-	m := selectedRE.FindStringSubmatch(navText)
-	if m == nil {
-		return map[string]any{}
-	}
-	var id int
-	fmt.Sscan(m[1], &id)
-	return map[string]any{"pageId": id}
-}
-
-// text is the concatenated text content of a tool result.
-func text(res *mcp.CallToolResult) string {
-	if res == nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
 }
