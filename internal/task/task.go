@@ -79,7 +79,9 @@ func (s *Source) stateOf(c tracker.Command) mcp.TaskState {
 			st.Message += " (" + c.Reason + ")"
 		}
 		if c.Error != "" {
-			st.Message += ": " + c.Error
+			// The error text may be the page's own (a thrown message): it
+			// reaches the agent fenced through the result, never here.
+			st.Message += ": the task's result has the error"
 		}
 	case c.External:
 		st.PollInterval = userPoll
