@@ -16,9 +16,11 @@ import (
 // client negotiated in initialize.
 
 // Cache hints of the cacheable results of the stateless revision. The tool
-// list and the discovery result change only when the daemon is upgraded
-// (and restarted), so anyone may keep them for a while; the resource list
-// and contents are the client's own stored outputs, which come and go.
+// list changes only when the daemon is upgraded (and restarted), so anyone
+// may keep it for a while; the resource list and contents are the client's
+// own stored outputs, which come and go. The discovery result's
+// instructions carry the fence key of this run, so it is private and not
+// kept: after a restart a client must not fence-check with an old key.
 const (
 	staticTTLMS  = 300_000
 	dynamicTTLMS = 0
@@ -120,8 +122,8 @@ func (s *Server) discover() json.RawMessage {
 		Capabilities:      caps,
 		Instructions:      s.instructions,
 		Meta:              map[string]any{protocol.MetaServerInfo: s.info},
-		TTLMS:             staticTTLMS,
-		CacheScope:        "public",
+		TTLMS:             dynamicTTLMS,
+		CacheScope:        "private",
 	})
 	return b
 }

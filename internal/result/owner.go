@@ -36,14 +36,6 @@ type owners struct {
 	clients []string           // keys of acted, least recent first; guarded by mu
 }
 
-// ClientOf is the tracker's name of client: "" is tracker.DefaultClient.
-func ClientOf(client string) string {
-	if client == "" {
-		return tracker.DefaultClient
-	}
-	return client
-}
-
 // Own records client as the owner of the output stored under id,
 // replacing any earlier owner.
 func (k *Keeper) Own(id, client string) {
@@ -56,7 +48,7 @@ func (k *Keeper) Own(id, client string) {
 	if _, ok := o.byID[id]; !ok {
 		o.order = append(o.order, id)
 	}
-	o.byID[id] = ClientOf(client)
+	o.byID[id] = tracker.ClientName(client)
 	if len(o.order) <= maxOwned {
 		return
 	}
@@ -84,12 +76,12 @@ func (k *Keeper) Owns(client, id string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	owner, ok := o.byID[id]
-	return ok && owner == ClientOf(client)
+	return ok && owner == tracker.ClientName(client)
 }
 
 // actedIn records that a command of client worked in tab.
 func (k *Keeper) actedIn(client string, tab int64) {
-	client = ClientOf(client)
+	client = tracker.ClientName(client)
 	o := &k.owners
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -115,7 +107,7 @@ func (k *Keeper) ActedIn(client string) []int64 {
 	o := &k.owners
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return slices.Clone(o.acted[ClientOf(client)])
+	return slices.Clone(o.acted[tracker.ClientName(client)])
 }
 
 // noteTab records the tab a complete result names ({"tab_id": 3, …}) as

@@ -50,7 +50,7 @@ func TestModernDiscoverAndList(t *testing.T) {
 	resp, body := e.post(t, "POST", modernHeaders("server/discover", ""), modernReq(1, "server/discover", "", false))
 	m := decode(t, body)
 	res, _ := m["result"].(map[string]any)
-	if resp.StatusCode != 200 || res["resultType"] != "complete" || res["cacheScope"] != "public" ||
+	if resp.StatusCode != 200 || res["resultType"] != "complete" || res["cacheScope"] != "private" || res["ttlMs"] != float64(0) ||
 		!strings.Contains(string(body), `"supportedVersions":["2026-07-28","2025-11-25"`) ||
 		!strings.Contains(string(body), `"io.modelcontextprotocol/tasks":{}`) || resp.Header.Get("Mcp-Session-Id") != "" {
 		t.Fatalf("discover: got %d %s", resp.StatusCode, body)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
@@ -350,7 +351,11 @@ const maxClientKey = 64
 // none share one client.
 func modernClient(name string) string {
 	if len(name) > maxClientKey {
-		name = name[:maxClientKey]
+		cut := maxClientKey
+		for cut > 0 && !utf8.RuneStart(name[cut]) {
+			cut--
+		}
+		name = name[:cut]
 	}
 	return "agent-" + name
 }

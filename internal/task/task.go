@@ -49,10 +49,7 @@ func (s *Source) CancelCall(id string) (string, json.RawMessage) {
 // unknown to client, as it is to observe.
 func (s *Source) State(client, id string) (mcp.TaskState, error) {
 	c, err := s.trk.Get(id)
-	if client == "" {
-		client = tracker.DefaultClient
-	}
-	if err != nil || c.Client != client {
+	if err != nil || c.Client != tracker.ClientName(client) {
 		return mcp.TaskState{}, fmt.Errorf("%w %q: no command of yours has this id (results are kept %s after they finish); check the taskId, or call the tool again",
 			mcp.ErrUnknownTask, id, s.opts.ResultTTL)
 	}
@@ -82,7 +79,9 @@ func (s *Source) stateOf(c tracker.Command) mcp.TaskState {
 			st.Message += " (" + c.Reason + ")"
 		}
 		if c.Error != "" {
-			st.Message += ": " + c.Error
+			// The error text may be the page's own (a thrown message): it
+			// reaches the agent fenced through the result, never here.
+			st.Message += ": the task's result has the error"
 		}
 	case c.External:
 		st.PollInterval = userPoll

@@ -250,16 +250,32 @@ func TestLargeBody(t *testing.T) {
 	}
 	id, _ := r.field("output", "id").(string)
 	hint, _ := r.field("output", "hint").(string)
-	if id != "body_1_response" || !strings.Contains(hint, `correlation_id:"body_1_response"`) || r.field("output", "sha256") == "" {
-		t.Fatalf("got handle %q with hint %q, want body_1_response and a call that reads it", id, hint)
+	if !strings.HasPrefix(id, "body_1_response_") || !strings.Contains(hint, `correlation_id:"`+id+`"`) || r.field("output", "sha256") == "" {
+		t.Fatalf("got handle %q with hint %q, want body_1_response_<reader> and a call that reads it", id, hint)
 	}
-	s := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"body_1_response","mode":"slice","anchor":"LAST-ONE","window":40}`)
+	s := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+id+`","mode":"slice","anchor":"LAST-ONE","window":40}`)
 	if s.IsError || !strings.Contains(s.Text, "LAST-ONE") {
 		t.Errorf("slice of the stored body: got %s", s.Text)
 	}
-	x := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"body_1_response","mode":"extract","query":"LAST-ONE"}`)
+	x := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+id+`","mode":"extract","query":"LAST-ONE"}`)
 	if x.IsError || !strings.Contains(x.Text, "LAST-ONE") {
 		t.Errorf("extract from the stored body: got %s", x.Text)
+	}
+	// A second agent reading the same body gets its own handle; the first
+	// agent's handle stays the first agent's, and neither reads the other's.
+	o := e.call(t, "other", "observe", `{"what":"network","id":1,"body":"response"}`)
+	oid, _ := o.field("output", "id").(string)
+	if o.IsError || oid == "" || oid == id {
+		t.Fatalf("second reader: got handle %q (first reader's %q): %s", oid, id, o.Text)
+	}
+	if r := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+id+`","mode":"slice","anchor":"LAST-ONE","window":40}`); r.IsError || !strings.Contains(r.Text, "LAST-ONE") {
+		t.Errorf("first reader's handle after a second reader read the body: got %s", r.Text)
+	}
+	if r := e.call(t, "other", "observe", `{"what":"command_result","correlation_id":"`+oid+`","mode":"slice","anchor":"LAST-ONE","window":40}`); r.IsError || !strings.Contains(r.Text, "LAST-ONE") {
+		t.Errorf("second reader's own handle: got %s", r.Text)
+	}
+	if r := e.call(t, "other", "observe", `{"what":"command_result","correlation_id":"`+id+`"}`); !r.IsError {
+		t.Errorf("second reader read the first reader's handle: got %s", r.Text)
 	}
 	for _, tl := range all {
 		for _, a := range tl.actions() {

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +15,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/result"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
 
 // captureModes read what the user's tabs did, from the capture buffers
@@ -379,10 +382,13 @@ type bodyView struct {
 // queues commands under it, so they never clash with correlation ids.
 const bodyHandlePrefix = "body_"
 
-// bodyHandleID is the output store id of the body part of entry id: the
-// id command_result's read modes take.
-func bodyHandleID(id uint64, part string) string {
-	return bodyHandlePrefix + strconv.FormatUint(id, 10) + "_" + part
+// bodyHandleID is the output store id of the body part of entry id as
+// client read it: the id command_result's read modes take. Each reader gets
+// its own id (a short hash of its name ends it), so a second agent reading
+// the same body stores its own copy instead of taking the first one's.
+func bodyHandleID(client string, id uint64, part string) string {
+	sum := sha256.Sum256([]byte(tracker.ClientName(client)))
+	return bodyHandlePrefix + strconv.FormatUint(id, 10) + "_" + part + "_" + hex.EncodeToString(sum[:4])
 }
 
 // bodyWait is how long a body read waits for a body the page is still
@@ -416,7 +422,7 @@ func (t *Tools) body(ctx context.Context, client string, id uint64, part string,
 	if !store.Oversize(b.Text) && len(encode(b.Text)) <= inlineBodyBytes {
 		return v, nil
 	}
-	hid := bodyHandleID(id, part)
+	hid := bodyHandleID(client, id, part)
 	h, err := t.d.Results.Put(client, hid, b.Text) // the reader's, as its handle is
 	if err != nil {
 		return nil, fmt.Errorf("storing the %s body of entry %d: %w", part, id, err)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
-	"github.com/gasoline-mcp/gasoline/internal/result"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
 
@@ -99,7 +98,7 @@ func (t *Tools) commandResult(ctx context.Context, client string, a resultArgs) 
 	def := time.Duration(0)
 	c, err := t.d.Tracker.Get(a.CorrelationID)
 	switch {
-	case err == nil && c.Client != result.ClientOf(client):
+	case err == nil && c.Client != tracker.ClientName(client):
 		return nil, errUnknownID(a.CorrelationID)
 	case err == nil && c.External:
 		def = t.d.UserDrivenWait

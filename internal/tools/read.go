@@ -180,7 +180,7 @@ func (t *Tools) ownsOutput(client, id string) bool {
 		return true
 	}
 	if c, err := t.d.Tracker.Get(id); err == nil {
-		return c.Client == result.ClientOf(client)
+		return c.Client == tracker.ClientName(client)
 	}
 	return t.d.Results.Owns(client, id)
 }

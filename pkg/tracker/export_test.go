@@ -16,7 +16,7 @@ func (t *Tracker) Waiting(id string) bool {
 func (t *Tracker) WaitingAny(client string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	c := t.clients[clientName(client)]
+	c := t.clients[ClientName(client)]
 	return c != nil && c.finished != nil
 }
 

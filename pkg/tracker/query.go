@@ -22,7 +22,7 @@ func (t *Tracker) Get(id string) (Command, error) {
 func (t *Tracker) Result(clientID, id string) (Command, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.getLocked(id, clientName(clientID))
+	return t.getLocked(id, ClientName(clientID))
 }
 
 // getLocked looks id up in the retained commands, then the ring, marking a
@@ -62,7 +62,7 @@ func (t *Tracker) markReadLocked(e *entry) {
 // The wake-up is immediate: the command's channel is closed at its terminal
 // transition.
 func (t *Tracker) Wait(ctx context.Context, clientID, id string) (Command, error) {
-	reader := clientName(clientID)
+	reader := ClientName(clientID)
 	t.mu.Lock()
 	e := t.cmds[id]
 	if e == nil || e.cmd.State.Terminal() {
@@ -108,7 +108,7 @@ func (t *Tracker) Wait(ctx context.Context, clientID, id string) (Command, error
 // When ctx ends first it returns an empty slice and a nil error; when the
 // Tracker is closed, an empty slice and ErrClosed. The slice is never nil.
 func (t *Tracker) WaitAny(ctx context.Context, clientID string) ([]Command, error) {
-	name := clientName(clientID)
+	name := ClientName(clientID)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for {
@@ -156,7 +156,7 @@ func announceLocked(c *client) []Command {
 // ones and its entries of the failed ring. The slices are never nil. List
 // never blocks.
 func (t *Tracker) List(clientID string) Lists {
-	name := clientName(clientID)
+	name := ClientName(clientID)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	l := Lists{Pending: []Command{}, Completed: []Command{}}
@@ -213,7 +213,7 @@ func (t *Tracker) All() Lists {
 func (t *Tracker) Unread(clientID string) (running, ready []Command) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	c := t.clients[clientName(clientID)]
+	c := t.clients[ClientName(clientID)]
 	if c == nil {
 		return nil, nil
 	}

@@ -171,7 +171,7 @@ func (t *Tracker) Close() {
 // The tracker keeps spec.Params as given: the caller must not modify it
 // afterwards.
 func (t *Tracker) Submit(spec Spec) (Command, error) {
-	name := clientName(spec.Client)
+	name := ClientName(spec.Client)
 	prefix := spec.Prefix
 	if prefix == "" {
 		prefix = DefaultPrefix
@@ -294,7 +294,7 @@ func (t *Tracker) CancelExternal(id, msg string) (Command, error) {
 // command already finished, and ErrUnknownCommand when id is unknown or
 // belongs to another client.
 func (t *Tracker) Cancel(clientID, id string) (Command, error) {
-	name := clientName(clientID)
+	name := ClientName(clientID)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -493,7 +493,10 @@ func newID(prefix string, now time.Time) string {
 	return b.String()
 }
 
-func clientName(c string) string {
+// ClientName is the name the tracker (and every owner record keyed like
+// it) gives client: "" is DefaultClient. It is the one place a client name
+// is normalised.
+func ClientName(c string) string {
 	if c == "" {
 		return DefaultClient
 	}
