@@ -12,7 +12,8 @@ import { tabActivated, tabNoted, tabRemoved, tabUpdated } from './tabs.js';
 /** CAPTURE_MESSAGE is the type of a relay's message to the worker. */
 export const CAPTURE_MESSAGE = 'gasoline.capture';
 
-const MAX_EVENTS_PER_MESSAGE = 500;
+/** MAX_EVENTS_PER_MESSAGE is the most records checkBatch takes from one message. */
+export const MAX_EVENTS_PER_MESSAGE = 500;
 const MAX_DOCUMENTS = 1000; // documentId -> URL after same-document navigations
 
 let started = null;
@@ -164,8 +165,15 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
         frame_id: frameId,
         page_url: documentUrls.get(frame.documentId) ?? (typeof frame.url === 'string' ? frame.url : observer.documentOf(tabId, frameId)),
       };
-      const { events, dropped } = checkBatch(answer, stamp, settings);
-      if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped });
+      // A flush answer holds the relay's whole queue, which may be longer
+      // than one message: it is checked a message's worth at a time, so
+      // none of it counts as over the limit (the page's drop counts once).
+      const list = Array.isArray(answer.events) ? answer.events : [];
+      for (let i = 0; i === 0 || i < list.length; i += MAX_EVENTS_PER_MESSAGE) {
+        const part = { events: list.slice(i, i + MAX_EVENTS_PER_MESSAGE), dropped: i === 0 ? answer.dropped : undefined };
+        const { events, dropped } = checkBatch(part, stamp, settings);
+        if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped });
+      }
       return answer;
     }, (err) => ({ gone: String(err?.message || err) }));
     let timer;
@@ -297,7 +305,7 @@ export function pageConfig(settings) {
 }
 
 /**
- * checkBatch validates a relay's message: at most 500 events, each
+ * checkBatch validates a relay's message: at most MAX_EVENTS_PER_MESSAGE events, each
  * sanitised and stamped; invalid events of a known kind and the page's own
  * drop counts are returned as dropped counts.
  */

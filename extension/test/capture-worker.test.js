@@ -126,3 +126,15 @@ test('after pushState, page_url is the document\'s new URL from webNavigation', 
   assert.equal(all.find((e) => e.message === 'after push').page_url, 'https://shop.test/cart?step=2');
   assert.equal(all.find((e) => e.message === 'other document').page_url, 'https://shop.test/other');
 });
+
+test('a flush answer longer than one message is taken whole, nothing counted dropped', async () => {
+  const n = 1200; // a relay hands back up to its whole queue (2000) in one flush answer
+  const events = Array.from({ length: n }, (_, i) => ({ kind: 'error', ts: 1, type: 'uncaught', message: `flood ${i}` }));
+  api.tabs.sendMessage = async () => ({ ok: true, events, timers: 0, due_ms: 0, requests: 0 });
+  const before = posts.length;
+  assert.ok(await capture.flushFrame(12, { frameId: 0 }));
+  await until('the flushed events are posted', () => posts.slice(before).flatMap((p) => p.events).filter((e) => e.message?.startsWith('flood ')).length === n);
+  const lost = posts.slice(before).reduce((sum, p) => sum + (p.dropped?.error || 0), 0);
+  assert.equal(lost, 0, 'no flushed record counted dropped');
+  delete api.tabs.sendMessage;
+});
