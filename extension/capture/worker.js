@@ -153,7 +153,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   // relay.js) and stores it like a batch the relay sent; it resolves to the
   // relay's count of short timers, or null when the frame did not answer
   // within FLUSH_FRAME_MS (frozen, gone, or a page without content scripts).
-  const flushFrame = async (tabId, frame) => {
+  const flushFrame = async (tabId, frame, waitMs = FLUSH_FRAME_MS) => {
     const opts = typeof frame.documentId === 'string' ? { documentId: frame.documentId } : { frameId: frame.frameId ?? 0 };
     const frameId = Number.isInteger(frame.frameId) ? frame.frameId : 0;
     // The answer's events are stored whenever it comes, even after the
@@ -178,7 +178,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     }, (err) => ({ gone: String(err?.message || err) }));
     let timer;
     const answer = await Promise.race([sent, new Promise((resolve) => {
-      timer = setTimeout(() => resolve(null), FLUSH_FRAME_MS);
+      timer = setTimeout(() => resolve(null), waitMs);
     })]);
     clearTimeout(timer);
     if (!answer) return null;
@@ -189,13 +189,13 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
 
   // flushFrames flushes every frame of tabId; it resolves to the frames
   // that did not answer and the page's fetch/XHR still in flight.
-  const flushFrames = async (tabId) => {
+  const flushFrames = async (tabId, waitMs = FLUSH_FRAME_MS) => {
     const frames = (await api.webNavigation?.getAllFrames({ tabId }).catch(() => null)) || [{ frameId: 0 }];
-    const answers = await Promise.all(frames.map((f) => flushFrame(tabId, f)));
+    const answers = await Promise.all(frames.map((f) => flushFrame(tabId, f, waitMs)));
     const missing = [];
     let requests = 0;
     answers.forEach((a, i) => {
-      if (!a) missing.push(`frame ${frames[i].frameId} did not answer within ${FLUSH_FRAME_MS} ms`);
+      if (!a) missing.push(`frame ${frames[i].frameId} did not answer within ${waitMs} ms`);
       else requests += a.requests || 0;
     });
     return { missing, requests };
@@ -206,20 +206,24 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   // daemon; it resolves to {complete, missing?}. With settleMs (after a
   // navigation) it first flushes again while the page's fetch/XHR or the
   // tab's requests are in flight, up to settleMs, so the new page's
-  // load-time requests are in.
-  const flushTab = async (tabId, { settleMs = 0, budgetMs = FLUSH_BUDGET_MS } = {}) => {
+  // load-time requests are in. totalMs, when given, bounds the whole flush:
+  // each wait gets no more than what is left of it.
+  const flushTab = async (tabId, { settleMs = 0, budgetMs = FLUSH_BUDGET_MS, totalMs = Infinity } = {}) => {
+    const end = Date.now() + totalMs;
+    const left = (ms) => Math.max(0, Math.min(ms, end - Date.now()));
+    if (left(1) <= 0) return { complete: false, missing: ['no time was left before the command\'s deadline to collect what its tab did'] };
     let missing = [];
     if (Number.isInteger(tabId) && tabId >= 0) {
-      const until = Date.now() + settleMs;
+      const until = Date.now() + left(settleMs);
       for (;;) {
-        const f = await flushFrames(tabId);
+        const f = await flushFrames(tabId, left(FLUSH_FRAME_MS));
         missing = f.missing;
-        const left = observer.inflight(tabId);
+        const loading = observer.inflight(tabId);
         // A frame that did not answer is asked again too, within settleMs.
-        if ((!f.requests && !left.length && !f.missing.length) || Date.now() >= until) {
-          if (f.requests || left.length) {
-            missing.push(`${f.requests + left.length} request(s) still loading after ${settleMs} ms` +
-              (left.length ? ` (${left.slice(0, 2).map((p) => `${p.method} ${p.url}`).join(', ')})` : ''));
+        if ((!f.requests && !loading.length && !f.missing.length) || Date.now() >= until) {
+          if (f.requests || loading.length) {
+            missing.push(`${f.requests + loading.length} request(s) still loading after ${settleMs} ms` +
+              (loading.length ? ` (${loading.slice(0, 2).map((p) => `${p.method} ${p.url}`).join(', ')})` : ''));
           }
           break;
         }
@@ -232,7 +236,8 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     // Only this tab's events hold the result back (all of them for a
     // command without a tab): another tab's flood does not.
     const only = Number.isInteger(tabId) && tabId >= 0 ? tabId : undefined;
-    if (!(await batcher.drain(budgetMs, only))) missing.push(`the daemon did not take the capture events within ${budgetMs} ms`);
+    const drainMs = left(budgetMs);
+    if (!(await batcher.drain(drainMs, only))) missing.push(`the daemon did not take the capture events within ${drainMs} ms`);
     return missing.length ? { complete: false, missing } : { complete: true };
   };
 
@@ -260,15 +265,17 @@ const NAVIGATING = new Set(['navigate', 'refresh', 'back', 'forward', 'new_tab']
  * SETTLE_LOAD_MS), so the new page's load-time requests are in. result is the
  * command's result (null after an error); its tab_id, else tabHint (the tab
  * the command was sent to), else the query's, names the tab. When the flush
- * could not be completed, result.capture says what is missing. Never rejects; nothing before startCapture.
+ * could not be completed, result.capture says what is missing. budgetMs
+ * bounds the whole flush (the time left before the command's deadline).
+ * Never rejects; nothing before startCapture.
  */
-export async function flushAfter(query, result, tabHint) {
+export async function flushAfter(query, result, tabHint, budgetMs = Infinity) {
   if (!started) return;
   const action = query?.action ?? query?.params?.action;
   const id = Number.isInteger(result?.tab_id) ? result.tab_id : Number(tabHint ?? query?.params?.tab_id);
   const tabId = Number.isInteger(id) ? id : -1;
   try {
-    const r = await started.flushTab(tabId, { settleMs: NAVIGATING.has(action) && result ? SETTLE_LOAD_MS : 0 });
+    const r = await started.flushTab(tabId, { settleMs: NAVIGATING.has(action) && result ? SETTLE_LOAD_MS : 0, totalMs: budgetMs });
     if (!r.complete && result && typeof result === 'object') result.capture = r;
   } catch (err) {
     console.warn('gasoline: flushing capture before a result:', err);

@@ -138,3 +138,20 @@ test('a flush answer longer than one message is taken whole, nothing counted dro
   assert.equal(lost, 0, 'no flushed record counted dropped');
   delete api.tabs.sendMessage;
 });
+
+test('a flush gets no more than the time it is given', async () => {
+  let asked = 0;
+  api.tabs.sendMessage = () => {
+    asked++;
+    return new Promise(() => {}); // a frame that never answers
+  };
+  api.webNavigation.getAllFrames = async () => [{ frameId: 0 }];
+  assert.deepEqual((await capture.flushTab(12, { totalMs: 0 })).complete, false, 'no time: nothing asked, capture incomplete');
+  assert.equal(asked, 0);
+  const t0 = Date.now();
+  const r = await capture.flushTab(12, { settleMs: 5000, totalMs: 60 });
+  assert.ok(Date.now() - t0 < 1000, `took ${Date.now() - t0} ms of a 60 ms budget`);
+  assert.equal(r.complete, false);
+  delete api.tabs.sendMessage;
+  delete api.webNavigation.getAllFrames;
+});
