@@ -8,6 +8,7 @@ import { Batcher } from './batcher.js';
 import { DEFAULT_SETTINGS, KINDS, MAX_BODY_CHARS, normaliseSettings, sanitise, sanitiseReason } from './events.js';
 import { listen, NetworkObserver } from './network.js';
 import { tabActivated, tabNoted, tabRemoved, tabUpdated } from './tabs.js';
+import { scriptable } from '../tabs/reach.js';
 
 /** CAPTURE_MESSAGE is the type of a relay's message to the worker. */
 export const CAPTURE_MESSAGE = 'gasoline.capture';
@@ -175,14 +176,19 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
         if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped });
       }
       return answer;
-    }, (err) => ({ gone: String(err?.message || err) }));
+    }, (err) => {
+      const text = String(err?.message || err);
+      // No listener there: the document has no relay (opened before the
+      // extension and not reached yet), so what it recorded is not in.
+      return { gone: text, relay: !/Receiving end does not exist|Could not establish connection/i.test(text) };
+    });
     let timer;
     const answer = await Promise.race([sent, new Promise((resolve) => {
       timer = setTimeout(() => resolve(null), waitMs);
     })]);
     clearTimeout(timer);
     if (!answer) return null;
-    if (answer.gone) return { timers: 0, due_ms: 0 }; // no relay there: nothing to flush
+    if (answer.gone) return { timers: 0, due_ms: 0, relay: answer.relay }; // nothing to flush there
     return { timers: answer.timers, due_ms: answer.due_ms, requests: answer.requests, action_requests: answer.action_requests,
       navigating: answer.navigating === true, page: answer.page };
   };
@@ -196,7 +202,9 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     let requests = 0;
     answers.forEach((a, i) => {
       if (!a) missing.push(`frame ${frames[i].frameId} did not answer within ${waitMs} ms`);
-      else requests += a.requests || 0;
+      else if (a.relay === false && scriptable(frames[i].url)) {
+        missing.push(`frame ${frames[i].frameId} has no capture relay (open since before the extension started); reload the tab to capture it`);
+      } else requests += a.requests || 0;
     });
     return { missing, requests };
   };

@@ -155,3 +155,19 @@ test('a flush gets no more than the time it is given', async () => {
   delete api.tabs.sendMessage;
   delete api.webNavigation.getAllFrames;
 });
+
+test('a web frame without a relay is incomplete capture, not complete', async () => {
+  api.tabs.sendMessage = async (tabId, msg, { frameId }) => {
+    if (frameId === 4) throw new Error('Could not establish connection. Receiving end does not exist.');
+    return { ok: true, events: [], timers: 0, due_ms: 0, requests: 0 };
+  };
+  api.webNavigation.getAllFrames = async () => [{ frameId: 0, url: 'https://shop.test/' }, { frameId: 4, url: 'https://ads.test/f' }, { frameId: 6, url: 'chrome-extension://x/y.html' }];
+  const r = await capture.flushTab(12);
+  assert.equal(r.complete, false);
+  assert.equal(r.missing.length, 1);
+  assert.match(r.missing[0], /frame 4 has no capture relay/);
+  api.webNavigation.getAllFrames = async () => [{ frameId: 0, url: 'https://shop.test/' }];
+  assert.deepEqual(await capture.flushTab(12), { complete: true });
+  delete api.tabs.sendMessage;
+  delete api.webNavigation.getAllFrames;
+});
