@@ -78,16 +78,16 @@ function dispatch(query) {
   runCommand({
     correlationId: id,
     timeoutMs: deadlineOf(query),
-    // What the tab did before the result is readable once it is
-    // (capture/worker.js flushAfter); a frozen tab has nothing to hand over.
     execute: (signal) => owners.run(query, signal, hung.guard(runQuery, (t) => {
       tabId = t;
-    })).then(
-      async (r) => (await flushAfter(query, r, tabId), r),
-      async (err) => {
-        if (err?.reason !== 'tab_unresponsive') await flushAfter(query, null, tabId);
-        throw err;
-      }),
+    })),
+    // What the tab did before the result is readable once it is
+    // (capture/worker.js flushAfter), within the time left before the
+    // deadline; a frozen tab has nothing to hand over.
+    after: async (outcome, budgetMs) => {
+      if (outcome.error?.reason === 'tab_unresponsive') return;
+      await flushAfter(query, 'error' in outcome ? null : outcome.result, tabId, budgetMs);
+    },
     report: postResult,
     onStatus: (s) => status.commandStatus(id, s),
     timeoutMessage: (ms) => timeoutMessage(action, ms),

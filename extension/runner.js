@@ -25,6 +25,13 @@ export const PROBE_LEAD_MS = 2500;
 export const PROBE_MIN_DEADLINE_MS = 4000;
 
 /**
+ * AFTER_MARGIN_MS is how long before its deadline a command's after() work
+ * (the capture flush) must be done, so its final status reaches the daemon
+ * before the daemon's own deadline timer, which started earlier.
+ */
+export const AFTER_MARGIN_MS = 500;
+
+/**
  * CommandError is a failure of the command itself (bad params, no such tab,
  * the script threw): it becomes status "error" with its message.
  */
@@ -76,7 +83,15 @@ export function errorText(err) {
  *                        It resolves to null (the tab answers: the command
  *                        runs on to its deadline) or to {reason, error}, the
  *                        final status "error" to report at once (a frozen
- *                        tab: "tab_unresponsive").
+ *                        tab: "tab_unresponsive"). Once execute has
+ *                        settled, no probe starts and a verdict is ignored.
+ *   after(outcome, budgetMs)  optional; runs once execute has settled, with
+ *                        outcome {result} or {error}, before the final status
+ *                        is posted (the capture flush). It may add to
+ *                        outcome.result. It gets the time left before the
+ *                        deadline minus AFTER_MARGIN_MS (at least 0) and is
+ *                        waited for no longer: the action ran, so its
+ *                        outcome is reported, never "timeout".
  *
  * Within PENDING_AFTER_MS of the call nothing is posted; a command still
  * running then gets "pending". At timeoutMs after the call the status is
@@ -84,7 +99,9 @@ export function errorText(err) {
  * reported. The returned promise resolves when the final report is done; it
  * never rejects.
  */
-export function runCommand({ correlationId, timeoutMs, execute, report, onStatus = () => {}, timeoutMessage, probe }) {
+export function runCommand({ correlationId, timeoutMs, execute, report, onStatus = () => {}, timeoutMessage, probe, after }) {
+  const started = Date.now();
+  let acted = false; // execute settled: the action ran, its outcome is the status
   const finished = new AbortController();
   let posting = Promise.resolve();
   const send = (body, opts) => {
@@ -118,18 +135,41 @@ export function runCommand({ correlationId, timeoutMs, execute, report, onStatus
   }, timeoutMs);
 
   const probeTimer = probe && timeoutMs >= PROBE_MIN_DEADLINE_MS ? setTimeout(() => {
-    if (finished.signal.aborted) return;
+    if (finished.signal.aborted || acted) return;
     Promise.resolve().then(probe).then((verdict) => {
-      if (verdict) finish({ status: 'error', error: verdict.error, reason: verdict.reason });
+      if (verdict && !acted) finish({ status: 'error', error: verdict.error, reason: verdict.reason });
     }, () => {});
   }, timeoutMs - PROBE_LEAD_MS) : undefined;
 
+  const report_ = (outcome) => {
+    if ('error' in outcome) {
+      const err = outcome.error;
+      finish({ status: 'error', error: errorText(err), ...(err instanceof CommandError && err.reason ? { reason: err.reason } : {}) });
+    } else finish({ status: 'complete', result: outcome.result ?? {} });
+  };
+  const settled = async (outcome) => {
+    if (finished.signal.aborted) return;
+    acted = true;
+    clearTimeout(probeTimer);
+    if (after) {
+      // The deadline no longer applies: after() is bounded to end before it.
+      clearTimeout(deadlineTimer);
+      const budgetMs = Math.max(0, timeoutMs - (Date.now() - started) - AFTER_MARGIN_MS);
+      let timer;
+      await Promise.race([
+        Promise.resolve().then(() => after(outcome, budgetMs)).catch(() => {}),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, budgetMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    report_(outcome);
+  };
+
   Promise.resolve()
     .then(() => execute(finished.signal))
-    .then(
-      (result) => finish({ status: 'complete', result: result ?? {} }),
-      (err) => finish({ status: 'error', error: errorText(err), ...(err instanceof CommandError && err.reason ? { reason: err.reason } : {}) }),
-    );
+    .then((result) => settled({ result }), (error) => settled({ error }));
 
   return done;
 }

@@ -13,7 +13,7 @@ import { targetOf, frameOfRef, prefixFor, failureText, reasonOf, pageBudget, mod
 import { nativeDialog, nativeDialogText } from './dialog.js';
 import { probeFrame, watchRequests } from '../capture/worker.js';
 import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
-import { reachTab } from '../tabs/reach.js';
+import { isolatedFiles, reachTab } from '../tabs/reach.js';
 
 const core = globalThis.gasolineCore;
 
@@ -81,7 +81,7 @@ async function frameDoc(tab, frameId) {
  * send delivers msg to the runtime of documentId in tab, injecting the
  * content scripts first when the document has none (it was open before the
  * extension was installed, or Chrome skipped it): all of them (capture
- * too, tabs/reach.js), else the runtime alone. It throws DocumentGone
+ * too, tabs/reach.js), else the ISOLATED world's scripts (relay and runtime). It throws DocumentGone
  * when the document goes away before answering.
  */
 async function send(tab, documentId, msg) {
@@ -101,7 +101,10 @@ async function send(tab, documentId, msg) {
     } catch { /* bring the runtime alone, below */ }
   }
   try {
-    await chrome.scripting.executeScript({ target: { tabId: tab.id, documentIds: [documentId] }, files: RUNTIME_FILES });
+    // The whole ISOLATED world, relay first as in the manifest, so the
+    // document's capture comes too (a relay already there stays alone).
+    const files = isolatedFiles(chrome.runtime.getManifest().content_scripts);
+    await chrome.scripting.executeScript({ target: { tabId: tab.id, documentIds: [documentId] }, files: files.length ? files : RUNTIME_FILES });
   } catch (err) {
     const text = err?.message || String(err);
     if (GONE.test(text)) throw new DocumentGone(text);

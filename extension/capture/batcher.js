@@ -72,7 +72,7 @@ export class Batcher {
     this.tag = `${clock().toString(36).padStart(9, '0')}${Math.random().toString(36).slice(2, 6)}`;
     this.seq = 0;
     this.droppedWrite = Promise.resolve();
-    this.drains = new Set(); // {mark, done, resolve, timer}: drain calls waiting
+    this.drains = new Set(); // {mine, done, resolve, timer, lost}: drain calls waiting (lost: a chunk of theirs was dropped)
     this.ready = this.#restore();
   }
 
@@ -152,7 +152,8 @@ export class Batcher {
    * drain posts now every event held at the call (worker-made events not
    * yet sealed included) and resolves to true once the daemon has accepted
    * them all, or to false when timeoutMs passes first (the daemon is slow or
-   * away; the events stay and go later). An action's result is posted after
+   * away; the events stay and go later) or when some of them were dropped
+   * to keep within the bounds. An action's result is posted after
    * it, so what the page did before the result is readable when it is.
    * With tabId it waits only for the chunks that hold that tab's events,
    * and those go first, ahead of older chunks of other tabs: a result
@@ -213,7 +214,7 @@ export class Batcher {
       if (w.done()) {
         this.drains.delete(w);
         this.timers.clearTimeout(w.timer);
-        w.resolve(true);
+        w.resolve(!w.lost);
       }
     }
   }
@@ -325,6 +326,7 @@ export class Batcher {
       const [c] = this.chunks.splice(i, 1);
       this.#forget(c);
       this.countDropped(c.counts);
+      for (const w of this.drains) if (w.mine(c)) w.lost = true; // its events will never be accepted
     }
   }
 

@@ -124,6 +124,10 @@
     global.gasolineRelayKit = { checkMessage, checkRecord, LIMITS }; // node unit tests only
     return;
   }
+  // gasolineRelay marks this world as relayed (tabs/reach.js looks for it);
+  // a second copy brought in late leaves the first to relay.
+  if (global.gasolineRelay) return;
+  Object.defineProperty(global, 'gasolineRelay', { value: true });
 
   const PORT_EVENT = 'gasoline:capture-port';
   const HELLO_EVENT = 'gasoline:capture-hello';

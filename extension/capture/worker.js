@@ -8,11 +8,13 @@ import { Batcher } from './batcher.js';
 import { DEFAULT_SETTINGS, KINDS, MAX_BODY_CHARS, normaliseSettings, sanitise, sanitiseReason } from './events.js';
 import { listen, NetworkObserver } from './network.js';
 import { tabActivated, tabNoted, tabRemoved, tabUpdated } from './tabs.js';
+import { scriptable } from '../tabs/reach.js';
 
 /** CAPTURE_MESSAGE is the type of a relay's message to the worker. */
 export const CAPTURE_MESSAGE = 'gasoline.capture';
 
-const MAX_EVENTS_PER_MESSAGE = 500;
+/** MAX_EVENTS_PER_MESSAGE is the most records checkBatch takes from one message. */
+export const MAX_EVENTS_PER_MESSAGE = 500;
 const MAX_DOCUMENTS = 1000; // documentId -> URL after same-document navigations
 
 let started = null;
@@ -152,7 +154,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   // relay.js) and stores it like a batch the relay sent; it resolves to the
   // relay's count of short timers, or null when the frame did not answer
   // within FLUSH_FRAME_MS (frozen, gone, or a page without content scripts).
-  const flushFrame = async (tabId, frame) => {
+  const flushFrame = async (tabId, frame, waitMs = FLUSH_FRAME_MS) => {
     const opts = typeof frame.documentId === 'string' ? { documentId: frame.documentId } : { frameId: frame.frameId ?? 0 };
     const frameId = Number.isInteger(frame.frameId) ? frame.frameId : 0;
     // The answer's events are stored whenever it comes, even after the
@@ -164,31 +166,45 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
         frame_id: frameId,
         page_url: documentUrls.get(frame.documentId) ?? (typeof frame.url === 'string' ? frame.url : observer.documentOf(tabId, frameId)),
       };
-      const { events, dropped } = checkBatch(answer, stamp, settings);
-      if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped });
+      // A flush answer holds the relay's whole queue, which may be longer
+      // than one message: it is checked a message's worth at a time, so
+      // none of it counts as over the limit (the page's drop counts once).
+      const list = Array.isArray(answer.events) ? answer.events : [];
+      for (let i = 0; i === 0 || i < list.length; i += MAX_EVENTS_PER_MESSAGE) {
+        const part = { events: list.slice(i, i + MAX_EVENTS_PER_MESSAGE), dropped: i === 0 ? answer.dropped : undefined };
+        const { events, dropped } = checkBatch(part, stamp, settings);
+        if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped });
+      }
       return answer;
-    }, (err) => ({ gone: String(err?.message || err) }));
+    }, (err) => {
+      const text = String(err?.message || err);
+      // No listener there: the document has no relay (opened before the
+      // extension and not reached yet), so what it recorded is not in.
+      return { gone: text, relay: !/Receiving end does not exist|Could not establish connection/i.test(text) };
+    });
     let timer;
     const answer = await Promise.race([sent, new Promise((resolve) => {
-      timer = setTimeout(() => resolve(null), FLUSH_FRAME_MS);
+      timer = setTimeout(() => resolve(null), waitMs);
     })]);
     clearTimeout(timer);
     if (!answer) return null;
-    if (answer.gone) return { timers: 0, due_ms: 0 }; // no relay there: nothing to flush
+    if (answer.gone) return { timers: 0, due_ms: 0, relay: answer.relay }; // nothing to flush there
     return { timers: answer.timers, due_ms: answer.due_ms, requests: answer.requests, action_requests: answer.action_requests,
       navigating: answer.navigating === true, page: answer.page };
   };
 
   // flushFrames flushes every frame of tabId; it resolves to the frames
   // that did not answer and the page's fetch/XHR still in flight.
-  const flushFrames = async (tabId) => {
+  const flushFrames = async (tabId, waitMs = FLUSH_FRAME_MS) => {
     const frames = (await api.webNavigation?.getAllFrames({ tabId }).catch(() => null)) || [{ frameId: 0 }];
-    const answers = await Promise.all(frames.map((f) => flushFrame(tabId, f)));
+    const answers = await Promise.all(frames.map((f) => flushFrame(tabId, f, waitMs)));
     const missing = [];
     let requests = 0;
     answers.forEach((a, i) => {
-      if (!a) missing.push(`frame ${frames[i].frameId} did not answer within ${FLUSH_FRAME_MS} ms`);
-      else requests += a.requests || 0;
+      if (!a) missing.push(`frame ${frames[i].frameId} did not answer within ${waitMs} ms`);
+      else if (a.relay === false && scriptable(frames[i].url)) {
+        missing.push(`frame ${frames[i].frameId} has no capture relay (open since before the extension started); reload the tab to capture it`);
+      } else requests += a.requests || 0;
     });
     return { missing, requests };
   };
@@ -198,20 +214,24 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   // daemon; it resolves to {complete, missing?}. With settleMs (after a
   // navigation) it first flushes again while the page's fetch/XHR or the
   // tab's requests are in flight, up to settleMs, so the new page's
-  // load-time requests are in.
-  const flushTab = async (tabId, { settleMs = 0, budgetMs = FLUSH_BUDGET_MS } = {}) => {
+  // load-time requests are in. totalMs, when given, bounds the whole flush:
+  // each wait gets no more than what is left of it.
+  const flushTab = async (tabId, { settleMs = 0, budgetMs = FLUSH_BUDGET_MS, totalMs = Infinity } = {}) => {
+    const end = Date.now() + totalMs;
+    const left = (ms) => Math.max(0, Math.min(ms, end - Date.now()));
+    if (left(1) <= 0) return { complete: false, missing: ['no time was left before the command\'s deadline to collect what its tab did'] };
     let missing = [];
     if (Number.isInteger(tabId) && tabId >= 0) {
-      const until = Date.now() + settleMs;
+      const until = Date.now() + left(settleMs);
       for (;;) {
-        const f = await flushFrames(tabId);
+        const f = await flushFrames(tabId, left(FLUSH_FRAME_MS));
         missing = f.missing;
-        const left = observer.inflight(tabId);
+        const loading = observer.inflight(tabId);
         // A frame that did not answer is asked again too, within settleMs.
-        if ((!f.requests && !left.length && !f.missing.length) || Date.now() >= until) {
-          if (f.requests || left.length) {
-            missing.push(`${f.requests + left.length} request(s) still loading after ${settleMs} ms` +
-              (left.length ? ` (${left.slice(0, 2).map((p) => `${p.method} ${p.url}`).join(', ')})` : ''));
+        if ((!f.requests && !loading.length && !f.missing.length) || Date.now() >= until) {
+          if (f.requests || loading.length) {
+            missing.push(`${f.requests + loading.length} request(s) still loading after ${settleMs} ms` +
+              (loading.length ? ` (${loading.slice(0, 2).map((p) => `${p.method} ${p.url}`).join(', ')})` : ''));
           }
           break;
         }
@@ -224,7 +244,8 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     // Only this tab's events hold the result back (all of them for a
     // command without a tab): another tab's flood does not.
     const only = Number.isInteger(tabId) && tabId >= 0 ? tabId : undefined;
-    if (!(await batcher.drain(budgetMs, only))) missing.push(`the daemon did not take the capture events within ${budgetMs} ms`);
+    const drainMs = left(budgetMs);
+    if (!(await batcher.drain(drainMs, only))) missing.push(`the daemon did not take the capture events within ${drainMs} ms`);
     return missing.length ? { complete: false, missing } : { complete: true };
   };
 
@@ -252,15 +273,17 @@ const NAVIGATING = new Set(['navigate', 'refresh', 'back', 'forward', 'new_tab']
  * SETTLE_LOAD_MS), so the new page's load-time requests are in. result is the
  * command's result (null after an error); its tab_id, else tabHint (the tab
  * the command was sent to), else the query's, names the tab. When the flush
- * could not be completed, result.capture says what is missing. Never rejects; nothing before startCapture.
+ * could not be completed, result.capture says what is missing. budgetMs
+ * bounds the whole flush (the time left before the command's deadline).
+ * Never rejects; nothing before startCapture.
  */
-export async function flushAfter(query, result, tabHint) {
+export async function flushAfter(query, result, tabHint, budgetMs = Infinity) {
   if (!started) return;
   const action = query?.action ?? query?.params?.action;
   const id = Number.isInteger(result?.tab_id) ? result.tab_id : Number(tabHint ?? query?.params?.tab_id);
   const tabId = Number.isInteger(id) ? id : -1;
   try {
-    const r = await started.flushTab(tabId, { settleMs: NAVIGATING.has(action) && result ? SETTLE_LOAD_MS : 0 });
+    const r = await started.flushTab(tabId, { settleMs: NAVIGATING.has(action) && result ? SETTLE_LOAD_MS : 0, totalMs: budgetMs });
     if (!r.complete && result && typeof result === 'object') result.capture = r;
   } catch (err) {
     console.warn('gasoline: flushing capture before a result:', err);
@@ -297,7 +320,7 @@ export function pageConfig(settings) {
 }
 
 /**
- * checkBatch validates a relay's message: at most 500 events, each
+ * checkBatch validates a relay's message: at most MAX_EVENTS_PER_MESSAGE events, each
  * sanitised and stamped; invalid events of a known kind and the page's own
  * drop counts are returned as dropped counts.
  */

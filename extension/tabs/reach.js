@@ -7,9 +7,11 @@
 // every open tab on install, browser start and worker start.
 //
 // A document is taken to have the scripts when its ISOLATED world holds
-// gasolineCore (actions/core.js) and its MAIN world __gasolinePristine
-// (pristine.js); each world gets only the entries it lacks, so nothing runs
-// twice in a document. pristine.js brought in late marks its built-ins as
+// gasolineRelay (capture/relay.js) and gasolineCore (actions/core.js) and
+// its MAIN world __gasolinePristine (pristine.js); each gets only the
+// entries it lacks, so nothing runs twice in a document (the relay is
+// looked for on its own: a command's fallback may have brought the runtime
+// without it). pristine.js brought in late marks its built-ins as
 // the page's own (they were saved after the page's scripts ran).
 
 /** REACH_PROBE_MS bounds the look at a tab's documents (a frozen tab does not answer). */
@@ -20,16 +22,30 @@ export function scriptable(url) {
   return /^(https?|file):/i.test(url || '');
 }
 
+/** RELAY_FILE is the capture relay, looked for apart from the rest of the ISOLATED world. */
+export const RELAY_FILE = 'capture/relay.js';
+
 /**
- * missing returns, per world, the documents (of the frames Chrome listed
- * in probe results) that lack the extension's scripts: {ISOLATED: [...],
- * MAIN: [...]}, each entry {frameId, documentId}. Pure: node tests it.
+ * missing returns the documents (of the frames Chrome listed in probe
+ * results) that lack the extension's scripts: {ISOLATED: [...] (no
+ * runtime), RELAY: [...] (no capture relay), MAIN: [...]}, each entry
+ * {frameId, documentId}. An ISOLATED result is {core, relay} (true: both).
+ * Pure: node tests it.
  */
 export function missing(isolated, main) {
-  const lacking = (results) => (results || [])
-    .filter((r) => r && r.documentId && r.result !== true)
+  const lacking = (results, has) => (results || [])
+    .filter((r) => r && r.documentId && !has(r.result))
     .map((r) => ({ frameId: r.frameId, documentId: r.documentId }));
-  return { ISOLATED: lacking(isolated), MAIN: lacking(main) };
+  return {
+    ISOLATED: lacking(isolated, (x) => x === true || x?.core === true),
+    RELAY: lacking(isolated, (x) => x === true || x?.relay === true),
+    MAIN: lacking(main, (x) => x === true),
+  };
+}
+
+/** isolatedFiles returns the manifest's ISOLATED-world content script files, in manifest order. */
+export function isolatedFiles(contentScripts) {
+  return (contentScripts || []).filter((e) => e.world !== 'MAIN').flatMap((e) => e.js || []);
 }
 
 /**
@@ -43,7 +59,8 @@ export function injections(contentScripts, lacking) {
   const out = [];
   for (const entry of contentScripts || []) {
     const world = entry.world === 'MAIN' ? 'MAIN' : 'ISOLATED';
-    const docs = (lacking[world] || []).filter((d) => entry.all_frames || d.frameId === 0);
+    const key = world === 'ISOLATED' && entry.js?.includes(RELAY_FILE) ? 'RELAY' : world;
+    const docs = (lacking[key] ?? lacking[world] ?? []).filter((d) => entry.all_frames || d.frameId === 0);
     if (!docs.length || !entry.js?.length) continue;
     out.push({ world, files: entry.js, documentIds: docs.map((d) => d.documentId), late: entry.js.includes('pristine.js') });
   }
@@ -51,8 +68,8 @@ export function injections(contentScripts, lacking) {
 }
 
 // In the page (self-contained: chrome.scripting serialises them).
-function hasCore() {
-  return typeof globalThis.gasolineCore === 'object' && globalThis.gasolineCore !== null;
+function hasIsolated() {
+  return { core: typeof globalThis.gasolineCore === 'object' && globalThis.gasolineCore !== null, relay: globalThis.gasolineRelay === true };
 }
 function hasPristine() {
   return Object.getOwnPropertyDescriptor(globalThis, '__gasolinePristine') !== undefined;
@@ -96,7 +113,7 @@ export function reachTab(tab, api = chrome) {
 async function reachOnce(tab, api) {
   const target = { tabId: tab.id, allFrames: true };
   const [isolated, main] = await bounded(Promise.all([
-    api.scripting.executeScript({ target, world: 'ISOLATED', func: hasCore }),
+    api.scripting.executeScript({ target, world: 'ISOLATED', func: hasIsolated }),
     api.scripting.executeScript({ target, world: 'MAIN', func: hasPristine }),
   ]), REACH_PROBE_MS);
   const lacking = missing(isolated, main);
@@ -106,7 +123,7 @@ async function reachOnce(tab, api) {
     await api.scripting.executeScript({ target: where, world: step.world, files: step.files });
     if (step.late) await api.scripting.executeScript({ target: where, world: 'MAIN', func: markLate });
   }
-  return new Set([...lacking.ISOLATED, ...lacking.MAIN].map((d) => d.documentId)).size;
+  return new Set([...lacking.ISOLATED, ...lacking.RELAY, ...lacking.MAIN].map((d) => d.documentId)).size;
 }
 
 /**

@@ -390,3 +390,20 @@ test('drain for one tab waits for that tab only, and its chunks go ahead of anot
   assert.equal(daemon.events.length, 52, 'the backlog follows');
   assert.equal(b.pending, 0);
 });
+
+test('drain resolves false when a chunk it waits for is dropped by the bounds', async () => {
+  const { timers, daemon, b } = setup({ batcher: { maxEvents: 10, chunkEvents: 5 } });
+  daemon.answer = () => {
+    throw httpError(503);
+  };
+  await b.addBatch(range(0, 5, 'log'));
+  const drained = b.drain(60000);
+  await timers.advance(0);
+  await b.addBatch(range(5, 10, 'network'));
+  await b.addBatch(range(10, 15, 'action'));
+  assert.deepEqual(b.stats().dropped, { log: 5 }, 'the waited chunk was evicted');
+  daemon.answer = (body) => ({ accepted: body.events.length });
+  await timers.advance(60000);
+  assert.equal(await drained, false, 'its events were dropped, not accepted');
+  assert.equal(await b.drain(1000), true, 'a later drain over what is left is complete');
+});

@@ -126,3 +126,48 @@ test('after pushState, page_url is the document\'s new URL from webNavigation', 
   assert.equal(all.find((e) => e.message === 'after push').page_url, 'https://shop.test/cart?step=2');
   assert.equal(all.find((e) => e.message === 'other document').page_url, 'https://shop.test/other');
 });
+
+test('a flush answer longer than one message is taken whole, nothing counted dropped', async () => {
+  const n = 1200; // a relay hands back up to its whole queue (2000) in one flush answer
+  const events = Array.from({ length: n }, (_, i) => ({ kind: 'error', ts: 1, type: 'uncaught', message: `flood ${i}` }));
+  api.tabs.sendMessage = async () => ({ ok: true, events, timers: 0, due_ms: 0, requests: 0 });
+  const before = posts.length;
+  assert.ok(await capture.flushFrame(12, { frameId: 0 }));
+  await until('the flushed events are posted', () => posts.slice(before).flatMap((p) => p.events).filter((e) => e.message?.startsWith('flood ')).length === n);
+  const lost = posts.slice(before).reduce((sum, p) => sum + (p.dropped?.error || 0), 0);
+  assert.equal(lost, 0, 'no flushed record counted dropped');
+  delete api.tabs.sendMessage;
+});
+
+test('a flush gets no more than the time it is given', async () => {
+  let asked = 0;
+  api.tabs.sendMessage = () => {
+    asked++;
+    return new Promise(() => {}); // a frame that never answers
+  };
+  api.webNavigation.getAllFrames = async () => [{ frameId: 0 }];
+  assert.deepEqual((await capture.flushTab(12, { totalMs: 0 })).complete, false, 'no time: nothing asked, capture incomplete');
+  assert.equal(asked, 0);
+  const t0 = Date.now();
+  const r = await capture.flushTab(12, { settleMs: 5000, totalMs: 60 });
+  assert.ok(Date.now() - t0 < 1000, `took ${Date.now() - t0} ms of a 60 ms budget`);
+  assert.equal(r.complete, false);
+  delete api.tabs.sendMessage;
+  delete api.webNavigation.getAllFrames;
+});
+
+test('a web frame without a relay is incomplete capture, not complete', async () => {
+  api.tabs.sendMessage = async (tabId, msg, { frameId }) => {
+    if (frameId === 4) throw new Error('Could not establish connection. Receiving end does not exist.');
+    return { ok: true, events: [], timers: 0, due_ms: 0, requests: 0 };
+  };
+  api.webNavigation.getAllFrames = async () => [{ frameId: 0, url: 'https://shop.test/' }, { frameId: 4, url: 'https://ads.test/f' }, { frameId: 6, url: 'chrome-extension://x/y.html' }];
+  const r = await capture.flushTab(12);
+  assert.equal(r.complete, false);
+  assert.equal(r.missing.length, 1);
+  assert.match(r.missing[0], /frame 4 has no capture relay/);
+  api.webNavigation.getAllFrames = async () => [{ frameId: 0, url: 'https://shop.test/' }];
+  assert.deepEqual(await capture.flushTab(12), { complete: true });
+  delete api.tabs.sendMessage;
+  delete api.webNavigation.getAllFrames;
+});

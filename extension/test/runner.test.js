@@ -1,7 +1,7 @@
 // Unit tests of the command lifecycle (seed 000 timing) with mocked timers.
 import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import { runCommand, deadlineOf, errorText, CommandError, PENDING_AFTER_MS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, PROBE_LEAD_MS } from '../runner.js';
+import { runCommand, deadlineOf, errorText, CommandError, PENDING_AFTER_MS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, PROBE_LEAD_MS, AFTER_MARGIN_MS } from '../runner.js';
 
 // flush lets queued promise callbacks run between timer ticks.
 const flush = async () => {
@@ -9,7 +9,7 @@ const flush = async () => {
 };
 
 // harness runs one command whose execute() resolves or rejects when the test says.
-function harness({ timeoutMs = 10000, probe } = {}) {
+function harness({ timeoutMs = 10000, probe, after } = {}) {
   const posts = [];
   const statuses = [];
   let settle;
@@ -29,6 +29,7 @@ function harness({ timeoutMs = 10000, probe } = {}) {
     onStatus: (s) => statuses.push(s),
     timeoutMessage: (ms) => `ran past ${ms} ms`,
     probe,
+    after,
   });
   return { posts, statuses, done, settle: () => settle, signal: () => signal };
 }
@@ -198,6 +199,94 @@ test('command lifecycle', async (t) => {
     releasePending();
     await done;
     assert.deepEqual(order, ['start pending', 'end pending', 'start complete']);
+  });
+});
+
+test('after(): the flush that follows the action', async (t) => {
+  t.beforeEach(() => mock.timers.enable({ apis: ['setTimeout', 'Date'] }));
+  t.afterEach(() => mock.timers.reset());
+
+  await t.test('an action done near its deadline is complete, its flush cut to the time left', async () => {
+    const budgets = [];
+    const h = harness({ after: (outcome, budgetMs) => {
+      budgets.push(budgetMs);
+      outcome.result.capture = { complete: false };
+      return new Promise(() => {}); // a flush that would run past the deadline
+    } });
+    await flush();
+    mock.timers.tick(9000);
+    h.settle().resolve({ value: 1 });
+    await flush();
+    assert.deepEqual(budgets, [1000 - AFTER_MARGIN_MS]);
+    mock.timers.tick(1000 - AFTER_MARGIN_MS);
+    await h.done;
+    mock.timers.tick(5000);
+    await flush();
+    assert.deepEqual(h.posts.map((p) => p.status), ['pending', 'complete'], 'never timeout: the action ran');
+    assert.deepEqual(h.posts[1].result, { value: 1, capture: { complete: false } });
+  });
+
+  await t.test('an action past its deadline minus the margin gets no flush time', async () => {
+    const budgets = [];
+    const h = harness({ after: (_, budgetMs) => {
+      budgets.push(budgetMs);
+      return new Promise(() => {});
+    } });
+    await flush();
+    mock.timers.tick(9900);
+    h.settle().resolve({});
+    await flush();
+    mock.timers.tick(0);
+    await h.done;
+    assert.deepEqual(budgets, [0]);
+    assert.deepEqual(h.posts.map((p) => p.status), ['pending', 'complete']);
+  });
+
+  await t.test('once the action resolved, the probe neither starts nor decides', async () => {
+    let probed = 0;
+    let endFlush;
+    const probe = async () => {
+      probed++;
+      return { reason: 'tab_unresponsive', error: 'busy' };
+    };
+    const h = harness({ probe, after: () => new Promise((resolve) => {
+      endFlush = resolve;
+    }) });
+    await flush();
+    mock.timers.tick(10000 - PROBE_LEAD_MS - 100);
+    h.settle().resolve({ value: 'done' });
+    await flush();
+    mock.timers.tick(200); // the probe's time passes during the flush
+    await flush();
+    endFlush();
+    await h.done;
+    assert.equal(probed, 0);
+    assert.deepEqual(h.posts.map((p) => p.status), ['pending', 'complete']);
+
+    // A probe already asked when the action resolves: its verdict is ignored.
+    let answer;
+    const h2 = harness({ probe: () => new Promise((resolve) => {
+      answer = resolve;
+    }), after: async () => {} });
+    await flush();
+    mock.timers.tick(10000 - PROBE_LEAD_MS);
+    await flush();
+    h2.settle().resolve({ value: 'done' });
+    await flush();
+    answer({ reason: 'tab_unresponsive', error: 'busy' });
+    await h2.done;
+    await flush();
+    assert.deepEqual(h2.posts.map((p) => p.status), ['pending', 'complete']);
+  });
+
+  await t.test('a failed action is reported as its error after the flush', async () => {
+    const seen = [];
+    const h = harness({ after: async (outcome) => seen.push(outcome.error.message) });
+    await flush();
+    h.settle().reject(new CommandError('no such element', { reason: 'not_found' }));
+    await h.done;
+    assert.deepEqual(seen, ['no such element']);
+    assert.deepEqual(h.posts, [{ correlation_id: 'exec_1', status: 'error', error: 'no such element', reason: 'not_found' }]);
   });
 });
 
