@@ -71,7 +71,12 @@ func run(ctx context.Context) (err error) {
 	if *n < 1 || *warmup < 0 || *frames < 0 || *frames > maxFrames || *settle < 0 {
 		return fmt.Errorf("-n must be at least 1, -warmup and -settle at least 0, -frames 0 to %d", maxFrames)
 	}
-	docNames := strings.Split(*pages, ",")
+	var docNames []string
+	for p := range strings.SplitSeq(*pages, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			docNames = append(docNames, p)
+		}
+	}
 	docs, err := findDocs(*docsDir, docNames)
 	if err != nil {
 		return err

@@ -45,10 +45,11 @@ func findDocs(dir string, pages []string) (string, error) {
 		}
 	}
 	if dir != "" {
-		return "", fmt.Errorf("-docs %s lacks %s: pass the html directory of Python's docs", dir, missing)
+		return "", fmt.Errorf("-docs %s lacks %s: pass the html directory of Python's docs "+
+			"('apt-get install -y python3-doc' puts it in /usr/share/doc/python3/html)", dir, missing)
 	}
-	return "", errors.New("Debian's Python docs are not installed (no /usr/share/doc/python3*/html with " +
-		strings.Join(pages, ", ") + "): install them with 'apt-get install -y python3-doc' or pass -docs DIR")
+	return "", errors.New("no /usr/share/doc/python3*/html holds " + strings.Join(pages, ", ") +
+		": install Debian's Python docs with 'apt-get install -y python3-doc', or pass -docs DIR and -pages")
 }
 
 // site serves the docs under /docs/ and the generated iframe pages:
