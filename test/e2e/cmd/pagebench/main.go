@@ -17,7 +17,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"net/http/httptest"
@@ -67,7 +66,7 @@ type page struct {
 	without, with []sample
 }
 
-func run(ctx context.Context) (err error) {
+func run(ctx context.Context) error {
 	if *n < 1 || *warmup < 0 || *frames < 0 || *frames > maxFrames || *settle < 0 {
 		return fmt.Errorf("-n must be at least 1, -warmup and -settle at least 0, -frames 0 to %d", maxFrames)
 	}
@@ -176,9 +175,6 @@ func run(ctx context.Context) (err error) {
 		if i == *warmup-1 || i == *warmup+*n-1 || (i-*warmup+1)%5 == 0 {
 			logf("round %d of %d done (%v)", i+1, *warmup+*n, time.Since(started).Round(time.Second))
 		}
-	}
-	if ctx.Err() != nil {
-		return errors.Join(ctx.Err(), errors.New("interrupted"))
 	}
 	printTable(list, version, load0, loadAvg())
 	return nil
