@@ -111,10 +111,13 @@ bench: ## Measure latency, throughput and memory against their targets; print a 
 	$(GO) run ./scripts/bench
 	@if [ -f test/e2e/go.mod ]; then cd test/e2e && $(GO) run ./cmd/browserbench; fi
 
+bench-pages: ## Measure what the extension costs each page load (python3-doc pages, 20 iframes): main-thread and load time with and without it (PAGEBENCH_FLAGS='-n 15')
+	cd test/e2e && $(GO) run ./cmd/pagebench $(PAGEBENCH_FLAGS)
+
 icons: ## Redraw the extension's icons (extension/icons/*.png) with scripts/icons
 	$(GO) run ./scripts/icons
 
 clean: ## Remove build output
 	rm -rf bin .bench
 
-.PHONY: help build run install stop test check npm-deps npm-test e2e fuzz soak bench icons clean
+.PHONY: help build run install stop test check npm-deps npm-test e2e fuzz soak bench bench-pages icons clean

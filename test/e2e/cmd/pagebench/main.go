@@ -1,0 +1,181 @@
+//go:build unix
+
+// Command pagebench measures what the extension costs a user's browsing
+// (issue 18, "Light pages"): it serves Debian's python3-doc pages and a
+// page with many same-origin iframes on 127.0.0.1, starts two quiet
+// headless Chromiums, one without extensions and one with the real
+// extension paired with a gasoline daemon, and loads each page in both,
+// interleaved, measuring per navigation the renderer's main-thread time
+// (Performance.getMetrics TaskDuration of the new document, in the thread's
+// CPU time and in wall time, up to a settle time after its load event) and
+// the load time (navigation start → load event end). It prints a Markdown
+// table on stdout (progress goes to stderr) and stops everything it
+// started.
+//
+//	cd test/e2e && go run ./cmd/pagebench [-n 15] [-warmup 2] [-frames 20] [-settle 1s] [-docs DIR]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/chromium"
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/gasoline"
+)
+
+var (
+	n       = flag.Int("n", 15, "measured loads of each page in each browser")
+	warmup  = flag.Int("warmup", 2, "unmeasured loads of each page in each browser first")
+	frames  = flag.Int("frames", 20, "iframes of the iframe page (0 leaves the iframe rows out)")
+	settle  = flag.Duration("settle", time.Second, "wait after the load event before reading the main-thread time (work after load counts too)")
+	docsDir = flag.String("docs", "", "html directory of Python's docs (default: the first /usr/share/doc/python3*/html)")
+	pages   = flag.String("pages", strings.Join(docPages, ","), "docs pages to load, comma-separated, relative to -docs")
+	timeout = flag.Duration("timeout", 30*time.Minute, "stop and fail after this long")
+	verbose = flag.Bool("v", false, "print every navigation's figures on stderr")
+)
+
+func main() {
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	if err := run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "pagebench:", err)
+		os.Exit(1)
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "pagebench: "+format+"\n", args...)
+}
+
+// page is one URL of the bench and its samples in each browser.
+type page struct {
+	name          string
+	path          string
+	frames        int // iframes it holds (iframe pages only)
+	without, with []sample
+}
+
+func run(ctx context.Context) error {
+	if *n < 1 || *warmup < 0 || *frames < 0 || *frames > maxFrames || *settle < 0 {
+		return fmt.Errorf("-n must be at least 1, -warmup and -settle at least 0, -frames 0 to %d", maxFrames)
+	}
+	var docNames []string
+	for p := range strings.SplitSeq(*pages, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			docNames = append(docNames, p)
+		}
+	}
+	docs, err := findDocs(*docsDir, docNames)
+	if err != nil {
+		return err
+	}
+	bin, err := chromium.Find()
+	if err != nil {
+		return err
+	}
+	root, err := gasoline.RepoRoot()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "gasoline-pagebench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	var list []*page
+	for _, p := range docNames {
+		list = append(list, &page{name: p, path: "/docs/" + p})
+	}
+	if *frames > 0 {
+		list = append(list,
+			&page{name: "frames (0 iframes)", path: "/frames?n=0"},
+			&page{name: fmt.Sprintf("frames (%d iframes)", *frames), path: fmt.Sprintf("/frames?n=%d", *frames), frames: *frames})
+	}
+
+	srv := httptest.NewServer(site(docs)) // 127.0.0.1
+	defer srv.Close()
+	logf("serving %s on %s", docs, srv.URL)
+
+	logf("building gasoline and gasoline-mcp")
+	bins, err := gasoline.Build(ctx, root, tmp)
+	if err != nil {
+		return err
+	}
+	d, err := gasoline.StartDaemon(ctx, bins, filepath.Join(tmp, "state"), "--log-level=warn")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if serr := d.Stop(context.WithoutCancel(ctx)); serr != nil {
+			logf("stopping the daemon: %v", serr)
+		}
+	}()
+
+	logf("starting %s without extensions and with the extension (paired)", bin)
+	without, err := startSide(ctx, "without", bin, "", filepath.Join(tmp, "without"), nil)
+	if err != nil {
+		return fmt.Errorf("starting the browser without the extension: %w", err)
+	}
+	defer without.close()
+	with, err := startSide(ctx, "with", bin, filepath.Join(root, "extension"), filepath.Join(tmp, "with"), d)
+	if err != nil {
+		return fmt.Errorf("starting the browser with the extension: %w", err)
+	}
+	defer with.close()
+
+	version, err := without.version(ctx)
+	if err != nil {
+		return err
+	}
+	load0 := loadAvg()
+	logf("%d warm-up and %d measured loads of %d pages in each browser, interleaved, %v settle", *warmup, *n, len(list), *settle)
+	started := time.Now()
+	for i := range *warmup + *n {
+		for j, p := range list {
+			// Alternate which browser goes first, so neither always
+			// follows the other's load.
+			order := []*side{without, with}
+			if (i+j)%2 == 1 {
+				order = []*side{with, without}
+			}
+			for _, s := range order {
+				smp, err := s.navigate(ctx, srv.URL+p.path, *settle)
+				if err != nil {
+					return err
+				}
+				if p.frames > 0 && smp.frames != p.frames+1 {
+					return fmt.Errorf("%s browser: %s has %d frames after load, want %d", s.name, p.path, smp.frames, p.frames+1)
+				}
+				if *verbose {
+					logf("%d %s %s: CPU %s wall %s script %s load %s frames %d", i, s.name, p.name,
+						fmtMS(smp.cpu), fmtMS(smp.wall), fmtMS(smp.script), fmtMS(smp.load), smp.frames)
+				}
+				if i < *warmup {
+					continue
+				}
+				if s == with {
+					p.with = append(p.with, smp)
+				} else {
+					p.without = append(p.without, smp)
+				}
+			}
+		}
+		if i == *warmup-1 || i == *warmup+*n-1 || (i-*warmup+1)%5 == 0 {
+			logf("round %d of %d done (%v)", i+1, *warmup+*n, time.Since(started).Round(time.Second))
+		}
+	}
+	printTable(list, version, load0, loadAvg())
+	return nil
+}

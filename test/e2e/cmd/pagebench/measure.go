@@ -1,0 +1,307 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/chromium"
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/gasoline"
+)
+
+// navTimeout bounds one measured navigation, from Page.navigate to the
+// load event.
+const navTimeout = 30 * time.Second
+
+// side is one browser of the comparison with the tab the bench drives
+// through a DevTools session of its own.
+type side struct {
+	name    string
+	browser *chromium.Browser
+	conn    *cdp.Conn
+	tab     *cdp.Session // Page events; Performance in wall time
+	cpuTab  *cdp.Session // Performance in thread CPU time
+	events  <-chan cdp.Event
+	unsub   func()
+}
+
+// sample is what one navigation cost the page's renderer.
+type sample struct {
+	cpu    time.Duration // main thread's CPU time in tasks (TaskDuration, threadTicks)
+	wall   time.Duration // main thread's wall time in tasks (TaskDuration, timeTicks)
+	script time.Duration // CPU time running script (ScriptDuration, threadTicks)
+	load   time.Duration // navigation start → load event end, page clock
+	frames int           // frames in the page after load (the main one included)
+}
+
+// startSide starts a quiet headless browser in profile, with the extension
+// at extDir paired with d (or with no extension when extDir is ""), opens a
+// blank tab and attaches to it twice: one session with the Page domain and
+// Performance counting wall time (DevTools' default), one with Performance
+// counting the thread's CPU time, which a busy machine's scheduling does not
+// inflate. The caller must close the side.
+func startSide(ctx context.Context, name, bin, extDir, profile string, d *gasoline.Daemon) (_ *side, err error) {
+	b, err := chromium.Start(ctx, chromium.Options{
+		Bin: bin, UserDataDir: profile, ExtensionDir: extDir, LogPath: profile + ".log", Quiet: true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &side{name: name, browser: b}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	if s.conn, err = cdp.Dial(ctx, b.WebSocketURL); err != nil {
+		return nil, err
+	}
+	if extDir != "" {
+		if _, err := chromium.WaitForWorker(ctx, s.conn, 20*time.Second); err != nil {
+			return nil, err
+		}
+		if err := chromium.PairDaemon(ctx, s.conn, d); err != nil {
+			return nil, err
+		}
+	}
+	id, err := s.conn.CreateTarget(ctx, "about:blank")
+	if err != nil {
+		return nil, err
+	}
+	if s.tab, err = s.conn.Attach(ctx, id); err != nil {
+		return nil, err
+	}
+	if s.cpuTab, err = s.conn.Attach(ctx, id); err != nil {
+		return nil, err
+	}
+	s.events, s.unsub = s.conn.Subscribe(s.tab.ID, 4096)
+	for _, c := range []struct {
+		session *cdp.Session
+		method  string
+		params  any
+	}{
+		{s.tab, "Page.enable", nil},
+		{s.tab, "Page.setLifecycleEventsEnabled", map[string]any{"enabled": true}},
+		{s.tab, "Performance.enable", map[string]any{"timeDomain": "timeTicks"}},
+		{s.cpuTab, "Performance.enable", map[string]any{"timeDomain": "threadTicks"}},
+	} {
+		if err := c.session.Call(ctx, c.method, c.params, nil); err != nil {
+			return nil, fmt.Errorf("%s browser: %w", name, err)
+		}
+	}
+	return s, nil
+}
+
+// close stops the side's browser (its process group, by PID).
+func (s *side) close() {
+	if s.unsub != nil {
+		s.unsub()
+	}
+	if s.conn != nil {
+		s.conn.Close()
+	}
+	s.browser.Stop()
+}
+
+// version is the browser's product name and version.
+func (s *side) version(ctx context.Context) (string, error) {
+	var v struct {
+		Product string `json:"product"`
+	}
+	if err := s.conn.Call(ctx, "", "Browser.getVersion", nil, &v); err != nil {
+		return "", err
+	}
+	return v.Product, nil
+}
+
+// loadAvg is the machine's 1-minute load average, "?" when unknown.
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(data)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}
+
+// counters are the tab's Performance.getMetrics by name, in wall and in
+// CPU time.
+type counters struct{ wall, cpu map[string]float64 }
+
+func (s *side) counters(ctx context.Context) (counters, error) {
+	var c counters
+	var err error
+	if c.wall, err = s.metrics(ctx, s.tab); err != nil {
+		return c, err
+	}
+	c.cpu, err = s.metrics(ctx, s.cpuTab)
+	return c, err
+}
+
+// metrics reads one session's Performance.getMetrics by name.
+func (s *side) metrics(ctx context.Context, tab *cdp.Session) (map[string]float64, error) {
+	var r struct {
+		Metrics []struct {
+			Name  string  `json:"name"`
+			Value float64 `json:"value"`
+		} `json:"metrics"`
+	}
+	if err := tab.Call(ctx, "Performance.getMetrics", nil, &r); err != nil {
+		return nil, fmt.Errorf("%s browser: %w", s.name, err)
+	}
+	m := make(map[string]float64, len(r.Metrics))
+	for _, x := range r.Metrics {
+		m[x.Name] = x.Value
+	}
+	return m, nil
+}
+
+// navigate loads url in the side's tab and measures it: the renderer's
+// main-thread time of the new document from its start to settle after its
+// load event, then the page's load time and frame count.
+//
+// Chromium gives each new document a Performance agent of its own, whose
+// counters start at zero (the navigation's own cost, nothing of the
+// document before): navigate reads the counters once more when the
+// navigation commits, and counts from zero when they went back, or from
+// the reading before Page.navigate when they kept counting. Nothing else
+// calls into the page until the final reading.
+func (s *side) navigate(ctx context.Context, url string, settle time.Duration) (sample, error) {
+	before, err := s.counters(ctx)
+	if err != nil {
+		return sample{}, err
+	}
+	for drained := false; !drained; {
+		select {
+		case <-s.events:
+		default:
+			drained = true
+		}
+	}
+	var nav struct {
+		FrameID   string `json:"frameId"`
+		LoaderID  string `json:"loaderId"`
+		ErrorText string `json:"errorText"`
+	}
+	if err := s.tab.Call(ctx, "Page.navigate", map[string]any{"url": url}, &nav); err != nil {
+		return sample{}, fmt.Errorf("%s browser: %w", s.name, err)
+	}
+	if nav.ErrorText != "" {
+		return sample{}, fmt.Errorf("%s browser: navigating to %s: %s", s.name, url, nav.ErrorText)
+	}
+	var committed counters
+	err = s.waitLoad(ctx, nav.FrameID, nav.LoaderID, url, func() error {
+		committed, err = s.counters(ctx)
+		return err
+	})
+	if err != nil {
+		return sample{}, err
+	}
+	select {
+	case <-time.After(settle):
+	case <-ctx.Done():
+		return sample{}, ctx.Err()
+	}
+	after, err := s.counters(ctx)
+	if err != nil {
+		return sample{}, err
+	}
+	var loadMS float64
+	if err := s.tab.Evaluate(ctx, `performance.getEntriesByType("navigation")[0].loadEventEnd`, &loadMS); err != nil {
+		return sample{}, fmt.Errorf("%s browser: %w", s.name, err)
+	}
+	var tree struct {
+		FrameTree frameTree `json:"frameTree"`
+	}
+	if err := s.tab.Call(ctx, "Page.getFrameTree", nil, &tree); err != nil {
+		return sample{}, fmt.Errorf("%s browser: %w", s.name, err)
+	}
+	if *verbose {
+		logf("%s %s: CPU counters before %.1f ms, at commit %.1f ms, after %.1f ms", s.name, url,
+			before.cpu["TaskDuration"]*1e3, committed.cpu["TaskDuration"]*1e3, after.cpu["TaskDuration"]*1e3)
+	}
+	return sample{
+		cpu:    spent(before.cpu, committed.cpu, after.cpu, "TaskDuration"),
+		wall:   spent(before.wall, committed.wall, after.wall, "TaskDuration"),
+		script: spent(before.cpu, committed.cpu, after.cpu, "ScriptDuration"),
+		load:   time.Duration(loadMS * float64(time.Millisecond)),
+		frames: tree.FrameTree.count(),
+	}, nil
+}
+
+// spent is the counter name's growth over a navigation: its value after,
+// when the counters started again at the commit (a new document's agent),
+// else after − before.
+func spent(before, committed, after map[string]float64, name string) time.Duration {
+	v := after[name]
+	if committed["TaskDuration"] >= before["TaskDuration"] {
+		v -= before[name]
+	}
+	return time.Duration(v * float64(time.Second))
+}
+
+// frameTree is Page.getFrameTree's tree, reduced to its shape.
+type frameTree struct {
+	ChildFrames []frameTree `json:"childFrames"`
+}
+
+func (t frameTree) count() int {
+	n := 1
+	for _, c := range t.ChildFrames {
+		n += c.count()
+	}
+	return n
+}
+
+// waitLoad waits for the load lifecycle event of the navigation
+// (frameID, loaderID), calling onCommit once when it commits (the main
+// frame's Page.frameNavigated).
+func (s *side) waitLoad(ctx context.Context, frameID, loaderID, url string, onCommit func() error) error {
+	timeout := time.NewTimer(navTimeout)
+	defer timeout.Stop()
+	committed := false
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if !ok {
+				return fmt.Errorf("%s browser: the DevTools connection ended while loading %s", s.name, url)
+			}
+			switch ev.Method {
+			case "Page.frameNavigated":
+				var p struct {
+					Frame struct {
+						ID       string `json:"id"`
+						LoaderID string `json:"loaderId"`
+					} `json:"frame"`
+				}
+				if !committed && json.Unmarshal(ev.Params, &p) == nil && p.Frame.ID == frameID {
+					committed = true
+					if err := onCommit(); err != nil {
+						return err
+					}
+				}
+			case "Page.lifecycleEvent":
+				var p struct {
+					FrameID  string `json:"frameId"`
+					LoaderID string `json:"loaderId"`
+					Name     string `json:"name"`
+				}
+				if json.Unmarshal(ev.Params, &p) == nil && p.Name == "load" && p.FrameID == frameID && (loaderID == "" || p.LoaderID == loaderID) {
+					if !committed {
+						return fmt.Errorf("%s browser: %s loaded without a Page.frameNavigated event", s.name, url)
+					}
+					return nil
+				}
+			}
+		case <-timeout.C:
+			return fmt.Errorf("%s browser: %s did not fire its load event within %v", s.name, url, navTimeout)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

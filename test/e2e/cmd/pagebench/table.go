@@ -1,0 +1,81 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+)
+
+// printTable prints one row per page and, for the iframe pages, the added
+// main-thread time per extra frame.
+func printTable(list []*page, version, load0, load1 string) {
+	fmt.Printf("%s, headless, %d CPUs (load average %s at the start, %s at the end). n=%d loads per page per browser after %d warm-up, "+
+		"interleaved; the extension paired with a daemon. Main thread: Performance.getMetrics TaskDuration of the new document up to %v after "+
+		"its load event, in the thread's CPU time (threadTicks) and in wall time (DevTools' default, inflated when the machine is busy). "+
+		"Load: navigation start → load event end. \"added\" is with − without of each percentile. "+
+		"Targets (issue 18): ≤ 3 ms p50 main-thread time added per page, ≤ 1 ms per extra frame, load time within noise.\n\n",
+		version, runtime.NumCPU(), load0, load1, *n, *warmup, *settle)
+	fmt.Println("| page | main-thread CPU, no extension p50 / p99 | with extension p50 / p99 | added p50 / p99 | main-thread wall p50: no extension / with / added | script CPU added p50 | load, no extension p50 / p99 | with extension p50 / p99 |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	var base, many *page
+	for _, p := range list {
+		cw, cx := field(p.without, cpuOf), field(p.with, cpuOf)
+		ww, wx := field(p.without, wallOf), field(p.with, wallOf)
+		sw, sx := field(p.without, scriptOf), field(p.with, scriptOf)
+		lw, lx := field(p.without, loadOf), field(p.with, loadOf)
+		fmt.Printf("| %s | %s / %s | %s / %s | %s / %s | %s / %s / %s | %s | %s / %s | %s / %s |\n", p.name,
+			fmtMS(pct(cw, 50)), fmtMS(pct(cw, 99)), fmtMS(pct(cx, 50)), fmtMS(pct(cx, 99)),
+			fmtMS(pct(cx, 50)-pct(cw, 50)), fmtMS(pct(cx, 99)-pct(cw, 99)),
+			fmtMS(pct(ww, 50)), fmtMS(pct(wx, 50)), fmtMS(pct(wx, 50)-pct(ww, 50)),
+			fmtMS(pct(sx, 50)-pct(sw, 50)),
+			fmtMS(pct(lw, 50)), fmtMS(pct(lw, 99)), fmtMS(pct(lx, 50)), fmtMS(pct(lx, 99)))
+		switch {
+		case p.path == "/frames?n=0":
+			base = p
+		case p.frames > 0:
+			many = p
+		}
+	}
+	if base != nil && many != nil {
+		added := func(p *page, f func(sample) time.Duration, q int) time.Duration {
+			return pct(field(p.with, f), q) - pct(field(p.without, f), q)
+		}
+		perFrame := func(f func(sample) time.Duration, q int) time.Duration {
+			return (added(many, f, q) - added(base, f, q)) / time.Duration(many.frames)
+		}
+		fmt.Printf("\nAdded per extra frame ((%s − %s) / %d): main-thread CPU p50 %s, p99 %s; wall p50 %s; load p50 %s.\n",
+			many.name, base.name, many.frames,
+			fmtMS(perFrame(cpuOf, 50)), fmtMS(perFrame(cpuOf, 99)), fmtMS(perFrame(wallOf, 50)), fmtMS(perFrame(loadOf, 50)))
+	}
+}
+
+func cpuOf(s sample) time.Duration    { return s.cpu }
+func wallOf(s sample) time.Duration   { return s.wall }
+func scriptOf(s sample) time.Duration { return s.script }
+func loadOf(s sample) time.Duration   { return s.load }
+
+func field(ss []sample, f func(sample) time.Duration) []time.Duration {
+	out := make([]time.Duration, len(ss))
+	for i, s := range ss {
+		out[i] = f(s)
+	}
+	return out
+}
+
+// pct is the nearest-rank percentile, as in scripts/bench.
+func pct(s []time.Duration, p int) time.Duration {
+	if len(s) == 0 {
+		return 0
+	}
+	c := slices.Clone(s)
+	slices.Sort(c)
+	i := (len(c)*p + 99) / 100
+	return c[max(0, min(len(c)-1, i-1))]
+}
+
+func fmtMS(d time.Duration) string {
+	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+}
