@@ -14,6 +14,7 @@ export const DROPPED_KEY = 'capture:dropped';
 export const NOT_READY_RETRY_MS = 5000;
 
 const SEEN_BATCHES = 1000; // content batch ids remembered to ignore a resend
+const DROP_TABS = 1000; // tabs whose drop counts are kept apart; the rest count as of no known tab
 
 /**
  * Batcher buffers capture events and delivers them to the daemon.
@@ -21,7 +22,7 @@ const SEEN_BATCHES = 1000; // content batch ids remembered to ignore a resend
  *   store    a chrome.storage.StorageArea (get/set/remove), normally
  *            chrome.storage.session: every chunk of events is written there
  *            before it is acknowledged, and removed once the daemon took it.
- *   post     post(body) sends {dropped, events} to POST /events and resolves
+ *   post     post(body) sends {dropped, dropped_by_tab?, events} to POST /events and resolves
  *            to the daemon's answer; it rejects with an error whose status
  *            is the HTTP status (DaemonError), or with notReady: true when
  *            there is nothing to post to (not paired).
@@ -30,8 +31,9 @@ const SEEN_BATCHES = 1000; // content batch ids remembered to ignore a resend
  * Delivery: a batch goes when 200 events are pending, else at most 100 ms
  * after the first pending event; one post at a time. Bounds: maxEvents and
  * maxBytes over everything held; past them the oldest chunk not being sent
- * is dropped and its events are counted per kind in `dropped`, which rides
- * on the next batch and is cleared only when the daemon accepted it. A 413
+ * is dropped and its events are counted per tab and kind in `dropped_by_tab`
+ * (`dropped` for events without a tab id), which ride on the next batch and
+ * are cleared only when the daemon accepted them. A 413
  * splits the batch in two and sends each half once; a half refused again,
  * or a batch the daemon calls malformed (400), is counted as dropped.
  * Network errors, 429 and 5xx keep the events and retry with backoff.
@@ -61,7 +63,8 @@ export class Batcher {
     this.chunks = []; // oldest first: {key, events, bytes, counts, batch, sending, saved}
     this.events = 0; // events held in chunks
     this.bytes = 0;
-    this.dropped = {}; // kind -> count not yet accepted by the daemon
+    this.dropped = {}; // kind -> count not yet accepted by the daemon, of no known tab
+    this.droppedByTab = {}; // tab id -> kind -> count not yet accepted by the daemon
     this.open = null; // worker-made events not yet in a chunk: {events, bytes}
     this.sealTimer = null;
     this.flushTimer = null;
@@ -85,15 +88,16 @@ export class Batcher {
    * addBatch takes a batch of events from a content script and resolves once
    * it is stored (the acknowledgement): events, batch (an id; a batch seen
    * before is acknowledged again and not added), dropped (counts from the
-   * page). Never rejects.
+   * page), tab (the page's tab id, which its dropped counts are of). Never
+   * rejects.
    */
-  async addBatch(events, { batch, dropped } = {}) {
+  async addBatch(events, { batch, dropped, tab } = {}) {
     await this.ready;
     if (batch) {
       if (this.seen.has(batch)) return;
       this.#remember(batch);
     }
-    if (dropped) this.countDropped(dropped);
+    if (dropped) this.countDropped(dropped, tab);
     const saves = [];
     let cur = null;
     for (const e of events) {
@@ -123,15 +127,25 @@ export class Batcher {
     else if (!this.sealTimer) this.sealTimer = this.timers.setTimeout(() => this.#seal(), this.sealMs);
   }
 
-  /** countDropped adds {kind: n} to the counts delivered with the next batch. */
-  countDropped(counts) {
+  /**
+   * countDropped adds {kind: n} lost from tab (an integer tab id; anything
+   * else: no known tab) to the counts delivered with the next batch.
+   */
+  countDropped(counts, tab) {
+    let into = this.dropped;
+    if (Number.isSafeInteger(tab)) {
+      into = this.droppedByTab[tab];
+      if (!into && Object.keys(this.droppedByTab).length < DROP_TABS) into = this.droppedByTab[tab] = {};
+      into ??= this.dropped;
+    }
     let changed = false;
     for (const [k, n] of Object.entries(counts || {})) {
       if (Number.isSafeInteger(n) && n > 0) {
-        this.dropped[k] = (this.dropped[k] || 0) + n;
+        into[k] = (into[k] || 0) + n;
         changed = true;
       }
     }
+    if (into !== this.dropped && !Object.keys(into).length) delete this.droppedByTab[tab];
     if (changed) {
       this.#saveDropped();
       this.#schedule();
@@ -195,7 +209,7 @@ export class Batcher {
         const take = this.#take(true);
         if (!take.length) break;
         for (const c of take) c.sending = true;
-        const outcome = await this.#send(take.flatMap((c) => c.events), {}, true);
+        const outcome = await this.#send(take.flatMap((c) => c.events), { dropped: {} }, true);
         this.#settle(take, outcome.kept);
         this.#drained();
         if (outcome.retryIn) break; // the regular flush retries them
@@ -221,7 +235,8 @@ export class Batcher {
 
   /** stats describes what is held, for tests and failure reports. */
   stats() {
-    return { events: this.events, bytes: this.bytes, chunks: this.chunks.length, dropped: { ...this.dropped }, open: this.open?.events.length ?? 0 };
+    return { events: this.events, bytes: this.bytes, chunks: this.chunks.length, dropped: { ...this.dropped },
+      dropped_by_tab: structuredClone(this.droppedByTab), open: this.open?.events.length ?? 0 };
   }
 
   // --- internals --------------------------------------------------------------------
@@ -241,10 +256,10 @@ export class Batcher {
         this.store.remove(key).catch(() => {});
         continue;
       }
-      const chunk = { key, events: v.events, bytes: 0, counts: {}, tabs: new Set(), batch: v.batch, sending: false, saved: Promise.resolve() };
+      const chunk = { key, events: v.events, bytes: 0, counts: new Map(), tabs: new Set(), batch: v.batch, sending: false, saved: Promise.resolve() };
       for (const e of chunk.events) {
         chunk.bytes += sizeOf(e);
-        chunk.counts[e?.kind] = (chunk.counts[e?.kind] || 0) + 1;
+        tally(chunk.counts, e);
         chunk.tabs.add(e?.tab_id);
       }
       if (v.batch) this.#remember(v.batch);
@@ -257,12 +272,13 @@ export class Batcher {
     }
     const d = all[DROPPED_KEY];
     if (d && typeof d === 'object') {
-      for (const [k, n] of Object.entries(d)) {
-        if (Number.isSafeInteger(n) && n > 0) this.dropped[k] = (this.dropped[k] || 0) + n;
-      }
+      // {dropped, dropped_by_tab} as posted; an older worker kept {kind: n}.
+      const byTab = d.dropped_by_tab && typeof d.dropped_by_tab === 'object' ? d.dropped_by_tab : {};
+      this.countDropped('dropped' in d || 'dropped_by_tab' in d ? d.dropped : d);
+      for (const [tab, counts] of Object.entries(byTab)) this.countDropped(counts, Number(tab));
     }
     this.#enforceBounds();
-    if (this.events || Object.keys(this.dropped).length) this.#schedule();
+    if (this.events || this.#anyDropped()) this.#schedule();
   }
 
   #remember(batch) {
@@ -293,14 +309,14 @@ export class Batcher {
       key: `${CHUNK_PREFIX}${this.tag}:${String(n).padStart(9, '0')}`,
       events: c.events,
       bytes: c.bytes,
-      counts: {},
+      counts: new Map(), // tab id (undefined: none) -> kind -> n
       tabs: new Set(),
       batch: c.batch,
       sending: false,
       saved: null,
     };
     for (const e of chunk.events) {
-      chunk.counts[e.kind] = (chunk.counts[e.kind] || 0) + 1;
+      tally(chunk.counts, e);
       chunk.tabs.add(e.tab_id);
     }
     this.chunks.push(chunk);
@@ -325,7 +341,7 @@ export class Batcher {
       if (i < 0) return;
       const [c] = this.chunks.splice(i, 1);
       this.#forget(c);
-      this.countDropped(c.counts);
+      this.#countTally(c.counts);
       for (const w of this.drains) if (w.mine(c)) w.lost = true; // its events will never be accepted
     }
   }
@@ -339,15 +355,32 @@ export class Batcher {
   }
 
   #saveDropped() {
-    const snapshot = { ...this.dropped };
-    this.droppedWrite = this.droppedWrite.then(() => (Object.keys(snapshot).length
+    const snapshot = this.#droppedBody();
+    this.droppedWrite = this.droppedWrite.then(() => (this.#anyDropped()
       ? this.store.set({ [DROPPED_KEY]: snapshot })
       : this.store.remove(DROPPED_KEY))).catch(() => {});
   }
 
+  #anyDropped() {
+    return Object.keys(this.dropped).length > 0 || Object.keys(this.droppedByTab).length > 0;
+  }
+
+  // droppedBody is a copy of the drop counts as POST /events takes them:
+  // {dropped, dropped_by_tab} (the latter only when a tab has some).
+  #droppedBody() {
+    const body = { dropped: { ...this.dropped } };
+    if (Object.keys(this.droppedByTab).length) body.dropped_by_tab = structuredClone(this.droppedByTab);
+    return body;
+  }
+
+  // countTally counts a tally (see tally) as dropped.
+  #countTally(counts) {
+    for (const [tab, kinds] of counts) this.countDropped(kinds, tab);
+  }
+
   #schedule() {
     if (this.flushing || this.retryTimer) return;
-    const waiting = this.chunks.length > 0 || Object.keys(this.dropped).length > 0;
+    const waiting = this.chunks.length > 0 || this.#anyDropped();
     if (!waiting) return;
     if (this.events >= this.batchEvents) {
       if (this.flushTimer) {
@@ -394,15 +427,14 @@ export class Batcher {
     let retryIn = 0;
     try {
       await this.ready;
-      while (this.chunks.length || Object.keys(this.dropped).length) {
+      while (this.chunks.length || this.#anyDropped()) {
         const take = this.#take();
         if (!take.length) {
-          if (!Object.keys(this.dropped).length) break; // the rest is being rushed
+          if (!this.#anyDropped()) break; // the rest is being rushed
         }
         for (const c of take) c.sending = true;
         const events = take.flatMap((c) => c.events);
-        const dropped = { ...this.dropped };
-        const outcome = await this.#send(events, dropped, true);
+        const outcome = await this.#send(events, this.#droppedBody(), true);
         this.#settle(take, outcome.kept);
         if (outcome.retryIn) {
           retryIn = outcome.retryIn;
@@ -427,11 +459,12 @@ export class Batcher {
     this.#schedule();
   }
 
-  // send posts events with the drop counts. It resolves to {kept, retryIn}:
-  // the events to keep for a later try and how long to wait before it (0:
-  // no wait). Events the daemon cannot take are counted as dropped.
+  // send posts events with the drop counts (#droppedBody). It resolves to
+  // {kept, retryIn}: the events to keep for a later try and how long to
+  // wait before it (0: no wait). Events the daemon cannot take are counted
+  // as dropped.
   async #send(events, dropped, mayHalve) {
-    const body = { dropped, events };
+    const body = { ...dropped, events };
     try {
       const answer = await this.post(body);
       this.backoff.reset();
@@ -450,7 +483,7 @@ export class Batcher {
           const second = events.slice(mid);
           const a = await this.#send(events.slice(0, mid), dropped, false);
           if (a.retryIn) return { kept: [...a.kept, ...second], retryIn: a.retryIn };
-          return this.#send(second, {}, false); // the counts rode on the first half
+          return this.#send(second, { dropped: {} }, false); // the counts rode on the first half
         }
         this.log.warn(`gasoline: the daemon refused ${events.length} capture event(s) as too large; counted as dropped`);
         this.#lose(events);
@@ -468,23 +501,22 @@ export class Batcher {
     }
   }
 
-  // delivered subtracts drop counts the daemon has accepted.
-  #delivered(dropped) {
-    let changed = false;
-    for (const [k, n] of Object.entries(dropped)) {
-      if (!n) continue;
-      const left = (this.dropped[k] || 0) - n;
-      if (left > 0) this.dropped[k] = left;
-      else delete this.dropped[k];
-      changed = true;
+  // delivered subtracts drop counts (#droppedBody) the daemon has accepted.
+  #delivered({ dropped, dropped_by_tab: byTab = {} }) {
+    let changed = subtract(this.dropped, dropped);
+    for (const [tab, counts] of Object.entries(byTab)) {
+      const held = this.droppedByTab[tab];
+      if (!held) continue;
+      changed = subtract(held, counts) || changed;
+      if (!Object.keys(held).length) delete this.droppedByTab[tab];
     }
     if (changed) this.#saveDropped();
   }
 
   #lose(events) {
-    const counts = {};
-    for (const e of events) counts[e.kind] = (counts[e.kind] || 0) + 1;
-    this.countDropped(counts);
+    const counts = new Map();
+    for (const e of events) tally(counts, e);
+    this.#countTally(counts);
   }
 
   #report(answer, events) {
@@ -516,10 +548,10 @@ export class Batcher {
       if (c !== reuse) c.saved.then(() => this.store.remove(c.key)).catch(() => {});
     }
     if (!reuse) return;
-    const chunk = { n: reuse.n, key: reuse.key, events: kept, bytes: 0, counts: {}, tabs: new Set(), batch: reuse.batch, sending: false, saved: null };
+    const chunk = { n: reuse.n, key: reuse.key, events: kept, bytes: 0, counts: new Map(), tabs: new Set(), batch: reuse.batch, sending: false, saved: null };
     for (const e of kept) {
       chunk.bytes += sizeOf(e);
-      chunk.counts[e.kind] = (chunk.counts[e.kind] || 0) + 1;
+      tally(chunk.counts, e);
       chunk.tabs.add(e.tab_id);
     }
     chunk.saved = reuse.saved.then(() => this.#save(chunk.key, chunk));
@@ -527,4 +559,27 @@ export class Batcher {
     this.events += chunk.events.length;
     this.bytes += chunk.bytes;
   }
+}
+
+// tally counts event e in counts, a Map of tab id (undefined when e has no
+// integer tab_id) to {kind: n}.
+function tally(counts, e) {
+  const tab = Number.isSafeInteger(e?.tab_id) ? e.tab_id : undefined;
+  let kinds = counts.get(tab);
+  if (!kinds) counts.set(tab, (kinds = {}));
+  kinds[e?.kind] = (kinds[e?.kind] || 0) + 1;
+}
+
+// subtract takes the counts of sent, {kind: n}, off held and deletes the
+// kinds that reach 0; it reports whether anything changed.
+function subtract(held, sent = {}) {
+  let changed = false;
+  for (const [k, n] of Object.entries(sent)) {
+    if (!n) continue;
+    const left = (held[k] || 0) - n;
+    if (left > 0) held[k] = left;
+    else delete held[k];
+    changed = true;
+  }
+  return changed;
 }

@@ -139,7 +139,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     if (!observer.documentOf(stamp.tab_id, stamp.frame_id)) observer.noteDocument(stamp.tab_id, stamp.frame_id, stamp.page_url);
     const { events, dropped } = checkBatch(msg, stamp, settings);
     const batch = typeof msg.batch === 'string' && msg.batch.length <= 64 ? `${stamp.tab_id}:${stamp.frame_id}:${msg.batch}` : undefined;
-    batcher.addBatch(events, { batch, dropped }).then(() => sendResponse({ ok: true, config: pageConfig(settings) }));
+    batcher.addBatch(events, { batch, dropped, tab: stamp.tab_id }).then(() => sendResponse({ ok: true, config: pageConfig(settings) }));
     return true; // the reply (the acknowledgement) comes once the batch is stored
   });
 
@@ -173,7 +173,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
       for (let i = 0; i === 0 || i < list.length; i += MAX_EVENTS_PER_MESSAGE) {
         const part = { events: list.slice(i, i + MAX_EVENTS_PER_MESSAGE), dropped: i === 0 ? answer.dropped : undefined };
         const { events, dropped } = checkBatch(part, stamp, settings);
-        if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped });
+        if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped, tab: tabId });
       }
       return answer;
     }, (err) => {
@@ -322,7 +322,7 @@ export function pageConfig(settings) {
 /**
  * checkBatch validates a relay's message: at most MAX_EVENTS_PER_MESSAGE events, each
  * sanitised and stamped; invalid events of a known kind and the page's own
- * drop counts are returned as dropped counts.
+ * drop counts are returned as dropped counts, all of them the stamp's tab's.
  */
 export function checkBatch(msg, stamp, settings) {
   const events = [];

@@ -177,7 +177,7 @@ test('a new worker restores the stored events and sends them first', async () =>
   assert.equal(store.data.size, 0, 'everything delivered: nothing left in the store');
 });
 
-test('bounds drop the oldest chunks and count them per kind', async () => {
+test('bounds drop the oldest chunks and count them per tab and kind', async () => {
   const { timers, daemon, b } = setup({ batcher: { maxEvents: 10, chunkEvents: 5 } });
   daemon.answer = () => {
     throw httpError(503);
@@ -185,14 +185,15 @@ test('bounds drop the oldest chunks and count them per kind', async () => {
   await b.addBatch(range(0, 5, 'log'));
   await b.addBatch(range(5, 10, 'network'));
   await b.addBatch(range(10, 15, 'action'));
-  assert.deepEqual(b.stats().dropped, { log: 5 });
+  assert.deepEqual(b.stats().dropped_by_tab, { 1: { log: 5 } });
+  assert.deepEqual(b.stats().dropped, {}, 'every event named its tab');
   assert.equal(b.pending, 10);
   daemon.answer = () => ({ accepted: 10 });
   await timers.advance(60000);
   const accepted = daemon.posts.at(-1);
-  assert.deepEqual(accepted.dropped, { log: 5 }, 'the count rides on the batch');
+  assert.deepEqual(accepted.dropped_by_tab, { 1: { log: 5 } }, 'the count rides on the batch');
   assert.deepEqual(accepted.events.map((e) => e.ts), range(5, 15).map((e) => e.ts));
-  assert.deepEqual(b.stats().dropped, {}, 'cleared once the daemon accepted it');
+  assert.deepEqual(b.stats().dropped_by_tab, {}, 'cleared once the daemon accepted it');
 });
 
 test('byte bound', async () => {
@@ -200,7 +201,7 @@ test('byte bound', async () => {
   const big = (n) => ev(n, 'network', { message: 'x'.repeat(1000) });
   await b.addBatch([big(1), big(2), big(3), big(4)]);
   assert.ok(b.stats().bytes <= 3000);
-  assert.deepEqual(b.stats().dropped, { network: 2 });
+  assert.deepEqual(b.stats().dropped_by_tab, { 1: { network: 2 } });
 });
 
 test('while an unproven program holds the port, events wait, bounded, and go to the daemon once it is back', async () => {
@@ -213,12 +214,12 @@ test('while an unproven program holds the port, events wait, bounded, and go to 
   for (let i = 0; i < 6; i++) await b.addBatch(range(5 * i, 5 * i + 5, 'log'));
   await timers.advance(60000);
   assert.equal(b.pending, 10, 'the newest events wait');
-  assert.deepEqual(b.stats().dropped, { log: 20 }, 'the oldest are dropped and counted');
+  assert.deepEqual(b.stats().dropped_by_tab, { 1: { log: 20 } }, 'the oldest are dropped and counted');
   daemon.answer = () => ({ accepted: 10 });
   await timers.advance(60000);
   const accepted = daemon.posts.at(-1);
   assert.deepEqual(accepted.events.map((e) => e.ts), range(20, 30).map((e) => e.ts));
-  assert.deepEqual(accepted.dropped, { log: 20 });
+  assert.deepEqual(accepted.dropped_by_tab, { 1: { log: 20 } });
   assert.equal(b.pending, 0);
 });
 
@@ -248,9 +249,9 @@ test('413 splits the batch once; a half refused again is counted as dropped', as
   assert.deepEqual(daemon.posts.map((p) => p.events.length), [4, 2, 2]);
   assert.deepEqual(daemon.events.slice(4).map((e) => e.ts), [1, 2, 3, 4]);
   assert.equal(b.pending, 0);
-  assert.deepEqual(b.stats().dropped, { log: 2 }, 'the refused half counts as dropped');
+  assert.deepEqual(b.stats().dropped_by_tab, { 1: { log: 2 } }, 'the refused half counts as dropped');
   await timers.advance(100);
-  assert.deepEqual(daemon.posts.at(-1), { dropped: { log: 2 }, events: [] });
+  assert.deepEqual(daemon.posts.at(-1), { dropped: {}, dropped_by_tab: { 1: { log: 2 } }, events: [] });
 });
 
 test('a malformed batch (400) is counted as dropped, not retried', async () => {
@@ -261,7 +262,7 @@ test('a malformed batch (400) is counted as dropped, not retried', async () => {
   await b.addBatch([ev(1), ev(2, 'action')]);
   await timers.advance(100);
   assert.equal(b.pending, 0);
-  assert.deepEqual(b.stats().dropped, { log: 1, action: 1 });
+  assert.deepEqual(b.stats().dropped_by_tab, { 1: { log: 1, action: 1 } });
 });
 
 test('not paired: events are kept and retried; kick retries at once', async () => {
@@ -318,13 +319,49 @@ test('stored drop counts survive a restart', async () => {
   const first = setup({ store, daemon: Object.assign(new FakeDaemon(), { answer: () => { throw httpError(503); } }) });
   first.b.countDropped({ log: 4 });
   await first.timers.advance(1);
-  assert.deepEqual(JSON.parse(store.data.get(DROPPED_KEY)), { log: 4 });
+  first.b.countDropped({ network: 2 }, 7);
+  await first.timers.advance(1);
+  assert.deepEqual(JSON.parse(store.data.get(DROPPED_KEY)), { dropped: { log: 4 }, dropped_by_tab: { 7: { network: 2 } } });
   const second = setup({ store });
   await second.b.ready;
   await second.timers.advance(100);
-  assert.deepEqual(second.daemon.posts, [{ dropped: { log: 4 }, events: [] }]);
+  assert.deepEqual(second.daemon.posts, [{ dropped: { log: 4 }, dropped_by_tab: { 7: { network: 2 } }, events: [] }]);
   await settle();
   assert.equal(store.data.has(DROPPED_KEY), false);
+});
+
+test('drop counts an older worker stored ({kind: n}) are restored as of no known tab', async () => {
+  const store = new FakeStore();
+  store.data.set(DROPPED_KEY, JSON.stringify({ log: 3 }));
+  const { timers, daemon, b } = setup({ store });
+  await b.ready;
+  await timers.advance(100);
+  assert.deepEqual(daemon.posts, [{ dropped: { log: 3 }, events: [] }]);
+});
+
+test('drops are counted for their tab: a flood in one tab is not reported as another\'s', async () => {
+  const { timers, daemon, b } = setup({ batcher: { maxEvents: 10, chunkEvents: 5 } });
+  daemon.answer = () => {
+    throw httpError(503);
+  };
+  const tab = (t, from, to) => range(from, to).map((e) => ({ ...e, tab_id: t }));
+  await b.addBatch(tab(2, 0, 5), { dropped: { log: 7 }, tab: 2 }); // the noisy page lost 7 itself
+  await b.addBatch(tab(1, 5, 10));
+  await b.addBatch(tab(2, 10, 15));
+  await b.addBatch(tab(2, 15, 20)); // the bounds drop tab 2's then tab 1's oldest chunk
+  b.add({ ...ev(20), tab_id: undefined }); // a worker event of no tab
+  b.countDropped({ network: 1 }, 'not a tab');
+  assert.deepEqual(b.stats().dropped_by_tab, { 1: { log: 5 }, 2: { log: 12 } });
+  assert.deepEqual(b.stats().dropped, { network: 1 });
+  daemon.answer = (body) => ({ accepted: body.events.length });
+  await timers.advance(60000);
+  // Each failed post carried the counts too; the daemon took them once (the
+  // last). The worker's event, once sealed, pushed out tab 2's next chunk.
+  const last = daemon.posts.findLast((p) => p.dropped_by_tab);
+  assert.deepEqual(last.dropped_by_tab, { 1: { log: 5 }, 2: { log: 17 } });
+  assert.deepEqual(last.dropped, { network: 1 });
+  assert.deepEqual(b.stats().dropped_by_tab, {});
+  assert.deepEqual(b.stats().dropped, {});
 });
 
 test('drain posts what is held at once and resolves when the daemon took it', async () => {
@@ -401,7 +438,7 @@ test('drain resolves false when a chunk it waits for is dropped by the bounds', 
   await timers.advance(0);
   await b.addBatch(range(5, 10, 'network'));
   await b.addBatch(range(10, 15, 'action'));
-  assert.deepEqual(b.stats().dropped, { log: 5 }, 'the waited chunk was evicted');
+  assert.deepEqual(b.stats().dropped_by_tab, { 1: { log: 5 } }, 'the waited chunk was evicted');
   daemon.answer = (body) => ({ accepted: body.events.length });
   await timers.advance(60000);
   assert.equal(await drained, false, 'its events were dropped, not accepted');

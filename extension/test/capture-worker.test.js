@@ -134,9 +134,18 @@ test('a flush answer longer than one message is taken whole, nothing counted dro
   const before = posts.length;
   assert.ok(await capture.flushFrame(12, { frameId: 0 }));
   await until('the flushed events are posted', () => posts.slice(before).flatMap((p) => p.events).filter((e) => e.message?.startsWith('flood ')).length === n);
-  const lost = posts.slice(before).reduce((sum, p) => sum + (p.dropped?.error || 0), 0);
+  const lost = posts.slice(before).reduce((sum, p) => sum + (p.dropped?.error || 0) + (p.dropped_by_tab?.[12]?.error || 0), 0);
   assert.equal(lost, 0, 'no flushed record counted dropped');
   delete api.tabs.sendMessage;
+});
+
+test('a page\'s drop counts and its invalid records are posted as its tab\'s', async () => {
+  const before = posts.length;
+  await send({ type: CAPTURE_MESSAGE, batch: 'b11', dropped: { error: 4 }, events: [{ kind: 'error', ts: 'not a time' }] }, contentScript);
+  await until('the counts are posted', () => posts.slice(before).some((p) => p.dropped_by_tab?.[12]));
+  const p = posts.slice(before).find((x) => x.dropped_by_tab?.[12]);
+  assert.deepEqual(p.dropped_by_tab, { 12: { error: 5 } });
+  assert.deepEqual(p.dropped, {}, 'nothing counted as of no known tab');
 });
 
 test('a flush gets no more than the time it is given', async () => {

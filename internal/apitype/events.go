@@ -27,9 +27,13 @@ const (
 // EventBatch is the body of POST /events.
 type EventBatch struct {
 	// Dropped counts, per kind, events lost before they reached the daemon
-	// since the previous accepted batch.
+	// since the previous accepted batch whose tab the extension cannot name.
 	Dropped map[string]int64 `json:"dropped,omitempty"`
-	Events  []Event          `json:"events"`
+	// DroppedByTab counts the same per tab, then per kind: {"12": {"log":
+	// 3}}. A read of some tabs reports only their losses, and Dropped's as
+	// of no known tab.
+	DroppedByTab map[int64]map[string]int64 `json:"dropped_by_tab,omitempty"`
+	Events       []Event                    `json:"events"`
 }
 
 // Event is one captured event: the common fields, then the fields of its

@@ -102,7 +102,7 @@ type Options struct {
 // Errors callers branch on. Each says what to do next.
 var (
 	ErrClosed        = errors.New("capture store closed: the daemon is shutting down")
-	ErrNotBatch      = errors.New(`body is not an event batch: send {"dropped": {...}, "events": [...]}`)
+	ErrNotBatch      = errors.New(`body is not an event batch: send {"dropped": {...}, "dropped_by_tab": {...}, "events": [...]}`)
 	ErrBatchTooLarge = errors.New("event batch too large: split it into smaller batches")
 	ErrBadFilter     = errors.New("invalid filter")
 	ErrUnknownEntry  = errors.New("no buffered entry has this id (evicted, cleared or never captured): list the entries again for current ids")

@@ -15,40 +15,45 @@ import (
 // *evs, and returns ok false on anything else, leaving the caller to decode
 // with encoding/json (which also explains what is wrong). When ok, the result
 // is what encoding/json would decode (FuzzFastDecode checks it).
-func fastDecode(body []byte, evs *[]apitype.Event) (dropped map[string]int64, ok bool) {
+func fastDecode(body []byte, evs *[]apitype.Event) (dropped map[string]int64, byTab map[int64]map[string]int64, ok bool) {
 	p := parser{b: body}
 	if !p.byte('{') {
-		return nil, false
+		return nil, nil, false
 	}
-	seenEvents, seenDropped := false, false
+	seenEvents, seenDropped, seenByTab := false, false, false
 	for first := true; ; first = false {
 		if p.byte('}') {
 			break
 		}
 		if !first && !p.byte(',') {
-			return nil, false
+			return nil, nil, false
 		}
 		key, ok := p.key()
 		if !ok || !p.byte(':') {
-			return nil, false
+			return nil, nil, false
 		}
 		switch {
 		case key == "events" && !seenEvents:
 			seenEvents = true
 			if !p.events(evs) {
-				return nil, false
+				return nil, nil, false
 			}
 		case key == "dropped" && !seenDropped:
 			seenDropped = true
 			if dropped, ok = p.counts(); !ok {
-				return nil, false
+				return nil, nil, false
+			}
+		case key == "dropped_by_tab" && !seenByTab:
+			seenByTab = true
+			if byTab, ok = p.tabCounts(); !ok {
+				return nil, nil, false
 			}
 		default:
-			return nil, false
+			return nil, nil, false
 		}
 	}
 	p.ws()
-	return dropped, seenEvents && p.i == len(p.b)
+	return dropped, byTab, seenEvents && p.i == len(p.b)
 }
 
 // parser reads JSON from b at i.
@@ -94,7 +99,7 @@ func (p *parser) null() bool {
 var keys = map[string]string{}
 
 func init() {
-	for _, k := range []string{"events", "dropped", "kind", "ts", "tab_id", "frame_id", "page_url", "type", "level",
+	for _, k := range []string{"events", "dropped", "dropped_by_tab", "kind", "ts", "tab_id", "frame_id", "page_url", "type", "level",
 		"message", "stack", "source", "line", "column", "element", "resource_url", "request_id", "method", "url",
 		"status", "error", "resource_type", "duration_ms", "mime_type", "request_headers", "response_headers",
 		"request_body", "response_body", "request_body_size", "response_body_size", "body_truncated", "selector",
@@ -450,6 +455,39 @@ func (p *parser) counts() (map[string]int64, bool) {
 			return nil, false
 		}
 		m[k] = n
+	}
+}
+
+// tabCounts reads the dropped counts per tab: keys are tab ids, parsed as
+// encoding/json parses an int64 map key; null gives nil.
+func (p *parser) tabCounts() (map[int64]map[string]int64, bool) {
+	if p.null() {
+		return nil, true
+	}
+	if !p.byte('{') {
+		return nil, false
+	}
+	m := map[int64]map[string]int64{}
+	for first := true; ; first = false {
+		if p.byte('}') {
+			return m, true
+		}
+		if !first && !p.byte(',') {
+			return nil, false
+		}
+		k, ok := p.str()
+		if !ok || !p.byte(':') {
+			return nil, false
+		}
+		tab, err := strconv.ParseInt(k, 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		c, ok := p.counts()
+		if !ok {
+			return nil, false
+		}
+		m[tab] = c
 	}
 }
 

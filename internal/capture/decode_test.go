@@ -19,6 +19,9 @@ func FuzzFastDecode(f *testing.F) {
 		`{"events":[{"kind":"tab","tab_id":3,"type":"updated","status":"complete","active":true,"active":null,"window_id":2,"title":"T"}]}`,
 		`{"events":[{"kind":"tab","tab_id":3,"type":"updated","owner":"c1","owner_name":null,"owner_name":"n","group":"","group":null}]}`,
 		` { "events" : [ ] , "dropped" : null } `,
+		`{"dropped_by_tab":{"12":{"log":3},"-1":{"network":1,"x":null},"+7":null,"007":{}},"events":[]}`,
+		`{"dropped_by_tab":{"1":{"log":1},"1":{"error":2}},"events":[]}`, `{"dropped_by_tab":{" 1":{}},"events":[]}`,
+		`{"dropped_by_tab":{"9223372036854775808":{}},"events":[]}`, `{"dropped_by_tab":null,"dropped_by_tab":{},"events":[]}`,
 		`{"events":[{"KIND":"log"}]}`, `{"events":[{"kind":"log","tab_id":1.0}]}`, `{"events":[{"kind":"\ud83d\ude00"}]}`,
 		`{"events":[{"status":-0,"value":"-0","ts":-0}]}`, `{"events":[{"line":9223372036854775808}]}`,
 		`{"events":[{"message":"` + "\xff" + `"}]}`, `{"events":[]}x`, `{"events":[],"events":[]}`, `{"events":null}`, `{}`,
@@ -27,13 +30,14 @@ func FuzzFastDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		var fast []apitype.Event
-		dropped, ok := fastDecode([]byte(body), &fast)
+		dropped, byTab, ok := fastDecode([]byte(body), &fast)
 		if !ok {
 			return
 		}
 		var want struct {
-			Dropped map[string]int64 `json:"dropped"`
-			Events  *[]apitype.Event `json:"events"`
+			Dropped      map[string]int64           `json:"dropped"`
+			DroppedByTab map[int64]map[string]int64 `json:"dropped_by_tab"`
+			Events       *[]apitype.Event           `json:"events"`
 		}
 		if err := json.Unmarshal([]byte(body), &want); err != nil {
 			t.Fatalf("fast decode accepted %q, encoding/json refused it: %v", body, err)
@@ -44,14 +48,14 @@ func FuzzFastDecode(f *testing.F) {
 		if fast == nil {
 			fast = []apitype.Event{}
 		}
-		if !reflect.DeepEqual(dropped, want.Dropped) || !reflect.DeepEqual(fast, *want.Events) {
-			t.Fatalf("decoding %q:\nfast  %#v %#v\njson  %#v %#v", body, dropped, fast, want.Dropped, *want.Events)
+		if !reflect.DeepEqual(dropped, want.Dropped) || !reflect.DeepEqual(byTab, want.DroppedByTab) || !reflect.DeepEqual(fast, *want.Events) {
+			t.Fatalf("decoding %q:\nfast  %#v %#v %#v\njson  %#v %#v %#v", body, dropped, byTab, fast, want.Dropped, want.DroppedByTab, *want.Events)
 		}
 	})
 }
 
 func TestFastDecodeTakesTheExtensionsBatches(t *testing.T) {
-	b := apitype.EventBatch{Dropped: map[string]int64{"log": 2}}
+	b := apitype.EventBatch{Dropped: map[string]int64{"log": 2}, DroppedByTab: map[int64]map[string]int64{3: {"network": 4}, -1: {"log": 1}}}
 	for _, ev := range []apitype.Event{
 		{Kind: "log", TS: 1700000000000, TabID: 3, PageURL: "http://localhost:3000/", Level: "warn", Message: "a\n\"b\" <c> é ✓ \x01", Stack: "at f (a.js:1:2)"},
 		{Kind: "network", TS: 1, TabID: 3, RequestID: "9", Source: "page", Method: "POST", URL: "http://a/api", Status: apitype.Num(500),
@@ -68,15 +72,15 @@ func TestFastDecodeTakesTheExtensionsBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	var evs []apitype.Event
-	dropped, ok := fastDecode(body, &evs)
+	dropped, byTab, ok := fastDecode(body, &evs)
 	if !ok {
 		t.Fatalf("fast decode refused %s", body)
 	}
-	if !reflect.DeepEqual(dropped, b.Dropped) || !reflect.DeepEqual(evs, b.Events) {
-		t.Errorf("got %#v %#v, want %#v", dropped, evs, b)
+	if !reflect.DeepEqual(dropped, b.Dropped) || !reflect.DeepEqual(byTab, b.DroppedByTab) || !reflect.DeepEqual(evs, b.Events) {
+		t.Errorf("got %#v %#v %#v, want %#v", dropped, byTab, evs, b)
 	}
 	for _, body := range []string{`{"events":[{"Kind":"log"}]}`, `{"events":[{"kind":"log","extra":1}]}`, `{"events":[` + strings.Repeat("{},", apitype.MaxEventsPerBatch+1) + `{}]}`} {
-		if _, ok := fastDecode([]byte(body), new([]apitype.Event)); ok {
+		if _, _, ok := fastDecode([]byte(body), new([]apitype.Event)); ok {
 			t.Errorf("fast decode took %.60q, want it left to encoding/json", body)
 		}
 	}

@@ -1,7 +1,9 @@
 package capture_test
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
@@ -72,5 +74,61 @@ func TestExtensionLossesCountForEveryReader(t *testing.T) {
 	p := query(t, s, capture.Filter{Kind: "log", TabID: ptr(int64(2)), Since: &start})
 	if p.Dropped != 0 || !p.Missed {
 		t.Errorf("after Clear: dropped %d, missed %v; want 0 and true", p.Dropped, p.Missed)
+	}
+}
+
+// TestExtensionLossesByTab: losses the extension reports with their tab
+// count only for readers of that tab; those without a tab count for every
+// reader and are labelled as of no known tab. Both arrive through the
+// daemon's decoder, as the extension sends them.
+func TestExtensionLossesByTab(t *testing.T) {
+	s := capture.New(capture.Options{})
+	defer s.Close()
+	ingest(t, s, logEv(1, "warn", "quiet"), logEv(2, "log", "noisy"))
+	body := `{"dropped":{"log":2},"dropped_by_tab":{"2":{"log":40,"network":7},"-1":{"network":3}},"events":[]}`
+	if _, err := s.IngestJSON([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name             string
+		f                capture.Filter
+		dropped, unknown int64
+	}{
+		{"quiet tab", capture.Filter{Kind: "log", TabID: ptr(int64(1))}, 2, 2},
+		{"the agent's tabs: the quiet one", capture.Filter{Kind: "log", Tabs: []int64{1}}, 2, 2},
+		{"noisy tab", capture.Filter{Kind: "log", TabID: ptr(int64(2))}, 42, 2},
+		{"every tab but the noisy one", capture.Filter{Kind: "log", ExceptTabs: []int64{2}}, 2, 2},
+		{"every tab", capture.Filter{Kind: "log"}, 42, 2},
+		{"network of the quiet tab", capture.Filter{Kind: "network", TabID: ptr(int64(1))}, 0, 0},
+		{"network of no tab (-1)", capture.Filter{Kind: "network", TabID: ptr(int64(-1))}, 3, 0},
+		{"network, every tab", capture.Filter{Kind: "network"}, 10, 0},
+	} {
+		p := query(t, s, c.f)
+		if p.Dropped != c.dropped || p.DroppedTabUnknown != c.unknown {
+			t.Errorf("%s: dropped %d (of no known tab %d), want %d (%d)", c.name, p.Dropped, p.DroppedTabUnknown, c.dropped, c.unknown)
+		}
+	}
+	if _, err := s.Clear("log", nil); err != nil {
+		t.Fatal(err)
+	}
+	if p := query(t, s, capture.Filter{Kind: "log", TabID: ptr(int64(2))}); p.Dropped != 0 || p.DroppedTabUnknown != 0 {
+		t.Errorf("after Clear: dropped %d (%d of no known tab), want 0", p.Dropped, p.DroppedTabUnknown)
+	}
+}
+
+// TestBadDroppedByTabIsRefused: dropped_by_tab that is not counts per tab id
+// refuses the batch with what the shape should be.
+func TestBadDroppedByTabIsRefused(t *testing.T) {
+	s := capture.New(capture.Options{})
+	defer s.Close()
+	for _, body := range []string{
+		`{"dropped_by_tab":{"tab1":{"log":1}},"events":[]}`,
+		`{"dropped_by_tab":{"1":{"log":"x"}},"events":[]}`,
+		`{"dropped_by_tab":[1],"events":[]}`,
+	} {
+		_, err := s.IngestJSON([]byte(body))
+		if !errors.Is(err, capture.ErrNotBatch) || !strings.Contains(err.Error(), `{"12": {"log": 3}}`) {
+			t.Errorf("%s: got %v, want ErrNotBatch naming the shape", body, err)
+		}
 	}
 }

@@ -49,18 +49,19 @@ var eventsPool = sync.Pool{New: func() any { return new([]apitype.Event) }}
 // event that does not decode is returned as a rejection and left zero in the
 // batch (it is skipped).
 func decodeBatch(body []byte, evs *[]apitype.Event) (apitype.EventBatch, map[int]string, error) {
-	if dropped, ok := fastDecode(body, evs); ok {
-		b := apitype.EventBatch{Dropped: dropped, Events: *evs}
+	if dropped, byTab, ok := fastDecode(body, evs); ok {
+		b := apitype.EventBatch{Dropped: dropped, DroppedByTab: byTab, Events: *evs}
 		return b, nil, countEvents(len(b.Events))
 	}
 	clear(*evs) // what the fast path decoded before it gave up
 	*evs = (*evs)[:0]
 	wire := struct {
-		Dropped map[string]int64 `json:"dropped"`
-		Events  *[]apitype.Event `json:"events"` // decoded into the pooled slice
+		Dropped      map[string]int64           `json:"dropped"`
+		DroppedByTab map[int64]map[string]int64 `json:"dropped_by_tab"`
+		Events       *[]apitype.Event           `json:"events"` // decoded into the pooled slice
 	}{Events: evs}
 	err := json.Unmarshal(body, &wire)
-	b := apitype.EventBatch{Dropped: wire.Dropped}
+	b := apitype.EventBatch{Dropped: wire.Dropped, DroppedByTab: wire.DroppedByTab}
 	if err == nil {
 		if wire.Events == nil || (len(*evs) == 0 && !hasEvents(body)) {
 			return b, nil, fmt.Errorf("%w (the events array is missing)", ErrNotBatch)
@@ -75,8 +76,9 @@ func decodeBatch(body []byte, evs *[]apitype.Event) (apitype.EventBatch, map[int
 	// Some event (or "dropped") has a field of the wrong type: decode the
 	// events one by one to keep the good ones.
 	var raw struct {
-		Dropped json.RawMessage   `json:"dropped"`
-		Events  []json.RawMessage `json:"events"`
+		Dropped      json.RawMessage   `json:"dropped"`
+		DroppedByTab json.RawMessage   `json:"dropped_by_tab"`
+		Events       []json.RawMessage `json:"events"`
 	}
 	if err := json.Unmarshal(body, &raw); err != nil || raw.Events == nil {
 		return b, nil, fmt.Errorf("%w (the body must be a JSON object with an events array)", ErrNotBatch)
@@ -88,6 +90,11 @@ func decodeBatch(body []byte, evs *[]apitype.Event) (apitype.EventBatch, map[int
 	if len(raw.Dropped) > 0 {
 		if err := json.Unmarshal(raw.Dropped, &b.Dropped); err != nil {
 			return b, nil, fmt.Errorf("%w (dropped must be an object of counts per kind, such as {\"log\": 3})", ErrNotBatch)
+		}
+	}
+	if len(raw.DroppedByTab) > 0 {
+		if err := json.Unmarshal(raw.DroppedByTab, &b.DroppedByTab); err != nil {
+			return b, nil, fmt.Errorf("%w (dropped_by_tab must be an object of counts per tab id and kind, such as {\"12\": {\"log\": 3}})", ErrNotBatch)
 		}
 	}
 	bad := map[int]string{}
@@ -151,8 +158,9 @@ func decodeReason(err error) string {
 // Ingest validates every event of b and stores the good ones: each log,
 // error, network, action, nav and vital event becomes an entry with the next
 // sequence number (a network event may instead merge into the entry of its
-// other half), each tab event updates the tab table. b.Dropped is added to
-// the kinds' dropped counters. It returns ErrClosed after Close.
+// other half), each tab event updates the tab table. b.Dropped and
+// b.DroppedByTab are added to the kinds' dropped counters, the latter to
+// their tabs'. It returns ErrClosed after Close.
 func (s *Store) Ingest(b apitype.EventBatch) (apitype.EventsAck, error) {
 	if err := countEvents(len(b.Events)); err != nil {
 		return apitype.EventsAck{}, err
@@ -195,7 +203,14 @@ func (s *Store) ingest(b apitype.EventBatch, bad map[int]string) (apitype.Events
 	}
 	for name, n := range b.Dropped {
 		if k := kindOf(name); k != "" && n > 0 {
-			s.rings[k.index()].reported(min(n, maxReportedDrop))
+			s.rings[k.index()].reported(nil, min(n, maxReportedDrop))
+		}
+	}
+	for tab, counts := range b.DroppedByTab {
+		for name, n := range counts {
+			if k := kindOf(name); k != "" && n > 0 {
+				s.rings[k.index()].reported(&tab, min(n, maxReportedDrop))
+			}
 		}
 	}
 	var evicted [numKinds]int64

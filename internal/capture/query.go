@@ -71,9 +71,13 @@ type Page struct {
 	Earlier bool `json:"earlier,omitempty"`
 	// Dropped counts the kind's entries lost since start or the last Clear
 	// (evicted by the daemon, or lost before reaching it) that this read
-	// could have returned: a read of some tabs counts only their evictions
-	// (and the extension's losses, which name no tab).
+	// could have returned: a read of some tabs counts only those tabs', and
+	// the losses of no known tab.
 	Dropped int64 `json:"dropped"`
+	// DroppedTabUnknown says how many of Dropped are of no known tab (the
+	// extension could not name it, or past the tabs the daemon tells
+	// apart), so they may not be this read's.
+	DroppedTabUnknown int64 `json:"dropped_tab_unknown,omitempty"`
 	// Missed says entries after Since that this read could have returned
 	// were evicted before it.
 	Missed bool `json:"missed,omitempty"`
@@ -265,6 +269,7 @@ type collected struct {
 	more    bool    // HasMore (with a cursor) or Earlier (without)
 	next    uint64
 	dropped int64
+	unknown int64 // dropped from no known tab
 	missed  bool
 	hidden  int
 }
@@ -276,8 +281,9 @@ func (s *Store) collectLocked(m *matcher, since *uint64, limit int) collected {
 	buffered := 0
 	var evicted uint64 // the highest sequence number lost from what m reads
 	for _, i := range m.rings {
-		n, last := s.rings[i].losses(m.tabScope())
+		n, unknown, last := s.rings[i].losses(m.tabScope())
 		c.dropped += n
+		c.unknown += unknown
 		evicted = max(evicted, last)
 		buffered += s.rings[i].n
 	}
@@ -367,7 +373,7 @@ func (s *Store) budget() int { return max(1024, s.opts.PageTokens*4-512) }
 // a read with a cursor keeps the oldest (and continues after them), a read
 // without keeps the newest.
 func (s *Store) page(c collected) Page {
-	p := Page{Entries: []View{}, NextCursor: c.next, Dropped: c.dropped, Missed: c.missed, Hidden: c.hidden}
+	p := Page{Entries: []View{}, NextCursor: c.next, Dropped: c.dropped, DroppedTabUnknown: c.unknown, Missed: c.missed, Hidden: c.hidden}
 	if c.tail {
 		p.Earlier = c.more
 	} else {
@@ -492,10 +498,11 @@ type GroupPage struct {
 	// least recently seen.
 	Omitted int `json:"omitted,omitempty"`
 	// NextCursor reads only errors stored after this read.
-	NextCursor uint64 `json:"next_cursor"`
-	Dropped    int64  `json:"dropped"`
-	Missed     bool   `json:"missed,omitempty"`
-	Hidden     int    `json:"hidden,omitempty"`
+	NextCursor        uint64 `json:"next_cursor"`
+	Dropped           int64  `json:"dropped"`
+	DroppedTabUnknown int64  `json:"dropped_tab_unknown,omitempty"`
+	Missed            bool   `json:"missed,omitempty"`
+	Hidden            int    `json:"hidden,omitempty"`
 }
 
 // ErrorGroups groups the error entries f selects (all of them, or those
@@ -536,7 +543,7 @@ func (s *Store) WaitErrorGroups(ctx context.Context, f Filter) (GroupPage, error
 	}
 	p, err := s.Wait(ctx, f)
 	if err != nil {
-		return GroupPage{Groups: []ErrorGroup{}, NextCursor: p.NextCursor, Dropped: p.Dropped, Missed: p.Missed}, err
+		return GroupPage{Groups: []ErrorGroup{}, NextCursor: p.NextCursor, Dropped: p.Dropped, DroppedTabUnknown: p.DroppedTabUnknown, Missed: p.Missed}, err
 	}
 	return s.ErrorGroups(f)
 }
@@ -573,7 +580,7 @@ func (s *Store) groups(c collected, limit int) GroupPage {
 	slices.SortStableFunc(order, func(a, b *group) int {
 		return cmp.Or(cmp.Compare(b.lastSeenTS, a.lastSeenTS), cmp.Compare(b.last.seq, a.last.seq))
 	})
-	p := GroupPage{Groups: []ErrorGroup{}, NextCursor: c.next, Dropped: c.dropped, Missed: c.missed, Hidden: c.hidden}
+	p := GroupPage{Groups: []ErrorGroup{}, NextCursor: c.next, Dropped: c.dropped, DroppedTabUnknown: c.unknown, Missed: c.missed, Hidden: c.hidden}
 	shown := order[:min(len(order), limit)]
 	if len(shown) > 0 {
 		_, hi, gs := fit(len(shown), 1, s.budget(), false, func(lo, hi int, lv clipLevel) []ErrorGroup {

@@ -41,11 +41,12 @@ type ring struct {
 	tabN map[int64]int
 	// held is heaviest's scratch map of bytes per tab.
 	held map[int64]int64
-	// lost holds each tab's evictions, so that a read of some tabs reports
-	// only the losses that could have hit it (eviction takes the noisy
-	// tab's entries from the middle of the ring). other holds the losses of
-	// tabs past maxLossTabs and those the extension reports, which no tab
-	// can be told apart for: every read counts them.
+	// lost holds each tab's losses (evictions, and what the extension
+	// reports for the tab), so that a read of some tabs reports only the
+	// losses that could have hit it (eviction takes the noisy tab's entries
+	// from the middle of the ring). other holds the losses of tabs past
+	// maxLossTabs and those the extension reports without a tab: every read
+	// counts them, and says how many of its losses they are.
 	lost  map[int64]*loss
 	other loss
 }
@@ -204,22 +205,33 @@ func (r *ring) forget(e *entry) {
 func (r *ring) lose(e *entry) {
 	r.dropped++
 	r.evicted = max(r.evicted, e.seq)
-	l := r.lost[e.tab]
-	if l == nil {
-		l = &r.other
-		if len(r.lost) < maxLossTabs {
-			l = &loss{}
-			r.lost[e.tab] = l
-		}
-	}
+	l := r.lossOf(e.tab)
 	l.n++
 	l.last = max(l.last, e.seq)
 }
 
-// reported counts n entries the extension lost before sending them.
-func (r *ring) reported(n int64) {
+// lossOf returns tab's loss counts, other once maxLossTabs tabs have theirs.
+func (r *ring) lossOf(tab int64) *loss {
+	l := r.lost[tab]
+	if l == nil {
+		l = &r.other
+		if len(r.lost) < maxLossTabs {
+			l = &loss{}
+			r.lost[tab] = l
+		}
+	}
+	return l
+}
+
+// reported counts n entries the extension lost before sending them, of tab
+// (nil: a tab it could not name).
+func (r *ring) reported(tab *int64, n int64) {
 	r.dropped += n
-	r.other.n += n
+	l := &r.other
+	if tab != nil {
+		l = r.lossOf(*tab)
+	}
+	l.n += n
 }
 
 // resetDropped zeroes the loss counts. The sequence numbers stay, so a
@@ -233,10 +245,11 @@ func (r *ring) resetDropped() {
 }
 
 // losses returns the entries lost from the tabs reads selects (nil: every
-// tab) and the highest sequence number among those evicted.
-func (r *ring) losses(reads func(tab int64) bool) (n int64, last uint64) {
+// tab) and from no known tab, how many of them are of no known tab, and the
+// highest sequence number among those evicted.
+func (r *ring) losses(reads func(tab int64) bool) (n, unknown int64, last uint64) {
 	if reads == nil {
-		return r.dropped, r.evicted
+		return r.dropped, r.other.n, r.evicted
 	}
 	n, last = r.other.n, r.other.last
 	for tab, l := range r.lost {
@@ -245,7 +258,7 @@ func (r *ring) losses(reads func(tab int64) bool) (n int64, last uint64) {
 			last = max(last, l.last)
 		}
 	}
-	return n, last
+	return n, r.other.n, last
 }
 
 func (r *ring) untab(e *entry) {

@@ -62,6 +62,14 @@ func TestResponseBudgets(t *testing.T) {
 		t.Errorf("the page fence adds %d characters to a result, want 1 to %d:\n%s", cost, budgetFence, alone.Text)
 	}
 	check(t, "completed result", unfenced, budgetCompleted)
+	// A tool error's message is fenced too, at the same cost.
+	bad := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"exec_unknown"}`)
+	unfencedErr := strings.Replace(strings.Replace(bad.Text, `,"`+string(pageFence.open)+`":""`, "", 1), `,"`+string(pageFence.close)+`":""`, "", 1)
+	errCost := utf8.RuneCountInString(bad.Text) - utf8.RuneCountInString(unfencedErr)
+	t.Logf("page fence of a tool error: %d characters, %d estimated tokens (budget %d characters)", errCost, (errCost+3)/4, budgetFence)
+	if errCost == 0 || errCost > budgetFence {
+		t.Errorf("the page fence adds %d characters to a tool error, want 1 to %d:\n%s", errCost, budgetFence, bad.Text)
+	}
 	extra := len(withReminder.Text) - len(alone.Text)
 	t.Logf("async reminder for one unread result: %d characters more (budget %d)", extra, budgetReminder)
 	if extra > budgetReminder {

@@ -305,9 +305,11 @@ type groupsView struct {
 	Omitted    int                  `json:"omitted,omitempty"`
 	NextCursor uint64               `json:"next_cursor"`
 	Dropped    int64                `json:"dropped"`
-	Missed     bool                 `json:"missed,omitempty"`
-	Hidden     int                  `json:"hidden,omitempty"`
-	Hint       string               `json:"hint,omitempty"`
+	// DroppedTabUnknown is capture.GroupPage's.
+	DroppedTabUnknown int64  `json:"dropped_tab_unknown,omitempty"`
+	Missed            bool   `json:"missed,omitempty"`
+	Hidden            int    `json:"hidden,omitempty"`
+	Hint              string `json:"hint,omitempty"`
 }
 
 // errorGroups serves errors: the groups of every buffered error (or those
@@ -344,8 +346,8 @@ func (t *Tools) errorGroups(ctx context.Context, client string, a waitingArgs) (
 	if err != nil {
 		return nil, captureError(err)
 	}
-	v := &groupsView{Entries: p.Groups, Omitted: p.Omitted, NextCursor: p.NextCursor, Dropped: p.Dropped, Missed: p.Missed,
-		Hidden: p.Hidden, Hint: t.emptyHint(len(p.Groups) == 0, timedOut, p.Hidden, capture.KindError)}
+	v := &groupsView{Entries: p.Groups, Omitted: p.Omitted, NextCursor: p.NextCursor, Dropped: p.Dropped, DroppedTabUnknown: p.DroppedTabUnknown,
+		Missed: p.Missed, Hidden: p.Hidden, Hint: t.emptyHint(len(p.Groups) == 0, timedOut, p.Hidden, capture.KindError)}
 	if v.Hint == "" && len(p.Groups) == 0 {
 		v.Hint = sc.hint()
 	}

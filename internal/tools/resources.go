@@ -35,7 +35,8 @@ func outputLink(id, title string, s *result.Stored) protocol.Resource {
 // resources: resources/list lists those of its commands the daemon still
 // knows, resources/read returns one whole: a stored image (a base64 PNG or
 // JPEG: a full-resolution screenshot, an annotation crop) as a blob with
-// its image mimeType, anything else as text. Only the output's owner reads
+// its image mimeType, anything else as text between the page fence's
+// markers (fence.go: it holds page text). Only the output's owner reads
 // it (ownsOutput); any other id is "not found", as an unknown one.
 type outputResources struct{ t *Tools }
 
@@ -80,5 +81,5 @@ func (r outputResources) Read(_ context.Context, client, uri string) ([]protocol
 	if mime := imaging.Sniff(text); mime != "" {
 		return []protocol.ResourceContents{{URI: uri, MIMEType: mime, Blob: text}}, nil
 	}
-	return []protocol.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: text}}, nil
+	return []protocol.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: pageFence.fenceText(text)}}, nil
 }

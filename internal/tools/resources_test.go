@@ -65,8 +65,8 @@ func TestOutputResources(t *testing.T) {
 		Contents []struct{ URI, MIMEType, Text string }
 	}
 	json.Unmarshal(read, &rr)
-	if len(rr.Contents) != 1 || rr.Contents[0].Text != page || rr.Contents[0].URI != uri {
-		t.Errorf("resources/read: got %d contents, want the whole page (%d chars)", len(rr.Contents), len(page))
+	if len(rr.Contents) != 1 || rr.Contents[0].Text != pageFence.fenceText(page) || rr.Contents[0].URI != uri {
+		t.Errorf("resources/read: got %d contents, want the whole page (%d chars), fenced as page text", len(rr.Contents), len(page))
 	}
 	for _, tc := range []struct{ client, uri, want string }{
 		{"someone-else", uri, "is not a stored output of yours"},

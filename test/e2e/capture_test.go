@@ -155,8 +155,9 @@ type tap struct {
 type tapped struct {
 	Body  string // the batch as posted
 	Batch struct {
-		Dropped map[string]int64 `json:"dropped"`
-		Events  []ev             `json:"events"`
+		Dropped      map[string]int64            `json:"dropped"`
+		DroppedByTab map[string]map[string]int64 `json:"dropped_by_tab"`
+		Events       []ev                        `json:"events"`
 	}
 	Status int // the daemon's HTTP status; 503 while held
 	Answer struct {
@@ -699,8 +700,8 @@ func TestCaptureReachesDaemon(t *testing.T) {
 		if b.Status != http.StatusOK || len(b.Answer.Rejected) > 0 || b.Answer.Accepted != len(b.Batch.Events) {
 			t.Errorf("batch %d: HTTP %d, accepted %d of %d, rejected %+v", i, b.Status, b.Answer.Accepted, len(b.Batch.Events), b.Answer.Rejected)
 		}
-		if len(b.Batch.Dropped) > 0 {
-			t.Errorf("batch %d reports dropped events: %v", i, b.Batch.Dropped)
+		if len(b.Batch.Dropped) > 0 || len(b.Batch.DroppedByTab) > 0 {
+			t.Errorf("batch %d reports dropped events: %v %v", i, b.Batch.Dropped, b.Batch.DroppedByTab)
 		}
 		assertNoPassword(t, fmt.Sprintf("POST /events batch %d", i), b.Body)
 	}
