@@ -69,16 +69,6 @@ func (k *Keeper) Own(id, client string) {
 	}
 }
 
-// Owns reports whether client may read the output stored under id: it
-// owns it. An output nobody is recorded as owning is nobody's to read.
-func (k *Keeper) Owns(client, id string) bool {
-	o := &k.owners
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	owner, ok := o.byID[id]
-	return ok && owner == tracker.ClientName(client)
-}
-
 // actedIn records that a command of client worked in tab.
 func (k *Keeper) actedIn(client string, tab int64) {
 	client = tracker.ClientName(client)

@@ -56,9 +56,6 @@ func NewKeeper(trk *tracker.Tracker, store *output.Store, log zerolog.Logger) *K
 	return &Keeper{trk: trk, store: store, log: log}
 }
 
-// Store returns the output store, nil when there is none.
-func (k *Keeper) Store() *output.Store { return k.store }
-
 // Report applies an extension's post about a command as tracker.Report
 // does, with the same errors. First it replaces invalid UTF-8 in every
 // field, so that what reaches an agent is valid text however it is read.
@@ -174,14 +171,17 @@ func Chars(c tracker.Command) int {
 
 // Readable makes c's output readable by id in the output store, so that
 // every read mode works on every result: a stored output is there already;
-// an inline one is stored now (as Content gives it), replacing any earlier
-// copy, and owned by c's client. It fails when there is no store or the
-// store refuses.
+// an inline one is stored now (as Content gives it) unless the store holds
+// it, and owned by c's client. It fails with ErrNoStore, or when the store
+// refuses.
 func (k *Keeper) Readable(c tracker.Command) error {
 	if k.store == nil {
-		return errors.New("this daemon keeps no output store")
+		return ErrNoStore
 	}
 	if _, ok := StoredOf(c); ok {
+		return nil
+	}
+	if _, err := k.store.Handle(c.ID); err == nil {
 		return nil
 	}
 	content, _ := Content(c.Result)
@@ -190,10 +190,11 @@ func (k *Keeper) Readable(c tracker.Command) error {
 }
 
 // Put stores content under id for client (replacing an earlier copy and
-// its owner), as output.Store.Put does.
+// its owner), as output.Store.Put does: a network body read into the
+// store, say. It fails with ErrNoStore when there is no store.
 func (k *Keeper) Put(client, id, content string) (output.Handle, error) {
 	if k.store == nil {
-		return output.Handle{}, errors.New("this daemon keeps no output store")
+		return output.Handle{}, ErrNoStore
 	}
 	h, err := k.store.Put(id, content)
 	if err == nil {
