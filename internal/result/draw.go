@@ -71,7 +71,7 @@ func (k *Keeper) keepCrops(cmd tracker.Command, p *annotate.Post) []string {
 		if _, err := k.store.Add(h, data); err != nil {
 			return err
 		}
-		k.Own(h, cmd.Client)
+		k.own(h, cmd.Client)
 		return nil
 	})
 }

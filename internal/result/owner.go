@@ -36,9 +36,9 @@ type owners struct {
 	clients []string           // keys of acted, least recent first; guarded by mu
 }
 
-// Own records client as the owner of the output stored under id,
+// own records client as the owner of the output stored under id,
 // replacing any earlier owner.
-func (k *Keeper) Own(id, client string) {
+func (k *Keeper) own(id, client string) {
 	o := &k.owners
 	o.mu.Lock()
 	defer o.mu.Unlock()

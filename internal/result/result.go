@@ -139,7 +139,7 @@ func (k *Keeper) storeLarge(id string, result json.RawMessage) (*Stored, error) 
 		k.log.Warn().Err(err).Str("correlation_id", id).Msg("storing large output failed; keeping it inline")
 		return nil, nil
 	}
-	k.Own(id, cur.Client)
+	k.own(id, cur.Client)
 	k.log.Debug().Str("correlation_id", id).Int("chars", h.Chars).Int("estimated_tokens", h.EstimatedTokens).Msg("large output stored")
 	return &Stored{Handle: h, Meta: meta, Landmark: landmark(content)}, nil
 }
@@ -201,7 +201,7 @@ func (k *Keeper) Put(client, id, content string) (output.Handle, error) {
 	}
 	h, err := k.store.Put(id, content)
 	if err == nil {
-		k.Own(id, client)
+		k.own(id, client)
 	}
 	return h, err
 }
