@@ -36,8 +36,8 @@ func (e *NotCompleteError) Error() string {
 // path. This is the one ownership rule: a command the tracker still knows
 // is its client's; any other output (a command's whose retention ended, a
 // network body read into the store, an annotation's crop) is the client's
-// recorded when it was stored (Put, Report, FinishDraw). An output nobody is recorded as
-// owning is nobody's to read.
+// recorded when it was stored (Put, Report, FinishDraw). An output nobody
+// is recorded as owning is nobody's to read.
 func (k *Keeper) Owns(client, id string) bool {
 	if c, err := k.trk.Get(id); err == nil {
 		return c.Client == tracker.ClientName(client)
