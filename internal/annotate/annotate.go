@@ -244,16 +244,19 @@ func (st *Store) TakeUnread(client string) (Session, bool) {
 	return Session{}, false
 }
 
-// Latest returns the newest session of any client, marking it read.
-func (st *Store) Latest() (Session, bool) {
+// Latest returns client's newest session, read or not, marking it read.
+// Another client's sessions are not client's to read, as their crops are
+// not (result.Keeper.Owns).
+func (st *Store) Latest(client string) (Session, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if len(st.entries) == 0 {
-		return Session{}, false
+	for i := len(st.entries) - 1; i >= 0; i-- {
+		if e := &st.entries[i]; e.client == client {
+			e.read = true
+			return e.s, true
+		}
 	}
-	e := &st.entries[len(st.entries)-1]
-	e.read = true
-	return e.s, true
+	return Session{}, false
 }
 
 // Len and Bytes report what the store holds.

@@ -79,8 +79,11 @@ func TestStoreIsBounded(t *testing.T) {
 	if got, ok := s.TakeUnread("a"); ok {
 		t.Errorf("everything was read, got %s", got.CorrelationID)
 	}
-	if got, ok := s.Latest(); !ok || got.CorrelationID != "ann_4" {
+	if got, ok := s.Latest("a"); !ok || got.CorrelationID != "ann_4" {
 		t.Errorf("latest: %s %v", got.CorrelationID, ok)
+	}
+	if got, ok := s.Latest("b"); ok {
+		t.Errorf("another client's latest: %s, want none", got.CorrelationID)
 	}
 
 	big := Session{CorrelationID: "ann_big", Annotations: []Annotation{{Note: strings.Repeat("x", 400)}}}

@@ -7,9 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/client"
@@ -79,18 +80,7 @@ var ErrAlreadyRunning = errors.New("a gasoline daemon is already running")
 // with its own connection limits, so that a connection flood on the port
 // does not reach the socket.
 func Run(ctx context.Context, o Options) error {
-	dir, err := state.Open(o.StateDir)
-	if err != nil {
-		return err
-	}
-	uploads, err := upload.New(o.UploadDirs)
-	if err != nil {
-		return fmt.Errorf("allowing uploads: %w", err)
-	}
-	lock, err := dir.Lock()
-	if errors.Is(err, state.ErrLocked) {
-		return fmt.Errorf("%w: %w", ErrAlreadyRunning, err)
-	}
+	dir, uploads, lock, err := claim(o)
 	if err != nil {
 		return err
 	}
@@ -99,62 +89,150 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	logFile, err := dir.OpenFile(state.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	log, logFile, err := openLog(dir, o)
 	if err != nil {
-		return fmt.Errorf("opening daemon log: %w", err)
+		return err
 	}
 	defer logFile.Close()
-	var w io.Writer = logFile
-	if o.LogTo != nil {
-		w = zerolog.MultiLevelWriter(logFile, o.LogTo)
+	lns, err := listen(ctx, o.Port, dir, log)
+	if err != nil {
+		return err
 	}
-	log := zerolog.New(w).Level(o.LogLevel).With().Timestamp().Int("pid", os.Getpid()).Logger()
+	if err := dir.WriteFile(state.PIDFile, []byte(strconv.Itoa(os.Getpid())+"\n")); err != nil {
+		lns.close()
+		return fmt.Errorf("writing pid file: %w", err)
+	}
+	defer removePIDIfOurs(dir.File(state.PIDFile))
+	pair, err := pairing.New(dir.Path, nil)
+	if err != nil {
+		lns.close()
+		return err
+	}
+	p := assemble(o, dir, uploads, lns.port, log)
+	cfg := server.Config{Port: lns.port, Token: token, ExtensionID: o.ExtensionID, Pairing: pair, Listeners: lns.all, Log: log}
+	log.Info().Int("port", lns.port).Str("state_dir", dir.Path).Bool("socket", lns.socket).Str("version", version.Version).Strs("upload_dirs", uploads.Dirs()).Msg("daemon started")
+	return p.serve(ctx, cfg, func() {
+		if o.Ready != nil {
+			o.Ready(lns.addr)
+		}
+	})
+}
 
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(o.Port)))
+// claim opens o's state dir and takes its lock, which the daemon holds
+// for its whole life, after checking o's upload dirs. It fails with
+// ErrAlreadyRunning when another daemon holds the lock.
+func claim(o Options) (state.Dir, *upload.Dirs, *state.Lock, error) {
+	dir, err := state.Open(o.StateDir)
+	if err != nil {
+		return dir, nil, nil, err
+	}
+	uploads, err := upload.New(o.UploadDirs)
+	if err != nil {
+		return dir, nil, nil, fmt.Errorf("allowing uploads: %w", err)
+	}
+	lock, err := dir.Lock()
+	if errors.Is(err, state.ErrLocked) {
+		return dir, nil, nil, fmt.Errorf("%w: %w", ErrAlreadyRunning, err)
+	}
+	return dir, uploads, lock, err
+}
+
+// openLog opens daemon.log in dir and returns the daemon's logger, which
+// also writes to o.LogTo when set, and the file to close when the daemon
+// ends.
+func openLog(dir state.Dir, o Options) (zerolog.Logger, io.Closer, error) {
+	f, err := dir.OpenFile(state.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	if err != nil {
+		return zerolog.Logger{}, nil, fmt.Errorf("opening daemon log: %w", err)
+	}
+	var w io.Writer = f
+	if o.LogTo != nil {
+		w = zerolog.MultiLevelWriter(f, o.LogTo)
+	}
+	return zerolog.New(w).Level(o.LogLevel).With().Timestamp().Int("pid", os.Getpid()).Logger(), f, nil
+}
+
+// listeners are what the daemon serves on: 127.0.0.1:port always, the
+// state dir's Unix socket when it can be made, each with its own
+// connection limits.
+type listeners struct {
+	all    map[string]*server.Listener // "tcp", and "unix" when socket
+	addr   net.Addr                    // the TCP listener's
+	port   int                         // the TCP port, resolved when 0 was asked
+	socket bool
+}
+
+// listen opens the daemon's listeners. A port in use fails with who holds
+// it (portInUse); a Unix socket that cannot be made is logged, not fatal:
+// the bridge and the CLI fall back to TCP, where the daemon proves itself
+// before they send anything.
+func listen(ctx context.Context, port int, dir state.Dir, log zerolog.Logger) (listeners, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return portInUse(ctx, o.Port, dir)
+			return listeners{}, portInUse(ctx, port, dir)
 		}
-		return fmt.Errorf("listening on 127.0.0.1:%d: %w", o.Port, err)
+		return listeners{}, fmt.Errorf("listening on 127.0.0.1:%d: %w", port, err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
 	limits := connLimits(log)
-	tcp := server.Limit(ln, limits.tcp)
-	listeners := map[string]*server.Listener{"tcp": tcp}
+	lns := listeners{all: map[string]*server.Listener{"tcp": server.Limit(ln, limits.tcp)}, addr: ln.Addr(), port: ln.Addr().(*net.TCPAddr).Port}
 	sock, err := listenSocket(dir)
 	switch {
 	case err != nil:
-		// Not fatal: the bridge and the CLI fall back to TCP, where the
-		// daemon proves itself before they send anything.
 		log.Warn().Err(err).Msg("no Unix socket; the bridge and CLI use TCP after the daemon's proof")
 	case sock == nil:
 		log.Warn().Str("state_dir", dir.Path).Msg("state dir path too long for a Unix socket; the bridge and CLI use TCP after the daemon's proof")
 	default:
-		listeners["unix"] = server.Limit(sock, limits.unix)
+		lns.all["unix"], lns.socket = server.Limit(sock, limits.unix), true
 	}
-	closeListeners := func() {
-		for _, l := range listeners {
-			l.Close()
-		}
-	}
+	return lns, nil
+}
 
-	pidPath := dir.File(state.PIDFile)
-	if err := dir.WriteFile(state.PIDFile, []byte(strconv.Itoa(os.Getpid())+"\n")); err != nil {
-		closeListeners()
-		return fmt.Errorf("writing pid file: %w", err)
+func (l listeners) close() {
+	for _, ln := range l.all {
+		ln.Close()
 	}
-	defer removePIDIfOurs(pidPath)
+}
 
-	pair, err := pairing.New(dir.Path, nil)
-	if err != nil {
-		closeListeners()
-		return err
-	}
+// parts are the daemon's components, wired together: the tracker, the
+// result keeper and its output store, the capture store, the draw-mode
+// sessions and the MCP server with every tool registered.
+type parts struct {
+	trk     *tracker.Tracker
+	capt    *capture.Store
+	results *result.Keeper
+	anns    *annotate.Store
+	mcp     *mcp.Server
+	health  func() apitype.Health
+	started time.Time
+}
+
+// assemble builds and wires the daemon's components for a daemon serving
+// on port.
+func assemble(o Options, dir state.Dir, uploads *upload.Dirs, port int, log zerolog.Logger) parts {
 	topts := o.Tracker
 	topts.Logger = log // failures the tracker decides (timers, disconnects) go to daemon.log
-	trk := tracker.New(topts)
-	started := time.Now()
-	health := func() apitype.Health {
+	p := parts{trk: tracker.New(topts), capt: capture.New(o.Capture), anns: annotate.NewStore(0, 0), started: time.Now()}
+	p.health = healthOf(p.trk, port, p.started)
+	p.results = result.NewKeeper(p.trk, outputStore(o.Output, log), log)
+	p.mcp = mcp.NewServer(protocol.Implementation{Name: "gasoline", Title: "gasoline browser bridge", Version: version.Version},
+		tools.Instructions, log)
+	// A broken key-value file disables store/load (which say why), not the
+	// daemon.
+	kvs, kvErr := kv.Open(dir.File(kv.FileName), kv.Options{MaxValue: tools.MaxStoreValue})
+	if kvErr != nil {
+		log.Error().Err(kvErr).Msg("key-value store unavailable; configure store/load will report it")
+	}
+	tools.New(tools.Deps{Tracker: p.trk, Health: p.health, InlineWait: o.InlineWait, Results: p.results,
+		Capture: p.capt, KV: kvs, KVErr: kvErr, Annotations: p.anns, Uploads: uploads, UserDrivenWait: o.UserDrivenWait,
+		ProgressEvery: o.ProgressEvery, Log: log}).Register(p.mcp)
+	p.mcp.SetTasks(task.New(p.trk))
+	return p
+}
+
+// healthOf returns the daemon's health report, read from trk when called.
+func healthOf(trk *tracker.Tracker, port int, started time.Time) func() apitype.Health {
+	return func() apitype.Health {
 		st, pr := trk.Stats(), trk.Presence()
 		h := apitype.Health{
 			Service:       apitype.ServiceName,
@@ -172,63 +250,63 @@ func Run(ctx context.Context, o Options) error {
 		}
 		return h
 	}
-	oopts := o.Output
-	if oopts.Extractor == nil {
+}
+
+// outputStore makes the large-output store, with the LLM extractor the
+// environment configures unless opts names one, and tunes the collector
+// for its budget.
+func outputStore(opts output.Options, log zerolog.Logger) *output.Store {
+	if opts.Extractor == nil {
 		if cfg, ok := output.LLMConfigFromEnv(); ok {
-			oopts.Extractor = output.NewLLMExtractor(cfg)
+			opts.Extractor = output.NewLLMExtractor(cfg)
 			log.Info().Str("model", cfg.Model).Msg("LLM extractor configured; snippets are verified verbatim, local extraction is the fallback")
 		}
 	}
-	store := output.New(oopts)
-	tuneGC(oopts.ByteBudget, log)
-	mcpSrv := mcp.NewServer(protocol.Implementation{Name: "gasoline", Title: "gasoline browser bridge", Version: version.Version},
-		tools.Instructions, log)
-	results := result.NewKeeper(trk, store, log)
-	// A broken key-value file disables store/load (which say why), not the
-	// daemon.
-	kvs, kvErr := kv.Open(dir.File(kv.FileName), kv.Options{MaxValue: tools.MaxStoreValue})
-	if kvErr != nil {
-		log.Error().Err(kvErr).Msg("key-value store unavailable; configure store/load will report it")
-	}
-	capt := capture.New(o.Capture)
-	anns := annotate.NewStore(0, 0)
-	tl := tools.New(tools.Deps{Tracker: trk, Health: health, InlineWait: o.InlineWait, Results: results,
-		Capture: capt, KV: kvs, KVErr: kvErr, Annotations: anns, Uploads: uploads, UserDrivenWait: o.UserDrivenWait, ProgressEvery: o.ProgressEvery, Log: log})
-	tl.Register(mcpSrv)
-	mcpSrv.SetTasks(task.New(trk))
+	store := output.New(opts)
+	tuneGC(opts.ByteBudget, log)
+	return store
+}
 
+// serve serves the daemon's API on cfg.Listeners with p, calling ready
+// once it accepts connections, until ctx ends, POST /shutdown is called or
+// a listener fails; then it shuts p down.
+func (p parts) serve(ctx context.Context, cfg server.Config, ready func()) error {
 	stop := make(chan struct{})
 	var stopOnce sync.Once
-	requestStop := func() { stopOnce.Do(func() { close(stop) }) }
-	srv := server.New(server.Config{
-		Port: port, Token: token, ExtensionID: o.ExtensionID,
-		Tracker: trk, MCP: mcpSrv, Pairing: pair, Health: health, Capture: capt,
-		Results: results, Annotations: anns, Shutdown: requestStop, Log: log,
-		Started: started, Listeners: listeners,
-	})
-	hs := server.NewHTTPServer(srv.Handler())
-	serveErr := make(chan error, len(listeners))
-	for _, l := range listeners {
+	cfg.Shutdown = func() { stopOnce.Do(func() { close(stop) }) }
+	cfg.Tracker, cfg.MCP, cfg.Health, cfg.Started = p.trk, p.mcp, p.health, p.started
+	cfg.Capture, cfg.Results, cfg.Annotations = p.capt, p.results, p.anns
+	hs := server.NewHTTPServer(server.New(cfg).Handler())
+	serveErr := make(chan error, len(cfg.Listeners))
+	for _, l := range cfg.Listeners {
 		go func() { serveErr <- hs.Serve(l) }()
 	}
-	log.Info().Int("port", port).Str("state_dir", dir.Path).Bool("socket", sock != nil).Str("version", version.Version).Strs("upload_dirs", uploads.Dirs()).Msg("daemon started")
-	if o.Ready != nil {
-		o.Ready(ln.Addr())
-	}
+	ready()
+	err := waitForStop(ctx, stop, serveErr, cfg.Log)
+	p.shutdown(hs, cfg.Log)
+	return err
+}
 
-	var runErr error
+// waitForStop blocks until ctx ends, stop is closed (POST /shutdown) or a
+// listener fails, whose error it returns.
+func waitForStop(ctx context.Context, stop <-chan struct{}, serveErr <-chan error, log zerolog.Logger) error {
 	select {
 	case <-ctx.Done():
 		log.Info().Msg("signal received, shutting down")
 	case <-stop:
 		log.Info().Msg("shutdown requested, shutting down")
 	case err := <-serveErr:
-		runErr = fmt.Errorf("serving HTTP: %w", err)
+		return fmt.Errorf("serving HTTP: %w", err)
 	}
-	// Closing the tracker and the capture store first wakes held long-polls
-	// and waits, so the HTTP shutdown below does not sit out their deadlines.
-	trk.Close()
-	capt.Close()
+	return nil
+}
+
+// shutdown stops the daemon: closing the tracker and the capture store
+// first wakes held long-polls and waits, so the HTTP shutdown that follows
+// does not sit out their deadlines; in-flight requests get 5 s to finish.
+func (p parts) shutdown(hs *http.Server, log zerolog.Logger) {
+	p.trk.Close()
+	p.capt.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
@@ -236,7 +314,6 @@ func Run(ctx context.Context, o Options) error {
 		hs.Close()
 	}
 	log.Info().Msg("daemon stopped")
-	return runErr
 }
 
 // portInUse explains who holds the port, asking it through the typed

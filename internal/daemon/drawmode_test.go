@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -297,17 +298,23 @@ func TestDrawModeCrops(t *testing.T) {
 	if isErr || !strings.HasPrefix(crop, slice["text"].(string)) {
 		t.Errorf("slice of the crop: %v, want its base64", slice)
 	}
-	// Another agent reads the latest session, and its crop, too.
-	latest, _ := d.Call(t, "other", "analyze", map[string]any{"what": "annotations"})
+	// The session and its crops are the agent's, as every output is: the
+	// agent reads its latest session; another agent gets neither, and the
+	// crop's handle answers as an unknown one does.
+	latest, _ := d.Call(t, "agent", "analyze", map[string]any{"what": "annotations"})
 	if msg, _ := latest["message"].(string); latest["correlation_id"] != id || !strings.Contains(msg, "screenshot.handle") {
 		t.Errorf("latest session: %v, want %s and how to see its crops", latest, id)
 	}
-	if _, isErr, images := d.CallImages(t, "other", "observe", map[string]any{"what": "command_result", "correlation_id": handle}); isErr || len(images) != 1 {
-		t.Errorf("another agent reading the crop: %d images", len(images))
+	if other, _ := d.Call(t, "other", "analyze", map[string]any{"what": "annotations"}); other["status"] != "none" {
+		t.Errorf("another agent's latest session: %v, want none", other)
 	}
-	if res, isErr := d.Call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": "crop_nope_1"}); !isErr ||
-		harness.Field(res, "error", "code") != "output_not_found" {
-		t.Errorf("an unknown crop: %v, want output_not_found", res)
+	unknown, isErr := d.Call(t, "agent", "observe", map[string]any{"what": "command_result", "correlation_id": "crop_nope_1"})
+	if !isErr || harness.Field(unknown, "error", "code") != "unknown_correlation_id" {
+		t.Errorf("an unknown crop: %v, want unknown_correlation_id", unknown)
+	}
+	res, isErr, images = d.CallImages(t, "other", "observe", map[string]any{"what": "command_result", "correlation_id": handle})
+	if got, want := strings.ReplaceAll(fmt.Sprint(res), handle, "crop_nope_1"), fmt.Sprint(unknown); !isErr || len(images) != 0 || got != want {
+		t.Errorf("another agent reading the crop: %v, %d images, want %v", res, len(images), unknown)
 	}
 
 	// A post for a session that already ended stores nothing.

@@ -84,31 +84,49 @@ func (l *localExtractor) ExtractChunk(ctx context.Context, query string, c Chunk
 		return nil, nil
 	}
 	units := segment(c.Text)
-
-	type candidate struct {
-		start, end int // bytes in c.Text
-		best       int // offset of this candidate's per-term weights in bests
-		tf         int
-		prox       float64
-		density    float64
-		score      float64
+	sc, err := scanUnits(ctx, q, c.Text, units)
+	if err != nil || len(sc.cands) == 0 {
+		return nil, err
 	}
+	sc.score(len(units))
+	return snippets(c, sc.best()), nil
+}
+
+// candidate is a span of a chunk that holds query terms.
+type candidate struct {
+	start, end int // bytes in the chunk's text
+	best       int // offset of this candidate's per-term weights in scan.bests
+	tf         int
+	prox       float64
+	density    float64
+	score      float64
+}
+
+// scan is what scanUnits found in a chunk's spans.
+type scan struct {
+	nterms int
+	cands  []candidate
+	bests  []float64 // nterms weights per candidate: each term's best match in it
+	df     []int     // per term, the candidates that hold it
+}
+
+// scanUnits finds the units of text (its spans, from segment) that hold
+// terms of q, checking ctx every 512 units.
+func scanUnits(ctx context.Context, q *query, text string, units []span) (scan, error) {
+	sc := scan{nterms: q.nterms, df: make([]int, q.nterms)}
 	var (
-		cands   []candidate
-		bests   []float64
-		df      = make([]int, q.nterms)
 		matches []match
 		buf     []byte
 	)
 	for i, u := range units {
 		if i%512 == 511 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return scan{}, err
 			}
 		}
 		matches = matches[:0]
 		tokens := 0
-		buf = scanWords(c.Text[u.start:u.end], buf, func(w []byte) {
+		buf = scanWords(text[u.start:u.end], buf, func(w []byte) {
 			if q.mayMatch(w) {
 				for _, h := range q.dict[string(stem(w))] {
 					matches = append(matches, match{pos: tokens, term: h.term, weight: h.weight})
@@ -116,62 +134,79 @@ func (l *localExtractor) ExtractChunk(ctx context.Context, query string, c Chunk
 			}
 			tokens++
 		})
-		if len(matches) == 0 {
-			continue
+		if len(matches) > 0 {
+			sc.add(u, matches, tokens)
 		}
-		off := len(bests)
-		for range q.nterms {
-			bests = append(bests, 0)
-		}
-		positions, last := 0, -1
-		for _, m := range matches {
-			bests[off+m.term] = max(bests[off+m.term], m.weight)
-			if m.pos != last {
-				positions, last = positions+1, m.pos
-			}
-		}
-		for t := range q.nterms {
-			if bests[off+t] > 0 {
-				df[t]++
-			}
-		}
-		cands = append(cands, candidate{
-			start:   u.start,
-			end:     u.end,
-			best:    off,
-			tf:      positions,
-			prox:    proximity(matches, q.nterms),
-			density: float64(positions) / float64(tokens),
-		})
 	}
-	if len(cands) == 0 {
-		return nil, nil
-	}
+	return sc, nil
+}
 
-	// Rarer terms weigh more (inverse document frequency over the chunk's spans).
-	weights := make([]float64, q.nterms)
+// add records the unit u, whose tokens hold matches, as a candidate.
+func (sc *scan) add(u span, matches []match, tokens int) {
+	off := len(sc.bests)
+	for range sc.nterms {
+		sc.bests = append(sc.bests, 0)
+	}
+	positions, last := 0, -1
+	for _, m := range matches {
+		sc.bests[off+m.term] = max(sc.bests[off+m.term], m.weight)
+		if m.pos != last {
+			positions, last = positions+1, m.pos
+		}
+	}
+	for t := range sc.nterms {
+		if sc.bests[off+t] > 0 {
+			sc.df[t]++
+		}
+	}
+	sc.cands = append(sc.cands, candidate{
+		start:   u.start,
+		end:     u.end,
+		best:    off,
+		tf:      positions,
+		prox:    proximity(matches, sc.nterms),
+		density: float64(positions) / float64(tokens),
+	})
+}
+
+// score scores every candidate from its coverage of the query's terms
+// (rarer terms, over the chunk's nunits spans, weigh more: inverse document
+// frequency), their proximity, frequency and density.
+func (sc *scan) score(nunits int) {
+	weights := make([]float64, sc.nterms)
 	total := 0.0
-	n := float64(len(units))
+	n := float64(nunits)
 	for t := range weights {
-		weights[t] = math.Log(1 + (n+1)/(float64(df[t])+1))
+		weights[t] = math.Log(1 + (n+1)/(float64(sc.df[t])+1))
 		total += weights[t]
 	}
-	for i := range cands {
-		cd := &cands[i]
+	for i := range sc.cands {
+		cd := &sc.cands[i]
 		coverage := 0.0
 		for t, w := range weights {
-			coverage += w / total * bests[cd.best+t]
+			coverage += w / total * sc.bests[cd.best+t]
 		}
 		tf := float64(cd.tf)
 		score := 0.6*coverage + 0.15*cd.prox + 0.1*tf/(tf+2) + 0.15*cd.density
 		cd.score = math.Round(min(score, 1)*10000) / 10000
 	}
+}
+
+// best returns the maxChunkCandidates best-scored candidates (the earlier
+// first among equals), in text order.
+func (sc *scan) best() []candidate {
+	cands := sc.cands
 	slices.SortFunc(cands, func(a, b candidate) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.start, b.start))
 	})
 	cands = cands[:min(len(cands), maxChunkCandidates)]
 	slices.SortFunc(cands, func(a, b candidate) int { return cmp.Compare(a.start, b.start) })
+	return cands
+}
 
+// snippets turns candidates of c, in text order, into snippets whose
+// offsets count characters from c's start.
+func snippets(c Chunk, cands []candidate) []Snippet {
 	out := make([]Snippet, len(cands))
 	ascii := isASCII(c.Text)
 	pb, pr := 0, 0 // byte and character offset of the last conversion
@@ -196,7 +231,7 @@ func (l *localExtractor) ExtractChunk(ctx context.Context, query string, c Chunk
 			Score:      cd.score,
 		}
 	}
-	return out, nil
+	return out
 }
 
 // match is one query term found at a token position of a span.

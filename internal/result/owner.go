@@ -36,9 +36,9 @@ type owners struct {
 	clients []string           // keys of acted, least recent first; guarded by mu
 }
 
-// Own records client as the owner of the output stored under id,
+// own records client as the owner of the output stored under id,
 // replacing any earlier owner.
-func (k *Keeper) Own(id, client string) {
+func (k *Keeper) own(id, client string) {
 	o := &k.owners
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -67,16 +67,6 @@ func (k *Keeper) Own(id, client string) {
 		delete(o.byID, o.order[0])
 		o.order = o.order[1:]
 	}
-}
-
-// Owns reports whether client may read the output stored under id: it
-// owns it. An output nobody is recorded as owning is nobody's to read.
-func (k *Keeper) Owns(client, id string) bool {
-	o := &k.owners
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	owner, ok := o.byID[id]
-	return ok && owner == tracker.ClientName(client)
 }
 
 // actedIn records that a command of client worked in tab.

@@ -2,7 +2,10 @@
 // post to where it is kept and how it is read back: it cleans the report,
 // decides whether the result is kept inline in the tracker or stored in the
 // output store (large outputs, SPEC section 6), records it in the tracker,
-// and undoes the store write when the tracker refuses the report.
+// and undoes the store write when the tracker refuses the report. The crops
+// of a finished draw-mode session and the network bodies an agent reads
+// into the store go through it too; nothing else writes the output store,
+// and every read by id applies its one ownership rule (Keeper.Open).
 package result
 
 import (
@@ -55,9 +58,6 @@ type Keeper struct {
 func NewKeeper(trk *tracker.Tracker, store *output.Store, log zerolog.Logger) *Keeper {
 	return &Keeper{trk: trk, store: store, log: log}
 }
-
-// Store returns the output store, nil when there is none.
-func (k *Keeper) Store() *output.Store { return k.store }
 
 // Report applies an extension's post about a command as tracker.Report
 // does, with the same errors. First it replaces invalid UTF-8 in every
@@ -139,7 +139,7 @@ func (k *Keeper) storeLarge(id string, result json.RawMessage) (*Stored, error) 
 		k.log.Warn().Err(err).Str("correlation_id", id).Msg("storing large output failed; keeping it inline")
 		return nil, nil
 	}
-	k.Own(id, cur.Client)
+	k.own(id, cur.Client)
 	k.log.Debug().Str("correlation_id", id).Int("chars", h.Chars).Int("estimated_tokens", h.EstimatedTokens).Msg("large output stored")
 	return &Stored{Handle: h, Meta: meta, Landmark: landmark(content)}, nil
 }
@@ -174,14 +174,17 @@ func Chars(c tracker.Command) int {
 
 // Readable makes c's output readable by id in the output store, so that
 // every read mode works on every result: a stored output is there already;
-// an inline one is stored now (as Content gives it), replacing any earlier
-// copy, and owned by c's client. It fails when there is no store or the
-// store refuses.
+// an inline one is stored now (as Content gives it) unless the store holds
+// it, and owned by c's client. It fails with ErrNoStore, or when the store
+// refuses.
 func (k *Keeper) Readable(c tracker.Command) error {
 	if k.store == nil {
-		return errors.New("this daemon keeps no output store")
+		return ErrNoStore
 	}
 	if _, ok := StoredOf(c); ok {
+		return nil
+	}
+	if _, err := k.store.Handle(c.ID); err == nil {
 		return nil
 	}
 	content, _ := Content(c.Result)
@@ -190,14 +193,15 @@ func (k *Keeper) Readable(c tracker.Command) error {
 }
 
 // Put stores content under id for client (replacing an earlier copy and
-// its owner), as output.Store.Put does.
+// its owner), as output.Store.Put does: a network body read into the
+// store, say. It fails with ErrNoStore when there is no store.
 func (k *Keeper) Put(client, id, content string) (output.Handle, error) {
 	if k.store == nil {
-		return output.Handle{}, errors.New("this daemon keeps no output store")
+		return output.Handle{}, ErrNoStore
 	}
 	h, err := k.store.Put(id, content)
 	if err == nil {
-		k.Own(id, client)
+		k.own(id, client)
 	}
 	return h, err
 }

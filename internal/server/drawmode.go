@@ -40,32 +40,9 @@ func (s *Server) drawModeComplete(c echo.Context) error {
 	if err := p.Check(); err != nil {
 		return apiError(http.StatusBadRequest, "invalid_annotations", err.Error(), "fix the post; nothing was recorded")
 	}
-	var kept []string // crop handles stored
-	cmd, err := s.cfg.Tracker.Get(p.CorrelationID)
-	if err == nil && !cmd.External {
-		err = tracker.ErrUnknownCommand
-	}
-	if err == nil {
-		if p.Cancelled {
-			reason := p.Reason
-			if reason == "" {
-				reason = "no reason given"
-			}
-			cmd, err = s.cfg.Tracker.CancelExternal(p.CorrelationID, "the user cancelled draw mode: "+reason)
-		} else {
-			kept = s.keepCrops(cmd, &p)
-			sess := annotate.Session{CorrelationID: p.CorrelationID, URL: p.URL, Title: p.Title, Viewport: p.Viewport,
-				Count: len(p.Annotations), Annotations: p.Annotations, FinishedAt: time.Now().UTC()}
-			enc, _ := json.Marshal(sess)
-			if cmd, err = s.cfg.Tracker.Complete(p.CorrelationID, enc); err == nil {
-				s.cfg.Annotations.Add(cmd.Client, sess)
-			} else {
-				for _, h := range kept { // refused: its crops must not outlive the post
-					s.cfg.Results.Store().Delete(h)
-				}
-				kept = nil
-			}
-		}
+	d, err := s.cfg.Results.FinishDraw(&p, time.Now())
+	if err == nil && d.Session != nil {
+		s.cfg.Annotations.Add(d.Command.Client, *d.Session)
 	}
 	switch {
 	case errors.Is(err, tracker.ErrClosed):
@@ -77,25 +54,7 @@ func (s *Server) drawModeComplete(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	s.cfg.Log.Info().Str("correlation_id", cmd.ID).Str("state", string(cmd.State)).Int("annotations", len(p.Annotations)).Int("crops", len(kept)).Msg("draw mode finished")
+	cmd := d.Command
+	s.cfg.Log.Info().Str("correlation_id", cmd.ID).Str("state", string(cmd.State)).Int("annotations", len(p.Annotations)).Int("crops", d.Crops).Msg("draw mode finished")
 	return c.JSON(http.StatusOK, drawModeAnswer{CorrelationID: cmd.ID, State: string(cmd.State), Count: len(p.Annotations)})
-}
-
-// keepCrops stores the cropped screenshots of p, a post for the pending
-// session cmd, in the large-output store, leaving handles in p's
-// annotations, and returns the handles stored. A session already ended
-// stores nothing (Complete refuses it next).
-func (s *Server) keepCrops(cmd tracker.Command, p *annotate.Post) []string {
-	store := s.cfg.Results.Store()
-	put := func(h, data string) error {
-		if store == nil {
-			return errors.New("this daemon keeps no output store")
-		}
-		_, err := store.Add(h, data)
-		return err
-	}
-	if cmd.State.Terminal() {
-		put = func(string, string) error { return tracker.ErrFinal }
-	}
-	return p.KeepCrops(put)
 }

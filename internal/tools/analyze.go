@@ -110,7 +110,7 @@ func (t *Tools) presentDOM(c tracker.Command, v *commandView) {
 	limit := budget * 4 // the SPEC's estimate: 4 characters a token
 	total := len(r.Value)
 	if isStored {
-		sl, err := t.d.Results.Store().Slice(c.ID, output.SliceRequest{Start: ptr(0), Length: limit + 1})
+		sl, err := t.d.Results.SliceOf(c, output.SliceRequest{Start: ptr(0), Length: limit + 1})
 		if err != nil {
 			return
 		}

@@ -3,13 +3,9 @@ package tools
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
-	_ "image/jpeg" // crops are PNG or JPEG (annotate.Crop)
-	_ "image/png"
 
 	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
@@ -94,18 +90,18 @@ type annotationsView struct {
 
 func (v *annotationsView) command() string { return v.CorrelationID }
 
-// annotations serves analyze annotations: without wait, the latest
-// finished session; with wait, an unread finished session of the client at
+// annotations serves analyze annotations: without wait, the client's
+// latest finished session; with wait, an unread finished session of the client at
 // once, or a new session waiting for the user.
 func (t *Tools) annotations(_ context.Context, client string, a annArgs) (*annotationsView, error) {
 	if !a.Wait {
-		s, ok := t.d.Annotations.Latest()
+		s, ok := t.d.Annotations.Latest(tracker.ClientName(client))
 		if !ok {
 			return &annotationsView{Status: "none",
-				Message: `No finished draw-mode session. Start one with analyze({what:"annotations", wait:true}): the user marks the page and presses Done.`}, nil
+				Message: `No finished draw-mode session of yours. Start one with analyze({what:"annotations", wait:true}): the user marks the page and presses Done.`}, nil
 		}
 		return &annotationsView{Status: "complete", CorrelationID: s.CorrelationID, Result: &s,
-			Message: sessionMessage(s, "The latest finished draw-mode session.")}, nil
+			Message: sessionMessage(s, "Your latest finished draw-mode session.")}, nil
 	}
 	if s, ok := t.d.Annotations.TakeUnread(client); ok {
 		return &annotationsView{Status: "complete", CorrelationID: s.CorrelationID, Result: &s,
@@ -182,48 +178,4 @@ func sessionMessage(s annotate.Session, msg string) string {
 		}
 	}
 	return msg
-}
-
-// cropView is an annotation's cropped screenshot read back by its handle;
-// the image itself is an MCP image content block beside it.
-type cropView struct {
-	Bytes         int    `json:"bytes"`
-	CorrelationID string `json:"correlation_id"`
-	Height        int    `json:"height"`
-	ImageTokens   int    `json:"image_tokens"` // width × height / 750
-	MIMEType      string `json:"mime_type"`
-	Status        string `json:"status"`
-	Width         int    `json:"width"`
-	images        []mcp.Image
-}
-
-func (v *cropView) command() string { return v.CorrelationID }
-
-// Images returns the crop (mcp.Imager).
-func (v *cropView) Images() []mcp.Image { return v.images }
-
-// crop serves command_result on a crop handle: the stored image, as an
-// image. Crops live in the output store under its byte budget, like
-// screenshots at full resolution; any agent may read them, as any agent may
-// read the latest session.
-func (t *Tools) crop(id string) (*cropView, error) {
-	store := t.d.Results.Store()
-	if store == nil {
-		return nil, mcp.Errorf("not_available", "", "this daemon keeps no output store")
-	}
-	data, err := store.Content(id)
-	if err != nil {
-		return nil, outputError(id, err)
-	}
-	raw, err := base64.StdEncoding.DecodeString(data)
-	if err != nil {
-		return nil, fmt.Errorf("crop %s is not base64: %w", id, err)
-	}
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("crop %s is not an image: %w", id, err)
-	}
-	mime := "image/" + format
-	return &cropView{CorrelationID: id, Status: string(tracker.StateComplete), MIMEType: mime, Width: cfg.Width, Height: cfg.Height,
-		Bytes: len(raw), ImageTokens: (cfg.Width*cfg.Height + 749) / 750, images: []mcp.Image{{Data: data, MIMEType: mime}}}, nil
 }

@@ -92,7 +92,7 @@ func (t *Tools) presentScreenshot(c tracker.Command, v *commandView) {
 		for k, raw := range stored.Meta {
 			json.Unmarshal(fmt.Appendf(nil, `{%q:%s}`, k, raw), &r)
 		}
-		data, err := t.d.Results.Store().Content(c.ID)
+		data, err := t.d.Results.ContentOf(c)
 		if err != nil {
 			v.Message = "The screenshot was dropped under the output memory budget; take it again. " + v.Message
 			return
@@ -105,7 +105,7 @@ func (t *Tools) presentScreenshot(c tracker.Command, v *commandView) {
 		Height: r.Height, MIMEType: r.MIMEType, TabID: r.TabID, URL: r.URL, Width: r.Width}
 	img := mcp.Image{Data: r.Value, MIMEType: r.MIMEType}
 	if r.MIMEType == "image/png" { // full_resolution: keep it, show it fitted
-		if _, err := t.d.Results.Store().Handle(c.ID); err != nil && t.d.Results.Readable(c) != nil {
+		if t.d.Results.Readable(c) != nil {
 			return
 		}
 		fit, err := imaging.Fit(r.Value, imaging.Request{})
@@ -164,20 +164,12 @@ func (v *imageView) command() string { return v.CorrelationID }
 // Images returns the image (mcp.Imager).
 func (v *imageView) Images() []mcp.Image { return v.images }
 
-// storedImage serves command_result with region or max_dim: the stored
-// image id (a full-resolution screenshot, a crop), cut and scaled in the
-// daemon. The caller has checked that client may read id.
-func (t *Tools) storedImage(id string, a imageArgs) (*imageView, error) {
-	store := t.d.Results.Store()
-	if store == nil {
-		return nil, mcp.Errorf("not_available", "", "this daemon keeps no output store")
-	}
-	if c, err := t.d.Tracker.Get(id); err == nil && c.State == tracker.StateComplete {
-		if err := t.d.Results.Readable(c); err != nil {
-			return nil, err
-		}
-	}
-	data, err := store.Content(id)
+// storedImage serves command_result with region or max_dim, and on an
+// annotation's crop handle: the stored image id (a full-resolution
+// screenshot, a crop) of client, cut and scaled in the daemon (fitted to
+// about 1600 image tokens without region and max_dim).
+func (t *Tools) storedImage(client, id string, a imageArgs) (*imageView, error) {
+	data, err := t.d.Results.Content(client, id)
 	if err != nil {
 		return nil, outputError(id, err)
 	}

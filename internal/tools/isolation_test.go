@@ -10,9 +10,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/imaging/imagingtest"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
 
 // ownedTab is a tab event that reports tab id as owned by client ("" for
@@ -26,9 +29,10 @@ func ownedTab(id int64, typ, client string) apitype.Event {
 }
 
 // TestOneOwnershipRule: command_result (with and without a mode, and with
-// region), resources/read and stored network bodies follow one rule: only
-// the agent whose command made an output reads it, and another agent's id
-// gets the answer an unknown id gets.
+// region) and resources/read follow one rule for every output, stored or
+// inline results, network bodies and annotation crops alike: only the
+// agent whose command made an output reads it, and another agent's id gets
+// the answer an unknown id gets.
 func TestOneOwnershipRule(t *testing.T) {
 	e := newCapEnv(t)
 	run := func(result string) string {
@@ -53,6 +57,21 @@ func TestOneOwnershipRule(t *testing.T) {
 		t.Fatalf("alice's large body: %s, want a handle", body.Text)
 	}
 
+	ann, err := e.trk.Submit(tracker.Spec{Client: "alice", Prefix: "ann", Action: "draw_mode", External: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := annotate.Post{CorrelationID: ann.ID, URL: "http://localhost:3000/", Viewport: annotate.Viewport{Width: 800, Height: 600},
+		Annotations: []annotate.Annotation{{Note: "this", Rect: annotate.Rect{Width: 40, Height: 30},
+			Crop: &annotate.Crop{Data: imagingtest.PNG(t, 40, 30), MIMEType: "image/png"}}}}
+	if err := post.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := e.keep.FinishDraw(&post, time.Now()); err != nil || d.Crops != 1 {
+		t.Fatalf("finishing alice's draw-mode session: %+v, %v; want one crop stored", d, err)
+	}
+	cropID := post.Annotations[0].Screenshot.Handle
+
 	// unknownText is what a call answers for an id nobody has, with the
 	// id replaced, so another agent's id can be compared with it.
 	unknownText := func(client, args, id string) string {
@@ -73,7 +92,7 @@ func TestOneOwnershipRule(t *testing.T) {
 	}
 	for _, args := range reads {
 		want := unknownText("bob", args, "exec_nope")
-		for _, id := range []string{stored, inline, bodyID} {
+		for _, id := range []string{stored, inline, bodyID, cropID} {
 			if args == reads[0] || args == reads[1] {
 				if id == bodyID {
 					continue // a body handle is no command: read by mode only
@@ -84,14 +103,14 @@ func TestOneOwnershipRule(t *testing.T) {
 			}
 		}
 	}
-	for _, id := range []string{stored, inline, bodyID} {
+	for _, id := range []string{stored, inline, bodyID, cropID} {
 		if r := e.call(t, "alice", "observe", `{"what":"command_result","correlation_id":"`+id+`","mode":"slice","start":0,"length":10}`); r.IsError {
 			t.Errorf("alice's own %s: %s", id, r.Text)
 		}
 	}
 
 	_, unknown := e.rpc(t, "bob", "resources/read", `{"uri":"gasoline://output/exec_nope"}`, true)
-	for _, id := range []string{stored, bodyID} {
+	for _, id := range []string{stored, inline, bodyID, cropID} {
 		_, msg := e.rpc(t, "bob", "resources/read", `{"uri":"gasoline://output/`+id+`"}`, true)
 		if strings.ReplaceAll(msg, id, "exec_nope") != unknown {
 			t.Errorf("bob's resources/read of %s: %q, want %q (as for an unknown id)", id, msg, unknown)

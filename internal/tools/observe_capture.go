@@ -414,18 +414,14 @@ func (t *Tools) body(ctx context.Context, client string, id uint64, part string,
 	}
 	v := &bodyView{ID: b.ID, Part: b.Part, Method: b.Method, URL: b.URL, HTTPStatus: b.Status, MimeType: b.MimeType,
 		Chars: b.Chars, Size: b.Size, Truncated: b.Truncated, Text: b.Text}
-	store := t.d.Results.Store()
-	if store == nil {
-		if len(encode(b.Text)) > inlineBodyBytes {
-			return nil, mcp.Errorf("not_available", "", "the body is too large to return inline and this daemon keeps no output store")
-		}
-		return v, nil
-	}
-	if !store.Oversize(b.Text) && len(encode(b.Text)) <= inlineBodyBytes {
+	if !t.d.Results.Oversize(b.Text) && len(encode(b.Text)) <= inlineBodyBytes {
 		return v, nil
 	}
 	hid := bodyHandleID(client, id, part)
 	h, err := t.d.Results.Put(client, hid, b.Text) // the reader's, as its handle is
+	if errors.Is(err, result.ErrNoStore) {
+		return nil, mcp.Errorf("not_available", "", "the body is too large to return inline and this daemon keeps no output store")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("storing the %s body of entry %d: %w", part, id, err)
 	}

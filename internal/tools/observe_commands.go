@@ -86,14 +86,8 @@ func (t *Tools) commandResult(ctx context.Context, client string, a resultArgs) 
 	if a.Mode != "" {
 		return t.readOutput(ctx, client, a.CorrelationID, a.readArgs)
 	}
-	if a.imageArgs.wanted() {
-		if !t.ownsOutput(client, a.CorrelationID) {
-			return nil, errUnknownID(a.CorrelationID)
-		}
-		return t.storedImage(a.CorrelationID, a.imageArgs)
-	}
-	if annotate.IsCropHandle(a.CorrelationID) {
-		return t.crop(a.CorrelationID)
+	if a.imageArgs.wanted() || annotate.IsCropHandle(a.CorrelationID) {
+		return t.storedImage(client, a.CorrelationID, a.imageArgs)
 	}
 	def := time.Duration(0)
 	c, err := t.d.Tracker.Get(a.CorrelationID)

@@ -111,78 +111,28 @@ func (v *extractView) command() string { return v.CorrelationID }
 // retention (they live under the store's byte budget); an inline result is
 // stored on first read so every mode works on every result.
 func (t *Tools) readOutput(ctx context.Context, client, id string, r readArgs) (any, error) {
-	store := t.d.Results.Store()
-	if store == nil {
-		return nil, mcp.Errorf("not_available", "", "this daemon keeps no output store")
-	}
-	switch r.Mode {
-	case "raw", "slice", "extract":
-	default:
-		return nil, unknownChoice("mode", r.Mode, readModes)
-	}
-	if !t.ownsOutput(client, id) {
-		return nil, errUnknownID(id)
-	}
-	c, terr := t.d.Tracker.Get(id)
-	if terr == nil && c.Reason == tracker.ReasonResultExpired {
-		// Its result retention ended unread; a stored output lives on under
-		// the byte budget, so read it as if the tracker had forgotten it.
-		terr = tracker.ErrUnknownCommand
-	}
-	switch {
-	case terr == nil && c.State != tracker.StateComplete:
-		return nil, mcp.Errorf("no_output", "read its status with observe({what:\"command_result\", correlation_id}) (no mode)",
-			"command %s is %s and has no output to read", id, publicStatus(c))
-	case terr == nil:
-		if err := t.d.Results.Readable(c); err != nil {
-			return nil, err
-		}
-	case errors.Is(terr, tracker.ErrUnknownCommand):
-		// Retention is over; a stored output lives on under the byte budget.
-		if _, err := store.Handle(id); errors.Is(err, output.ErrNotFound) {
-			return nil, errUnknownID(id)
-		}
-	default:
-		return nil, terr
-	}
-	t.d.Tracker.Result(client, id) // reading the output counts as reading the result
 	switch r.Mode {
 	case "raw":
-		text, err := store.Raw(id)
+		text, h, err := t.d.Results.Raw(client, id)
 		if err != nil {
 			return nil, outputError(id, err)
 		}
-		h, _ := store.Handle(id)
 		return &rawView{CorrelationID: id, Mode: "raw", Content: text, Chars: h.Chars, SHA256: h.SHA256}, nil
 	case "slice":
-		res, err := store.Slice(id, output.SliceRequest{Start: r.Start, Length: r.Length, Anchor: r.Anchor, Window: r.Window, MatchIndex: r.MatchIndex})
+		res, err := t.d.Results.Slice(client, id, output.SliceRequest{Start: r.Start, Length: r.Length, Anchor: r.Anchor, Window: r.Window, MatchIndex: r.MatchIndex})
 		if err != nil {
 			return nil, outputError(id, err)
 		}
 		return &sliceView{CorrelationID: id, Mode: "slice", SliceResult: res}, nil
-	default:
-		res, err := store.Extract(ctx, id, output.ExtractRequest{Query: r.Query, MaxSnippets: r.MaxSnippets})
+	case "extract":
+		res, err := t.d.Results.Extract(ctx, client, id, output.ExtractRequest{Query: r.Query, MaxSnippets: r.MaxSnippets})
 		if err != nil {
 			return nil, outputError(id, err)
 		}
 		return &extractView{CorrelationID: id, Mode: "extract", ExtractResult: res}, nil
+	default:
+		return nil, unknownChoice("mode", r.Mode, readModes)
 	}
-}
-
-// ownsOutput reports whether client may read the output of id, by any
-// path (command_result with or without a mode, resources/read): the
-// command is client's while the tracker knows it, and afterwards the
-// stored output is client's (result.Keeper.Owns). Annotation crops are
-// the user's: any agent reads them, as analyze annotations gives the
-// latest session to any agent.
-func (t *Tools) ownsOutput(client, id string) bool {
-	if annotate.IsCropHandle(id) {
-		return true
-	}
-	if c, err := t.d.Tracker.Get(id); err == nil {
-		return c.Client == tracker.ClientName(client)
-	}
-	return t.d.Results.Owns(client, id)
 }
 
 // errUnknownID is the one answer to an id the caller may not read:
@@ -194,11 +144,19 @@ func errUnknownID(id string) error {
 		"%v: %s is not a command or stored output of yours", tracker.ErrUnknownCommand, id)
 }
 
-// outputError turns store errors about output id into tool errors that say
-// what to do next.
+// outputError turns the errors of reading output id (result.Keeper's,
+// the store's) into tool errors that say what to do next.
 func outputError(id string, err error) error {
 	code, hint := "output_error", ""
+	if nc, ok := errors.AsType[*result.NotCompleteError](err); ok {
+		return mcp.Errorf("no_output", "read its status with observe({what:\"command_result\", correlation_id}) (no mode)",
+			"command %s is %s and has no output to read", id, publicStatus(nc.Command))
+	}
 	switch {
+	case errors.Is(err, result.ErrUnknown):
+		return errUnknownID(id)
+	case errors.Is(err, result.ErrNoStore):
+		return mcp.Errorf("not_available", "", "this daemon keeps no output store")
 	case errors.Is(err, output.ErrTooLarge):
 		code, hint = "output_too_large", `read it with mode "slice" (start+length, or anchor+window) or mode "extract" (query)`
 	case errors.Is(err, output.ErrEvicted) && strings.HasPrefix(id, bodyHandlePrefix):

@@ -36,21 +36,21 @@ func outputLink(id, title string, s *result.Stored) protocol.Resource {
 // knows, resources/read returns one whole: a stored image (a base64 PNG or
 // JPEG: a full-resolution screenshot, an annotation crop) as a blob with
 // its image mimeType, anything else as text between the page fence's
-// markers (fence.go: it holds page text). Only the output's owner reads
-// it (ownsOutput); any other id is "not found", as an unknown one.
+// markers (fence.go: it holds page text). Only the output's owner reads it
+// (result.Keeper.Open, the rule every read applies); any other id is
+// "not found", as an unknown one.
 type outputResources struct{ t *Tools }
 
 func (r outputResources) List(_ context.Context, client string) ([]protocol.Resource, error) {
 	l := r.t.d.Tracker.List(client)
 	var out []protocol.Resource
-	store := r.t.d.Results.Store()
 	for _, c := range append(l.Completed, l.Failed...) {
 		if s, ok := result.StoredOf(c); ok {
 			out = append(out, outputLink(c.ID, c.Action+" output", s))
-		} else if c.Action == "screenshot" && store != nil {
+		} else if c.Action == "screenshot" {
 			// A full-resolution screenshot small enough to stay inline is
 			// stored when it is first shown.
-			if h, err := store.Handle(c.ID); err == nil {
+			if h, err := r.t.d.Results.Handle(client, c.ID); err == nil {
 				out = append(out, outputLink(c.ID, c.Action+" output", &result.Stored{Handle: h}))
 			}
 		}
@@ -63,21 +63,20 @@ func (r outputResources) Read(_ context.Context, client, uri string) ([]protocol
 	if !ok || id == "" {
 		return nil, fmt.Errorf("%w: %s is not a gasoline output; resources/list gives the URIs (%s<correlation_id>)", mcp.ErrResourceNotFound, uri, outputScheme)
 	}
-	if !r.t.ownsOutput(client, id) {
+	text, err := r.t.d.Results.Content(client, id)
+	switch {
+	case errors.Is(err, result.ErrUnknown):
 		return nil, fmt.Errorf("%w: %s is not a stored output of yours (unknown, or gone with its command); resources/list lists yours", mcp.ErrResourceNotFound, uri)
-	}
-	store := r.t.d.Results.Store()
-	if store == nil {
+	case errors.Is(err, result.ErrNoStore):
 		return nil, fmt.Errorf("%w: this daemon keeps no output store", mcp.ErrResourceNotFound)
-	}
-	text, err := store.Content(id)
-	if errors.Is(err, output.ErrNotFound) || errors.Is(err, output.ErrEvicted) {
+	case errors.Is(err, output.ErrNotFound), errors.Is(err, output.ErrEvicted):
 		return nil, fmt.Errorf("%w: the output of %s is gone (evicted under the output memory budget, or the daemon restarted); run the command again", mcp.ErrResourceNotFound, id)
-	}
-	if err != nil {
+	case err != nil:
+		if nc, ok := errors.AsType[*result.NotCompleteError](err); ok {
+			return nil, fmt.Errorf("%w: command %s is %s and has no output yet; read its status with observe({what:\"command_result\", correlation_id})", mcp.ErrResourceNotFound, id, publicStatus(nc.Command))
+		}
 		return nil, err
 	}
-	r.t.d.Tracker.Result(client, id) // reading the output counts as reading the result
 	if mime := imaging.Sniff(text); mime != "" {
 		return []protocol.ResourceContents{{URI: uri, MIMEType: mime, Blob: text}}, nil
 	}
