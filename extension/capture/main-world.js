@@ -1,8 +1,9 @@
 // MAIN-world capture: runs in every frame at document_start, before any of
 // the page's own scripts, in the page's JavaScript world (manifest
 // "world": "MAIN"). It records what the page does (console, errors, fetch and
-// XHR, SPA navigations, user actions, web vitals) and hands the records to the
-// ISOLATED-world relay (relay.js) over a private MessageChannel.
+// XHR, SPA navigations, web vitals; user actions are capture/record.js's)
+// and hands the records to the ISOLATED-world relay (relay.js) over a
+// private MessageChannel.
 //
 // It is a classic script: one self-contained function, nothing left on the
 // page's global object. Everything it calls later is saved here first, so a
@@ -107,19 +108,8 @@
   const E = G.Element;
   const N = G.Node;
   const getAttr = dom(E, 'getAttribute') || ((el, n) => el.getAttribute(n));
-  const hasAttr = dom(E, 'hasAttribute') || ((el, n) => el.hasAttribute(n));
-  const closest = dom(E, 'closest') || ((el, s) => el.closest(s));
   const localNameOf = dom(E, 'localName', true) || ((el) => el.localName);
-  const idOf = dom(E, 'id', true) || ((el) => el.id);
-  const parentElementOf = dom(N, 'parentElement', true) || ((n) => n.parentElement);
-  const firstChildOf = dom(N, 'firstElementChild', true) || dom(E, 'firstElementChild', true) || ((n) => n.firstElementChild);
-  const nextSiblingOf = dom(E, 'nextElementSibling', true) || ((n) => n.nextElementSibling);
-  const textContentOf = dom(N, 'textContent', true) || ((n) => n.textContent);
   const nodeTypeOf = dom(N, 'nodeType', true) || ((n) => n.nodeType);
-  const getRootNode = dom(N, 'getRootNode') || ((n) => (n.getRootNode ? n.getRootNode() : n.ownerDocument));
-  const qsaDoc = dom(G.Document, 'querySelectorAll');
-  const qsaFrag = dom(G.DocumentFragment, 'querySelectorAll');
-  const getById = dom(G.Document, 'getElementById');
   const cssEscape = (G.CSS && G.CSS.escape) || ((s) => strReplace(StringCtor(s), /[^\w-]/g, (c) => '\\' + c));
 
   // --- limits -----------------------------------------------------------------
@@ -416,252 +406,6 @@
     return { message: clip(message, LIMITS.message), stack };
   }
 
-  // stableId says whether an id looks written by a person rather than
-  // generated (React's ":r1:", long digit runs, hashes).
-  function stableId(id) {
-    return id.length <= 64 && !/^[:\d]|:|\d{4,}|[0-9a-f]{8,}/i.test(id);
-  }
-
-  const TEST_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-cy', 'data-qa'];
-
-  function queryAll(root, sel) {
-    try {
-      if (nodeTypeOf(root) === 9 && qsaDoc) return qsaDoc(root, sel);
-      if (nodeTypeOf(root) === 11 && qsaFrag) return qsaFrag(root, sel);
-      return root.querySelectorAll(sel);
-    } catch {
-      return null;
-    }
-  }
-
-  function uniqueIn(root, sel, el) {
-    const list = queryAll(root, sel);
-    return !!list && list.length === 1 && list[0] === el;
-  }
-
-  function attrSelector(tag, name, value) {
-    return tag + '[' + name + '="' + strReplace(strReplace(value, /\\/g, '\\\\'), /"/g, '\\"') + '"]';
-  }
-
-  /**
-   * selectorOf returns a CSS selector that matches el alone in its document
-   * (or shadow root) and survives unrelated changes to the page: a
-   * person-written id, a test attribute, a form control's name, else a
-   * child path (tag:nth-of-type) from the nearest ancestor with such an id,
-   * or from body. Never longer than LIMITS.selector.
-   */
-  function selectorOf(el) {
-    if (!isElement(el)) return '';
-    const root = getRootNode(el);
-    const tag = strLower(localNameOf(el));
-    const id = idOf(el);
-    if (id && stableId(id)) {
-      const s = '#' + cssEscape(id);
-      if (uniqueIn(root, s, el)) return s;
-    }
-    for (let i = 0; i < TEST_ATTRS.length; i++) {
-      const v = getAttr(el, TEST_ATTRS[i]);
-      if (v) {
-        const s = attrSelector(tag, TEST_ATTRS[i], v);
-        if (uniqueIn(root, s, el)) return s;
-      }
-    }
-    const name = getAttr(el, 'name');
-    if (name && (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'button' || tag === 'form')) {
-      const s = attrSelector(tag, 'name', name);
-      if (uniqueIn(root, s, el)) return s;
-    }
-    const parts = [];
-    for (let cur = el; cur; ) {
-      const t = strLower(localNameOf(cur));
-      if (cur !== el) {
-        const cid = idOf(cur);
-        if (cid && stableId(cid) && uniqueIn(root, '#' + cssEscape(cid), cur)) {
-          arrPush(parts, '#' + cssEscape(cid));
-          break;
-        }
-      }
-      const parent = parentElementOf(cur);
-      let seg = t;
-      if (parent && t !== 'body' && t !== 'html') {
-        let index = 0;
-        let count = 0;
-        for (let c = firstChildOf(parent); c; c = nextSiblingOf(c)) {
-          if (strLower(localNameOf(c)) === t) {
-            count++;
-            if (c === cur) index = count;
-          }
-        }
-        if (count > 1) seg += ':nth-of-type(' + index + ')';
-      }
-      arrPush(parts, seg);
-      if (t === 'body' || t === 'html' || !parent) break;
-      cur = parent;
-    }
-    let s = '';
-    for (let i = parts.length - 1; i >= 0; i--) s += (s ? ' > ' : '') + parts[i];
-    if (s.length > LIMITS.selector) {
-      // Keep the end: the element and its nearest ancestors say most.
-      s = strSlice(s, s.length - LIMITS.selector);
-      s = strSlice(s, strIndexOf(s, ' > ') + 3);
-    }
-    return s;
-  }
-
-  const IMPLICIT_ROLES = {
-    a: (el) => (hasAttr(el, 'href') ? 'link' : ''),
-    area: (el) => (hasAttr(el, 'href') ? 'link' : ''),
-    button: () => 'button',
-    summary: () => 'button',
-    select: (el) => (hasAttr(el, 'multiple') || +getAttr(el, 'size') > 1 ? 'listbox' : 'combobox'),
-    textarea: () => 'textbox',
-    option: () => 'option',
-    img: (el) => (getAttr(el, 'alt') === '' ? 'presentation' : 'img'),
-    h1: () => 'heading',
-    h2: () => 'heading',
-    h3: () => 'heading',
-    h4: () => 'heading',
-    h5: () => 'heading',
-    h6: () => 'heading',
-    form: () => 'form',
-    nav: () => 'navigation',
-    main: () => 'main',
-    dialog: () => 'dialog',
-    ul: () => 'list',
-    ol: () => 'list',
-    li: () => 'listitem',
-    table: () => 'table',
-    label: () => '',
-    input: (el) => {
-      const type = strLower(getAttr(el, 'type') || 'text');
-      switch (type) {
-        case 'button':
-        case 'submit':
-        case 'reset':
-        case 'image':
-          return 'button';
-        case 'checkbox':
-          return 'checkbox';
-        case 'radio':
-          return 'radio';
-        case 'range':
-          return 'slider';
-        case 'number':
-          return 'spinbutton';
-        case 'search':
-          return hasAttr(el, 'list') ? 'combobox' : 'searchbox';
-        case 'hidden':
-        case 'file':
-        case 'color':
-        case 'date':
-        case 'datetime-local':
-        case 'month':
-        case 'time':
-        case 'week':
-          return '';
-        default:
-          return hasAttr(el, 'list') ? 'combobox' : 'textbox';
-      }
-    },
-  };
-
-  /** roleOf is el's ARIA role: its role attribute's first token, else the implicit role of its tag. */
-  function roleOf(el) {
-    const explicit = getAttr(el, 'role');
-    if (explicit) return strSplit(strTrim(explicit), /\s+/)[0];
-    const f = IMPLICIT_ROLES[strLower(localNameOf(el))];
-    return f && hasOwn(IMPLICIT_ROLES, strLower(localNameOf(el))) ? f(el) : '';
-  }
-
-  const NAME_FROM_CONTENT = {
-    button: 1, link: 1, heading: 1, option: 1, menuitem: 1, tab: 1, checkbox: 1, radio: 1,
-    switch: 1, treeitem: 1, cell: 1, listitem: 1, menuitemcheckbox: 1, menuitemradio: 1, tooltip: 1,
-  };
-
-  function textOf(n) {
-    try {
-      return oneLine(StringCtor(textContentOf(n) ?? ''), LIMITS.name);
-    } catch {
-      return '';
-    }
-  }
-
-  /**
-   * nameOf approximates el's accessible name (accname 1.2, the common
-   * cases): aria-labelledby, aria-label, the labels of a form control, alt,
-   * a button-like input's value, the text of roles named from content, then
-   * title and placeholder. It never reads the value of a text field.
-   */
-  function nameOf(el, role) {
-    const by = getAttr(el, 'aria-labelledby');
-    if (by) {
-      const doc = el.ownerDocument;
-      let s = '';
-      const ids = strSplit(strTrim(by), /\s+/);
-      for (let i = 0; i < ids.length && i < 5; i++) {
-        const ref = doc && (getById ? getById(doc, ids[i]) : doc.getElementById(ids[i]));
-        if (ref) s += (s ? ' ' : '') + textOf(ref);
-      }
-      if (s) return clip(s, LIMITS.name);
-    }
-    const label = getAttr(el, 'aria-label');
-    if (label && strTrim(label)) return oneLine(label, LIMITS.name);
-    const tag = strLower(localNameOf(el));
-    if (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'meter' || tag === 'progress') {
-      const type = strLower(getAttr(el, 'type') || '');
-      if (tag === 'input' && (type === 'button' || type === 'submit' || type === 'reset')) {
-        const v = getAttr(el, 'value');
-        return oneLine(v || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : ''), LIMITS.name);
-      }
-      if (tag === 'input' && type === 'image') return oneLine(getAttr(el, 'alt') || 'Submit', LIMITS.name);
-      let s = '';
-      let labels = null;
-      try {
-        labels = el.labels;
-      } catch {
-        labels = null;
-      }
-      if (labels) {
-        for (let i = 0; i < labels.length && i < 3; i++) {
-          const t = labelText(labels[i], el);
-          if (t) s += (s ? ' ' : '') + t;
-        }
-      }
-      if (s) return clip(s, LIMITS.name);
-    } else if (tag === 'img' || tag === 'area') {
-      const alt = getAttr(el, 'alt');
-      if (alt) return oneLine(alt, LIMITS.name);
-    } else if (tag === 'fieldset' || tag === 'table' || tag === 'figure') {
-      // name from legend / caption / figcaption: rarely clicked; fall through
-    }
-    if (NAME_FROM_CONTENT[role] || (!role && (tag === 'label' || tag === 'summary'))) {
-      const t = textOf(el);
-      if (t) return t;
-    }
-    const title = getAttr(el, 'title') || getAttr(el, 'placeholder');
-    return title ? oneLine(title, LIMITS.name) : '';
-  }
-
-  // labelText is a label's text without the text of the control it wraps
-  // (a <select>'s options, a textarea's default value).
-  function labelText(label, control) {
-    let s = '';
-    try {
-      for (let c = label.firstChild; c; c = c.nextSibling) {
-        if (c === control) continue;
-        if (c.nodeType === 3) s += c.data;
-        else if (c.nodeType === 1) {
-          const t = strLower(localNameOf(c));
-          if (t === 'select' || t === 'textarea' || t === 'input') continue;
-          s += ' ' + StringCtor(textContentOf(c) ?? '');
-        }
-      }
-    } catch {
-      return '';
-    }
-    return oneLine(s, LIMITS.name);
-  }
-
   const SECRET_AUTOCOMPLETE = /(^|\s)(cc-[a-z-]+|current-password|new-password|one-time-code)(\s|$)/i;
 
   /**
@@ -751,8 +495,7 @@
   };
 
   const kit = {
-    LIMITS, clip, utf8Length, fmt, formatArgs, selectorOf, roleOf, nameOf, isSecretField, isTextMime, scrub, shortNode,
-    stableId, Buffer,
+    LIMITS, clip, utf8Length, fmt, formatArgs, isSecretField, isTextMime, scrub, shortNode, Buffer,
   };
 
   if (!hasDOM) {
@@ -816,7 +559,6 @@
     const H = win.History && win.History.prototype;
     const isTrusted = dom(win.Event, 'isTrusted', true) || ((e) => e.isTrusted);
     const eventTarget = dom(win.Event, 'target', true) || ((e) => e.target);
-    const composedPath = dom(win.Event, 'composedPath') || ((e) => e.composedPath());
 
     const random = strSlice(StringCtor(MathRandom()), 2, 10);
     let seq = 0;
@@ -1575,148 +1317,33 @@
       if (on('nav')) emit(rec);
     }
 
-    // --- user actions ---------------------------------------------------------------
-    const INTERACTIVE = 'a[href],button,input,select,textarea,label,summary,option,[role],[contenteditable=""],[contenteditable="true"],[onclick],[tabindex]';
-
-    function actionTarget(e) {
-      let t;
-      try {
-        const path = composedPath(e);
-        t = path && path.length ? path[0] : eventTarget(e);
-      } catch {
-        t = eventTarget(e);
-      }
-      if (!isElement(t)) t = t && t.parentElement;
-      if (!isElement(t)) return null;
-      // Inside a closed or nested shadow tree the outer host is what a
-      // selector can reach from the document.
-      if (getRootNode(t) !== doc) {
-        const host = eventTarget(e);
-        if (isElement(host) && getRootNode(host) === doc) t = host;
-      }
-      return t;
-    }
-
-    function describe(el, withText) {
-      const role = roleOf(el);
-      const rec = { selector: selectorOf(el) };
-      if (role) rec.role = role;
-      const name = nameOf(el, role);
-      if (name) rec.name = name;
-      if (withText) {
-        const tag = strLower(localNameOf(el));
-        if (tag !== 'input' && tag !== 'textarea' && tag !== 'select' && !isSecretField(el)) {
-          const t = oneLine(StringCtor(textContentOf(el) ?? ''), LIMITS.text);
-          if (t) rec.text = t;
-        }
-      }
-      return rec;
-    }
-
-    function modifiers(e) {
-      const m = [];
-      if (e.altKey) arrPush(m, 'Alt');
-      if (e.ctrlKey) arrPush(m, 'Control');
-      if (e.metaKey) arrPush(m, 'Meta');
-      if (e.shiftKey) arrPush(m, 'Shift');
-      return m.length ? m : undefined;
-    }
-
-    function action(type, el, extra, urgent) {
-      const rec = describe(el, type === 'click' || type === 'dblclick' || type === 'submit');
-      rec.kind = 'action';
-      rec.ts = now();
-      rec.type = type;
-      if (extra) {
-        const ks = keys(extra);
-        for (let i = 0; i < ks.length; i++) if (extra[ks[i]] !== undefined) rec[ks[i]] = extra[ks[i]];
-      }
-      emit(rec, urgent);
-    }
-
+    // --- the user's input ------------------------------------------------------------
+    // capture/record.js records the user's actions (ISOLATED world); this
+    // world only remembers the secret fields the user types into, to cut
+    // their values out of console and network records, and ends LCP at the
+    // first input.
     function rememberSecret(el) {
       if (arrIndexOf(secretFields, el) >= 0) return;
       if (secretFields.length >= 20) arrShift(secretFields);
       arrPush(secretFields, el);
     }
 
-    function valueOf(el) {
-      if (isSecretField(el)) {
-        rememberSecret(el);
-        return '[redacted]';
-      }
+    const onInput = (type) => (e) => {
       try {
-        const tag = strLower(localNameOf(el));
-        if (tag === 'input') {
-          const type = strLower(el.type || '');
-          if (type === 'checkbox' || type === 'radio') return el.checked ? 'checked' : 'unchecked';
-          if (type === 'file') return '[' + (el.files ? el.files.length : 0) + ' file(s)]';
-          return clip(StringCtor(el.value), LIMITS.value);
-        }
-        if (tag === 'textarea' || tag === 'select') return clip(StringCtor(el.value), LIMITS.value);
-        if (el.isContentEditable) return clip(StringCtor(textContentOf(el) ?? ''), LIMITS.value);
-      } catch {
-        // ignore
-      }
-      return undefined;
-    }
-
-    // Typing fires an input event per key; one record per field per pause
-    // (or before any other action) says the same with far fewer records.
-    let pendingInput = null;
-    let inputTimer = 0;
-    function flushInput() {
-      if (inputTimer) {
-        clearTimeout_(inputTimer);
-        inputTimer = 0;
-      }
-      const p = pendingInput;
-      pendingInput = null;
-      if (p) action('input', p, { value: valueOf(p) });
-    }
-
-    const onAction = (type) => (e) => {
-      try {
-        if (!isTrusted(e) || !on('action')) return;
-        let el = actionTarget(e);
-        if (!el) return;
-        if (type === 'input') {
+        if (!isTrusted(e)) return;
+        if (type === 'input' || type === 'change') {
+          const el = eventTarget(e);
           if (isSecretField(el)) rememberSecret(el);
-          if (pendingInput && pendingInput !== el) flushInput();
-          pendingInput = el;
-          if (inputTimer) clearTimeout_(inputTimer);
-          inputTimer = setTimeout_(flushInput, 500);
-          return;
+          if (type === 'input') return;
         }
-        flushInput();
-        switch (type) {
-          case 'click':
-          case 'dblclick': {
-            const inter = closest(el, INTERACTIVE);
-            if (inter) el = inter;
-            action(type, el, { modifiers: modifiers(e) }, true);
-            break;
-          }
-          case 'change':
-            action('change', el, { value: valueOf(el) }, true);
-            break;
-          case 'submit':
-            action('submit', el, undefined, true);
-            break;
-          case 'keydown': {
-            const key = e.key;
-            if ((key !== 'Enter' && key !== 'Escape' && key !== 'Tab') || e.isComposing) return;
-            action('keydown', el, { key, modifiers: modifiers(e) }, true);
-            break;
-          }
-        }
+        if (type === 'keydown' && ((e.key !== 'Enter' && e.key !== 'Escape' && e.key !== 'Tab') || e.isComposing)) return;
         finalizeLCP();
       } catch {
         // ignore
       }
     };
     for (const type of ['click', 'dblclick', 'input', 'change', 'submit', 'keydown']) {
-      addListener(win, type, onAction(type), { capture: true, passive: true });
+      addListener(win, type, onInput(type), { capture: true, passive: true });
     }
 
     // --- web vitals -----------------------------------------------------------------
@@ -1820,7 +1447,6 @@
 
     addListener(win, 'pagehide', () => {
       try {
-        flushInput();
         finalizeLCP();
         sendPendingVitals();
         flush();
@@ -1831,7 +1457,6 @@
     addListener(doc, 'visibilitychange', () => {
       try {
         if (doc.visibilityState !== 'hidden') return;
-        flushInput();
         sendPendingVitals();
         flush();
       } catch {

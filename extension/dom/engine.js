@@ -671,6 +671,21 @@
     return [];
   }
 
+  const SECRET_AUTOCOMPLETE = /(^|\s)(cc-[a-z-]+|current-password|new-password|one-time-code)(\s|$)/i;
+
+  /**
+   * isSecret says whether a form control's value must never be recorded: a
+   * password field, or a field whose autocomplete names a card field
+   * ("cc-*"), a password or a one-time code. (capture/main-world.js keeps
+   * its own copy of this rule, built on the page's saved built-ins.)
+   */
+  function isSecret(el) {
+    if (!isElement(el)) return false;
+    if (String(attr(el, 'type') || '').toLowerCase() === 'password' || el.type === 'password') return true;
+    const ac = attr(el, 'autocomplete');
+    return Boolean(ac) && SECRET_AUTOCOMPLETE.test(ac);
+  }
+
   /** pageView is the browser's view: an element shows when it is rendered (not display:none, not visibility:hidden). */
   const pageView = {
     visible(el) {
@@ -681,7 +696,7 @@
 
   globalThis.gasolineEngine = Object.freeze({
     roleOf, nameOf, textOf, labelOf, rowTextOf, isInteractive, hidden, kids, walk, contains, inputType,
-    textMatches, findByRole, findByText, controlOf, describe, cssOf, locatorOf, targetOf, resolve, queryDeep,
+    textMatches, findByRole, findByText, controlOf, describe, cssOf, locatorOf, targetOf, resolve, queryDeep, isSecret,
     norm, clip, isElement, attr, pageView, TEST_ATTRS, INTERACTIVE_ROLES, NAME_FROM_CONTENT, INLINE_TAGS, SKIP_TAGS,
   });
 })();
