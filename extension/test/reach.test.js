@@ -29,7 +29,7 @@ test('a document lacking the scripts gets every entry in manifest order, each wo
   ]);
 });
 
-test('a document with the runtime but no relay (a command brought the runtime) gets the relay's entry alone (the engine loads once)', () => {
+test('a document with the runtime but no relay (a command brought the runtime) gets the relay entry alone (the engine loads once)', () => {
   const isolated = [
     { frameId: 0, documentId: 'top', result: { core: true, relay: false } },
     { frameId: 2, documentId: 'ok', result: { core: true, relay: true } },
