@@ -506,7 +506,27 @@
 
   // --- the page side ------------------------------------------------------------
 
+  /**
+   * install hooks the page, in this order: the built-ins it needs saved,
+   * the count of what an agent's action started, the port to the relay,
+   * then console, errors, fetch and XHR, history, web vitals and the
+   * user's input. Each part records through relay.emit.
+   */
   function install() {
+    const page = savePage();
+    const work = trackWork(page);
+    const relay = connectRelay(page, work);
+    captureConsole(page, relay);
+    captureErrors(page, relay);
+    captureNetwork(page, relay, work);
+    captureHistory(page, relay);
+    const vitals = captureVitals(page, relay);
+    watchInput(page, relay, vitals);
+    flushOnLeave(page, relay, vitals);
+  }
+
+  /** savePage saves the page's built-ins the hooks call later, before any page script can replace them. */
+  function savePage() {
     const win = global;
     const doc = document;
     const loc = location;
@@ -559,134 +579,19 @@
     const H = win.History && win.History.prototype;
     const isTrusted = dom(win.Event, 'isTrusted', true) || ((e) => e.isTrusted);
     const eventTarget = dom(win.Event, 'target', true) || ((e) => e.target);
-
-    const random = strSlice(StringCtor(MathRandom()), 2, 10);
-    let seq = 0;
-
-    // settings the worker sends back through the relay (EVENTS.md capture config)
-    const settings = {
-      bodyCap: DEFAULT_BODY_CAP,
-      kinds: { log: true, error: true, network: true, action: true, nav: true, vital: true },
+    return {
+      win, doc, loc, ET, addListener, removeListener, dispatch, setTimeout_, clearTimeout_, perf, perfNow,
+      MessageChannelCtor, MessageEventCtor, portPost, locHref, URLCtor, ErrorEventCtor, Observer, TextDecoderCtor,
+      ResponseP, resClone, resHeaders, resStatus, resType, resBody, RequestCtor, reqClone, reqText, headersGet,
+      headersForEach, HeadersCtor, readerOf, readerRead, readerCancel, decode, URLSearchParamsCtor, FormDataCtor,
+      BlobCtor, fdForEach, uspToString, blobSize, X, xhrStatus, xhrResponseType, xhrResponseText, xhrResponse,
+      xhrGetAllHeaders, xhrGetHeader, xhrReadyState, H, isTrusted, eventTarget,
     };
-    const on = (kind) => settings.kinds[kind] !== false;
+  }
 
-    // --- buffer and port ----------------------------------------------------------
-    const buffer = new Buffer(LIMITS.buffer);
-    let port = null;
-    let timer = 0;
-    const secretFields = []; // elements whose values must not appear in any record
-
-    function secrets() {
-      const out = [];
-      for (let i = 0; i < secretFields.length; i++) {
-        try {
-          const v = secretFields[i].value;
-          if (typeof v === 'string' && v.length >= 3) arrPush(out, v);
-        } catch {
-          // detached or odd element
-        }
-      }
-      return out;
-    }
-
-    function scrubRecord(rec) {
-      const s = secrets();
-      if (!s.length) return;
-      const ks = keys(rec);
-      for (let i = 0; i < ks.length; i++) {
-        const v = rec[ks[i]];
-        if (typeof v === 'string') rec[ks[i]] = scrub(v, s);
-      }
-    }
-
-    /** emit queues one record; it never throws and never blocks the page. */
-    function emit(rec, urgent) {
-      try {
-        if (secretFields.length) scrubRecord(rec);
-        const n = buffer.push(rec);
-        if (!port) return;
-        if (urgent || n >= LIMITS.flushCount) flush();
-        else if (!timer) timer = setTimeout_(flush, LIMITS.flushMs);
-      } catch {
-        // capture must never break the page
-      }
-    }
-
-    function flush() {
-      if (timer) {
-        clearTimeout_(timer);
-        timer = 0;
-      }
-      if (!port) return;
-      while (buffer.items.length || buffer.droppedAny) {
-        const msg = buffer.take(LIMITS.flushCount);
-        try {
-          portPost(port, msg);
-        } catch {
-          // a record that cannot be cloned: drop the message, count it
-          for (let i = 0; i < msg.events.length; i++) {
-            const k = msg.events[i].kind;
-            buffer.dropped[k] = (buffer.dropped[k] || 0) + 1;
-            buffer.droppedAny = true;
-          }
-          if (!msg.events.length) break;
-        }
-      }
-    }
-
-    function onPortMessage(e) {
-      const d = e.data;
-      if (d && typeof d === 'object' && typeof d.flush === 'number') {
-        // The relay asks for everything recorded so far (an action's result
-        // is about to be reported): send it, then say so and how many short
-        // timers an action scheduled are still to run (timers below).
-        flush();
-        try {
-          portPost(port, { flushed: d.flush, timers: tracked.n, due_ms: tracked.n ? MathMax(0, tracked.due - now()) : 0, requests: netInflight, action_requests: netActing });
-        } catch {
-          // the relay is gone
-        }
-        return;
-      }
-      if (!d || typeof d !== 'object' || !d.config || typeof d.config !== 'object') return;
-      const c = d.config;
-      if (typeof c.body_cap === 'number' && NumberIsFinite(c.body_cap) && c.body_cap >= 0) settings.bodyCap = c.body_cap;
-      if (c.kinds && typeof c.kinds === 'object') {
-        const ks = keys(settings.kinds);
-        for (let i = 0; i < ks.length; i++) {
-          if (typeof c.kinds[ks[i]] === 'boolean') settings.kinds[ks[i]] = c.kinds[ks[i]];
-        }
-      }
-    }
-
-    function connect() {
-      const ch = new MessageChannelCtor();
-      const accepted = !dispatch(win, new MessageEventCtor(PORT_EVENT, { ports: [ch.port2], cancelable: true }));
-      if (!accepted) return false;
-      port = ch.port1;
-      port.onmessage = onPortMessage;
-      flush();
-      return true;
-    }
-
-    const PORT_EVENT = 'gasoline:capture-port';
-    const HELLO_EVENT = 'gasoline:capture-hello';
-    if (!connect()) {
-      // The relay has not run yet (Chrome ran this script first): it says
-      // hello when it starts, and we answer once.
-      const onHello = (e) => {
-        if (port) return;
-        try {
-          e.stopImmediatePropagation();
-        } catch {
-          // ignore
-        }
-        if (connect()) removeListener(win, HELLO_EVENT, onHello, true);
-      };
-      addListener(win, HELLO_EVENT, onHello, true);
-    }
-
-    // --- short timers an action scheduled ----------------------------------------------
+  /** trackWork counts the short timers and the requests an agent's action started (relay flush answers). */
+  function trackWork(page) {
+    const { win, addListener, removeListener } = page;
     // While an agent's action runs (the runtime's "acting" signal, below),
     // and inside the callbacks of the timers
     // it scheduled, setTimeout calls of at most TRACK_MS are counted until
@@ -774,21 +679,160 @@
     const CHANNEL_EVENT = 'gasoline:channel';
     addListener(win, CHANNEL_EVENT, onChannel, true);
 
-    // --- console ------------------------------------------------------------------
+    /** report is the answer to the relay's flush number n: what is still to come. */
+    function report(n) {
+      return { flushed: n, timers: tracked.n, due_ms: tracked.n ? MathMax(0, tracked.due - now()) : 0, requests: netInflight,
+        action_requests: netActing };
+    }
+    return { started, ended, report };
+  }
+
+  /** connectRelay buffers records and hands them to the relay over a private port; it applies the settings the relay sends back. */
+  function connectRelay(page, work) {
+    const { win, addListener, removeListener, dispatch, setTimeout_, clearTimeout_, MessageChannelCtor,
+      MessageEventCtor, portPost } = page;
+    // settings the worker sends back through the relay (EVENTS.md capture config)
+    const settings = {
+      bodyCap: DEFAULT_BODY_CAP,
+      kinds: { log: true, error: true, network: true, action: true, nav: true, vital: true },
+    };
+    const on = (kind) => settings.kinds[kind] !== false;
+
+    const buffer = new Buffer(LIMITS.buffer);
+    let port = null;
+    let timer = 0;
+    const secretFields = []; // elements whose values must not appear in any record
+
+    function secrets() {
+      const out = [];
+      for (let i = 0; i < secretFields.length; i++) {
+        try {
+          const v = secretFields[i].value;
+          if (typeof v === 'string' && v.length >= 3) arrPush(out, v);
+        } catch {
+          // detached or odd element
+        }
+      }
+      return out;
+    }
+
+    function scrubRecord(rec) {
+      const s = secrets();
+      if (!s.length) return;
+      const ks = keys(rec);
+      for (let i = 0; i < ks.length; i++) {
+        const v = rec[ks[i]];
+        if (typeof v === 'string') rec[ks[i]] = scrub(v, s);
+      }
+    }
+
+    /** emit queues one record; it never throws and never blocks the page. */
+    function emit(rec, urgent) {
+      try {
+        if (secretFields.length) scrubRecord(rec);
+        const n = buffer.push(rec);
+        if (!port) return;
+        if (urgent || n >= LIMITS.flushCount) flush();
+        else if (!timer) timer = setTimeout_(flush, LIMITS.flushMs);
+      } catch {
+        // capture must never break the page
+      }
+    }
+
+    function flush() {
+      if (timer) {
+        clearTimeout_(timer);
+        timer = 0;
+      }
+      if (!port) return;
+      while (buffer.items.length || buffer.droppedAny) {
+        const msg = buffer.take(LIMITS.flushCount);
+        try {
+          portPost(port, msg);
+        } catch {
+          // a record that cannot be cloned: drop the message, count it
+          for (let i = 0; i < msg.events.length; i++) {
+            const k = msg.events[i].kind;
+            buffer.dropped[k] = (buffer.dropped[k] || 0) + 1;
+            buffer.droppedAny = true;
+          }
+          if (!msg.events.length) break;
+        }
+      }
+    }
+
+    function onPortMessage(e) {
+      const d = e.data;
+      if (d && typeof d === 'object' && typeof d.flush === 'number') {
+        // The relay asks for everything recorded so far (an action's result
+        // is about to be reported): send it, then say so and how many short
+        // timers an action scheduled are still to run (timers below).
+        flush();
+        try {
+          portPost(port, work.report(d.flush));
+        } catch {
+          // the relay is gone
+        }
+        return;
+      }
+      if (!d || typeof d !== 'object' || !d.config || typeof d.config !== 'object') return;
+      const c = d.config;
+      if (typeof c.body_cap === 'number' && NumberIsFinite(c.body_cap) && c.body_cap >= 0) settings.bodyCap = c.body_cap;
+      if (c.kinds && typeof c.kinds === 'object') {
+        const ks = keys(settings.kinds);
+        for (let i = 0; i < ks.length; i++) {
+          if (typeof c.kinds[ks[i]] === 'boolean') settings.kinds[ks[i]] = c.kinds[ks[i]];
+        }
+      }
+    }
+
+    function connect() {
+      const ch = new MessageChannelCtor();
+      const accepted = !dispatch(win, new MessageEventCtor(PORT_EVENT, { ports: [ch.port2], cancelable: true }));
+      if (!accepted) return false;
+      port = ch.port1;
+      port.onmessage = onPortMessage;
+      flush();
+      return true;
+    }
+
+    const PORT_EVENT = 'gasoline:capture-port';
+    const HELLO_EVENT = 'gasoline:capture-hello';
+    if (!connect()) {
+      // The relay has not run yet (Chrome ran this script first): it says
+      // hello when it starts, and we answer once.
+      const onHello = (e) => {
+        if (port) return;
+        try {
+          e.stopImmediatePropagation();
+        } catch {
+          // ignore
+        }
+        if (connect()) removeListener(win, HELLO_EVENT, onHello, true);
+      };
+      addListener(win, HELLO_EVENT, onHello, true);
+    }
+    return { emit, flush, on, settings, secretFields };
+  }
+
+  // callerSource is the first frame of stack that is not this file: "url:line:col".
+  function callerSource(stack) {
+    const lines = strSplit(stack, '\n');
+    for (let i = 1; i < lines.length; i++) {
+      const l = lines[i];
+      if (strIndexOf(l, SCRIPT_NAME) >= 0) continue;
+      const m = /\(?((?:[a-z-]+:\/\/|\/)[^\s()]*?:\d+:\d+)\)?\s*$/i.exec(l);
+      if (m) return clip(m[1], LIMITS.url);
+    }
+    return undefined;
+  }
+
+  /** captureConsole records the console's calls (and still makes them). */
+  function captureConsole(page, relay) {
+    const { win } = page;
+    const { emit, on } = relay;
     const con = win.console;
     let busy = false; // a page getter that logs while we serialise must not recurse
-
-    function callerSource(stack) {
-      // The first frame that is not this file: "url:line:col".
-      const lines = strSplit(stack, '\n');
-      for (let i = 1; i < lines.length; i++) {
-        const l = lines[i];
-        if (strIndexOf(l, SCRIPT_NAME) >= 0) continue;
-        const m = /\(?((?:[a-z-]+:\/\/|\/)[^\s()]*?:\d+:\d+)\)?\s*$/i.exec(l);
-        if (m) return clip(m[1], LIMITS.url);
-      }
-      return undefined;
-    }
 
     function hookConsole(method, level) {
       const orig = con[method];
@@ -845,8 +889,12 @@
     hookConsole('assert', 'error');
     hookConsole('dir', 'log');
     hookConsole('table', 'log');
+  }
 
-    // --- errors -------------------------------------------------------------------
+  /** captureErrors records uncaught errors, unhandled rejections and failed resource loads. */
+  function captureErrors(page, relay) {
+    const { win, addListener, ErrorEventCtor, eventTarget } = page;
+    const { emit, on } = relay;
     const RESOURCE_TAGS = { img: 'src', script: 'src', link: 'href', video: 'src', audio: 'src', source: 'src', iframe: 'src', embed: 'src', object: 'data', track: 'src', input: 'src' };
     addListener(win, 'error', (e) => {
       try {
@@ -905,8 +953,25 @@
         // ignore
       }
     }, true);
+  }
 
-    // --- network --------------------------------------------------------------------
+  /** round is ms to a tenth, never negative. */
+  function round(ms) {
+    return MathMax(0, MathRound(ms * 10) / 10);
+  }
+
+  /** captureNetwork records fetch and XHR requests with their capped bodies. */
+  function captureNetwork(page, relay, work) {
+    const { win, loc, addListener, perfNow, locHref, URLCtor, TextDecoderCtor, resClone, resHeaders, resStatus,
+      resType, resBody, RequestCtor, reqClone, reqText, headersGet, headersForEach, HeadersCtor, readerOf,
+      readerRead, readerCancel, decode, URLSearchParamsCtor, FormDataCtor, BlobCtor, fdForEach, uspToString,
+      blobSize, X, xhrStatus, xhrResponseType, xhrResponseText, xhrResponse, xhrGetAllHeaders, xhrGetHeader,
+      xhrReadyState } = page;
+    const { emit, on, settings } = relay;
+    const { started, ended } = work;
+    const random = strSlice(StringCtor(MathRandom()), 2, 10);
+    let seq = 0;
+
     function absolute(u) {
       try {
         return clip(new URLCtor(StringCtor(u), locHref(loc)).href, LIMITS.url);
@@ -1141,10 +1206,6 @@
       promiseThen(req, (q) => promiseThen(responseBody, (r) => done(q, r), () => done(q, {})), () => done({}, {}));
     }
 
-    function round(ms) {
-      return MathMax(0, MathRound(ms * 10) / 10);
-    }
-
     if (X) {
       const xhrs = new WeakMapCtor(); // xhr -> the request it is sending (replaced at each open)
       const listening = new WeakMapCtor(); // xhr -> true once our listener is on it
@@ -1274,8 +1335,12 @@
       }
       finishNetwork(rec, info, PromiseCtor.resolve(resp));
     }
+  }
 
-    // --- navigations ----------------------------------------------------------------
+  /** captureHistory records the page load and same-document navigations. */
+  function captureHistory(page, relay) {
+    const { win, doc, loc, addListener, locHref, H } = page;
+    const { emit, on } = relay;
     let lastHref = locHref(loc);
     function navigated(type) {
       if (!on('nav')) {
@@ -1316,37 +1381,12 @@
       }
       if (on('nav')) emit(rec);
     }
+  }
 
-    // --- the user's input ------------------------------------------------------------
-    // capture/record.js records the user's actions (ISOLATED world); this
-    // world only remembers the secret fields the user types into, to cut
-    // their values out of console and network records, and ends LCP at the
-    // first input.
-    function rememberSecret(el) {
-      if (arrIndexOf(secretFields, el) >= 0) return;
-      if (secretFields.length >= 20) arrShift(secretFields);
-      arrPush(secretFields, el);
-    }
-
-    const onInput = (type) => (e) => {
-      try {
-        if (!isTrusted(e)) return;
-        if (type === 'input' || type === 'change') {
-          const el = eventTarget(e);
-          if (isSecretField(el)) rememberSecret(el);
-          if (type === 'input') return;
-        }
-        if (type === 'keydown' && ((e.key !== 'Enter' && e.key !== 'Escape' && e.key !== 'Tab') || e.isComposing)) return;
-        finalizeLCP();
-      } catch {
-        // ignore
-      }
-    };
-    for (const type of ['click', 'dblclick', 'input', 'change', 'submit', 'keydown']) {
-      addListener(win, type, onInput(type), { capture: true, passive: true });
-    }
-
-    // --- web vitals -----------------------------------------------------------------
+  /** captureVitals records web vitals (LCP, CLS, INP, FCP, TTFB, long tasks). */
+  function captureVitals(page, relay) {
+    const { setTimeout_, clearTimeout_, Observer } = page;
+    const { emit, on } = relay;
     // A metric that keeps improving (LCP candidates, CLS, INP) is sent once
     // it has been stable for a second, and whatever is pending when the page
     // is hidden or left.
@@ -1444,7 +1484,48 @@
     observe('longtask', (e) => {
       if (on('vital')) emit({ kind: 'vital', ts: now(), name: 'longtask', value: round(e.duration), unit: 'ms' });
     });
+    return { finalizeLCP, sendPendingVitals };
+  }
 
+  /** watchInput remembers secret fields the user types into and ends LCP at the first input. */
+  function watchInput(page, relay, vitals) {
+    const { win, addListener, isTrusted, eventTarget } = page;
+    const { secretFields } = relay;
+    const { finalizeLCP } = vitals;
+    // capture/record.js records the user's actions (ISOLATED world); this
+    // world only remembers the secret fields the user types into, to cut
+    // their values out of console and network records, and ends LCP at the
+    // first input.
+    function rememberSecret(el) {
+      if (arrIndexOf(secretFields, el) >= 0) return;
+      if (secretFields.length >= 20) arrShift(secretFields);
+      arrPush(secretFields, el);
+    }
+
+    const onInput = (type) => (e) => {
+      try {
+        if (!isTrusted(e)) return;
+        if (type === 'input' || type === 'change') {
+          const el = eventTarget(e);
+          if (isSecretField(el)) rememberSecret(el);
+          if (type === 'input') return;
+        }
+        if (type === 'keydown' && ((e.key !== 'Enter' && e.key !== 'Escape' && e.key !== 'Tab') || e.isComposing)) return;
+        finalizeLCP();
+      } catch {
+        // ignore
+      }
+    };
+    for (const type of ['click', 'dblclick', 'input', 'change', 'submit', 'keydown']) {
+      addListener(win, type, onInput(type), { capture: true, passive: true });
+    }
+  }
+
+  /** flushOnLeave sends what is pending when the page is hidden or left. */
+  function flushOnLeave(page, relay, vitals) {
+    const { win, doc, addListener } = page;
+    const { flush } = relay;
+    const { finalizeLCP, sendPendingVitals } = vitals;
     addListener(win, 'pagehide', () => {
       try {
         finalizeLCP();
