@@ -544,10 +544,20 @@
   }
 
   /**
-   * count returns how many elements under root (hidden ones included)
-   * satisfy pred, stopping at 2; deep goes into open shadow roots, as
-   * queryDeep does.
+   * countAttr returns how many elements under root (hidden ones included)
+   * have the attribute name equal to value, stopping at 2; deep goes into
+   * open shadow roots, as queryDeep does. The browser's querySelectorAll
+   * answers when there is one (the fake DOM of the tests has none).
    */
+  function countAttr(root, name, value, deep) {
+    if (typeof root.querySelectorAll === 'function') {
+      const sel = attrSelector(name, value);
+      return Math.min(2, deep ? queryDeep(root, sel).length : root.querySelectorAll(sel).length);
+    }
+    return count(root, (c) => attr(c, name) === value, deep);
+  }
+
+  // count is countAttr's walk for any predicate.
   function count(root, pred, deep) {
     let n = 0;
     const stack = [...(root.childNodes || [])];
@@ -580,7 +590,7 @@
     const steps = [];
     for (let n = el; isElement(n); n = n.parentNode) {
       const id = attr(n, 'id');
-      if (id && stableId(id) && count(root, (c) => attr(c, 'id') === id) === 1) {
+      if (id && stableId(id) && countAttr(root, 'id', id) === 1) {
         steps.unshift('#' + cssIdent(id));
         break;
       }
@@ -610,7 +620,7 @@
     const doc = docOf(el);
     for (const a of TEST_ATTRS) {
       const v = attr(el, a);
-      if (v && count(doc, (c) => attr(c, a) === v, true) === 1) return { by: 'testid', attr: a, value: v };
+      if (v && countAttr(doc, a, v, true) === 1) return { by: 'testid', attr: a, value: v };
     }
     const role = roleOf(el);
     if (role && role !== 'presentation') {
