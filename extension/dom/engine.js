@@ -607,7 +607,12 @@
   }
 
   /**
-   * locatorOf returns the most stable way to find el again, the first of:
+   * @typedef {{by: 'testid', attr: string, value: string} | {by: 'role', role: string, name: string} |
+   *   {by: 'label', name: string} | {by: 'css', selector: string}} Locator
+   */
+
+  /**
+   * locatorOf returns the most stable way to find el again (a Locator), the first of:
    *   {by: "testid", attr, value}  a test id attribute (TEST_ATTRS) unique in the document
    *   {by: "role", role, name}     its role and accessible name, when exactly el matches them
    *   {by: "label", name}          the text of its label, when that text finds el alone
