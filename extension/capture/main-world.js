@@ -119,10 +119,6 @@
     nested: 300, // a string inside a serialised object
     depth: 3, // object nesting shown before "[Object]"
     entries: 20, // keys or items shown per object, array, map or set
-    selector: 400,
-    text: 200,
-    name: 200,
-    value: 500,
     url: 2048,
     headers: 64,
     buffer: 1000, // records held while the relay is not connected
