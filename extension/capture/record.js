@@ -52,8 +52,8 @@
 
   // --- records ---------------------------------------------------------------------
 
-  /** targetOf is the element an event is about: the innermost in open shadow roots. */
-  function targetOf(e) {
+  /** elementOf is the element an event is about: the innermost in open shadow roots. */
+  function elementOf(e) {
     const path = e.composedPath();
     let t = path.length ? path[0] : e.target;
     if (t && t.nodeType !== 1) t = t.parentElement;
@@ -146,7 +146,7 @@
     addEventListener(type, (e) => {
       try {
         if (!e.isTrusted) return;
-        const el = targetOf(e);
+        const el = elementOf(e);
         if (el) fn(el, e);
       } catch {
         // recording must never break the page
