@@ -15,7 +15,7 @@ import { CommandError } from '../runner.js';
 import { resolveTab } from '../commands.js';
 
 /** RUNTIME_FILES are dom.js's (which imports this module): the DOM runtime, for documents older than the extension. */
-const RUNTIME_FILES = ['actions/core.js', 'actions/runtime.js', 'actions/upload-page.js'];
+const RUNTIME_FILES = ['dom/engine.js', 'actions/core.js', 'actions/runtime.js', 'actions/upload-page.js'];
 
 /** PROBE_MS is how long a frame that is said to show a native dialog has to answer a ping before it counts as frozen. */
 export const PROBE_MS = 500;

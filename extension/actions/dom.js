@@ -6,6 +6,7 @@
 // the command's execution deadline, and resolve to the command's result or
 // throw CommandError.
 
+import '../dom/engine.js';
 import '../actions/core.js';
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../commands.js';
@@ -18,7 +19,7 @@ import { isolatedFiles, reachTab } from '../tabs/reach.js';
 const core = globalThis.gasolineCore;
 
 /** RUNTIME_FILES are injected, in order, into documents that have no runtime (opened before install). */
-export const RUNTIME_FILES = ['actions/core.js', 'actions/runtime.js', 'actions/upload-page.js'];
+export const RUNTIME_FILES = ['dom/engine.js', 'actions/core.js', 'actions/runtime.js', 'actions/upload-page.js'];
 
 // docs remembers, per tab, the document each frame had when the worker last
 // talked to it: a ref from an older document is stale. Kept in

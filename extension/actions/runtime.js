@@ -26,10 +26,12 @@
 // Refs ("e12"; prefix + number) name elements through weak references, so a
 // ref to a removed element answers stale_ref and holds nothing alive. Facts
 // about the tab (url, title, id) are the worker's, from chrome.tabs: this
-// script never reports them. It needs core.js loaded before it.
+// script never reports them. It needs dom/engine.js (targets) and core.js
+// loaded before it.
 (() => {
   if (globalThis.gasolineRuntime) return;
   const core = globalThis.gasolineCore;
+  const engine = globalThis.gasolineEngine;
 
   // --- refs ------------------------------------------------------------------
 
@@ -54,14 +56,8 @@
 
   // --- visibility and geometry -------------------------------------------------
 
-  const view = {
-    // visible reports whether el is rendered (not display:none, not
-    // visibility:hidden). It is the outline's and the matchers' filter.
-    visible(el) {
-      if (typeof el.checkVisibility === 'function') return el.checkVisibility({ visibilityProperty: true });
-      return el.getClientRects().length > 0;
-    },
-  };
+  // view.visible is the outline's and the matchers' filter (the engine's).
+  const view = engine.pageView;
 
   /** shows reports an element a user could see: rendered with a non-empty box. */
   function shows(el) {
@@ -121,15 +117,6 @@
     return `text ${JSON.stringify(t.text)}`;
   }
 
-  /** queryDeep runs querySelectorAll in the document and every open shadow root. */
-  function queryDeep(root, selector) {
-    const out = Array.from(root.querySelectorAll(selector));
-    core.walk(root, (el) => {
-      if (el.shadowRoot) out.push(...el.shadowRoot.querySelectorAll(selector));
-    });
-    return out;
-  }
-
   /**
    * candidates returns the elements target names now; a ref to an element
    * that is gone throws stale_ref.
@@ -146,17 +133,13 @@
       }
       return [el];
     }
-    const root = document;
-    if (t.selector) {
-      try {
-        return queryDeep(root, t.selector);
-      } catch (e) {
-        throw new Failure('bad_target', `${JSON.stringify(t.selector)} is not a valid CSS selector (${e.message}); fix it or target by text, role and name, or ref`);
-      }
+    if (!t.selector && !t.role && !t.text) throw new Failure('bad_target', 'no target: pass one of ref, selector, text, or role (with name)');
+    try {
+      return engine.resolve(t, document, view);
+    } catch (e) {
+      if (!t.selector) throw e;
+      throw new Failure('bad_target', `${JSON.stringify(t.selector)} is not a valid CSS selector (${e.message}); fix it or target by text, role and name, or ref`);
     }
-    if (t.role) return core.findByRole(root, t.role, t.name || '', Boolean(t.exact), view).map((f) => f.el);
-    if (t.text) return core.findByText(root, t.text, Boolean(t.exact), view).map((f) => f.el);
-    throw new Failure('bad_target', 'no target: pass one of ref, selector, text, or role (with name)');
   }
 
   /** brief is how a candidate or result names an element: {ref, role, name}. */
@@ -913,7 +896,7 @@
   function frameOf(msg) {
     let el;
     try {
-      el = queryDeep(document, msg.selector).find((e) => e.localName === 'iframe' || e.localName === 'frame');
+      el = engine.queryDeep(document, msg.selector).find((e) => e.localName === 'iframe' || e.localName === 'frame');
     } catch (e) {
       throw new Failure('bad_target', `frame ${JSON.stringify(msg.selector)} is not a valid CSS selector (${e.message})`);
     }

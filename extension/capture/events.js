@@ -43,7 +43,7 @@ const FIELDS = {
     ['body_truncated', 'bool'], ['body_pending', 'bool'], ['body_update', 'bool']],
   action: [['type', 'enum', ['click', 'dblclick', 'input', 'change', 'submit', 'keydown']], ['selector', 'str', CAP.selector],
     ['role', 'str', CAP.short], ['name', 'str', CAP.name], ['text', 'str', CAP.text], ['value', 'str', CAP.value],
-    ['key', 'enum', ['Enter', 'Escape', 'Tab']], ['modifiers', 'mods']],
+    ['key', 'enum', ['Enter', 'Escape', 'Tab']], ['modifiers', 'mods'], ['locator', 'locator']],
   nav: [['type', 'enum', ['pushState', 'replaceState', 'popstate', 'hashchange', 'load']], ['from', 'str', CAP.url],
     ['to', 'str', CAP.url]],
   vital: [['name', 'enum', ['LCP', 'CLS', 'INP', 'FCP', 'TTFB', 'longtask']], ['value', 'num'], ['unit', 'enum', ['ms', 'score']]],
@@ -62,6 +62,20 @@ const REQUIRED = {
   vital: ['name', 'value', 'unit'],
   tab: ['type'],
 };
+
+// A locator's kinds and the string fields each has (dom/engine.js locatorOf).
+const LOCATOR_FIELDS = { testid: ['attr', 'value'], role: ['role', 'name'], label: ['name'], css: ['selector'] };
+
+/** locatorOf is a recorded locator's known string fields, capped, or undefined when it is not one. */
+function locatorOf(v) {
+  if (!v || typeof v !== 'object' || !Object.hasOwn(LOCATOR_FIELDS, v.by)) return undefined;
+  const out = { by: v.by };
+  for (const f of LOCATOR_FIELDS[v.by]) {
+    if (typeof v[f] !== 'string' || !v[f]) return undefined;
+    out[f] = clip(v[f], f === 'selector' ? CAP.selector : CAP.name);
+  }
+  return out;
+}
 
 const MODIFIERS = new Set(['Alt', 'Control', 'Meta', 'Shift']);
 
@@ -150,6 +164,11 @@ export function sanitiseReason(raw, stamp, settings = DEFAULT_SETTINGS, { allowT
       case 'headers': {
         const h = redactHeaders(v, settings.redact_headers !== false);
         if (h) event[name] = h;
+        break;
+      }
+      case 'locator': {
+        const l = locatorOf(v);
+        if (l) event[name] = l;
         break;
       }
       case 'mods':

@@ -1,8 +1,9 @@
 // MAIN-world capture: runs in every frame at document_start, before any of
 // the page's own scripts, in the page's JavaScript world (manifest
 // "world": "MAIN"). It records what the page does (console, errors, fetch and
-// XHR, SPA navigations, user actions, web vitals) and hands the records to the
-// ISOLATED-world relay (relay.js) over a private MessageChannel.
+// XHR, SPA navigations, web vitals; user actions are capture/record.js's)
+// and hands the records to the ISOLATED-world relay (relay.js) over a
+// private MessageChannel.
 //
 // It is a classic script: one self-contained function, nothing left on the
 // page's global object. Everything it calls later is saved here first, so a
@@ -107,19 +108,8 @@
   const E = G.Element;
   const N = G.Node;
   const getAttr = dom(E, 'getAttribute') || ((el, n) => el.getAttribute(n));
-  const hasAttr = dom(E, 'hasAttribute') || ((el, n) => el.hasAttribute(n));
-  const closest = dom(E, 'closest') || ((el, s) => el.closest(s));
   const localNameOf = dom(E, 'localName', true) || ((el) => el.localName);
-  const idOf = dom(E, 'id', true) || ((el) => el.id);
-  const parentElementOf = dom(N, 'parentElement', true) || ((n) => n.parentElement);
-  const firstChildOf = dom(N, 'firstElementChild', true) || dom(E, 'firstElementChild', true) || ((n) => n.firstElementChild);
-  const nextSiblingOf = dom(E, 'nextElementSibling', true) || ((n) => n.nextElementSibling);
-  const textContentOf = dom(N, 'textContent', true) || ((n) => n.textContent);
   const nodeTypeOf = dom(N, 'nodeType', true) || ((n) => n.nodeType);
-  const getRootNode = dom(N, 'getRootNode') || ((n) => (n.getRootNode ? n.getRootNode() : n.ownerDocument));
-  const qsaDoc = dom(G.Document, 'querySelectorAll');
-  const qsaFrag = dom(G.DocumentFragment, 'querySelectorAll');
-  const getById = dom(G.Document, 'getElementById');
   const cssEscape = (G.CSS && G.CSS.escape) || ((s) => strReplace(StringCtor(s), /[^\w-]/g, (c) => '\\' + c));
 
   // --- limits -----------------------------------------------------------------
@@ -129,10 +119,6 @@
     nested: 300, // a string inside a serialised object
     depth: 3, // object nesting shown before "[Object]"
     entries: 20, // keys or items shown per object, array, map or set
-    selector: 400,
-    text: 200,
-    name: 200,
-    value: 500,
     url: 2048,
     headers: 64,
     buffer: 1000, // records held while the relay is not connected
@@ -416,252 +402,6 @@
     return { message: clip(message, LIMITS.message), stack };
   }
 
-  // stableId says whether an id looks written by a person rather than
-  // generated (React's ":r1:", long digit runs, hashes).
-  function stableId(id) {
-    return id.length <= 64 && !/^[:\d]|:|\d{4,}|[0-9a-f]{8,}/i.test(id);
-  }
-
-  const TEST_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-cy', 'data-qa'];
-
-  function queryAll(root, sel) {
-    try {
-      if (nodeTypeOf(root) === 9 && qsaDoc) return qsaDoc(root, sel);
-      if (nodeTypeOf(root) === 11 && qsaFrag) return qsaFrag(root, sel);
-      return root.querySelectorAll(sel);
-    } catch {
-      return null;
-    }
-  }
-
-  function uniqueIn(root, sel, el) {
-    const list = queryAll(root, sel);
-    return !!list && list.length === 1 && list[0] === el;
-  }
-
-  function attrSelector(tag, name, value) {
-    return tag + '[' + name + '="' + strReplace(strReplace(value, /\\/g, '\\\\'), /"/g, '\\"') + '"]';
-  }
-
-  /**
-   * selectorOf returns a CSS selector that matches el alone in its document
-   * (or shadow root) and survives unrelated changes to the page: a
-   * person-written id, a test attribute, a form control's name, else a
-   * child path (tag:nth-of-type) from the nearest ancestor with such an id,
-   * or from body. Never longer than LIMITS.selector.
-   */
-  function selectorOf(el) {
-    if (!isElement(el)) return '';
-    const root = getRootNode(el);
-    const tag = strLower(localNameOf(el));
-    const id = idOf(el);
-    if (id && stableId(id)) {
-      const s = '#' + cssEscape(id);
-      if (uniqueIn(root, s, el)) return s;
-    }
-    for (let i = 0; i < TEST_ATTRS.length; i++) {
-      const v = getAttr(el, TEST_ATTRS[i]);
-      if (v) {
-        const s = attrSelector(tag, TEST_ATTRS[i], v);
-        if (uniqueIn(root, s, el)) return s;
-      }
-    }
-    const name = getAttr(el, 'name');
-    if (name && (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'button' || tag === 'form')) {
-      const s = attrSelector(tag, 'name', name);
-      if (uniqueIn(root, s, el)) return s;
-    }
-    const parts = [];
-    for (let cur = el; cur; ) {
-      const t = strLower(localNameOf(cur));
-      if (cur !== el) {
-        const cid = idOf(cur);
-        if (cid && stableId(cid) && uniqueIn(root, '#' + cssEscape(cid), cur)) {
-          arrPush(parts, '#' + cssEscape(cid));
-          break;
-        }
-      }
-      const parent = parentElementOf(cur);
-      let seg = t;
-      if (parent && t !== 'body' && t !== 'html') {
-        let index = 0;
-        let count = 0;
-        for (let c = firstChildOf(parent); c; c = nextSiblingOf(c)) {
-          if (strLower(localNameOf(c)) === t) {
-            count++;
-            if (c === cur) index = count;
-          }
-        }
-        if (count > 1) seg += ':nth-of-type(' + index + ')';
-      }
-      arrPush(parts, seg);
-      if (t === 'body' || t === 'html' || !parent) break;
-      cur = parent;
-    }
-    let s = '';
-    for (let i = parts.length - 1; i >= 0; i--) s += (s ? ' > ' : '') + parts[i];
-    if (s.length > LIMITS.selector) {
-      // Keep the end: the element and its nearest ancestors say most.
-      s = strSlice(s, s.length - LIMITS.selector);
-      s = strSlice(s, strIndexOf(s, ' > ') + 3);
-    }
-    return s;
-  }
-
-  const IMPLICIT_ROLES = {
-    a: (el) => (hasAttr(el, 'href') ? 'link' : ''),
-    area: (el) => (hasAttr(el, 'href') ? 'link' : ''),
-    button: () => 'button',
-    summary: () => 'button',
-    select: (el) => (hasAttr(el, 'multiple') || +getAttr(el, 'size') > 1 ? 'listbox' : 'combobox'),
-    textarea: () => 'textbox',
-    option: () => 'option',
-    img: (el) => (getAttr(el, 'alt') === '' ? 'presentation' : 'img'),
-    h1: () => 'heading',
-    h2: () => 'heading',
-    h3: () => 'heading',
-    h4: () => 'heading',
-    h5: () => 'heading',
-    h6: () => 'heading',
-    form: () => 'form',
-    nav: () => 'navigation',
-    main: () => 'main',
-    dialog: () => 'dialog',
-    ul: () => 'list',
-    ol: () => 'list',
-    li: () => 'listitem',
-    table: () => 'table',
-    label: () => '',
-    input: (el) => {
-      const type = strLower(getAttr(el, 'type') || 'text');
-      switch (type) {
-        case 'button':
-        case 'submit':
-        case 'reset':
-        case 'image':
-          return 'button';
-        case 'checkbox':
-          return 'checkbox';
-        case 'radio':
-          return 'radio';
-        case 'range':
-          return 'slider';
-        case 'number':
-          return 'spinbutton';
-        case 'search':
-          return hasAttr(el, 'list') ? 'combobox' : 'searchbox';
-        case 'hidden':
-        case 'file':
-        case 'color':
-        case 'date':
-        case 'datetime-local':
-        case 'month':
-        case 'time':
-        case 'week':
-          return '';
-        default:
-          return hasAttr(el, 'list') ? 'combobox' : 'textbox';
-      }
-    },
-  };
-
-  /** roleOf is el's ARIA role: its role attribute's first token, else the implicit role of its tag. */
-  function roleOf(el) {
-    const explicit = getAttr(el, 'role');
-    if (explicit) return strSplit(strTrim(explicit), /\s+/)[0];
-    const f = IMPLICIT_ROLES[strLower(localNameOf(el))];
-    return f && hasOwn(IMPLICIT_ROLES, strLower(localNameOf(el))) ? f(el) : '';
-  }
-
-  const NAME_FROM_CONTENT = {
-    button: 1, link: 1, heading: 1, option: 1, menuitem: 1, tab: 1, checkbox: 1, radio: 1,
-    switch: 1, treeitem: 1, cell: 1, listitem: 1, menuitemcheckbox: 1, menuitemradio: 1, tooltip: 1,
-  };
-
-  function textOf(n) {
-    try {
-      return oneLine(StringCtor(textContentOf(n) ?? ''), LIMITS.name);
-    } catch {
-      return '';
-    }
-  }
-
-  /**
-   * nameOf approximates el's accessible name (accname 1.2, the common
-   * cases): aria-labelledby, aria-label, the labels of a form control, alt,
-   * a button-like input's value, the text of roles named from content, then
-   * title and placeholder. It never reads the value of a text field.
-   */
-  function nameOf(el, role) {
-    const by = getAttr(el, 'aria-labelledby');
-    if (by) {
-      const doc = el.ownerDocument;
-      let s = '';
-      const ids = strSplit(strTrim(by), /\s+/);
-      for (let i = 0; i < ids.length && i < 5; i++) {
-        const ref = doc && (getById ? getById(doc, ids[i]) : doc.getElementById(ids[i]));
-        if (ref) s += (s ? ' ' : '') + textOf(ref);
-      }
-      if (s) return clip(s, LIMITS.name);
-    }
-    const label = getAttr(el, 'aria-label');
-    if (label && strTrim(label)) return oneLine(label, LIMITS.name);
-    const tag = strLower(localNameOf(el));
-    if (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'meter' || tag === 'progress') {
-      const type = strLower(getAttr(el, 'type') || '');
-      if (tag === 'input' && (type === 'button' || type === 'submit' || type === 'reset')) {
-        const v = getAttr(el, 'value');
-        return oneLine(v || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : ''), LIMITS.name);
-      }
-      if (tag === 'input' && type === 'image') return oneLine(getAttr(el, 'alt') || 'Submit', LIMITS.name);
-      let s = '';
-      let labels = null;
-      try {
-        labels = el.labels;
-      } catch {
-        labels = null;
-      }
-      if (labels) {
-        for (let i = 0; i < labels.length && i < 3; i++) {
-          const t = labelText(labels[i], el);
-          if (t) s += (s ? ' ' : '') + t;
-        }
-      }
-      if (s) return clip(s, LIMITS.name);
-    } else if (tag === 'img' || tag === 'area') {
-      const alt = getAttr(el, 'alt');
-      if (alt) return oneLine(alt, LIMITS.name);
-    } else if (tag === 'fieldset' || tag === 'table' || tag === 'figure') {
-      // name from legend / caption / figcaption: rarely clicked; fall through
-    }
-    if (NAME_FROM_CONTENT[role] || (!role && (tag === 'label' || tag === 'summary'))) {
-      const t = textOf(el);
-      if (t) return t;
-    }
-    const title = getAttr(el, 'title') || getAttr(el, 'placeholder');
-    return title ? oneLine(title, LIMITS.name) : '';
-  }
-
-  // labelText is a label's text without the text of the control it wraps
-  // (a <select>'s options, a textarea's default value).
-  function labelText(label, control) {
-    let s = '';
-    try {
-      for (let c = label.firstChild; c; c = c.nextSibling) {
-        if (c === control) continue;
-        if (c.nodeType === 3) s += c.data;
-        else if (c.nodeType === 1) {
-          const t = strLower(localNameOf(c));
-          if (t === 'select' || t === 'textarea' || t === 'input') continue;
-          s += ' ' + StringCtor(textContentOf(c) ?? '');
-        }
-      }
-    } catch {
-      return '';
-    }
-    return oneLine(s, LIMITS.name);
-  }
-
   const SECRET_AUTOCOMPLETE = /(^|\s)(cc-[a-z-]+|current-password|new-password|one-time-code)(\s|$)/i;
 
   /**
@@ -751,8 +491,7 @@
   };
 
   const kit = {
-    LIMITS, clip, utf8Length, fmt, formatArgs, selectorOf, roleOf, nameOf, isSecretField, isTextMime, scrub, shortNode,
-    stableId, Buffer,
+    LIMITS, clip, utf8Length, fmt, formatArgs, isSecretField, isTextMime, scrub, shortNode, Buffer,
   };
 
   if (!hasDOM) {
@@ -763,7 +502,27 @@
 
   // --- the page side ------------------------------------------------------------
 
+  /**
+   * install hooks the page, in this order: the built-ins it needs saved,
+   * the count of what an agent's action started, the port to the relay,
+   * then console, errors, fetch and XHR, history, web vitals and the
+   * user's input. Each part records through relay.emit.
+   */
   function install() {
+    const page = savePage();
+    const work = trackWork(page);
+    const relay = connectRelay(page, work);
+    captureConsole(page, relay);
+    captureErrors(page, relay);
+    captureNetwork(page, relay, work);
+    captureHistory(page, relay);
+    const vitals = captureVitals(page, relay);
+    watchInput(page, relay, vitals);
+    flushOnLeave(page, relay, vitals);
+  }
+
+  /** savePage saves the page's built-ins the hooks call later, before any page script can replace them. */
+  function savePage() {
     const win = global;
     const doc = document;
     const loc = location;
@@ -816,135 +575,19 @@
     const H = win.History && win.History.prototype;
     const isTrusted = dom(win.Event, 'isTrusted', true) || ((e) => e.isTrusted);
     const eventTarget = dom(win.Event, 'target', true) || ((e) => e.target);
-    const composedPath = dom(win.Event, 'composedPath') || ((e) => e.composedPath());
-
-    const random = strSlice(StringCtor(MathRandom()), 2, 10);
-    let seq = 0;
-
-    // settings the worker sends back through the relay (EVENTS.md capture config)
-    const settings = {
-      bodyCap: DEFAULT_BODY_CAP,
-      kinds: { log: true, error: true, network: true, action: true, nav: true, vital: true },
+    return {
+      win, doc, loc, ET, addListener, removeListener, dispatch, setTimeout_, clearTimeout_, perf, perfNow,
+      MessageChannelCtor, MessageEventCtor, portPost, locHref, URLCtor, ErrorEventCtor, Observer, TextDecoderCtor,
+      ResponseP, resClone, resHeaders, resStatus, resType, resBody, RequestCtor, reqClone, reqText, headersGet,
+      headersForEach, HeadersCtor, readerOf, readerRead, readerCancel, decode, URLSearchParamsCtor, FormDataCtor,
+      BlobCtor, fdForEach, uspToString, blobSize, X, xhrStatus, xhrResponseType, xhrResponseText, xhrResponse,
+      xhrGetAllHeaders, xhrGetHeader, xhrReadyState, H, isTrusted, eventTarget,
     };
-    const on = (kind) => settings.kinds[kind] !== false;
+  }
 
-    // --- buffer and port ----------------------------------------------------------
-    const buffer = new Buffer(LIMITS.buffer);
-    let port = null;
-    let timer = 0;
-    const secretFields = []; // elements whose values must not appear in any record
-
-    function secrets() {
-      const out = [];
-      for (let i = 0; i < secretFields.length; i++) {
-        try {
-          const v = secretFields[i].value;
-          if (typeof v === 'string' && v.length >= 3) arrPush(out, v);
-        } catch {
-          // detached or odd element
-        }
-      }
-      return out;
-    }
-
-    function scrubRecord(rec) {
-      const s = secrets();
-      if (!s.length) return;
-      const ks = keys(rec);
-      for (let i = 0; i < ks.length; i++) {
-        const v = rec[ks[i]];
-        if (typeof v === 'string') rec[ks[i]] = scrub(v, s);
-      }
-    }
-
-    /** emit queues one record; it never throws and never blocks the page. */
-    function emit(rec, urgent) {
-      try {
-        if (secretFields.length) scrubRecord(rec);
-        const n = buffer.push(rec);
-        if (!port) return;
-        if (urgent || n >= LIMITS.flushCount) flush();
-        else if (!timer) timer = setTimeout_(flush, LIMITS.flushMs);
-      } catch {
-        // capture must never break the page
-      }
-    }
-
-    function flush() {
-      if (timer) {
-        clearTimeout_(timer);
-        timer = 0;
-      }
-      if (!port) return;
-      while (buffer.items.length || buffer.droppedAny) {
-        const msg = buffer.take(LIMITS.flushCount);
-        try {
-          portPost(port, msg);
-        } catch {
-          // a record that cannot be cloned: drop the message, count it
-          for (let i = 0; i < msg.events.length; i++) {
-            const k = msg.events[i].kind;
-            buffer.dropped[k] = (buffer.dropped[k] || 0) + 1;
-            buffer.droppedAny = true;
-          }
-          if (!msg.events.length) break;
-        }
-      }
-    }
-
-    function onPortMessage(e) {
-      const d = e.data;
-      if (d && typeof d === 'object' && typeof d.flush === 'number') {
-        // The relay asks for everything recorded so far (an action's result
-        // is about to be reported): send it, then say so and how many short
-        // timers an action scheduled are still to run (timers below).
-        flush();
-        try {
-          portPost(port, { flushed: d.flush, timers: tracked.n, due_ms: tracked.n ? MathMax(0, tracked.due - now()) : 0, requests: netInflight, action_requests: netActing });
-        } catch {
-          // the relay is gone
-        }
-        return;
-      }
-      if (!d || typeof d !== 'object' || !d.config || typeof d.config !== 'object') return;
-      const c = d.config;
-      if (typeof c.body_cap === 'number' && NumberIsFinite(c.body_cap) && c.body_cap >= 0) settings.bodyCap = c.body_cap;
-      if (c.kinds && typeof c.kinds === 'object') {
-        const ks = keys(settings.kinds);
-        for (let i = 0; i < ks.length; i++) {
-          if (typeof c.kinds[ks[i]] === 'boolean') settings.kinds[ks[i]] = c.kinds[ks[i]];
-        }
-      }
-    }
-
-    function connect() {
-      const ch = new MessageChannelCtor();
-      const accepted = !dispatch(win, new MessageEventCtor(PORT_EVENT, { ports: [ch.port2], cancelable: true }));
-      if (!accepted) return false;
-      port = ch.port1;
-      port.onmessage = onPortMessage;
-      flush();
-      return true;
-    }
-
-    const PORT_EVENT = 'gasoline:capture-port';
-    const HELLO_EVENT = 'gasoline:capture-hello';
-    if (!connect()) {
-      // The relay has not run yet (Chrome ran this script first): it says
-      // hello when it starts, and we answer once.
-      const onHello = (e) => {
-        if (port) return;
-        try {
-          e.stopImmediatePropagation();
-        } catch {
-          // ignore
-        }
-        if (connect()) removeListener(win, HELLO_EVENT, onHello, true);
-      };
-      addListener(win, HELLO_EVENT, onHello, true);
-    }
-
-    // --- short timers an action scheduled ----------------------------------------------
+  /** trackWork counts the short timers and the requests an agent's action started (relay flush answers). */
+  function trackWork(page) {
+    const { win, addListener, removeListener } = page;
     // While an agent's action runs (the runtime's "acting" signal, below),
     // and inside the callbacks of the timers
     // it scheduled, setTimeout calls of at most TRACK_MS are counted until
@@ -1032,21 +675,160 @@
     const CHANNEL_EVENT = 'gasoline:channel';
     addListener(win, CHANNEL_EVENT, onChannel, true);
 
-    // --- console ------------------------------------------------------------------
+    /** report is the answer to the relay's flush number n: what is still to come. */
+    function report(n) {
+      return { flushed: n, timers: tracked.n, due_ms: tracked.n ? MathMax(0, tracked.due - now()) : 0, requests: netInflight,
+        action_requests: netActing };
+    }
+    return { started, ended, report };
+  }
+
+  /** connectRelay buffers records and hands them to the relay over a private port; it applies the settings the relay sends back. */
+  function connectRelay(page, work) {
+    const { win, addListener, removeListener, dispatch, setTimeout_, clearTimeout_, MessageChannelCtor,
+      MessageEventCtor, portPost } = page;
+    // settings the worker sends back through the relay (EVENTS.md capture config)
+    const settings = {
+      bodyCap: DEFAULT_BODY_CAP,
+      kinds: { log: true, error: true, network: true, action: true, nav: true, vital: true },
+    };
+    const on = (kind) => settings.kinds[kind] !== false;
+
+    const buffer = new Buffer(LIMITS.buffer);
+    let port = null;
+    let timer = 0;
+    const secretFields = []; // elements whose values must not appear in any record
+
+    function secrets() {
+      const out = [];
+      for (let i = 0; i < secretFields.length; i++) {
+        try {
+          const v = secretFields[i].value;
+          if (typeof v === 'string' && v.length >= 3) arrPush(out, v);
+        } catch {
+          // detached or odd element
+        }
+      }
+      return out;
+    }
+
+    function scrubRecord(rec) {
+      const s = secrets();
+      if (!s.length) return;
+      const ks = keys(rec);
+      for (let i = 0; i < ks.length; i++) {
+        const v = rec[ks[i]];
+        if (typeof v === 'string') rec[ks[i]] = scrub(v, s);
+      }
+    }
+
+    /** emit queues one record; it never throws and never blocks the page. */
+    function emit(rec, urgent) {
+      try {
+        if (secretFields.length) scrubRecord(rec);
+        const n = buffer.push(rec);
+        if (!port) return;
+        if (urgent || n >= LIMITS.flushCount) flush();
+        else if (!timer) timer = setTimeout_(flush, LIMITS.flushMs);
+      } catch {
+        // capture must never break the page
+      }
+    }
+
+    function flush() {
+      if (timer) {
+        clearTimeout_(timer);
+        timer = 0;
+      }
+      if (!port) return;
+      while (buffer.items.length || buffer.droppedAny) {
+        const msg = buffer.take(LIMITS.flushCount);
+        try {
+          portPost(port, msg);
+        } catch {
+          // a record that cannot be cloned: drop the message, count it
+          for (let i = 0; i < msg.events.length; i++) {
+            const k = msg.events[i].kind;
+            buffer.dropped[k] = (buffer.dropped[k] || 0) + 1;
+            buffer.droppedAny = true;
+          }
+          if (!msg.events.length) break;
+        }
+      }
+    }
+
+    function onPortMessage(e) {
+      const d = e.data;
+      if (d && typeof d === 'object' && typeof d.flush === 'number') {
+        // The relay asks for everything recorded so far (an action's result
+        // is about to be reported): send it, then say so and how many short
+        // timers an action scheduled are still to run (timers below).
+        flush();
+        try {
+          portPost(port, work.report(d.flush));
+        } catch {
+          // the relay is gone
+        }
+        return;
+      }
+      if (!d || typeof d !== 'object' || !d.config || typeof d.config !== 'object') return;
+      const c = d.config;
+      if (typeof c.body_cap === 'number' && NumberIsFinite(c.body_cap) && c.body_cap >= 0) settings.bodyCap = c.body_cap;
+      if (c.kinds && typeof c.kinds === 'object') {
+        const ks = keys(settings.kinds);
+        for (let i = 0; i < ks.length; i++) {
+          if (typeof c.kinds[ks[i]] === 'boolean') settings.kinds[ks[i]] = c.kinds[ks[i]];
+        }
+      }
+    }
+
+    function connect() {
+      const ch = new MessageChannelCtor();
+      const accepted = !dispatch(win, new MessageEventCtor(PORT_EVENT, { ports: [ch.port2], cancelable: true }));
+      if (!accepted) return false;
+      port = ch.port1;
+      port.onmessage = onPortMessage;
+      flush();
+      return true;
+    }
+
+    const PORT_EVENT = 'gasoline:capture-port';
+    const HELLO_EVENT = 'gasoline:capture-hello';
+    if (!connect()) {
+      // The relay has not run yet (Chrome ran this script first): it says
+      // hello when it starts, and we answer once.
+      const onHello = (e) => {
+        if (port) return;
+        try {
+          e.stopImmediatePropagation();
+        } catch {
+          // ignore
+        }
+        if (connect()) removeListener(win, HELLO_EVENT, onHello, true);
+      };
+      addListener(win, HELLO_EVENT, onHello, true);
+    }
+    return { emit, flush, on, settings, secretFields };
+  }
+
+  // callerSource is the first frame of stack that is not this file: "url:line:col".
+  function callerSource(stack) {
+    const lines = strSplit(stack, '\n');
+    for (let i = 1; i < lines.length; i++) {
+      const l = lines[i];
+      if (strIndexOf(l, SCRIPT_NAME) >= 0) continue;
+      const m = /\(?((?:[a-z-]+:\/\/|\/)[^\s()]*?:\d+:\d+)\)?\s*$/i.exec(l);
+      if (m) return clip(m[1], LIMITS.url);
+    }
+    return undefined;
+  }
+
+  /** captureConsole records the console's calls (and still makes them). */
+  function captureConsole(page, relay) {
+    const { win } = page;
+    const { emit, on } = relay;
     const con = win.console;
     let busy = false; // a page getter that logs while we serialise must not recurse
-
-    function callerSource(stack) {
-      // The first frame that is not this file: "url:line:col".
-      const lines = strSplit(stack, '\n');
-      for (let i = 1; i < lines.length; i++) {
-        const l = lines[i];
-        if (strIndexOf(l, SCRIPT_NAME) >= 0) continue;
-        const m = /\(?((?:[a-z-]+:\/\/|\/)[^\s()]*?:\d+:\d+)\)?\s*$/i.exec(l);
-        if (m) return clip(m[1], LIMITS.url);
-      }
-      return undefined;
-    }
 
     function hookConsole(method, level) {
       const orig = con[method];
@@ -1103,8 +885,12 @@
     hookConsole('assert', 'error');
     hookConsole('dir', 'log');
     hookConsole('table', 'log');
+  }
 
-    // --- errors -------------------------------------------------------------------
+  /** captureErrors records uncaught errors, unhandled rejections and failed resource loads. */
+  function captureErrors(page, relay) {
+    const { win, addListener, ErrorEventCtor, eventTarget } = page;
+    const { emit, on } = relay;
     const RESOURCE_TAGS = { img: 'src', script: 'src', link: 'href', video: 'src', audio: 'src', source: 'src', iframe: 'src', embed: 'src', object: 'data', track: 'src', input: 'src' };
     addListener(win, 'error', (e) => {
       try {
@@ -1163,8 +949,25 @@
         // ignore
       }
     }, true);
+  }
 
-    // --- network --------------------------------------------------------------------
+  /** round is ms to a tenth, never negative. */
+  function round(ms) {
+    return MathMax(0, MathRound(ms * 10) / 10);
+  }
+
+  /** captureNetwork records fetch and XHR requests with their capped bodies. */
+  function captureNetwork(page, relay, work) {
+    const { win, loc, addListener, perfNow, locHref, URLCtor, TextDecoderCtor, resClone, resHeaders, resStatus,
+      resType, resBody, RequestCtor, reqClone, reqText, headersGet, headersForEach, HeadersCtor, readerOf,
+      readerRead, readerCancel, decode, URLSearchParamsCtor, FormDataCtor, BlobCtor, fdForEach, uspToString,
+      blobSize, X, xhrStatus, xhrResponseType, xhrResponseText, xhrResponse, xhrGetAllHeaders, xhrGetHeader,
+      xhrReadyState } = page;
+    const { emit, on, settings } = relay;
+    const { started, ended } = work;
+    const random = strSlice(StringCtor(MathRandom()), 2, 10);
+    let seq = 0;
+
     function absolute(u) {
       try {
         return clip(new URLCtor(StringCtor(u), locHref(loc)).href, LIMITS.url);
@@ -1399,10 +1202,6 @@
       promiseThen(req, (q) => promiseThen(responseBody, (r) => done(q, r), () => done(q, {})), () => done({}, {}));
     }
 
-    function round(ms) {
-      return MathMax(0, MathRound(ms * 10) / 10);
-    }
-
     if (X) {
       const xhrs = new WeakMapCtor(); // xhr -> the request it is sending (replaced at each open)
       const listening = new WeakMapCtor(); // xhr -> true once our listener is on it
@@ -1532,8 +1331,12 @@
       }
       finishNetwork(rec, info, PromiseCtor.resolve(resp));
     }
+  }
 
-    // --- navigations ----------------------------------------------------------------
+  /** captureHistory records the page load and same-document navigations. */
+  function captureHistory(page, relay) {
+    const { win, doc, loc, addListener, locHref, H } = page;
+    const { emit, on } = relay;
     let lastHref = locHref(loc);
     function navigated(type) {
       if (!on('nav')) {
@@ -1574,152 +1377,12 @@
       }
       if (on('nav')) emit(rec);
     }
+  }
 
-    // --- user actions ---------------------------------------------------------------
-    const INTERACTIVE = 'a[href],button,input,select,textarea,label,summary,option,[role],[contenteditable=""],[contenteditable="true"],[onclick],[tabindex]';
-
-    function actionTarget(e) {
-      let t;
-      try {
-        const path = composedPath(e);
-        t = path && path.length ? path[0] : eventTarget(e);
-      } catch {
-        t = eventTarget(e);
-      }
-      if (!isElement(t)) t = t && t.parentElement;
-      if (!isElement(t)) return null;
-      // Inside a closed or nested shadow tree the outer host is what a
-      // selector can reach from the document.
-      if (getRootNode(t) !== doc) {
-        const host = eventTarget(e);
-        if (isElement(host) && getRootNode(host) === doc) t = host;
-      }
-      return t;
-    }
-
-    function describe(el, withText) {
-      const role = roleOf(el);
-      const rec = { selector: selectorOf(el) };
-      if (role) rec.role = role;
-      const name = nameOf(el, role);
-      if (name) rec.name = name;
-      if (withText) {
-        const tag = strLower(localNameOf(el));
-        if (tag !== 'input' && tag !== 'textarea' && tag !== 'select' && !isSecretField(el)) {
-          const t = oneLine(StringCtor(textContentOf(el) ?? ''), LIMITS.text);
-          if (t) rec.text = t;
-        }
-      }
-      return rec;
-    }
-
-    function modifiers(e) {
-      const m = [];
-      if (e.altKey) arrPush(m, 'Alt');
-      if (e.ctrlKey) arrPush(m, 'Control');
-      if (e.metaKey) arrPush(m, 'Meta');
-      if (e.shiftKey) arrPush(m, 'Shift');
-      return m.length ? m : undefined;
-    }
-
-    function action(type, el, extra, urgent) {
-      const rec = describe(el, type === 'click' || type === 'dblclick' || type === 'submit');
-      rec.kind = 'action';
-      rec.ts = now();
-      rec.type = type;
-      if (extra) {
-        const ks = keys(extra);
-        for (let i = 0; i < ks.length; i++) if (extra[ks[i]] !== undefined) rec[ks[i]] = extra[ks[i]];
-      }
-      emit(rec, urgent);
-    }
-
-    function rememberSecret(el) {
-      if (arrIndexOf(secretFields, el) >= 0) return;
-      if (secretFields.length >= 20) arrShift(secretFields);
-      arrPush(secretFields, el);
-    }
-
-    function valueOf(el) {
-      if (isSecretField(el)) {
-        rememberSecret(el);
-        return '[redacted]';
-      }
-      try {
-        const tag = strLower(localNameOf(el));
-        if (tag === 'input') {
-          const type = strLower(el.type || '');
-          if (type === 'checkbox' || type === 'radio') return el.checked ? 'checked' : 'unchecked';
-          if (type === 'file') return '[' + (el.files ? el.files.length : 0) + ' file(s)]';
-          return clip(StringCtor(el.value), LIMITS.value);
-        }
-        if (tag === 'textarea' || tag === 'select') return clip(StringCtor(el.value), LIMITS.value);
-        if (el.isContentEditable) return clip(StringCtor(textContentOf(el) ?? ''), LIMITS.value);
-      } catch {
-        // ignore
-      }
-      return undefined;
-    }
-
-    // Typing fires an input event per key; one record per field per pause
-    // (or before any other action) says the same with far fewer records.
-    let pendingInput = null;
-    let inputTimer = 0;
-    function flushInput() {
-      if (inputTimer) {
-        clearTimeout_(inputTimer);
-        inputTimer = 0;
-      }
-      const p = pendingInput;
-      pendingInput = null;
-      if (p) action('input', p, { value: valueOf(p) });
-    }
-
-    const onAction = (type) => (e) => {
-      try {
-        if (!isTrusted(e) || !on('action')) return;
-        let el = actionTarget(e);
-        if (!el) return;
-        if (type === 'input') {
-          if (isSecretField(el)) rememberSecret(el);
-          if (pendingInput && pendingInput !== el) flushInput();
-          pendingInput = el;
-          if (inputTimer) clearTimeout_(inputTimer);
-          inputTimer = setTimeout_(flushInput, 500);
-          return;
-        }
-        flushInput();
-        switch (type) {
-          case 'click':
-          case 'dblclick': {
-            const inter = closest(el, INTERACTIVE);
-            if (inter) el = inter;
-            action(type, el, { modifiers: modifiers(e) }, true);
-            break;
-          }
-          case 'change':
-            action('change', el, { value: valueOf(el) }, true);
-            break;
-          case 'submit':
-            action('submit', el, undefined, true);
-            break;
-          case 'keydown': {
-            const key = e.key;
-            if ((key !== 'Enter' && key !== 'Escape' && key !== 'Tab') || e.isComposing) return;
-            action('keydown', el, { key, modifiers: modifiers(e) }, true);
-            break;
-          }
-        }
-        finalizeLCP();
-      } catch {
-        // ignore
-      }
-    };
-    for (const type of ['click', 'dblclick', 'input', 'change', 'submit', 'keydown']) {
-      addListener(win, type, onAction(type), { capture: true, passive: true });
-    }
-
-    // --- web vitals -----------------------------------------------------------------
+  /** captureVitals records web vitals (LCP, CLS, INP, FCP, TTFB, long tasks). */
+  function captureVitals(page, relay) {
+    const { setTimeout_, clearTimeout_, Observer } = page;
+    const { emit, on } = relay;
     // A metric that keeps improving (LCP candidates, CLS, INP) is sent once
     // it has been stable for a second, and whatever is pending when the page
     // is hidden or left.
@@ -1817,10 +1480,50 @@
     observe('longtask', (e) => {
       if (on('vital')) emit({ kind: 'vital', ts: now(), name: 'longtask', value: round(e.duration), unit: 'ms' });
     });
+    return { finalizeLCP, sendPendingVitals };
+  }
 
+  /** watchInput remembers secret fields the user types into and ends LCP at the first input. */
+  function watchInput(page, relay, vitals) {
+    const { win, addListener, isTrusted, eventTarget } = page;
+    const { secretFields } = relay;
+    const { finalizeLCP } = vitals;
+    // capture/record.js records the user's actions (ISOLATED world); this
+    // world only remembers the secret fields the user types into, to cut
+    // their values out of console and network records, and ends LCP at the
+    // first input.
+    function rememberSecret(el) {
+      if (arrIndexOf(secretFields, el) >= 0) return;
+      if (secretFields.length >= 20) arrShift(secretFields);
+      arrPush(secretFields, el);
+    }
+
+    const onInput = (type) => (e) => {
+      try {
+        if (!isTrusted(e)) return;
+        if (type === 'input' || type === 'change') {
+          const el = eventTarget(e);
+          if (isSecretField(el)) rememberSecret(el);
+          if (type === 'input') return;
+        }
+        if (type === 'keydown' && ((e.key !== 'Enter' && e.key !== 'Escape' && e.key !== 'Tab') || e.isComposing)) return;
+        finalizeLCP();
+      } catch {
+        // ignore
+      }
+    };
+    for (const type of ['click', 'dblclick', 'input', 'change', 'submit', 'keydown']) {
+      addListener(win, type, onInput(type), { capture: true, passive: true });
+    }
+  }
+
+  /** flushOnLeave sends what is pending when the page is hidden or left. */
+  function flushOnLeave(page, relay, vitals) {
+    const { win, doc, addListener } = page;
+    const { flush } = relay;
+    const { finalizeLCP, sendPendingVitals } = vitals;
     addListener(win, 'pagehide', () => {
       try {
-        flushInput();
         finalizeLCP();
         sendPendingVitals();
         flush();
@@ -1831,7 +1534,6 @@
     addListener(doc, 'visibilitychange', () => {
       try {
         if (doc.visibilityState !== 'hidden') return;
-        flushInput();
         sendPendingVitals();
         flush();
       } catch {

@@ -19,6 +19,7 @@
 //   relay -> page script (port):  {config: {version, body_cap, kinds}}
 //   relay -> worker:              {type: "gasoline.capture", batch, events, dropped?}
 //   worker -> relay (reply):      {ok: true, config} | {ok: false, error}
+//   capture/record.js -> relay:   gasolineRecord(record), in this world
 //
 // Under node (no document) it installs nothing and exposes checkMessage as
 // globalThis.gasolineRelayKit for the unit tests.
@@ -180,17 +181,32 @@
     const m = checkMessage(d);
     if (!m) return;
     for (const k of Object.keys(m.dropped)) countDropped(k, m.dropped[k]);
-    for (const r of m.events) {
-      queue.push(r);
-      queueChars += charsOf(r);
-      while (queue.length > LIMITS.queue || (queueChars > LIMITS.queueChars && queue.length > 1)) {
-        const old = queue.shift();
-        queueChars -= charsOf(old);
-        countDropped(old.kind, 1);
-      }
-    }
+    for (const r of m.events) enqueue(r);
     send();
   }
+
+  function enqueue(r) {
+    queue.push(r);
+    queueChars += charsOf(r);
+    while (queue.length > LIMITS.queue || (queueChars > LIMITS.queueChars && queue.length > 1)) {
+      const old = queue.shift();
+      queueChars -= charsOf(old);
+      countDropped(old.kind, 1);
+    }
+  }
+
+  // gasolineRecord takes one record from this world's own recorder
+  // (capture/record.js: user actions), checked like the page's, unless the
+  // capture settings switched its kind off.
+  let kinds = {};
+  Object.defineProperty(global, 'gasolineRecord', {
+    value: (rec) => {
+      const r = dead ? null : checkRecord(rec);
+      if (!r || kinds[r.kind] === false) return;
+      enqueue(r);
+      send();
+    },
+  });
 
   function nextBatch() {
     const events = [];
@@ -355,6 +371,7 @@
   function acknowledged(reply) {
     inflight = null;
     const c = reply.config;
+    if (c && typeof c.kinds === 'object' && c.kinds) kinds = c.kinds;
     if (c && typeof c === 'object' && c.version !== configVersion && port) {
       configVersion = c.version;
       try {

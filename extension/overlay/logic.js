@@ -57,7 +57,7 @@
   function describeElement(el, { core, refFor, style }) {
     if (!el || el.nodeType !== 1) return undefined;
     const out = { tag: el.localName };
-    try { out.selector = clip(core.selectorFor(el), MAX_TEXT); } catch { /* no selector */ }
+    try { out.selector = clip(core.cssOf(el), MAX_TEXT); } catch { /* no selector */ }
     if (refFor) {
       try { out.ref = refFor(el); } catch { /* no ref */ }
     }

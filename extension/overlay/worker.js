@@ -19,7 +19,7 @@ import './logic.js';
 const L = globalThis.gasolineOverlayLogic;
 
 /** OVERLAY_FILES are injected, in order, into the tab's top document. */
-export const OVERLAY_FILES = ['actions/core.js', 'actions/runtime.js', 'overlay/logic.js', 'overlay/overlay.js'];
+export const OVERLAY_FILES = ['dom/engine.js', 'actions/core.js', 'actions/runtime.js', 'overlay/logic.js', 'overlay/overlay.js'];
 const OPEN_KEY = 'draw:open';
 
 async function openSessions() {

@@ -55,6 +55,10 @@ test('sanitise keeps each kind to its fields and types', async (t) => {
     { name: 'wrong types dropped', in: { kind: 'error', type: 'uncaught', message: 'x', line: '12', column: 3.5 }, want: { type: 'uncaught', message: 'x' } },
     { name: 'modifiers filtered', in: { kind: 'action', type: 'click', selector: '#a', modifiers: ['Shift', 'Hyper', 'Shift'] }, want: { type: 'click', selector: '#a', modifiers: ['Shift'] } },
     { name: 'only Enter/Escape/Tab keys', in: { kind: 'action', type: 'keydown', selector: '#a', key: 'a' }, want: { type: 'keydown', selector: '#a' } },
+    { name: 'a locator keeps its kind\'s fields', in: { kind: 'action', type: 'click', selector: '#a', locator: { by: 'role', role: 'button', name: 'Go', attr: 'x', evil: {} } },
+      want: { type: 'click', selector: '#a', locator: { by: 'role', role: 'button', name: 'Go' } } },
+    { name: 'an unknown or incomplete locator is dropped', in: { kind: 'action', type: 'click', selector: '#a', locator: { by: 'xpath', selector: '//a' } }, want: { type: 'click', selector: '#a' } },
+    { name: 'a testid locator needs its value', in: { kind: 'action', type: 'click', selector: '#a', locator: { by: 'testid', attr: 'data-testid' } }, want: { type: 'click', selector: '#a' } },
     { name: 'page network defaults to source page', in: { kind: 'network', request_id: 'f1', method: 'GET', url: 'u', status: 200, resource_type: 'fetch' }, want: { request_id: 'f1', method: 'GET', url: 'u', status: 200, resource_type: 'fetch', source: 'page' } },
     { name: 'vital', in: { kind: 'vital', name: 'CLS', value: 0.12, unit: 'score' }, want: { name: 'CLS', value: 0.12, unit: 'score' } },
   ];

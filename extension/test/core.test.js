@@ -321,12 +321,12 @@ test('outline of a scope element starts at the element', () => {
   assert.equal(out.lines.length, 8);
 });
 
-test('describe and selectorFor name an element briefly and uniquely', () => {
+test('describe and cssOf name an element briefly and uniquely', () => {
   const doc = fakeDocument(h('body', {},
     h('div', { id: 'app' }, h('ul', {}, h('li', {}, 'a'), h('li', {}, 'b', h('button', { class: 'x y z' }, 'Buy'))))));
   const btn = find(doc, (e) => e.localName === 'button');
   assert.equal(core.describe(btn, view), 'button.x.y "Buy"');
-  assert.equal(core.selectorFor(btn), '#app > ul > li:nth-of-type(2) > button');
+  assert.equal(core.cssOf(btn), '#app > ul > li:nth-of-type(2) > button');
   assert.equal(core.describe(h('div', { id: '1bad id' })), 'div#\\31 bad\\ id');
 });
 

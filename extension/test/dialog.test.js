@@ -115,7 +115,7 @@ test('dialog arms every frame, adds dialogs.js where it is missing, and lists th
   assert.deepEqual(all.target, { tabId: 8, allFrames: true });
   assert.deepEqual(all.args, [{ dialog: 'accept', window_ms: 5000, text: 'Ada' }]);
   assert.equal(all.world, undefined, 'armed from the isolated world');
-  assert.deepEqual(runtime, { target: { tabId: 8, frameIds: [4] }, files: ['actions/core.js', 'actions/runtime.js', 'actions/upload-page.js'], injectImmediately: true },
+  assert.deepEqual(runtime, { target: { tabId: 8, frameIds: [4] }, files: ['dom/engine.js', 'actions/core.js', 'actions/runtime.js', 'actions/upload-page.js'], injectImmediately: true },
     'the runtime first: it takes the channel dialogs.js offers');
   assert.deepEqual(files, { target: { tabId: 8, frameIds: [4] }, world: 'MAIN', files: ['actions/dialogs.js'], injectImmediately: true });
   assert.deepEqual(again.target, { tabId: 8, frameIds: [4] });

@@ -1,4 +1,4 @@
-// A tiny DOM-like tree for the tests of actions/core.js: only the part of
+// A tiny DOM-like tree for the tests of dom/engine.js and actions/core.js: only the part of
 // the DOM core.js reads (see its header), so the tests need no jsdom.
 //
 //   const doc = fakeDocument(h('form', {'aria-label': 'Login'},
@@ -157,8 +157,9 @@ export const view = {
 /** find returns the first element of doc matching pred. */
 export const find = (doc, pred) => doc.all().find(pred);
 
-/** loadCore loads actions/core.js and returns globalThis.gasolineCore. */
+/** loadCore loads dom/engine.js and actions/core.js and returns globalThis.gasolineCore. */
 export async function loadCore() {
+  await import('../dom/engine.js');
   await import('../actions/core.js');
   return globalThis.gasolineCore;
 }

@@ -23,7 +23,7 @@ function fakeEl(over = {}) {
 }
 
 test('describeElement names the element for the agent, with a ref and a few styles', () => {
-  const core = { selectorFor: () => '#shop > button:nth-of-type(2)', roleOf: () => 'button', nameOf: () => ' Buy now ' };
+  const core = { cssOf: () => '#shop > button:nth-of-type(2)', roleOf: () => 'button', nameOf: () => ' Buy now ' };
   const style = { getPropertyValue: (p) => ({ color: 'rgb(0, 0, 0)', 'font-size': '9px' })[p] || '' };
   const d = L.describeElement(fakeEl(), { core, refFor: () => 'e7', style });
   assert.deepEqual(d, {
@@ -32,7 +32,7 @@ test('describeElement names the element for the agent, with a ref and a few styl
   });
   assert.equal(L.describeElement(null, { core }), undefined);
   // A failing helper loses its field, not the annotation.
-  const broken = { selectorFor: () => { throw new Error('x'); }, roleOf: () => { throw new Error('y'); } };
+  const broken = { cssOf: () => { throw new Error('x'); }, roleOf: () => { throw new Error('y'); } };
   assert.deepEqual(L.describeElement(fakeEl({ innerText: 'x'.repeat(500) }), { core: broken, refFor: null, style: null }),
     { tag: 'button', text: 'x'.repeat(199) + '…' });
 });

@@ -91,6 +91,7 @@ type Event struct {
 	Value     Scalar   `json:"value,omitzero"`
 	Key       string   `json:"key,omitempty"`
 	Modifiers []string `json:"modifiers,omitempty"`
+	Locator   *Locator `json:"locator,omitempty"`
 
 	// nav
 	From string `json:"from,omitempty"`
@@ -109,6 +110,22 @@ type Event struct {
 	Owner     *string `json:"owner,omitempty"`
 	OwnerName *string `json:"owner_name,omitempty"`
 	Group     *string `json:"group,omitempty"`
+}
+
+// Locator is the most stable way the extension's DOM engine
+// (extension/dom/engine.js) found to name an action's element again, by
+// kind: "testid" (Attr, a test id attribute such as data-testid, and its
+// Value), "role" (Role and accessible Name), "label" (the Name of its
+// label) or "css" (Selector). interact takes it as a target: a selector
+// [Attr="Value"], {role, name, exact: true}, {text: Name, exact: true} or
+// the Selector.
+type Locator struct {
+	By       string `json:"by"`
+	Attr     string `json:"attr,omitempty"`
+	Value    string `json:"value,omitempty"`
+	Role     string `json:"role,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Selector string `json:"selector,omitempty"`
 }
 
 // Scalar is a JSON number or string. Its zero value is "absent" (or null).

@@ -104,7 +104,7 @@ func init() {
 		"status", "error", "resource_type", "duration_ms", "mime_type", "request_headers", "response_headers",
 		"request_body", "response_body", "request_body_size", "response_body_size", "body_truncated", "selector",
 		"role", "name", "text", "value", "key", "modifiers", "from", "to", "unit", "title", "active", "window_id",
-		"owner", "owner_name", "group"} {
+		"owner", "owner_name", "group", "locator", "by", "attr"} {
 		keys[k] = k
 	}
 	for _, list := range [][]string{logLevels, errorTypes, netSources, resourceTypes, actionTypes, actionKeys,
@@ -405,6 +405,55 @@ func (p *parser) headers(m *map[string]string) bool {
 	}
 }
 
+// locator reads an object of a locator's string fields into **v,
+// allocating it when nil as encoding/json does; null sets *v to nil. Any
+// other key is left to encoding/json.
+func (p *parser) locator(v **apitype.Locator) bool {
+	if p.null() {
+		*v = nil
+		return true
+	}
+	if !p.byte('{') {
+		return false
+	}
+	if *v == nil {
+		*v = &apitype.Locator{}
+	}
+	l := *v
+	for first := true; ; first = false {
+		if p.byte('}') {
+			return true
+		}
+		if !first && !p.byte(',') {
+			return false
+		}
+		k, ok := p.key()
+		if !ok || !p.byte(':') {
+			return false
+		}
+		var f *string
+		switch k {
+		case "by":
+			f = &l.By
+		case "attr":
+			f = &l.Attr
+		case "value":
+			f = &l.Value
+		case "role":
+			f = &l.Role
+		case "name":
+			f = &l.Name
+		case "selector":
+			f = &l.Selector
+		default:
+			return false
+		}
+		if !p.strInto(f) {
+			return false
+		}
+	}
+}
+
 // strings reads an array of strings into *v; null sets it to nil.
 func (p *parser) strings(v *[]string) bool {
 	if p.null() {
@@ -615,6 +664,8 @@ func (p *parser) field(e *apitype.Event, key string) bool {
 		return p.shared(&e.Key, nil)
 	case "modifiers":
 		return p.strings(&e.Modifiers)
+	case "locator":
+		return p.locator(&e.Locator)
 	case "from":
 		return p.strInto(&e.From)
 	case "to":

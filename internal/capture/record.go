@@ -3,6 +3,8 @@ package capture
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
 )
 
 // text is a stored string, possibly clipped at ingest. Its zero value is the
@@ -115,6 +117,7 @@ type actionRec struct {
 	value     text
 	key       string
 	modifiers []string
+	locator   *apitype.Locator // capped copy; nil when the extension sent none
 }
 
 type navRec struct {
@@ -164,6 +167,9 @@ func (r *actionRec) bytes() int64 {
 		r.text.size() + r.value.size()
 	for _, m := range r.modifiers {
 		n += int64(stringOverhead + len(m))
+	}
+	if l := r.locator; l != nil {
+		n += int64(6*stringOverhead + len(l.By) + len(l.Attr) + len(l.Value) + len(l.Role) + len(l.Name) + len(l.Selector))
 	}
 	return n
 }

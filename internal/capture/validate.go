@@ -257,6 +257,26 @@ func capHeaders(h map[string]string, redact bool) []header {
 	return out
 }
 
+// locatorFields are the fields each kind of locator must have.
+var locatorFields = map[string][]string{"testid": {"attr", "value"}, "role": {"role", "name"}, "label": {"name"}, "css": {"selector"}}
+
+// checkLocator returns a capped copy of an action's locator, or why it is refused.
+func checkLocator(l *apitype.Locator) (*apitype.Locator, rejection) {
+	need, ok := locatorFields[l.By]
+	if !ok {
+		return nil, reject("a locator is by testid, role, label or css, not %q", clipReason(l.By))
+	}
+	out := &apitype.Locator{By: l.By, Attr: capText(l.Attr, capShort).s, Value: capText(l.Value, capName).s,
+		Role: capText(l.Role, capShort).s, Name: capText(l.Name, capName).s, Selector: capText(l.Selector, capSelector).s}
+	have := map[string]string{"attr": out.Attr, "value": out.Value, "role": out.Role, "name": out.Name, "selector": out.Selector}
+	for _, f := range need {
+		if have[f] == "" {
+			return nil, reject("a %s locator needs %s", l.By, f)
+		}
+	}
+	return out, ""
+}
+
 func validateAction(ev *apitype.Event) (record, rejection) {
 	if r := oneOf("type", ev.Type, actionTypes); r != "" {
 		return nil, r
@@ -271,6 +291,13 @@ func validateAction(ev *apitype.Event) (record, rejection) {
 			return nil, reject("an action's value must be a string")
 		}
 		rec.value = capText(ev.Value.Str, capValue)
+	}
+	if ev.Locator != nil {
+		l, r := checkLocator(ev.Locator)
+		if r != "" {
+			return nil, r
+		}
+		rec.locator = l
 	}
 	if ev.Type == "keydown" {
 		if !slices.Contains(actionKeys, ev.Key) {

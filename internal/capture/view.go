@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
 )
 
 // Views are entries rendered for agents: compact typed structs, empty fields
@@ -88,6 +90,8 @@ type ActionView struct {
 	Value     string   `json:"value,omitempty"`
 	Key       string   `json:"key,omitempty"`
 	Modifiers []string `json:"modifiers,omitempty"`
+	// Locator names the element as interact can find it again.
+	Locator *apitype.Locator `json:"locator,omitempty"`
 }
 
 // NavView is a navigation.
@@ -179,7 +183,7 @@ func render(e *entry, lv clipLevel, withURL, headers bool) View {
 	case *actionRec:
 		return &ActionView{Head: h, Type: r.typ, Selector: clip(r.selector, lv.short), Role: r.role,
 			Name: clip(r.name, lv.short), Text: clip(r.text, lv.short), Value: clip(r.value, lv.short),
-			Key: r.key, Modifiers: r.modifiers}
+			Key: r.key, Modifiers: r.modifiers, Locator: r.locator}
 	case *navRec:
 		return &NavView{Head: h, Type: r.typ, From: clip(r.from, lv.url), To: clip(r.to, lv.url)}
 	case *vitalRec:

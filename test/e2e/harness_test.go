@@ -99,6 +99,7 @@ func newSite(t *testing.T) *site {
 	})
 	mux.Handle("GET /hands/", handsPages())
 	mux.Handle("GET /react/", handsPages())
+	mux.Handle("GET /record/", handsPages())
 	mux.Handle("GET /names/", namesPages())
 	mux.Handle("GET /csp/", cspPages())
 	mux.Handle("/truth/", truthPages())

@@ -1,0 +1,160 @@
+// The user-action recorder: runs in every frame at document_start, in the
+// extension's ISOLATED world, after capture/relay.js and dom/engine.js
+// (manifest order). It listens (capturing, passive) for the user's own
+// clicks, typing, changes, submits and Enter/Escape/Tab keys, describes the
+// element with the DOM engine (role, accessible name, CSS path and the
+// engine's stable locator, which interact can replay) and hands one record
+// per action to the relay (globalThis.gasolineRecord), which sends it to
+// the worker like the page script's records.
+//
+// Only trusted events count: an agent's actions are dispatched by the
+// runtime (untrusted) or by CDP Input (trusted, and recorded like the
+// user's, which they are to the page). The isolated world sees the page's
+// DOM and events but not its JavaScript, so nothing here can be replaced
+// by the page.
+//
+// Record (kind "action", EVENTS.md): {kind, ts, type, selector, role?,
+// name?, text? (click, dblclick, submit), value? (input, change), key?,
+// modifiers?, locator}. A password or card field's value is never
+// recorded ("[redacted]"); such a field's current value is remembered and
+// cut out of every later record of this frame (capture/main-world.js does
+// the same for console and network records).
+(() => {
+  if (globalThis.gasolineRecorder || typeof document === 'undefined') return;
+  const engine = globalThis.gasolineEngine;
+  const record = globalThis.gasolineRecord;
+  if (!engine || typeof record !== 'function') return;
+  Object.defineProperty(globalThis, 'gasolineRecorder', { value: true });
+
+  const LIMITS = { name: 200, text: 200, value: 500 };
+  const INTERACTIVE = 'a[href],button,input,select,textarea,label,summary,option,[role],[contenteditable=""],[contenteditable="true"],[onclick],[tabindex]';
+  const view = engine.pageView;
+  const line = (s, n) => engine.clip(engine.norm(s), n);
+
+  // --- secrets ---------------------------------------------------------------------
+  const secretFields = []; // at most 20 fields whose values no record may hold
+
+  function rememberSecret(el) {
+    if (secretFields.includes(el)) return;
+    if (secretFields.length >= 20) secretFields.shift();
+    secretFields.push(el);
+  }
+
+  /** scrub cuts the remembered secret values (3 characters or more) out of every string of rec. */
+  function scrub(rec) {
+    const secrets = secretFields.map((f) => f.value).filter((v) => typeof v === 'string' && v.length >= 3);
+    if (!secrets.length) return;
+    const cut = (s) => secrets.reduce((acc, v) => acc.replaceAll(v, '[redacted]'), s);
+    for (const o of [rec, rec.locator]) {
+      for (const k of Object.keys(o)) if (typeof o[k] === 'string' && k !== 'kind' && k !== 'type' && k !== 'by') o[k] = cut(o[k]);
+    }
+  }
+
+  // --- records ---------------------------------------------------------------------
+
+  /** elementOf is the element an event is about: the innermost in open shadow roots. */
+  function elementOf(e) {
+    const path = e.composedPath();
+    let t = path.length ? path[0] : e.target;
+    if (t && t.nodeType !== 1) t = t.parentElement;
+    return t && t.nodeType === 1 ? t : null;
+  }
+
+  /** valueOf is what a field holds, as a record shows it (undefined for none). */
+  function valueOf(el) {
+    if (engine.isSecret(el)) {
+      rememberSecret(el);
+      return '[redacted]';
+    }
+    const tag = el.localName;
+    if (tag === 'input') {
+      const type = String(el.type || '').toLowerCase();
+      if (type === 'checkbox' || type === 'radio') return el.checked ? 'checked' : 'unchecked';
+      if (type === 'file') return `[${el.files ? el.files.length : 0} file(s)]`;
+      return engine.clip(String(el.value), LIMITS.value);
+    }
+    if (tag === 'textarea' || tag === 'select') return engine.clip(String(el.value), LIMITS.value);
+    if (el.isContentEditable) return engine.clip(String(el.textContent ?? ''), LIMITS.value);
+    return undefined;
+  }
+
+  function modifiers(e) {
+    const m = [];
+    if (e.altKey) m.push('Alt');
+    if (e.ctrlKey) m.push('Control');
+    if (e.metaKey) m.push('Meta');
+    if (e.shiftKey) m.push('Shift');
+    return m.length ? m : undefined;
+  }
+
+  /** action records one action of type on el; extra's defined fields are added. */
+  function action(type, el, extra) {
+    if (type !== 'input') flushInput();
+    const role = engine.roleOf(el);
+    const rec = { kind: 'action', ts: Date.now(), type, selector: engine.cssOf(el), locator: engine.locatorOf(el, view) };
+    if (role) rec.role = role;
+    const name = line(engine.nameOf(el, view, role), LIMITS.name);
+    if (name) rec.name = name;
+    if ((type === 'click' || type === 'dblclick' || type === 'submit') && !['input', 'textarea', 'select'].includes(el.localName) && !engine.isSecret(el)) {
+      const text = line(el.textContent, LIMITS.text);
+      if (text) rec.text = text;
+    }
+    for (const [k, v] of Object.entries(extra || {})) if (v !== undefined) rec[k] = v;
+    scrub(rec);
+    record(rec);
+  }
+
+  // Typing fires an input event per key; one record per field per pause
+  // (or before any other action) says the same with far fewer records.
+  let pendingInput = null;
+  let inputTimer = 0;
+  function flushInput() {
+    clearTimeout(inputTimer);
+    inputTimer = 0;
+    const p = pendingInput;
+    pendingInput = null;
+    if (p) action('input', p, { value: valueOf(p) });
+  }
+
+  const handlers = {
+    input(el) {
+      if (engine.isSecret(el)) rememberSecret(el);
+      if (pendingInput && pendingInput !== el) flushInput();
+      pendingInput = el;
+      clearTimeout(inputTimer);
+      inputTimer = setTimeout(flushInput, 500);
+    },
+    click(el, e) {
+      action('click', el.closest(INTERACTIVE) || el, { modifiers: modifiers(e) });
+    },
+    dblclick(el, e) {
+      action('dblclick', el.closest(INTERACTIVE) || el, { modifiers: modifiers(e) });
+    },
+    change(el) {
+      action('change', el, { value: valueOf(el) });
+    },
+    submit(el) {
+      action('submit', el);
+    },
+    keydown(el, e) {
+      if ((e.key !== 'Enter' && e.key !== 'Escape' && e.key !== 'Tab') || e.isComposing) return;
+      action('keydown', el, { key: e.key, modifiers: modifiers(e) });
+    },
+  };
+
+  for (const [type, fn] of Object.entries(handlers)) {
+    addEventListener(type, (e) => {
+      try {
+        if (!e.isTrusted) return;
+        const el = elementOf(e);
+        if (el) fn(el, e);
+      } catch {
+        // recording must never break the page
+      }
+    }, { capture: true, passive: true });
+  }
+  addEventListener('pagehide', flushInput, true);
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'hidden') flushInput();
+  }, true);
+})();
