@@ -1,21 +1,29 @@
-// The function execute_js injects into a page's MAIN world, and the worker's
+// The function execute_js runs in a page's MAIN world, and the worker's
 // reading of what it returns.
 //
-// pageRun is serialised by chrome.scripting.executeScript (func.toString()),
-// so it must be self-contained: every helper lives inside it. It also runs
-// unchanged under node for the unit tests (no DOM there).
+// pageRun is sent as source to pristine.js, which compiles it in the page's
+// MAIN world and calls it inside its own closure with the built-ins it saved
+// before any page script ran (the worker reaches pristine.js through the
+// ISOLATED-world relay, pristine-relay.js, with runInPristine). So pageRun
+// must be self-contained: every helper lives inside it. It also runs
+// unchanged under node for the unit tests (no DOM there), and in the
+// USER_SCRIPT world (userscripts/execute.js).
 //
-// The page is hostile. pageRun touches none of the page's globals: it takes
-// every built-in from __gasolinePristine, which pristine.js saved before any
-// page script ran, calls them with Reflect.apply, writes only to objects
-// without a prototype (or with defineProperty), never awaits (a page can
-// hook await through Promise.prototype.constructor and then), never uses a
-// regular expression, an iterator or a string method it did not save, and
-// does no formatting: it hands back plain data, which Chrome copies out of
-// the page natively, and the worker encodes and formats it (readPageResult)
-// with its own built-ins. What the script itself computes in the MAIN world
-// is still the page's to influence (a page can redefine document.title's
-// getter); results say "world": "MAIN" for that reason.
+// The page is hostile. Nothing of gasoline is on the page's global: the
+// script, its source and its result travel over a private MessagePort that
+// pristine.js and the relay exchanged at document_start. pageRun touches none
+// of the page's globals: it takes every built-in from B, calls them with
+// Reflect.apply, writes only to objects without a prototype (or with
+// defineProperty), never awaits (a page can hook await through
+// Promise.prototype.constructor and then), never uses a regular expression,
+// an iterator or a string method it did not save, and does no formatting: it
+// hands back plain data, which the port copies out of the page natively, and
+// the worker encodes and formats it (readPageResult) with its own built-ins.
+// It and the script are strict code, so a page hook the script calls reaches
+// neither function object (.caller, CallSite.getFunction). What the script
+// itself computes in the MAIN world is still the page's to influence (a page
+// can redefine document.title's getter); results say "world": "MAIN" for
+// that reason.
 
 /**
  * MAX_RESULT_CHARS bounds the JSON of a value so its post stays under the
@@ -35,6 +43,31 @@ export function scriptSources(script) {
   return { body: script, expr: script.replace(/[\s;]+$/, '') };
 }
 
+/** PAGE_RUN_SOURCE is the source of pageRun that runInPristine hands to pristine.js. */
+export const PAGE_RUN_SOURCE = pageRun.toString();
+
+/**
+ * runInPristine runs in the ISOLATED world of the tab's document (injected
+ * by chrome.scripting, so self-contained): it hands pageRun's source and
+ * the script to pristine.js through the relay and resolves to pageRun's
+ * answer, or to {ok: false, kind: "no_pristine"} when pristine.js's port
+ * never reached this document's relay (a document loaded before the
+ * extension started).
+ */
+export function runInPristine(runner, body, expr, maxChars) {
+  const relay = globalThis.gasolinePristineRelay;
+  return relay ? relay.run(runner, body, expr, maxChars) : { ok: false, kind: 'no_pristine' };
+}
+
+/**
+ * markPristineLate runs in the ISOLATED world after the worker brought
+ * pristine.js into a document late: its answers then say their built-ins
+ * are the page's.
+ */
+export function markPristineLate() {
+  globalThis.gasolinePristineRelay?.markLate();
+}
+
 /**
  * pageRun compiles a script, runs it, and converts its value to plain data.
  * The script is an expression ("document.title") or a function body
@@ -42,9 +75,11 @@ export function scriptSources(script) {
  * `return (<expr>)` in an async function, and, if that is a syntax error,
  * as the body <body> of an async function.
  *
+ * B is the built-ins pristine.js saved; late is true when they were saved
+ * after the page's own scripts had run.
+ *
  * It returns (or resolves to) an object without prototype, one of:
  *   {ok: true, value, type?, compiled_as, builtins}
- *   {ok: false, kind: "no_pristine"}                          pristine.js has not run here
  *   {ok: false, kind: "compile", cls: "syntax"|"eval"|"other", name, message, builtins}
  *   {ok: false, kind: "thrown", error?: {name, message, stack}, shown?, compiled_as, builtins}
  *   {ok: false, kind: "not_serialisable", message, builtins}
@@ -53,15 +88,12 @@ export function scriptSources(script) {
  * objects; NaN and ±Infinity become strings, DOM nodes short descriptions.
  * type is set when the value was not plain data: "undefined", "dom_node",
  * "node_list", "window", "error", "map", "set", "typed_array".
- * builtins is "pristine", or "page" when pristine.js was injected after the
- * page's own scripts had run.
+ * builtins is "pristine", or "page" when late.
  */
-export function pageRun(body, expr, maxChars) {
+export function pageRun(B, body, expr, maxChars, late) {
   'use strict'; // as is the script: a page's hook gets no function object of either (.caller, CallSite.getFunction, .arguments)
-  const B = typeof __gasolinePristine === 'object' && __gasolinePristine !== null ? __gasolinePristine : null;
-  if (!B) return { __proto__: null, ok: false, kind: 'no_pristine' };
   const apply = B.apply;
-  const builtins = apply(B.isLate, B, []) ? 'page' : 'pristine';
+  const builtins = late ? 'page' : 'pristine';
   const MAX_DEPTH = 90;
 
   // --- strings, with saved methods and the language only --------------------
@@ -151,6 +183,29 @@ export function pageRun(body, expr, maxChars) {
       if (p === B.errorProto) return true;
     }
     return false;
+  };
+  // errorField reads key (name, message, stack) of an error without calling
+  // a getter found on a built-in prototype, where only a page would put one
+  // (it would receive the error), and reads no stack while the page formats
+  // stacks (Error.prepareStackTrace: it would receive the error and its
+  // call sites). undefined when it does not read.
+  const builtinProto = (o) => {
+    for (let i = 0; i < B.builtinProtos.length; i++) if (B.builtinProtos[i] === o) return true;
+    return false;
+  };
+  const errorField = (e, key) => {
+    if (key === 'stack') {
+      const p = B.getOwnPropertyDescriptor(B.Error, 'prepareStackTrace');
+      if (p && (!B.hasOwn(p, 'value') || p.value !== B.prepareStackTrace)) return undefined;
+    }
+    for (let o = e, i = 0; o !== null && i < 64; o = B.getPrototypeOf(o), i++) {
+      const d = B.getOwnPropertyDescriptor(o, key);
+      if (!d) continue;
+      if (B.hasOwn(d, 'value')) return d.value;
+      if (builtinProto(o) || !d.get) return undefined;
+      return apply(d.get, e, []);
+    }
+    return undefined;
   };
   const classify = (v) => {
     let proto;
@@ -387,9 +442,16 @@ export function pageRun(body, expr, maxChars) {
         }
         case 'error': {
           const out = { __proto__: null };
-          out.name = plain(read('name'), path + '.name', depth + 1);
-          out.message = plain(read('message'), path + '.message', depth + 1);
-          const stack = read('stack');
+          const field = (key) => {
+            try {
+              return errorField(v, key);
+            } catch (e) {
+              throw fail('reading ' + path + '.' + key + ' threw ' + errorSummary(e));
+            }
+          };
+          out.name = plain(field('name'), path + '.name', depth + 1);
+          out.message = plain(field('message'), path + '.message', depth + 1);
+          const stack = field('stack');
           if (typeof stack === 'string' && stack) out.stack = firstLines(stack, 5);
           return out;
         }
@@ -454,9 +516,10 @@ export function pageRun(body, expr, maxChars) {
       let message = '';
       let stack = '';
       try {
-        name = str(e.name);
-        message = str(e.message);
-        stack = typeof e.stack === 'string' ? e.stack : '';
+        name = str(errorField(e, 'name'));
+        message = str(errorField(e, 'message'));
+        const s = errorField(e, 'stack');
+        stack = typeof s === 'string' ? s : '';
       } catch {
         // a getter threw: keep what was read
       }

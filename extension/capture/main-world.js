@@ -778,6 +778,7 @@
     const MessageChannelCtor = win.MessageChannel;
     const MessageEventCtor = win.MessageEvent;
     const portPost = uncurry(MessagePort.prototype.postMessage);
+    const messageData = dom(win.MessageEvent, 'data', true); // a page may hook MessageEvent.prototype.data to read the port's messages
     const locHref = dom(win.Location, 'href', true) || (() => StringCtor(loc.href));
     const URLCtor = win.URL;
     const ErrorEventCtor = win.ErrorEvent;
@@ -893,7 +894,7 @@
     }
 
     function onPortMessage(e) {
-      const d = e.data;
+      const d = messageData(e);
       if (d && typeof d === 'object' && typeof d.flush === 'number') {
         // The relay asks for everything recorded so far (an action's result
         // is about to be reported): send it, then say so and how many short
