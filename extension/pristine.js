@@ -187,6 +187,6 @@
     const d = apply(data, e, []);
     if (isArray(d) && d.length === 6) handle(d, (result) => send(d[0], result));
   };
-  const accepted = !apply(dispatch, g, [new g.MessageEvent('gasoline:pristine-port', { ports: [ch.port2], cancelable: true })]);
+  const accepted = !apply(dispatch, g, [new g.MessageEvent('gasoline:pristine-port', { __proto__: null, ports: [ch.port2], cancelable: true })]);
   if (!accepted) port.onmessage = null;
 })(globalThis);
