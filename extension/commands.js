@@ -9,7 +9,7 @@ import { upload } from './actions/upload.js';
 import { screenshot } from './actions/screenshot.js';
 import { drawModeShow } from './overlay/worker.js';
 import { readPageResult } from './jsresult.js';
-import { pageRun, scriptSources, MAX_RESULT_CHARS } from './page.js';
+import { markPristineLate, runInPristine, scriptSources, MAX_RESULT_CHARS, PAGE_RUN_SOURCE } from './page.js';
 import { CommandError, deadlineOf } from './runner.js';
 import { evalRefused, runInUserScriptWorld } from './userscripts/execute.js';
 import { reachTab } from './tabs/reach.js';
@@ -101,7 +101,8 @@ export function timeoutMessage(action, ms) {
  * executeJs runs the agent's script in the MAIN world of the tab's top
  * document, at once even while the page is still loading (injectImmediately:
  * a page that streams forever is a normal thing to inspect), and reads its
- * value with built-ins the page cannot reach (page.js, pristine.js). The
+ * value with built-ins the page cannot reach, handed over a channel the page
+ * cannot see (page.js, pristine.js, pristine-relay.js). The
  * result's tab_id and url come from chrome.tabs and chrome.webNavigation,
  * never from the page, and "world": "MAIN" says that what the script computed
  * is the page's to influence. On a page whose CSP forbids eval it runs the
@@ -126,7 +127,7 @@ async function executeJs(params, signal) {
   const watch = watchDocument(tab.id, documentId, signal);
   try {
     const { body, expr } = scriptSources(script);
-    const run = () => watch.race(inject(tab, target, { func: pageRun, args: [body, expr, MAX_RESULT_CHARS] }));
+    const run = () => watch.race(inject(tab, target, { world: 'ISOLATED', func: runInPristine, args: [PAGE_RUN_SOURCE, body, expr, MAX_RESULT_CHARS] }));
     let injected = await run();
     if (injected.result?.kind === 'no_pristine') {
       // A document loaded before the extension started: no content script
@@ -138,8 +139,9 @@ async function executeJs(params, signal) {
     if (injected.result?.kind === 'no_pristine') {
       // Still none (a page reachTab skips, such as one still loading):
       // save the built-ins now, marked as the page's own.
+      await watch.race(inject(tab, target, { world: 'ISOLATED', files: ['pristine-relay.js'] }));
       await watch.race(inject(tab, target, { files: ['pristine.js'] }));
-      await watch.race(inject(tab, target, { func: markPristineLate }));
+      await watch.race(inject(tab, target, { world: 'ISOLATED', func: markPristineLate }));
       injected = await run();
     }
     if (injected.navigated) throw injected.navigated;
@@ -161,13 +163,8 @@ async function executeJs(params, signal) {
   }
 }
 
-/** markPristineLate runs in the page after a late injection of pristine.js. */
-function markPristineLate() {
-  if (typeof __gasolinePristine === 'object' && __gasolinePristine !== null) __gasolinePristine.markLate();
-}
-
-// inject runs one executeScript in the MAIN world of target, immediately,
-// and resolves to its first InjectionResult ({} when there is none).
+// inject runs one executeScript in the MAIN world of target (or the world
+// what names), immediately, and resolves to its first InjectionResult ({} when there is none).
 async function inject(tab, target, what) {
   let results;
   try {

@@ -1,21 +1,29 @@
-// The function execute_js injects into a page's MAIN world, and the worker's
+// The function execute_js runs in a page's MAIN world, and the worker's
 // reading of what it returns.
 //
-// pageRun is serialised by chrome.scripting.executeScript (func.toString()),
-// so it must be self-contained: every helper lives inside it. It also runs
-// unchanged under node for the unit tests (no DOM there).
+// pageRun is sent as source to pristine.js, which compiles it in the page's
+// MAIN world and calls it inside its own closure with the built-ins it saved
+// before any page script ran (the worker reaches pristine.js through the
+// ISOLATED-world relay, pristine-relay.js, with runInPristine). So pageRun
+// must be self-contained: every helper lives inside it. It also runs
+// unchanged under node for the unit tests (no DOM there), and in the
+// USER_SCRIPT world (userscripts/execute.js).
 //
-// The page is hostile. pageRun touches none of the page's globals: it takes
-// every built-in from __gasolinePristine, which pristine.js saved before any
-// page script ran, calls them with Reflect.apply, writes only to objects
-// without a prototype (or with defineProperty), never awaits (a page can
-// hook await through Promise.prototype.constructor and then), never uses a
-// regular expression, an iterator or a string method it did not save, and
-// does no formatting: it hands back plain data, which Chrome copies out of
-// the page natively, and the worker encodes and formats it (readPageResult)
-// with its own built-ins. What the script itself computes in the MAIN world
-// is still the page's to influence (a page can redefine document.title's
-// getter); results say "world": "MAIN" for that reason.
+// The page is hostile. Nothing of gasoline is on the page's global: the
+// script, its source and its result travel over a private MessagePort that
+// pristine.js and the relay exchanged at document_start. pageRun touches none
+// of the page's globals: it takes every built-in from B, calls them with
+// Reflect.apply, writes only to objects without a prototype (or with
+// defineProperty), never awaits (a page can hook await through
+// Promise.prototype.constructor and then), never uses a regular expression,
+// an iterator or a string method it did not save, and does no formatting: it
+// hands back plain data, which the port copies out of the page natively, and
+// the worker encodes and formats it (readPageResult) with its own built-ins.
+// It and the script are strict code, so a page hook the script calls reaches
+// neither function object (.caller, CallSite.getFunction). What the script
+// itself computes in the MAIN world is still the page's to influence (a page
+// can redefine document.title's getter); results say "world": "MAIN" for
+// that reason.
 
 /**
  * MAX_RESULT_CHARS bounds the JSON of a value so its post stays under the
@@ -35,6 +43,31 @@ export function scriptSources(script) {
   return { body: script, expr: script.replace(/[\s;]+$/, '') };
 }
 
+/** PAGE_RUN_SOURCE is the source of pageRun that runInPristine hands to pristine.js. */
+export const PAGE_RUN_SOURCE = pageRun.toString();
+
+/**
+ * runInPristine runs in the ISOLATED world of the tab's document (injected
+ * by chrome.scripting, so self-contained): it hands pageRun's source and
+ * the script to pristine.js through the relay and resolves to pageRun's
+ * answer, or to {ok: false, kind: "no_pristine"} when pristine.js's port
+ * never reached this document's relay (a document loaded before the
+ * extension started).
+ */
+export function runInPristine(runner, body, expr, maxChars) {
+  const relay = globalThis.gasolinePristineRelay;
+  return relay ? relay.run(runner, body, expr, maxChars) : { ok: false, kind: 'no_pristine' };
+}
+
+/**
+ * markPristineLate runs in the ISOLATED world after the worker brought
+ * pristine.js into a document late: its answers then say their built-ins
+ * are the page's.
+ */
+export function markPristineLate() {
+  globalThis.gasolinePristineRelay?.markLate();
+}
+
 /**
  * pageRun compiles a script, runs it, and converts its value to plain data.
  * The script is an expression ("document.title") or a function body
@@ -42,9 +75,11 @@ export function scriptSources(script) {
  * `return (<expr>)` in an async function, and, if that is a syntax error,
  * as the body <body> of an async function.
  *
+ * B is the built-ins pristine.js saved; late is true when they were saved
+ * after the page's own scripts had run.
+ *
  * It returns (or resolves to) an object without prototype, one of:
  *   {ok: true, value, type?, compiled_as, builtins}
- *   {ok: false, kind: "no_pristine"}                          pristine.js has not run here
  *   {ok: false, kind: "compile", cls: "syntax"|"eval"|"other", name, message, builtins}
  *   {ok: false, kind: "thrown", error?: {name, message, stack}, shown?, compiled_as, builtins}
  *   {ok: false, kind: "not_serialisable", message, builtins}
@@ -53,15 +88,12 @@ export function scriptSources(script) {
  * objects; NaN and ±Infinity become strings, DOM nodes short descriptions.
  * type is set when the value was not plain data: "undefined", "dom_node",
  * "node_list", "window", "error", "map", "set", "typed_array".
- * builtins is "pristine", or "page" when pristine.js was injected after the
- * page's own scripts had run.
+ * builtins is "pristine", or "page" when late.
  */
-export function pageRun(body, expr, maxChars) {
+export function pageRun(B, body, expr, maxChars, late) {
   'use strict'; // as is the script: a page's hook gets no function object of either (.caller, CallSite.getFunction, .arguments)
-  const B = typeof __gasolinePristine === 'object' && __gasolinePristine !== null ? __gasolinePristine : null;
-  if (!B) return { __proto__: null, ok: false, kind: 'no_pristine' };
   const apply = B.apply;
-  const builtins = apply(B.isLate, B, []) ? 'page' : 'pristine';
+  const builtins = late ? 'page' : 'pristine';
   const MAX_DEPTH = 90;
 
   // --- strings, with saved methods and the language only --------------------
@@ -152,6 +184,29 @@ export function pageRun(body, expr, maxChars) {
     }
     return false;
   };
+  // errorField reads key (name, message, stack) of an error without calling
+  // a getter found on a built-in prototype, where only a page would put one
+  // (it would receive the error), and reads no stack while the page formats
+  // stacks (Error.prepareStackTrace: it would receive the error and its
+  // call sites). undefined when it does not read.
+  const builtinProto = (o) => {
+    for (let i = 0; i < B.builtinProtos.length; i++) if (B.builtinProtos[i] === o) return true;
+    return false;
+  };
+  const errorField = (e, key) => {
+    if (key === 'stack') {
+      const p = B.getOwnPropertyDescriptor(B.Error, 'prepareStackTrace');
+      if (p && (!B.hasOwn(p, 'value') || p.value !== B.prepareStackTrace)) return undefined;
+    }
+    for (let o = e, i = 0; o !== null && i < 64; o = B.getPrototypeOf(o), i++) {
+      const d = B.getOwnPropertyDescriptor(o, key);
+      if (!d) continue;
+      if (B.hasOwn(d, 'value')) return d.value;
+      if (builtinProto(o) || !d.get) return undefined;
+      return apply(d.get, e, []);
+    }
+    return undefined;
+  };
   const classify = (v) => {
     let proto;
     try {
@@ -237,7 +292,52 @@ export function pageRun(body, expr, maxChars) {
   const ancestorPaths = { __proto__: null };
   let depthNow = 0;
 
-  const plain = (v, path, depth) => {
+  // plain converts v, found at path (such as $.a[2]) depth levels down, to
+  // plain data: a primitive, a description of a built-in (node, window,
+  // date), or, after a then/toJSON check, a container converted item by item.
+  function plain(v, path, depth) {
+    if (typeof v !== 'object' || v === null) return plainPrimitive(v, path);
+    if (depth > MAX_DEPTH) throw fail(path + ' is nested more than ' + MAX_DEPTH + ' levels deep');
+    for (let i = 0; i < depthNow; i++) {
+      if (ancestors[i] === v) throw fail(path + ' refers back to ' + ancestorPaths[i] + ' (a cycle)');
+    }
+    const kind = classify(v);
+    switch (kind) {
+      case 'dom_node':
+      case 'node_list':
+      case 'window':
+      case 'date':
+        return plainBuiltin(v, kind);
+      case 'promise':
+        throw fail(path + ' is a Promise; await it before returning');
+      case 'object': {
+        const j = jsonOf(v, path);
+        if (j !== v) return plain(j, path, depth);
+      }
+    }
+    ancestors[depthNow] = v;
+    ancestorPaths[depthNow] = path;
+    depthNow++;
+    try {
+      switch (kind) {
+        case 'array':
+          return plainArray(v, path, depth);
+        case 'typed_array':
+          return plainTypedArray(v);
+        case 'map':
+          return plainMap(v, path, depth);
+        case 'set':
+          return plainSet(v, path, depth);
+        case 'error':
+          return plainError(v, path, depth);
+        default:
+          return plainObject(v, path, depth);
+      }
+    } finally {
+      depthNow--;
+    }
+  }
+  function plainPrimitive(v, path) {
     switch (typeof v) {
       case 'undefined':
         return undefined;
@@ -260,12 +360,11 @@ export function pageRun(body, expr, maxChars) {
       case 'function':
         throw fail(path + ' is a function');
     }
-    if (v === null) return grow(5), null;
-    if (depth > MAX_DEPTH) throw fail(path + ' is nested more than ' + MAX_DEPTH + ' levels deep');
-    for (let i = 0; i < depthNow; i++) {
-      if (ancestors[i] === v) throw fail(path + ' refers back to ' + ancestorPaths[i] + ' (a cycle)');
-    }
-    const kind = classify(v);
+    grow(5); // null
+    return null;
+  }
+  // plainBuiltin describes a DOM node, a node list, the window or a date.
+  function plainBuiltin(v, kind) {
     switch (kind) {
       case 'dom_node': {
         const d = describeNode(v);
@@ -279,144 +378,143 @@ export function pageRun(body, expr, maxChars) {
       }
       case 'window':
         return windowText();
-      case 'date': {
+      default: {
         const t = apply(B.dateGetTime, v, []);
         return t !== t ? null : apply(B.dateToISOString, v, []);
       }
     }
-    if (kind === 'promise') throw fail(path + ' is a Promise; await it before returning');
-    if (kind === 'object') {
-      let then;
-      try {
-        then = inherited(v, 'then') ? v.then : undefined;
-      } catch (e) {
-        throw fail('reading ' + path + '.then threw ' + errorSummary(e));
-      }
-      if (typeof then === 'function') throw fail(path + ' is a Promise; await it before returning');
-      let toJSON;
-      try {
-        toJSON = inherited(v, 'toJSON') ? v.toJSON : undefined;
-      } catch (e) {
-        throw fail('reading ' + path + '.toJSON threw ' + errorSummary(e));
-      }
-      if (typeof toJSON === 'function') {
-        let j;
-        try {
-          j = apply(toJSON, v, ['']);
-        } catch (e) {
-          throw fail(path + '.toJSON() threw ' + errorSummary(e));
-        }
-        if (j !== v) return plain(j, path, depth);
-      }
-    }
-    ancestors[depthNow] = v;
-    ancestorPaths[depthNow] = path;
-    depthNow++;
+  }
+  // jsonOf returns what JSON would encode for the plain object v: v itself,
+  // or what its toJSON() returns; a thenable is refused as a promise.
+  function jsonOf(v, path) {
+    let then;
     try {
-      const read = (key) => {
-        try {
-          return v[key];
-        } catch (e) {
-          throw fail('reading ' + path + '.' + key + ' threw ' + errorSummary(e));
-        }
-      };
-      switch (kind) {
-        case 'array': {
-          const out = [];
-          const len = v.length;
-          grow(2);
-          for (let i = 0; i < len; i++) {
-            const p = plain(read(i), path + '[' + i + ']', depth + 1);
-            put(out, i, p === undefined ? null : p);
-            grow(1);
-          }
-          return out;
-        }
-        case 'typed_array': {
-          const out = [];
-          const len = apply(B.typedArrayLength, v, []);
-          for (let i = 0; i < len; i++) {
-            const x = v[i];
-            put(out, i, typeof x === 'bigint' ? '' + x : x);
-            grow(typeof x === 'bigint' ? ('' + x).length + 3 : ('' + x).length + 1);
-          }
-          return out;
-        }
-        case 'map': {
-          const keys = [];
-          const vals = [];
-          const it = apply(B.mapEntries, v, []);
-          let allNamed = true;
-          for (let r = apply(B.mapIterNext, it, []), i = 0; !r.done; r = apply(B.mapIterNext, it, []), i++) {
-            const k = r.value[0];
-            if (typeof k !== 'string' && typeof k !== 'number') allNamed = false;
-            put(keys, i, k);
-            put(vals, i, r.value[1]);
-          }
-          if (allNamed) {
-            const out = { __proto__: null };
-            for (let i = 0; i < keys.length; i++) {
-              const k = '' + keys[i];
-              const p = plain(vals[i], path + '.get(' + (typeof keys[i] === 'string' ? quote(k) : k) + ')', depth + 1);
-              if (p !== undefined) {
-                grow(k.length + 4);
-                out[k] = p;
-              }
-            }
-            return out;
-          }
-          const out = [];
-          for (let i = 0; i < keys.length; i++) {
-            const k = plain(keys[i], path + ' key #' + i, depth + 2);
-            const x = plain(vals[i], path + ' value #' + i, depth + 2);
-            const pair = [];
-            put(pair, 0, k === undefined ? null : k);
-            put(pair, 1, x === undefined ? null : x);
-            put(out, i, pair);
-          }
-          return out;
-        }
-        case 'set': {
-          const out = [];
-          const it = apply(B.setValues, v, []);
-          for (let r = apply(B.setIterNext, it, []), i = 0; !r.done; r = apply(B.setIterNext, it, []), i++) {
-            const p = plain(r.value, path + ' item #' + i, depth + 1);
-            put(out, i, p === undefined ? null : p);
-          }
-          return out;
-        }
-        case 'error': {
-          const out = { __proto__: null };
-          out.name = plain(read('name'), path + '.name', depth + 1);
-          out.message = plain(read('message'), path + '.message', depth + 1);
-          const stack = read('stack');
-          if (typeof stack === 'string' && stack) out.stack = firstLines(stack, 5);
-          return out;
-        }
-        default: {
-          const out = { __proto__: null };
-          let keys;
-          try {
-            keys = B.keys(v);
-          } catch (e) {
-            throw fail('listing the keys of ' + path + ' threw ' + errorSummary(e));
-          }
-          grow(2);
-          for (let i = 0; i < keys.length; i++) {
-            const key = keys[i];
-            const p = plain(read(key), path + '.' + key, depth + 1);
-            if (p !== undefined) {
-              grow(key.length + 4);
-              out[key] = p;
-            }
-          }
-          return out;
+      then = inherited(v, 'then') ? v.then : undefined;
+    } catch (e) {
+      throw fail('reading ' + path + '.then threw ' + errorSummary(e));
+    }
+    if (typeof then === 'function') throw fail(path + ' is a Promise; await it before returning');
+    let toJSON;
+    try {
+      toJSON = inherited(v, 'toJSON') ? v.toJSON : undefined;
+    } catch (e) {
+      throw fail('reading ' + path + '.toJSON threw ' + errorSummary(e));
+    }
+    if (typeof toJSON !== 'function') return v;
+    try {
+      return apply(toJSON, v, ['']);
+    } catch (e) {
+      throw fail(path + '.toJSON() threw ' + errorSummary(e));
+    }
+  }
+  // readKey reads v[key], turning a throwing getter into a failure with its path.
+  function readKey(v, path, key) {
+    try {
+      return v[key];
+    } catch (e) {
+      throw fail('reading ' + path + '.' + key + ' threw ' + errorSummary(e));
+    }
+  }
+  function plainArray(v, path, depth) {
+    const out = [];
+    const len = v.length;
+    grow(2);
+    for (let i = 0; i < len; i++) {
+      const p = plain(readKey(v, path, i), path + '[' + i + ']', depth + 1);
+      put(out, i, p === undefined ? null : p);
+      grow(1);
+    }
+    return out;
+  }
+  function plainTypedArray(v) {
+    const out = [];
+    const len = apply(B.typedArrayLength, v, []);
+    for (let i = 0; i < len; i++) {
+      const x = v[i];
+      put(out, i, typeof x === 'bigint' ? '' + x : x);
+      grow(typeof x === 'bigint' ? ('' + x).length + 3 : ('' + x).length + 1);
+    }
+    return out;
+  }
+  // plainMap makes an object of a map whose keys are all strings or
+  // numbers, and a list of [key, value] pairs of any other.
+  function plainMap(v, path, depth) {
+    const keys = [];
+    const vals = [];
+    const it = apply(B.mapEntries, v, []);
+    let allNamed = true;
+    for (let r = apply(B.mapIterNext, it, []), i = 0; !r.done; r = apply(B.mapIterNext, it, []), i++) {
+      const k = r.value[0];
+      if (typeof k !== 'string' && typeof k !== 'number') allNamed = false;
+      put(keys, i, k);
+      put(vals, i, r.value[1]);
+    }
+    if (allNamed) {
+      const out = { __proto__: null };
+      for (let i = 0; i < keys.length; i++) {
+        const k = '' + keys[i];
+        const p = plain(vals[i], path + '.get(' + (typeof keys[i] === 'string' ? quote(k) : k) + ')', depth + 1);
+        if (p !== undefined) {
+          grow(k.length + 4);
+          out[k] = p;
         }
       }
-    } finally {
-      depthNow--;
+      return out;
     }
-  };
+    const out = [];
+    for (let i = 0; i < keys.length; i++) {
+      const k = plain(keys[i], path + ' key #' + i, depth + 2);
+      const x = plain(vals[i], path + ' value #' + i, depth + 2);
+      const pair = [];
+      put(pair, 0, k === undefined ? null : k);
+      put(pair, 1, x === undefined ? null : x);
+      put(out, i, pair);
+    }
+    return out;
+  }
+  function plainSet(v, path, depth) {
+    const out = [];
+    const it = apply(B.setValues, v, []);
+    for (let r = apply(B.setIterNext, it, []), i = 0; !r.done; r = apply(B.setIterNext, it, []), i++) {
+      const p = plain(r.value, path + ' item #' + i, depth + 1);
+      put(out, i, p === undefined ? null : p);
+    }
+    return out;
+  }
+  function plainError(v, path, depth) {
+    const out = { __proto__: null };
+    const field = (key) => {
+      try {
+        return errorField(v, key);
+      } catch (e) {
+        throw fail('reading ' + path + '.' + key + ' threw ' + errorSummary(e));
+      }
+    };
+    out.name = plain(field('name'), path + '.name', depth + 1);
+    out.message = plain(field('message'), path + '.message', depth + 1);
+    const stack = field('stack');
+    if (typeof stack === 'string' && stack) out.stack = firstLines(stack, 5);
+    return out;
+  }
+  function plainObject(v, path, depth) {
+    const out = { __proto__: null };
+    let keys;
+    try {
+      keys = B.keys(v);
+    } catch (e) {
+      throw fail('listing the keys of ' + path + ' threw ' + errorSummary(e));
+    }
+    grow(2);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const p = plain(readKey(v, path, key), path + '.' + key, depth + 1);
+      if (p !== undefined) {
+        grow(key.length + 4);
+        out[key] = p;
+      }
+    }
+    return out;
+  }
   const firstLines = (s, n) => {
     for (let i = 0, seen = 0; i < s.length; i++) {
       if (s[i] === '\n' && ++seen === n) return slice(s, 0, i);
@@ -454,9 +552,10 @@ export function pageRun(body, expr, maxChars) {
       let message = '';
       let stack = '';
       try {
-        name = str(e.name);
-        message = str(e.message);
-        stack = typeof e.stack === 'string' ? e.stack : '';
+        name = str(errorField(e, 'name'));
+        message = str(errorField(e, 'message'));
+        const s = errorField(e, 'stack');
+        stack = typeof s === 'string' ? s : '';
       } catch {
         // a getter threw: keep what was read
       }
@@ -489,50 +588,59 @@ export function pageRun(body, expr, maxChars) {
     handed = true;
     handedValue = v;
   };
-  let fn;
-  let compiledAs = 'expression';
-  try {
-    fn = new B.AsyncFunction('$$gasolineHand', '"use strict"; return $$gasolineHand((\n' + expr + '\n));');
-  } catch (e) {
-    if (B.getPrototypeOf(e) !== B.syntaxErrorProto) return compileFailure(e);
+  // compileScript compiles the script as an expression, or, when that is a
+  // syntax error, as a function body: {fn, compiledAs}, or the failure
+  // (the page's CSP may forbid it).
+  function compileScript() {
     try {
-      fn = new B.AsyncFunction('$$gasolineHand', '"use strict";\n' + body);
-      compiledAs = 'body';
-    } catch (e2) {
-      return compileFailure(e2);
+      return { __proto__: null, fn: new B.AsyncFunction('$$gasolineHand', '"use strict"; return $$gasolineHand((\n' + expr + '\n));'), compiledAs: 'expression' };
+    } catch (e) {
+      if (B.getPrototypeOf(e) !== B.syntaxErrorProto) return { __proto__: null, failure: compileFailure(e) };
+    }
+    try {
+      return { __proto__: null, fn: new B.AsyncFunction('$$gasolineHand', '"use strict";\n' + body), compiledAs: 'body' };
+    } catch (e) {
+      return { __proto__: null, failure: compileFailure(e) };
     }
   }
 
-  // Run, and take every settlement straight from a promise with the saved
-  // then: never await, whose lookups of "constructor" and "then" a page can
-  // hook.
+  // settle takes every settlement of the script's promise straight from it
+  // with the saved then (never await, whose lookups of "constructor" and
+  // "then" a page can hook) and resolves to the answer.
+  function settle(settled, compiledAs) {
+    return new B.Promise((resolve) => {
+      const done = (v) => resolve(encode(v, compiledAs));
+      const failed = (e) => resolve(thrown(e, compiledAs));
+      const finish = (returned) => {
+        if (!handed) return done(returned);
+        const v = handedValue;
+        if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return done(v);
+        if (isPromise(v)) return apply(B.then, v, [done, failed]); // an expression that is a promise: its value
+        let then;
+        try {
+          then = B.hasOwn(v, 'then') ? v.then : undefined;
+        } catch (e) {
+          return failed(e);
+        }
+        if (typeof then !== 'function') return done(v);
+        try {
+          apply(then, v, [done, failed]); // a thenable the script made
+        } catch (e) {
+          failed(e);
+        }
+      };
+      apply(B.then, settled, [finish, failed]);
+    });
+  }
+
+  // --- compile, run, answer -------------------------------------------------
+  const compiled = compileScript();
+  if (compiled.failure) return compiled.failure;
   let settled;
   try {
-    settled = apply(fn, B.global, [hand]);
+    settled = apply(compiled.fn, B.global, [hand]);
   } catch (e) {
-    return thrown(e, compiledAs);
+    return thrown(e, compiled.compiledAs);
   }
-  return new B.Promise((resolve) => {
-    const done = (v) => resolve(encode(v, compiledAs));
-    const failed = (e) => resolve(thrown(e, compiledAs));
-    const finish = (returned) => {
-      if (!handed) return done(returned);
-      const v = handedValue;
-      if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return done(v);
-      if (isPromise(v)) return apply(B.then, v, [done, failed]); // an expression that is a promise: its value
-      let then;
-      try {
-        then = B.hasOwn(v, 'then') ? v.then : undefined;
-      } catch (e) {
-        return failed(e);
-      }
-      if (typeof then !== 'function') return done(v);
-      try {
-        apply(then, v, [done, failed]); // a thenable the script made
-      } catch (e) {
-        failed(e);
-      }
-    };
-    apply(B.then, settled, [finish, failed]);
-  });
+  return settle(settled, compiled.compiledAs);
 }

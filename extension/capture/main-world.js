@@ -537,6 +537,7 @@
     const MessageChannelCtor = win.MessageChannel;
     const MessageEventCtor = win.MessageEvent;
     const portPost = uncurry(MessagePort.prototype.postMessage);
+    const messageData = dom(win.MessageEvent, 'data', true); // a page may hook MessageEvent.prototype.data to read the port's messages
     const locHref = dom(win.Location, 'href', true) || (() => StringCtor(loc.href));
     const URLCtor = win.URL;
     const ErrorEventCtor = win.ErrorEvent;
@@ -581,7 +582,7 @@
       ResponseP, resClone, resHeaders, resStatus, resType, resBody, RequestCtor, reqClone, reqText, headersGet,
       headersForEach, HeadersCtor, readerOf, readerRead, readerCancel, decode, URLSearchParamsCtor, FormDataCtor,
       BlobCtor, fdForEach, uspToString, blobSize, X, xhrStatus, xhrResponseType, xhrResponseText, xhrResponse,
-      xhrGetAllHeaders, xhrGetHeader, xhrReadyState, H, isTrusted, eventTarget,
+      xhrGetAllHeaders, xhrGetHeader, xhrReadyState, H, isTrusted, eventTarget, messageData,
     };
   }
 
@@ -686,7 +687,7 @@
   /** connectRelay buffers records and hands them to the relay over a private port; it applies the settings the relay sends back. */
   function connectRelay(page, work) {
     const { win, addListener, removeListener, dispatch, setTimeout_, clearTimeout_, MessageChannelCtor,
-      MessageEventCtor, portPost } = page;
+      MessageEventCtor, portPost, messageData } = page;
     // settings the worker sends back through the relay (EVENTS.md capture config)
     const settings = {
       bodyCap: DEFAULT_BODY_CAP,
@@ -758,7 +759,7 @@
     }
 
     function onPortMessage(e) {
-      const d = e.data;
+      const d = messageData(e);
       if (d && typeof d === 'object' && typeof d.flush === 'number') {
         // The relay asks for everything recorded so far (an action's result
         // is about to be reported): send it, then say so and how many short

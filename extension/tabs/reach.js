@@ -7,8 +7,9 @@
 // every open tab on install, browser start and worker start.
 //
 // A document is taken to have the scripts when its ISOLATED world holds
-// gasolineRelay (capture/relay.js) and gasolineCore (actions/core.js) and
-// its MAIN world __gasolinePristine (pristine.js); each gets only the
+// gasolineRelay (capture/relay.js) and gasolineCore (actions/core.js), and
+// its gasolinePristineRelay (pristine-relay.js) holds the port of the MAIN
+// world's pristine.js, which leaves no name on the page; each gets only the
 // entries it lacks, so nothing runs twice in a document (the relay is
 // looked for on its own: a command's fallback may have brought the runtime
 // without it). pristine.js brought in late marks its built-ins as
@@ -72,10 +73,10 @@ function hasIsolated() {
   return { core: typeof globalThis.gasolineCore === 'object' && globalThis.gasolineCore !== null, relay: globalThis.gasolineRelay === true };
 }
 function hasPristine() {
-  return Object.getOwnPropertyDescriptor(globalThis, '__gasolinePristine') !== undefined;
+  return globalThis.gasolinePristineRelay?.connected() === true;
 }
 function markLate() {
-  if (typeof __gasolinePristine === 'object' && __gasolinePristine !== null) __gasolinePristine.markLate();
+  globalThis.gasolinePristineRelay?.markLate();
 }
 
 function bounded(p, ms) {
@@ -114,14 +115,14 @@ async function reachOnce(tab, api) {
   const target = { tabId: tab.id, allFrames: true };
   const [isolated, main] = await bounded(Promise.all([
     api.scripting.executeScript({ target, world: 'ISOLATED', func: hasIsolated }),
-    api.scripting.executeScript({ target, world: 'MAIN', func: hasPristine }),
+    api.scripting.executeScript({ target, world: 'ISOLATED', func: hasPristine }),
   ]), REACH_PROBE_MS);
   const lacking = missing(isolated, main);
   const plan = injections(api.runtime.getManifest().content_scripts, lacking);
   for (const step of plan) {
     const where = { tabId: tab.id, documentIds: step.documentIds };
     await api.scripting.executeScript({ target: where, world: step.world, files: step.files });
-    if (step.late) await api.scripting.executeScript({ target: where, world: 'MAIN', func: markLate });
+    if (step.late) await api.scripting.executeScript({ target: where, world: 'ISOLATED', func: markLate });
   }
   return new Set([...lacking.ISOLATED, ...lacking.RELAY, ...lacking.MAIN].map((d) => d.documentId)).size;
 }

@@ -1,13 +1,15 @@
 // A hostile page: it replaces, after pristine.js ran, every built-in that
 // pageRun could use to read a result, and tries to receive the scripts sent
-// to it. The page is a separate realm (node:vm), as a tab is; pageRun is
-// injected into it from its source, as chrome.scripting does, and its
-// answer is taken with the saved then, as Chrome awaits it natively.
+// to it. The page is a separate realm (node:vm), as a tab is; each script
+// is handed to pristine.js's request handler with pageRun's source, as the
+// relay hands it over the private port, and the answer is copied out with
+// structuredClone, as the port copies it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
-import { pageRun, scriptSources, MAX_RESULT_CHARS } from '../page.js';
+import { MAX_RESULT_CHARS } from '../page.js';
+import { handOver } from './pagerun.js';
 import { readPageResult } from '../jsresult.js';
 
 const PRISTINE = readFileSync(new URL('../pristine.js', import.meta.url), 'utf8');
@@ -52,27 +54,20 @@ const HOSTILE = `
   Map.prototype.entries = function () { return [][Symbol.iterator](); };
 `;
 
-function hostilePage() {
+// page makes a realm, runs pristine.js in it and then the page's own code,
+// and returns the realm and pristine.js's request handler (which, in a
+// browser, only the relay's port reaches).
+function page(before = '', after = '') {
   const ctx = vm.createContext({});
+  vm.runInContext(before, ctx);
   vm.runInContext(PRISTINE, ctx);
-  vm.runInContext(HOSTILE, ctx);
-  const inject = vm.runInContext(`(${pageRun.toString()})`, ctx);
-  const holder = vm.runInContext('__gasolinePristine', ctx);
-  return {
-    ctx,
-    // run injects pageRun for script and takes its answer as Chrome does:
-    // awaited natively and copied out of the page's realm (structuredClone
-    // reads own data only, as Chrome's copy does).
-    run(script) {
-      const { body, expr } = scriptSources(script);
-      const answer = inject(body, expr, MAX_RESULT_CHARS);
-      return new Promise((resolve) => {
-        const out = (r) => resolve(structuredClone(r));
-        if (Object.getPrototypeOf(answer) === null) out(answer);
-        else Reflect.apply(holder.then, answer, [out, out]);
-      });
-    },
-  };
+  const kit = vm.runInContext('const k = gasolinePristineKit; delete globalThis.gasolinePristineKit; k', ctx);
+  vm.runInContext(after, ctx);
+  return { ctx, run: (script, late = false) => handOver(kit, script, MAX_RESULT_CHARS, late) };
+}
+
+function hostilePage() {
+  return page('', HOSTILE);
 }
 
 test('a page that replaced the built-ins cannot change a result', async (t) => {
@@ -106,47 +101,20 @@ test('a page that replaced the built-ins cannot change a result', async (t) => {
 });
 
 test('a tab loaded before the extension started says its built-ins are the page\'s', async () => {
-  const ctx = vm.createContext({});
-  vm.runInContext('JSON.stringify = () => "lie"', ctx); // the page ran first
-  vm.runInContext(PRISTINE, ctx);
-  vm.runInContext('__gasolinePristine.markLate()', ctx);
-  const inject = vm.runInContext(`(${pageRun.toString()})`, ctx);
-  const answer = inject('1', '1', 100);
-  const r = await new Promise((resolve) => Reflect.apply(vm.runInContext('__gasolinePristine.then', ctx), answer, [(x) => resolve(structuredClone(x)), resolve]));
+  const p = page('JSON.stringify = () => "lie"'); // the page ran first
+  const r = await p.run('1', true);
   assert.equal(r.builtins, 'page');
   const got = readPageResult(r, { script: '1', url: '', maxChars: 100 });
   assert.match(got.hint, /loaded before the extension started.*reload the tab/);
 });
 
-test('a page cannot replace the saved built-ins', () => {
-  const ctx = vm.createContext({});
-  vm.runInContext(PRISTINE, ctx);
-  const tries = [
-    'globalThis.__gasolinePristine = {}',
-    'Object.defineProperty(globalThis, "__gasolinePristine", {value: {}})',
-    'delete globalThis.__gasolinePristine',
-    '__gasolinePristine.keys = () => []',
-  ];
-  for (const src of tries) {
-    try {
-      vm.runInContext(`"use strict"; ${src}`, ctx);
-    } catch {
-      // refused outright: as good
-    }
-  }
-  assert.throws(() => vm.runInContext('let __gasolinePristine = {}', ctx), /already been declared|SyntaxError/);
-  assert.equal(vm.runInContext('__gasolinePristine.keys === Object.keys', ctx), true);
-  assert.equal(vm.runInContext('Object.isFrozen(__gasolinePristine)', ctx), true);
-});
-
 // A page that hooks a DOM method and Error.prepareStackTrace to reach the
 // function objects on the stack (.caller, .arguments, CallSite.getFunction)
 // and read their source: the scripts and pageRun are strict code, so it
-// gets none of them.
+// gets none of them, and pageRun reads no stack while the page formats
+// stacks, so the hook never receives an error the script threw.
 test('a page hook reaches no function of the script or of pageRun', async (t) => {
-  const ctx = vm.createContext({});
-  vm.runInContext(PRISTINE, ctx);
-  vm.runInContext(`
+  const { ctx, run } = page('', `
     globalThis.stolen = [];
     const grab = (f) => { if (typeof f === 'function') stolen.push(Function.prototype.toString.call(f)); };
     globalThis.probe = function probe() {
@@ -154,21 +122,11 @@ test('a page hook reaches no function of the script or of pageRun', async (t) =>
       return 'probed';
     };
     Error.prepareStackTrace = (err, sites) => {
+      stolen.push('error ' + err.message);
       for (const s of sites) { grab(s.getFunction()); grab(s.getThis()); }
       return 'stack';
     };
-  `, ctx);
-  const inject = vm.runInContext(`(${pageRun.toString()})`, ctx);
-  const holder = vm.runInContext('__gasolinePristine', ctx);
-  const run = (script) => {
-    const { body, expr } = scriptSources(script);
-    const answer = inject(body, expr, MAX_RESULT_CHARS);
-    return new Promise((resolve) => {
-      const out = (r) => resolve(structuredClone(r));
-      if (Object.getPrototypeOf(answer) === null) out(answer);
-      else Reflect.apply(holder.then, answer, [out, out]);
-    });
-  };
+  `);
   for (const script of [
     '[probe(), new Error("x").stack, "SECRET-1"]',
     'const s = "SECRET-2"; probe(); void new Error("y").stack; return s',

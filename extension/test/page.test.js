@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { raw, run } from './pagerun.js';
+import { PAGE_RUN_SOURCE, runInPristine } from '../page.js';
 
 const value = async (script) => {
   const { r, result, error } = await run(script);
@@ -147,12 +148,9 @@ test('answers have no prototype a page could hook', async () => {
   assert.ok(Array.isArray(r.value.a));
 });
 
-test('without pristine.js pageRun asks for it', () => {
-  const page = fileURLToPath(new URL('../page.js', import.meta.url));
-  const prog = `import(${JSON.stringify(page)}).then((m) => console.log(JSON.stringify(m.pageRun('1', '1', 100))))`;
-  const out = spawnSync(process.execPath, ['--input-type=module', '-e', prog], { encoding: 'utf8' });
-  assert.equal(out.status, 0, out.stderr);
-  assert.deepEqual(JSON.parse(out.stdout), { ok: false, kind: 'no_pristine' });
+test('without pristine.js\'s port the relay asks for it', () => {
+  assert.equal(globalThis.gasolinePristineRelay, undefined);
+  assert.deepEqual(runInPristine(PAGE_RUN_SOURCE, '1', '1', 100), { ok: false, kind: 'no_pristine' });
 });
 
 test('a CSP that forbids eval is reported as such', () => {

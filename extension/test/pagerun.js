@@ -1,16 +1,24 @@
-// Test helper: pageRun as the worker runs it, with pristine.js evaluated in
-// this process first, as Chrome does at document_start.
+// Test helper: pageRun as pristine.js runs it, with pristine.js evaluated in
+// this process first, as Chrome does at document_start, and each script
+// handed to its request handler as the relay hands it over the port.
 import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
-import { pageRun, scriptSources, MAX_RESULT_CHARS } from '../page.js';
+import { scriptSources, MAX_RESULT_CHARS, PAGE_RUN_SOURCE } from '../page.js';
 import { readPageResult } from '../jsresult.js';
 
 vm.runInThisContext(readFileSync(new URL('../pristine.js', import.meta.url), 'utf8'));
+const kit = globalThis.gasolinePristineKit;
+
+/** handOver resolves to pristine.js's answer to one request, as the relay receives it. */
+export function handOver(k, script, maxChars = MAX_RESULT_CHARS, late = false) {
+  const { body, expr } = scriptSources(script);
+  return new Promise((resolve) => k.handle([1, PAGE_RUN_SOURCE, body, expr, maxChars, late], (r) => resolve(r === null ? null : structuredClone(r))));
+}
 
 /** raw resolves to what pageRun returns for script. */
 export async function raw(script, maxChars = MAX_RESULT_CHARS) {
   const { body, expr } = scriptSources(script);
-  return pageRun(body, expr, maxChars);
+  return new Promise((resolve) => kit.handle([1, PAGE_RUN_SOURCE, body, expr, maxChars, false], resolve));
 }
 
 /**

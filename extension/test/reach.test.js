@@ -22,7 +22,7 @@ test('a document lacking the scripts gets every entry in manifest order, each wo
   ];
   const plan = injections(manifest.content_scripts, missing(isolated, main));
   assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.documentIds.join('+'), p.late]), [
-    ['ISOLATED', 'capture/relay.js+dom/engine.js+capture/record.js', 'top+sub', false],
+    ['ISOLATED', 'pristine-relay.js+capture/relay.js+dom/engine.js+capture/record.js', 'top+sub', false],
     ['MAIN', 'pristine.js+capture/main-world.js', 'top', true],
     ['ISOLATED', 'actions/core.js+actions/runtime.js+actions/upload-page.js', 'top+sub', false],
     ['MAIN', 'actions/dialogs.js', 'top', false],
@@ -36,11 +36,11 @@ test('a document with the runtime but no relay (a command brought the runtime) g
   ];
   const main = [{ frameId: 0, documentId: 'top', result: true }, { frameId: 2, documentId: 'ok', result: true }];
   const plan = injections(manifest.content_scripts, missing(isolated, main));
-  assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [['ISOLATED', 'capture/relay.js+dom/engine.js+capture/record.js', 'top']]);
+  assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [['ISOLATED', 'pristine-relay.js+capture/relay.js+dom/engine.js+capture/record.js', 'top']]);
 });
 
 test('a command\'s fallback brings the ISOLATED world in manifest order, relay first', () => {
-  assert.deepEqual(isolatedFiles(manifest.content_scripts), ['capture/relay.js', 'dom/engine.js', 'capture/record.js', 'actions/core.js', 'actions/runtime.js', 'actions/upload-page.js']);
+  assert.deepEqual(isolatedFiles(manifest.content_scripts), ['pristine-relay.js', 'capture/relay.js', 'dom/engine.js', 'capture/record.js', 'actions/core.js', 'actions/runtime.js', 'actions/upload-page.js']);
 });
 
 test('a tab whose documents all have the scripts gets nothing', () => {

@@ -7,16 +7,18 @@
 // 'unsafe-eval' does: new AsyncFunction throws EvalError) and a USER_SCRIPT
 // world that allows it. chrome.scripting.executeScript and
 // chrome.userScripts.execute run what they are given in those contexts,
-// pristine.js and pageRun included, and copy the answer out as JSON.
+// pristine.js and pageRun included, and copy the answer out as JSON. The
+// ISOLATED world holds a relay that hands each script to the MAIN world's
+// pristine.js, as pristine-relay.js does over its port.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
 import { runQuery } from '../commands.js';
 import { readPageResult, USER_WORLD_NOTE } from '../jsresult.js';
-import { MAX_RESULT_CHARS, pageRun, scriptSources } from '../page.js';
+import { MAX_RESULT_CHARS, PAGE_RUN_SOURCE, runInPristine, scriptSources } from '../page.js';
 import { CommandError } from '../runner.js';
-import { evalRefused, notAllowedText, runInUserScriptWorld, userScriptsApi, WORLD_CSP, WORLD_ID } from '../userscripts/execute.js';
+import { evalRefused, notAllowedText, runInUserScriptWorld, userScriptsApi, USER_WORLD_MARK, WORLD_CSP, WORLD_ID } from '../userscripts/execute.js';
 
 const EXT_ID = 'ipimnlogmeffgddjpdmodnligphcpfag';
 const file = (name) => readFileSync(new URL(`../${name}`, import.meta.url), 'utf8');
@@ -37,6 +39,12 @@ function world({ evalAllowed }) {
 function fakeBrowser({ url = 'https://strict.test/', userScripts = 'allowed', mainEval = false } = {}) {
   const main = world({ evalAllowed: mainEval });
   main.run(file('pristine.js')); // the document_start content script
+  const kit = main.run('gasolinePristineKit');
+  const isolated = world({ evalAllowed: true });
+  isolated.ctx.gasolinePristineRelay = {
+    connected: () => true,
+    run: (runner, body, expr, maxChars) => new Promise((resolve) => kit.handle([1, runner, body, expr, maxChars, false], resolve)),
+  };
   const worlds = new Map();
   const calls = { scripting: [], configure: [], execute: [] };
   const event = () => ({ addListener() {}, removeListener() {} });
@@ -67,7 +75,7 @@ function fakeBrowser({ url = 'https://strict.test/', userScripts = 'allowed', ma
     scripting: {
       executeScript: async (inj) => {
         calls.scripting.push(inj);
-        return inject(main, inj);
+        return inject(inj.world === 'ISOLATED' ? isolated : main, inj);
       },
     },
   };
@@ -110,7 +118,7 @@ test('userScriptsApi is null when user scripts are not allowed', () => {
 test('the MAIN world of the fake page refuses eval as a strict CSP does', async () => {
   const { calls } = fakeBrowser({ userScripts: 'none' });
   const { body, expr } = scriptSources('1 + 1');
-  const [res] = await chrome.scripting.executeScript({ target: { tabId: 7 }, world: 'MAIN', func: pageRun, args: [body, expr, 1000] });
+  const [res] = await chrome.scripting.executeScript({ target: { tabId: 7 }, world: 'ISOLATED', func: runInPristine, args: [PAGE_RUN_SOURCE, body, expr, 1000] });
   assert.equal(res.result.kind, 'compile');
   assert.equal(res.result.cls, 'eval');
   assert.equal(calls.scripting.length, 1);
@@ -140,7 +148,7 @@ test('on a page that refuses eval, execute_js runs the script in the USER_SCRIPT
   assert.equal(inj.worldId, WORLD_ID);
   assert.equal(inj.injectImmediately, true);
   assert.deepEqual(inj.target, { tabId: 7, documentIds: ['D1'] });
-  assert.deepEqual(inj.js[0], { file: 'pristine.js' });
+  assert.deepEqual(inj.js.slice(0, 2), [{ code: USER_WORLD_MARK }, { file: 'pristine.js' }]);
   assert.deepEqual(calls.configure.at(-1), { worldId: WORLD_ID, csp: WORLD_CSP, messaging: false });
 });
 
@@ -225,4 +233,17 @@ test('readPageResult words a USER_SCRIPT result like a MAIN one, plus the note',
   const user = readPageResult(r, { script: 'x', url: 'u', maxChars: 100, world: 'USER_SCRIPT' });
   assert.deepEqual(main, { value: 'x', builtins: 'pristine' });
   assert.deepEqual(user, { value: 'x', builtins: 'pristine', hint: USER_WORLD_NOTE });
+});
+
+test('in the USER_SCRIPT world pristine.js saves the built-ins once, there only', () => {
+  const w = world({ evalAllowed: true });
+  const keys = w.run('Object.keys');
+  w.run(USER_WORLD_MARK);
+  w.run(file('pristine.js'));
+  w.run('Object.keys = () => ["lie"]'); // an earlier agent script
+  w.run(USER_WORLD_MARK);
+  w.run(file('pristine.js'));
+  assert.equal(w.run('gasolineUserWorld.builtins.keys'), keys);
+  assert.equal(w.run('Object.isFrozen(gasolineUserWorld.builtins)'), true);
+  assert.equal(w.run('typeof gasolinePristineKit'), 'undefined');
 });

@@ -15,9 +15,11 @@
 // the extension's isolated-world CSP). One such world
 // exists per document; globals a script sets there stay for the next script
 // in the same document, as they do in MAIN. pristine.js is injected before
-// each run and saves the world's built-ins the first time only, so results
-// are read with built-ins no page script (and no earlier agent script in
-// that document) has touched.
+// each run, after USER_WORLD_MARK, which tells it this is the USER_SCRIPT
+// world (no channel to make, nothing to dispatch on the page's window): it
+// saves the world's built-ins on gasolineUserWorld the first time only, so
+// results are read with built-ins no page script (and no earlier agent
+// script in that document) has touched.
 //
 // chrome.userScripts exists only when the user has allowed user scripts for
 // the extension: the "Allow User Scripts" toggle on its details page (Chrome
@@ -94,12 +96,20 @@ export function tooOldText(url) {
 }
 
 /**
+ * USER_WORLD_MARK is the source userScripts.execute runs before pristine.js:
+ * it defines gasolineUserWorld, once, on the USER_SCRIPT world's global,
+ * where pristine.js leaves its built-ins.
+ */
+export const USER_WORLD_MARK = "Object.getOwnPropertyDescriptor(globalThis, 'gasolineUserWorld') || " +
+  "Object.defineProperty(globalThis, 'gasolineUserWorld', { value: Object.create(null) });";
+
+/**
  * userWorldCode is the source userScripts.execute runs after pristine.js: a
- * call of pageRun with the script's two forms, its value the promise of
- * pageRun's answer (which Chrome awaits).
+ * call of pageRun with the saved built-ins and the script's two forms, its
+ * value the promise of pageRun's answer (which Chrome awaits).
  */
 export function userWorldCode(body, expr, maxChars) {
-  return `(${pageRun.toString()})(${JSON.stringify(body)}, ${JSON.stringify(expr)}, ${Number(maxChars)})`;
+  return `(${pageRun.toString()})(gasolineUserWorld.builtins, ${JSON.stringify(body)}, ${JSON.stringify(expr)}, ${Number(maxChars)}, false)`;
 }
 
 /**
@@ -123,7 +133,7 @@ export async function runInUserScriptWorld(tab, target, { body, expr, maxChars, 
     await api.configureWorld({ worldId: WORLD_ID, csp: WORLD_CSP, messaging: false });
     results = await api.execute({
       target,
-      js: [{ file: 'pristine.js' }, { code: userWorldCode(body, expr, maxChars) }],
+      js: [{ code: USER_WORLD_MARK }, { file: 'pristine.js' }, { code: userWorldCode(body, expr, maxChars) }],
       world: 'USER_SCRIPT',
       worldId: WORLD_ID,
       injectImmediately: true,

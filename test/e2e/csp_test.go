@@ -126,8 +126,11 @@ func TestStrictCSP(t *testing.T) {
 	}
 
 	// A page without a strict CSP still runs in MAIN and sees its globals.
-	a := e.newTab(e.site.URL + "/a")
-	if js := complete(t, e.js(`typeof window.__gasolinePristine`, map[string]any{"tab_id": a})); js.World != "MAIN" || str(t, js) != "object" {
+	a := e.newTab(e.site.URL + "/main-world")
+	if err := e.pageSession(e.site.URL+"/main-world").Evaluate(e.ctx, `window.pageGlobal = "the page's"`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if js := complete(t, e.js(`window.pageGlobal`, map[string]any{"tab_id": a})); js.World != "MAIN" || str(t, js) != "the page's" {
 		t.Errorf("page A: world %q value %s, want MAIN and the page's global", js.World, js.Value)
 	}
 

@@ -30,9 +30,9 @@ func (e *env) timed(args map[string]any) (gasoline.Result, time.Duration) {
 }
 
 // TestReachTabOpenedBefore: a tab opened while the extension was off (as
-// before an install) is known to observe page, gets execute_js and a click
-// answered well inside the deadline, and is captured, once the extension
-// is on.
+// before an install) is known to observe page, gets execute_js (saying its
+// built-ins are the page's) and a click answered well inside the deadline,
+// and is captured, once the extension is on.
 func TestReachTabOpenedBefore(t *testing.T) {
 	e := ready(t)
 	if err := chromium.SetEnabled(e.ctx, e.cdp, false); err != nil {
@@ -61,8 +61,13 @@ func TestReachTabOpenedBefore(t *testing.T) {
 	}
 
 	r, took := e.timed(map[string]any{"action": "execute_js", "script": "document.title"})
-	if got := str(t, complete(t, r)); got != "Reach" || took > answeredWithin {
+	js := complete(t, r)
+	if got := str(t, js); got != "Reach" || took > answeredWithin {
 		t.Errorf("execute_js took %v and read %q, want \"Reach\" within %v: %s", took, got, answeredWithin, r)
+	}
+	// pristine.js came after the page's scripts: the result says so.
+	if js.Builtins != "page" || !strings.Contains(js.Hint, "reload the tab") {
+		t.Errorf("execute_js in a tab opened before the extension: builtins %q, hint %q; want page and a hint to reload", js.Builtins, js.Hint)
 	}
 	r, took = e.timed(map[string]any{"action": "click", "selector": "#go"})
 	if r.Status != "complete" || took > answeredWithin {
