@@ -166,7 +166,7 @@ func TestArguments(t *testing.T) {
 		{name: "command_result of an unknown id", tool: "observe", args: `{"what":"command_result","correlation_id":"exec_nope"}`,
 			wantCode: "unknown_correlation_id", wantIn: "exec_nope"},
 		{name: "command_result wait too long", tool: "observe", args: `{"what":"command_result","correlation_id":"exec_nope","wait_ms":55001}`,
-			wantCode: "invalid_arguments", wantIn: "use 0 to 55000 ms"},
+			wantCode: "invalid_arguments", wantIn: "wait_ms 55001 is out of range"},
 		{name: "read with an unknown mode", tool: "observe", args: `{"what":"command_result","correlation_id":"exec_nope","mode":"all"}`,
 			wantCode: "invalid_arguments", wantIn: `unknown mode "all"`},
 		{name: "slice start of the wrong type", tool: "observe", args: `{"what":"command_result","correlation_id":"exec_nope","mode":"slice","start":"0"}`,

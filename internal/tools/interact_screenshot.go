@@ -16,10 +16,9 @@ import (
 func screenshotActions() []action {
 	a := browser[screenshotArgs]("screenshot", "shot", "")
 	a.Idempotent = true
+	a.present = (*Tools).presentScreenshot
 	return []action{a}
 }
-
-func init() { presenters["screenshot"] = (*Tools).presentScreenshot }
 
 type screenshotArgs struct {
 	targetArgs     `list:"target?"`

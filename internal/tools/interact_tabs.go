@@ -44,32 +44,23 @@ type forceArg struct {
 	Force bool `json:"force,omitempty" desc:"on another agent's tab"`
 }
 
-func (a navigateArgs) check() error { return checkURL(a.URL, true) }
+func (a navigateArgs) check() error { return checkURL(a.URL) }
 
 type newTabArgs struct {
 	URL    string `json:"url,omitempty"`
 	Active *bool  `json:"active,omitempty" desc:"focus it (default true)"`
 }
 
-func (a newTabArgs) check() error { return checkURL(a.URL, false) }
+func (a newTabArgs) check() error { return checkURL(a.URL) }
 
 type switchTabArgs struct {
 	TabID *int64 `json:"tab_id" required:"true"`
 }
 
-func (a switchTabArgs) check() error {
-	if a.TabID == nil {
-		return mcp.Errorf("invalid_arguments", `observe({what:"tabs"}) lists the tabs, or use the tab_id new_tab returned`, "\"tab_id\" is required for switch_tab")
-	}
-	return nil
-}
-
-// checkURL accepts the URLs an agent may open: http(s), file and about:blank.
-func checkURL(raw string, required bool) error {
+// checkURL accepts the URLs an agent may open: http(s), file and
+// about:blank; "" is no URL (url's required tag says where one is needed).
+func checkURL(raw string) error {
 	if raw == "" {
-		if required {
-			return mcp.Errorf("invalid_arguments", "pass the page to open, e.g. {action:\"navigate\", url:\"http://localhost:3000/\"}", "\"url\" is required")
-		}
 		return nil
 	}
 	u, err := url.Parse(raw)
