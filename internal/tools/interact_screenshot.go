@@ -23,7 +23,7 @@ func screenshotActions() []action {
 type screenshotArgs struct {
 	targetArgs     `list:"target?"`
 	FullPage       bool `json:"full_page,omitempty"`
-	MaxDim         int  `json:"max_dim,omitempty"`
+	MaxDim         int  `json:"max_dim,omitempty" min:"64" max:"8000"`
 	FullResolution bool `json:"full_resolution,omitempty"`
 }
 

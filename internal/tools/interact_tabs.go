@@ -2,6 +2,7 @@ package tools
 
 import (
 	"net/url"
+	"slices"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 )
@@ -57,8 +58,18 @@ type switchTabArgs struct {
 	TabID *int64 `json:"tab_id" required:"true"`
 }
 
-// checkURL accepts the URLs an agent may open: http(s), file and
-// about:blank; "" is no URL (url's required tag says where one is needed).
+// urlRule is what an agent may open: an http(s) URL with a host, a file
+// URL, or one of exact. checkURL applies it, and extension/contract.js
+// carries it to the extension's navigate and new_tab (params.js), so the
+// two cannot differ; testdata/urls.json holds cases both must agree on.
+var urlRule = struct {
+	Hosted  []string `json:"hosted"`  // schemes allowed with a host
+	Schemes []string `json:"schemes"` // schemes allowed as they are
+	Exact   []string `json:"exact"`   // whole URLs allowed
+}{Hosted: []string{"http", "https"}, Schemes: []string{"file"}, Exact: []string{"about:blank"}}
+
+// checkURL accepts the URLs urlRule allows; "" is no URL (url's required
+// tag says where one is needed).
 func checkURL(raw string) error {
 	if raw == "" {
 		return nil
@@ -68,8 +79,8 @@ func checkURL(raw string) error {
 		return mcp.Errorf("invalid_arguments", "pass an absolute URL such as http://localhost:3000/", "invalid url %q: %v", raw, err)
 	}
 	switch {
-	case (u.Scheme == "http" || u.Scheme == "https") && u.Host != "":
-	case u.Scheme == "file", raw == "about:blank":
+	case slices.Contains(urlRule.Hosted, u.Scheme) && u.Host != "":
+	case slices.Contains(urlRule.Schemes, u.Scheme), slices.Contains(urlRule.Exact, raw):
 	default:
 		return mcp.Errorf("invalid_arguments", "use an http(s) or file URL, or about:blank", "unsupported url %q", raw)
 	}

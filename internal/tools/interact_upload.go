@@ -29,7 +29,7 @@ func uploadAction() action {
 		if err != nil {
 			return nil, uploadError(t.d.Uploads, err)
 		}
-		return t.submitBrowser(ctx, act, client, raw, uploadParams{targetArgs: args.targetArgs, Files: files})
+		return t.submitBrowser(ctx, act, client, raw, uploadParams{targetArgs: args.targetArgs, Files: files, settleArgs: args.settleArgs})
 	}
 	return a
 }
@@ -37,16 +37,19 @@ func uploadAction() action {
 type uploadArgs struct {
 	targetArgs `list:"target"`
 	Paths      []string `json:"paths" required:"true" desc:"absolute, under a directory the user allowed"`
+	settleArgs `list:"-"`
 }
 
 func (a uploadArgs) check() error {
 	return a.checkTarget("upload", false, false)
 }
 
-// uploadParams are what the extension gets: the target and the files.
+// uploadParams are what the extension gets: the target, the files, and
+// how long to follow what setting them started.
 type uploadParams struct {
 	targetArgs
-	Files []upload.File `json:"files"`
+	Files []upload.File `json:"files" required:"true"`
+	settleArgs
 }
 
 // uploadError turns a refused read into what the agent can act on.
