@@ -118,3 +118,25 @@ test('checkURL allows what the daemon allows, and nothing more', () => {
     assert.equal(got, allowed, `checkURL(${JSON.stringify(url)})`);
   }
 });
+
+test('runQuery runs every action of its table through the contract', async () => {
+  const { ACTIONS, runQuery } = await import('../commands.js');
+  assert.deepEqual(Object.keys(ACTIONS).filter((a) => !Object.hasOwn(CONTRACT, a)), [], 'actions the contract lacks');
+  assert.deepEqual(Object.keys(CONTRACT).filter((a) => !Object.hasOwn(ACTIONS, a)), [], 'contract entries no handler runs');
+  const updated = [];
+  globalThis.chrome = {
+    tabs: {
+      get: async (id) => ({ id, url: `http://x/${id}` }),
+      update: async (id, props) => {
+        updated.push([id, props]);
+        return { id, url: `http://x/${id}` };
+      },
+    },
+  };
+  const got = await runQuery({ type: 'browser_action', action: 'switch_tab', params: { tab_id: 7, force: true } }, undefined);
+  assert.deepEqual(got, { tab_id: 7, url: 'http://x/7' });
+  assert.deepEqual(updated, [[7, { active: true }]]);
+  assert.throws(() => runQuery({ type: 'browser_action', action: 'switch_tab', params: {} }, undefined), /switch_tab: param tab_id is missing/);
+  assert.throws(() => runQuery({ type: 'browser_action', params: { action: 'switch_tab', tab_id: 7 } }, undefined), /unknown action undefined/,
+    'the action is the query\'s, never a param');
+});
