@@ -145,3 +145,44 @@ func TestURLRuleCases(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeArgs runs every action's decoder (decodeArgs) on arbitrary
+// arguments: it never panics, and what it accepts names only arguments
+// the action declares and keeps to their bounds and enums.
+func FuzzDecodeArgs(f *testing.F) {
+	for _, seed := range []string{
+		`{"ref":"e1","click_count":2,"button":"left"}`, `{"max_chars":40000}`, `{"limit":0}`, `{"url":"about:blank"}`,
+		`{"tab_id":1.5}`, `{"target":{"role":"button","name":"Go"}}`, `{"values":[]}`, `null`, `[]`, `{"max_tokens":1e99}`,
+	} {
+		f.Add(seed)
+	}
+	var acts []action
+	for _, tl := range all {
+		acts = append(acts, tl.actions()...)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		for i := range acts {
+			a := &acts[i]
+			if a.parse == nil {
+				continue
+			}
+			if _, err := a.parse(a, json.RawMessage(raw)); err != nil {
+				continue
+			}
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(raw), &obj); err != nil {
+				t.Fatalf("%s accepted %s, which is not an object", a.Name, raw)
+			}
+			for _, fl := range a.args {
+				v, ok := obj[fl.name]
+				var n float64
+				if !ok || json.Unmarshal(v, &n) != nil {
+					continue
+				}
+				if (fl.min != nil && n < *fl.min) || (fl.max != nil && n > *fl.max) {
+					t.Fatalf("%s accepted %s = %s, out of its bounds", a.Name, fl.name, v)
+				}
+			}
+		}
+	})
+}
