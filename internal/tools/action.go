@@ -53,7 +53,8 @@ type action struct {
 //
 //	json:"name"       the property name
 //	desc:"…"          what it is; written once per tool, on its first declaration
-//	required:"true"   the action needs it
+//	required:"true"   the action needs it (not null; a string or array
+//	                  not empty)
 //	min:"0" max:"9"   numeric bounds
 //	enum:"a,b"        the values it takes
 //	use:"slice"       says which actions use it, instead of their names
@@ -62,6 +63,9 @@ type action struct {
 //
 // An embedded struct contributes its fields; a list:"label" tag on it shows
 // them as label in the action's argument list, list:"-" hides them there.
+// decodeArgs enforces required, min, max and enum on every call, and
+// extension/contract.js carries them to the extension: a rule these tags
+// can say needs no check() of its own.
 type field struct {
 	name     string
 	typ      string // JSON Schema type; "" for any JSON value
