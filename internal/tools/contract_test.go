@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/gasoline-mcp/gasoline/internal/annotate"
 )
 
 // contractFile is the extension's view of every action's params,
@@ -185,4 +187,23 @@ func FuzzDecodeArgs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTagsMatchLimits keeps the bounds tags of the common arguments equal
+// to the limits the daemon enforces elsewhere (tracker, waits, annotate).
+func TestTagsMatchLimits(t *testing.T) {
+	want := map[string]float64{
+		"timeout_ms": float64(MaxTimeout.Milliseconds()),
+		"wait_ms":    float64(MaxWait.Milliseconds()),
+		"max_items":  float64(annotate.MaxItems),
+	}
+	for _, tl := range all {
+		for _, a := range tl.actions() {
+			for _, f := range a.args {
+				if w, ok := want[f.name]; ok && (f.max == nil || *f.max != w) {
+					t.Errorf("%s.%s: %s's max tag is %v, want %v", tl.name, a.Name, f.name, bound(f.max, "none"), w)
+				}
+			}
+		}
+	}
 }
