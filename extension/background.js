@@ -72,7 +72,7 @@ function dispatch(query) {
   seen.add(id);
   if (seen.size > SEEN_LIMIT) seen.delete(seen.values().next().value);
 
-  const action = query.action ?? query.params?.action ?? '?';
+  const action = query.action ?? '?';
   status.commandReceived(action, id);
   let tabId; // the tab the command went to, once owners.run chose it
   runCommand({

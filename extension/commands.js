@@ -11,6 +11,7 @@ import { drawModeShow } from './overlay/worker.js';
 import { readPageResult } from './jsresult.js';
 import { markPristineLate, runInPristine, scriptSources, MAX_RESULT_CHARS, PAGE_RUN_SOURCE } from './page.js';
 import { CommandError, deadlineOf } from './runner.js';
+import { checkURL, paramsOf } from './params.js';
 import { evalRefused, runInUserScriptWorld } from './userscripts/execute.js';
 import { reachTab } from './tabs/reach.js';
 import { probeTab, PROBE_MS } from './tabs/hung.js';
@@ -26,7 +27,7 @@ export const HISTORY_SETTLE_MS = 3000;
 
 /**
  * ACTIONS maps each supported action to its implementation. The daemon puts
- * the action in the query's "action" field (or in params.action).
+ * the action in the query's "action" field.
  */
 export const ACTIONS = {
   execute_js: executeJs,
@@ -60,7 +61,8 @@ export const ACTIONS = {
 /**
  * runQuery executes one query from GET /pending-queries and resolves to its
  * result; it throws CommandError for an unknown type or action. Each action
- * gets (params, signal, {deadlineMs, ...hooks}), deadlineMs its execution
+ * gets (params, signal, {deadlineMs, ...hooks}), params read through the
+ * contract (params.js: only what the daemon declares), deadlineMs its execution
  * deadline; hooks.onCreated(tab) is awaited when new_tab has created its tab
  * (tabs/owners.js makes it the agent's there).
  */
@@ -68,13 +70,12 @@ export function runQuery(query, signal, hooks = {}) {
   if (query.type && query.type !== 'browser_action') {
     throw new CommandError(`unknown query type ${JSON.stringify(query.type)}; this extension handles "browser_action" only`);
   }
-  const params = query.params && typeof query.params === 'object' ? query.params : {};
-  const action = query.action ?? params.action;
+  const action = query.action;
   const impl = Object.hasOwn(ACTIONS, action) ? ACTIONS[action] : null;
   if (!impl) {
     throw new CommandError(`unknown action ${action}; this extension supports ${Object.keys(ACTIONS).join(', ')}`);
   }
-  return impl(params, signal, { ...hooks, deadlineMs: deadlineOf(query) });
+  return impl(paramsOf(action, query.params), signal, { ...hooks, deadlineMs: deadlineOf(query) });
 }
 
 /** timeoutMessage is the "error" text of a command of this action that passed its deadline. */
@@ -290,7 +291,7 @@ async function navigate(params, signal) {
 }
 
 async function newTab(params, signal, { onCreated } = {}) {
-  const url = params.url === undefined || params.url === '' ? undefined : checkURL(params.url, 'new_tab');
+  const url = !params.url ? undefined : checkURL(params.url, 'new_tab');
   const active = params.active === undefined ? true : Boolean(params.active);
   let created;
   try {
@@ -309,7 +310,6 @@ async function newTab(params, signal, { onCreated } = {}) {
 // switchTab makes the tab the one shown in its window. It does not focus
 // the window: the browser stays behind the editor the user is typing in.
 async function switchTab(params) {
-  if (params.tab_id === undefined) throw new CommandError('switch_tab needs "tab_id", the id of the tab to activate');
   const tab = await resolveTab(params.tab_id);
   const updated = await chrome.tabs.update(tab.id, { active: true });
   return { tab_id: updated.id, url: updated.url || updated.pendingUrl || '' };
@@ -426,24 +426,6 @@ export async function resolveTab(tabId) {
   const tab = win?.tabs?.find((t) => t.active);
   if (!tab) throw new CommandError('the last focused window has no active tab; pass tab_id or use new_tab');
   return tab;
-}
-
-function checkURL(raw, action) {
-  if (typeof raw !== 'string' || !raw.trim()) {
-    throw new CommandError(`${action} needs "url", an absolute URL such as https://example.com`);
-  }
-  let u;
-  try {
-    u = new URL(raw.trim());
-  } catch {
-    throw new CommandError(`${JSON.stringify(raw)} is not an absolute URL; include the scheme, e.g. https://${raw.trim()}`);
-  }
-  if (u.protocol === 'javascript:') throw new CommandError('javascript: URLs are not navigated; use execute_js to run code');
-  if (!['http:', 'https:', 'file:', 'about:', 'data:', 'chrome:'].includes(u.protocol)) {
-    throw new CommandError(`unsupported URL scheme ${JSON.stringify(u.protocol)} in ${JSON.stringify(raw)}; ` +
-      `use http(s), e.g. http://${raw.trim()}`);
-  }
-  return u.href;
 }
 
 /**

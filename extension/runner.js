@@ -52,7 +52,7 @@ export class CommandError extends Error {
 
 /** deadlineOf returns the execution deadline in ms for a query, clamped to [1, MAX_TIMEOUT_MS]. */
 export function deadlineOf(query) {
-  const t = Number(query?.timeout_ms ?? query?.params?.timeout_ms);
+  const t = Number(query?.timeout_ms);
   if (!Number.isFinite(t) || t <= 0) return DEFAULT_TIMEOUT_MS;
   return Math.min(Math.max(1, Math.round(t)), MAX_TIMEOUT_MS);
 }

@@ -137,9 +137,6 @@ export function nativeDialogText(tabId, d, now = Date.now()) {
  * document saw in the last minute.
  */
 export async function dialog(params, signal, ctx) {
-  if (params.dialog !== 'accept' && params.dialog !== 'dismiss') {
-    throw new CommandError(`dialog must be "accept" or "dismiss", got ${JSON.stringify(params.dialog)}`);
-  }
   const windowMs = Math.min(Math.max(1, Number(params.window_ms) || ctx.deadlineMs || 60000), 600000);
   const arm = { dialog: params.dialog, window_ms: windowMs, ...(typeof params.text === 'string' ? { text: params.text } : {}) };
   const tab = await resolveTab(params.tab_id);

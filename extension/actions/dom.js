@@ -131,19 +131,19 @@ function injectionText(tab, msg) {
 
 /**
  * call runs one runtime op for target in tab: it picks the frame (the
- * ref's, or params.frame's, else the top one), refuses a ref from an
+ * ref's, or the frame param's, else the top one), refuses a ref from an
  * older document as stale_ref, and returns the runtime's answer with the
  * frame it came from. A failure answer throws CommandError with its reason;
  * a tab frozen by a native dialog fails at once (dialog.js).
  */
-async function call(tab, params, target, msg) {
+async function call(tab, frame, target, msg) {
   const shown = await nativeDialog(tab.id);
   if (shown) throw new CommandError(nativeDialogText(tab.id, shown));
   let frameId = 0;
   if (target?.ref) {
     frameId = frameOfRef(target.ref);
-  } else if (has(params.frame)) {
-    frameId = await frameIdOf(tab, String(params.frame));
+  } else if (has(frame)) {
+    frameId = await frameIdOf(tab, String(frame));
   }
   const documentId = await frameDoc(tab, frameId);
   if (target?.ref) {
@@ -235,10 +235,7 @@ const MAX_REQUESTS_LISTED = 5;
  * (0 reports at once), else SETTLE_CAP_MS, within the command's deadline.
  */
 function settleCap(params, ctx, started) {
-  const asked = params.settle_ms === undefined || params.settle_ms === null ? SETTLE_CAP_MS : Number(params.settle_ms);
-  if (!Number.isFinite(asked) || asked < 0 || asked > 30000) {
-    throw new CommandError(`settle_ms must be 0 to 30000 (ms to follow what the action started; 0 reports at once), got ${JSON.stringify(params.settle_ms)}`);
-  }
+  const asked = params.settle_ms ?? SETTLE_CAP_MS; // 0 to 30000: the contract's bounds
   return Math.max(0, Math.min(asked, ctx.deadlineMs - (Date.now() - started) - 500));
 }
 
@@ -282,7 +279,7 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
   let settled = null;
   try {
     try {
-      ({ resp, frameId } = await call(tab, params, target, { op: 'act', action, opts, timeout_ms: pageBudget(ctx.deadlineMs) }));
+      ({ resp, frameId } = await call(tab, params.frame, target, { op: 'act', action, opts, timeout_ms: pageBudget(ctx.deadlineMs) }));
     } catch (err) {
       if (!(err instanceof DocumentGone)) throw err;
       if (!watch.started) throw new CommandError(`the page in tab ${tab.id} went away during ${action} (it closed or reloaded); check it and retry`);
@@ -326,12 +323,9 @@ function untilAborted(p, signal) {
 
 // --- the actions ---------------------------------------------------------------
 
+// clickOpts reads click's button and click_count, whose values and bounds the contract checked.
 function clickOpts(params) {
-  const button = params.button ?? 'left';
-  if (!['left', 'middle', 'right'].includes(button)) throw new CommandError(`button must be left, middle or right, got ${JSON.stringify(button)}`);
-  const count = params.click_count ?? 1;
-  if (!Number.isInteger(count) || count < 1 || count > 3) throw new CommandError(`click_count must be 1, 2 or 3, got ${JSON.stringify(count)}`);
-  return { button, click_count: count, modifiers: modifiersOf(params.modifiers) };
+  return { button: params.button ?? 'left', click_count: params.click_count ?? 1, modifiers: modifiersOf(params.modifiers) };
 }
 
 function textArg(action, params) {
@@ -343,14 +337,12 @@ function textArg(action, params) {
 
 /**
  * dialogOpts reads how dialogs an action opens are answered: dialog
- * "accept" or "dismiss", prompt_text. Without dialog, an answer the dialog
- * action armed applies, else they are dismissed (dialogs.js).
+ * "accept" or "dismiss" (a prompt's text is armed with the dialog action).
+ * Without dialog, an answer the dialog action armed applies, else they are
+ * dismissed (dialogs.js).
  */
 function dialogOpts(params) {
-  const d = params.dialog;
-  if (d === undefined || d === null || d === '') return {};
-  if (d !== 'accept' && d !== 'dismiss') throw new CommandError(`dialog must be accept or dismiss, got ${JSON.stringify(d)}`);
-  return { dialog: d, ...(typeof params.prompt_text === 'string' ? { prompt_text: params.prompt_text } : {}) };
+  return params.dialog ? { dialog: params.dialog } : {};
 }
 
 async function click(params, signal, ctx) {
@@ -358,7 +350,7 @@ async function click(params, signal, ctx) {
 }
 
 async function hover(params, signal, ctx) {
-  return acting('hover', params, signal, ctx, { modifiers: modifiersOf(params.modifiers) });
+  return acting('hover', params, signal, ctx, {});
 }
 
 async function fill(params, signal, ctx) {
@@ -366,16 +358,11 @@ async function fill(params, signal, ctx) {
 }
 
 async function type(params, signal, ctx) {
-  return acting('type', params, signal, ctx, { text: textArg('type', params), delay_ms: params.delay_ms }, { textIsValue: true });
+  return acting('type', params, signal, ctx, { text: textArg('type', params) }, { textIsValue: true });
 }
 
 async function select(params, signal, ctx) {
-  let values = params.values ?? params.value;
-  if (values === undefined || values === null || values === '' || (Array.isArray(values) && !values.length)) {
-    throw new CommandError('select needs "values": the value or label of the option to pick (a list for a multiple select)');
-  }
-  if (!Array.isArray(values)) values = [values];
-  return acting('select', params, signal, ctx, { values: values.map(String) });
+  return acting('select', params, signal, ctx, { values: params.values.map(String) });
 }
 
 async function check(params, signal, ctx) {
@@ -401,17 +388,14 @@ async function scrollTo(params, signal, ctx) {
 }
 
 async function getText(params, signal, ctx) {
-  const maxChars = params.max_chars === undefined ? undefined : Number(params.max_chars);
-  return acting('get_text', params, signal, ctx, { max_chars: maxChars }, { needsTarget: false });
+  return acting('get_text', params, signal, ctx, { max_chars: params.max_chars }, { needsTarget: false });
 }
 
 async function query(params) {
   const target = targetOf(params);
   if (!target) throw new CommandError('query needs a target: selector, text, role (with name) or ref');
   const tab = await resolveTab(params.tab_id);
-  const limit = params.limit === undefined ? 10 : Number(params.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new CommandError(`limit must be 1 to 100, got ${JSON.stringify(params.limit)}`);
-  const { resp } = await call(tab, params, target, { op: 'query', limit });
+  const { resp } = await call(tab, params.frame, target, { op: 'query', limit: params.limit ?? 10 });
   return { tab_id: tab.id, ...resp };
 }
 
@@ -434,19 +418,16 @@ async function waitFor(params, signal, ctx) {
       : 'wait_for needs what to wait for: a target (ref, selector, role with name), text (with gone:true to wait until it disappears), url, or network_idle:true');
   }
   if (has(params.url)) return waitForURL(tab, String(params.url), remaining(), signal);
-  if (params.network_idle === true) return waitForIdle(tab, Number(params.idle_ms ?? 500), remaining(), signal);
-  // gone:true waits until the target is hidden or removed (state is the finer form: attached, visible, hidden, detached).
-  const state = params.state ?? (params.gone === true ? 'hidden' : 'visible');
-  if (!['attached', 'visible', 'hidden', 'detached'].includes(state)) {
-    throw new CommandError(`state must be attached, visible, hidden or detached, got ${JSON.stringify(state)}`);
-  }
+  if (params.network_idle === true) return waitForIdle(tab, IDLE_MS, remaining(), signal);
+  // gone:true waits until the target is hidden or removed; else until it is visible.
+  const state = params.gone === true ? 'hidden' : 'visible';
   const msg = target.text !== undefined
     ? { op: 'wait', text: target.text, gone: params.gone === true }
     : { op: 'wait', state };
   const tgt = msg.text !== undefined ? null : target;
   for (;;) {
     try {
-      const { resp } = await call(tab, params, tgt, { ...msg, timeout_ms: remaining() });
+      const { resp } = await call(tab, params.frame, tgt, { ...msg, timeout_ms: remaining() });
       return { tab_id: tab.id, url: (await chrome.tabs.get(tab.id)).url, waited_ms: Date.now() - started, ...resp };
     } catch (err) {
       if (!(err instanceof DocumentGone) && !/has no document yet/.test(err.message)) throw err;
@@ -459,6 +440,9 @@ async function waitFor(params, signal, ctx) {
 }
 
 const has = (v) => v !== undefined && v !== null && v !== '';
+
+/** IDLE_MS is how long network_idle waits for no request in flight. */
+const IDLE_MS = 500;
 
 const sleep = (ms, signal) => new Promise((resolve) => {
   const t = setTimeout(resolve, ms);
@@ -539,14 +523,11 @@ const MAX_WHOLE_CHARS = 4 * 1024 * 1024;
  */
 async function dom(params, signal, ctx) {
   const tab = await resolveTab(params.tab_id);
-  const maxTokens = params.max_tokens === undefined ? undefined : Number(params.max_tokens);
-  if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 100 || maxTokens > 9000)) {
-    throw new CommandError(`max_tokens must be 100 to 9000, got ${JSON.stringify(params.max_tokens)}`);
-  }
+  const maxTokens = params.max_tokens; // 100 to 9000: the contract's bounds
   const scope = !has(params.scope) ? null : frameOfRef(params.scope) !== null ? { ref: String(params.scope) } : { selector: String(params.scope) };
   const started = Date.now();
   const msg = { op: 'outline', interactive_only: params.interactive_only === true, max_chars: MAX_WHOLE_CHARS };
-  const { resp, frameId } = await call(tab, params, null, { ...msg, scope, timeout_ms: pageBudget(ctx.deadlineMs) });
+  const { resp, frameId } = await call(tab, undefined, null, { ...msg, scope, timeout_ms: pageBudget(ctx.deadlineMs) });
   await withFrames(tab, frameId, resp, msg, started + pageBudget(ctx.deadlineMs), 0);
   const out = { value: resp.text, interactive: resp.interactive, tab_id: tab.id, url: tab.url || '', title: tab.title || '' };
   if (maxTokens) out.max_tokens = maxTokens;
@@ -603,7 +584,7 @@ async function withFrames(tab, frameId, resp, msg, deadline, level) {
 /** pageSummary returns url, title, headings, landmarks, forms, counts and a text excerpt in under 1 000 tokens. */
 async function pageSummary(params) {
   const tab = await resolveTab(params.tab_id);
-  const { resp } = await call(tab, params, null, { op: 'summary' });
+  const { resp } = await call(tab, undefined, null, { op: 'summary' });
   return { tab_id: tab.id, url: tab.url || '', title: tab.title || '', ...resp };
 }
 

@@ -49,6 +49,9 @@ export async function base64Of(blob) {
   return btoa(s);
 }
 
+/** JPEG_QUALITY is the quality of a downscaled screenshot: small, and sharp enough to read text. */
+const JPEG_QUALITY = 0.8;
+
 /**
  * screenshot captures the tab params name. The tab must be the one shown
  * in its window: without the debugger permission Chrome captures only what
@@ -60,18 +63,13 @@ export async function screenshot(params, signal) {
     throw new CommandError(`tab ${tab.id} is not the tab shown in its window, and Chrome lets extensions capture only what is visible; ` +
       `bring it to the front with interact({action:"switch_tab", tab_id:${tab.id}}) and retry`);
   }
-  const format = params.format ?? 'jpeg';
-  if (!['jpeg', 'webp', 'png'].includes(format)) throw new CommandError(`format must be jpeg, webp or png, got ${JSON.stringify(format)}`);
-  const quality = params.quality === undefined ? 80 : Number(params.quality);
-  if (!(quality >= 1 && quality <= 100)) throw new CommandError(`quality must be 1 to 100, got ${JSON.stringify(params.quality)}`);
-  const maxDim = params.max_dim === undefined ? 1568 : Number(params.max_dim);
-  if (!Number.isInteger(maxDim) || maxDim < 64 || maxDim > 8000) throw new CommandError(`max_dim must be 64 to 8000, got ${JSON.stringify(params.max_dim)}`);
+  const maxDim = params.max_dim ?? 1568; // 64 to 8000: the contract's bounds
 
   let canvas;
   const target = targetOf(params);
   if (target) {
-    const { resp } = await runtimeCall(tab, params, target, { op: 'act', action: 'scroll_to', opts: {}, timeout_ms: 3000 });
-    const m = await runtimeCall(tab, params, null, { op: 'metrics' });
+    const { resp } = await runtimeCall(tab, params.frame, target, { op: 'act', action: 'scroll_to', opts: {}, timeout_ms: 3000 });
+    const m = await runtimeCall(tab, params.frame, null, { op: 'metrics' });
     const shot = await bitmapOf(await capture(tab));
     const k = shot.width / m.resp.width; // device pixels per CSS pixel
     const b = resp.box;
@@ -101,8 +99,8 @@ export async function screenshot(params, signal) {
       ctx.drawImage(canvas, 0, 0, s.width, s.height);
     }
   }
-  const type = params.full_resolution === true ? 'image/png' : `image/${format}`;
-  const blob = await out.convertToBlob(type === 'image/png' ? { type } : { type, quality: quality / 100 });
+  const type = params.full_resolution === true ? 'image/png' : 'image/jpeg';
+  const blob = await out.convertToBlob(type === 'image/png' ? { type } : { type, quality: JPEG_QUALITY });
   const after = await chrome.tabs.get(tab.id).catch(() => tab);
   return {
     value: await base64Of(blob),
@@ -118,14 +116,14 @@ export async function screenshot(params, signal) {
 
 /** fullPage scrolls the page a viewport at a time, captures each and stitches them, then scrolls back. */
 async function fullPage(tab, params, signal) {
-  const { resp: m } = await runtimeCall(tab, params, null, { op: 'metrics' });
+  const { resp: m } = await runtimeCall(tab, params.frame, null, { op: 'metrics' });
   const plan = fullPagePlan(m.width, m.height, m.scroll_height);
   let canvas = null;
   let k = 1;
   try {
     for (const y of plan.offsets) {
       if (signal?.aborted) throw new CommandError('the screenshot was cut short by its deadline');
-      const { resp: at } = await runtimeCall(tab, params, null, { op: 'scroll', y });
+      const { resp: at } = await runtimeCall(tab, params.frame, null, { op: 'scroll', y });
       const shot = await bitmapOf(await capture(tab));
       if (!canvas) {
         k = shot.width / m.width;
@@ -134,7 +132,7 @@ async function fullPage(tab, params, signal) {
       canvas.getContext('2d').drawImage(shot, 0, Math.round(at.y * k));
     }
   } finally {
-    await runtimeCall(tab, params, null, { op: 'scroll', y: m.scroll_y }).catch(() => {});
+    await runtimeCall(tab, params.frame, null, { op: 'scroll', y: m.scroll_y }).catch(() => {});
   }
   return canvas;
 }

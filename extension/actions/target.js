@@ -38,7 +38,6 @@ export function targetOf(params, { textIsValue = false } = {}) {
   if (has(params.name) && !kinds.includes('role')) {
     throw new CommandError('"name" goes with "role" (e.g. target:{role:"button", name:"Sign in"}); pass a role too');
   }
-  const exact = params.exact === true ? { exact: true } : {};
   switch (kinds[0]) {
     case 'target':
       return parseTarget(params.target);
@@ -50,9 +49,9 @@ export function targetOf(params, { textIsValue = false } = {}) {
     case 'selector':
       return { selector: String(params.selector) };
     case 'role':
-      return { role: String(params.role).toLowerCase(), ...(has(params.name) ? { name: String(params.name) } : {}), ...exact };
+      return { role: String(params.role).toLowerCase(), ...(has(params.name) ? { name: String(params.name) } : {}) };
     case 'text':
-      return { text: String(params.text), ...exact };
+      return { text: String(params.text) };
   }
   return null;
 }

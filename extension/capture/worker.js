@@ -279,7 +279,7 @@ const NAVIGATING = new Set(['navigate', 'refresh', 'back', 'forward', 'new_tab']
  */
 export async function flushAfter(query, result, tabHint, budgetMs = Infinity) {
   if (!started) return;
-  const action = query?.action ?? query?.params?.action;
+  const action = query?.action;
   const id = Number.isInteger(result?.tab_id) ? result.tab_id : Number(tabHint ?? query?.params?.tab_id);
   const tabId = Number.isInteger(id) ? id : -1;
   try {

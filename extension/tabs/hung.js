@@ -105,7 +105,7 @@ export class HungTabs {
   guard(exec, onTab = () => {}) {
     return async (query, signal, hooks) => {
       const params = query.params && typeof query.params === 'object' ? query.params : {};
-      const action = query.action ?? params.action;
+      const action = query.action;
       const tabId = Number.isInteger(Number(params.tab_id)) && params.tab_id !== '' && params.tab_id !== null ? Number(params.tab_id) : undefined;
       onTab(tabId);
       if (tabId !== undefined && this.frozen.has(tabId) && !RECOVERS.has(action) && !(await this.answers(tabId, RECHECK_MS))) {

@@ -296,7 +296,7 @@ export class TabOwners {
   async run(query, signal, exec) {
     const client = typeof query?.client === 'string' ? query.client : '';
     const params = query?.params && typeof query.params === 'object' ? query.params : {};
-    const action = query?.action ?? params.action;
+    const action = query?.action;
     if (!client || USER_FACING.has(action)) return exec(query, signal);
     await this.ready();
     const name = this.nameOf(client, query.client_name);

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialog, nativeDialog, nativeDialogText, watchDialogs } from '../actions/dialog.js';
 import { CommandError } from '../runner.js';
+import { paramsOf } from '../params.js';
 
 // fake is the chrome.* the module uses. frozen holds the "tabId:frameId"
 // of frames that do not answer (a native dialog shows there); inject
@@ -121,12 +122,12 @@ test('dialog arms every frame, adds dialogs.js where it is missing, and lists th
   assert.deepEqual(again.target, { tabId: 8, frameIds: [4] });
 });
 
-test('dialog arms for the command\'s deadline without window_ms, and checks its answer', async () => {
+test('dialog arms for the command\'s deadline without window_ms; the contract checks its answer', async () => {
   fake.inject = async () => [{ frameId: 0, result: { recent: [] } }];
   const got = await dialog({ dialog: 'dismiss', tab_id: 9 }, undefined, { deadlineMs: 7000 });
   assert.equal(got.window_ms, 7000);
   assert.equal('recent' in got, false);
-  await assert.rejects(dialog({ dialog: 'ok', tab_id: 9 }, undefined, ctx), /dialog must be "accept" or "dismiss", got "ok"/);
+  assert.throws(() => paramsOf('dialog', { dialog: 'ok', tab_id: 9 }), /param dialog must be one of accept, dismiss, got "ok"/);
   fake.inject = async () => [{ frameId: 0, result: null }];
   await assert.rejects(dialog({ dialog: 'accept', tab_id: 9 }, undefined, ctx), /could not arm the answer in tab 9/);
 });

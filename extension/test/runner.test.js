@@ -295,7 +295,7 @@ test('deadlineOf', () => {
     [{ timeout_ms: 2500 }, 2500],
     [{ timeout_ms: 0 }, DEFAULT_TIMEOUT_MS],
     [{}, DEFAULT_TIMEOUT_MS],
-    [{ params: { timeout_ms: 1234 } }, 1234],
+    [{ params: { timeout_ms: 1234 } }, DEFAULT_TIMEOUT_MS], // the deadline is the query's, never a param
     [{ timeout_ms: 'junk' }, DEFAULT_TIMEOUT_MS],
     [{ timeout_ms: 10 * MAX_TIMEOUT_MS }, MAX_TIMEOUT_MS],
   ];

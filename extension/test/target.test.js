@@ -16,7 +16,7 @@ test('refs carry their frame', () => {
 test('targetOf reads one kind of target', () => {
   assert.deepEqual(targetOf({ ref: 'e3' }), { ref: 'e3' });
   assert.deepEqual(targetOf({ selector: '#a' }), { selector: '#a' });
-  assert.deepEqual(targetOf({ role: 'Button', name: 'Go', exact: true }), { role: 'button', name: 'Go', exact: true });
+  assert.deepEqual(targetOf({ role: 'Button', name: 'Go' }), { role: 'button', name: 'Go' });
   assert.deepEqual(targetOf({ role: 'link' }), { role: 'link' });
   assert.deepEqual(targetOf({ text: 'Welcome' }), { text: 'Welcome' });
   assert.equal(targetOf({}), null);

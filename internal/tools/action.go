@@ -6,23 +6,43 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/toolpolicy"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
 
 // An action is one action of interact or configure, or one mode of observe,
 // declared once by its constructor: its name and policy (correlation id
 // prefix, idempotency, waits, user-driven), a one-line summary, its
-// arguments (from a typed struct) and what it does. The tool's enum, input
-// schema and description, and internal/toolpolicy's table, are generated
-// from the declarations.
+// arguments (from a typed struct), what the extension gets, how its result
+// is presented, and what it does. The tool's enum, input schema and
+// description, internal/toolpolicy's table, the argument checks of
+// decodeArgs and the extension's contract (extension/contract.js) are
+// generated from the declarations.
 type action struct {
 	toolpolicy.Action
 	summary string  // what it does, in a few words; "" when the name says it
-	fields  []field // its arguments, in schema order
+	fields  []field // its arguments as tools/list shows them, in schema order
+	// args are every argument it accepts, with their tags' rules: what
+	// decodeArgs enforces. fields is args unless the constructor trims
+	// the schema (an alias, a mode described elsewhere).
+	args []field
+	key  string // the tool's key argument ("action" or "what"), set by tool.actions
+	// sent is the struct the extension gets as the command's params
+	// (browser actions); extension/contract.js is generated from it.
+	sent reflect.Type
+	// present shapes the inline result of its complete commands (those
+	// named command, or the action's name); nil leaves the extension's
+	// report as it is.
+	present func(t *Tools, c tracker.Command, v *commandView)
+	command string
+	// parse decodes and checks a call's arguments (decodeArgs of its
+	// argument struct); run starts with it.
+	parse func(act *action, raw json.RawMessage) (any, error)
 	// run serves one call of act by client with its raw arguments (a JSON
 	// object) and returns its result view.
 	run func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error)
@@ -33,7 +53,8 @@ type action struct {
 //
 //	json:"name"       the property name
 //	desc:"…"          what it is; written once per tool, on its first declaration
-//	required:"true"   the action needs it
+//	required:"true"   the action needs it (not null; a string or array
+//	                  not empty)
 //	min:"0" max:"9"   numeric bounds
 //	enum:"a,b"        the values it takes
 //	use:"slice"       says which actions use it, instead of their names
@@ -42,6 +63,9 @@ type action struct {
 //
 // An embedded struct contributes its fields; a list:"label" tag on it shows
 // them as label in the action's argument list, list:"-" hides them there.
+// decodeArgs enforces required, min, max and enum on every call, and
+// extension/contract.js carries them to the extension: a rule these tags
+// can say needs no check() of its own.
 type field struct {
 	name     string
 	typ      string // JSON Schema type; "" for any JSON value
@@ -133,8 +157,9 @@ func jsonType(t reflect.Type) string {
 	panic(fmt.Sprintf("tools: argument type %v has no JSON Schema type", t))
 }
 
-// decode reads raw, a call's arguments, into a fresh A. A wrong type gives
-// the agent an invalid_arguments error naming the argument.
+// decode reads raw, a call's arguments, into a fresh A, without checking
+// them: for the tool's key, and for what decodeArgs has already checked. A
+// wrong type gives the agent an invalid_arguments error naming the argument.
 func decode[A any](raw json.RawMessage) (A, error) {
 	var a A
 	if err := json.Unmarshal(raw, &a); err != nil {
@@ -159,20 +184,118 @@ func jsonTypeName(t reflect.Type) string {
 	return t.String()
 }
 
-// checker is an argument struct that checks itself; its errors are
-// agent-facing (mcp.Errorf).
+// checker is an argument struct that checks the rules its tags cannot say
+// (one argument or another, a form, a length); its errors are agent-facing
+// (mcp.Errorf).
 type checker interface{ check() error }
 
+// decodeArgs is the one decoder of an action's arguments. It refuses an
+// argument act does not declare, naming the ones it takes; decodes A
+// (a wrong type names the argument); enforces the tags of act.args
+// (required, enum, min, max), the same tags the schema shows; and last
+// runs A's check when A is a checker.
+func decodeArgs[A any](act *action, raw json.RawMessage) (A, error) {
+	var zero A
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return zero, mcp.Errorf("invalid_arguments", "arguments must be a JSON object", "invalid arguments: %v", err)
+	}
+	for name := range obj {
+		if name != act.key && !slices.ContainsFunc(act.args, func(f field) bool { return f.name == name }) {
+			return zero, mcp.Errorf("invalid_arguments", "remove it, or use one the action takes",
+				"unknown argument %q for %s; allowed: %s", name, act.Name, strings.Join(act.allowed(), ", "))
+		}
+	}
+	a, err := decode[A](raw)
+	if err != nil {
+		return a, err
+	}
+	for _, f := range act.args {
+		if err := f.enforce(act, obj[f.name]); err != nil {
+			return a, err
+		}
+	}
+	if c, ok := any(a).(checker); ok {
+		if err := c.check(); err != nil {
+			return a, err
+		}
+	}
+	return a, nil
+}
+
+// parseAs is decodeArgs for action.parse.
+func parseAs[A any](act *action, raw json.RawMessage) (any, error) { return decodeArgs[A](act, raw) }
+
+// allowed lists the arguments act takes, the tool's key first.
+func (act *action) allowed() []string {
+	names := []string{act.key}
+	for _, f := range act.args {
+		if !slices.Contains(names, f.name) {
+			names = append(names, f.name)
+		}
+	}
+	return names
+}
+
+// enforce checks raw, the value of f in a call of act (nil when absent),
+// against f's tags. The type was checked by decoding; null is absence,
+// except for an argument that takes any JSON value.
+func (f field) enforce(act *action, raw json.RawMessage) error {
+	absent := raw == nil || (f.typ != "" && string(raw) == "null")
+	if !absent && f.required {
+		switch f.typ {
+		case "string":
+			absent = string(raw) == `""`
+		case "array":
+			var v []json.RawMessage
+			absent = json.Unmarshal(raw, &v) == nil && len(v) == 0
+		}
+	}
+	if absent {
+		if f.required {
+			hint := act.Name + " takes " + act.signature()
+			if f.desc != "" {
+				hint = f.name + ": " + f.desc + "; " + hint
+			}
+			return mcp.Errorf("invalid_arguments", hint, "%q is required for %s", f.name, act.Name)
+		}
+		return nil
+	}
+	if len(f.enum) > 0 {
+		var v string
+		if json.Unmarshal(raw, &v) == nil && !slices.Contains(f.enum, v) {
+			return unknownChoice(f.name, v, f.enum)
+		}
+	}
+	if f.min != nil || f.max != nil {
+		var v float64
+		if json.Unmarshal(raw, &v) == nil && ((f.min != nil && v < *f.min) || (f.max != nil && v > *f.max)) {
+			return mcp.Errorf("invalid_arguments", fmt.Sprintf("use %s to %s", bound(f.min, "any"), bound(f.max, "any")),
+				"%s %s is out of range", f.name, raw)
+		}
+	}
+	return nil
+}
+
+func bound(b *float64, none string) string {
+	if b == nil {
+		return none
+	}
+	return strconv.FormatFloat(*b, 'f', -1, 64)
+}
+
 // handler declares a daemon-side action of tool: A is its argument struct
-// and run (a method of Tools) serves it with the arguments decoded and,
-// when A is a checker, checked; R is its result view.
+// and run (a method of Tools) serves it with the arguments decoded and
+// checked (decodeArgs); R is its result view.
 func handler[A, R any](tool, name, summary string, run func(t *Tools, ctx context.Context, client string, a A) (R, error)) action {
 	return action{
 		Action:  toolpolicy.Action{Tool: tool, Name: name},
 		summary: summary,
 		fields:  fieldsOf[A](),
-		run: func(t *Tools, ctx context.Context, _ *action, client string, raw json.RawMessage) (any, error) {
-			a, err := decodeChecked[A](raw)
+		args:    fieldsOf[A](),
+		parse:   parseAs[A],
+		run: func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error) {
+			a, err := decodeArgs[A](act, raw)
 			if err != nil {
 				return nil, err
 			}
@@ -183,18 +306,4 @@ func handler[A, R any](tool, name, summary string, run func(t *Tools, ctx contex
 			return r, nil
 		},
 	}
-}
-
-// decodeChecked decodes A from raw and checks it when it is a checker.
-func decodeChecked[A any](raw json.RawMessage) (A, error) {
-	a, err := decode[A](raw)
-	if err != nil {
-		return a, err
-	}
-	if c, ok := any(a).(checker); ok {
-		if err := c.check(); err != nil {
-			return a, err
-		}
-	}
-	return a, nil
 }

@@ -166,7 +166,7 @@ func TestArguments(t *testing.T) {
 		{name: "command_result of an unknown id", tool: "observe", args: `{"what":"command_result","correlation_id":"exec_nope"}`,
 			wantCode: "unknown_correlation_id", wantIn: "exec_nope"},
 		{name: "command_result wait too long", tool: "observe", args: `{"what":"command_result","correlation_id":"exec_nope","wait_ms":55001}`,
-			wantCode: "invalid_arguments", wantIn: "use 0 to 55000 ms"},
+			wantCode: "invalid_arguments", wantIn: "wait_ms 55001 is out of range"},
 		{name: "read with an unknown mode", tool: "observe", args: `{"what":"command_result","correlation_id":"exec_nope","mode":"all"}`,
 			wantCode: "invalid_arguments", wantIn: `unknown mode "all"`},
 		{name: "slice start of the wrong type", tool: "observe", args: `{"what":"command_result","correlation_id":"exec_nope","mode":"slice","start":"0"}`,
@@ -177,6 +177,28 @@ func TestArguments(t *testing.T) {
 			wantCode: "invalid_arguments", wantIn: `"correlation_id" is required`},
 		{name: "unknown configure action", tool: "configure", args: `{"action":"reboot"}`,
 			wantCode: "invalid_arguments", wantIn: "one of: health, query_status"},
+		// One decoder (decodeArgs): unknown arguments are refused with the
+		// allowed ones, and the tags' enums and bounds are enforced.
+		{name: "an unknown argument", tool: "interact", args: `{"action":"get_text","selector":"main","max_char":500}`,
+			wantCode: "invalid_arguments", wantIn: `unknown argument "max_char" for get_text; allowed: action, target, ref, selector, text, role, name, frame, tab_id, max_chars, timeout_ms, wait_ms`},
+		{name: "an argument of another action", tool: "interact", args: `{"action":"click","ref":"e1","limit":3}`,
+			wantCode: "invalid_arguments", wantIn: `unknown argument "limit" for click`},
+		{name: "get_text max_chars", tool: "interact", args: `{"action":"get_text","selector":"main","max_chars":500}`,
+			wantParams: `{"selector":"main","max_chars":500}`, wantAction: "get_text", wantPrefix: "act_"},
+		{name: "get_text max_chars too large", tool: "interact", args: `{"action":"get_text","max_chars":40001}`,
+			wantCode: "invalid_arguments", wantIn: "max_chars 40001 is out of range"},
+		{name: "click with an unknown button", tool: "interact", args: `{"action":"click","ref":"e1","button":"back"}`,
+			wantCode: "invalid_arguments", wantIn: `unknown button "back"`},
+		{name: "click four times", tool: "interact", args: `{"action":"click","ref":"e1","click_count":4}`,
+			wantCode: "invalid_arguments", wantIn: "click_count 4 is out of range"},
+		{name: "query too many", tool: "interact", args: `{"action":"query","selector":"a","limit":101}`,
+			wantCode: "invalid_arguments", wantIn: "limit 101 is out of range"},
+		{name: "dom under its smallest budget", tool: "analyze", args: `{"what":"dom","max_tokens":50}`,
+			wantCode: "invalid_arguments", wantIn: "max_tokens 50 is out of range"},
+		{name: "screenshot too small", tool: "interact", args: `{"action":"screenshot","max_dim":10}`,
+			wantCode: "invalid_arguments", wantIn: "max_dim 10 is out of range"},
+		{name: "query_status takes command_result's arguments", tool: "configure", args: `{"action":"query_status","correlation_id":"exec_nope","mode":"slice","verbose":true}`,
+			wantCode: "unknown_correlation_id", wantIn: "exec_nope"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

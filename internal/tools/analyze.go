@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -28,14 +29,16 @@ var analyze = tool{
 // pageModes read the page: its outline with refs, or a summary.
 func pageModes() []action {
 	d := browser[domArgs]("dom", "dom", "outline with refs (max_tokens 3000)")
+	d.present = (*Tools).presentDOM
 	s := browser[summaryArgs]("page_summary", "dom", "headings, forms, counts, text")
 	for _, a := range []*action{&d, &s} {
 		a.Tool, a.Idempotent = "analyze", true
-		// tab_id, timeout_ms and wait_ms: interact describes them.
-		n := len(a.fields) - 3
-		a.fields = append(a.fields[:n:n], bare(a.fields[n:])...)
-		for i := range a.fields {
-			a.fields[i].min, a.fields[i].max = nil, nil
+		for i, f := range a.fields {
+			// interact describes these, with their bounds (still enforced here).
+			if f.name == "tab_id" || f.name == "timeout_ms" || f.name == "wait_ms" {
+				a.fields[i] = bare(a.fields[i : i+1])[0]
+				a.fields[i].min, a.fields[i].max = nil, nil
+			}
 		}
 	}
 	return []action{d, s}
@@ -51,14 +54,27 @@ type summaryArgs struct {
 type domArgs struct {
 	Scope           string `json:"scope,omitempty" desc:"ref or selector of a region"`
 	InteractiveOnly bool   `json:"interactive_only,omitempty"`
-	MaxTokens       int    `json:"max_tokens,omitempty"`
+	MaxTokens       int    `json:"max_tokens,omitempty" min:"100" max:"9000"`
 	summaryArgs
 }
 
-// presenters shape the inline result of a complete command of an action
-// whose answer is more than the extension's report (keyed by action name).
-var presenters = map[string]func(t *Tools, c tracker.Command, v *commandView){
-	"dom": (*Tools).presentDOM,
+// presenters returns the actions' present functions by the name of the
+// commands they shape (action.command, else the action's name).
+func presenters() map[string]func(t *Tools, c tracker.Command, v *commandView) {
+	m := map[string]func(t *Tools, c tracker.Command, v *commandView){}
+	for _, tl := range all {
+		for _, a := range tl.actions() {
+			if a.present == nil {
+				continue
+			}
+			name := cmp.Or(a.command, a.Name)
+			if _, dup := m[name]; dup {
+				panic("tools: two actions present " + name + " commands")
+			}
+			m[name] = a.present
+		}
+	}
+	return m
 }
 
 // domView is analyze dom's answer.

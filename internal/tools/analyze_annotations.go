@@ -20,6 +20,7 @@ import (
 func annotationModes() []action {
 	a := handler("analyze", "annotations", "the user's marks; wait:true: draw mode", (*Tools).annotations)
 	a.Prefix, a.UserDriven = "ann", true
+	a.present, a.command = (*Tools).presentSession, "draw_mode"
 	return []action{a}
 }
 
@@ -45,7 +46,7 @@ func (a startArgs) check() error { return drawArgs{startArgs: a}.check() }
 // drawArgs are what the overlay is told.
 type drawArgs struct {
 	startArgs
-	MaxItems int `json:"max_items,omitempty" max:"20"`
+	MaxItems int `json:"max_items,omitempty" min:"0" max:"20"`
 }
 
 type annArgs struct {
@@ -57,14 +58,9 @@ type annArgs struct {
 const maxInstructions = 300
 
 func (a drawArgs) check() error {
-	switch {
-	case a.Mode != "" && a.Mode != "draw" && a.Mode != "pick":
-		return unknownChoice("mode", a.Mode, []string{"draw", "pick"})
-	case len(a.Instructions) > maxInstructions:
+	if len(a.Instructions) > maxInstructions {
 		return mcp.Errorf("invalid_arguments", fmt.Sprintf("keep instructions under %d characters: one line the user reads", maxInstructions),
 			"instructions are %d characters long", len(a.Instructions))
-	case a.MaxItems < 0 || a.MaxItems > annotate.MaxItems:
-		return mcp.Errorf("invalid_arguments", fmt.Sprintf("use 1 to %d", annotate.MaxItems), "max_items %d is out of range", a.MaxItems)
 	}
 	return nil
 }
@@ -159,8 +155,6 @@ func submitError(err error) error {
 
 // cropHint tells the agent how to see the annotations' cropped screenshots.
 const cropHint = `Each annotation's screenshot.handle is a crop of what it marks: see it with observe({what:"command_result", correlation_id:<handle>}).`
-
-func init() { presenters["draw_mode"] = (*Tools).presentSession }
 
 // presentSession tells the agent reading a finished session how to see its
 // crops.

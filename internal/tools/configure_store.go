@@ -32,16 +32,6 @@ type storeArgs struct {
 	Value json.RawMessage `json:"value" required:"true"`
 }
 
-func (a storeArgs) check() error {
-	switch {
-	case a.Key == "":
-		return mcp.Errorf("invalid_arguments", `e.g. configure({action:"store", key:"login_url", value:"http://localhost:3000/login"})`, "\"key\" is required")
-	case a.Value == nil:
-		return mcp.Errorf("invalid_arguments", "pass any JSON value; value:null deletes the key", "\"value\" is required")
-	}
-	return nil
-}
-
 // storedKeyView is store's answer.
 type storedKeyView struct {
 	Key       string     `json:"key"`

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
+	"slices"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
@@ -41,14 +43,18 @@ type browserArgs struct {
 // prefix; the call returns the queued handle, or the result inline when it
 // finishes within wait_ms.
 func browser[A any](name, prefix, summary string) action {
+	fields := append(fieldsOf[A](), fieldsOf[struct {
+		browserArgs `list:"-"`
+	}]()...)
 	return action{
 		Action:  toolpolicy.Action{Tool: "interact", Name: name, Prefix: prefix, BrowserBound: true, MaxWait: MaxWait},
 		summary: summary,
-		fields: append(fieldsOf[A](), fieldsOf[struct {
-			browserArgs `list:"-"`
-		}]()...),
+		fields:  fields,
+		args:    slices.Clone(fields),
+		sent:    reflect.TypeFor[A](),
+		parse:   parseAs[A],
 		run: func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error) {
-			p, err := paramsOf[A](raw)
+			p, err := act.parse(act, raw)
 			if err != nil {
 				return nil, err
 			}
@@ -57,25 +63,10 @@ func browser[A any](name, prefix, summary string) action {
 	}
 }
 
-// paramser is an argument struct whose extension params differ from itself.
-type paramser interface{ params() any }
-
-// paramsOf decodes and checks A from raw and returns the params the
-// extension gets.
-func paramsOf[A any](raw json.RawMessage) (any, error) {
-	a, err := decodeChecked[A](raw)
-	if err != nil {
-		return nil, err
-	}
-	if p, ok := any(a).(paramser); ok {
-		return p.params(), nil
-	}
-	return a, nil
-}
-
-// submitBrowser is the one path of every browser action once its own
-// arguments are checked and turned into the extension's params p: read the
-// common arguments, queue the command, wait as asked.
+// submitBrowser is the one path of every browser action once its
+// arguments are checked (decodeArgs) and turned into the extension's params
+// p, of type act.sent: read the common arguments, queue the command, wait
+// as asked.
 func (t *Tools) submitBrowser(ctx context.Context, act *action, client string, raw json.RawMessage, p any) (any, error) {
 	b, err := decode[browserArgs](raw)
 	if err != nil {
@@ -83,9 +74,6 @@ func (t *Tools) submitBrowser(ctx context.Context, act *action, client string, r
 	}
 	var timeout time.Duration
 	if b.TimeoutMS != nil {
-		if *b.TimeoutMS < 1 || time.Duration(*b.TimeoutMS)*time.Millisecond > MaxTimeout {
-			return nil, mcp.Errorf("invalid_arguments", "use 1 to 600000 ms", "timeout_ms %d is out of range", *b.TimeoutMS)
-		}
 		timeout = time.Duration(*b.TimeoutMS) * time.Millisecond
 	}
 	wait, err := waitArg(b.WaitMS, t.d.InlineWait, MaxWait)

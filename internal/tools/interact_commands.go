@@ -17,13 +17,6 @@ type cancelArgs struct {
 	CorrelationID string `json:"correlation_id" required:"true"`
 }
 
-func (a cancelArgs) check() error {
-	if a.CorrelationID == "" {
-		return mcp.Errorf("invalid_arguments", "pass the correlation_id that interact returned", "\"correlation_id\" is required for cancel")
-	}
-	return nil
-}
-
 // cancelView is cancel's answer.
 type cancelView struct {
 	CorrelationID string `json:"correlation_id"`

@@ -4,8 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	"github.com/gasoline-mcp/gasoline/internal/mcp"
+	"reflect"
 )
 
 // dialogActions answer the page's dialogs ahead of time: the extension
@@ -23,8 +22,9 @@ func dialogAction() action {
 	a := browser[dialogCallArgs]("dialog", "act",
 		fmt.Sprintf("answer the next confirm/prompt/beforeunload for timeout_ms (%d)", dialogWindowMS))
 	a.Idempotent = true
+	a.sent, a.parse = reflect.TypeFor[dialogParams](), parseAs[dialogCallArgs]
 	a.run = func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error) {
-		args, err := decodeChecked[dialogCallArgs](raw)
+		args, err := decodeArgs[dialogCallArgs](act, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -46,14 +46,6 @@ type dialogCallArgs struct {
 	Dialog string `json:"dialog" required:"true" enum:"accept,dismiss"`
 	Text   string `json:"text,omitempty"`
 	tabArg
-}
-
-func (a dialogCallArgs) check() error {
-	if a.Dialog != "accept" && a.Dialog != "dismiss" {
-		return mcp.Errorf("invalid_arguments", `e.g. {action:"dialog", dialog:"accept"}, then the action that opens it; text answers a prompt`,
-			"dialog must be accept or dismiss, got %q", a.Dialog)
-	}
-	return nil
 }
 
 // dialogParams are what the extension gets.

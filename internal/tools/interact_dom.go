@@ -36,13 +36,8 @@ func domActions() []action {
 func dom[A any](name, summary string, idempotent bool) action {
 	a := browser[A](name, "act", summary)
 	a.Idempotent = idempotent
+	a.present = (*Tools).presentEffects
 	return a
-}
-
-func init() {
-	for _, a := range domActions() {
-		presenters[a.Name] = (*Tools).presentEffects
-	}
 }
 
 // targetArgs name the element an action works on: target (a ref, a CSS
@@ -153,8 +148,8 @@ func (a targetOnly) check() error { return a.checkTarget("this action", false, f
 
 type clickArgs struct {
 	targetArgs `list:"target"`
-	Button     string   `json:"button,omitempty"`
-	ClickCount int      `json:"click_count,omitempty"`
+	Button     string   `json:"button,omitempty" enum:"left,middle,right"`
+	ClickCount int      `json:"click_count,omitempty" min:"1" max:"3"`
 	Modifiers  []string `json:"modifiers,omitempty"`
 	dialogArgs `list:"dialog?"`
 	settleArgs `list:"-"`
@@ -201,13 +196,7 @@ type selectArgs struct {
 }
 
 func (a selectArgs) check() error {
-	if err := a.checkTarget("select", false, false); err != nil {
-		return err
-	}
-	if len(a.Values) == 0 {
-		return mcp.Errorf("invalid_arguments", `e.g. {action:"select", ref:"e5", values:["France"]}`, "select needs values")
-	}
-	return nil
+	return a.checkTarget("select", false, false)
 }
 
 type keyArgs struct {
@@ -219,9 +208,6 @@ type keyArgs struct {
 }
 
 func (a keyArgs) check() error {
-	if a.Key == "" {
-		return mcp.Errorf("invalid_arguments", `e.g. {action:"key_press", key:"Enter"}`, "key_press needs key")
-	}
 	if err := a.checkTarget("key_press", true, false); err != nil {
 		return err
 	}
@@ -257,13 +243,14 @@ func (a waitForArgs) check() error {
 
 type getTextArgs struct {
 	targetArgs `list:"target?"`
+	MaxChars   int `json:"max_chars,omitempty" min:"1" max:"40000" desc:"default 8000"`
 }
 
 func (a getTextArgs) check() error { return a.checkTarget("get_text", true, false) }
 
 type queryArgs struct {
 	targetArgs `list:"target"`
-	Limit      int `json:"limit,omitempty"`
+	Limit      int `json:"limit,omitempty" min:"1" max:"100"`
 }
 
 func (a queryArgs) check() error { return a.checkTarget("query", false, false) }

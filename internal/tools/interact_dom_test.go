@@ -34,11 +34,11 @@ func TestDOMArgs(t *testing.T) {
 		{"fill", `{"text":"ada"}`, "needs a target"},
 		{"type", `{"selector":"#q","text":"hi"}`, ""},
 		{"select", `{"ref":"e2","values":["fr"]}`, ""},
-		{"select", `{"ref":"e2"}`, "select needs values"},
+		{"select", `{"ref":"e2"}`, `"values" is required for select`},
 		{"check", `{"text":"Remember me"}`, ""},
 		{"key_press", `{"key":"Enter"}`, ""},
 		{"key_press", `{"key":"a","selector":"#q","modifiers":["Control"]}`, ""},
-		{"key_press", `{}`, "key_press needs key"},
+		{"key_press", `{}`, `"key" is required for key_press`},
 		{"wait_for", `{"text":"Welcome"}`, ""},
 		{"wait_for", `{"selector":"#x","gone":true}`, ""},
 		{"wait_for", `{"url":"*/done"}`, ""},
@@ -97,28 +97,10 @@ func TestDOMArgs(t *testing.T) {
 	}
 }
 
-// checkArgs runs the argument checks of a, the way its run would before
-// queuing anything: decode, check, build the params.
+// checkArgs runs the argument checks of a, the way its run does before
+// queuing anything.
 func checkArgs(a action, raw json.RawMessage) error {
-	var err error
-	switch a.Name {
-	case "click":
-		_, err = paramsOf[clickArgs](raw)
-	case "fill", "type":
-		_, err = paramsOf[fillArgs](raw)
-	case "select":
-		_, err = paramsOf[selectArgs](raw)
-	case "key_press":
-		_, err = paramsOf[keyArgs](raw)
-	case "wait_for":
-		_, err = paramsOf[waitForArgs](raw)
-	case "get_text":
-		_, err = paramsOf[getTextArgs](raw)
-	case "query":
-		_, err = paramsOf[queryArgs](raw)
-	default:
-		_, err = paramsOf[targetOnly](raw)
-	}
+	_, err := a.parse(&a, raw)
 	return err
 }
 

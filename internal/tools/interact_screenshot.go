@@ -16,15 +16,14 @@ import (
 func screenshotActions() []action {
 	a := browser[screenshotArgs]("screenshot", "shot", "")
 	a.Idempotent = true
+	a.present = (*Tools).presentScreenshot
 	return []action{a}
 }
-
-func init() { presenters["screenshot"] = (*Tools).presentScreenshot }
 
 type screenshotArgs struct {
 	targetArgs     `list:"target?"`
 	FullPage       bool `json:"full_page,omitempty"`
-	MaxDim         int  `json:"max_dim,omitempty"`
+	MaxDim         int  `json:"max_dim,omitempty" min:"64" max:"8000"`
 	FullResolution bool `json:"full_resolution,omitempty"`
 }
 

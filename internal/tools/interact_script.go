@@ -1,7 +1,5 @@
 package tools
 
-import "github.com/gasoline-mcp/gasoline/internal/mcp"
-
 // scriptActions run the agent's JavaScript.
 func scriptActions() []action { return []action{executeJS()} }
 
@@ -13,13 +11,6 @@ func executeJS() action {
 type executeJSArgs struct {
 	Script string `json:"script" required:"true" desc:"JavaScript; await works"`
 	tabArg
-}
-
-func (a executeJSArgs) check() error {
-	if a.Script == "" {
-		return mcp.Errorf("invalid_arguments", "pass the JavaScript to run, e.g. {action:\"execute_js\", script:\"document.title\"}", "\"script\" is required for execute_js")
-	}
-	return nil
 }
 
 // tabArg names the tab an action works in; without it the extension

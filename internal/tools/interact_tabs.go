@@ -2,6 +2,7 @@ package tools
 
 import (
 	"net/url"
+	"slices"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 )
@@ -44,32 +45,33 @@ type forceArg struct {
 	Force bool `json:"force,omitempty" desc:"on another agent's tab"`
 }
 
-func (a navigateArgs) check() error { return checkURL(a.URL, true) }
+func (a navigateArgs) check() error { return checkURL(a.URL) }
 
 type newTabArgs struct {
 	URL    string `json:"url,omitempty"`
 	Active *bool  `json:"active,omitempty" desc:"focus it (default true)"`
 }
 
-func (a newTabArgs) check() error { return checkURL(a.URL, false) }
+func (a newTabArgs) check() error { return checkURL(a.URL) }
 
 type switchTabArgs struct {
 	TabID *int64 `json:"tab_id" required:"true"`
 }
 
-func (a switchTabArgs) check() error {
-	if a.TabID == nil {
-		return mcp.Errorf("invalid_arguments", `observe({what:"tabs"}) lists the tabs, or use the tab_id new_tab returned`, "\"tab_id\" is required for switch_tab")
-	}
-	return nil
-}
+// urlRule is what an agent may open: an http(s) URL with a host, a file
+// URL, or one of exact. checkURL applies it, and extension/contract.js
+// carries it to the extension's navigate and new_tab (params.js), so the
+// two cannot differ; testdata/urls.json holds cases both must agree on.
+var urlRule = struct {
+	Hosted  []string `json:"hosted"`  // schemes allowed with a host
+	Schemes []string `json:"schemes"` // schemes allowed as they are
+	Exact   []string `json:"exact"`   // whole URLs allowed
+}{Hosted: []string{"http", "https"}, Schemes: []string{"file"}, Exact: []string{"about:blank"}}
 
-// checkURL accepts the URLs an agent may open: http(s), file and about:blank.
-func checkURL(raw string, required bool) error {
+// checkURL accepts the URLs urlRule allows; "" is no URL (url's required
+// tag says where one is needed).
+func checkURL(raw string) error {
 	if raw == "" {
-		if required {
-			return mcp.Errorf("invalid_arguments", "pass the page to open, e.g. {action:\"navigate\", url:\"http://localhost:3000/\"}", "\"url\" is required")
-		}
 		return nil
 	}
 	u, err := url.Parse(raw)
@@ -77,8 +79,8 @@ func checkURL(raw string, required bool) error {
 		return mcp.Errorf("invalid_arguments", "pass an absolute URL such as http://localhost:3000/", "invalid url %q: %v", raw, err)
 	}
 	switch {
-	case (u.Scheme == "http" || u.Scheme == "https") && u.Host != "":
-	case u.Scheme == "file", raw == "about:blank":
+	case slices.Contains(urlRule.Hosted, u.Scheme) && u.Host != "":
+	case slices.Contains(urlRule.Schemes, u.Scheme), slices.Contains(urlRule.Exact, raw):
 	default:
 		return mcp.Errorf("invalid_arguments", "use an http(s) or file URL, or about:blank", "unsupported url %q", raw)
 	}

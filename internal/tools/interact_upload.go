@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"reflect"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/upload"
@@ -18,8 +19,9 @@ func uploadActions() []action { return []action{uploadAction()} }
 // them on the input the target names, as a DOM action with effects.
 func uploadAction() action {
 	a := dom[uploadArgs]("upload", "into a file input", false)
+	a.sent, a.parse = reflect.TypeFor[uploadParams](), parseAs[uploadArgs]
 	a.run = func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error) {
-		args, err := decodeChecked[uploadArgs](raw)
+		args, err := decodeArgs[uploadArgs](act, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -27,32 +29,27 @@ func uploadAction() action {
 		if err != nil {
 			return nil, uploadError(t.d.Uploads, err)
 		}
-		return t.submitBrowser(ctx, act, client, raw, uploadParams{targetArgs: args.targetArgs, Files: files})
+		return t.submitBrowser(ctx, act, client, raw, uploadParams{targetArgs: args.targetArgs, Files: files, settleArgs: args.settleArgs})
 	}
 	return a
 }
 
-func init() { presenters["upload"] = (*Tools).presentEffects }
-
 type uploadArgs struct {
 	targetArgs `list:"target"`
 	Paths      []string `json:"paths" required:"true" desc:"absolute, under a directory the user allowed"`
+	settleArgs `list:"-"`
 }
 
 func (a uploadArgs) check() error {
-	if err := a.checkTarget("upload", false, false); err != nil {
-		return err
-	}
-	if len(a.Paths) == 0 {
-		return mcp.Errorf("invalid_arguments", `e.g. {action:"upload", selector:"input[type=file]", paths:["/home/me/uploads/photo.png"]}`, "upload needs paths")
-	}
-	return nil
+	return a.checkTarget("upload", false, false)
 }
 
-// uploadParams are what the extension gets: the target and the files.
+// uploadParams are what the extension gets: the target, the files, and
+// how long to follow what setting them started.
 type uploadParams struct {
 	targetArgs
-	Files []upload.File `json:"files"`
+	Files []upload.File `json:"files" required:"true"`
+	settleArgs
 }
 
 // uploadError turns a refused read into what the agent can act on.

@@ -54,7 +54,7 @@ func TestUpload(t *testing.T) {
 		{"relative", `{"action":"upload","selector":"#f","paths":["notes.txt"]}`, true, "invalid_arguments", "not absolute"},
 		{"missing", `{"action":"upload","selector":"#f","paths":["` + filepath.Join(dir, "nope.txt") + `"]}`, true, "not_found", "nope.txt"},
 		{"too many", `{"action":"upload","selector":"#f","paths":["` + strings.Repeat(file+`","`, 4) + file + `"]}`, true, "invalid_arguments", "at most 4 files"},
-		{"no paths", `{"action":"upload","selector":"#f"}`, true, "invalid_arguments", "upload needs paths"},
+		{"no paths", `{"action":"upload","selector":"#f"}`, true, "invalid_arguments", `"paths" is required for upload`},
 		{"no target", `{"action":"upload","paths":["` + file + `"]}`, true, "invalid_arguments", "upload needs a target"},
 	}
 	for _, tt := range tests {
@@ -96,8 +96,8 @@ func TestDialog(t *testing.T) {
 		{"prompt text, own window", `{"action":"dialog","dialog":"accept","text":"Ada","timeout_ms":5000,"tab_id":3}`,
 			`{"dialog":"accept","text":"Ada","tab_id":3,"window_ms":5000}`, ""},
 		{"dismiss", `{"action":"dialog","dialog":"dismiss"}`, `{"dialog":"dismiss","window_ms":60000}`, ""},
-		{"no answer", `{"action":"dialog"}`, "", "dialog must be accept or dismiss"},
-		{"another answer", `{"action":"dialog","dialog":"ok"}`, "", `got "ok"`},
+		{"no answer", `{"action":"dialog"}`, "", `"dialog" is required for dialog`},
+		{"another answer", `{"action":"dialog","dialog":"ok"}`, "", `unknown dialog "ok"`},
 		{"window out of range", `{"action":"dialog","dialog":"accept","timeout_ms":0}`, "", "timeout_ms 0 is out of range"},
 	}
 	for _, tt := range tests {

@@ -84,10 +84,8 @@ func (s tabScope) apply(f *capture.Filter) { f.Tabs, f.ExceptTabs = s.tabs, s.ex
 // scope returns the tabs client's read a covers.
 func (t *Tools) scope(client string, a entryArgs) (tabScope, error) {
 	switch {
-	case a.Tabs == "all", a.TabID != nil:
+	case a.Tabs == "all", a.TabID != nil: // tabs' enum allows only "all"
 		return tabScope{}, nil
-	case a.Tabs != "":
-		return tabScope{}, unknownChoice("tabs", a.Tabs, []string{"all"})
 	}
 	known := t.d.Capture.Tabs(client).Tabs
 	var mine, others []int64

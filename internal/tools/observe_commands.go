@@ -54,13 +54,6 @@ type resultArgs struct {
 	verbosity `list:"-"`
 }
 
-func (a resultArgs) check() error {
-	if a.CorrelationID == "" {
-		return mcp.Errorf("invalid_arguments", "pass the correlation_id that interact returned", "\"correlation_id\" is required for command_result")
-	}
-	return nil
-}
-
 // verbosity asks command_result for the detail left out of results by
 // default (interact's inline results are lean; read them again here for it).
 type verbosity struct {

@@ -39,6 +39,7 @@ func (tl *tool) actions() []action {
 				panic(fmt.Sprintf("tools: action %s.%s declared twice or in the wrong tool", a.Tool, a.Name))
 			}
 			seen[a.Name] = true
+			a.key = tl.key
 			out = append(out, a)
 		}
 	}
@@ -112,6 +113,19 @@ func (tl *tool) def(acts []action) protocol.Tool {
 // entry is the action as the tool description lists it:
 // name {arg, optional?}: summary.
 func (a *action) entry() string {
+	s := a.Name
+	if sig := a.signature(); sig != "" {
+		s += " " + sig
+	}
+	if a.summary != "" {
+		s += ": " + a.summary
+	}
+	return s
+}
+
+// signature is the action's argument list as its entry shows it,
+// "{arg, optional?}", or "" when it takes none.
+func (a *action) signature() string {
 	var args []string
 	for _, f := range a.fields {
 		arg := f.name
@@ -127,14 +141,10 @@ func (a *action) entry() string {
 			args = append(args, arg)
 		}
 	}
-	s := a.Name
-	if len(args) > 0 {
-		s += " {" + strings.Join(args, ", ") + "}"
+	if len(args) == 0 {
+		return ""
 	}
-	if a.summary != "" {
-		s += ": " + a.summary
-	}
-	return s
+	return "{" + strings.Join(args, ", ") + "}"
 }
 
 // prop is one property of a tool's input schema, with the actions using it.

@@ -67,6 +67,9 @@ type Deps struct {
 // Tools serves the MCP tools. Create it with New.
 type Tools struct {
 	d Deps
+	// presenters shape complete commands' results, by command name
+	// (action.present); read-only.
+	presenters map[string]func(t *Tools, c tracker.Command, v *commandView)
 }
 
 // New returns the tools over d.
@@ -83,7 +86,7 @@ func New(d Deps) *Tools {
 	if d.UserDrivenWait <= 0 || d.UserDrivenWait > UserDrivenWait {
 		d.UserDrivenWait = UserDrivenWait
 	}
-	return &Tools{d: d}
+	return &Tools{d: d, presenters: presenters()}
 }
 
 // all is every tool, in tools/list order.

@@ -134,7 +134,7 @@ func (t *Tools) commandView(c tracker.Command, now time.Time, verbose bool) *com
 	} else if len(c.Result) > 0 {
 		v.Result = c.Result
 	}
-	if p := presenters[c.Action]; p != nil && c.State == tracker.StateComplete {
+	if p := t.presenters[c.Action]; p != nil && c.State == tracker.StateComplete {
 		p(t, c, v)
 	}
 	if c.State != tracker.StateComplete {

@@ -126,8 +126,11 @@ func TestIsolationTwoAgents(t *testing.T) {
 	}
 
 	// beta's close_tab and navigate of alpha's tab: refused, naming alpha.
-	for _, action := range []string{"close_tab", "navigate"} {
-		r, err := beta.act(action, map[string]any{"tab_id": ta.TabID, "url": e.site.URL + "/c"})
+	for action, args := range map[string]map[string]any{
+		"close_tab": {"tab_id": ta.TabID},
+		"navigate":  {"tab_id": ta.TabID, "url": e.site.URL + "/c"},
+	} {
+		r, err := beta.act(action, args)
 		if err != nil {
 			t.Fatal(err)
 		}
