@@ -14,6 +14,7 @@ import { CommandError, deadlineOf } from './runner.js';
 import { evalRefused, runInUserScriptWorld } from './userscripts/execute.js';
 import { reachTab } from './tabs/reach.js';
 import { probeTab, PROBE_MS } from './tabs/hung.js';
+import { resolveTab } from './tabs/resolve.js';
 
 const LOAD_CHECK_MS = 1000; // safety-net re-check of a loading tab's status
 
@@ -403,32 +404,6 @@ export function refusedScripting(err) {
 export function historyGo(delta) {
   history.go(delta);
   return history.length;
-}
-
-/**
- * resolveTab returns the tab named by tabId, or, when tabId is absent, the
- * active tab of the last focused normal window. (A command from an agent
- * always arrives here with the tab_id tabs/owners.js chose for it.)
- */
-export async function resolveTab(tabId) {
-  if (tabId !== undefined && tabId !== null && tabId !== '') {
-    const id = Number(tabId);
-    if (!Number.isInteger(id) || id < 0) throw new CommandError(`tab_id must be a tab's integer id, got ${JSON.stringify(tabId)}`);
-    try {
-      return await chrome.tabs.get(id);
-    } catch {
-      throw new CommandError(`no tab with id ${id} (it may have been closed); observe({what:"tabs"}) lists the open tabs`);
-    }
-  }
-  let win;
-  try {
-    win = await chrome.windows.getLastFocused({ populate: true, windowTypes: ['normal'] });
-  } catch {
-    throw new CommandError('no browser window is open; open one (or use new_tab) and try again');
-  }
-  const tab = win?.tabs?.find((t) => t.active);
-  if (!tab) throw new CommandError('the last focused window has no active tab; pass tab_id or use new_tab');
-  return tab;
 }
 
 function checkURL(raw, action) {

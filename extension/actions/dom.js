@@ -8,17 +8,14 @@
 
 import '../actions/core.js';
 import { CommandError } from '../runner.js';
-import { resolveTab } from '../commands.js';
+import { resolveTab } from '../tabs/resolve.js';
 import { targetOf, frameOfRef, prefixFor, failureText, reasonOf, pageBudget, modifiersOf, describeTarget } from './target.js';
 import { nativeDialog, nativeDialogText } from './dialog.js';
 import { probeFrame, watchRequests } from '../capture/worker.js';
 import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
-import { isolatedFiles, reachTab } from '../tabs/reach.js';
+import { ensureRuntime } from './inject.js';
 
 const core = globalThis.gasolineCore;
-
-/** RUNTIME_FILES are injected, in order, into documents that have no runtime (opened before install). */
-export const RUNTIME_FILES = ['actions/core.js', 'actions/runtime.js', 'actions/upload-page.js'];
 
 // docs remembers, per tab, the document each frame had when the worker last
 // talked to it: a ref from an older document is stale. Kept in
@@ -78,42 +75,25 @@ async function frameDoc(tab, frameId) {
 }
 
 /**
- * send delivers msg to the runtime of documentId in tab, injecting the
- * content scripts first when the document has none (it was open before the
- * extension was installed, or Chrome skipped it): all of them (capture
- * too, tabs/reach.js), else the ISOLATED world's scripts (relay and runtime). It throws DocumentGone
- * when the document goes away before answering.
+ * send delivers msg to the runtime of documentId in tab, bringing the
+ * runtime first when the document has none (an agent's first action
+ * there: actions/inject.js). It throws DocumentGone when the document goes
+ * away before answering.
  */
 async function send(tab, documentId, msg) {
-  const post = () => chrome.tabs.sendMessage(tab.id, { gasoline: 'dom', ...msg }, { documentId });
   try {
-    return await post();
-  } catch (err) {
-    const text = err?.message || String(err);
-    if (!/Receiving end does not exist|Could not establish connection/i.test(text)) {
-      if (GONE.test(text)) throw new DocumentGone(text);
-      throw new CommandError(`the page in tab ${tab.id} did not answer: ${text}`);
-    }
-  }
-  if (await reachTab(tab).catch(() => 0)) {
-    try {
-      return await post();
-    } catch { /* bring the runtime alone, below */ }
-  }
-  try {
-    // The whole ISOLATED world, relay first as in the manifest, so the
-    // document's capture comes too (a relay already there stays alone).
-    const files = isolatedFiles(chrome.runtime.getManifest().content_scripts);
-    await chrome.scripting.executeScript({ target: { tabId: tab.id, documentIds: [documentId] }, files: files.length ? files : RUNTIME_FILES });
+    await ensureRuntime(tab, documentId);
   } catch (err) {
     const text = err?.message || String(err);
     if (GONE.test(text)) throw new DocumentGone(text);
     throw new CommandError(injectionText(tab, text));
   }
   try {
-    return await post();
+    return await chrome.tabs.sendMessage(tab.id, { gasoline: 'dom', ...msg }, { documentId });
   } catch (err) {
-    throw new DocumentGone(err?.message || String(err));
+    const text = err?.message || String(err);
+    if (GONE.test(text)) throw new DocumentGone(text);
+    throw new CommandError(`the page in tab ${tab.id} did not answer: ${text}`);
   }
 }
 
