@@ -149,6 +149,7 @@ async function call(tab, params, target, msg) {
  */
 async function frameIdOf(tab, selector) {
   const top = await frameDoc(tab, 0);
+  await childRuntimes(tab, 0);
   const nonce = crypto.randomUUID();
   const r = await send(tab, top, { op: 'frame', selector, nonce, prefix: 'e' });
   if (!r?.ok) throw new CommandError(failureText(r), { reason: reasonOf(r) });
@@ -163,6 +164,19 @@ async function frameIdOf(tab, selector) {
     await sleep(25);
   }
   throw new CommandError(`not_found: the iframe ${JSON.stringify(selector)} has no document this extension can reach yet (still loading, or a page Chrome does not let extensions into); wait and retry`, { reason: 'not_found' });
+}
+
+/**
+ * childRuntimes brings the runtime into the documents of the frames under
+ * frame parentId (every frame of the tab: parentId undefined) before a
+ * runtime posts them nonces (ops "frame" and "outline"): a document
+ * without one would miss its nonce. A frame that cannot take it (a browser
+ * page, one gone meanwhile) is left out; asking it later fails as usual.
+ */
+async function childRuntimes(tab, parentId) {
+  const frames = (await chrome.webNavigation.getAllFrames({ tabId: tab.id }).catch(() => null)) || [];
+  const kids = frames.filter((f) => f.documentId && f.frameId !== 0 && (parentId === undefined || f.parentFrameId === parentId));
+  await Promise.all(kids.map((f) => ensureRuntime(tab, f.documentId).catch(() => {})));
 }
 
 /**
@@ -524,6 +538,7 @@ async function dom(params, signal, ctx) {
   }
   const scope = !has(params.scope) ? null : frameOfRef(params.scope) !== null ? { ref: String(params.scope) } : { selector: String(params.scope) };
   const started = Date.now();
+  await childRuntimes(tab); // the outline posts each iframe's document a nonce
   const msg = { op: 'outline', interactive_only: params.interactive_only === true, max_chars: MAX_WHOLE_CHARS };
   const { resp, frameId } = await call(tab, params, null, { ...msg, scope, timeout_ms: pageBudget(ctx.deadlineMs) });
   await withFrames(tab, frameId, resp, msg, started + pageBudget(ctx.deadlineMs), 0);
