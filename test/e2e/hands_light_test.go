@@ -4,9 +4,13 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/chromium"
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/gasoline"
@@ -116,4 +120,38 @@ func TestHandsFirstUse(t *testing.T) {
 	if w := e.isolatedWorlds(fresh)[0]; w.Runtime != "object" {
 		t.Errorf("the fresh page after its first queries: %+v, want the runtime", w)
 	}
+}
+
+// TestFirstActionLatency measures what bringing the DOM runtime on first use
+// costs an agent: the time of interact query on a page no agent acted on
+// (fresh: the runtime is injected first) and right after on the same page
+// (warm), over GASOLINE_MEASURE pages, and logs both medians. A measurement,
+// not a check: it runs only when GASOLINE_MEASURE is set (a page count).
+//
+//	cd test/e2e && GASOLINE_MEASURE=20 go test -count=1 -v -run TestFirstActionLatency ./...
+func TestFirstActionLatency(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("GASOLINE_MEASURE"))
+	if n <= 0 {
+		t.Skip("a measurement: set GASOLINE_MEASURE to the number of pages")
+	}
+	e := ready(t)
+	var fresh, warm []time.Duration
+	for i := 0; i < n; i++ {
+		e.open(fmt.Sprintf("/hands/widgets.html?run=%d", i))
+		for _, into := range []*[]time.Duration{&fresh, &warm} {
+			r, took := e.timed(map[string]any{"action": "query", "selector": "#start"})
+			if r.Status != "complete" {
+				t.Fatalf("query: %s", r)
+			}
+			*into = append(*into, took)
+		}
+		e.call("interact", map[string]any{"action": "close_tab", "wait_ms": 20000})
+	}
+	median := func(d []time.Duration) time.Duration {
+		s := slices.Clone(d)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	t.Logf("interact query over %d pages: first action on a fresh page p50 %v (max %v), warm p50 %v (max %v)",
+		n, median(fresh), slices.Max(fresh), median(warm), slices.Max(warm))
 }
