@@ -14,6 +14,7 @@
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
 import { reachTab } from '../tabs/reach.js';
+import { within } from '../backoff.js';
 
 /** PROBE_MS is how long a frame that is said to show a native dialog has to answer a ping before it counts as frozen. */
 export const PROBE_MS = 500;
@@ -102,17 +103,11 @@ export async function nativeDialog(tabId) {
   return null;
 }
 
-async function answers(tabId, frameId) {
-  let timer;
+// answers resolves to whether the frame answers a ping at all (an error
+// is an answer) within PROBE_MS: a frame a native dialog holds does not.
+function answers(tabId, frameId) {
   const ping = chrome.tabs.sendMessage(tabId, { gasoline: 'dom', op: 'ping' }, { frameId }).then(() => true, () => true);
-  const late = new Promise((resolve) => {
-    timer = setTimeout(() => resolve(false), PROBE_MS);
-  });
-  try {
-    return await Promise.race([ping, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return within(ping, PROBE_MS, () => false);
 }
 
 /** nativeDialogText is the error of an action refused because tabId shows dialog d. */

@@ -15,6 +15,8 @@
 // page's scripts ran). The DOM runtime is not declared: it comes on an
 // agent's first action in a document (actions/inject.js).
 
+import { within } from '../backoff.js';
+
 /** REACH_PROBE_MS bounds the look at a tab's documents (a frozen tab does not answer). */
 export const REACH_PROBE_MS = 2000;
 
@@ -66,10 +68,9 @@ function markLate() {
 }
 
 function bounded(p, ms) {
-  let timer;
-  return Promise.race([p, new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  })]).finally(() => clearTimeout(timer));
+  return within(p, ms, () => {
+    throw new Error(`no answer within ${ms} ms`);
+  });
 }
 
 // locks holds, per tab id, the reachTab in flight: calls for one tab run
