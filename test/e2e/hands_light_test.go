@@ -57,7 +57,8 @@ func (e *env) isolatedWorlds(url string) map[int]worlds {
 // scripts (the capture relay and the dialog channel) in the extension's
 // isolated world of every frame, no DOM runtime; the first action in the
 // top document brings the runtime there only, the first in the iframe
-// brings it there; two first actions at once in a fresh page both work.
+// (and in a srcdoc iframe) brings it there; two first actions at once in a
+// fresh page both work.
 func TestHandsFirstUse(t *testing.T) {
 	e := ready(t)
 	url := e.site.URL + "/hands/widgets.html"
@@ -93,6 +94,14 @@ func TestHandsFirstUse(t *testing.T) {
 		if w.Runtime != "object" || w.Core != "object" {
 			t.Errorf("frame %d after the first click in the iframe: %+v, want the runtime everywhere", id, w)
 		}
+	}
+
+	// An inline (srcdoc) iframe, an about: document of the page's origin,
+	// gets the runtime on its first action too.
+	e.open("/hands/light.html")
+	e.ok("click", map[string]any{"frame": "iframe#doc", "selector": "#inline"})
+	if got := e.pageText("#inline", map[string]any{"frame": "iframe#doc"}); got != "Inline clicked" {
+		t.Errorf("the srcdoc iframe's button after its first click: %q, want \"Inline clicked\"", got)
 	}
 
 	// Two first actions at once in a fresh document: both answered.
