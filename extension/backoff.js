@@ -1,4 +1,5 @@
-// Reconnect delays for the poll loop and for result posts.
+// Reconnect delays for the poll loop and for result posts, and the waits
+// bounded in time (an abortable sleep, a promise raced against a timer).
 
 /**
  * Backoff yields exponentially growing delays with jitter: the n-th call to
@@ -75,4 +76,18 @@ export function sleep(ms, signal) {
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * within settles like p unless ms pass first; then it settles like late()
+ * (its value, or what it throws). The timer is cleared either way; p runs
+ * on, and what it settles to later is ignored. A classic content script
+ * cannot import it (capture/relay.js keeps its own race).
+ */
+export function within(p, ms, late) {
+  let timer;
+  const expired = new Promise((resolve) => {
+    timer = setTimeout(resolve, ms);
+  }).then(late);
+  return Promise.race([p, expired]).finally(() => clearTimeout(timer));
 }

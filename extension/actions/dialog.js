@@ -4,18 +4,17 @@
 //     window (params.window_ms): the next confirm, prompt or beforeunload
 //     gets it, alerts close, and nothing blocks the page meanwhile;
 //   - the worker keeps which tabs show a native dialog (one the page opened
-//     outside an agent's action and unarmed), as the documents' runtimes
-//     tell it ({gasoline: "dialog", showing, type, message}; tab and frame
+//     outside an agent's action and unarmed), as each document's end of
+//     dialogs.js's channel (channel.js) tells it ({gasoline: "dialog", showing, type, message}; tab and frame
 //     from the sender). Such a dialog freezes its page, and without the
 //     debugger permission no extension can close it: actions on that tab
 //     fail at once with dialog_showing, saying to ask the user, instead of
 //     running into their deadline.
 
 import { CommandError } from '../runner.js';
-import { resolveTab } from '../commands.js';
-
-/** RUNTIME_FILES are dom.js's (which imports this module): the DOM runtime, for documents older than the extension. */
-const RUNTIME_FILES = ['dom/engine.js', 'actions/core.js', 'actions/runtime.js', 'actions/upload-page.js'];
+import { resolveTab } from '../tabs/resolve.js';
+import { reachTab } from '../tabs/reach.js';
+import { within } from '../backoff.js';
 
 /** PROBE_MS is how long a frame that is said to show a native dialog has to answer a ping before it counts as frozen. */
 export const PROBE_MS = 500;
@@ -62,7 +61,7 @@ export function forget(tabId, frameId) {
 }
 
 /**
- * watchDialogs listens for the runtimes' reports and forgets a tab's
+ * watchDialogs listens for the documents' reports and forgets a tab's
  * dialogs when it closes or a frame loads a new document. Call it once,
  * synchronously at the worker's start (MV3 wakes a worker only for
  * listeners registered then).
@@ -104,17 +103,11 @@ export async function nativeDialog(tabId) {
   return null;
 }
 
-async function answers(tabId, frameId) {
-  let timer;
+// answers resolves to whether the frame answers a ping at all (an error
+// is an answer) within PROBE_MS: a frame a native dialog holds does not.
+function answers(tabId, frameId) {
   const ping = chrome.tabs.sendMessage(tabId, { gasoline: 'dom', op: 'ping' }, { frameId }).then(() => true, () => true);
-  const late = new Promise((resolve) => {
-    timer = setTimeout(() => resolve(false), PROBE_MS);
-  });
-  try {
-    return await Promise.race([ping, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return within(ping, PROBE_MS, () => false);
 }
 
 /** nativeDialogText is the error of an action refused because tabId shows dialog d. */
@@ -143,15 +136,11 @@ export async function dialog(params, signal, ctx) {
   const shown = await nativeDialog(tab.id);
   if (shown) throw new CommandError(nativeDialogText(tab.id, shown));
   let results = await armIn(tab, { tabId: tab.id, allFrames: true }, arm);
-  // Documents open since before the extension was installed have no
-  // runtime or dialogs.js yet: add them (the runtime first: it takes the
-  // channel dialogs.js offers), then arm them.
+  // Documents open since before the extension started have no channel.js
+  // or dialogs.js yet: bring the declared scripts (tabs/reach.js), then arm
+  // them. The DOM runtime is not needed to arm.
   const bare = results.filter((r) => !r.result).map((r) => r.frameId);
-  if (bare.length) {
-    const target = { tabId: tab.id, frameIds: bare };
-    await chrome.scripting.executeScript({ target, files: RUNTIME_FILES, injectImmediately: true }).catch(() => {});
-    await chrome.scripting.executeScript({ target, world: 'MAIN', files: ['actions/dialogs.js'], injectImmediately: true })
-      .catch(() => {});
+  if (bare.length && await reachTab(tab).catch(() => 0)) {
     const again = await armIn(tab, { tabId: tab.id, frameIds: bare }, arm).catch(() => []);
     results = [...results.filter((r) => r.result), ...again];
   }
@@ -178,11 +167,11 @@ async function armIn(tab, target, arm) {
 }
 
 /**
- * armPage runs in a document's ISOLATED world: the runtime hands the
- * answer to dialogs.js (MAIN world) through their private channel and
- * returns its acknowledgement, {recent}, or null when the document has no
- * runtime or no dialogs.js. Self-contained, as chrome.scripting serialises it.
+ * armPage runs in a document's ISOLATED world: channel.js hands the answer
+ * to dialogs.js (MAIN world) through their private channel and returns its
+ * acknowledgement, {recent}, or null when the document has no channel.js or
+ * no dialogs.js. Self-contained, as chrome.scripting serialises it.
  */
 export function armPage(arm) {
-  return globalThis.gasolineRuntime?.arm?.(arm) ?? null;
+  return globalThis.gasolineChannel?.arm?.(arm) ?? null;
 }

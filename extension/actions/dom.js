@@ -9,17 +9,14 @@
 import '../dom/engine.js';
 import '../actions/core.js';
 import { CommandError } from '../runner.js';
-import { resolveTab } from '../commands.js';
+import { resolveTab } from '../tabs/resolve.js';
 import { targetOf, frameOfRef, prefixFor, failureText, reasonOf, pageBudget, modifiersOf, describeTarget } from './target.js';
 import { nativeDialog, nativeDialogText } from './dialog.js';
 import { probeFrame, watchRequests } from '../capture/worker.js';
 import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
-import { isolatedFiles, reachTab } from '../tabs/reach.js';
+import { ensureRuntime } from './inject.js';
 
 const core = globalThis.gasolineCore;
-
-/** RUNTIME_FILES are injected, in order, into documents that have no runtime (opened before install). */
-export const RUNTIME_FILES = ['dom/engine.js', 'actions/core.js', 'actions/runtime.js', 'actions/upload-page.js'];
 
 // docs remembers, per tab, the document each frame had when the worker last
 // talked to it: a ref from an older document is stale. Kept in
@@ -79,42 +76,25 @@ async function frameDoc(tab, frameId) {
 }
 
 /**
- * send delivers msg to the runtime of documentId in tab, injecting the
- * content scripts first when the document has none (it was open before the
- * extension was installed, or Chrome skipped it): all of them (capture
- * too, tabs/reach.js), else the ISOLATED world's scripts (relay and runtime). It throws DocumentGone
- * when the document goes away before answering.
+ * send delivers msg to the runtime of documentId in tab, bringing the
+ * runtime first when the document has none (an agent's first action
+ * there: actions/inject.js). It throws DocumentGone when the document goes
+ * away before answering.
  */
 async function send(tab, documentId, msg) {
-  const post = () => chrome.tabs.sendMessage(tab.id, { gasoline: 'dom', ...msg }, { documentId });
   try {
-    return await post();
-  } catch (err) {
-    const text = err?.message || String(err);
-    if (!/Receiving end does not exist|Could not establish connection/i.test(text)) {
-      if (GONE.test(text)) throw new DocumentGone(text);
-      throw new CommandError(`the page in tab ${tab.id} did not answer: ${text}`);
-    }
-  }
-  if (await reachTab(tab).catch(() => 0)) {
-    try {
-      return await post();
-    } catch { /* bring the runtime alone, below */ }
-  }
-  try {
-    // The whole ISOLATED world, relay first as in the manifest, so the
-    // document's capture comes too (a relay already there stays alone).
-    const files = isolatedFiles(chrome.runtime.getManifest().content_scripts);
-    await chrome.scripting.executeScript({ target: { tabId: tab.id, documentIds: [documentId] }, files: files.length ? files : RUNTIME_FILES });
+    await ensureRuntime(tab, documentId);
   } catch (err) {
     const text = err?.message || String(err);
     if (GONE.test(text)) throw new DocumentGone(text);
     throw new CommandError(injectionText(tab, text));
   }
   try {
-    return await post();
+    return await chrome.tabs.sendMessage(tab.id, { gasoline: 'dom', ...msg }, { documentId });
   } catch (err) {
-    throw new DocumentGone(err?.message || String(err));
+    const text = err?.message || String(err);
+    if (GONE.test(text)) throw new DocumentGone(text);
+    throw new CommandError(`the page in tab ${tab.id} did not answer: ${text}`);
   }
 }
 
@@ -170,6 +150,7 @@ async function call(tab, frame, target, msg) {
  */
 async function frameIdOf(tab, selector) {
   const top = await frameDoc(tab, 0);
+  await childRuntimes(tab, 0);
   const nonce = crypto.randomUUID();
   const r = await send(tab, top, { op: 'frame', selector, nonce, prefix: 'e' });
   if (!r?.ok) throw new CommandError(failureText(r), { reason: reasonOf(r) });
@@ -184,6 +165,19 @@ async function frameIdOf(tab, selector) {
     await sleep(25);
   }
   throw new CommandError(`not_found: the iframe ${JSON.stringify(selector)} has no document this extension can reach yet (still loading, or a page Chrome does not let extensions into); wait and retry`, { reason: 'not_found' });
+}
+
+/**
+ * childRuntimes brings the runtime into the documents of the frames under
+ * frame parentId (every frame of the tab: parentId undefined) before a
+ * runtime posts them nonces (ops "frame" and "outline"): a document
+ * without one would miss its nonce. A frame that cannot take it (a browser
+ * page, one gone meanwhile) is left out; asking it later fails as usual.
+ */
+async function childRuntimes(tab, parentId) {
+  const frames = (await chrome.webNavigation.getAllFrames({ tabId: tab.id }).catch(() => null)) || [];
+  const kids = frames.filter((f) => f.documentId && f.frameId !== 0 && (parentId === undefined || f.parentFrameId === parentId));
+  await Promise.all(kids.map((f) => ensureRuntime(tab, f.documentId).catch(() => {})));
 }
 
 /**
@@ -526,6 +520,7 @@ async function dom(params, signal, ctx) {
   const maxTokens = params.max_tokens; // 100 to 9000: the contract's bounds
   const scope = !has(params.scope) ? null : frameOfRef(params.scope) !== null ? { ref: String(params.scope) } : { selector: String(params.scope) };
   const started = Date.now();
+  await childRuntimes(tab); // the outline posts each iframe's document a nonce
   const msg = { op: 'outline', interactive_only: params.interactive_only === true, max_chars: MAX_WHOLE_CHARS };
   const { resp, frameId } = await call(tab, undefined, null, { ...msg, scope, timeout_ms: pageBudget(ctx.deadlineMs) });
   await withFrames(tab, frameId, resp, msg, started + pageBudget(ctx.deadlineMs), 0);

@@ -1,6 +1,6 @@
 // The DOM runtime: one per document, in the extension's ISOLATED world,
-// declared in manifest.json for every frame at document_start (and injected
-// with chrome.scripting into documents that predate the extension). It
+// injected with chrome.scripting on an agent's first action in that
+// document (actions/inject.js; no page pays for it before). It
 // answers the worker's chrome.tabs.sendMessage requests, which always name
 // one document ({documentId} or {frameId}):
 //
@@ -530,62 +530,25 @@
   // --- dialogs -------------------------------------------------------------------
 
   // dialogs are the page's alert, confirm and prompt calls that dialogs.js
-  // (MAIN world) reported, newest last, at most 50. A native one (showing
-  // true, then false once answered) is also told to the worker, which
-  // takes the tab and frame from the sender: while it shows, the page
-  // cannot answer anything (actions/dialog.js).
+  // (MAIN world) reported during actions, newest last, at most 50.
+  // dialogs.js's private channel is held by channel.js (this world, from
+  // document_start), which also tells the worker about native ones.
   const dialogs = [];
-  const onDialog = (e) => {
+  const channel = globalThis.gasolineChannel;
+  channel?.on('dialog', (e) => {
     let d;
     try {
       d = JSON.parse(e.detail);
     } catch {
       return; // not a report
     }
-    const entry = { type: String(d.type), message: core.clip(String(d.message ?? ''), 200), answered: String(d.answered) };
-    if (typeof d.showing === 'boolean') {
-      chrome.runtime.sendMessage({ gasoline: 'dialog', showing: d.showing, type: entry.type, message: entry.message }).catch(() => {});
-    }
     if (d.showing === false || d.unsure) return; // the answer to one already listed, or one that may not show
-    dialogs.push(entry);
+    dialogs.push({ type: String(d.type), message: core.clip(String(d.message ?? ''), 200), answered: String(d.answered) });
     if (dialogs.length > 50) dialogs.shift();
-  };
+  });
 
-  // main is dialogs.js's end of a private channel between the worlds: a
-  // detached element it hands over on window at document_start, before any
-  // page script (dialogs.js says how), so no page listener hears what goes
-  // through it.
-  let main = null;
-  const takeMain = (e) => {
-    if (main || typeof e.relatedTarget?.addEventListener !== 'function') return;
-    main = e.relatedTarget;
-    e.preventDefault();
-    removeEventListener('gasoline:channel', takeMain, true);
-    main.addEventListener('dialog', onDialog);
-  };
-  addEventListener('gasoline:channel', takeMain, true);
-  dispatchEvent(new Event('gasoline:channel-hello')); // for a dialogs.js that ran first
-
-  /** toMain tells dialogs.js (MAIN world) something, as JSON text (objects do not cross worlds). */
-  const toMain = (type, data) => main?.dispatchEvent(new CustomEvent(type, { detail: JSON.stringify(data) }));
-
-  /** arm hands the dialog action's answer to dialogs.js: its acknowledgement {recent}, or null without dialogs.js. */
-  const arm = (data) => {
-    if (!main) return null;
-    let ack = null;
-    const on = (e) => {
-      try {
-        ack = JSON.parse(e.detail);
-      } catch { /* not an acknowledgement */ }
-    };
-    main.addEventListener('armed', on);
-    try {
-      toMain('arm', data);
-    } finally {
-      main.removeEventListener('armed', on);
-    }
-    return ack;
-  };
+  /** toMain tells dialogs.js (MAIN world) something, through channel.js. */
+  const toMain = (type, data) => channel?.send(type, data);
 
   // --- actions -------------------------------------------------------------------
 
@@ -947,9 +910,8 @@
   });
 
   // refFor is the draw-mode overlay's: the annotated element's ref (top
-  // frame); addAction, Failure and describe are the action modules'; arm
-  // is the dialog action's (actions/dialog.js armPage).
+  // frame); addAction, Failure and describe are the action modules'.
   globalThis.gasolineRuntime = {
-    handle, refFor: (el) => refFor(el, 'e'), addAction, Failure, describe: (el) => core.describe(el, view), arm,
+    handle, refFor: (el) => refFor(el, 'e'), addAction, Failure, describe: (el) => core.describe(el, view),
   };
 })();

@@ -8,7 +8,7 @@
 // (internal/tools/interact_screenshot.go holds that rule).
 
 import { CommandError } from '../runner.js';
-import { resolveTab } from '../commands.js';
+import { resolveTab } from '../tabs/resolve.js';
 import { scale, fullPagePlan, MAX_PIXELS } from './imaging.js';
 import { runtimeCall } from './dom.js';
 import { targetOf } from './target.js';

@@ -9,6 +9,7 @@ import { DEFAULT_SETTINGS, KINDS, MAX_BODY_CHARS, normaliseSettings, sanitise, s
 import { listen, NetworkObserver } from './network.js';
 import { tabActivated, tabNoted, tabRemoved, tabUpdated } from './tabs.js';
 import { scriptable } from '../tabs/reach.js';
+import { within } from '../backoff.js';
 
 /** CAPTURE_MESSAGE is the type of a relay's message to the worker. */
 export const CAPTURE_MESSAGE = 'gasoline.capture';
@@ -182,11 +183,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
       // extension and not reached yet), so what it recorded is not in.
       return { gone: text, relay: !/Receiving end does not exist|Could not establish connection/i.test(text) };
     });
-    let timer;
-    const answer = await Promise.race([sent, new Promise((resolve) => {
-      timer = setTimeout(() => resolve(null), waitMs);
-    })]);
-    clearTimeout(timer);
+    const answer = await within(sent, waitMs, () => null);
     if (!answer) return null;
     if (answer.gone) return { timers: 0, due_ms: 0, relay: answer.relay }; // nothing to flush there
     return { timers: answer.timers, due_ms: answer.due_ms, requests: answer.requests, action_requests: answer.action_requests,

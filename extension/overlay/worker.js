@@ -12,14 +12,18 @@
 // pressed in a frame to the overlay of the frame's tab.
 
 import { CommandError } from '../runner.js';
-import { resolveTab } from '../commands.js';
+import { resolveTab } from '../tabs/resolve.js';
+import { ensureRuntime } from '../actions/inject.js';
 import { addCrops } from './crop.js';
 import './logic.js';
 
 const L = globalThis.gasolineOverlayLogic;
 
-/** OVERLAY_FILES are injected, in order, into the tab's top document. */
-export const OVERLAY_FILES = ['dom/engine.js', 'actions/core.js', 'actions/runtime.js', 'overlay/logic.js', 'overlay/overlay.js'];
+/**
+ * OVERLAY_FILES are injected, in order, into the tab's top document, after
+ * the DOM runtime (actions/inject.js), whose refs the overlay reports.
+ */
+export const OVERLAY_FILES = ['overlay/logic.js', 'overlay/overlay.js'];
 const OPEN_KEY = 'draw:open';
 
 async function openSessions() {
@@ -42,8 +46,11 @@ export async function drawModeShow(params) {
   const id = params.correlation_id;
   if (typeof id !== 'string' || !id.startsWith('ann_')) throw new CommandError('draw_mode_show needs the ann_ correlation_id of its session');
   const tab = await resolveTab(params.tab_id);
-  const target = { tabId: tab.id, frameIds: [0] };
   try {
+    const top = await chrome.webNavigation.getFrame({ tabId: tab.id, frameId: 0 }).catch(() => null);
+    if (!top?.documentId) throw new Error('the tab has no document yet; wait for it to load and retry');
+    const target = { tabId: tab.id, documentIds: [top.documentId] };
+    await ensureRuntime(tab, top.documentId);
     await chrome.scripting.executeScript({ target, files: OVERLAY_FILES });
     await setOpen(id, tab.id);
     const [r] = await chrome.scripting.executeScript({

@@ -17,6 +17,7 @@
 // instance: a restarted worker learns again at the next deadline.
 
 import { CommandError } from '../runner.js';
+import { within } from '../backoff.js';
 
 /** PROBE_MS bounds the probe before a command's deadline (runner.js PROBE_LEAD_MS leaves room for it and the post). */
 export const PROBE_MS = 900;
@@ -32,21 +33,13 @@ export const RECOVERS = new Set(['refresh', 'navigate', 'close_tab', 'new_tab', 
  * script within ms, false when it does not. A refusal (a page Chrome does
  * not let extensions script, a closed tab) is not a frozen page: true.
  */
-export async function probeTab(tabId, ms, api = chrome) {
-  let timer;
-  const late = new Promise((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
+export function probeTab(tabId, ms, api = chrome) {
   const answered = api.scripting.executeScript({
     target: { tabId, frameIds: [0] },
     injectImmediately: true,
     func: () => 1,
   }).then(() => true, () => true);
-  try {
-    return await Promise.race([answered, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return within(answered, ms, () => false);
 }
 
 /** unresponsiveText is the error of a command stopped or refused because tab tabId is frozen. */

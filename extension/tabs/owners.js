@@ -29,6 +29,7 @@
 // in, keeps to the tab in front.
 
 import { CommandError } from '../runner.js';
+import { activeTab } from './resolve.js';
 
 /** STORAGE_KEY is the chrome.storage.session key of the ownership state. */
 export const STORAGE_KEY = 'tabs:owners';
@@ -370,7 +371,7 @@ export class TabOwners {
       throw new CommandError('close_tab without tab_id closes only a tab this agent opened, and it has none open; ' +
         'pass the tab_id of the tab to close (observe({what:"tabs"}) lists them)');
     }
-    const active = await this.activeTab();
+    const active = await activeTab(this.api);
     const owner = this.state.tabs[active.id];
     if (owner && owner.client !== client) {
       throw new CommandError(`tab ${active.id} (the active tab) belongs to agent ${owner.name}; pass tab_id:${active.id} to act on it anyway, ` +
@@ -404,18 +405,5 @@ export class TabOwners {
     if (await this.api.tabs.get(tabId).then(() => true, () => false)) return tabId;
     this.forget(tabId);
     return undefined;
-  }
-
-  /** activeTab is the active tab of the last focused normal window. */
-  async activeTab() {
-    let win;
-    try {
-      win = await this.api.windows.getLastFocused({ populate: true, windowTypes: ['normal'] });
-    } catch {
-      throw new CommandError('no browser window is open; open one (or use new_tab) and try again');
-    }
-    const tab = win?.tabs?.find((t) => t.active);
-    if (!tab) throw new CommandError('the last focused window has no active tab; pass tab_id or use new_tab');
-    return tab;
   }
 }

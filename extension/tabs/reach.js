@@ -3,17 +3,20 @@
 // Chrome injects the manifest's content_scripts only into documents that
 // load afterwards. reachTab brings them into such a tab's documents, in the
 // manifest's order and worlds, so capture, the pristine built-ins and the
-// action runtime work there as in any page; background.js runs it over
+// dialog wrappers work there as in any page; background.js runs it over
 // every open tab on install, browser start and worker start.
 //
-// A document is taken to have the scripts when its ISOLATED world holds
-// gasolineRelay (capture/relay.js) and gasolineCore (actions/core.js), and
-// its gasolinePristineRelay (pristine-relay.js) holds the port of the MAIN
-// world's pristine.js, which leaves no name on the page; each gets only the
-// entries it lacks, so nothing runs twice in a document (the relay is
-// looked for on its own: a command's fallback may have brought the runtime
-// without it). pristine.js brought in late marks its built-ins as
-// the page's own (they were saved after the page's scripts ran).
+// A document is taken to have the scripts of a world when its ISOLATED
+// world holds gasolineRelay (capture/relay.js, among that world's first
+// entries: Chrome brings a document's declared scripts together) and its
+// gasolinePristineRelay (pristine-relay.js) holds the port of the MAIN
+// world's pristine.js, which leaves no name on the page; each world gets
+// only what it lacks, so nothing runs twice in a document. pristine.js
+// brought in late marks its built-ins as the page's own (they were saved
+// after the page's scripts ran). The DOM runtime is not declared: it comes
+// on an agent's first action in a document (actions/inject.js).
+
+import { within } from '../backoff.js';
 
 /** REACH_PROBE_MS bounds the look at a tab's documents (a frozen tab does not answer). */
 export const REACH_PROBE_MS = 2000;
@@ -23,30 +26,17 @@ export function scriptable(url) {
   return /^(https?|file):/i.test(url || '');
 }
 
-/** RELAY_FILE is the capture relay, looked for apart from the rest of the ISOLATED world. */
-export const RELAY_FILE = 'capture/relay.js';
-
 /**
  * missing returns the documents (of the frames Chrome listed in probe
- * results) that lack the extension's scripts: {ISOLATED: [...] (no
- * runtime), RELAY: [...] (no capture relay), MAIN: [...]}, each entry
- * {frameId, documentId}. An ISOLATED result is {core, relay} (true: both).
- * Pure: node tests it.
+ * results) that lack the extension's scripts: {ISOLATED: [...], MAIN:
+ * [...]}, each entry {frameId, documentId}; a probe result is true when
+ * the world has them. Pure: node tests it.
  */
 export function missing(isolated, main) {
-  const lacking = (results, has) => (results || [])
-    .filter((r) => r && r.documentId && !has(r.result))
+  const lacking = (results) => (results || [])
+    .filter((r) => r && r.documentId && r.result !== true)
     .map((r) => ({ frameId: r.frameId, documentId: r.documentId }));
-  return {
-    ISOLATED: lacking(isolated, (x) => x === true || x?.core === true),
-    RELAY: lacking(isolated, (x) => x === true || x?.relay === true),
-    MAIN: lacking(main, (x) => x === true),
-  };
-}
-
-/** isolatedFiles returns the manifest's ISOLATED-world content script files, in manifest order. */
-export function isolatedFiles(contentScripts) {
-  return (contentScripts || []).filter((e) => e.world !== 'MAIN').flatMap((e) => e.js || []);
+  return { ISOLATED: lacking(isolated), MAIN: lacking(main) };
 }
 
 /**
@@ -60,8 +50,7 @@ export function injections(contentScripts, lacking) {
   const out = [];
   for (const entry of contentScripts || []) {
     const world = entry.world === 'MAIN' ? 'MAIN' : 'ISOLATED';
-    const key = world === 'ISOLATED' && entry.js?.includes(RELAY_FILE) ? 'RELAY' : world;
-    const docs = (lacking[key] ?? lacking[world] ?? []).filter((d) => entry.all_frames || d.frameId === 0);
+    const docs = (lacking[world] ?? []).filter((d) => entry.all_frames || d.frameId === 0);
     if (!docs.length || !entry.js?.length) continue;
     out.push({ world, files: entry.js, documentIds: docs.map((d) => d.documentId), late: entry.js.includes('pristine.js') });
   }
@@ -70,7 +59,7 @@ export function injections(contentScripts, lacking) {
 
 // In the page (self-contained: chrome.scripting serialises them).
 function hasIsolated() {
-  return { core: typeof globalThis.gasolineCore === 'object' && globalThis.gasolineCore !== null, relay: globalThis.gasolineRelay === true };
+  return globalThis.gasolineRelay === true;
 }
 function hasPristine() {
   return globalThis.gasolinePristineRelay?.connected() === true;
@@ -80,10 +69,9 @@ function markLate() {
 }
 
 function bounded(p, ms) {
-  let timer;
-  return Promise.race([p, new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  })]).finally(() => clearTimeout(timer));
+  return within(p, ms, () => {
+    throw new Error(`no answer within ${ms} ms`);
+  });
 }
 
 // locks holds, per tab id, the reachTab in flight: calls for one tab run
@@ -124,7 +112,7 @@ async function reachOnce(tab, api) {
     await api.scripting.executeScript({ target: where, world: step.world, files: step.files });
     if (step.late) await api.scripting.executeScript({ target: where, world: 'ISOLATED', func: markLate });
   }
-  return new Set([...lacking.ISOLATED, ...lacking.RELAY, ...lacking.MAIN].map((d) => d.documentId)).size;
+  return new Set([...lacking.ISOLATED, ...lacking.MAIN].map((d) => d.documentId)).size;
 }
 
 /**

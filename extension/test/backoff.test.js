@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Backoff, sleep } from '../backoff.js';
+import { Backoff, sleep, within } from '../backoff.js';
 
 test('Backoff doubles from base to max with jitter in [d/2, d]', () => {
   const hi = new Backoff({ baseMs: 250, maxMs: 5000, random: () => 1 });
@@ -18,4 +18,13 @@ test('sleep resolves, and rejects on abort', async () => {
   ac.abort(new Error('woken'));
   await assert.rejects(p, /woken/);
   await assert.rejects(sleep(1, ac.signal), /woken/);
+});
+
+test('within settles like the promise, or like late() once the time is up, and clears its timer', async () => {
+  assert.equal(await within(Promise.resolve('on time'), 1000, () => 'late'), 'on time');
+  await assert.rejects(within(Promise.reject(new Error('refused')), 1000, () => 'late'), /refused/);
+  assert.equal(await within(new Promise(() => {}), 5, () => 'late'), 'late');
+  await assert.rejects(within(new Promise(() => {}), 5, () => {
+    throw new Error('no answer within 5 ms');
+  }), /no answer within 5 ms/);
 });

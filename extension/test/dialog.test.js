@@ -5,10 +5,12 @@ import assert from 'node:assert/strict';
 import { dialog, nativeDialog, nativeDialogText, watchDialogs } from '../actions/dialog.js';
 import { CommandError } from '../runner.js';
 import { paramsOf } from '../params.js';
+import fs from 'node:fs';
 
 // fake is the chrome.* the module uses. frozen holds the "tabId:frameId"
 // of frames that do not answer (a native dialog shows there); inject
 // decides what chrome.scripting.executeScript returns.
+const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.meta.url)));
 const fake = {
   frozen: new Set(),
   inject: async () => [],
@@ -18,9 +20,9 @@ const fake = {
 };
 const event = (list) => ({ addListener: (f) => list.push(f) });
 globalThis.chrome = {
-  runtime: { id: 'gasoline', onMessage: event(fake.listeners.message) },
+  runtime: { id: 'gasoline', onMessage: event(fake.listeners.message), getManifest: () => manifest },
   tabs: {
-    get: async (id) => ({ id, url: `http://x/${id}` }),
+    get: async (id) => ({ id, url: `http://x/${id}`, status: 'complete' }),
     sendMessage: (tabId, msg, { frameId }) => (fake.frozen.has(`${tabId}:${frameId}`) ? new Promise(() => {}) : Promise.resolve({ ok: true })),
     onRemoved: event(fake.listeners.removed),
   },
@@ -95,31 +97,37 @@ test('reports from elsewhere than a tab of this extension are ignored; closing o
   fake.frozen.delete('7:0');
 });
 
-test('dialog arms every frame, adds dialogs.js where it is missing, and lists the recent dialogs', async () => {
+test('dialog arms every frame, brings the declared scripts where they are missing, and lists the recent dialogs', async () => {
   fake.injected = [];
   fake.inject = async (opts) => {
     if (opts.files) return [];
+    if (opts.func?.name === 'hasIsolated' || opts.func?.name === 'hasPristine') {
+      return [{ frameId: 0, documentId: 'top', result: true }, { frameId: 4, documentId: 'old', result: false }];
+    }
     if (opts.target.allFrames) {
       return [
         { frameId: 0, result: { recent: [{ type: 'alert', message: 'Hi', answered: 'accepted by the user', at: 1, ago_ms: 2000 }] } },
         { frameId: 4, result: null },
       ];
     }
-    return opts.target.frameIds.map((frameId) => ({ frameId, result: { recent: [] } }));
+    return (opts.target.frameIds || []).map((frameId) => ({ frameId, result: { recent: [] } }));
   };
   const got = await dialog({ dialog: 'accept', text: 'Ada', window_ms: 5000, tab_id: 8 }, undefined, ctx);
   assert.deepEqual(got, {
     tab_id: 8, url: 'http://x/8', armed: 'accept', window_ms: 5000, frames: 2, text: 'Ada',
     recent: [{ type: 'alert', message: 'Hi', answered: 'accepted by the user', ago_ms: 2000 }],
   });
-  const [all, runtime, files, again] = fake.injected;
+  const [all, ...rest] = fake.injected;
   assert.deepEqual(all.target, { tabId: 8, allFrames: true });
   assert.deepEqual(all.args, [{ dialog: 'accept', window_ms: 5000, text: 'Ada' }]);
   assert.equal(all.world, undefined, 'armed from the isolated world');
-  assert.deepEqual(runtime, { target: { tabId: 8, frameIds: [4] }, files: ['dom/engine.js', 'actions/core.js', 'actions/runtime.js', 'actions/upload-page.js'], injectImmediately: true },
-    'the runtime first: it takes the channel dialogs.js offers');
-  assert.deepEqual(files, { target: { tabId: 8, frameIds: [4] }, world: 'MAIN', files: ['actions/dialogs.js'], injectImmediately: true });
-  assert.deepEqual(again.target, { tabId: 8, frameIds: [4] });
+  const brought = rest.filter((o) => o.files).map((o) => [o.world, o.files.join('+'), o.target.documentIds.join('+')]);
+  assert.deepEqual(brought, [
+    ['ISOLATED', 'pristine-relay.js+capture/relay.js+actions/channel.js+dom/engine.js+capture/record.js', 'old'],
+    ['MAIN', 'pristine.js+capture/main-world.js', 'old'],
+    ['MAIN', 'actions/dialogs.js', 'old'],
+  ], 'the declared scripts in manifest order (channel.js takes the channel dialogs.js offers); no DOM runtime');
+  assert.deepEqual(rest.at(-1).target, { tabId: 8, frameIds: [4] }, 'then armed again');
 });
 
 test('dialog arms for the command\'s deadline without window_ms; the contract checks its answer', async () => {

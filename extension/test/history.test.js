@@ -2,7 +2,7 @@
 // navigation to start and finish (loadAndWait), on a scripted chrome.tabs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { historyStep, loadAndWait, refusedScripting } from '../commands.js';
+import { historyStep, loadAndWait, refusedScripting } from '../actions/tabs.js';
 import { CommandError } from '../runner.js';
 
 // fakeChrome is a browser with one tab, 7, showing url. inject decides what

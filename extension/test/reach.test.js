@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { missing, injections, scriptable, isolatedFiles } from '../tabs/reach.js';
+import { missing, injections, scriptable } from '../tabs/reach.js';
 import { HungTabs, RECOVERS } from '../tabs/hung.js';
 import { CommandError } from '../runner.js';
 
@@ -22,25 +22,15 @@ test('a document lacking the scripts gets every entry in manifest order, each wo
   ];
   const plan = injections(manifest.content_scripts, missing(isolated, main));
   assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.documentIds.join('+'), p.late]), [
-    ['ISOLATED', 'pristine-relay.js+capture/relay.js+dom/engine.js+capture/record.js', 'top+sub', false],
+    ['ISOLATED', 'pristine-relay.js+capture/relay.js+actions/channel.js+dom/engine.js+capture/record.js', 'top+sub', false],
     ['MAIN', 'pristine.js+capture/main-world.js', 'top', true],
-    ['ISOLATED', 'actions/core.js+actions/runtime.js+actions/upload-page.js', 'top+sub', false],
     ['MAIN', 'actions/dialogs.js', 'top', false],
   ]);
 });
 
-test('a document with the runtime but no relay (a command brought the runtime) gets the relay entry alone (the engine loads once)', () => {
-  const isolated = [
-    { frameId: 0, documentId: 'top', result: { core: true, relay: false } },
-    { frameId: 2, documentId: 'ok', result: { core: true, relay: true } },
-  ];
-  const main = [{ frameId: 0, documentId: 'top', result: true }, { frameId: 2, documentId: 'ok', result: true }];
-  const plan = injections(manifest.content_scripts, missing(isolated, main));
-  assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [['ISOLATED', 'pristine-relay.js+capture/relay.js+dom/engine.js+capture/record.js', 'top']]);
-});
-
-test('a command\'s fallback brings the ISOLATED world in manifest order, relay first', () => {
-  assert.deepEqual(isolatedFiles(manifest.content_scripts), ['pristine-relay.js', 'capture/relay.js', 'dom/engine.js', 'capture/record.js', 'actions/core.js', 'actions/runtime.js', 'actions/upload-page.js']);
+test('the DOM runtime is not declared: it comes on first use (actions/inject.js)', () => {
+  const declared = manifest.content_scripts.flatMap((e) => e.js);
+  for (const f of ['actions/core.js', 'actions/runtime.js', 'actions/upload-page.js']) assert.ok(!declared.includes(f), f);
 });
 
 test('a tab whose documents all have the scripts gets nothing', () => {

@@ -3,7 +3,7 @@
 // which is exempt from the page's CSP and shares the page's DOM but not its
 // JavaScript globals.
 //
-// commands.js executeJs runs the script in the MAIN world first; only when
+// actions/execute.js executeJs runs the script in the MAIN world first; only when
 // that answer says the page refused eval (evalRefused) does it call
 // runInUserScriptWorld, once, and read its answer as it reads MAIN's
 // (readPageResult with world "USER_SCRIPT").
@@ -116,7 +116,7 @@ export function userWorldCode(body, expr, maxChars) {
  * runInUserScriptWorld runs pageRun with body and expr in the USER_SCRIPT
  * world WORLD_ID of target (a chrome.scripting-style target of the tab's top
  * document), immediately, and resolves to the first InjectionResult
- * ({result, documentId, frameId}; {} when there is none), as commands.js
+ * ({result, documentId, frameId}; {} when there is none), as actions/execute.js
  * inject does for MAIN. It throws CommandError when user scripts are not
  * allowed (notAllowedText), when Chrome is too old, when the document is
  * gone (reason "navigated"), or when Chrome refuses the injection. url is

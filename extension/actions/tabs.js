@@ -1,0 +1,213 @@
+// The tab actions: navigate, refresh, back, forward, new_tab, switch_tab
+// and close_tab, with chrome.tabs (and the page's own history.go), each
+// resolving once the tab has loaded what it asked for.
+
+import { CommandError } from '../runner.js';
+import { checkURL } from '../params.js';
+import { resolveTab } from '../tabs/resolve.js';
+import { injectionErrorText } from './execute.js';
+
+const LOAD_CHECK_MS = 1000; // safety-net re-check of a loading tab's status
+
+/**
+ * HISTORY_SETTLE_MS is how long back, forward and refresh wait for the tab
+ * to start navigating before they conclude nothing will happen (no page to
+ * go to). Starting takes a few milliseconds; the margin covers a busy machine.
+ */
+export const HISTORY_SETTLE_MS = 3000;
+
+export async function navigate(params, signal) {
+  const url = checkURL(params.url, 'navigate');
+  const tab = await resolveTab(params.tab_id);
+  const loaded = await loadAndWait(tab.id, () => chrome.tabs.update(tab.id, { url }), signal);
+  return { tab_id: loaded.id, url: loaded.url, title: loaded.title ?? '' };
+}
+
+export async function newTab(params, signal, { onCreated } = {}) {
+  const url = !params.url ? undefined : checkURL(params.url, 'new_tab');
+  const active = params.active === undefined ? true : Boolean(params.active);
+  let created;
+  try {
+    created = await chrome.tabs.create({ url, active });
+  } catch (err) {
+    if (!/no current window/i.test(err?.message || '')) throw err;
+    // The last window was closed (the browser runs on, e.g. headless): open one.
+    created = (await chrome.windows.create({ url, focused: active })).tabs[0];
+  }
+  if (onCreated) await onCreated(created);
+  if (!url) return { tab_id: created.id, url: created.pendingUrl || created.url || '' };
+  const loaded = await loadAndWait(created.id, async () => {}, signal);
+  return { tab_id: loaded.id, url: loaded.url, title: loaded.title ?? '' };
+}
+
+// switchTab makes the tab the one shown in its window. It does not focus
+// the window: the browser stays behind the editor the user is typing in.
+export async function switchTab(params) {
+  const tab = await resolveTab(params.tab_id);
+  const updated = await chrome.tabs.update(tab.id, { active: true });
+  return { tab_id: updated.id, url: updated.url || updated.pendingUrl || '' };
+}
+
+export async function closeTab(params) {
+  const tab = await resolveTab(params.tab_id);
+  await chrome.tabs.remove(tab.id);
+  return { closed: tab.id };
+}
+
+export async function refresh(params, signal) {
+  const tab = await resolveTab(params.tab_id);
+  if (!tab.url && !tab.pendingUrl) {
+    throw new CommandError(`tab ${tab.id} has no URL to reload (no page ever loaded in it); navigate it to a URL instead`);
+  }
+  const loaded = await loadAndWait(tab.id, () => chrome.tabs.reload(tab.id), signal, {
+    settleMs: HISTORY_SETTLE_MS,
+    nothing: `tab ${tab.id} did not start reloading within ${HISTORY_SETTLE_MS} ms; try again, or navigate to its url`,
+  });
+  return { tab_id: loaded.id, url: loaded.url, title: loaded.title ?? '' };
+}
+
+export function back(params, signal) {
+  return historyStep(params, signal, -1);
+}
+
+export function forward(params, signal) {
+  return historyStep(params, signal, 1);
+}
+
+/**
+ * historyStep moves the tab delta entries through its session history and
+ * resolves to the tab once the page it lands on has loaded. It uses the
+ * page's own history.go: chrome.tabs.goBack and goForward act like the
+ * browser's buttons, which skip entries the user never interacted with, so
+ * after an agent's navigations they fail with "Cannot find a next page in
+ * history", or in a visible browser skip the agent's pages and land on the
+ * New Tab page the tab started with. The call runs in the extension's
+ * isolated world, where the page cannot replace history.go. Only on a page
+ * Chrome does not let extensions script (chrome://, the Web Store, an error
+ * page), where no script ran, does it fall back to the buttons: when the
+ * injection fails after history.go may have run (the page navigated away
+ * and its reply was lost), pressing a button too would step twice, so the
+ * wait for the navigation decides.
+ */
+export async function historyStep(params, signal, delta, settleMs = HISTORY_SETTLE_MS) {
+  const name = delta < 0 ? 'back' : 'forward';
+  const tab = await resolveTab(params.tab_id);
+  const none = `tab ${tab.id} has no page to go ${name} to`;
+  const loaded = await loadAndWait(tab.id, async () => {
+    let injected;
+    try {
+      injected = await chrome.scripting.executeScript({
+        target: { tabId: tab.id },
+        func: historyGo,
+        args: [delta],
+        injectImmediately: true,
+      });
+    } catch (err) {
+      if (!refusedScripting(err)) return;
+      try {
+        await (delta < 0 ? chrome.tabs.goBack(tab.id) : chrome.tabs.goForward(tab.id));
+        return;
+      } catch (buttonErr) {
+        throw new CommandError(`cannot go ${name} in tab ${tab.id}: ${injectionErrorText(err, tab)} (the browser's ${name} button: ${buttonErr.message})`);
+      }
+    }
+    if (injected?.[0]?.result === 1) throw new CommandError(`${none}: its history holds only the page it shows`);
+  }, signal, { settleMs, nothing: `${none} (it did not navigate within ${settleMs} ms)` });
+  return { tab_id: loaded.id, url: loaded.url, title: loaded.title ?? '' };
+}
+
+/**
+ * refusedScripting reports whether executeScript failed because Chrome does
+ * not let the extension script the page at all (so no script ran), as
+ * opposed to losing the frame while or after the script ran.
+ */
+export function refusedScripting(err) {
+  return /cannot access|cannot be scripted|error page|host permission|permission to access/i.test(err?.message || String(err));
+}
+
+/**
+ * historyGo runs in the tab: it moves delta entries through the tab's
+ * session history and returns the history's length. Self-contained, as
+ * chrome.scripting serialises it.
+ */
+export function historyGo(delta) {
+  history.go(delta);
+  return history.length;
+}
+
+/**
+ * loadAndWait runs start (which begins a navigation in tab tabId) and
+ * resolves to the tab once it has finished loading: status "complete" and no
+ * pending URL. It listens before starting, so a fast load is not missed, and
+ * rejects with CommandError if the tab is closed, or with signal's reason
+ * when signal aborts.
+ *
+ * With settleMs, start may leave the tab as it is (history.go with nowhere
+ * to go): the tab must then be seen navigating (loading, or its URL
+ * changing) before it counts as loaded, and if it has not started within
+ * settleMs the wait fails with CommandError(nothing).
+ */
+export function loadAndWait(tabId, start, signal, { settleMs = 0, nothing = '' } = {}) {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    let started = !settleMs;
+    let timer;
+    let settleTimer;
+    const cleanup = () => {
+      settled = true;
+      clearInterval(timer);
+      clearTimeout(settleTimer);
+      chrome.tabs.onUpdated.removeListener(onUpdated);
+      chrome.tabs.onRemoved.removeListener(onRemoved);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const fail = (err) => {
+      if (settled) return;
+      cleanup();
+      reject(err);
+    };
+    const check = async () => {
+      if (settled) return;
+      let tab;
+      try {
+        tab = await chrome.tabs.get(tabId);
+      } catch {
+        fail(new CommandError(`tab ${tabId} was closed while loading`));
+        return;
+      }
+      if (!started && (tab.status !== 'complete' || tab.pendingUrl)) started = true;
+      if (!settled && started && tab.status === 'complete' && !tab.pendingUrl) {
+        cleanup();
+        resolve(tab);
+      }
+    };
+    const onUpdated = (id, info) => {
+      if (id !== tabId) return;
+      if (info.status === 'loading' || info.url !== undefined) started = true;
+      if (info.status === 'complete' || info.url !== undefined) check();
+    };
+    const onRemoved = (id) => {
+      if (id === tabId) fail(new CommandError(`tab ${tabId} was closed while loading`));
+    };
+    const onAbort = () => fail(signal.reason);
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    chrome.tabs.onUpdated.addListener(onUpdated);
+    chrome.tabs.onRemoved.addListener(onRemoved);
+    Promise.resolve()
+      .then(start)
+      .then(() => {
+        if (settled) return;
+        if (settleMs) {
+          settleTimer = setTimeout(() => {
+            if (!started) fail(new CommandError(nothing));
+          }, settleMs);
+        }
+        check();
+        timer = setInterval(check, LOAD_CHECK_MS);
+      }, (err) => fail(err instanceof CommandError ? err : new CommandError(err?.message || String(err))));
+  });
+}
