@@ -94,8 +94,9 @@
   // Whether a locator finds the element alone needs the whole document, which
   // costs milliseconds on a big page: that waits for an idle moment (at most
   // IDLE_MS), so the user's input never pays it. Records leave in the order
-  // of the actions; the page going away (pagehide, hidden) finishes them at
-  // once, so a click or submit that navigates is not lost.
+  // of the actions; a same-document navigation and the page going away
+  // (pagehide, hidden) finish them at once, so they stay before the
+  // navigation's record and a click or submit that navigates is not lost.
   const IDLE_MS = 1000;
   const pending = []; // {rec, el, facts}, oldest first
   let drainScheduled = false;
@@ -204,6 +205,15 @@
       }
     }, { capture: true, passive: true });
   }
+  // The page script records a same-document navigation (pushState, a hash
+  // change, an SPA's back) and observe reads actions and navigations as one
+  // timeline in arrival order: the actions before it go to the relay first.
+  // A cross-document one leaves by pagehide.
+  globalThis.navigation?.addEventListener?.('navigate', (e) => {
+    if (e.destination?.sameDocument !== false) finish();
+  });
+  addEventListener('popstate', finish, true);
+  addEventListener('hashchange', finish, true);
   addEventListener('pagehide', finish, true);
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'hidden') finish();

@@ -16,6 +16,8 @@ const sent = []; // records handed to the relay
 globalThis.addEventListener = on;
 globalThis.requestIdleCallback = (fn) => idle.push(fn);
 globalThis.gasolineRecord = (rec) => sent.push(rec);
+const navigation = { listeners: [], addEventListener(type, fn) { if (type === 'navigate') this.listeners.push(fn); } };
+globalThis.navigation = navigation;
 
 const doc = fakeDocument(h('html', {}, h('body', {},
   h('main', { id: 'app' },
@@ -117,6 +119,7 @@ test('pagehide finishes every pending record at once', () => {
   assert.equal(sent.length, 2, 'nothing sent twice');
 });
 
+// (This test removes "Other" from the page: later tests click the others.)
 test('an element the click removes keeps the CSS path it had', () => {
   reset();
   const other = byText('Other');
@@ -128,4 +131,17 @@ test('an element the click removes keeps the CSS path it had', () => {
   runIdle();
   assert.equal(sent[0].name, 'Other');
   assert.deepEqual(sent[0].locator, { by: 'css', selector: '#app > button:nth-of-type(3)' });
+});
+
+test('a same-document navigation finishes the actions before it; a cross-document one waits for pagehide', () => {
+  reset();
+  fire('click', byText('Buy'));
+  for (const fn of navigation.listeners) fn({ destination: { sameDocument: false } });
+  assert.equal(sent.length, 0, 'a link to another page: still pending');
+  fire('click', byText('Add'));
+  for (const fn of navigation.listeners) fn({ destination: { sameDocument: true } }); // the page's pushState
+  assert.deepEqual(sent.map((r) => r.name), ['Buy', 'Add']);
+  fire('click', byText('Buy'));
+  fire('hashchange', globalThis);
+  assert.deepEqual(sent.map((r) => r.name), ['Buy', 'Add', 'Buy']);
 });
