@@ -124,3 +124,54 @@ test('isSecret: passwords and card, password and one-time-code autocomplete', ()
   for (const [attrs, want] of cases) assert.equal(engine.isSecret(h('input', attrs)), want, JSON.stringify(attrs));
   assert.equal(engine.isSecret(null), false);
 });
+
+test('locatorFacts reads the element now; locatorFrom checks them in the document later', async (t) => {
+  const page = () => fakeDocument(h('html', {}, h('body', {},
+    h('main', { id: 'app' },
+      h('button', { 'data-testid': 'buy' }, 'Buy'),
+      h('button', {}, 'Add'),
+      h('button', {}, 'Other')))));
+  const byText = (doc, text) => find(doc, (e) => e.localName === 'button' && e.textContent === text);
+  await t.test('locatorOf is locatorFrom of locatorFacts', () => {
+    const doc = page();
+    for (const text of ['Buy', 'Add']) {
+      const el = byText(doc, text);
+      assert.deepEqual(engine.locatorFrom(el, engine.locatorFacts(el, view), view), engine.locatorOf(el, view));
+    }
+    assert.deepEqual(engine.locatorFacts(byText(doc, 'Buy'), view),
+      { testIds: [['data-testid', 'buy']], role: 'button', name: 'Buy', label: '', selector: '#app > button:nth-of-type(1)' });
+  });
+  await t.test('a name another element takes meanwhile falls back to the CSS path', () => {
+    const doc = page();
+    const add = byText(doc, 'Add');
+    const facts = engine.locatorFacts(add, view);
+    byText(doc, 'Other').childNodes[0].data = 'Add'; // the page's handler adds a second "Add"
+    assert.deepEqual(engine.locatorFrom(add, facts, view), { by: 'css', selector: '#app > button:nth-of-type(2)' });
+  });
+  await t.test('a test id removed meanwhile is not used', () => {
+    const doc = page();
+    const buy = byText(doc, 'Buy');
+    const facts = engine.locatorFacts(buy, view);
+    buy.attrs.delete('data-testid');
+    assert.deepEqual(engine.locatorFrom(buy, facts, view), { by: 'role', role: 'button', name: 'Buy' });
+  });
+  await t.test('an element removed from its document keeps the CSS path it had', () => {
+    const doc = page();
+    const add = byText(doc, 'Add');
+    const facts = engine.locatorFacts(add, view);
+    const main = add.parentNode;
+    main.childNodes.splice(main.childNodes.indexOf(add), 1);
+    add.parentNode = null;
+    add.isConnected = false; // what the browser says of a detached element
+    assert.deepEqual(engine.locatorFrom(add, facts, view), { by: 'css', selector: '#app > button:nth-of-type(2)' });
+  });
+});
+
+test('walk follows element links and the composed tree alike', () => {
+  const doc = fakeDocument(h('body', {},
+    h('div', { id: 'a' }, 'text', h('span', { id: 'b' }), h('p', { hidden: '' }, h('i', { id: 'hid' }))),
+    h('x-host', { id: 'host', $shadow: [h('button', { id: 'inner' }, 'In'), h('slot', {})] }, h('em', { id: 'light' }))));
+  const seen = [];
+  engine.walk(doc, (el) => { if (el.id) seen.push(el.id); });
+  assert.deepEqual(seen, ['a', 'b', 'host', 'inner']);
+});
