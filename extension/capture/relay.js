@@ -26,7 +26,7 @@
 (function gasolineRelay(global) {
   'use strict';
 
-  const KINDS = { log: 1, error: 1, network: 1, action: 1, nav: 1, vital: 1 };
+  const KINDS = { log: 1, error: 1, network: 1, action: 1, nav: 1, vital: 1, websocket: 1 };
   const LIMITS = {
     eventsPerMessage: 200, // records accepted from one port message
     string: 16384, // any string field but bodies
