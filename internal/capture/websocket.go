@@ -212,7 +212,8 @@ type WSConnPage struct {
 }
 
 // WebSockets lists the newest f.Limit connections f's tab fields select
-// whose URL contains f.URL or f.Text (ignoring ASCII case), oldest first.
+// whose URL contains f.URL and f.Text (ignoring ASCII case), oldest first,
+// as many as fit the page budget.
 // It fails with ErrBadFilter.
 func (s *Store) WebSockets(f Filter) (WSConnPage, error) {
 	f.Kind = KindWebSocket
@@ -223,12 +224,14 @@ func (s *Store) WebSockets(f Filter) (WSConnPage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := WSConnPage{Connections: []WSConn{}}
+	left := s.budget()
 	for i := len(s.ws.order) - 1; i >= 0; i-- {
 		c := s.ws.order[i]
 		if !m.readsTab(c.key.tab) || !containsFold(c.url, m.url) || !containsFold(c.url, m.text) {
 			continue
 		}
-		if len(p.Connections) == m.limit {
+		left -= 200 + min(len(c.url), 400) + len(c.reason) // about its JSON
+		if len(p.Connections) == m.limit || left < 0 && len(p.Connections) > 0 {
 			p.Earlier = true
 			break
 		}
