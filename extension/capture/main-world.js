@@ -499,8 +499,8 @@
    * "close" (code, reason, frames_dropped) and "error". The constructor is
    * wrapped in a Proxy (same prototype, statics, name and instanceof), send
    * is wrapped on the prototype; our listeners only read. A connection keeps
-   * at most WSL.frames frames and WSL.bytes text, all of them WSL.all frames
-   * and WSL.allBytes; frames past a bound are counted in frames_dropped. on()
+   * at most WSL.frames frames and WSL.bytes of kept text, all of them WSL.all
+   * frames and WSL.allBytes; frames past a bound are counted in frames_dropped. on()
    * says whether network capture is on.
    */
   function hookWebSockets(win, emit, on, cap, addListener) {
@@ -536,9 +536,9 @@
     };
     const frame = (c, direction, d) => {
       if (!on()) return;
-      const r = { direction, size: sizeOf(d) };
       const text = typeof d === 'string';
-      const len = text ? d.length : 0;
+      const max = cap();
+      const len = text ? MathMin(d.length, max) : 0; // the text kept
       if (c.frames >= WSL.frames || ALL.frames >= WSL.all || c.bytes + len > WSL.bytes || ALL.bytes + len > WSL.allBytes) {
         c.dropped++;
         return;
@@ -547,11 +547,11 @@
       ALL.frames++;
       c.bytes += len;
       ALL.bytes += len;
+      const r = { direction, size: sizeOf(d) };
       if (!text) r.binary = true;
       else {
-        const max = cap();
-        r.text = len > max ? strSlice(d, 0, max) : d;
-        if (len > max) r.body_truncated = true;
+        r.text = d.length > max ? strSlice(d, 0, max) : d;
+        if (d.length > max) r.body_truncated = true;
       }
       rec(c, 'message', r);
     };

@@ -117,6 +117,19 @@ test('a connection keeps at most WSL.frames frames and says how many it dropped'
   assert.equal(recs.at(-1).text, 'z');
 });
 
+test('a connection keeps at most WSL.bytes of text: what is kept counts, not what was sent', () => {
+  const { win, recs, state } = hook({ cap: 600000 });
+  const ws = new win.WebSocket('ws://x/');
+  ws.open();
+  ws.receive('a'.repeat(600000));
+  ws.receive('b'.repeat(600000)); // 1.2 MB kept would pass the bound
+  state.cap = 10;
+  ws.receive('c'.repeat(600000)); // 10 characters kept
+  ws.close(1000, '');
+  assert.deepEqual(recs.filter((r) => r.type === 'message').map((r) => r.text[0] + r.text.length), ['a600000', 'c10']);
+  assert.equal(recs.at(-1).frames_dropped, 1);
+});
+
 test('with network capture off nothing is recorded and the socket still works', () => {
   const { win, recs, state } = hook({ on: false });
   const ws = new win.WebSocket('ws://x/');
