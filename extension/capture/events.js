@@ -4,7 +4,7 @@
 // Chrome's sender, and redacts credential headers. No chrome.* dependency.
 
 /** KINDS are the event kinds of POST /events. Pages may send all but "tab". */
-export const KINDS = Object.freeze(['log', 'error', 'network', 'action', 'nav', 'vital', 'tab']);
+export const KINDS = Object.freeze(['log', 'error', 'network', 'action', 'nav', 'vital', 'websocket', 'tab']);
 
 /** DEFAULT_SETTINGS are the capture settings until GET /capture/config answers. */
 export const DEFAULT_SETTINGS = Object.freeze({
@@ -47,6 +47,9 @@ const FIELDS = {
   nav: [['type', 'enum', ['pushState', 'replaceState', 'popstate', 'hashchange', 'load']], ['from', 'str', CAP.url],
     ['to', 'str', CAP.url]],
   vital: [['name', 'enum', ['LCP', 'CLS', 'INP', 'FCP', 'TTFB', 'longtask']], ['value', 'num'], ['unit', 'enum', ['ms', 'score']]],
+  websocket: [['conn_id', 'str', 128], ['type', 'enum', ['connect', 'open', 'message', 'close', 'error']], ['url', 'str', CAP.url],
+    ['direction', 'enum', ['sent', 'received']], ['size', 'int'], ['text', 'body'], ['binary', 'bool'], ['body_truncated', 'bool'],
+    ['code', 'int'], ['reason', 'str', CAP.name], ['frames_dropped', 'int']],
   tab: [['type', 'enum', ['updated', 'removed', 'activated']], ['title', 'str', CAP.name * 2],
     ['status', 'enum', ['loading', 'complete']], ['active', 'bool'], ['window_id', 'int'],
     ['owner', 'str', CAP.short], ['owner_name', 'str', CAP.short], ['group', 'str', CAP.name]],
@@ -60,6 +63,7 @@ const REQUIRED = {
   action: ['type', 'selector'],
   nav: ['type', 'to'],
   vital: ['name', 'value', 'unit'],
+  websocket: ['conn_id', 'type'],
   tab: ['type'],
 };
 
@@ -125,7 +129,8 @@ export function sanitiseReason(raw, stamp, settings = DEFAULT_SETTINGS, { allowT
   if (typeof kind !== 'string' || !Object.hasOwn(FIELDS, kind) || (kind === 'tab' && !allowTab)) {
     return { event: null, reason: 'invalid' };
   }
-  if (settings.kinds?.[kind] === false) return { event: null, reason: 'off', kind };
+  // a WebSocket's frames are network traffic: network's switch is theirs
+  if (settings.kinds?.[kind === 'websocket' ? 'network' : kind] === false) return { event: null, reason: 'off', kind };
   const ts = Number.isFinite(raw.ts) && raw.ts > 0 ? raw.ts : Date.now();
   const event = {
     kind,

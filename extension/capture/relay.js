@@ -26,11 +26,11 @@
 (function gasolineRelay(global) {
   'use strict';
 
-  const KINDS = { log: 1, error: 1, network: 1, action: 1, nav: 1, vital: 1 };
+  const KINDS = { log: 1, error: 1, network: 1, action: 1, nav: 1, vital: 1, websocket: 1 };
   const LIMITS = {
     eventsPerMessage: 200, // records accepted from one port message
     string: 16384, // any string field but bodies
-    body: 1048576, // request_body / response_body (the page caps them at body_cap first)
+    body: 1048576, // request_body / response_body / a WebSocket frame's text (the page caps them at body_cap first)
     fields: 40, // fields per record
     headers: 64,
     queue: 2000, // records waiting for the worker
@@ -61,7 +61,7 @@
       const v = r[k];
       switch (typeof v) {
         case 'string':
-          out[k] = capString(v, k === 'request_body' || k === 'response_body' ? LIMITS.body : LIMITS.string);
+          out[k] = capString(v, k === 'request_body' || k === 'response_body' || (k === 'text' && r.kind === 'websocket') ? LIMITS.body : LIMITS.string);
           break;
         case 'number':
           if (Number.isFinite(v)) out[k] = v;

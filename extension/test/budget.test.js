@@ -24,7 +24,10 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  * what a record needs; no minifying (STYLE.md: no bundler). Lower this as
  * it shrinks.
  */
-const START_BUDGET = 138 * 1000;
+// + 4 693 bytes (issue 20): main-world.js's WebSocket hook (hookWebSockets,
+// captureWebSockets, 4 608) and relay.js's "websocket" kind with its frame
+// text capped like a body (85).
+const START_BUDGET = 138 * 1000 + 4693;
 
 /** startScripts lists the files the manifest runs at document_start, once each. */
 function startScripts() {

@@ -186,3 +186,18 @@ test('tab events', () => {
   const e = sanitise(tabUpdated(1, { title: 'T' }, { url: 'u', title: 'T' }), { tab_id: 1, frame_id: 0, page_url: 'u' }, DEFAULT_SETTINGS, { allowTab: true });
   assert.equal(e.type, 'updated');
 });
+
+test('websocket events keep their fields, cut text at the body cap, and follow network\'s switch', () => {
+  const frame = { kind: 'websocket', conn_id: 'w1-1', type: 'message', direction: 'received', size: 12, text: 'x'.repeat(20), evil: 1 };
+  const e = sanitise(frame, stamp, { ...DEFAULT_SETTINGS, body_cap: 8 });
+  assert.deepEqual({ ...e, ts: 0 }, { kind: 'websocket', ts: 0, tab_id: 7, frame_id: 3, page_url: 'https://app.test/cart', conn_id: 'w1-1',
+    type: 'message', direction: 'received', size: 12, text: 'x'.repeat(8), body_truncated: true });
+  assert.equal(sanitise({ kind: 'websocket', type: 'open' }, stamp), null); // no conn_id
+  assert.equal(sanitise({ kind: 'websocket', conn_id: 'w', type: 'ping' }, stamp), null);
+  const off = sanitiseReason(frame, stamp, { ...DEFAULT_SETTINGS, kinds: { ...DEFAULT_SETTINGS.kinds, network: false } });
+  assert.equal(off.reason, 'off');
+  // The relay keeps a frame's text like a body, past the 16 KB of other strings.
+  const long = relay.checkRecord({ kind: 'websocket', conn_id: 'w', type: 'message', text: 'y'.repeat(20000), message: 'z'.repeat(20000) });
+  assert.equal(long.text.length, 20000);
+  assert.equal(long.message.length, 16384);
+});

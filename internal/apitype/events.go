@@ -37,7 +37,7 @@ type EventBatch struct {
 }
 
 // Event is one captured event: the common fields, then the fields of its
-// kind (log, error, network, action, nav, vital, tab). Fields of other kinds
+// kind (log, error, network, action, nav, vital, websocket, tab). Fields of other kinds
 // are ignored. Two JSON keys change type with the kind: "status" (network: a
 // number; tab: a string) and "value" (vital: a number; action: a string),
 // hence Scalar.
@@ -99,6 +99,20 @@ type Event struct {
 
 	// vital
 	Unit string `json:"unit,omitempty"`
+
+	// websocket: one connection's life and frames. Type is connect (URL),
+	// open, message, close or error; ConnID names the connection within its
+	// tab. A message has Direction ("sent" or "received") and Size in bytes,
+	// and Text (cut at the body cap: BodyTruncated) or Binary. A close has
+	// Code, Reason and FramesDropped, the frames the page left out past its
+	// bounds.
+	ConnID        string `json:"conn_id,omitempty"`
+	Direction     string `json:"direction,omitempty"`
+	Size          int64  `json:"size,omitempty"`
+	Binary        bool   `json:"binary,omitempty"`
+	Code          int64  `json:"code,omitempty"`
+	Reason        string `json:"reason,omitempty"`
+	FramesDropped int64  `json:"frames_dropped,omitempty"`
 
 	// tab
 	Title    string `json:"title,omitempty"`

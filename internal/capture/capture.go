@@ -25,12 +25,15 @@ const (
 	KindAction  Kind = "action"
 	KindNav     Kind = "nav"
 	KindVital   Kind = "vital"
+	// KindWebSocket entries are a WebSocket's life and frames (websocket.go);
+	// network's capture switch governs them.
+	KindWebSocket Kind = "websocket"
 )
 
 // Kinds lists the buffered kinds in a fixed order.
-var Kinds = []Kind{KindLog, KindError, KindNetwork, KindAction, KindNav, KindVital}
+var Kinds = []Kind{KindLog, KindError, KindNetwork, KindAction, KindNav, KindVital, KindWebSocket}
 
-const numKinds = 6
+const numKinds = 7
 
 // index returns k's position in Kinds, or -1.
 func (k Kind) index() int {
@@ -47,6 +50,8 @@ func (k Kind) index() int {
 		return 4
 	case KindVital:
 		return 5
+	case KindWebSocket:
+		return 6
 	}
 	return -1
 }
@@ -139,6 +144,8 @@ type Store struct {
 	// pending maps requests whose bodies are still coming to their entry's
 	// sequence number and arrival; guarded by mu.
 	pending map[bodyKey]pendingBody
+	// ws is the table of WebSocket connections; guarded by mu.
+	ws wsTable
 	// notify is created by a blocked Wait and closed (and cleared) when
 	// entries are stored or Close is called; guarded by mu.
 	notify chan struct{}
@@ -169,6 +176,7 @@ func New(opts Options) *Store {
 		tabs:    make(map[int64]*tabState),
 		pending: make(map[bodyKey]pendingBody),
 		cfg:     settings{version: 1, redact: true, bodyCap: DefaultBodyCap},
+		ws:      wsTable{byKey: make(map[wsKey]*wsConn)},
 		merge: mergeIndex{
 			byKey: make(map[mergeKey][]*list.Element),
 			order: list.New(),
@@ -264,6 +272,9 @@ func (s *Store) Clear(kind Kind, tabID *int64) (int, error) {
 			r.resetDropped()
 		}
 	}
+	if kind == "" || kind == KindWebSocket {
+		s.forgetWSLocked(tabID)
+	}
 	return removed, nil
 }
 
@@ -278,7 +289,9 @@ func (c settings) wire() apitype.CaptureConfig {
 	out := apitype.CaptureConfig{Version: c.version, RedactHeaders: c.redact, BodyCap: c.bodyCap,
 		Kinds: make(map[string]bool, numKinds)}
 	for i, k := range Kinds {
-		out.Kinds[string(k)] = !c.off[i]
+		if k != KindWebSocket { // network's switch is the WebSockets'
+			out.Kinds[string(k)] = !c.off[i]
+		}
 	}
 	return out
 }

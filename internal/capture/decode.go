@@ -104,12 +104,13 @@ func init() {
 		"status", "error", "resource_type", "duration_ms", "mime_type", "request_headers", "response_headers",
 		"request_body", "response_body", "request_body_size", "response_body_size", "body_truncated", "selector",
 		"role", "name", "text", "value", "key", "modifiers", "from", "to", "unit", "title", "active", "window_id",
-		"owner", "owner_name", "group", "locator", "by", "attr"} {
+		"owner", "owner_name", "group", "locator", "by", "attr", "conn_id", "direction", "size", "binary", "code",
+		"reason", "frames_dropped"} {
 		keys[k] = k
 	}
 	for _, list := range [][]string{logLevels, errorTypes, netSources, resourceTypes, actionTypes, actionKeys,
-		modifierKeys, navTypes, vitalNames, vitalUnits, tabTypes, tabStatuses,
-		{"log", "error", "network", "action", "nav", "vital", "tab"},
+		modifierKeys, navTypes, vitalNames, vitalUnits, tabTypes, tabStatuses, wsTypes, wsDirections,
+		{"log", "error", "network", "action", "nav", "vital", "websocket", "tab"},
 		{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}} {
 		for _, v := range list {
 			enums[v] = v
@@ -687,6 +688,20 @@ func (p *parser) field(e *apitype.Event, key string) bool {
 		return true
 	case "window_id":
 		return p.int(&e.WindowID)
+	case "conn_id":
+		return p.strInto(&e.ConnID)
+	case "direction":
+		return p.shared(&e.Direction, nil)
+	case "size":
+		return p.int(&e.Size)
+	case "binary":
+		return p.boolean(&e.Binary)
+	case "code":
+		return p.int(&e.Code)
+	case "reason":
+		return p.strInto(&e.Reason)
+	case "frames_dropped":
+		return p.int(&e.FramesDropped)
 	case "owner":
 		return p.optStr(&e.Owner)
 	case "owner_name":

@@ -20,6 +20,7 @@ func FuzzFastDecode(f *testing.F) {
 		`{"events":[{"kind":"action","locator":{"by":"css","selector":"a"},"locator":null},{"locator":{"BY":"role"}},{"locator":{"by":1}}]}`,
 		`{"events":[{"kind":"tab","tab_id":3,"type":"updated","status":"complete","active":true,"active":null,"window_id":2,"title":"T"}]}`,
 		`{"events":[{"kind":"tab","tab_id":3,"type":"updated","owner":"c1","owner_name":null,"owner_name":"n","group":"","group":null}]}`,
+		`{"events":[{"kind":"websocket","conn_id":"w1-1","type":"message","direction":"received","size":12,"text":"hi","binary":false,"body_truncated":true},{"kind":"websocket","type":"close","code":1000,"reason":"bye","frames_dropped":4}]}`,
 		` { "events" : [ ] , "dropped" : null } `,
 		`{"dropped_by_tab":{"12":{"log":3},"-1":{"network":1,"x":null},"+7":null,"007":{}},"events":[]}`,
 		`{"dropped_by_tab":{"1":{"log":1},"1":{"error":2}},"events":[]}`, `{"dropped_by_tab":{" 1":{}},"events":[]}`,
@@ -65,6 +66,9 @@ func TestFastDecodeTakesTheExtensionsBatches(t *testing.T) {
 		{Kind: "action", TS: 1, TabID: 3, Type: "input", Selector: "#q", Value: apitype.Str("x"), Modifiers: []string{"Shift"},
 			Locator: &apitype.Locator{By: "testid", Attr: "data-testid", Value: "q"}},
 		{Kind: "vital", TS: 1, TabID: 3, Name: "LCP", Value: apitype.Num(1200), Unit: "ms"},
+		{Kind: "websocket", TS: 1, TabID: 3, ConnID: "w9-1", Type: "message", Direction: "sent", Size: 5, Text: "hello", BodyTruncated: true},
+		{Kind: "websocket", TS: 1, TabID: 3, ConnID: "w9-1", Type: "message", Direction: "received", Size: 512, Binary: true},
+		{Kind: "websocket", TS: 1, TabID: 3, ConnID: "w9-1", Type: "close", Code: 1006, Reason: "gone", FramesDropped: 2},
 		{Kind: "tab", TS: 1, TabID: 3, Type: "updated", Status: apitype.Str("loading"), Active: new(bool), WindowID: 1,
 			Owner: ptrTo("01HZ"), OwnerName: ptrTo("claude-code"), Group: ptrTo("")},
 	} {

@@ -243,6 +243,10 @@ func (s *Store) storeLocked(e *entry, now time.Time, evicted *[numKinds]int64) {
 	i := e.kind.index()
 	r := s.rings[i]
 	gone := func(old *entry) { s.merge.remove(old) }
+	if w, ok := e.rec.(*wsRec); ok {
+		s.storeWSLocked(e, w, evicted)
+		return
+	}
 	net, isNet := e.rec.(*netRec)
 	if isNet && net.bodyUpdate {
 		if s.bodyArrivedLocked(e, net, evicted) {

@@ -156,6 +156,8 @@ func anyText(e *entry, f func(string) bool) bool {
 		return f(r.from.s) || f(r.to.s)
 	case *vitalRec:
 		return f(r.name)
+	case *wsRec:
+		return f(r.text.s) || f(r.url.s) || f(r.reason)
 	}
 	return false
 }
@@ -171,6 +173,8 @@ func anyURL(e *entry, f func(string) bool) bool {
 		return f(r.to.s) || f(r.from.s)
 	case *errorRec:
 		return f(r.resourceURL.s) || f(e.pageURL.s)
+	case *wsRec:
+		return f(r.url.s) || f(e.pageURL.s)
 	}
 	return f(e.pageURL.s)
 }

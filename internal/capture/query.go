@@ -50,6 +50,9 @@ type Filter struct {
 	// or "failed" (no response, or a network error).
 	Method string
 	Status string
+	// Conn keeps the events of one WebSocket connection, by its id
+	// (WSConn.ID); websocket entries only.
+	Conn uint64
 	// Since is the cursor: nil reads the newest Limit entries; a value reads
 	// the entries after it, oldest first (0 reads from the oldest buffered).
 	Since *uint64
@@ -99,6 +102,7 @@ type matcher struct {
 	url     string // lower case
 	method  string // upper case
 	status  *statusRange
+	conn    uint64
 	limit   int
 }
 
@@ -110,7 +114,7 @@ func (f Filter) compile() (*matcher, error) {
 	for _, k := range append([]Kind{f.Kind}, f.Also...) {
 		i := k.index()
 		if i < 0 {
-			return nil, fmt.Errorf("%w: unknown kind %q: use log, error, network, action, nav or vital", ErrBadFilter, k)
+			return nil, fmt.Errorf("%w: unknown kind %q: use log, error, network, action, nav, vital or websocket", ErrBadFilter, k)
 		}
 		if !slices.Contains(m.rings, i) {
 			m.rings = append(m.rings, i)
@@ -140,6 +144,12 @@ func (f Filter) compile() (*matcher, error) {
 			}
 			m.status = &st
 		}
+	}
+	if f.Conn != 0 {
+		if f.Kind != KindWebSocket || len(m.rings) > 1 {
+			return nil, fmt.Errorf("%w: conn filters websocket entries only; drop it for %s entries", ErrBadFilter, f.Kind)
+		}
+		m.conn = f.Conn
 	}
 	if len(f.Text) > maxFilterString || len(f.URL) > maxFilterString || len(f.Method) > maxMethod {
 		return nil, fmt.Errorf("%w: text and url are at most %d bytes, method %d", ErrBadFilter, maxFilterString, maxMethod)
@@ -186,6 +196,10 @@ func (m *matcher) match(e *entry) bool {
 			return false
 		}
 		if m.status != nil && !m.status.match(r) {
+			return false
+		}
+	case *wsRec:
+		if m.conn != 0 && r.conn != m.conn {
 			return false
 		}
 	}

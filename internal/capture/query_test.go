@@ -680,6 +680,8 @@ func TestMemoryBound(t *testing.T) {
 			apitype.Event{Kind: "action", TS: 1, TabID: 1, PageURL: pageURL, Type: "click", Selector: "#" + strconv.Itoa(i), Text: msg},
 			apitype.Event{Kind: "nav", TS: 1, TabID: 1, PageURL: pageURL, Type: "pushState", To: pageURL + "?" + msg},
 			apitype.Event{Kind: "vital", TS: 1, TabID: 1, PageURL: pageURL, Name: "INP", Value: apitype.Num(float64(i)), Unit: "ms"},
+			apitype.Event{Kind: "websocket", TS: 1, TabID: 1, PageURL: pageURL, ConnID: "c" + strconv.Itoa(i%50), Type: "message",
+				Direction: "received", Size: int64(len(msg)), Text: msg},
 		)
 	}
 	var accounted int64

@@ -17,7 +17,7 @@ type entry struct {
 	frame   int64
 	pageURL text
 	size    int64         // estimated bytes, counted against the ring
-	rec     record        // *logRec, *errorRec, *netRec, *actionRec, *navRec or *vitalRec
+	rec     record        // *logRec, *errorRec, *netRec, *actionRec, *navRec, *vitalRec or *wsRec
 	pend    *list.Element // in Store.merge while the network entry waits for its other half
 }
 

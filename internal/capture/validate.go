@@ -49,6 +49,8 @@ var (
 	vitalUnits    = []string{"ms", "score"}
 	tabTypes      = []string{"updated", "removed", "activated"}
 	tabStatuses   = []string{"loading", "complete"}
+	wsTypes       = []string{"connect", "open", "message", "close", "error"}
+	wsDirections  = []string{"sent", "received"}
 )
 
 // tabUpdate is a validated "tab" event.
@@ -120,7 +122,10 @@ func validate(ev *apitype.Event, cfg settings, nowMS int64) (validated, rejectio
 	k := Kind(ev.Kind)
 	i := k.index()
 	if i < 0 {
-		return validated{}, oneOf("kind", ev.Kind, []string{"log", "error", "network", "action", "nav", "vital", "tab"})
+		return validated{}, oneOf("kind", ev.Kind, []string{"log", "error", "network", "action", "nav", "vital", "websocket", "tab"})
+	}
+	if k == KindWebSocket {
+		i = KindNetwork.index() // network's switch is the WebSockets'
 	}
 	if cfg.off[i] {
 		return validated{}, reject("capture of %q is switched off (capture config version %d); the event was not stored", k, cfg.version)
@@ -140,6 +145,8 @@ func validate(ev *apitype.Event, cfg settings, nowMS int64) (validated, rejectio
 		rec, r = validateNav(ev)
 	case KindVital:
 		rec, r = validateVital(ev)
+	case KindWebSocket:
+		rec, r = validateWebSocket(ev, cfg)
 	}
 	if r != "" {
 		return validated{}, r

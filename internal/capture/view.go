@@ -16,7 +16,7 @@ import (
 // when it differs from the previous entry's.
 
 // View is one rendered entry: *LogView, *ErrorView, *NetworkView,
-// *ActionView, *NavView or *VitalView.
+// *ActionView, *NavView, *VitalView or *WebSocketView.
 type View interface {
 	Kind() Kind   // the kind of entry it renders
 	Header() Head // the part every view shares
@@ -188,6 +188,8 @@ func render(e *entry, lv clipLevel, withURL, headers bool) View {
 		return &NavView{Head: h, Type: r.typ, From: clip(r.from, lv.url), To: clip(r.to, lv.url)}
 	case *vitalRec:
 		return &VitalView{Head: h, Name: r.name, Value: r.value, Unit: r.unit}
+	case *wsRec:
+		return renderWS(h, r, lv)
 	}
 	return nil
 }
@@ -254,6 +256,8 @@ func textLen(v any) int {
 		n = len(v.PageURL) + len(v.Selector) + len(v.Name) + len(v.Text) + len(v.Value)
 	case *NavView:
 		n = len(v.PageURL) + len(v.From) + len(v.To)
+	case *WebSocketView:
+		n = len(v.PageURL) + len(v.URL) + len(v.Text) + len(v.Reason)
 	}
 	return n
 }

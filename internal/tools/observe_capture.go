@@ -27,7 +27,7 @@ func captureModes() []action {
 	return []action{
 		entryMode("logs", "console", (*Tools).logs, true),
 		entryMode("errors", "uncaught, grouped", (*Tools).errorGroups, true),
-		entryMode("network", `requests; status "4xx"; body needs id`, (*Tools).network, true),
+		entryMode("network", `requests; status "4xx"; body needs id; type "websocket": sockets, with id its frames`, (*Tools).network, true),
 		entryMode("actions", "clicks, input, navigations", (*Tools).actions, true),
 		entryMode("vitals", "", (*Tools).vitals, false),
 		entryMode("page", "url, title, load status", (*Tools).page, false),
@@ -135,6 +135,7 @@ type (
 		Method    string    `json:"method"`
 		Status    statusArg `json:"status"`
 		Body      string    `json:"body" enum:"request,response"`
+		Type      string    `json:"type" enum:"websocket"`
 		entryWait
 	}
 	waitingArgs struct {
@@ -182,6 +183,9 @@ func (t *Tools) vitals(ctx context.Context, client string, a vitalArgs) (any, er
 }
 
 func (t *Tools) network(ctx context.Context, client string, a networkArgs) (any, error) {
+	if a.Type == "websocket" {
+		return t.websockets(ctx, client, a)
+	}
 	if a.Body != "" {
 		if a.ID == nil {
 			return nil, mcp.Errorf("invalid_arguments", `pass the request's id from observe({what:"network"}), e.g. {what:"network", id:42, body:"response"}`,
@@ -294,6 +298,7 @@ func (t *Tools) entry(f capture.Filter, id uint64) (*entryView, error) {
 var modeOfKind = map[capture.Kind]string{
 	capture.KindLog: "logs", capture.KindError: "errors", capture.KindNetwork: "network",
 	capture.KindAction: "actions", capture.KindNav: "actions", capture.KindVital: "vitals",
+	capture.KindWebSocket: "network",
 }
 
 // groupsView is errors' answer: errors grouped by message and source, as
