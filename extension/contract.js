@@ -207,8 +207,8 @@ export const CONTRACT = {
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   resize: {
-    width: {"type":"integer","min":500,"max":7680,"required":true},
-    height: {"type":"integer","min":200,"max":4320,"required":true},
+    width: {"type":"integer","min":100,"required":true},
+    height: {"type":"integer","min":100,"required":true},
     tab_id: {"type":"integer"},
   },
   dialog: {

@@ -86,7 +86,7 @@ export async function resize(params, signal) {
   let view = await viewportOf(tab);
   for (let pass = 0; pass < 2 && !same(view, want) && !signal?.aborted; pass++) {
     const next = { width: win.width + want.width - view.width, height: win.height + want.height - view.height };
-    win = await chrome.windows.update(win.id, next);
+    win = await sizeWindow(tab, win, next);
     view = await newViewport(tab, view, want, signal);
   }
   const out = { tab_id: tab.id, url: tab.url || '', viewport: view, window: { width: win.width, height: win.height } };
@@ -95,6 +95,30 @@ export async function resize(params, signal) {
       '(the screen is smaller, or the page is zoomed); use a smaller size or reset the zoom';
   }
   return out;
+}
+
+/**
+ * sizeWindow sets win's outer size. Chrome refuses bounds less than half
+ * on the screen: the window is then moved to the screen's corner and
+ * sized again, and when that is refused too the error says the screen's
+ * size.
+ */
+async function sizeWindow(tab, win, size) {
+  try {
+    return await chrome.windows.update(win.id, size);
+  } catch (err) {
+    if (!/within visible screen space/i.test(err?.message || '')) throw new CommandError(`cannot resize the window of tab ${tab.id}: ${err?.message || err}`);
+  }
+  const [got] = await chrome.scripting.executeScript({
+    target: { tabId: tab.id, frameIds: [0] }, injectImmediately: true, func: () => [screen.availLeft, screen.availTop, screen.availWidth, screen.availHeight],
+  }).catch(() => []);
+  const [left, top, sw, sh] = got?.result || [0, 0, 0, 0];
+  try {
+    return await chrome.windows.update(win.id, { ...size, left, top });
+  } catch (err) {
+    throw new CommandError(`Chrome refuses a ${size.width}x${size.height} window (the viewport plus the window's frame) on this ${sw}x${sh} screen: ` +
+      'at least half of a window must be on the screen; ask for a smaller size');
+  }
 }
 
 const same = (a, b) => a.width === b.width && a.height === b.height;

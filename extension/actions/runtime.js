@@ -671,7 +671,11 @@
    * instead: dragstart on el with a DataTransfer the page shares, dragenter
    * / dragover / dragleave on what the pointer crosses, drop where the
    * last dragover was accepted (prevented), dragend on el. The result says
-   * which it was and, for HTML5, whether the drop was accepted.
+   * which it was and, for HTML5, whether the drop was accepted. A
+   * DataTransfer made by script carries data (setData / getData / files)
+   * but not effects: its dropEffect reads "none" and effectAllowed
+   * "uninitialized" whatever the page sets (Chrome keeps those for the
+   * browser's own drags).
    */
   async function dragTo(el, o) {
     const to = await actionable(o.to, o.prefix, o.timeout_ms, { stable: true }, true);
@@ -686,10 +690,12 @@
       if (f && deepActive() !== f) f.focus({ preventScroll: true });
     }
     await nextFrame();
-    if (dragsNatively(src)) return { to: toBrief, ...await html5Drag(src, to, x, y, m) };
+    // Where to drop is where to's centre is as the drag starts, as a user
+    // aims: a list that reorders under the pointer moves to away meanwhile.
+    const [tx, ty] = centre(to);
+    if (dragsNatively(src)) return { to: toBrief, ...await html5Drag(src, to, x, y, tx, ty, m) };
     let over = src;
     for (let i = 1; i <= DRAG_STEPS; i++) {
-      const [tx, ty] = centre(to); // the page may move things while dragging
       const sx = x + (tx - x) * i / DRAG_STEPS;
       const sy = y + (ty - y) * i / DRAG_STEPS;
       const at = hitAt(sx, sy) || to;
@@ -718,8 +724,8 @@
     return el.dispatchEvent(new DragEvent(type, init));
   }
 
-  /** html5Drag runs the HTML5 drag-and-drop events of dragging src from (x, y) onto to (see dragTo). */
-  async function html5Drag(src, to, x, y, m) {
+  /** html5Drag runs the HTML5 drag-and-drop events of dragging src from (x, y) onto to at (tx, ty) (see dragTo). */
+  async function html5Drag(src, to, x, y, tx, ty, m) {
     const dt = new DataTransfer();
     pointer(src, 'pointercancel', x, y, m, { buttons: 0 }); // the browser takes over the pointer, as for a real drag
     if (!dragEvent(src, 'dragstart', x, y, m, dt)) {
@@ -730,7 +736,6 @@
     let accepted = false;
     for (let i = 1; i <= DRAG_STEPS; i++) {
       await nextFrame();
-      const [tx, ty] = centre(to);
       const sx = x + (tx - x) * i / DRAG_STEPS;
       const sy = y + (ty - y) * i / DRAG_STEPS;
       dragEvent(src, 'drag', sx, sy, m, dt);
@@ -741,13 +746,11 @@
         dragEvent(at, 'dragenter', sx, sy, m, dt);
         over = at;
       }
-      dt.dropEffect = 'none';
       accepted = !dragEvent(at, 'dragover', sx, sy, m, dt);
       if (i === DRAG_STEPS) [x, y] = [sx, sy];
     }
     let dropped = false;
     if (accepted) {
-      if (dt.dropEffect === 'none') dt.dropEffect = dt.effectAllowed === 'copy' ? 'copy' : 'move';
       dragEvent(over, 'drop', x, y, m, dt);
       dropped = true;
     } else if (over) {
