@@ -91,8 +91,9 @@ export async function resize(params, signal) {
   }
   const out = { tab_id: tab.id, url: tab.url || '', viewport: view, window: { width: win.width, height: win.height } };
   if (!same(view, want)) {
-    out.note = `the viewport is ${view.width}x${view.height}, not ${want.width}x${want.height}: the window cannot be sized so ` +
-      '(the screen is smaller, or the page is zoomed); use a smaller size or reset the zoom';
+    out.note = `the viewport is ${view.width}x${view.height}, not ${want.width}x${want.height}: ` + (tab.active
+      ? 'the window cannot be sized so (the screen is smaller, or the page is zoomed); use a smaller size or reset the zoom'
+      : 'the tab is not the one shown in its window, whose size it takes when shown; switch_tab to it and resize again');
   }
   return out;
 }

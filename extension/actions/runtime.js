@@ -819,8 +819,9 @@
       res = await ACTS.fill(el, { text: value });
     }
     const b = brief(el, o.prefix);
-    if (engine.isSecret(el)) {
+    if (engine.isSecret(el)) { // a password, a card's fields, a one-time code: what it holds is never given back
       delete res.value;
+      delete res.selected;
       res.secret = true;
     }
     return { ...b, ...res };
