@@ -68,6 +68,8 @@ func TestHandsFillForm(t *testing.T) {
 		{"target": map[string]any{"role": "radio", "name": "Large"}, "value": "checked"},
 		{"target": map[string]any{"role": "textbox", "name": "Notes"}, "value": "Hello"},
 	}})
+	whole, _ := json.Marshal(r)
+	t.Logf("fill_form of 8 fields: %d characters, ~%d tokens", len(whole), (len(whole)+3)/4)
 	fields, _ := r["fields"].([]any)
 	if len(fields) != 8 {
 		t.Fatalf("fill_form: %v, want 8 field outcomes", r)
