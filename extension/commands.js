@@ -11,6 +11,7 @@ import * as tabs from './actions/tabs.js';
 import { executeJs } from './actions/execute.js';
 import { dialog } from './actions/dialog.js';
 import { upload } from './actions/upload.js';
+import * as moves from './actions/moves.js';
 import { screenshot } from './actions/screenshot.js';
 import { drawModeShow } from './overlay/worker.js';
 import { CommandError, deadlineOf } from './runner.js';
@@ -41,6 +42,9 @@ export const ACTIONS = {
   wait_for: dom.waitFor,
   get_text: dom.getText,
   query: dom.query,
+  drag: moves.drag,
+  fill_form: moves.fillForm,
+  resize: moves.resize,
   dialog,
   upload,
   dom: dom.dom,

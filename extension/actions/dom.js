@@ -241,10 +241,11 @@ function settleCap(params, ctx, started) {
  * url after it and its effects: navigated (url_before, url, title), the
  * fetch/XHR requests with their status, dialogs, and settled (or pending: what was
  * still under way at the cap). The daemon adds errors and failed requests
- * from the capture buffers (internal/tools/effects.go).
+ * from the capture buffers (internal/tools/effects.go). A targetless action
+ * (fill_form) declares no target params and names its elements in opts.
  */
-export async function acting(action, params, signal, ctx, opts, { textIsValue = false, needsTarget = true } = {}) {
-  const target = targetOf(params, { textIsValue });
+export async function acting(action, params, signal, ctx, opts, { textIsValue = false, needsTarget = true, targetless = false } = {}) {
+  const target = targetless ? null : targetOf(params, { textIsValue });
   if (!target && needsTarget) {
     throw new CommandError(`${action} needs a target: ref (from analyze({what:"dom"}) or query), selector, text, or role with name`);
   }

@@ -7,7 +7,8 @@
 //   {gasoline: "dom", op, ...}  →  {ok: true, ...} | {ok: false, reason, message, ...}
 //
 //   op "act"      {action, target, opts, timeout_ms, prefix}  click, hover, type, fill, select,
-//                 check, uncheck, key_press, scroll_to, get_text, and what
+//                 check, uncheck, key_press, scroll_to, get_text, drag {to},
+//                 fill_form {fields} (no target), and what
 //                 action modules add with addAction (upload-page.js: upload)
 //   op "query"    {target, limit, prefix}
 //   op "wait"     {target?, state?, text?, gone?, timeout_ms, prefix}
@@ -636,6 +637,8 @@
       el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
       return { box: boxOf(el) };
     },
+    drag: dragTo,
+    fill_form: fillForm,
     async get_text(el, o) {
       const text = (el || document.body).innerText || '';
       const max = Math.max(1, Math.min(o.max_chars || 8000, 40000));
@@ -644,6 +647,185 @@
       return out;
     },
   };
+
+  // --- drag --------------------------------------------------------------------
+
+  /** DRAG_STEPS is how many moves a drag makes between its two ends (libraries wait for a few). */
+  const DRAG_STEPS = 8;
+
+  const centre = (el) => {
+    const r = el.getBoundingClientRect();
+    return [r.left + r.width / 2, r.top + r.height / 2];
+  };
+
+  /** dragsNatively says whether pressing on el starts an HTML5 drag: it or an ancestor is draggable="true". */
+  const dragsNatively = (el) => Boolean(el.closest?.('[draggable="true" i]'));
+
+  /**
+   * dragTo drags el onto the element o.to names, as a user's mouse does:
+   * pointer and mouse over, down, then DRAG_STEPS moves a frame apart
+   * (sortable libraries listen to those, on the element under the pointer
+   * and the document), and up on the drop target. When the press made el
+   * natively draggable (draggable="true" on it or an ancestor, which some
+   * libraries set on pointerdown), the moves are HTML5 drag and drop
+   * instead: dragstart on el with a DataTransfer the page shares, dragenter
+   * / dragover / dragleave on what the pointer crosses, drop where the
+   * last dragover was accepted (prevented), dragend on el. The result says
+   * which it was and, for HTML5, whether the drop was accepted. A
+   * DataTransfer made by script carries data (setData / getData / files)
+   * but not effects: its dropEffect reads "none" and effectAllowed
+   * "uninitialized" whatever the page sets (Chrome keeps those for the
+   * browser's own drags).
+   */
+  async function dragTo(el, o) {
+    const to = await actionable(o.to, o.prefix, o.timeout_ms, { stable: true }, true);
+    if (to === el) throw new Failure('bad_target', `drag's target and to are the same element (${core.describe(el, view)}); pass another element to drop on`);
+    const toBrief = brief(to, o.prefix);
+    const m = mods([]);
+    let [x, y] = centre(el);
+    const src = hoverOver(el, x, y, m);
+    const down = pointer(src, 'pointerdown', x, y, m, { button: 0, buttons: 1, pressure: 0.5 });
+    if (down && mouse(src, 'mousedown', x, y, m, { button: 0, buttons: 1, detail: 1 })) {
+      const f = focusTarget(src);
+      if (f && deepActive() !== f) f.focus({ preventScroll: true });
+    }
+    await nextFrame();
+    // Where to drop is where to's centre is as the drag starts, as a user
+    // aims: a list that reorders under the pointer moves to away meanwhile.
+    const [tx, ty] = centre(to);
+    if (dragsNatively(src)) return { to: toBrief, ...await html5Drag(src, to, x, y, tx, ty, m) };
+    let over = src;
+    for (let i = 1; i <= DRAG_STEPS; i++) {
+      const sx = x + (tx - x) * i / DRAG_STEPS;
+      const sy = y + (ty - y) * i / DRAG_STEPS;
+      const at = hitAt(sx, sy) || to;
+      if (at !== over) {
+        pointer(over, 'pointerout', sx, sy, m, { buttons: 1 });
+        mouse(over, 'mouseout', sx, sy, m, { buttons: 1 });
+        pointer(at, 'pointerover', sx, sy, m, { buttons: 1 });
+        mouse(at, 'mouseover', sx, sy, m, { buttons: 1 });
+        over = at;
+      }
+      pointer(at, 'pointermove', sx, sy, m, { buttons: 1, pressure: 0.5 });
+      mouse(at, 'mousemove', sx, sy, m, { buttons: 1 });
+      await nextFrame();
+      if (i === DRAG_STEPS) [x, y] = [sx, sy];
+    }
+    const at = hitAt(x, y) || to;
+    pointer(at, 'pointerup', x, y, m, { button: 0, buttons: 0, pressure: 0 });
+    mouse(at, 'mouseup', x, y, m, { button: 0, buttons: 0, detail: 1 });
+    await nextFrame();
+    return { to: toBrief, mode: 'pointer' };
+  }
+
+  function dragEvent(el, type, x, y, m, dt) {
+    const init = mouseInit(el, x, y, m, { dataTransfer: dt, buttons: type === 'dragend' || type === 'drop' ? 0 : 1 });
+    init.cancelable = !['dragleave', 'dragend'].includes(type);
+    return el.dispatchEvent(new DragEvent(type, init));
+  }
+
+  /** html5Drag runs the HTML5 drag-and-drop events of dragging src from (x, y) onto to at (tx, ty) (see dragTo). */
+  async function html5Drag(src, to, x, y, tx, ty, m) {
+    const dt = new DataTransfer();
+    pointer(src, 'pointercancel', x, y, m, { buttons: 0 }); // the browser takes over the pointer, as for a real drag
+    if (!dragEvent(src, 'dragstart', x, y, m, dt)) {
+      mouse(src, 'mouseup', x, y, m, { button: 0, buttons: 0 });
+      return { mode: 'html5', dropped: false, note: 'the page cancelled dragstart: the element would not be dragged' };
+    }
+    let over = null;
+    let accepted = false;
+    for (let i = 1; i <= DRAG_STEPS; i++) {
+      await nextFrame();
+      const sx = x + (tx - x) * i / DRAG_STEPS;
+      const sy = y + (ty - y) * i / DRAG_STEPS;
+      dragEvent(src, 'drag', sx, sy, m, dt);
+      const at = hitAt(sx, sy) || to;
+      if (at !== over) {
+        // A prevented dragenter accepts the drop too; else the one the browser treats as entered stays the body.
+        if (over) dragEvent(over, 'dragleave', sx, sy, m, dt);
+        dragEvent(at, 'dragenter', sx, sy, m, dt);
+        over = at;
+      }
+      accepted = !dragEvent(at, 'dragover', sx, sy, m, dt);
+      if (i === DRAG_STEPS) [x, y] = [sx, sy];
+    }
+    let dropped = false;
+    if (accepted) {
+      dragEvent(over, 'drop', x, y, m, dt);
+      dropped = true;
+    } else if (over) {
+      dragEvent(over, 'dragleave', x, y, m, dt);
+    }
+    dragEvent(src, 'dragend', x, y, m, dt);
+    await nextFrame();
+    const out = { mode: 'html5', dropped };
+    if (!dropped) out.note = 'the element under the drop point did not accept the drop (no dragover listener called preventDefault)';
+    return out;
+  }
+
+  // --- fill_form ---------------------------------------------------------------
+
+  const CHECKABLE = ['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio'];
+  const ON = new Set([true, 'true', 'checked', 'on', 'yes']);
+  const OFF = new Set([false, 'false', 'unchecked', 'off', 'no', '']);
+
+  /**
+   * fillForm fills o.fields in order, each {target, value}: a checkbox,
+   * radio or switch is checked by true ("checked") and unchecked by false,
+   * a <select> takes an option's value or label (a list for a multiple
+   * one), any other field is filled with the text. Each is awaited as its
+   * single action would be, within what is left of the page budget. It
+   * resolves to one outcome per field ({ref, role, name} and what it holds
+   * now; a secret field's value is never given back) or throws the first
+   * failure, naming the field's index and what was done before it.
+   */
+  async function fillForm(_, o) {
+    const fields = Array.isArray(o.fields) ? o.fields : [];
+    const deadline = performance.now() + Math.max(0, o.timeout_ms ?? 0);
+    const out = [];
+    for (let i = 0; i < fields.length; i++) {
+      const { target, value } = fields[i];
+      try {
+        out.push(await fillField(target, value, o, Math.max(0, deadline - performance.now())));
+      } catch (e) {
+        if (!(e instanceof Failure)) throw e;
+        const done = i ? `fields 0-${i - 1} were filled; ` : '';
+        e.message = `field ${i} (${what(target)}): ${e.message} (${done}fields from ${i} on were not)`;
+        e.extra = { ...e.extra, field: i };
+        throw e;
+      }
+    }
+    return { fields: out };
+  }
+
+  async function fillField(t, value, o, timeoutMs) {
+    let el = await actionable(t, o.prefix, timeoutMs, { enabled: true, control: true }, true);
+    const role = core.roleOf(el);
+    let res;
+    if (CHECKABLE.includes(role)) {
+      if (!ON.has(value) && !OFF.has(value)) {
+        throw new Failure('bad_option', `${core.describe(el, view)} is a ${role}: its value is true ("checked") or false ("unchecked"), not ${JSON.stringify(value)}`);
+      }
+      el = await actionable(t, o.prefix, timeoutMs, NEEDS.check, true);
+      res = await setChecked(el, o, ON.has(value));
+    } else if (el.localName === 'select') {
+      if (typeof value === 'boolean') throw new Failure('bad_option', `${core.describe(el, view)} is a <select>: its value is an option's value or label, not ${value}`);
+      res = await ACTS.select(el, { values: Array.isArray(value) ? value : [value] });
+    } else {
+      if (typeof value !== 'string') {
+        throw new Failure('bad_option', `${core.describe(el, view)} takes text, not ${JSON.stringify(value)}; true/false are for checkboxes and radios`);
+      }
+      el = await actionable(t, o.prefix, timeoutMs, NEEDS.fill, true);
+      res = await ACTS.fill(el, { text: value });
+    }
+    const b = brief(el, o.prefix);
+    if (engine.isSecret(el)) { // a password, a card's fields, a one-time code: what it holds is never given back
+      delete res.value;
+      delete res.selected;
+      res.secret = true;
+    }
+    return { ...b, ...res };
+  }
 
   function roleChecked(el) {
     if (el.localName === 'input') return el.checked;
@@ -677,6 +859,8 @@
     key_press: { enabled: true },
     scroll_to: {},
     get_text: {},
+    drag: { stable: true, hit: true },
+    fill_form: { targetless: true },
   };
 
   /**
@@ -693,12 +877,12 @@
   async function act(msg) {
     const needs = Object.hasOwn(NEEDS, msg.action) ? NEEDS[msg.action] : null;
     if (!needs) throw new Failure('bad_target', `the runtime has no action ${JSON.stringify(msg.action)}`);
-    const o = { ...(msg.opts || {}), prefix: msg.prefix };
+    const o = { ...(msg.opts || {}), prefix: msg.prefix, timeout_ms: msg.timeout_ms };
     const t = msg.target;
     let el = null;
     if (t) {
       el = await actionable(t, msg.prefix, msg.timeout_ms, needs, true);
-    } else if (msg.action !== 'key_press' && msg.action !== 'get_text') {
+    } else if (!needs.targetless && msg.action !== 'key_press' && msg.action !== 'get_text') {
       throw new Failure('bad_target', `${msg.action} needs a target: ref, selector, text, or role (with name)`);
     }
     const named = el ? brief(el, msg.prefix) : null; // before acting: the action may remove it

@@ -15,7 +15,7 @@ import (
 )
 
 // interact acts in the browser. Its actions, in tools/list order, are
-// declared by family: interact_script.go, interact_tabs.go, interact_dom.go,
+// declared by family: interact_script.go, interact_tabs.go, interact_dom.go, interact_moves.go,
 // interact_dialog.go, interact_upload.go, interact_screenshot.go, interact_commands.go.
 var interact = tool{
 	name:  "interact",
@@ -28,7 +28,7 @@ A missing or disabled target is awaited up to timeout_ms-1.5s (8.5 s), only 1 s 
 	label:       "Actions",
 	annotations: protocol.ToolAnnotations{ReadOnlyHint: boolp(false), DestructiveHint: boolp(true), IdempotentHint: boolp(false), OpenWorldHint: boolp(true)},
 	tasks:       true,
-	families:    []func() []action{scriptActions, tabActions, domActions, dialogActions, uploadActions, screenshotActions, drawActions, commandActions},
+	families:    []func() []action{scriptActions, tabActions, domActions, moveActions, dialogActions, uploadActions, screenshotActions, drawActions, commandActions},
 }
 
 // browserArgs are the arguments every browser action takes besides its own.

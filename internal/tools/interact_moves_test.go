@@ -1,0 +1,64 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gasoline-mcp/gasoline/internal/mcp"
+)
+
+// TestMoveArgs checks drag's, fill_form's and resize's arguments before
+// anything is queued: to is a target, each field a target and a value a
+// field can take, a size within the bounds.
+func TestMoveArgs(t *testing.T) {
+	tests := []struct {
+		action string
+		args   string
+		want   string // "" for valid, else a part of the error message
+	}{
+		{"drag", `{"target":"#a","to":"#b"}`, ""},
+		{"drag", `{"ref":"e1","to":{"role":"listitem","name":"Cherry"}}`, ""},
+		{"drag", `{"target":"#a"}`, `"to" is required for drag`},
+		{"drag", `{"to":"#b"}`, "needs a target"},
+		{"drag", `{"target":"#a","to":""}`, "drag's to: target is empty"},
+		{"drag", `{"target":"#a","to":{"name":"x"}}`, "needs role (with name) or text"},
+		{"fill_form", `{"fields":[{"target":"#a","value":"x"},{"target":{"role":"checkbox","name":"T"},"value":true},{"target":"e3","value":["a","b"]}]}`, ""},
+		{"fill_form", `{"fields":[]}`, `"fields" is required`},
+		{"fill_form", `{}`, `"fields" is required`},
+		{"fill_form", `{"fields":[{"target":"#a","value":"x"},{"value":"y"}]}`, "field 1 has no target"},
+		{"fill_form", `{"fields":[{"target":"#a","value":3}]}`, "field 0's value 3 is not"},
+		{"fill_form", `{"fields":[{"target":"#a"}]}`, "field 0's value (missing)"},
+		{"fill_form", `{"fields":[{"target":"#a","value":null}]}`, "field 0's value null"},
+		{"fill_form", `{"fields":[{"target":{"text":""},"value":"x"}]}`, "fill_form field 0: target object needs role"},
+		{"fill_form", `{"fields":[{"target":"#a","value":"x"}],"target":"#b"}`, `unknown argument "target"`},
+		{"fill_form", fmt.Sprintf(`{"fields":[%s{"target":"#a","value":"x"}]}`, strings.Repeat(`{"target":"#a","value":"x"},`, maxFormFields)), "got 51 fields"},
+		{"resize", `{"width":1024,"height":768}`, ""},
+		{"resize", `{"width":1024}`, `"height" is required for resize`},
+		{"resize", `{"width":99,"height":768}`, "width 99 is out of range"},
+	}
+	acts := map[string]action{}
+	for _, a := range moveActions() {
+		acts[a.Name] = a
+	}
+	for _, tt := range tests {
+		t.Run(tt.action+" "+tt.args, func(t *testing.T) {
+			a := acts[tt.action]
+			a.key = "action"
+			err := checkArgs(a, json.RawMessage(tt.args))
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("got %v, want valid", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			case err != nil:
+				var te *mcp.ToolError
+				if !errors.As(err, &te) || te.Code != "invalid_arguments" {
+					t.Errorf("got %#v, want an invalid_arguments tool error", err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,151 @@
+//go:build unix
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestHandsDrag drags an item of a list sorted with pointer events onto
+// another, and a card with HTML5 drag and drop onto a zone that accepts it
+// and onto one that does not: the page's own listeners show each worked,
+// and the result says which way it dragged.
+func TestHandsDrag(t *testing.T) {
+	e := ready(t)
+	e.open("/hands/moves.html")
+
+	r := e.ok("drag", map[string]any{"target": map[string]any{"text": "Apple", "exact": true}, "to": map[string]any{"text": "Cherry", "exact": true}})
+	if r["mode"] != "pointer" || r["to"].(map[string]any)["name"] != "Cherry" {
+		t.Errorf("pointer drag: %v, want mode pointer onto Cherry", r)
+	}
+	if eff, _ := r["effects"].(map[string]any); eff == nil || eff["settled"] != true {
+		t.Errorf("drag should settle like click: %v", r["effects"])
+	}
+	if got := e.pageText("#sortable", nil); got != "Banana\nCherry\nApple\nDate" {
+		t.Errorf("after dragging Apple onto Cherry the list is %q", got)
+	}
+
+	r = e.ok("drag", map[string]any{"selector": "#card1", "to": "#dropzone"})
+	if r["mode"] != "html5" || r["dropped"] != true {
+		t.Errorf("HTML5 drag onto the drop zone: %v, want mode html5, dropped", r)
+	}
+	r = e.ok("drag", map[string]any{"selector": "#card2", "to": "#nodrop"})
+	if r["mode"] != "html5" || r["dropped"] != false || r["note"] == nil {
+		t.Errorf("HTML5 drag onto a zone that refuses: %v, want dropped false with a note", r)
+	}
+	got := e.pageText("#log", nil)
+	want := "sorted Banana,Cherry,Apple,Date\ndropped card1\ndragend card1\ndragend card2\n"
+	if got != want {
+		t.Errorf("the page logged %q, want %q", got, want)
+	}
+	if msg := e.fails("drag", map[string]any{"selector": "#card2", "to": "#nowhere", "timeout_ms": 5000}, "not_found"); !strings.Contains(msg, "#nowhere") {
+		t.Errorf("a missing drop target should be named: %s", msg)
+	}
+	bad, err := e.mcp.Call(e.ctx, "interact", map[string]any{"action": "drag", "selector": "#card2"})
+	if err != nil || !bad.IsError || bad.ToolError == nil || bad.ToolError.Code != "invalid_arguments" {
+		t.Errorf("drag without to: %s (%v), want an invalid_arguments tool error", bad, err)
+	}
+}
+
+// TestHandsFillForm fills every kind of field in one call (text, password,
+// textarea, select, multiple select, checkbox, radio, contenteditable):
+// one result lists each field's outcome without the password, and the
+// page's listeners saw them all; a disabled field fails naming its index.
+func TestHandsFillForm(t *testing.T) {
+	e := ready(t)
+	e.open("/hands/moves.html")
+
+	r := e.ok("fill_form", map[string]any{"fields": []map[string]any{
+		{"target": map[string]any{"role": "textbox", "name": "Full name"}, "value": "Ada Lovelace"},
+		{"target": "#pw", "value": "hunter22"},
+		{"target": "#bio", "value": "Line one\nLine two"},
+		{"target": map[string]any{"role": "combobox", "name": "Color"}, "value": "Green"},
+		{"target": "#tags", "value": []string{"x", "z"}},
+		{"target": map[string]any{"text": "Newsletter"}, "value": true},
+		{"target": map[string]any{"role": "radio", "name": "Large"}, "value": "checked"},
+		{"target": map[string]any{"role": "textbox", "name": "Notes"}, "value": "Hello"},
+	}})
+	whole, _ := json.Marshal(r)
+	t.Logf("fill_form of 8 fields: %d characters, ~%d tokens", len(whole), (len(whole)+3)/4)
+	fields, _ := r["fields"].([]any)
+	if len(fields) != 8 {
+		t.Fatalf("fill_form: %v, want 8 field outcomes", r)
+	}
+	out, _ := json.Marshal(fields)
+	if strings.Contains(string(out), "hunter22") || fields[1].(map[string]any)["secret"] != true {
+		t.Errorf("the password's outcome must not echo it: %s", out)
+	}
+	for i, want := range []string{`"value":"Ada Lovelace"`, `"secret":true`, `"value":"Line one\nLine two"`, `"selected":["g"]`, `"selected":["x","z"]`, `"checked":true`, `"checked":true`, `"value":"Hello"`} {
+		if b, _ := json.Marshal(fields[i]); !strings.Contains(string(b), want) {
+			t.Errorf("field %d: %s, want %s", i, b, want)
+		}
+	}
+	if eff, _ := r["effects"].(map[string]any); eff == nil || eff["settled"] != true {
+		t.Errorf("fill_form should settle once at the end: %v", r["effects"])
+	}
+	want := `{"name":"Ada Lovelace","pw":8,"bio":"Line one\nLine two","color":"g","tags":["x","z"],"news":true,"size":"l","notes":"Hello"}`
+	if got := e.pageText("#state", nil); got != want {
+		t.Errorf("the page's form state is %s, want %s", got, want)
+	}
+
+	msg := e.fails("fill_form", map[string]any{"timeout_ms": 5000, "fields": []map[string]any{
+		{"target": "#fullname", "value": "Grace"},
+		{"target": "#locked", "value": "x"},
+	}}, "disabled")
+	if !strings.Contains(msg, "field 1 ") || !strings.Contains(msg, "fields 0-0 were filled") {
+		t.Errorf("a failure should name the field and what was done: %s", msg)
+	}
+	e.fails("fill_form", map[string]any{"fields": []map[string]any{{"target": "#news", "value": "maybe"}}}, "bad_option")
+	bad, err := e.mcp.Call(e.ctx, "interact", map[string]any{"action": "fill_form", "fields": []map[string]any{{"target": "#bio", "value": 3}}})
+	if err != nil || !bad.IsError || bad.ToolError == nil || bad.ToolError.Code != "invalid_arguments" || !strings.Contains(bad.ToolError.Message, "field 0") {
+		t.Errorf("a numeric value: %s (%v), want an invalid_arguments tool error naming field 0", bad, err)
+	}
+}
+
+// TestHandsFillFormReact fills the React app's controlled form in one
+// call: React's state (what it renders and submits) proves each event
+// reached it.
+func TestHandsFillFormReact(t *testing.T) {
+	e := ready(t)
+	e.open("/react/index.html")
+	e.ok("wait_for", map[string]any{"role": "heading", "name": "Create your account"})
+	e.ok("fill_form", map[string]any{"fields": []map[string]any{
+		{"target": map[string]any{"role": "textbox", "name": "Name"}, "value": "Grace"},
+		{"target": map[string]any{"role": "textbox", "name": "Email"}, "value": "g@x.io"},
+		{"target": map[string]any{"role": "combobox", "name": "Plan"}, "value": "Team"},
+		{"target": map[string]any{"role": "checkbox", "name": "I accept the terms"}, "value": true},
+	}})
+	e.ok("click", map[string]any{"role": "button", "name": "Create account"})
+	if got, want := e.pageText("#result", nil), `Submitted {"name":"Grace","email":"g@x.io","plan":"team","terms":true}`; got != want {
+		t.Errorf("the app submitted %q, want %q", got, want)
+	}
+}
+
+// TestHandsResize sizes the window so that the page's viewport is the size
+// asked for, larger and smaller, and reads it back from the page; a size
+// Chrome refuses on this screen (headless: 800x600) fails saying so.
+func TestHandsResize(t *testing.T) {
+	e := ready(t)
+	e.open("/hands/moves.html")
+	for _, size := range [][2]int{{1024, 700}, {640, 480}, {375, 667}} {
+		r := e.ok("resize", map[string]any{"width": size[0], "height": size[1]})
+		v, _ := r["viewport"].(map[string]any)
+		if fmt.Sprint(v["width"], "x", v["height"]) != fmt.Sprint(size[0], "x", size[1]) || r["note"] != nil {
+			t.Errorf("resize %v: %v", size, r)
+		}
+		got := complete(t, e.js("innerWidth + 'x' + innerHeight", nil)).Value
+		if string(got) != fmt.Sprintf(`"%dx%d"`, size[0], size[1]) {
+			t.Errorf("after resize %v the page's viewport is %s", size, got)
+		}
+	}
+	if r := e.act("resize", map[string]any{"width": 3000, "height": 3000}); r.Status != "error" || !strings.Contains(r.Error, "screen") {
+		t.Errorf("a window larger than the screen allows: %s, want an error naming the screen", r)
+	}
+	bad, err := e.mcp.Call(e.ctx, "interact", map[string]any{"action": "resize", "width": 50, "height": 600})
+	if err != nil || !bad.IsError || bad.ToolError == nil || bad.ToolError.Code != "invalid_arguments" {
+		t.Errorf("a width under the bound: %s (%v), want an invalid_arguments tool error", bad, err)
+	}
+}
