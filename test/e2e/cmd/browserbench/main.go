@@ -139,7 +139,7 @@ func run(ctx context.Context) (err error) {
 	defer mc.Close()
 
 	if *shotsOnly {
-		shotRows, err := screenshotRows(ctx, mc, bin, site.URL)
+		shotRows, err := screenshotRows(ctx, mc, d, bin, site.URL)
 		if err != nil {
 			return err
 		}
@@ -232,7 +232,7 @@ func run(ctx context.Context) (err error) {
 		return err
 	}
 
-	shotRows, err := screenshotRows(ctx, mc, bin, site.URL)
+	shotRows, err := screenshotRows(ctx, mc, d, bin, site.URL)
 	if err != nil {
 		return err
 	}

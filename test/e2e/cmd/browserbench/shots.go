@@ -32,7 +32,7 @@ type shotView struct {
 // the last), then times a gasoline screenshot (a fresh capture), a second
 // one at once (the viewport is unchanged: served from the first capture),
 // and one screenshot through each peer given by a flag.
-func screenshotRows(ctx context.Context, mc *gasoline.Client, bin, base string) ([]truthRow, error) {
+func screenshotRows(ctx context.Context, mc *gasoline.Client, d *gasoline.Daemon, bin, base string) ([]truthRow, error) {
 	var ps []*peers.Peer
 	for _, p := range []struct {
 		path  string
@@ -56,13 +56,21 @@ func screenshotRows(ctx context.Context, mc *gasoline.Client, bin, base string) 
 	}
 	rounds := min(*n, 30)
 	logf("%d warm-up and %d measured screenshot rounds, interleaved: gasoline and %d peers", *warmup, rounds, len(ps))
-	shoot := func(i int) (time.Duration, shotView, error) {
+	type call struct {
+		id         string
+		start, end time.Time
+	}
+	var calls []call // the measured fresh captures
+	shoot := func(i int, fresh bool) (time.Duration, shotView, error) {
 		start := time.Now()
 		r, err := mc.Call(ctx, "interact", map[string]any{"action": "screenshot", "wait_ms": 10000})
 		d := time.Since(start)
 		var v shotView
 		if err != nil {
 			return 0, v, err
+		}
+		if fresh && i >= *warmup {
+			calls = append(calls, call{r.CorrelationID, start, start.Add(d)})
 		}
 		if r.Status != "complete" || len(r.Images) != 1 {
 			return 0, v, fmt.Errorf("screenshot %d: %s, want complete with one image", i, r)
@@ -82,7 +90,7 @@ func screenshotRows(ctx context.Context, mc *gasoline.Client, bin, base string) 
 		}
 		time.Sleep(time.Until(lastCapture.Add(600 * time.Millisecond)))
 		lastCapture = time.Now()
-		d, v, err := shoot(i)
+		d, v, err := shoot(i, true)
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +98,7 @@ func screenshotRows(ctx context.Context, mc *gasoline.Client, bin, base string) 
 			return nil, fmt.Errorf("screenshot %d of a changed page was served from an earlier capture", i)
 		}
 		last = v
-		d2, v2, err := shoot(i)
+		d2, v2, err := shoot(i, false)
 		if err != nil {
 			return nil, err
 		}
@@ -118,6 +126,27 @@ func screenshotRows(ctx context.Context, mc *gasoline.Client, bin, base string) 
 			rounds, waits, last.Result.Captured, last.Result.Bytes, last.Result.ImageTokens), "ahead of both peers", fresh},
 		{fmt.Sprintf("real headless Chromium: gasoline `interact screenshot` again at once, viewport unchanged → served from the first capture (n=%d, %d reused)", rounds, hits), "(reference)", reused},
 	}
+	cs, err := d.Commands(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var in, dispatch, ext, out []time.Duration
+	for _, c := range calls {
+		got, ok := cs.Find(c.id)
+		if !ok || got.DeliveredAt == nil || got.FinishedAt == nil {
+			return nil, fmt.Errorf("GET /commands lacks the times of %s", c.id)
+		}
+		in = append(in, got.CreatedAt.Sub(c.start))
+		dispatch = append(dispatch, got.DeliveredAt.Sub(got.CreatedAt))
+		ext = append(ext, got.FinishedAt.Sub(*got.DeliveredAt))
+		out = append(out, c.end.Sub(*got.FinishedAt))
+	}
+	rows = append(rows,
+		truthRow{"… of which: tools/call sent → command queued (gasoline-mcp, daemon)", "(reference)", in},
+		truthRow{"… of which: queued → the extension's held long-poll takes it", "(reference)", dispatch},
+		truthRow{"… of which: delivered → result posted (the extension: capture, encode, POST)", "(reference)", ext},
+		truthRow{"… of which: result posted → tools/call answered (daemon builds the image block, gasoline-mcp)", "(reference)", out},
+	)
 	for j, p := range ps {
 		rows = append(rows, truthRow{fmt.Sprintf("real headless Chromium, peers interleaved: %s `%s` of the viewport, its defaults (PNG) (n=%d)", p.Name, p.ShotTool(), rounds), "(reference)", peerShots[j]})
 	}
