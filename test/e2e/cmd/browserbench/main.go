@@ -80,9 +80,10 @@ func run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	// Every measured command must still be in GET /commands at the end.
+	// Every measured command must still be in GET /commands at the end
+	// (a screenshot round makes three).
 	d, err := gasoline.StartDaemon(ctx, bins, filepath.Join(tmp, "state"),
-		fmt.Sprintf("--max-retained=%d", *n+*warmup+10), "--result-ttl=10m", "--log-level=warn")
+		fmt.Sprintf("--max-retained=%d", 3*(*n+*warmup)+10), "--result-ttl=10m", "--log-level=warn")
 	if err != nil {
 		return err
 	}

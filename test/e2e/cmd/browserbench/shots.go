@@ -28,8 +28,8 @@ type shotView struct {
 
 // screenshotRows times viewport screenshots of the bench page: per round,
 // the page's heading changes (untimed, so the capture is fresh), the round
-// waits until Chrome's capture quota allows a capture at once (0.6 s after
-// the last), then times a gasoline screenshot (a fresh capture), a second
+// waits 0.3 s and until Chrome's capture quota allows a capture at once
+// (0.6 s after the last), then times a gasoline screenshot (a fresh capture), a second
 // one at once (the viewport is unchanged: served from the first capture),
 // and one screenshot through each peer given by a flag.
 func screenshotRows(ctx context.Context, mc *gasoline.Client, d *gasoline.Daemon, bin, base string) ([]truthRow, error) {
@@ -88,7 +88,9 @@ func screenshotRows(ctx context.Context, mc *gasoline.Client, d *gasoline.Daemon
 		if r, err := mc.ExecuteJS(ctx, js, map[string]any{"wait_ms": 10000}); err != nil || r.Status != "complete" {
 			return nil, fmt.Errorf("changing the page: %s %v", r, err)
 		}
-		time.Sleep(time.Until(lastCapture.Add(600 * time.Millisecond)))
+		// Let the change paint (a capture is served again only when the page
+		// was quiet for 150 ms before it) and the capture quota pass.
+		time.Sleep(max(300*time.Millisecond, time.Until(lastCapture.Add(600*time.Millisecond))))
 		lastCapture = time.Now()
 		d, v, err := shoot(i, true)
 		if err != nil {
