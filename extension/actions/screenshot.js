@@ -20,26 +20,48 @@ import { targetOf } from './target.js';
 /** CAPTURE_GAP_MS spaces captures: Chrome allows about two captureVisibleTab calls a second. */
 const CAPTURE_GAP_MS = 550;
 
-let lastCapture = 0;
+/** QUOTA_RETRY_MS is how long a capture refused for Chrome's quota waits before its one retry. */
+const QUOTA_RETRY_MS = 1000;
+
+// Captures run one at a time, each starting CAPTURE_GAP_MS after the last
+// one ended (Chrome counts a call when its browser side runs, which a busy
+// machine delays, so spacing from the end keeps within its quota).
+let queue = Promise.resolve();
+let lastCapture = 0; // when the last capture ended, ms
 
 /**
  * captureAs returns a data URL of the visible part of tab in format
  * ('png', or 'jpeg' at quality 0..100), spacing calls as Chrome requires,
  * and how long it waited for that: {url, waited_ms, started}.
  */
-export async function captureAs(tab, format, quality) {
-  const wait = Math.max(0, Math.ceil(lastCapture + CAPTURE_GAP_MS - Date.now()));
-  lastCapture = Date.now() + wait; // a concurrent call waits behind this one
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-  const started = Date.now();
-  try {
-    const url = await chrome.tabs.captureVisibleTab(tab.windowId, format === 'png' ? { format } : { format, quality });
-    return { url, waited_ms: wait, started };
-  } catch (err) {
-    throw new CommandError(`cannot capture tab ${tab.id}: ${err?.message || err}`);
-  } finally {
-    lastCapture = Date.now();
-  }
+export function captureAs(tab, format, quality) {
+  const called = Date.now();
+  const run = queue.then(async () => {
+    let waited = false;
+    for (let attempt = 0; ; attempt++) {
+      const wait = lastCapture + CAPTURE_GAP_MS - Date.now();
+      if (wait > 0) {
+        waited = true;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+      const started = Date.now();
+      try {
+        const url = await chrome.tabs.captureVisibleTab(tab.windowId, format === 'png' ? { format } : { format, quality });
+        return { url, waited_ms: waited || started - called > 5 ? started - called : 0, started };
+      } catch (err) {
+        const msg = String(err?.message || err);
+        if (attempt === 0 && /MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND/.test(msg)) {
+          lastCapture = Date.now() + QUOTA_RETRY_MS - CAPTURE_GAP_MS;
+          continue;
+        }
+        throw new CommandError(`cannot capture tab ${tab.id}: ${msg}`);
+      } finally {
+        lastCapture = Math.max(lastCapture, Date.now());
+      }
+    }
+  });
+  queue = run.catch(() => {});
+  return run;
 }
 
 /** capture returns a PNG data URL of the visible part of tab, spacing calls as Chrome requires. */
