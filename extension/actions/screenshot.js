@@ -1,7 +1,11 @@
 // interact({action:"screenshot"}): the visible part of a tab, the whole
 // page, or one element, with chrome.tabs.captureVisibleTab (no debugger
 // permission), downscaled in the worker so the longest side is at most
-// max_dim (default 1568) and encoded as JPEG or WebP. The image travels as
+// max_dim (default 1568) and encoded as JPEG. A viewport that fits is
+// captured as JPEG and sent as Chrome encoded it (no decode, no
+// re-encode). A second request for a viewport that has not changed is
+// served from the last capture (shotStamp and imaging.js's reusable say
+// when), and a capture that had to wait for Chrome's quota says how long. The image travels as
 // the result's "value" (base64), which the daemon turns into MCP image
 // content; with full_resolution it is the captured PNG itself, which the
 // daemon keeps behind a handle and shows fitted to ~1 600 image tokens
@@ -9,48 +13,175 @@
 
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
-import { scale, fullPagePlan, MAX_PIXELS } from './imaging.js';
+import { scale, fullPagePlan, MAX_PIXELS, jpegSize, pngSize, cacheable, reusable } from './imaging.js';
 import { runtimeCall } from './dom.js';
 import { targetOf } from './target.js';
 
 /** CAPTURE_GAP_MS spaces captures: Chrome allows about two captureVisibleTab calls a second. */
 const CAPTURE_GAP_MS = 550;
 
-let lastCapture = 0;
+/** QUOTA_RETRY_MS is how long a capture refused for Chrome's quota waits before its one retry. */
+const QUOTA_RETRY_MS = 1000;
+
+// Captures run one at a time, each starting CAPTURE_GAP_MS after the last
+// one ended (Chrome counts a call when its browser side runs, which a busy
+// machine delays, so spacing from the end keeps within its quota).
+let queue = Promise.resolve();
+let lastCapture = 0; // when the last capture ended, ms
+
+/**
+ * captureAs returns a data URL of the visible part of tab in format
+ * ('png', or 'jpeg' at quality 0..100), spacing calls as Chrome requires,
+ * and how long it waited for that: {url, waited_ms, started}.
+ */
+export function captureAs(tab, format, quality) {
+  const called = Date.now();
+  const run = queue.then(async () => {
+    let waited = false;
+    for (let attempt = 0; ; attempt++) {
+      const wait = lastCapture + CAPTURE_GAP_MS - Date.now();
+      if (wait > 0) {
+        waited = true;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+      const started = Date.now();
+      try {
+        const url = await chrome.tabs.captureVisibleTab(tab.windowId, format === 'png' ? { format } : { format, quality });
+        return { url, waited_ms: waited || started - called > 5 ? started - called : 0, started };
+      } catch (err) {
+        const msg = String(err?.message || err);
+        if (attempt === 0 && /MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND/.test(msg)) {
+          lastCapture = Date.now() + QUOTA_RETRY_MS - CAPTURE_GAP_MS;
+          continue;
+        }
+        throw new CommandError(`cannot capture tab ${tab.id}: ${msg}`);
+      } finally {
+        lastCapture = Math.max(lastCapture, Date.now());
+      }
+    }
+  });
+  queue = run.catch(() => {});
+  return run;
+}
 
 /** capture returns a PNG data URL of the visible part of tab, spacing calls as Chrome requires. */
 export async function capture(tab) {
-  const wait = lastCapture + CAPTURE_GAP_MS - Date.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-  try {
-    const url = await chrome.tabs.captureVisibleTab(tab.windowId, { format: 'png' });
-    lastCapture = Date.now();
-    return url;
-  } catch (err) {
-    lastCapture = Date.now();
-    throw new CommandError(`cannot capture tab ${tab.id}: ${err?.message || err}`);
-  }
+  return (await captureAs(tab, 'png')).url;
+}
+
+/** bytesOf returns the bytes of a base64 string. */
+function bytesOf(b64) {
+  if (Uint8Array.fromBase64) return Uint8Array.fromBase64(b64);
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return bytes;
 }
 
 // bitmapOf decodes a data URL (fetch cannot: the extension's CSP limits
 // connect-src to the daemon).
 export function bitmapOf(dataURL) {
   const comma = dataURL.indexOf(',');
-  const bin = atob(dataURL.slice(comma + 1));
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  return createImageBitmap(new Blob([bytes], { type: dataURL.slice(5, dataURL.indexOf(';')) }));
+  return createImageBitmap(new Blob([bytesOf(dataURL.slice(comma + 1))], { type: dataURL.slice(5, dataURL.indexOf(';')) }));
 }
 
 export async function base64Of(blob) {
   const bytes = new Uint8Array(await blob.arrayBuffer());
+  if (bytes.toBase64) return bytes.toBase64();
   let s = '';
   for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(s);
 }
 
-/** JPEG_QUALITY is the quality of a downscaled screenshot: small, and sharp enough to read text. */
+/** JPEG_QUALITY is the quality of a screenshot: small, and sharp enough to read text. */
 const JPEG_QUALITY = 0.8;
+
+/** SOURCE_QUALITY is the quality of a capture that is downscaled before it is encoded again. */
+const SOURCE_QUALITY = 95;
+
+/**
+ * shotStamp runs in the page's isolated world (self-contained: it is
+ * serialised). On first use in a document it starts a watcher that counts
+ * the changes that can alter what the viewport shows (DOM mutations,
+ * scroll, resize, loads, focus, input, hover, animations and transitions
+ * starting, fonts), and waits two frames so that what came before is
+ * painted; it returns a Stamp (imaging.js).
+ */
+async function shotStamp() {
+  const K = Symbol.for('gasoline.shotWatch');
+  let w = globalThis[K];
+  if (!w) {
+    w = globalThis[K] = { id: Math.random().toString(36).slice(2), gen: 0, changed_at: Date.now() };
+    const bump = () => { w.gen++; w.changed_at = Date.now(); };
+    new MutationObserver(bump).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    for (const t of ['scroll', 'resize', 'load', 'error', 'focusin', 'focusout', 'input', 'pointerover', 'pointerout',
+      'animationstart', 'transitionrun', 'toggle', 'selectionchange']) {
+      addEventListener(t, bump, { capture: true, passive: true });
+    }
+    document.fonts?.addEventListener?.('loadingdone', bump);
+    const gen = w.gen;
+    const framed = await Promise.race([
+      new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true)))),
+      new Promise((r) => setTimeout(() => r(false), 100)),
+    ]);
+    if (framed && w.gen === gen) w.changed_at = 0; // what came before is painted
+  }
+  const live = !!document.querySelector('canvas') ||
+    [...document.querySelectorAll('video')].some((v) => !v.paused) ||
+    (document.getAnimations?.() || []).some((a) => a.playState === 'running');
+  return { id: w.id, gen: w.gen, changed_at: w.changed_at, live, w: innerWidth, h: innerHeight, x: scrollX, y: scrollY, dpr: devicePixelRatio };
+}
+
+/** stampOf asks the top frame of tab for its Stamp; null when it cannot (a page scripts may not run in). */
+async function stampOf(tab) {
+  try {
+    const [r] = await chrome.scripting.executeScript({ target: { tabId: tab.id, frameIds: [0] }, world: 'ISOLATED', func: shotStamp });
+    return r?.result ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * last is the last viewport capture, kept to serve a second request for
+ * the same unchanged viewport: {tabId, windowId, url, stamp, at, dataURL,
+ * format, ready (a promise of whether it may be served again)}. One entry
+ * bounds the memory it holds.
+ */
+let last = null;
+
+/**
+ * viewport captures what tab shows, or reuses the last capture when the
+ * page says nothing changed since, and returns {dataURL, format, waited_ms,
+ * reused, age_ms (the reused capture's age)}. wantPNG asks for a lossless
+ * capture; a JPEG capture that will be downscaled is taken sharper.
+ */
+async function viewport(tab, wantPNG, maxDim, maxPixels) {
+  const stamp = await stampOf(tab);
+  const prev = last;
+  if (prev && (!wantPNG || prev.format === 'png') && reusable(prev, tab, stamp, Date.now()) && await prev.ready) {
+    return { dataURL: prev.dataURL, format: prev.format, waited_ms: 0, reused: true, age_ms: Date.now() - prev.at };
+  }
+  let format = 'png';
+  let quality;
+  if (!wantPNG) {
+    // Send Chrome's JPEG as it is when the capture fits; else capture it
+    // sharper, since it is encoded again after downscaling.
+    const fits = !stamp || sameSize(scale(Math.round(stamp.w * stamp.dpr), Math.round(stamp.h * stamp.dpr), maxDim, maxPixels),
+      Math.round(stamp.w * stamp.dpr), Math.round(stamp.h * stamp.dpr));
+    format = 'jpeg';
+    quality = fits ? Math.round(JPEG_QUALITY * 100) : SOURCE_QUALITY;
+  }
+  const shot = await captureAs(tab, format, quality);
+  const entry = { tabId: tab.id, windowId: tab.windowId, url: tab.url, stamp, at: shot.started, dataURL: shot.url, format, ready: null };
+  // Whether it may be served again is asked after the capture, off the
+  // critical path: the next request awaits it.
+  entry.ready = stamp ? stampOf(tab).then((after) => cacheable(stamp, after, shot.started)) : Promise.resolve(false);
+  last = entry;
+  return { dataURL: shot.url, format, waited_ms: shot.waited_ms, reused: false, age_ms: 0 };
+}
+
+const sameSize = (s, w, h) => s.width === w && s.height === h;
 
 /**
  * screenshot captures the tab params name. The tab must be the one shown
@@ -64,13 +195,19 @@ export async function screenshot(params, signal) {
       `bring it to the front with interact({action:"switch_tab", tab_id:${tab.id}}) and retry`);
   }
   const maxDim = params.max_dim ?? 1568; // 64 to 8000: the contract's bounds
+  // max_dim given: the agent chose the size; else also the default token bound.
+  const maxPixels = params.max_dim === undefined ? MAX_PIXELS : Infinity;
+  const full = params.full_resolution === true;
+  const facts = { waited_ms: 0, reused: false, age_ms: 0 };
 
   let canvas;
   const target = targetOf(params);
   if (target) {
     const { resp } = await runtimeCall(tab, params.frame, target, { op: 'act', action: 'scroll_to', opts: {}, timeout_ms: 3000 });
     const m = await runtimeCall(tab, params.frame, null, { op: 'metrics' });
-    const shot = await bitmapOf(await capture(tab));
+    const got = await captureAs(tab, 'png');
+    facts.waited_ms = got.waited_ms;
+    const shot = await bitmapOf(got.url);
     const k = shot.width / m.resp.width; // device pixels per CSS pixel
     const b = resp.box;
     const x = Math.max(0, Math.round(b.x * k));
@@ -80,18 +217,33 @@ export async function screenshot(params, signal) {
     canvas = new OffscreenCanvas(w, h);
     canvas.getContext('2d').drawImage(shot, x, y, w, h, 0, 0, w, h);
   } else if (params.full_page === true) {
-    canvas = await fullPage(tab, params, signal);
+    canvas = await fullPage(tab, params, signal, facts);
   } else {
-    const shot = await bitmapOf(await capture(tab));
+    const v = await viewport(tab, full, maxDim, maxPixels);
+    Object.assign(facts, { waited_ms: v.waited_ms, reused: v.reused, age_ms: v.age_ms });
+    const b64 = v.dataURL.slice(v.dataURL.indexOf(',') + 1);
+    if (v.format === 'jpeg') {
+      const bytes = bytesOf(b64);
+      const size = jpegSize(bytes);
+      if (size && sameSize(scale(size.width, size.height, maxDim, maxPixels), size.width, size.height) && !full) {
+        return report(tab, { value: b64, mime_type: 'image/jpeg', width: size.width, height: size.height, bytes: bytes.length, captured: size }, facts);
+      }
+    } else if (full) {
+      const bytes = bytesOf(b64);
+      const size = pngSize(bytes);
+      if (size) {
+        return report(tab, { value: b64, mime_type: 'image/png', width: size.width, height: size.height, bytes: bytes.length, captured: size }, facts);
+      }
+    }
+    const shot = await bitmapOf(v.dataURL);
     canvas = new OffscreenCanvas(shot.width, shot.height);
     canvas.getContext('2d').drawImage(shot, 0, 0);
   }
 
-  const full = { width: canvas.width, height: canvas.height };
+  const captured = { width: canvas.width, height: canvas.height };
   let out = canvas;
-  if (params.full_resolution !== true) {
-    // max_dim given: the agent chose the size; else also the default token bound.
-    const s = scale(canvas.width, canvas.height, maxDim, params.max_dim === undefined ? MAX_PIXELS : Infinity);
+  if (!full) {
+    const s = scale(canvas.width, canvas.height, maxDim, maxPixels);
     if (s.width !== canvas.width) {
       out = new OffscreenCanvas(s.width, s.height);
       const ctx = out.getContext('2d');
@@ -99,23 +251,22 @@ export async function screenshot(params, signal) {
       ctx.drawImage(canvas, 0, 0, s.width, s.height);
     }
   }
-  const type = params.full_resolution === true ? 'image/png' : 'image/jpeg';
+  const type = full ? 'image/png' : 'image/jpeg';
   const blob = await out.convertToBlob(type === 'image/png' ? { type } : { type, quality: JPEG_QUALITY });
+  return report(tab, { value: await base64Of(blob), mime_type: blob.type, width: out.width, height: out.height, bytes: blob.size, captured }, facts);
+}
+
+/** report completes a screenshot's result with the tab's facts and how the capture was made. */
+async function report(tab, img, facts) {
   const after = await chrome.tabs.get(tab.id).catch(() => tab);
-  return {
-    value: await base64Of(blob),
-    mime_type: blob.type,
-    width: out.width,
-    height: out.height,
-    bytes: blob.size,
-    captured: full,
-    tab_id: tab.id,
-    url: after.url || tab.url || '',
-  };
+  const r = { ...img, tab_id: tab.id, url: after.url || tab.url || '' };
+  if (facts.waited_ms > 0) r.waited_ms = facts.waited_ms;
+  if (facts.reused) Object.assign(r, { reused: true, age_ms: facts.age_ms });
+  return r;
 }
 
 /** fullPage scrolls the page a viewport at a time, captures each and stitches them, then scrolls back. */
-async function fullPage(tab, params, signal) {
+async function fullPage(tab, params, signal, facts) {
   const { resp: m } = await runtimeCall(tab, params.frame, null, { op: 'metrics' });
   const plan = fullPagePlan(m.width, m.height, m.scroll_height);
   let canvas = null;
@@ -124,7 +275,9 @@ async function fullPage(tab, params, signal) {
     for (const y of plan.offsets) {
       if (signal?.aborted) throw new CommandError('the screenshot was cut short by its deadline');
       const { resp: at } = await runtimeCall(tab, params.frame, null, { op: 'scroll', y });
-      const shot = await bitmapOf(await capture(tab));
+      const got = await captureAs(tab, 'png');
+      facts.waited_ms += got.waited_ms;
+      const shot = await bitmapOf(got.url);
       if (!canvas) {
         k = shot.width / m.width;
         canvas = new OffscreenCanvas(shot.width, Math.min(16384, Math.round(plan.height * k)));

@@ -49,8 +49,11 @@ type screenshotReport struct {
 		Width  int `json:"width"`
 		Height int `json:"height"`
 	} `json:"captured"`
-	TabID int64  `json:"tab_id"`
-	URL   string `json:"url"`
+	TabID    int64  `json:"tab_id"`
+	URL      string `json:"url"`
+	WaitedMS int    `json:"waited_ms"`
+	Reused   bool   `json:"reused"`
+	AgeMS    int    `json:"age_ms"`
 }
 
 // screenshotView is screenshot's answer; the image itself is an MCP image
@@ -64,6 +67,12 @@ type screenshotView struct {
 	TabID       int64  `json:"tab_id"`
 	URL         string `json:"url"`
 	Width       int    `json:"width"`
+	// WaitedMS is how long the capture waited for Chrome's quota (two a
+	// second); Reused says the viewport had not changed since the last
+	// capture, AgeMS ago, which was served again.
+	WaitedMS int  `json:"waited_ms,omitempty"`
+	Reused   bool `json:"reused,omitempty"`
+	AgeMS    int  `json:"age_ms,omitempty"`
 	// Full is the full-resolution image kept behind a handle (full_resolution).
 	Full *fullView `json:"full_resolution,omitempty"`
 }
@@ -101,7 +110,8 @@ func (t *Tools) presentScreenshot(c tracker.Command, v *commandView) {
 		return
 	}
 	view := screenshotView{Bytes: r.Bytes, Captured: fmt.Sprintf("%dx%d", r.Captured.Width, r.Captured.Height),
-		Height: r.Height, MIMEType: r.MIMEType, TabID: r.TabID, URL: r.URL, Width: r.Width}
+		Height: r.Height, MIMEType: r.MIMEType, TabID: r.TabID, URL: r.URL, Width: r.Width,
+		WaitedMS: r.WaitedMS, Reused: r.Reused, AgeMS: r.AgeMS}
 	img := mcp.Image{Data: r.Value, MIMEType: r.MIMEType}
 	if r.MIMEType == "image/png" { // full_resolution: keep it, show it fitted
 		if t.d.Results.Readable(c) != nil {

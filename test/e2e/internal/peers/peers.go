@@ -41,6 +41,8 @@ type Peer struct {
 	// ref finds a role and name's ref in the snapshot tool's text.
 	ref     func(snap, role, name string) string
 	navText string
+	// shot names the viewport screenshot tool (its arguments are snapArgs').
+	shot string
 }
 
 // Playwright starts playwright-mcp (npm @playwright/mcp) at path on the
@@ -51,6 +53,7 @@ func Playwright(ctx context.Context, path, chromium string) (*Peer, error) {
 		RefWord:  "ref",
 		nav:      func(url string) (string, map[string]any) { return "browser_navigate", map[string]any{"url": url} },
 		snapshot: "browser_snapshot",
+		shot:     "browser_take_screenshot",
 		snapArgs: func(string) map[string]any { return map[string]any{} },
 		click:    "browser_click",
 		clickArgs: func(ref, desc, _ string) map[string]any {
@@ -76,6 +79,7 @@ func DevTools(ctx context.Context, path, chromium string) (*Peer, error) {
 		RefWord:  "uid",
 		nav:      func(url string) (string, map[string]any) { return "new_page", map[string]any{"url": url} },
 		snapshot: "take_snapshot",
+		shot:     "take_screenshot",
 		snapArgs: SelectedPage,
 		click:    "click",
 		clickArgs: func(ref, _, navText string) map[string]any {
@@ -136,6 +140,15 @@ func (p *Peer) Navigate(ctx context.Context, url string) error {
 func (p *Peer) Snapshot(ctx context.Context) (string, error) {
 	return p.Call(ctx, p.snapshot, p.snapArgs(p.navText))
 }
+
+// Screenshot takes a viewport screenshot with the peer's defaults (PNG).
+func (p *Peer) Screenshot(ctx context.Context) error {
+	_, err := p.Call(ctx, p.shot, p.snapArgs(p.navText))
+	return err
+}
+
+// ShotTool names the peer's screenshot tool.
+func (p *Peer) ShotTool() string { return p.shot }
 
 // FindRef returns the ref (playwright-mcp) or uid (chrome-devtools-mcp) of
 // the element with role and name in a snapshot, "" if there is none.
