@@ -1,0 +1,282 @@
+// Package perf ranks what made a page slow, from the browser's own
+// measurements that the extension's collector (extension/perf/collect.js)
+// reads on demand: slow interactions broken down into input delay,
+// processing and presentation with the handler's script, render-blocking
+// resources, layout shifts with the element that likely caused them, long
+// animation frames with their scripts, long tasks, and the largest
+// contentful paint.
+package perf
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Report is what the collector sends: the page's measurements, each list
+// already bounded by the collector. Times are milliseconds since the
+// document's time origin.
+type Report struct {
+	URL          string        `json:"url"`
+	TabID        int64         `json:"tab_id"`
+	Vitals       Vitals        `json:"vitals"`
+	Interactions []Interaction `json:"interactions,omitempty"`
+	Frames       []Frame       `json:"frames,omitempty"`
+	LongTasks    []Task        `json:"long_tasks,omitempty"`
+	Blocking     []Resource    `json:"blocking,omitempty"`
+	Shifts       []Shift       `json:"shifts,omitempty"`
+}
+
+// Vitals are the page's web vitals as the buffered entries give them; a
+// zero value was not measured.
+type Vitals struct {
+	LCP        float64  `json:"lcp_ms,omitempty"`
+	LCPElement *Element `json:"lcp_element,omitempty"`
+	LCPURL     string   `json:"lcp_url,omitempty"`
+	CLS        float64  `json:"cls,omitempty"`
+	INP        float64  `json:"inp_ms,omitempty"`
+	FCP        float64  `json:"fcp_ms,omitempty"`
+	TTFB       float64  `json:"ttfb_ms,omitempty"`
+}
+
+// Element is a page element as the outline names it: its ref (usable as an
+// interact target), role and accessible name.
+type Element struct {
+	Ref  string `json:"ref,omitempty"`
+	Role string `json:"role,omitempty"`
+	Name string `json:"name,omitempty"`
+}
+
+// Script is one script of a long animation frame: how long it ran, where
+// its code is (url, function, character position) and what invoked it
+// (e.g. "BUTTON#save.onclick").
+type Script struct {
+	MS      float64 `json:"ms"`
+	URL     string  `json:"url,omitempty"`
+	Fn      string  `json:"fn,omitempty"`
+	Char    int     `json:"char,omitempty"`
+	Invoker string  `json:"invoker,omitempty"`
+}
+
+// Interaction is one user interaction (the longest event of its
+// interactionId) broken down as INP is.
+type Interaction struct {
+	Type         string   `json:"type"`
+	Start        float64  `json:"start"`
+	MS           float64  `json:"ms"`
+	Delay        float64  `json:"delay"`
+	Processing   float64  `json:"processing"`
+	Presentation float64  `json:"presentation"`
+	Target       *Element `json:"target,omitempty"`
+	Script       *Script  `json:"script,omitempty"`
+}
+
+// Frame is one long animation frame.
+type Frame struct {
+	Start    float64  `json:"start"`
+	MS       float64  `json:"ms"`
+	Blocking float64  `json:"blocking"`
+	Scripts  []Script `json:"scripts,omitempty"`
+}
+
+// Task is one long task.
+type Task struct {
+	Start float64 `json:"start"`
+	MS    float64 `json:"ms"`
+}
+
+// Resource is a render-blocking resource: its fetch took MS from Start.
+type Resource struct {
+	URL   string  `json:"url"`
+	Type  string  `json:"type,omitempty"`
+	Start float64 `json:"start"`
+	MS    float64 `json:"ms"`
+}
+
+// Shift is one layout shift without recent input, the elements it moved,
+// and the image that likely caused it: one that finished loading shortly
+// before, without width and height the layout could reserve.
+type Shift struct {
+	Start   float64   `json:"start"`
+	Value   float64   `json:"value"`
+	Sources []Element `json:"sources,omitempty"`
+	Image   *Image    `json:"image,omitempty"`
+}
+
+// Image is an image element and when its response ended.
+type Image struct {
+	Element
+	URL    string  `json:"url,omitempty"`
+	Loaded float64 `json:"loaded"`
+}
+
+// Cause is one reason the page was slow, with its evidence in one line.
+// Kind is interaction, render_blocking, layout_shift, lcp, long_frame or
+// long_task; MS its time (the shift's score is in CLS instead).
+type Cause struct {
+	Kind  string  `json:"kind"`
+	MS    int     `json:"ms,omitempty"`
+	CLS   float64 `json:"cls,omitempty"`
+	What  string  `json:"what"`
+	score float64
+}
+
+// The thresholds each kind's impact is measured against: a cause at its
+// threshold weighs 1. They are the "good" limits of the vitals each kind
+// hurts (INP 200 ms, CLS 0.1, LCP 2.5 s); render-blocking time delays the
+// first paint, held to 500 ms; a long frame or task not tied to an
+// interaction counts half an interaction of its length.
+const (
+	interactionGood = 200.0
+	shiftGood       = 0.1
+	lcpGood         = 2500.0
+	blockingGood    = 500.0
+	frameGood       = 400.0
+)
+
+// Rank returns r's causes, the biggest first: each interaction, render-
+// blocking resource, layout shift and long animation frame (long tasks when
+// the browser gave no frames), and the LCP when it is over 2.5 s. A frame
+// overlapping a reported interaction is that interaction's, not a cause of
+// its own.
+func Rank(r Report) []Cause {
+	var out []Cause
+	for _, in := range r.Interactions {
+		out = append(out, interaction(in))
+	}
+	for _, res := range r.Blocking {
+		out = append(out, Cause{Kind: "render_blocking", MS: ms(res.MS), score: res.MS / blockingGood,
+			What: fmt.Sprintf("%s %s blocked rendering for %d ms%s", cmp.Or(res.Type, "resource"), res.URL, ms(res.MS), paintNote(r.Vitals.FCP))})
+	}
+	for _, s := range r.Shifts {
+		out = append(out, shift(s))
+	}
+	if r.Vitals.LCP > lcpGood {
+		what := fmt.Sprintf("largest contentful paint at %d ms", ms(r.Vitals.LCP))
+		if e := r.Vitals.LCPElement; e != nil {
+			what += ": " + element(*e)
+		}
+		if r.Vitals.LCPURL != "" {
+			what += " (" + r.Vitals.LCPURL + ")"
+		}
+		out = append(out, Cause{Kind: "lcp", MS: ms(r.Vitals.LCP), score: r.Vitals.LCP / lcpGood, What: what})
+	}
+	for _, f := range r.Frames {
+		if overlapsInteraction(f, r.Interactions) {
+			continue
+		}
+		what := fmt.Sprintf("long animation frame at %d ms: %d ms, %d ms blocking", ms(f.Start), ms(f.MS), ms(f.Blocking))
+		if s := longest(f.Scripts); s != nil {
+			what += "; " + script(*s)
+		}
+		out = append(out, Cause{Kind: "long_frame", MS: ms(f.MS), score: f.MS / frameGood, What: what})
+	}
+	if len(r.Frames) == 0 {
+		for _, t := range r.LongTasks {
+			out = append(out, Cause{Kind: "long_task", MS: ms(t.MS), score: t.MS / frameGood,
+				What: fmt.Sprintf("long task at %d ms: %d ms (no script attribution: this browser reports no long animation frames)", ms(t.Start), ms(t.MS))})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Cause) int { return cmp.Compare(b.score, a.score) })
+	return out
+}
+
+func interaction(in Interaction) Cause {
+	what := in.Type
+	if in.Target != nil {
+		what += " on " + element(*in.Target)
+	}
+	what += fmt.Sprintf(": %d ms (input delay %d, processing %d, presentation %d)", ms(in.MS), ms(in.Delay), ms(in.Processing), ms(in.Presentation))
+	if in.Script != nil {
+		what += "; " + script(*in.Script)
+	}
+	return Cause{Kind: "interaction", MS: ms(in.MS), score: in.MS / interactionGood, What: what}
+}
+
+func shift(s Shift) Cause {
+	what := fmt.Sprintf("layout shift %.3g at %d ms", s.Value, ms(s.Start))
+	if s.Image != nil {
+		what += fmt.Sprintf(", likely from %s loaded at %d ms without width and height", element(s.Image.Element), ms(s.Image.Loaded))
+		if s.Image.URL != "" {
+			what += " (" + s.Image.URL + ")"
+		}
+	}
+	if len(s.Sources) > 0 {
+		names := make([]string, 0, 3)
+		for _, e := range s.Sources[:min(3, len(s.Sources))] {
+			names = append(names, element(e))
+		}
+		what += "; moved " + strings.Join(names, ", ")
+	}
+	return Cause{Kind: "layout_shift", CLS: math.Round(s.Value*1000) / 1000, score: s.Value / shiftGood, What: what}
+}
+
+// overlapsInteraction reports whether frame f ran while an interaction
+// waited for its next paint.
+func overlapsInteraction(f Frame, ins []Interaction) bool {
+	for _, in := range ins {
+		if f.Start < in.Start+in.MS && in.Start < f.Start+f.MS {
+			return true
+		}
+	}
+	return false
+}
+
+func longest(ss []Script) *Script {
+	var best *Script
+	for i := range ss {
+		if best == nil || ss[i].MS > best.MS {
+			best = &ss[i]
+		}
+	}
+	return best
+}
+
+// script says where a script's time went: "script BUTTON#save.onclick
+// slowSave http://…/app.js:char 120, 300 ms".
+func script(s Script) string {
+	var b strings.Builder
+	b.WriteString("script")
+	for _, p := range []string{s.Invoker, s.Fn} {
+		if p != "" {
+			b.WriteString(" " + p)
+		}
+	}
+	if s.URL != "" {
+		fmt.Fprintf(&b, " %s", s.URL)
+		if s.Char > 0 {
+			fmt.Fprintf(&b, ":char %d", s.Char)
+		}
+	}
+	fmt.Fprintf(&b, ", %d ms", ms(s.MS))
+	return b.String()
+}
+
+// element names an element as the outline does: `e12 button "Save"`.
+func element(e Element) string {
+	parts := make([]string, 0, 3)
+	for _, p := range []string{e.Ref, cmp.Or(e.Role, "element")} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if e.Name != "" {
+		n := e.Name
+		if r := []rune(n); len(r) > 40 {
+			n = string(r[:40]) + "…"
+		}
+		parts = append(parts, fmt.Sprintf("%q", n))
+	}
+	return strings.Join(parts, " ")
+}
+
+func paintNote(fcp float64) string {
+	if fcp <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (first paint at %d ms)", ms(fcp))
+}
+
+func ms(v float64) int { return int(math.Round(v)) }
