@@ -12,6 +12,7 @@ import { executeJs } from './actions/execute.js';
 import { dialog } from './actions/dialog.js';
 import { upload } from './actions/upload.js';
 import { screenshot } from './actions/screenshot.js';
+import { analyzePerformance } from './perf/worker.js';
 import { drawModeShow } from './overlay/worker.js';
 import { CommandError, deadlineOf } from './runner.js';
 import { paramsOf } from './params.js';
@@ -45,6 +46,7 @@ export const ACTIONS = {
   upload,
   dom: dom.dom,
   page_summary: dom.pageSummary,
+  performance: analyzePerformance,
   screenshot,
   draw_mode_show: drawModeShow,
 };

@@ -134,11 +134,15 @@ const (
 	lcpGood         = 2500.0
 	blockingGood    = 500.0
 	frameGood       = 400.0
+	// minScore leaves out what is too small to matter: a render-blocking
+	// stylesheet of 20 ms, a shift of 0.005.
+	minScore = 0.1
 )
 
 // Rank returns r's causes, the biggest first: each interaction, render-
 // blocking resource, layout shift and long animation frame (long tasks when
-// the browser gave no frames), and the LCP when it is over 2.5 s. A frame
+// the browser gave no frames), and the LCP when it is over 2.5 s, leaving
+// out those under a tenth of their threshold. A frame
 // overlapping a reported interaction is that interaction's, not a cause of
 // its own.
 func Rank(r Report) []Cause {
@@ -179,6 +183,7 @@ func Rank(r Report) []Cause {
 				What: fmt.Sprintf("long task at %d ms: %d ms (no script attribution: this browser reports no long animation frames)", ms(t.Start), ms(t.MS))})
 		}
 	}
+	out = slices.DeleteFunc(out, func(c Cause) bool { return c.score < minScore })
 	slices.SortStableFunc(out, func(a, b Cause) int { return cmp.Compare(b.score, a.score) })
 	return out
 }
