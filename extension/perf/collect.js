@@ -63,7 +63,7 @@
   function script(s) {
     return {
       ms: round(s.duration), url: s.sourceURL || '', fn: s.sourceFunctionName || '',
-      char: s.sourceCharPosition > 0 ? s.sourceCharPosition : 0, invoker: s.invoker || '',
+      char: s.sourceCharPosition > 0 ? s.sourceCharPosition : 0, invoker: s.invoker || '', type: s.invokerType || '',
     };
   }
 

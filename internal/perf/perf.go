@@ -58,6 +58,7 @@ type Script struct {
 	Fn      string  `json:"fn,omitempty"`
 	Char    int     `json:"char,omitempty"`
 	Invoker string  `json:"invoker,omitempty"`
+	Type    string  `json:"type,omitempty"` // the invoker's type: event-listener, classic-script, …
 }
 
 // Interaction is one user interaction (the longest event of its
@@ -144,7 +145,7 @@ const (
 // the browser gave no frames), and the LCP when it is over 2.5 s, leaving
 // out those under a tenth of their threshold. A frame
 // overlapping a reported interaction is that interaction's, not a cause of
-// its own.
+// its own; a frame weighs the time its scripts ran (frameScore).
 func Rank(r Report) []Cause {
 	var out []Cause
 	for _, in := range r.Interactions {
@@ -175,7 +176,7 @@ func Rank(r Report) []Cause {
 		if s := longest(f.Scripts); s != nil {
 			what += "; " + script(*s)
 		}
-		out = append(out, Cause{Kind: "long_frame", MS: ms(f.MS), score: f.MS / frameGood, What: what})
+		out = append(out, Cause{Kind: "long_frame", MS: ms(f.MS), score: frameScore(f), What: what})
 	}
 	if len(r.Frames) == 0 {
 		for _, t := range r.LongTasks {
@@ -229,6 +230,20 @@ func overlapsInteraction(f Frame, ins []Interaction) bool {
 	return false
 }
 
+// frameScore weighs a long frame by the time its scripts ran, what its
+// page's code can change; a frame without scripts (style, layout, a busy
+// machine) by half its blocking time.
+func frameScore(f Frame) float64 {
+	var code float64
+	for _, s := range f.Scripts {
+		code += s.MS
+	}
+	if code == 0 {
+		code = f.Blocking / 2
+	}
+	return code / frameGood
+}
+
 func longest(ss []Script) *Script {
 	var best *Script
 	for i := range ss {
@@ -244,7 +259,7 @@ func longest(ss []Script) *Script {
 func script(s Script) string {
 	var b strings.Builder
 	b.WriteString("script")
-	for _, p := range []string{s.Invoker, s.Fn} {
+	for _, p := range []string{cmp.Or(s.Invoker, s.Type), s.Fn} {
 		if p != "" {
 			b.WriteString(" " + p)
 		}

@@ -25,7 +25,7 @@ func TestRankBiggestFirst(t *testing.T) {
 	for _, c := range got {
 		kinds = append(kinds, c.Kind)
 	}
-	// 1200/500 = 2.4, 320/200 = 1.6, 3000/2500 = 1.2, 0.05/0.1 = 0.5, 120/400 = 0.3
+	// 1200/500 = 2.4, 320/200 = 1.6, 3000/2500 = 1.2, 0.05/0.1 = 0.5, (20+90)/400 = 0.275
 	want := "render_blocking interaction lcp layout_shift long_frame"
 	if strings.Join(kinds, " ") != want {
 		t.Fatalf("kinds %q, want %q: %+v", strings.Join(kinds, " "), want, got)
@@ -51,7 +51,7 @@ func TestRankLongTasksOnlyWithoutFrames(t *testing.T) {
 	if len(got) != 1 || got[0].Kind != "long_task" || got[0].MS != 90 {
 		t.Fatalf("got %+v, want one long_task of 90 ms", got)
 	}
-	if got := Rank(Report{LongTasks: []Task{{MS: 90}}, Frames: []Frame{{MS: 60}}}); len(got) != 1 || got[0].Kind != "long_frame" {
+	if got := Rank(Report{LongTasks: []Task{{MS: 90}}, Frames: []Frame{{MS: 250, Blocking: 200}}}); len(got) != 1 || got[0].Kind != "long_frame" {
 		t.Fatalf("got %+v, want the frame alone", got)
 	}
 }
