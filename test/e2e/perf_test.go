@@ -146,7 +146,7 @@ func TestPerfNamesTheCulprit(t *testing.T) {
 		t.Fatalf("first cause %+v, want a layout shift: %s", p.Causes, text)
 	}
 	what = p.Causes[0].What
-	for _, sub := range []string{`img "Late banner"`, e.site.URL + "/perf/late.png?delay=800", "without width and height", "; moved e"} {
+	for _, sub := range []string{`img "Late banner"`, e.site.URL + "/perf/late.png?delay=300", "without width and height", "; moved e"} {
 		if !strings.Contains(what, sub) {
 			t.Errorf("layout shift cause lacks %q: %s", sub, what)
 		}
