@@ -120,8 +120,10 @@ type Cause struct {
 	Kind  string  `json:"kind"`
 	MS    int     `json:"ms,omitempty"`
 	CLS   float64 `json:"cls,omitempty"`
+	N     int     `json:"n,omitempty"` // how many times it happened, when more than once (MS and CLS are the worst)
 	What  string  `json:"what"`
 	score float64
+	key   string // causes with one key are one culprit, happening again
 }
 
 // The thresholds each kind's impact is measured against: a cause at its
@@ -148,15 +150,16 @@ const (
 // its own; a frame weighs the time its scripts ran (frameScore).
 func Rank(r Report) []Cause {
 	var out []Cause
+	n := namer{origin: origin(r.URL)}
 	for _, in := range r.Interactions {
-		out = append(out, interaction(in))
+		out = append(out, n.interaction(in))
 	}
 	for _, res := range r.Blocking {
-		out = append(out, Cause{Kind: "render_blocking", MS: ms(res.MS), score: res.MS / blockingGood,
-			What: fmt.Sprintf("%s %s blocked rendering for %d ms%s", cmp.Or(res.Type, "resource"), res.URL, ms(res.MS), paintNote(r.Vitals.FCP))})
+		out = append(out, Cause{Kind: "render_blocking", MS: ms(res.MS), score: res.MS / blockingGood, key: "b " + res.URL,
+			What: fmt.Sprintf("%s %s blocked rendering for %d ms%s", cmp.Or(res.Type, "resource"), n.url(res.URL), ms(res.MS), paintNote(r.Vitals.FCP))})
 	}
 	for _, s := range r.Shifts {
-		out = append(out, shift(s))
+		out = append(out, n.shift(s))
 	}
 	if r.Vitals.LCP > lcpGood {
 		what := fmt.Sprintf("largest contentful paint at %d ms", ms(r.Vitals.LCP))
@@ -164,7 +167,7 @@ func Rank(r Report) []Cause {
 			what += ": " + element(*e)
 		}
 		if r.Vitals.LCPURL != "" {
-			what += " (" + r.Vitals.LCPURL + ")"
+			what += " (" + n.url(r.Vitals.LCPURL) + ")"
 		}
 		out = append(out, Cause{Kind: "lcp", MS: ms(r.Vitals.LCP), score: r.Vitals.LCP / lcpGood, What: what})
 	}
@@ -173,10 +176,12 @@ func Rank(r Report) []Cause {
 			continue
 		}
 		what := fmt.Sprintf("long animation frame at %d ms: %d ms, %d ms blocking", ms(f.Start), ms(f.MS), ms(f.Blocking))
+		key := fmt.Sprintf("f %v", f.Start) // a frame without scripts is its own
 		if s := longest(f.Scripts); s != nil {
-			what += "; " + script(*s)
+			what += "; " + n.script(*s)
+			key = fmt.Sprintf("f %s %s %d", s.URL, s.Fn, s.Char)
 		}
-		out = append(out, Cause{Kind: "long_frame", MS: ms(f.MS), score: frameScore(f), What: what})
+		out = append(out, Cause{Kind: "long_frame", MS: ms(f.MS), score: frameScore(f), What: what, key: key})
 	}
 	if len(r.Frames) == 0 {
 		for _, t := range r.LongTasks {
@@ -186,37 +191,91 @@ func Rank(r Report) []Cause {
 	}
 	out = slices.DeleteFunc(out, func(c Cause) bool { return c.score < minScore })
 	slices.SortStableFunc(out, func(a, b Cause) int { return cmp.Compare(b.score, a.score) })
+	return merge(out)
+}
+
+// merge folds the causes sorted biggest first that share a key into the
+// first (the worst), counting them in N.
+func merge(sorted []Cause) []Cause {
+	at := map[string]int{}
+	out := sorted[:0]
+	for _, c := range sorted {
+		if i, ok := at[c.key]; ok && c.key != "" {
+			out[i].N = max(out[i].N, 1) + 1
+			continue
+		}
+		if c.key != "" {
+			at[c.key] = len(out)
+		}
+		out = append(out, c)
+	}
 	return out
 }
 
-func interaction(in Interaction) Cause {
+// namer words a cause's evidence: URLs of the page's own origin as paths,
+// long ones cut in the middle (the report keeps them whole).
+type namer struct{ origin string }
+
+// maxURL is the longest URL a cause shows whole.
+const maxURL = 64
+
+func (n namer) url(u string) string {
+	if n.origin != "" && strings.HasPrefix(u, n.origin+"/") {
+		u = u[len(n.origin):]
+	}
+	if r := []rune(u); len(r) > maxURL {
+		u = string(r[:maxURL/3]) + "…" + string(r[len(r)-maxURL*2/3:])
+	}
+	return u
+}
+
+// origin is scheme://host[:port] of u, "" when u has none.
+func origin(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok || scheme == "" {
+		return ""
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	return scheme + "://" + host
+}
+
+func (n namer) interaction(in Interaction) Cause {
 	what := in.Type
 	if in.Target != nil {
 		what += " on " + element(*in.Target)
 	}
 	what += fmt.Sprintf(": %d ms (input delay %d, processing %d, presentation %d)", ms(in.MS), ms(in.Delay), ms(in.Processing), ms(in.Presentation))
-	if in.Script != nil {
-		what += "; " + script(*in.Script)
+	key := "i " + in.Type
+	if in.Target != nil {
+		key += " " + in.Target.Ref
 	}
-	return Cause{Kind: "interaction", MS: ms(in.MS), score: in.MS / interactionGood, What: what}
+	if in.Script != nil {
+		what += "; " + n.script(*in.Script)
+		key += fmt.Sprintf(" %s %s %d", in.Script.URL, in.Script.Fn, in.Script.Char)
+	}
+	return Cause{Kind: "interaction", MS: ms(in.MS), score: in.MS / interactionGood, What: what, key: key}
 }
 
-func shift(s Shift) Cause {
+func (n namer) shift(s Shift) Cause {
 	what := fmt.Sprintf("layout shift %.3g at %d ms", s.Value, ms(s.Start))
 	if s.Image != nil {
 		what += fmt.Sprintf(", likely from %s loaded at %d ms without width and height", element(s.Image.Element), ms(s.Image.Loaded))
 		if s.Image.URL != "" {
-			what += " (" + s.Image.URL + ")"
+			what += " (" + n.url(s.Image.URL) + ")"
 		}
 	}
 	if len(s.Sources) > 0 {
 		names := make([]string, 0, 3)
 		for _, e := range s.Sources[:min(3, len(s.Sources))] {
-			names = append(names, element(e))
+			names = append(names, element(Element{Ref: e.Ref, Role: e.Role})) // refs say where; names would cost more
 		}
 		what += "; moved " + strings.Join(names, ", ")
 	}
-	return Cause{Kind: "layout_shift", CLS: math.Round(s.Value*1000) / 1000, score: s.Value / shiftGood, What: what}
+	key := ""
+	if s.Image != nil {
+		key = "s " + s.Image.Ref // one late image, however many shifts it made
+	}
+	return Cause{Kind: "layout_shift", CLS: math.Round(s.Value*1000) / 1000, score: s.Value / shiftGood, What: what, key: key}
 }
 
 // overlapsInteraction reports whether frame f ran while an interaction
@@ -256,7 +315,7 @@ func longest(ss []Script) *Script {
 
 // script says where a script's time went: "script BUTTON#save.onclick
 // slowSave http://…/app.js:char 120, 300 ms".
-func script(s Script) string {
+func (n namer) script(s Script) string {
 	var b strings.Builder
 	b.WriteString("script")
 	for _, p := range []string{cmp.Or(s.Invoker, s.Type), s.Fn} {
@@ -265,7 +324,7 @@ func script(s Script) string {
 		}
 	}
 	if s.URL != "" {
-		fmt.Fprintf(&b, " %s", s.URL)
+		fmt.Fprintf(&b, " %s", n.url(s.URL))
 		if s.Char > 0 {
 			fmt.Fprintf(&b, ":char %d", s.Char)
 		}
@@ -284,8 +343,8 @@ func element(e Element) string {
 	}
 	if e.Name != "" {
 		n := e.Name
-		if r := []rune(n); len(r) > 40 {
-			n = string(r[:40]) + "…"
+		if r := []rune(n); len(r) > 32 {
+			n = string(r[:32]) + "…"
 		}
 		parts = append(parts, fmt.Sprintf("%q", n))
 	}

@@ -34,7 +34,7 @@ func TestRankBiggestFirst(t *testing.T) {
 		"script http://h/block.js blocked rendering for 1200 ms (first paint at 1300 ms)",
 		`click on e5 button "Save": 320 ms (input delay 4, processing 302, presentation 14); script BUTTON#save.onclick slowSave http://h/slow.js:char 42, 300 ms`,
 		`largest contentful paint at 3000 ms: e2 img "Hero" (http://h/hero.png)`,
-		`layout shift 0.05 at 900 ms, likely from e8 img "Late" loaded at 880 ms without width and height (http://h/late.png); moved e9 paragraph "Below"`,
+		`layout shift 0.05 at 900 ms, likely from e8 img "Late" loaded at 880 ms without width and height (http://h/late.png); moved e9 paragraph`,
 		"long animation frame at 2000 ms: 120 ms, 70 ms blocking; script draw http://h/b.js:char 7, 90 ms",
 	} {
 		if got[i].What != sub {
@@ -66,7 +66,36 @@ func TestRankQuietPage(t *testing.T) {
 
 func TestElementNameCut(t *testing.T) {
 	got := element(Element{Ref: "e1", Name: strings.Repeat("é", 50)})
-	if want := `e1 element "` + strings.Repeat("é", 40) + `…"`; got != want {
+	if want := `e1 element "` + strings.Repeat("é", 32) + `…"`; got != want {
 		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+func TestRankMergesOneCulprit(t *testing.T) {
+	h := &Script{MS: 300, URL: "http://h/app/slow.js", Fn: "save", Char: 9}
+	b := &Element{Ref: "e5", Role: "button", Name: "Save"}
+	r := Report{URL: "http://h/page?x=1", Interactions: []Interaction{
+		{Type: "click", MS: 310, Target: b, Script: h},
+		{Type: "click", MS: 350, Target: b, Script: h},
+		{Type: "click", MS: 330, Target: &Element{Ref: "e6", Role: "button", Name: "Other"}, Script: h},
+	}}
+	got := Rank(r)
+	if len(got) != 2 || got[0].MS != 350 || got[0].N != 2 || got[1].N != 0 {
+		t.Fatalf("got %+v, want the two clicks on e5 as one cause of 350 ms, n 2, then e6's", got)
+	}
+	if !strings.Contains(got[0].What, "script save /app/slow.js:char 9") {
+		t.Errorf("the page's own script is not shown by its path: %s", got[0].What)
+	}
+}
+
+func TestURLCutInTheMiddle(t *testing.T) {
+	n := namer{origin: "https://a.example"}
+	long := "https://cdn.example/" + strings.Repeat("x", 200) + "/end.js"
+	got := n.url(long)
+	if len([]rune(got)) > maxURL+1 || !strings.HasPrefix(got, "https://cdn.example/") || !strings.HasSuffix(got, "/end.js") {
+		t.Fatalf("got %s (%d runes), want its start and end around …", got, len([]rune(got)))
+	}
+	if got := n.url("https://a.example/x.js"); got != "/x.js" {
+		t.Fatalf("same origin: got %s, want /x.js", got)
 	}
 }

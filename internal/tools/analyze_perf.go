@@ -80,7 +80,7 @@ func (t *Tools) presentPerf(c tracker.Command, v *commandView) {
 		if err := t.d.Results.Readable(c); err != nil {
 			t.d.Log.Warn().Err(err).Str("correlation_id", c.ID).Msg("storing the performance report failed")
 		}
-		v.Message = fmt.Sprintf(`%d smaller causes not shown. Every measurement (frames, scripts, shifts, resources): observe({what:"command_result", correlation_id:%q, mode:"extract", query:"<what you need>"}).`, pv.More, c.ID)
+		v.Message = fmt.Sprintf(`%d smaller causes not shown; every measurement (frames, scripts, shifts, resources): observe({what:"command_result", correlation_id:%q, mode:"extract", query:"<what you need>"})`, pv.More, c.ID)
 	}
 	v.Result, _ = json.Marshal(pv)
 }
