@@ -124,13 +124,14 @@
 
   /**
    * lateImage is the image that likely caused a shift at time t: one whose
-   * response ended within the second before, laid out without width and
-   * height attributes (so no space was kept for it), the latest such.
+   * response ended within the 2 s before (decoding and the next frame can
+   * take that long on a busy machine), laid out without width and height
+   * attributes (so no space was kept for it), the latest such.
    */
   function lateImage(t, loaded) {
     let best = null;
     for (const [img, end] of loaded) {
-      if (end > t || end < t - 1000) continue;
+      if (end > t || end < t - 2000) continue;
       if (img.hasAttribute('width') && img.hasAttribute('height')) continue;
       if (!best || end > best[1]) best = [img, end];
     }

@@ -318,7 +318,11 @@ func longest(ss []Script) *Script {
 func (n namer) script(s Script) string {
 	var b strings.Builder
 	b.WriteString("script")
-	for _, p := range []string{cmp.Or(s.Invoker, s.Type), s.Fn} {
+	invoker := cmp.Or(s.Invoker, s.Type)
+	if invoker == s.URL { // a classic script's invoker is its own URL
+		invoker = s.Type
+	}
+	for _, p := range []string{n.url(invoker), s.Fn} {
 		if p != "" {
 			b.WriteString(" " + p)
 		}

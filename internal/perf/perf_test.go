@@ -99,3 +99,11 @@ func TestURLCutInTheMiddle(t *testing.T) {
 		t.Fatalf("same origin: got %s, want /x.js", got)
 	}
 }
+
+func TestClassicScriptInvokerNotRepeated(t *testing.T) {
+	n := namer{origin: "http://h"}
+	got := n.script(Script{MS: 80, URL: "http://h/app.js", Invoker: "http://h/app.js", Type: "classic-script"})
+	if want := "script classic-script /app.js, 80 ms"; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
