@@ -124,20 +124,22 @@
 
   /**
    * lateImage is the image that likely caused a shift at time t: one whose
-   * response ended within the 2 s before (decoding and the next frame can
-   * take that long on a busy machine), laid out without width and height
-   * attributes (so no space was kept for it), the latest such.
+   * response was arriving then or ended within the 2 s before (decoding and
+   * the next frame can take that long on a busy machine; an image is laid
+   * out once its header gives its size, before its last byte), laid out
+   * without width and height attributes (so no space was kept for it), the
+   * one whose response began last.
    */
   function lateImage(t, loaded) {
     let best = null;
-    for (const [img, end] of loaded) {
-      if (end > t || end < t - 2000) continue;
+    for (const [img, began, end] of loaded) {
+      if (began > t || end < t - 2000) continue;
       if (img.hasAttribute('width') && img.hasAttribute('height')) continue;
-      if (!best || end > best[1]) best = [img, end];
+      if (!best || began > best[1]) best = [img, began, end];
     }
     if (!best) return undefined;
     const e = element(best[0]);
-    return e ? { ...e, url: best[0].currentSrc || best[0].src, loaded: round(best[1]) } : undefined;
+    return e ? { ...e, url: best[0].currentSrc || best[0].src, loaded: round(best[2]) } : undefined;
   }
 
   async function collect() {
@@ -150,11 +152,11 @@
     const shifts = got['layout-shift'].filter((s) => !s.hadRecentInput);
     const ins = interactions([...got.event, ...got['first-input']], frames);
 
-    const responseEnd = new Map(resources.map((r) => [r.name, r.responseEnd]));
-    const loaded = [];
+    const timing = new Map(resources.map((r) => [r.name, r]));
+    const loaded = []; // [img, response began, response ended]
     for (const img of Array.from(document.images).slice(0, MAX.images)) {
-      const end = responseEnd.get(img.currentSrc || img.src);
-      if (end !== undefined) loaded.push([img, end]);
+      const r = timing.get(img.currentSrc || img.src);
+      if (r) loaded.push([img, r.responseStart || r.startTime, r.responseEnd]);
     }
     return {
       vitals: {
