@@ -70,7 +70,7 @@ func (t *Tools) presentPerf(c tracker.Command, v *commandView) {
 	pv := perfView{URL: r.URL, TabID: r.TabID, Causes: causes[:min(shownCauses, len(causes))],
 		Vitals: vitalsView{LCP: round(r.Vitals.LCP), CLS: math.Round(r.Vitals.CLS*1000) / 1000, INP: round(r.Vitals.INP),
 			FCP: round(r.Vitals.FCP), TTFB: round(r.Vitals.TTFB)}}
-	if pv.Causes == nil {
+	if len(pv.Causes) == 0 {
 		pv.Causes = []perf.Cause{}
 		v.Message = "Nothing measured stands out: no interaction of 104 ms or more, render-blocking resource, layout shift, long frame, or LCP over 2.5 s. " +
 			"Interact with the page (a click or typing that felt slow), then ask again."
