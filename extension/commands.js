@@ -13,6 +13,7 @@ import { dialog } from './actions/dialog.js';
 import { upload } from './actions/upload.js';
 import * as moves from './actions/moves.js';
 import { screenshot } from './actions/screenshot.js';
+import { analyzePerformance } from './perf/worker.js';
 import { drawModeShow } from './overlay/worker.js';
 import { CommandError, deadlineOf } from './runner.js';
 import { paramsOf } from './params.js';
@@ -49,6 +50,7 @@ export const ACTIONS = {
   upload,
   dom: dom.dom,
   page_summary: dom.pageSummary,
+  performance: analyzePerformance,
   screenshot,
   draw_mode_show: drawModeShow,
 };

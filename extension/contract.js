@@ -17,6 +17,9 @@ export const CONTRACT = {
   page_summary: {
     tab_id: {"type":"integer"},
   },
+  performance: {
+    tab_id: {"type":"integer"},
+  },
   execute_js: {
     script: {"type":"string","required":true},
     tab_id: {"type":"integer"},

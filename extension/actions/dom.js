@@ -584,7 +584,7 @@ async function pageSummary(params) {
   return { tab_id: tab.id, url: tab.url || '', title: tab.title || '', ...resp };
 }
 
-export { call as runtimeCall };
+export { call as runtimeCall, injectionText };
 
 export {
   click, hover, type, fill, select, check, uncheck, keyPress, scrollTo, waitFor, getText, query, dom, pageSummary,

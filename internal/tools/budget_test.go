@@ -2,10 +2,14 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/gasoline-mcp/gasoline/internal/perf"
 )
 
 // Response budgets, in characters of the text content an agent reads (every
@@ -90,4 +94,59 @@ func check(t *testing.T, kind, text string, budget int) {
 		t.Errorf("%s is %d characters, budget %d:\n%s", kind, len(text), budget, text)
 	}
 	t.Logf("%s: %d characters (budget %d)", kind, len(text), budget)
+}
+
+// TestPerformanceResultBudget holds analyze performance's answer to its
+// budget for the largest report the collector sends (every list at its
+// bound: extension/perf/collect.js), stored behind the command's id: the
+// biggest causes inline, every measurement readable by extract.
+func TestPerformanceResultBudget(t *testing.T) {
+	const budgetPerf = 1800 // characters: 4 causes with their evidence, the vitals, the pointer to the rest
+	e := newEnv(t)
+	q := e.call(t, "agent", "analyze", `{"what":"performance"}`)
+	id := q.field("correlation_id").(string)
+	e.delivered(t)
+	// Every cause a culprit of its own (one culprit's repeats are one
+	// cause), with long names and URLs.
+	longURL := func(i int) string {
+		return fmt.Sprintf("https://cdn.example.com/assets/js/%sa1b2c3-%d.js", strings.Repeat("chunk-", 12), i)
+	}
+	element := func(i int) perf.Element {
+		return perf.Element{Ref: fmt.Sprintf("e%d", 1000+i), Role: "button", Name: strings.Repeat("Add to basket ", 5)}
+	}
+	el := element(99)
+	long := longURL(99)
+	r := perf.Report{URL: "https://shop.example.com/p/1", TabID: 1794230512,
+		Vitals: perf.Vitals{LCP: 4100, LCPElement: &el, LCPURL: long, CLS: 0.42, INP: 640, FCP: 1900, TTFB: 300}}
+	for i := range 10 {
+		el, long := element(i), longURL(i)
+		s := perf.Script{MS: 300, URL: long, Fn: "handleClickWithAVeryLongName", Char: 123456, Invoker: "BUTTON#add-to-basket.onclick", Type: "event-listener"}
+		r.Interactions = append(r.Interactions, perf.Interaction{Type: "click", Start: float64(5000 * i), MS: 640 - float64(i), Delay: 20, Processing: 600, Presentation: 20, Target: &el, Script: &s})
+		r.Blocking = append(r.Blocking, perf.Resource{URL: long, Type: "script", MS: 900})
+		r.Shifts = append(r.Shifts, perf.Shift{Start: 900, Value: 0.1, Sources: []perf.Element{el, el, el},
+			Image: &perf.Image{Element: el, URL: long, Loaded: 880}})
+	}
+	for i := range 20 {
+		long := longURL(100 + i)
+		r.Frames = append(r.Frames, perf.Frame{Start: float64(100000 + 1000*i), MS: 300, Blocking: 250,
+			Scripts: []perf.Script{{MS: 200, URL: long, Fn: "render", Char: 99}, {MS: 50, URL: long}, {MS: 20, URL: long}}})
+		r.LongTasks = append(r.LongTasks, perf.Task{Start: float64(100000 + 1000*i), MS: 300})
+	}
+	raw, _ := json.Marshal(r)
+	if _, err := e.keep.Report("ext", reportOf(id, string(raw))); err != nil {
+		t.Fatal(err)
+	}
+	got := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+id+`"}`)
+	if n := len(got.field("result", "causes").([]any)); n != shownCauses {
+		t.Fatalf("%d causes shown, want %d: %s", n, shownCauses, got.Text)
+	}
+	if more, _ := got.field("result", "more").(float64); int(more) != 10+10+10+20+1-shownCauses {
+		t.Errorf("more %v, want every other cause counted: %s", more, got.Text)
+	}
+	t.Logf("%s", got.Text)
+	check(t, "performance result", got.Text, budgetPerf)
+	ex := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+id+`","mode":"extract","query":"render"}`)
+	if !strings.Contains(ex.Text, "render") {
+		t.Errorf("extract of the stored report lacks the frames' scripts: %s", ex.Text)
+	}
 }
