@@ -13,6 +13,7 @@ import { dialog } from './actions/dialog.js';
 import { upload } from './actions/upload.js';
 import { screenshot } from './actions/screenshot.js';
 import { drawModeShow } from './overlay/worker.js';
+import { harBodies } from './har/bodies.js';
 import { CommandError, deadlineOf } from './runner.js';
 import { paramsOf } from './params.js';
 
@@ -47,6 +48,7 @@ export const ACTIONS = {
   page_summary: dom.pageSummary,
   screenshot,
   draw_mode_show: drawModeShow,
+  har_bodies: harBodies,
 };
 
 /**

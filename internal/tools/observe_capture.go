@@ -135,6 +135,7 @@ type (
 		Method    string    `json:"method"`
 		Status    statusArg `json:"status"`
 		Body      string    `json:"body" enum:"request,response"`
+		Format    string    `json:"format" enum:"har" desc:"stored HAR 1.2"`
 		entryWait
 	}
 	waitingArgs struct {
@@ -188,6 +189,9 @@ func (t *Tools) network(ctx context.Context, client string, a networkArgs) (any,
 				"body needs the id of one request")
 		}
 		return t.body(ctx, client, *a.ID, a.Body, a.WaitMS)
+	}
+	if a.Format == "har" {
+		return t.networkHAR(ctx, client, a)
 	}
 	f := a.filter(capture.KindNetwork)
 	f.Method, f.Status = a.Method, string(a.Status)
