@@ -2,7 +2,13 @@
 // (documents, scripts, stylesheets: webRequest sees them without bodies),
 // read again in the page that loaded them, on export only, so no page pays
 // for it as it loads. The daemon sends the URLs (internal/tools/observe_har.go).
+// The re-reads are left out of the capture (hushRequests), so an export does
+// not add requests to the next one.
 
+/** HUSH_GRACE_MS is how long after the re-reads their late webRequest events are still left out. */
+export const HUSH_GRACE_MS = 2000;
+
+import { hushRequests } from '../capture/worker.js';
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
 
@@ -14,12 +20,15 @@ import { resolveTab } from '../tabs/resolve.js';
 export async function harBodies(params) {
   const tab = await resolveTab(params.tab_id);
   let r;
+  const unhush = hushRequests(tab.id, params.urls);
   try {
     [r] = await chrome.scripting.executeScript({
       target: { tabId: tab.id, frameIds: [0] }, world: 'ISOLATED', func: readBodies, args: [params.urls, params.max_bytes ?? 262144],
     });
   } catch (e) {
     throw new CommandError(`tab ${tab.id} cannot be scripted (${e?.message ?? e}); its bodies cannot be read again`);
+  } finally {
+    setTimeout(unhush, HUSH_GRACE_MS);
   }
   if (!r?.result) throw new CommandError(`tab ${tab.id} gave no answer; reload it and export again`);
   return r.result;

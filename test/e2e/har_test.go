@@ -102,6 +102,15 @@ func TestHARReplaysOffline(t *testing.T) {
 	if v.ResourceLink.URI == "" || v.ResourceLink.MIMEType != "application/json" || v.Entries < 4 {
 		t.Fatalf("format:har: got %s, want a stored HAR of at least 4 entries as application/json", r.Raw)
 	}
+	// The export's own re-reads are not captured: a second export holds
+	// the same requests.
+	var again harView
+	if err := json.Unmarshal(e.call("observe", map[string]any{"what": "network", "format": "har", "url": "/har/", "tabs": "all"}).Raw, &again); err != nil {
+		t.Fatal(err)
+	}
+	if again.Entries != v.Entries {
+		t.Errorf("a second export holds %d entries, the first %d: the re-reads of the first were captured", again.Entries, v.Entries)
+	}
 	res, err := e.mcp.Session.ReadResource(e.ctx, &mcp.ReadResourceParams{URI: v.ResourceLink.URI})
 	if err != nil || len(res.Contents) != 1 {
 		t.Fatalf("resources/read %s: %v %+v", v.ResourceLink.URI, err, res)
