@@ -34,14 +34,18 @@ import (
 // (fetch with cache "only-if-cached", same-origin: no network, the bytes the
 // page was served). Each entry's content comment says where its text came
 // from (har.FromCapture, har.FromCache, har.FromNetwork when the cache had
-// no copy and the extension fetched it again) or why it has none. Limits:
-// a resource served no-store, evicted from the cache, or of another origin
-// is fetched again (the server may answer differently) or left without a
-// body; the tab must still show a page of the same origin; bodies are text
-// and stop at the capture's body cap.
+// no copy and the extension fetched it again) or why it has none. The
+// re-reads are left out of the capture, so an export adds nothing to the
+// next. Limits: a resource served no-store or evicted from the cache is
+// fetched again (the server may answer differently than it did the page);
+// one of another origin is fetched with CORS and usually left without a
+// body; the re-read runs in what the tab shows now, so a tab that navigated
+// to another origin reads nothing from the cache; bodies are text (images
+// and fonts are not re-read) and stop at the capture's body cap; only
+// successful GETs are re-read.
 
 // harHandlePrefix starts the output store ids of exported archives; no
-// action queues commands under it.
+// action queues commands under it (har_bodies queues under "harbody").
 const harHandlePrefix = "har_"
 
 // maxHAREntries bounds the requests one export reads.
@@ -272,7 +276,7 @@ func (t *Tools) harBodies(ctx context.Context, client string, p harParams) (map[
 	if err != nil {
 		return nil, err
 	}
-	c, err := t.d.Tracker.Submit(tracker.Spec{Client: client, Prefix: "har", Action: "har_bodies", Params: enc, Timeout: harBodyWait})
+	c, err := t.d.Tracker.Submit(tracker.Spec{Client: client, Prefix: "harbody", Action: "har_bodies", Params: enc, Timeout: harBodyWait})
 	if err != nil {
 		return nil, fmt.Errorf("asking the extension: %w", err)
 	}
