@@ -110,7 +110,10 @@ func (t *Tools) networkHAR(ctx context.Context, client string, a networkArgs) (a
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256([]byte(tracker.ClientName(client)))
+	// One id per reader, capture state and selection: an export never
+	// replaces another agent's, or the same agent's of other filters.
+	sel, _ := json.Marshal(a)
+	sum := sha256.Sum256(append([]byte(tracker.ClientName(client)+"\x00"), sel...))
 	hid := harHandlePrefix + strconv.FormatUint(t.d.Capture.Head(), 10) + "_" + hex.EncodeToString(sum[:4])
 	h, err := t.d.Results.Put(client, hid, string(text))
 	if errors.Is(err, result.ErrNoStore) {
@@ -118,6 +121,10 @@ func (t *Tools) networkHAR(ctx context.Context, client string, a networkArgs) (a
 	}
 	if err != nil {
 		return nil, fmt.Errorf("storing the HAR: %w", err)
+	}
+	if h.Truncated {
+		return nil, mcp.Errorf("too_large", `select fewer requests (url, status, method, since, tab_id) and export again`,
+			"the HAR of %d requests is %d bytes, above the output store's per-output cap of %d", len(xs), h.OriginalBytes, h.Bytes)
 	}
 	v := &harView{Entries: len(xs), Bodies: map[string]int{}, storedView: storedViewOf(hid, "HAR", &result.Stored{Handle: h}), Hint: hint}
 	for _, x := range xs {
