@@ -149,16 +149,23 @@ func (t *Tools) exchanges(f capture.Filter) ([]har.Exchange, []origin, error) {
 	if f.Since != nil {
 		since = *f.Since
 	}
+	most := maxHAREntries
+	if f.Limit > 0 { // limit caps the export, oldest first
+		most = min(most, f.Limit)
+	}
 	f.Limit = capture.MaxLimit
 	var xs []har.Exchange
 	var tabs []origin
-	for len(xs) < maxHAREntries {
+	for len(xs) < most {
 		f.Since = &since
 		p, err := t.d.Capture.Query(f)
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, e := range p.Entries {
+			if len(xs) == most {
+				break
+			}
 			full, err := t.d.Capture.Entry(e.Header().ID)
 			n, ok := full.(*capture.NetworkView)
 			if err != nil || !ok {

@@ -53,6 +53,11 @@ func TestNetworkHAR(t *testing.T) {
 		t.Errorf("POST entry: got %+v, want its captured bodies", post)
 	}
 
+	h = harOf(t, e, e.call(t, "agent", "observe", `{"what":"network","format":"har","tabs":"all","limit":1}`))
+	if got := len(h.Log.Entries); got != 1 || !strings.HasSuffix(h.Log.Entries[0].Request.URL, "/api/cart") {
+		t.Fatalf("limit 1: got %d entries, want the oldest request", got)
+	}
+
 	h = harOf(t, e, e.call(t, "agent", "observe", `{"what":"network","format":"har","tabs":"all","status":"200"}`))
 	if got := len(h.Log.Entries); got != 2 {
 		t.Fatalf("entries with status 200: got %d, want 2", got)
