@@ -72,7 +72,7 @@ npm-test: build npm-deps ## Official MCP clients from npm (Inspector CLI, TypeSc
 E2E_MODES ?= headless headed
 E2E_RUN ?= .
 
-e2e: ## Browser end-to-end tests with the real extension: headless Chromium, then headed on Xvfb (E2E_MODES, E2E_RUN)
+e2e: npm-deps ## Browser end-to-end tests with the real extension: headless Chromium, then headed on Xvfb (E2E_MODES, E2E_RUN)
 	@if [ -f test/e2e/testdata/react/package-lock.json ]; then npm ci --prefix test/e2e/testdata/react --no-audit --no-fund --loglevel=error; fi
 	@if [ ! -f test/e2e/go.mod ]; then echo "no browser e2e tests yet"; exit 0; fi; \
 	for mode in $(E2E_MODES); do \

@@ -15,6 +15,7 @@ import * as moves from './actions/moves.js';
 import { screenshot } from './actions/screenshot.js';
 import { analyzePerformance } from './perf/worker.js';
 import { drawModeShow } from './overlay/worker.js';
+import { harBodies } from './har/bodies.js';
 import { CommandError, deadlineOf } from './runner.js';
 import { paramsOf } from './params.js';
 
@@ -53,6 +54,7 @@ export const ACTIONS = {
   performance: analyzePerformance,
   screenshot,
   draw_mode_show: drawModeShow,
+  har_bodies: harBodies,
 };
 
 /**

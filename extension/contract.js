@@ -252,6 +252,11 @@ export const CONTRACT = {
     max_items: {"type":"integer"},
     tab_id: {"type":"integer"},
   },
+  har_bodies: {
+    tab_id: {"type":"integer","required":true},
+    urls: {"type":"array","items":"string","required":true},
+    max_bytes: {"type":"integer","min":1},
+  },
 };
 
 /** URL_RULE is what navigate and new_tab may open (urlRule, checkURL in internal/tools/interact_tabs.go). */

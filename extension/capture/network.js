@@ -43,6 +43,25 @@ export class NetworkObserver {
     this.pending = new Map(); // requestId -> {start, requestHeaders, redirects, tabId, url, method}
     this.documents = new Map(); // "tab:frame" -> url
     this.watchers = new Set(); // {tabId, fn}
+    this.hushed = new Map(); // "tab url" -> count: the extension's own re-reads (har/bodies.js)
+  }
+
+  /**
+   * hush leaves out of the capture the fetches of urls in tabId (type
+   * xmlhttprequest) until the returned function is called: the extension's
+   * own re-reads of a page's bodies for a HAR. A page's own fetch of one of
+   * those URLs in that window is left out too.
+   */
+  hush(tabId, urls) {
+    const keys = urls.map((u) => `${tabId} ${u}`);
+    for (const k of keys) this.hushed.set(k, (this.hushed.get(k) ?? 0) + 1);
+    return () => {
+      for (const k of keys) {
+        const n = (this.hushed.get(k) ?? 1) - 1;
+        if (n > 0) this.hushed.set(k, n);
+        else this.hushed.delete(k);
+      }
+    };
   }
 
   /**
@@ -152,6 +171,7 @@ export class NetworkObserver {
   }
 
   #observed(d) {
+    if (this.hushed.size && d?.type === 'xmlhttprequest' && this.hushed.has(`${d.tabId} ${d.url}`)) return false;
     return inTab(d) && !(this.ownOrigin && d.initiator === this.ownOrigin);
   }
 

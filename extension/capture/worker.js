@@ -292,6 +292,11 @@ export function watchRequests(tabId, fn) {
   return started ? started.observer.watch(tabId, fn) : () => {};
 }
 
+/** hushRequests is NetworkObserver.hush; a no-op before startCapture. */
+export function hushRequests(tabId, urls) {
+  return started ? started.observer.hush(tabId, urls) : () => {};
+}
+
 /**
  * probeFrame flushes one document's captured events (documentId in
  * tabId) and resolves to {timers, due_ms, navigating}: the short timers an

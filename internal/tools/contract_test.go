@@ -21,7 +21,7 @@ var contractFile = filepath.Join(extensionDir, "contract.js")
 var extensionCommands = []struct {
 	name string
 	sent reflect.Type
-}{{"draw_mode_show", reflect.TypeFor[showParams]()}}
+}{{"draw_mode_show", reflect.TypeFor[showParams]()}, {"har_bodies", reflect.TypeFor[harParams]()}}
 
 // paramSpec is one param as contract.js declares it.
 type paramSpec struct {

@@ -136,6 +136,7 @@ type (
 		Status    statusArg `json:"status"`
 		Body      string    `json:"body" enum:"request,response"`
 		Type      string    `json:"type" enum:"websocket"`
+		Format    string    `json:"format" enum:"har" desc:"stored HAR 1.2"`
 		entryWait
 	}
 	waitingArgs struct {
@@ -192,6 +193,9 @@ func (t *Tools) network(ctx context.Context, client string, a networkArgs) (any,
 				"body needs the id of one request")
 		}
 		return t.body(ctx, client, *a.ID, a.Body, a.WaitMS)
+	}
+	if a.Format == "har" {
+		return t.networkHAR(ctx, client, a)
 	}
 	f := a.filter(capture.KindNetwork)
 	f.Method, f.Status = a.Method, string(a.Status)

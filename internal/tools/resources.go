@@ -26,7 +26,7 @@ func outputLink(id, title string, s *result.Stored) protocol.Resource {
 		Name:        id,
 		Title:       title,
 		Description: fmt.Sprintf("%d chars, ~%d tokens", s.Handle.Chars, s.Handle.EstimatedTokens),
-		MIMEType:    cmp.Or(imaging.Sniff(s.Handle.Preview), "text/plain"),
+		MIMEType:    cmp.Or(imaging.Sniff(s.Handle.Preview), jsonMIME(id), "text/plain"),
 		Size:        int64(s.Handle.Bytes),
 	}
 }
@@ -80,5 +80,17 @@ func (r outputResources) Read(_ context.Context, client, uri string) ([]protocol
 	if mime := imaging.Sniff(text); mime != "" {
 		return []protocol.ResourceContents{{URI: uri, MIMEType: mime, Blob: text}}, nil
 	}
+	if mime := jsonMIME(id); mime != "" { // a file to save as is: JSON holds the page's text as data
+		return []protocol.ResourceContents{{URI: uri, MIMEType: mime, Text: string(pageFence.strip([]byte(text)))}}, nil
+	}
 	return []protocol.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: pageFence.fenceText(text)}}, nil
+}
+
+// jsonMIME is the mimeType of the stored outputs that are JSON documents
+// (exported HARs), "" for the others.
+func jsonMIME(id string) string {
+	if strings.HasPrefix(id, harHandlePrefix) {
+		return "application/json"
+	}
+	return ""
 }

@@ -1,0 +1,78 @@
+// har_bodies: the bodies a HAR export needs and the capture never kept
+// (documents, scripts, stylesheets: webRequest sees them without bodies),
+// read again in the page that loaded them, on export only, so no page pays
+// for it as it loads. The daemon sends the URLs (internal/tools/observe_har.go).
+// The re-reads are left out of the capture (hushRequests), so an export does
+// not add requests to the next one.
+
+/** HUSH_GRACE_MS is how long after the re-reads their late webRequest events are still left out. */
+export const HUSH_GRACE_MS = 2000;
+
+import { hushRequests } from '../capture/worker.js';
+import { CommandError } from '../runner.js';
+import { resolveTab } from '../tabs/resolve.js';
+
+/**
+ * harBodies resolves to {bodies: [{url, text, source, truncated} | {url,
+ * error}]}: each of params.urls read in the ISOLATED world of tab
+ * params.tab_id's top document, up to params.max_bytes bytes each.
+ */
+export async function harBodies(params) {
+  const tab = await resolveTab(params.tab_id);
+  let r;
+  const unhush = hushRequests(tab.id, params.urls);
+  try {
+    [r] = await chrome.scripting.executeScript({
+      target: { tabId: tab.id, frameIds: [0] }, world: 'ISOLATED', func: readBodies, args: [params.urls, params.max_bytes ?? 262144],
+    });
+  } catch (e) {
+    throw new CommandError(`tab ${tab.id} cannot be scripted (${e?.message ?? e}); its bodies cannot be read again`);
+  } finally {
+    setTimeout(unhush, HUSH_GRACE_MS);
+  }
+  if (!r?.result) throw new CommandError(`tab ${tab.id} gave no answer; reload it and export again`);
+  return r.result;
+}
+
+/**
+ * readBodies runs in the page (self-contained): each URL of the page's own
+ * origin from the HTTP cache only ("only-if-cached": no network, the bytes
+ * the page was served, source "cache"); one not in the cache, or of another
+ * origin, fetched with "force-cache" (source "network": the cache had no
+ * copy the page can read, so the server answered again). Text is cut at
+ * maxBytes bytes.
+ */
+export async function readBodies(urls, maxBytes) {
+  const here = location.origin;
+  const read = async (url, init) => {
+    const res = await fetch(url, init);
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    const buf = await res.arrayBuffer();
+    const cut = buf.byteLength > maxBytes;
+    return { text: new TextDecoder().decode(cut ? buf.slice(0, maxBytes) : buf), truncated: cut };
+  };
+  const bodies = [];
+  for (const url of urls) {
+    let same = false;
+    try {
+      same = new URL(url).origin === here;
+    } catch {
+      bodies.push({ url, error: 'not a URL' });
+      continue;
+    }
+    if (same) {
+      try {
+        bodies.push({ url, source: 'cache', ...(await read(url, { cache: 'only-if-cached', mode: 'same-origin', credentials: 'include' })) });
+        continue;
+      } catch {
+        // not in the cache: fetched below
+      }
+    }
+    try {
+      bodies.push({ url, source: 'network', ...(await read(url, { cache: 'force-cache', credentials: same ? 'include' : 'omit' })) });
+    } catch (e) {
+      bodies.push({ url, error: `the page could not read it (${String(e?.message ?? e).slice(0, 200)})` });
+    }
+  }
+  return { bodies };
+}

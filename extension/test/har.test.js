@@ -1,0 +1,48 @@
+import test from 'node:test';
+import assert from 'node:assert/strict';
+
+import { NetworkObserver } from '../capture/network.js';
+import { readBodies } from '../har/bodies.js';
+
+const req = (over) => ({ tabId: 4, frameId: 0, requestId: '1', type: 'xmlhttprequest', method: 'GET', url: 'https://app.test/app.js', timeStamp: 1000, initiator: 'https://app.test', statusCode: 200, ...over });
+
+test('NetworkObserver.hush leaves the re-reads of a HAR export out, until lifted', () => {
+  const out = [];
+  const o = new NetworkObserver({ emit: (e) => out.push(e) });
+  const unhush = o.hush(4, ['https://app.test/app.js']);
+  o.onBeforeRequest(req());
+  o.onCompleted(req());
+  o.onCompleted(req({ requestId: '2', type: 'script' })); // the page's own load of it
+  o.onCompleted(req({ requestId: '3', tabId: 5 })); // another tab's fetch
+  unhush();
+  o.onCompleted(req({ requestId: '4' }));
+  assert.deepEqual(out.map((e) => e.request_id), ['2', '3', '4']);
+  assert.equal(o.hushed.size, 0);
+});
+
+test('readBodies: same origin from the cache only, else fetched again, each said so', async (t) => {
+  const calls = [];
+  const cached = new Map([['https://app.test/page.html', '<h1>hi</h1>'], ['https://app.test/big.css', 'x'.repeat(10)]]);
+  const had = Object.getOwnPropertyDescriptor(globalThis, 'location');
+  Object.defineProperty(globalThis, 'location', { value: { origin: 'https://app.test' }, configurable: true });
+  t.after(() => (had ? Object.defineProperty(globalThis, 'location', had) : delete globalThis.location));
+  t.mock.method(globalThis, 'fetch', async (url, init) => {
+    calls.push([url, init.cache, init.mode]);
+    if (init.cache === 'only-if-cached') {
+      if (!cached.has(url)) throw new TypeError('Failed to fetch');
+      return new Response(cached.get(url));
+    }
+    if (url.includes('gone')) return new Response('', { status: 404 });
+    return new Response(`fresh ${url}`);
+  });
+  const r = await readBodies(['https://app.test/page.html', 'https://app.test/big.css', 'https://app.test/new.js', 'https://cdn.test/lib.js', 'https://app.test/gone.js', 'nope'], 5);
+  assert.deepEqual(r.bodies, [
+    { url: 'https://app.test/page.html', source: 'cache', text: '<h1>h', truncated: true },
+    { url: 'https://app.test/big.css', source: 'cache', text: 'xxxxx', truncated: true },
+    { url: 'https://app.test/new.js', source: 'network', text: 'fresh', truncated: true },
+    { url: 'https://cdn.test/lib.js', source: 'network', text: 'fresh', truncated: true },
+    { url: 'https://app.test/gone.js', error: 'the page could not read it (HTTP 404)' },
+    { url: 'nope', error: 'not a URL' },
+  ]);
+  assert.deepEqual(calls.filter(([u]) => u === 'https://cdn.test/lib.js'), [['https://cdn.test/lib.js', 'force-cache', undefined]], 'another origin is never asked only-if-cached');
+});
