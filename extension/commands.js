@@ -13,6 +13,7 @@ import { dialog } from './actions/dialog.js';
 import { upload } from './actions/upload.js';
 import { screenshot } from './actions/screenshot.js';
 import { drawModeShow } from './overlay/worker.js';
+import { accessibility } from './audit/audit.js';
 import { CommandError, deadlineOf } from './runner.js';
 import { paramsOf } from './params.js';
 
@@ -45,6 +46,7 @@ export const ACTIONS = {
   upload,
   dom: dom.dom,
   page_summary: dom.pageSummary,
+  accessibility,
   screenshot,
   draw_mode_show: drawModeShow,
 };

@@ -17,6 +17,12 @@ export const CONTRACT = {
   page_summary: {
     tab_id: {"type":"integer"},
   },
+  accessibility: {
+    scope: {"type":"string"},
+    tags: {"type":"array","items":"string"},
+    format: {"type":"string","enum":["sarif"]},
+    tab_id: {"type":"integer"},
+  },
   execute_js: {
     script: {"type":"string","required":true},
     tab_id: {"type":"integer"},

@@ -9,6 +9,7 @@ var tools = []Tool{
 	{Name: "analyze", Key: "what", Actions: []Action{
 		{Tool: "analyze", Name: "dom", Prefix: "dom", Idempotent: true, BrowserBound: true, MaxWait: 55 * time.Second},
 		{Tool: "analyze", Name: "page_summary", Prefix: "dom", Idempotent: true, BrowserBound: true, MaxWait: 55 * time.Second},
+		{Tool: "analyze", Name: "accessibility", Prefix: "audit", Idempotent: true, BrowserBound: true, MaxWait: 55 * time.Second},
 		{Tool: "analyze", Name: "annotations", Prefix: "ann", UserDriven: true},
 	}},
 	{Name: "configure", Key: "action", Actions: []Action{

@@ -80,5 +80,8 @@ func (r outputResources) Read(_ context.Context, client, uri string) ([]protocol
 	if mime := imaging.Sniff(text); mime != "" {
 		return []protocol.ResourceContents{{URI: uri, MIMEType: mime, Blob: text}}, nil
 	}
+	if strings.HasSuffix(id, sarifSuffix) { // an audit's SARIF log: JSON the daemon wrote
+		return []protocol.ResourceContents{{URI: uri, MIMEType: "application/json", Text: text}}, nil
+	}
 	return []protocol.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: pageFence.fenceText(text)}}, nil
 }
