@@ -24,7 +24,7 @@ export const MAX_NODES = 100;
  * accessibility audits the top document of the tab params name with axe,
  * within scope (a ref or CSS selector; the whole document without) and
  * limited to the axe tags params.tags names (every rule without). It
- * resolves to {rules, passes, incomplete, axe_version, tab_id, url, title}.
+ * resolves to {rules, review, passes, axe_version, tab_id, url, title, format?}.
  */
 export async function accessibility(params) {
   const tab = await resolveTab(params.tab_id);
@@ -52,6 +52,8 @@ export async function accessibility(params) {
   if (!out || typeof out !== 'object') throw new CommandError(`the audit in tab ${tab.id} gave no answer (the page navigated or closed?); run it again`);
   if (!out.ok) throw new CommandError(out.message, { reason: out.reason });
   delete out.ok;
+  // format comes back with the report: the daemon keeps no params past a command's end.
+  if (params.format) out.format = params.format;
   return { ...out, tab_id: tab.id, url: tab.url || '', title: tab.title || '' };
 }
 
@@ -63,7 +65,8 @@ function axePresent() {
 /**
  * runAxe runs in the document's ISOLATED world (self-contained: Chrome
  * serialises it), after axe and the DOM runtime: axe.run on the scope
- * element (o.ref) or the document, with o.tags, and the violations grouped
+ * element (o.ref) or the document, with o.tags, and the violations and the
+ * rules axe could not decide (its "incomplete", to review by hand) grouped
  * by rule, at most o.max_nodes elements each, named by the runtime.
  */
 async function runAxe(o) {
@@ -75,7 +78,7 @@ async function runAxe(o) {
     context = rt.element(o.ref);
     if (!context) return { ok: false, reason: 'stale_ref', message: `scope ${o.ref} is gone from the page; take a new outline with analyze({what:"dom"})` };
   }
-  const options = { resultTypes: ['violations'], elementRef: true, iframes: false };
+  const options = { resultTypes: ['violations', 'incomplete'], elementRef: true, iframes: false };
   if (o.tags.length) options.runOnly = { type: 'tag', values: o.tags };
   let res;
   try {
@@ -87,7 +90,7 @@ async function runAxe(o) {
     const t = String(s ?? '').replace(/\s+/g, ' ').trim();
     return t.length > n ? t.slice(0, n - 1) + '…' : t;
   };
-  const rules = res.violations.map((v) => ({
+  const group = (v) => ({
     id: v.id,
     impact: v.impact || '',
     help: v.help,
@@ -101,6 +104,6 @@ async function runAxe(o) {
       for (const k of Object.keys(node)) if (!node[k]) delete node[k];
       return node;
     }),
-  }));
-  return { ok: true, rules, passes: res.passes.length, incomplete: res.incomplete.length, axe_version: axe.version };
+  });
+  return { ok: true, rules: res.violations.map(group), review: res.incomplete.map(group), passes: res.passes.length, axe_version: axe.version };
 }

@@ -16,14 +16,17 @@ import (
 // the tab's facts beside them. Everything in it comes from the page.
 type Report struct {
 	Rules []Rule `json:"rules"`
-	// Passes and Incomplete count the rules axe found satisfied, and those
-	// it could not decide (to review by hand).
-	Passes     int    `json:"passes"`
-	Incomplete int    `json:"incomplete"`
-	Engine     string `json:"axe_version"`
-	TabID      int64  `json:"tab_id"`
-	URL        string `json:"url"`
-	Title      string `json:"title"`
+	// Review holds the rules axe could not decide (axe's "incomplete"):
+	// elements to check by hand, such as duplicate ids that ARIA refers to.
+	Review []Rule `json:"review"`
+	Passes int    `json:"passes"` // rules the page satisfies
+	Engine string `json:"axe_version"`
+	TabID  int64  `json:"tab_id"`
+	URL    string `json:"url"`
+	Title  string `json:"title"`
+	// Format is the format the agent asked for ("sarif", or ""), which the
+	// extension hands back: the daemon keeps no params past a command's end.
+	Format string `json:"format,omitempty"`
 }
 
 // A Rule is one axe rule the page violates. Count is how many elements
@@ -55,8 +58,8 @@ type Node struct {
 type View struct {
 	Violations int        `json:"violations"` // elements in all rules
 	Rules      []RuleView `json:"rules"`
+	Review     []RuleView `json:"review,omitempty"` // to check by hand
 	Passes     int        `json:"passes"`
-	Incomplete int        `json:"incomplete,omitempty"`
 	Omitted    string     `json:"omitted,omitempty"`
 	TabID      int64      `json:"tab_id"`
 	URL        string     `json:"url"`
@@ -105,10 +108,10 @@ func (n Node) line() string {
 	return s
 }
 
-// Sorted returns r's rules most severe first, then by count (larger
-// first), then by id. r is not modified.
-func (r Report) Sorted() []Rule {
-	rules := slices.Clone(r.Rules)
+// sorted returns rules most severe first, then by count (larger first),
+// then by id; rules is not modified.
+func sorted(rules []Rule) []Rule {
+	rules = slices.Clone(rules)
 	slices.SortStableFunc(rules, func(a, b Rule) int {
 		return cmp.Or(cmp.Compare(impactRank(a.Impact), impactRank(b.Impact)), cmp.Compare(b.Count, a.Count), strings.Compare(a.ID, b.ID))
 	})
@@ -116,19 +119,26 @@ func (r Report) Sorted() []Rule {
 }
 
 // Summarize returns r as a View of about budget estimated tokens (4
-// characters a token) at most: every rule's header while they fit, most
-// severe first, then the rules' elements a round at a time (the first
-// element of every rule, then the second, ...), so that each rule shows
-// some before any shows many. Omitted says what was left out; it is empty
-// when the View holds everything.
+// characters a token) at most: every rule's header while they fit, the
+// violations most severe first and then those to review, then the rules'
+// elements a round at a time (the first element of every rule, then the
+// second, ...), so that each rule shows some before any shows many.
+// Omitted says what was left out; it is empty when the View holds
+// everything.
 func Summarize(r Report, budget int) View {
-	v := View{Passes: r.Passes, Incomplete: r.Incomplete, TabID: r.TabID, URL: r.URL, Rules: []RuleView{}}
+	v := View{Passes: r.Passes, TabID: r.TabID, URL: r.URL, Rules: []RuleView{}}
 	limit := budget * 4
-	size := jsonLen(v) + 80 // room for Omitted
-	rules := r.Sorted()
-	for _, rule := range rules {
-		v.Violations += rule.Count
+	size := jsonLen(v) + 100 // room for Omitted and the review key
+	violations := sorted(r.Rules)
+	rules := append(violations, sorted(r.Review)...)
+	total := 0
+	for i, rule := range rules {
+		total += rule.Count
+		if i < len(violations) {
+			v.Violations += rule.Count
+		}
 	}
+	var shown []RuleView
 	for _, rule := range rules {
 		rv := RuleView{ID: rule.ID, Impact: rule.Impact, Count: rule.Count, Help: rule.Help, HelpURL: rule.HelpURL, Elements: []string{}}
 		n := jsonLen(rv) + 12 // the comma and More
@@ -136,12 +146,12 @@ func Summarize(r Report, budget int) View {
 			break
 		}
 		size += n
-		v.Rules = append(v.Rules, rv)
+		shown = append(shown, rv)
 	}
 	full := true
 	for round := 0; full; round++ {
 		added := false
-		for i := range v.Rules {
+		for i := range shown {
 			nodes := rules[i].Nodes
 			if round >= len(nodes) {
 				continue
@@ -153,20 +163,25 @@ func Summarize(r Report, budget int) View {
 				break
 			}
 			size += n
-			v.Rules[i].Elements = append(v.Rules[i].Elements, l)
+			shown[i].Elements = append(shown[i].Elements, l)
 			added = true
 		}
 		if !added {
 			break
 		}
 	}
-	shown := 0
-	for i := range v.Rules {
-		v.Rules[i].More = rules[i].Count - len(v.Rules[i].Elements)
-		shown += len(v.Rules[i].Elements)
+	elements := 0
+	for i := range shown {
+		shown[i].More = rules[i].Count - len(shown[i].Elements)
+		elements += len(shown[i].Elements)
+		if i < len(violations) {
+			v.Rules = append(v.Rules, shown[i])
+		} else {
+			v.Review = append(v.Review, shown[i])
+		}
 	}
-	if len(v.Rules) < len(rules) || shown < v.Violations {
-		v.Omitted = fmt.Sprintf("%d of %d rules and %d of %d elements past the %d-token budget", len(rules)-len(v.Rules), len(rules), v.Violations-shown, v.Violations, budget)
+	if len(shown) < len(rules) || elements < total {
+		v.Omitted = fmt.Sprintf("%d of %d rules and %d of %d elements past the %d-token budget", len(rules)-len(shown), len(rules), total-elements, total, budget)
 	}
 	return v
 }

@@ -12,7 +12,7 @@ import (
 // fixture is a report as the extension sends it for a page with the
 // usual violations.
 func fixture(nodes int) audit.Report {
-	r := audit.Report{Passes: 20, Incomplete: 1, Engine: "4.14.1", TabID: 7, URL: "http://127.0.0.1:8080/bad.html", Title: "Bad"}
+	r := audit.Report{Passes: 20, Engine: "4.14.1", TabID: 7, URL: "http://127.0.0.1:8080/bad.html", Title: "Bad"}
 	add := func(id, impact string, n int) {
 		rule := audit.Rule{ID: id, Impact: impact, Help: "Help for " + id, HelpURL: "https://dequeuniversity.com/rules/axe/4.14/" + id,
 			Tags: []string{"wcag2a", "cat.test"}, Count: n}
@@ -26,6 +26,8 @@ func fixture(nodes int) audit.Report {
 	add("image-alt", "critical", nodes)
 	add("region", "moderate", nodes)
 	add("duplicate-id", "minor", 1)
+	r.Review = append(r.Review, audit.Rule{ID: "duplicate-id-aria", Impact: "critical", Help: "ARIA ids are unique", Count: 1,
+		Nodes: []audit.Node{{Ref: "e9", Target: "#dup"}}})
 	return r
 }
 
@@ -51,6 +53,9 @@ func TestSummarize(t *testing.T) {
 		if v.Violations != 7 {
 			t.Errorf("got %d violations, want 7", v.Violations)
 		}
+		if len(v.Review) != 1 || v.Review[0].ID != "duplicate-id-aria" || v.Review[0].Elements[0] != "e9" {
+			t.Errorf("got review %+v, want duplicate-id-aria with e9", v.Review)
+		}
 	})
 	for _, budget := range []int{100, 300, 1000} {
 		t.Run("cut", func(t *testing.T) {
@@ -63,7 +68,7 @@ func TestSummarize(t *testing.T) {
 				t.Errorf("budget %d: got no Omitted, want what was left out", budget)
 			}
 			// Each rule shown gets elements before any gets many.
-			for _, r := range v.Rules {
+			for _, r := range append(v.Rules, v.Review...) {
 				if r.Count != len(r.Elements)+r.More {
 					t.Errorf("rule %s: %d elements + %d more != count %d", r.ID, len(r.Elements), r.More, r.Count)
 				}
@@ -99,8 +104,8 @@ func TestSARIFValidates(t *testing.T) {
 		} `json:"runs"`
 	}
 	json.Unmarshal(b, &log)
-	if got := len(log.Runs[0].Results); got != 10 {
-		t.Errorf("got %d results, want 10 (one per element)", got)
+	if got := len(log.Runs[0].Results); got != 11 {
+		t.Errorf("got %d results, want 11 (one per element)", got)
 	}
 	if r := log.Runs[0].Results[0]; r.RuleID != "image-alt" || r.Level != "error" {
 		t.Errorf("got first result %+v, want image-alt at level error", r)

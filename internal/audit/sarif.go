@@ -42,6 +42,7 @@ type (
 	sarifResult struct {
 		RuleID    string          `json:"ruleId"`
 		RuleIndex int             `json:"ruleIndex"`
+		Kind      string          `json:"kind"` // fail; review for what axe could not decide
 		Level     string          `json:"level"`
 		Message   sarifText       `json:"message"`
 		Locations []sarifLocation `json:"locations"`
@@ -78,14 +79,17 @@ func level(impact string) string {
 }
 
 // SARIF returns r as a SARIF 2.1.0 log: one run of the tool axe-core, a
-// rule per violated axe rule (with its tags and element count as
-// properties), and a result per element the report holds, located at the
+// rule per violated or undecided axe rule (with its tags and element count
+// as properties), and a result per element the report holds (kind "fail",
+// or "review" at level "none" for what axe could not decide), located at the
 // page's URL, with the element's markup as a property, and its CSS target and
 // outline ref as logical location.
 func SARIF(r Report) ([]byte, error) {
 	drv := sarifDriver{Name: "axe-core", Version: r.Engine, InformationURI: "https://github.com/dequelabs/axe-core", Rules: []sarifRule{}}
 	results := []sarifResult{}
-	for i, rule := range r.Sorted() {
+	violations := sorted(r.Rules)
+	for i, rule := range append(violations, sorted(r.Review)...) {
+		review := i >= len(violations)
 		props := map[string]any{"count": rule.Count, "impact": rule.Impact}
 		if len(rule.Tags) > 0 {
 			props["tags"] = rule.Tags
@@ -104,8 +108,11 @@ func SARIF(r Report) ([]byte, error) {
 			if n.Target != "" || n.Ref != "" {
 				loc.LogicalLocations = []sarifLogical{{Name: n.Ref, FullyQualifiedName: n.Target, Kind: "element"}}
 			}
-			results = append(results, sarifResult{RuleID: rule.ID, RuleIndex: i, Level: level(rule.Impact),
-				Message: sarifText{msg}, Locations: []sarifLocation{loc}})
+			res := sarifResult{RuleID: rule.ID, RuleIndex: i, Kind: "fail", Level: level(rule.Impact), Message: sarifText{msg}, Locations: []sarifLocation{loc}}
+			if review {
+				res.Kind, res.Level = "review", "none"
+			}
+			results = append(results, res)
 		}
 	}
 	return json.Marshal(sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{{Tool: sarifTool{drv}, Results: results}}})

@@ -33,7 +33,7 @@ func auditModes() []action {
 const DefaultAuditTokens = 2000
 
 // auditArgs are what analyze accessibility takes; the extension gets them
-// all (format is the daemon's only).
+// all, and hands format back in its report.
 type auditArgs struct {
 	Scope  string   `json:"scope,omitempty"`
 	Tags   []string `json:"tags,omitempty"` // axe tags: wcag2a, wcag2aa, best-practice, …
@@ -86,9 +86,7 @@ func (t *Tools) presentAudit(c tracker.Command, v *commandView) {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return // not an audit report: leave it as the extension sent it
 	}
-	var args auditArgs
-	json.Unmarshal(c.Params, &args)
-	if args.Format == "sarif" {
+	if r.Format == "sarif" {
 		t.presentSARIF(c, v, r)
 		return
 	}
