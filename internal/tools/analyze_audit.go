@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -18,6 +19,10 @@ func auditModes() []action {
 	a := browser[auditArgs]("accessibility", "audit", "axe failures by rule; or SARIF")
 	a.Tool, a.Idempotent = "analyze", true
 	a.present = (*Tools).presentAudit
+	run := a.run
+	a.run = func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error) {
+		return run(t, ctx, act, client, withDefaultTimeout(raw, auditTimeoutMS))
+	}
 	for i, f := range a.fields {
 		// interact describes these, with their bounds (still enforced here).
 		if f.name == "tab_id" || f.name == "timeout_ms" || f.name == "wait_ms" {
@@ -26,6 +31,27 @@ func auditModes() []action {
 		}
 	}
 	return []action{a}
+}
+
+// auditTimeoutMS is an audit's browser deadline when the call names no
+// timeout_ms: axe on a large page of a busy machine takes seconds, and the
+// extension probes a tab still busy 2.5 s before the deadline as frozen.
+const auditTimeoutMS = 30000
+
+// withDefaultTimeout returns the arguments raw (a JSON object) with
+// timeout_ms set to ms when they name none; raw as it is when they do or
+// do not decode (decodeArgs then words the error).
+func withDefaultTimeout(raw json.RawMessage, ms int64) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || obj == nil || obj["timeout_ms"] != nil {
+		return raw
+	}
+	obj["timeout_ms"], _ = json.Marshal(ms)
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // DefaultAuditTokens is the budget of an accessibility result in estimated

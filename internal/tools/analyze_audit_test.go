@@ -62,3 +62,18 @@ func TestAuditArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditTimeout: an audit without timeout_ms gets auditTimeoutMS; one
+// that names it keeps it.
+func TestAuditTimeout(t *testing.T) {
+	for args, want := range map[string]float64{
+		`{"what":"accessibility"}`:                   auditTimeoutMS,
+		`{"what":"accessibility","timeout_ms":5000}`: 5000,
+	} {
+		e := newEnv(t)
+		e.call(t, "agent", "analyze", args)
+		if got := e.delivered(t).Timeout.Milliseconds(); float64(got) != want {
+			t.Errorf("%s: got deadline %d ms, want %v", args, got, want)
+		}
+	}
+}
