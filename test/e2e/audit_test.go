@@ -5,12 +5,19 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/audit/sarifcheck"
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/chromium"
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/gasoline"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -159,4 +166,57 @@ func TestAccessibility(t *testing.T) {
 			t.Errorf("the SARIF log has no result of %s", id)
 		}
 	}
+}
+
+// TestAccessibilityTime measures analyze accessibility beside analyze dom on
+// a large real page (python3-doc's library/stdtypes.html, served on
+// 127.0.0.1): GASOLINE_MEASURE rounds of an outline then an audit, each
+// with wait_ms, timed at the MCP client; it logs p50 and p99 of both, and
+// the first audit (axe injected) apart. A measurement, not a check: it runs
+// only when GASOLINE_MEASURE is set.
+//
+//	cd test/e2e && GASOLINE_MEASURE=20 go test -count=1 -v -run TestAccessibilityTime ./...
+func TestAccessibilityTime(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("GASOLINE_MEASURE"))
+	if n <= 0 {
+		t.Skip("a measurement: set GASOLINE_MEASURE to the number of rounds")
+	}
+	docs, _ := filepath.Glob("/usr/share/doc/python3*/html/library/stdtypes.html")
+	if len(docs) == 0 {
+		t.Skip("needs python3-doc (apt-get install -y python3-doc)")
+	}
+	pages := httptest.NewServer(http.FileServer(http.Dir(filepath.Dir(filepath.Dir(docs[0])))))
+	defer pages.Close()
+	e := ready(t)
+	if r := e.act("new_tab", map[string]any{"url": pages.URL + "/library/stdtypes.html"}); r.Status != "complete" {
+		t.Fatalf("new_tab: %s", r)
+	}
+	timed := func(args map[string]any) (time.Duration, gasoline.Result) {
+		start := time.Now()
+		r := e.call("analyze", args)
+		took := time.Since(start)
+		if r.Status != "complete" {
+			t.Fatalf("analyze %v: %s", args, r)
+		}
+		return took, r
+	}
+	var outlines, audits []time.Duration
+	var first time.Duration
+	var size int
+	for i := range n + 1 {
+		o, _ := timed(map[string]any{"what": "dom", "wait_ms": 50000})
+		a, r := timed(map[string]any{"what": "accessibility", "wait_ms": 50000})
+		if i == 0 {
+			first, size = a, len(r.Text)
+			continue
+		}
+		outlines, audits = append(outlines, o), append(audits, a)
+	}
+	pct := func(d []time.Duration, p int) time.Duration {
+		s := slices.Clone(d)
+		slices.Sort(s)
+		return s[min(len(s)-1, len(s)*p/100)]
+	}
+	t.Logf("library/stdtypes.html, n=%d: analyze dom p50 %v p99 %v; analyze accessibility p50 %v p99 %v (first, axe injected: %v; result %d chars)",
+		n, pct(outlines, 50), pct(outlines, 99), pct(audits, 50), pct(audits, 99), first, size)
 }
