@@ -42,13 +42,18 @@ export async function accessibility(params) {
   } else {
     await runtimeCall(tab, undefined, null, { op: 'ping' });
   }
-  const frame = await chrome.webNavigation.getFrame({ tabId: tab.id, frameId: 0 });
-  const target = { tabId: tab.id, documentIds: [frame.documentId] };
-  const [probe] = await chrome.scripting.executeScript({ target, func: axePresent, injectImmediately: true });
-  if (probe?.result !== true) await chrome.scripting.executeScript({ target, files: [AXE_FILE], injectImmediately: true });
   const tags = Array.isArray(params.tags) ? params.tags : [];
-  const [run] = await chrome.scripting.executeScript({ target, func: runAxe, args: [{ ref: scopeRef, tags, max_nodes: MAX_NODES }], injectImmediately: true });
-  const out = run?.result;
+  let out;
+  try {
+    const frame = await chrome.webNavigation.getFrame({ tabId: tab.id, frameId: 0 });
+    const target = { tabId: tab.id, documentIds: [frame.documentId] };
+    const [probe] = await chrome.scripting.executeScript({ target, func: axePresent, injectImmediately: true });
+    if (probe?.result !== true) await chrome.scripting.executeScript({ target, files: [AXE_FILE], injectImmediately: true });
+    const [run] = await chrome.scripting.executeScript({ target, func: runAxe, args: [{ ref: scopeRef, tags, max_nodes: MAX_NODES }], injectImmediately: true });
+    out = run?.result;
+  } catch (err) {
+    throw new CommandError(`the audit could not run in tab ${tab.id} (${tab.url || ''}): ${err?.message || err}; if the page navigated meanwhile, run it again`);
+  }
   if (!out || typeof out !== 'object') throw new CommandError(`the audit in tab ${tab.id} gave no answer (the page navigated or closed?); run it again`);
   if (!out.ok) throw new CommandError(out.message, { reason: out.reason });
   delete out.ok;
