@@ -36,7 +36,7 @@ func auditModes() []action {
 // auditTimeoutMS is an audit's browser deadline when the call names no
 // timeout_ms: axe on a large page of a busy machine takes seconds, and the
 // extension probes a tab still busy 2.5 s before the deadline as frozen.
-const auditTimeoutMS = 30000
+const auditTimeoutMS = 60000
 
 // withDefaultTimeout returns the arguments raw (a JSON object) with
 // timeout_ms set to ms when they name none; raw as it is when they do or
