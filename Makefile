@@ -117,7 +117,10 @@ bench-pages: ## Measure what the extension costs each page load (python3-doc pag
 icons: ## Redraw the extension's icons (extension/icons/*.png) with scripts/icons
 	$(GO) run ./scripts/icons
 
+axe: ## Refresh the accessibility audit's axe-core (extension/audit/axe.min.js) from npm and pin its version and SHA-256 (AXE_VERSION=4.14.1 for one version)
+	./scripts/axe.sh
+
 clean: ## Remove build output
 	rm -rf bin .bench
 
-.PHONY: help build run install stop test check npm-deps npm-test e2e fuzz soak bench bench-pages icons clean
+.PHONY: help build run install stop test check npm-deps npm-test e2e fuzz soak bench bench-pages icons axe clean

@@ -16,6 +16,7 @@ import { screenshot } from './actions/screenshot.js';
 import { analyzePerformance } from './perf/worker.js';
 import { drawModeShow } from './overlay/worker.js';
 import { harBodies } from './har/bodies.js';
+import { accessibility } from './audit/audit.js';
 import { CommandError, deadlineOf } from './runner.js';
 import { paramsOf } from './params.js';
 
@@ -52,6 +53,7 @@ export const ACTIONS = {
   dom: dom.dom,
   page_summary: dom.pageSummary,
   performance: analyzePerformance,
+  accessibility,
   screenshot,
   draw_mode_show: drawModeShow,
   har_bodies: harBodies,

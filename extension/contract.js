@@ -20,6 +20,12 @@ export const CONTRACT = {
   performance: {
     tab_id: {"type":"integer"},
   },
+  accessibility: {
+    scope: {"type":"string"},
+    tags: {"type":"array","items":"string"},
+    format: {"type":"string","enum":["sarif"]},
+    tab_id: {"type":"integer"},
+  },
   execute_js: {
     script: {"type":"string","required":true},
     tab_id: {"type":"integer"},

@@ -1094,8 +1094,11 @@
   });
 
   // refFor is the draw-mode overlay's: the annotated element's ref (top
-  // frame); addAction, Failure and describe are the action modules'.
+  // frame); addAction, Failure and describe are the action modules'; brief
+  // and element are the accessibility audit's (audit/audit.js): an
+  // element's {ref, role, name}, and the live element of a top-frame ref.
   globalThis.gasolineRuntime = {
     handle, refFor: (el) => refFor(el, 'e'), addAction, Failure, describe: (el) => core.describe(el, view),
+    brief: (el) => brief(el, 'e'), element: (ref) => byRef.get(ref)?.deref() ?? null,
   };
 })();

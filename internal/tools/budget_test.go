@@ -150,3 +150,52 @@ func TestPerformanceResultBudget(t *testing.T) {
 		t.Errorf("extract of the stored report lacks the frames' scripts: %s", ex.Text)
 	}
 }
+
+// budgetAudit bounds an accessibility result as an agent reads it: the
+// rules within DefaultAuditTokens, and the envelope and message around
+// them.
+const budgetAudit = DefaultAuditTokens*4 + 800
+
+// TestAuditBudget holds an accessibility result of a page with many
+// violations (12 rules, 100 elements each, as the extension caps them) to
+// budgetAudit, and its whole report stays readable by correlation id.
+func TestAuditBudget(t *testing.T) {
+	e := newEnv(t)
+	q := e.call(t, "agent", "analyze", `{"what":"accessibility"}`)
+	id := q.field("correlation_id").(string)
+	e.delivered(t)
+	if _, err := e.keep.Report("ext", reportOf(id, bigAudit(12, 100, ""))); err != nil {
+		t.Fatal(err)
+	}
+	r := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+id+`"}`)
+	check(t, "accessibility result", r.Text, budgetAudit)
+	if r.field("result", "omitted") == nil || r.field("result", "rules") == nil {
+		t.Errorf("got %s, want rules and what was omitted", r.Text)
+	}
+	whole := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+id+`","mode":"extract","query":"rule-11"}`)
+	if !strings.Contains(whole.Text, "rule-11") {
+		t.Errorf("extract of the whole report: %.300s, want rule-11 found", whole.Text)
+	}
+}
+
+// bigAudit is an extension's accessibility report of rules rules with
+// nodes elements each, in format.
+func bigAudit(rules, nodes int, format string) string {
+	var b strings.Builder
+	b.WriteString(`{"rules":[`)
+	for i := range rules {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id":"rule-%d","impact":"serious","help":"Elements must do thing %d","help_url":"https://dequeuniversity.com/rules/axe/4.14/rule-%d","tags":["wcag2aa"],"count":%d,"nodes":[`, i, i, i, nodes)
+		for n := range nodes {
+			if n > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"ref":"e%d","role":"link","name":"Item %d of a long list","target":"#list > li:nth-child(%d) > a","summary":"Fix any of the following: Element has insufficient color contrast of 2.1","html":"<a href=\"/item/%d\">Item %d of a long list</a>"}`, i*nodes+n, n, n, n, n)
+		}
+		b.WriteString("]}")
+	}
+	fmt.Fprintf(&b, `],"review":[],"passes":30,"axe_version":"4.14.1","tab_id":3,"url":"https://example.com/","title":"Big","format":%q}`, format)
+	return b.String()
+}

@@ -87,9 +87,9 @@ func (r outputResources) Read(_ context.Context, client, uri string) ([]protocol
 }
 
 // jsonMIME is the mimeType of the stored outputs that are JSON documents
-// (exported HARs), "" for the others.
+// (exported HARs, audits' SARIF logs), "" for the others.
 func jsonMIME(id string) string {
-	if strings.HasPrefix(id, harHandlePrefix) {
+	if strings.HasPrefix(id, harHandlePrefix) || strings.HasSuffix(id, sarifSuffix) {
 		return "application/json"
 	}
 	return ""
