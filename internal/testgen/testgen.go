@@ -212,7 +212,7 @@ func (g *gen) step(n int, s *pstep) {
 		v := fmt.Sprintf("response%d_%d", n, i+1)
 		waits = append(waits, v)
 		path := pathOf(r.URL)
-		g.emit("  const %s = page.waitForResponse((r) => r.request().method() === %s && new URL(r.url()).pathname === %s);", v, q(r.Method), q(path))
+		g.emit("  const %s = page.waitForResponse((r) => r.request().method() === %s && new URL(r.url()).pathname === %s, { timeout: 15000 });", v, q(r.Method), q(path))
 	}
 	ln := g.emit("  %s", code)
 	g.res.Steps = append(g.res.Steps, Step{Line: ln, Code: code, Source: a.ID})

@@ -5,7 +5,7 @@ test('crash', async ({ page }) => {
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto('http://localhost:5173/');
-  const response1_1 = page.waitForResponse((r) => r.request().method() === 'GET' && new URL(r.url()).pathname === '/api/items');
+  const response1_1 = page.waitForResponse((r) => r.request().method() === 'GET' && new URL(r.url()).pathname === '/api/items', { timeout: 15000 });
   await page.getByRole('button', { name: 'Add \'item\'', exact: true }).click();
   expect((await response1_1).status()).toBeLessThan(500); // recorded 500: asserts the fix
   await expect(page).toHaveURL('http://localhost:5173/#/list');

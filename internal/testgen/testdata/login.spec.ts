@@ -11,7 +11,7 @@ test('login', async ({ page }) => {
   await page.getByLabel('Password', { exact: true }).fill(process.env.GASOLINE_SECRET_1 ?? '');
   await page.getByRole('checkbox', { name: 'Remember me', exact: true }).check();
   await page.getByLabel('Plan', { exact: true }).selectOption('pro');
-  const response6_1 = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/audit');
+  const response6_1 = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/audit', { timeout: 15000 });
   await page.getByTestId('sign-in').click();
   expect((await response6_1).status()).toBe(201);
   await expect(page).toHaveURL('http://127.0.0.1:8080/welcome.html');
