@@ -15,7 +15,7 @@ import (
 // testModes write a regression test from what the capture buffers hold.
 func testModes() []action {
 	a := handler("analyze", "test", "Playwright test of recorded actions", (*Tools).recordedTest)
-	a.MaxWait = verifyTimeout
+	a.MaxWait, a.DefaultWait = verifyTimeout, verifyTimeout // verify blocks; the bridge waits as long
 	return []action{a}
 }
 
