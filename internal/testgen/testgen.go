@@ -144,17 +144,20 @@ func (g *gen) plan(es []capture.View) {
 	g.steps = kept
 }
 
-// fold reports whether e adds nothing to cur's step: a change that
-// confirms an input's value, a click on a field the next fill or select
-// targets is kept (it may open something), but a click on a checkbox is
-// replaced by its change.
+// fold reports whether e adds nothing to cur's step, whose action it may
+// replace: a change (or a second input) that repeats a field's value is
+// folded into its input, and the click on a checkbox, file input or select
+// is replaced by the value it set (check, setInputFiles, selectOption). A
+// click on a text field is kept: it may open something.
 func (g *gen) fold(cur *pstep, e *capture.ActionView) bool {
-	same := cur.a.Selector == e.Selector
+	if cur.a.Selector != e.Selector || (e.Type != "change" && e.Type != "input") {
+		return false
+	}
 	switch {
-	case same && e.Type == "change" && cur.a.Type == "input" && !isToggle(e):
+	case (cur.a.Type == "input" || cur.a.Type == "change") && cur.a.Value == e.Value:
 		cur.extra = append(cur.extra, e)
 		return true
-	case same && e.Type == "change" && cur.a.Type == "click" && (isToggle(e) || isFile(e) || e.Role == "combobox" || e.Role == "listbox"):
+	case cur.a.Type == "click" && (isToggle(e) || isFile(e) || e.Role == "combobox" || e.Role == "listbox"):
 		cur.a, cur.extra = e, append(cur.extra, cur.a)
 		return true
 	}

@@ -223,7 +223,7 @@ func TestRecordedTestReact(t *testing.T) {
 			t.Fatal("the React form did not submit")
 		}
 	}
-	tab := e.tabOf(e.site.URL + "/react/index.html")
+	tab := e.tabOf(e.site.URL + "/react/") // the file server shows index.html as /react/
 	e.generate(map[string]any{"what": "test", "tab_id": tab}, "fill('Ada')", ".check()", "Create account")
 	if v := e.verify(tab); !v.Verdict.Passed {
 		t.Fatalf("the recorded React test failed: %+v\n%s", v.Verdict, v.File)
