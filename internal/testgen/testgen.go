@@ -31,7 +31,9 @@ type Result struct {
 type Step struct {
 	Line   int    `json:"line"`
 	Code   string `json:"code"`
-	Source uint64 `json:"source"`
+	Source uint64 `json:"source,omitempty"`
+	// Command is the correlation id of the agent's command it came from.
+	Command string `json:"command,omitempty"`
 }
 
 // Assertion is one expectation of the file with what the capture showed.
@@ -54,6 +56,8 @@ type Secret struct {
 type Recording struct {
 	Name    string
 	Entries []capture.View
+	// Agent are the agent's own actions in the tab, merged by time.
+	Agent []AgentAction
 }
 
 // ErrNoActions is returned by Generate for a window without actions.
@@ -66,7 +70,9 @@ const maxResponses = 3
 // same file.
 func Generate(r Recording) (Result, error) {
 	g := &gen{}
-	g.plan(r.Entries)
+	es, from := mergeAgent(r.Entries, r.Agent, &g.res.Notes)
+	g.agent = from
+	g.plan(es)
 	if len(g.steps) == 0 {
 		return Result{}, ErrNoActions
 	}
@@ -88,10 +94,12 @@ type gen struct {
 	startSrc uint64
 	steps    []*pstep
 	errors   []*capture.ErrorView
-	lastAct  uint64 // seq of the last action
+	lastAct  uint64 // seq of the last recorded action
+	agentTS  int64  // when the last agent action was made (ms), 0 for none
 	res      Result
 	lines    []string
 	secrets  map[string]string // selector → env
+	agent    map[*capture.ActionView]string
 }
 
 // plan groups the entries into steps.
@@ -108,7 +116,11 @@ func (g *gen) plan(es []capture.View) {
 			}
 			cur = &pstep{a: e}
 			g.steps = append(g.steps, cur)
-			g.lastAct = e.ID
+			if e.ID == 0 {
+				g.agentTS = e.TS
+			} else {
+				g.lastAct = e.ID
+			}
 		case *capture.NavView:
 			if cur == nil {
 				g.start, g.startSrc = e.To, e.ID
@@ -218,7 +230,7 @@ func (g *gen) step(n int, s *pstep) {
 		g.emit("  const %s = page.waitForResponse((r) => r.request().method() === %s && new URL(r.url()).pathname === %s, { timeout: 15000 });", v, q(r.Method), q(path))
 	}
 	ln := g.emit("  %s", code)
-	g.res.Steps = append(g.res.Steps, Step{Line: ln, Code: code, Source: a.ID})
+	g.res.Steps = append(g.res.Steps, Step{Line: ln, Code: code, Source: a.ID, Command: g.agent[a]})
 	for i, r := range s.reqs {
 		g.response(waits[i], r)
 	}
@@ -273,7 +285,7 @@ func (g *gen) pageErrors() {
 			earlier = append(earlier, e.Message)
 		}
 	}
-	if last.ID > g.lastAct {
+	if last.ID > g.lastAct && last.TS >= g.agentTS {
 		g.emit("  // The recording ended on this uncaught error: the bug being reported. This test fails while it")
 		g.emit("  // happens and passes once it is fixed.")
 		code := fmt.Sprintf("expect(pageErrors, %s).not.toContain(%s);", q("the reported error: "+clip(last.Message, 120)), q(last.Message))

@@ -1,6 +1,7 @@
 package testgen
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -121,5 +122,40 @@ func TestGenerateFacts(t *testing.T) {
 	}
 	if _, err := Generate(Recording{Entries: []capture.View{nav(1, "load", "http://x/")}}); err != ErrNoActions {
 		t.Errorf("got %v for a window without actions, want ErrNoActions", err)
+	}
+}
+
+// TestGenerateAgentActions merges the agent's commands into the user's
+// actions by time, with their correlation ids as sources; a ref target is
+// not replayed and says so.
+func TestGenerateAgentActions(t *testing.T) {
+	user := []capture.View{
+		&capture.NavView{Head: capture.Head{ID: 1, TS: 1000}, Type: "load", To: "http://x/"},
+		&capture.ActionView{Head: capture.Head{ID: 2, TS: 2000}, Type: "click", Selector: "#a", Locator: &apitype.Locator{By: "testid", Value: "a"}},
+		&capture.ActionView{Head: capture.Head{ID: 3, TS: 4000}, Type: "click", Selector: "#c", Locator: &apitype.Locator{By: "testid", Value: "c"}},
+	}
+	res, err := Generate(Recording{Entries: user, Agent: []AgentAction{
+		{ID: "fill_1", Action: "fill", TS: 3000, Params: json.RawMessage(`{"target":{"role":"textbox","name":"Email"},"text":"a@b.c"}`)},
+		{ID: "click_2", Action: "click", TS: 3500, Params: json.RawMessage(`{"target":"e12"}`)},
+		{ID: "select_3", Action: "select", TS: 5000, Params: json.RawMessage(`{"selector":"#plan","values":["pro"]}`)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range res.Steps[1:] {
+		got = append(got, fmt.Sprintf("%d%s %s", s.Source, s.Command, s.Code))
+	}
+	want := []string{
+		"2 await page.getByTestId('a').click();",
+		"0fill_1 await page.getByRole('textbox', { name: 'Email', exact: true }).fill('a@b.c');",
+		"3 await page.getByTestId('c').click();",
+		"0select_3 await page.locator('#plan').selectOption('pro');",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got steps\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(strings.Join(res.Notes, " "), "click_2") {
+		t.Errorf("notes %v do not say the ref target was not replayed", res.Notes)
 	}
 }

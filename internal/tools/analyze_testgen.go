@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -68,7 +69,8 @@ func (t *Tools) recordedTest(ctx context.Context, client string, a testArgs) (an
 	if err != nil {
 		return nil, err
 	}
-	res, err := testgen.Generate(testgen.Recording{Name: fmt.Sprintf("recorded in tab %d", tab), Entries: entries})
+	res, err := testgen.Generate(testgen.Recording{Name: fmt.Sprintf("recorded in tab %d", tab), Entries: entries,
+		Agent: t.agentActions(client, tab, entries)})
 	if errors.Is(err, testgen.ErrNoActions) {
 		return nil, mcp.Errorf("no_actions", `act on the page (or have the user do it), or pass since:<cursor> from observe({what:"actions"}) to start earlier`,
 			"tab %d has no recorded action after cursor %d", tab, *since)
@@ -187,4 +189,32 @@ func (t *Tools) window(f capture.Filter, since uint64) ([]capture.View, error) {
 		cur = p.NextCursor
 	}
 	return out, nil
+}
+
+// replayed are the interact actions analyze test replays.
+var replayed = map[string]bool{"click": true, "fill": true, "type": true, "select": true, "check": true, "uncheck": true, "key_press": true}
+
+// agentActions are client's completed interact actions in tab made during
+// the window (from its first entry on): the recorder sees only trusted
+// input, so an agent's own actions come from the tracker (as long as it
+// retains them).
+func (t *Tools) agentActions(client string, tab int64, window []capture.View) []testgen.AgentAction {
+	var from int64
+	if len(window) > 0 {
+		from = window[0].Header().TS
+	}
+	var out []testgen.AgentAction
+	for _, c := range t.d.Tracker.List(client).Completed {
+		if !replayed[c.Action] || c.CreatedAt.UnixMilli() < from {
+			continue
+		}
+		var r struct {
+			TabID int64 `json:"tab_id"`
+		}
+		if json.Unmarshal(c.Result, &r) != nil || r.TabID != tab {
+			continue
+		}
+		out = append(out, testgen.AgentAction{ID: c.ID, Action: c.Action, Params: c.Params, TS: c.CreatedAt.UnixMilli()})
+	}
+	return out
 }
