@@ -76,9 +76,10 @@ func playwrightReady(t *testing.T) {
 type generated struct {
 	File  string `json:"file"`
 	Steps []struct {
-		Line   int    `json:"line"`
-		Code   string `json:"code"`
-		Source uint64 `json:"source"`
+		Line    int    `json:"line"`
+		Code    string `json:"code"`
+		Source  uint64 `json:"source"`
+		Command string `json:"command"`
 	} `json:"steps"`
 	Assertions []struct {
 		Code     string `json:"code"`
@@ -187,7 +188,7 @@ func TestRecordedTestVerified(t *testing.T) {
 		t.Fatalf("the password is in the test:\n%s", g.File)
 	}
 	for _, s := range g.Steps {
-		if s.Source == 0 {
+		if s.Source == 0 && s.Command == "" {
 			t.Errorf("step %q names no captured entry", s.Code)
 		}
 	}
@@ -207,8 +208,8 @@ func TestRecordedTestVerified(t *testing.T) {
 }
 
 // TestRecordedTestReact: the user fills the React fixture's controlled
-// form (a name, the plan from a select, the terms checkbox) and submits;
-// the generated test replays it and passes.
+// form (a name, the terms checkbox) and submits, then the agent clicks the
+// counter through interact; the generated test replays both and passes.
 func TestRecordedTestReact(t *testing.T) {
 	playwrightReady(t)
 	e := ready(t)
@@ -224,7 +225,17 @@ func TestRecordedTestReact(t *testing.T) {
 		}
 	}
 	tab := e.tabOf(e.site.URL + "/react/") // the file server shows index.html as /react/
-	e.generate(map[string]any{"what": "test", "tab_id": tab}, "fill('Ada')", ".check()", "Create account")
+	// The agent's own click (dispatched by the extension, so not recorded
+	// as input) is a step too, from its command.
+	e.call("interact", map[string]any{"action": "click", "tab_id": tab, "target": map[string]any{"role": "button", "name": "Clicked 0 times"}, "wait_ms": 20000})
+	g := e.generate(map[string]any{"what": "test", "tab_id": tab}, "fill('Ada')", ".check()", "Create account", "Clicked 0 times")
+	var fromAgent bool
+	for _, s := range g.Steps {
+		fromAgent = fromAgent || (s.Command != "" && strings.Contains(s.Code, "Clicked 0 times"))
+	}
+	if !fromAgent {
+		t.Errorf("no step names the agent's click command as its source: %+v", g.Steps)
+	}
 	if v := e.verify(tab); !v.Verdict.Passed {
 		t.Fatalf("the recorded React test failed: %+v\n%s", v.Verdict, v.File)
 	}
