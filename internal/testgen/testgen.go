@@ -4,7 +4,9 @@
 package testgen
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -70,7 +72,12 @@ const maxResponses = 3
 // same file.
 func Generate(r Recording) (Result, error) {
 	g := &gen{}
-	es, from := mergeAgent(r.Entries, r.Agent, &g.res.Notes)
+	// Entries are in arrival order; a page's request can arrive before the
+	// action that caused it (they come from different worlds), so order
+	// them by when they happened.
+	es := slices.Clone(r.Entries)
+	slices.SortStableFunc(es, func(a, b capture.View) int { return cmp.Compare(a.Header().TS, b.Header().TS) })
+	es, from := mergeAgent(es, r.Agent, &g.res.Notes)
 	g.agent = from
 	g.plan(es)
 	if len(g.steps) == 0 {
