@@ -6,9 +6,9 @@ package testgen
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/result"
 	"github.com/gasoline-mcp/gasoline/internal/testgen"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
 
 // testModes write a regression test from what the capture buffers hold.
@@ -194,27 +197,75 @@ func (t *Tools) window(f capture.Filter, since uint64) ([]capture.View, error) {
 // replayed are the interact actions analyze test replays.
 var replayed = map[string]bool{"click": true, "fill": true, "type": true, "select": true, "check": true, "uncheck": true, "key_press": true}
 
-// agentActions are client's completed interact actions in tab made during
-// the window (from its first entry on): the recorder sees only trusted
-// input, so an agent's own actions come from the tracker (as long as it
-// retains them).
+// agentLog remembers the agent's replayable interact actions with their
+// arguments (the tracker drops a finished command's), for analyze test.
+// Its methods are safe for concurrent use; the zero value is ready.
+type agentLog struct {
+	mu      sync.Mutex
+	entries []agentEntry // oldest first, at most maxAgentLog; guarded by mu
+}
+
+type agentEntry struct {
+	client, id, action string
+	params             json.RawMessage
+	created            time.Time
+	tab                int64 // 0 until known
+}
+
+// maxAgentLog bounds the actions agentLog keeps, across clients.
+const maxAgentLog = 500
+
+// note remembers spec, queued as command c, when analyze test replays it.
+func (l *agentLog) note(spec tracker.Spec, c tracker.Command) {
+	if !replayed[spec.Action] {
+		return
+	}
+	var p struct {
+		TabID int64 `json:"tab_id"`
+	}
+	json.Unmarshal(spec.Params, &p)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.entries) >= maxAgentLog {
+		l.entries = slices.Delete(l.entries, 0, len(l.entries)-maxAgentLog+1)
+	}
+	l.entries = append(l.entries, agentEntry{client: c.Client, id: c.ID, action: spec.Action, params: spec.Params, created: c.CreatedAt, tab: p.TabID})
+}
+
+// agentActions are client's interact actions in tab that completed, made
+// during the window (from its first entry on): the recorder sees only
+// trusted input, so an agent's own actions come from agentLog, their tab
+// and success from the tracker while it retains them.
 func (t *Tools) agentActions(client string, tab int64, window []capture.View) []testgen.AgentAction {
 	var from int64
 	if len(window) > 0 {
 		from = window[0].Header().TS
 	}
-	var out []testgen.AgentAction
+	done := map[string]int64{}
 	for _, c := range t.d.Tracker.List(client).Completed {
-		if !replayed[c.Action] || c.CreatedAt.UnixMilli() < from {
-			continue
-		}
 		var r struct {
 			TabID int64 `json:"tab_id"`
 		}
-		if json.Unmarshal(c.Result, &r) != nil || r.TabID != tab {
+		json.Unmarshal(c.Result, &r)
+		done[c.ID] = r.TabID
+	}
+	name := tracker.ClientName(client)
+	t.agent.mu.Lock()
+	defer t.agent.mu.Unlock()
+	var out []testgen.AgentAction
+	for i := range t.agent.entries {
+		e := &t.agent.entries[i]
+		if e.client != name || e.created.UnixMilli() < from {
 			continue
 		}
-		out = append(out, testgen.AgentAction{ID: c.ID, Action: c.Action, Params: c.Params, TS: c.CreatedAt.UnixMilli()})
+		if got, ok := done[e.id]; ok && got != 0 {
+			e.tab = got
+		} else if !ok {
+			continue // failed, still running, or no longer retained
+		}
+		if e.tab == tab {
+			out = append(out, testgen.AgentAction{ID: e.id, Action: e.action, Params: e.params, TS: e.created.UnixMilli()})
+		}
 	}
 	return out
 }
