@@ -12,6 +12,7 @@ var tools = []Tool{
 		{Tool: "analyze", Name: "performance", Prefix: "perf", Idempotent: true, BrowserBound: true, MaxWait: 55 * time.Second},
 		{Tool: "analyze", Name: "accessibility", Prefix: "audit", Idempotent: true, BrowserBound: true, MaxWait: 55 * time.Second},
 		{Tool: "analyze", Name: "annotations", Prefix: "ann", UserDriven: true},
+		{Tool: "analyze", Name: "test", MaxWait: 50 * time.Second, DefaultWait: 50 * time.Second},
 	}},
 	{Name: "configure", Key: "action", Actions: []Action{
 		{Tool: "configure", Name: "health", Idempotent: true},

@@ -23,7 +23,7 @@ var analyze = tool{
 	label:       "what",
 	annotations: protocol.ToolAnnotations{ReadOnlyHint: boolp(true), IdempotentHint: boolp(false), OpenWorldHint: boolp(true)},
 	tasks:       true,
-	families:    []func() []action{pageModes, perfModes, auditModes, annotationModes},
+	families:    []func() []action{pageModes, perfModes, auditModes, annotationModes, testModes},
 }
 
 // pageModes read the page: its outline with refs, or a summary.

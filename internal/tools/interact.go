@@ -100,6 +100,7 @@ func (t *Tools) submit(ctx context.Context, spec tracker.Spec, wait time.Duratio
 		return nil, err
 	}
 	t.d.Log.Debug().Str("correlation_id", c.ID).Str("client", spec.Client).Str("action", spec.Action).Msg("command queued")
+	t.agent.note(spec, c)
 	if wait > 0 {
 		wctx, cancel := context.WithTimeout(ctx, wait)
 		stop := t.reportProgress(ctx, t.commandProgress(c.ID))

@@ -70,6 +70,7 @@ type Tools struct {
 	// presenters shape complete commands' results, by command name
 	// (action.present); read-only.
 	presenters map[string]func(t *Tools, c tracker.Command, v *commandView)
+	agent      agentLog // the agent's actions analyze test replays
 }
 
 // New returns the tools over d.

@@ -83,11 +83,12 @@ func FreePort() (int, error) {
 }
 
 // cleanEnv is the environment without GASOLINE_* settings, so only the
-// flags the harness passes configure the binaries.
+// flags the harness passes configure the binaries; GASOLINE_PLAYWRIGHT*
+// (where analyze test finds Playwright) passes.
 func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GASOLINE_") {
+		if !strings.HasPrefix(kv, "GASOLINE_") || strings.HasPrefix(kv, "GASOLINE_PLAYWRIGHT") {
 			env = append(env, kv)
 		}
 	}

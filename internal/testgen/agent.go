@@ -1,0 +1,122 @@
+package testgen
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/capture"
+)
+
+// AgentAction is an agent's completed interact command in the tab: the
+// extension dispatches its events itself (untrusted), so the recorder does
+// not see it, and Generate replays it from its arguments.
+type AgentAction struct {
+	ID     string          // the correlation id
+	Action string          // click, fill, type, select, check, uncheck, key_press
+	Params json.RawMessage // its arguments as the extension got them
+	TS     int64           // ms since the epoch, when it was created
+}
+
+// agentParams are the arguments of interact's DOM actions Generate reads.
+type agentParams struct {
+	Target    json.RawMessage `json:"target"`
+	Ref       string          `json:"ref"`
+	Selector  string          `json:"selector"`
+	Text      string          `json:"text"`
+	Role      string          `json:"role"`
+	Name      string          `json:"name"`
+	Values    []string        `json:"values"`
+	Key       string          `json:"key"`
+	Modifiers []string        `json:"modifiers"`
+}
+
+var agentRef = regexp.MustCompile(`^(?:f\d+)?e\d+$`)
+
+// agentView turns a into the action the recorder would have written, its
+// locator from the target the agent gave; ok is false for an action that
+// is not replayed or a target only the page's outline knew (a ref).
+func agentView(a AgentAction) (v *capture.ActionView, note string, ok bool) {
+	var p agentParams
+	if json.Unmarshal(a.Params, &p) != nil {
+		return nil, "", false
+	}
+	if len(p.Target) > 0 {
+		var s string
+		var o struct{ Role, Name, Text string }
+		if json.Unmarshal(p.Target, &s) == nil {
+			if agentRef.MatchString(s) {
+				p.Ref = s
+			} else {
+				p.Selector = s
+			}
+		} else if json.Unmarshal(p.Target, &o) == nil {
+			p.Role, p.Name = o.Role, o.Name
+			if o.Text != "" && o.Role == "" {
+				p.Role, p.Name = "", ""
+				p.Text = o.Text
+			}
+		}
+	}
+	var loc *apitype.Locator
+	switch {
+	case p.Role != "":
+		loc = &apitype.Locator{By: "role", Role: p.Role, Name: p.Name}
+	case p.Selector != "":
+		loc = &apitype.Locator{By: "css", Selector: p.Selector}
+	case p.Ref != "" || (p.Text != "" && a.Action == "click"):
+		return nil, fmt.Sprintf("agent command %s (%s) targeted a ref or a text; not replayed: target it by selector or role and name", a.ID, a.Action), false
+	case a.Action != "key_press":
+		return nil, "", false
+	}
+	v = &capture.ActionView{Head: capture.Head{TS: a.TS}, Locator: loc, Selector: a.ID, Modifiers: p.Modifiers}
+	if loc == nil {
+		v.Locator = &apitype.Locator{By: "css", Selector: "body"}
+	}
+	switch a.Action {
+	case "click":
+		v.Type = "click"
+	case "fill", "type":
+		v.Type, v.Value = "input", p.Text
+	case "select":
+		v.Type, v.Value, v.Role = "change", strings.Join(p.Values, ","), "combobox"
+	case "check":
+		v.Type, v.Value = "change", "checked"
+	case "uncheck":
+		v.Type, v.Value = "change", "unchecked"
+	case "key_press":
+		v.Type, v.Key = "keydown", p.Key
+	default:
+		return nil, "", false
+	}
+	return v, "", true
+}
+
+// mergeAgent inserts the agent's actions into es by time: each before the
+// first entry stamped after it.
+func mergeAgent(es []capture.View, agent []AgentAction, notes *[]string) ([]capture.View, map[*capture.ActionView]string) {
+	if len(agent) == 0 {
+		return es, nil
+	}
+	from := map[*capture.ActionView]string{}
+	out := slices.Clone(es)
+	for _, a := range agent {
+		v, note, ok := agentView(a)
+		if note != "" {
+			*notes = append(*notes, note)
+		}
+		if !ok {
+			continue
+		}
+		from[v] = a.ID
+		i := slices.IndexFunc(out, func(e capture.View) bool { return e.Header().TS > a.TS })
+		if i < 0 {
+			i = len(out)
+		}
+		out = slices.Insert(out, i, capture.View(v))
+	}
+	return out, from
+}

@@ -1,0 +1,218 @@
+package testgen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Environment variables of Verify.
+const (
+	// EnvPlaywright names a project directory whose node_modules holds
+	// @playwright/test (or that package's cli.js).
+	EnvPlaywright = "GASOLINE_PLAYWRIGHT"
+	// EnvBrowser is the Chromium the test launches (executablePath);
+	// default /usr/bin/chromium when it exists, else Playwright's own.
+	EnvBrowser = "GASOLINE_PLAYWRIGHT_BROWSER"
+)
+
+// ErrNoRunner is returned by Verify when no Playwright is found.
+var ErrNoRunner = errors.New("no Playwright to run the test: set " + EnvPlaywright +
+	" to a project directory with @playwright/test installed (npm i -D @playwright/test) and restart the daemon")
+
+// Verdict is what running a generated test showed.
+type Verdict struct {
+	Passed bool `json:"passed"`
+	// FailedStep is the first step or assertion line that failed, with the
+	// error Playwright reported.
+	FailedLine int    `json:"failed_line,omitempty"`
+	FailedCode string `json:"failed_code,omitempty"`
+	Error      string `json:"error,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// Runner runs generated tests with Playwright. Its zero value reads the
+// environment.
+type Runner struct {
+	Project string // GASOLINE_PLAYWRIGHT when ""
+	Browser string // GASOLINE_PLAYWRIGHT_BROWSER when ""
+	// Dir is where the run's temporary directory is made ("" for the system's).
+	Dir string
+}
+
+// cli returns the path of @playwright/test's cli.js and its node_modules.
+func (r Runner) cli() (cli, modules string, err error) {
+	p := r.Project
+	if p == "" {
+		p = os.Getenv(EnvPlaywright)
+	}
+	if p == "" {
+		return "", "", ErrNoRunner
+	}
+	if strings.HasSuffix(p, ".js") {
+		// …/node_modules/@playwright/test/cli.js
+		return p, filepath.Dir(filepath.Dir(filepath.Dir(p))), nil
+	}
+	modules = filepath.Join(p, "node_modules")
+	cli = filepath.Join(modules, "@playwright", "test", "cli.js")
+	if _, err := os.Stat(cli); err != nil {
+		return "", "", fmt.Errorf("%w (%s has no %s)", ErrNoRunner, p, cli)
+	}
+	return cli, modules, nil
+}
+
+func (r Runner) browser() string {
+	if r.Browser != "" {
+		return r.Browser
+	}
+	if b := os.Getenv(EnvBrowser); b != "" {
+		return b
+	}
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium"
+	}
+	return ""
+}
+
+// Verify runs res's file once, headless, within ctx (the caller bounds
+// it), with env added to the test's environment (the secrets). It returns
+// ErrNoRunner when no Playwright is set up.
+func (r Runner) Verify(ctx context.Context, res Result, env []string) (Verdict, error) {
+	cli, modules, err := r.cli()
+	if err != nil {
+		return Verdict{}, err
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		return Verdict{}, fmt.Errorf("%w: node is not on the daemon's PATH", ErrNoRunner)
+	}
+	dir, err := os.MkdirTemp(r.Dir, "gasoline-test-")
+	if err != nil {
+		return Verdict{}, fmt.Errorf("making the test's directory: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		return Verdict{}, fmt.Errorf("linking node_modules: %w", err)
+	}
+	launch := ""
+	if b := r.browser(); b != "" {
+		launch = fmt.Sprintf("launchOptions: { executablePath: %s, args: ['--no-sandbox'] }, ", q(b))
+	}
+	config := "import { defineConfig } from '@playwright/test';\n" +
+		"export default defineConfig({ testDir: '.', retries: 0, workers: 1, timeout: 30000, " +
+		"expect: { timeout: 5000 }, use: { headless: true, " + launch + "actionTimeout: 5000, navigationTimeout: 10000 } });\n"
+	for name, body := range map[string]string{"playwright.config.ts": config, "recorded.spec.ts": res.File} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			return Verdict{}, fmt.Errorf("writing %s: %w", name, err)
+		}
+	}
+	cmd := exec.CommandContext(ctx, "node", cli, "test", "--config", filepath.Join(dir, "playwright.config.ts"), "--reporter=json")
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1", "FORCE_COLOR=0"), env...)
+	cmd.WaitDelay = 2 * time.Second
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	start := time.Now()
+	runErr := cmd.Run()
+	v := Verdict{DurationMS: time.Since(start).Milliseconds()}
+	if ctx.Err() != nil {
+		return v, fmt.Errorf("the test ran past its time limit (%d ms): %w", v.DurationMS, ctx.Err())
+	}
+	failed, ok := parseReport(out.Bytes())
+	if !ok {
+		return v, fmt.Errorf("playwright gave no report (%v): %s", runErr, clip(strings.TrimSpace(stderr.String()+" "+out.String()), 600))
+	}
+	if failed == nil {
+		v.Passed = true
+		return v, nil
+	}
+	v.Error = clip(ansi.ReplaceAllString(failed.msg, ""), 600)
+	v.FailedLine = failed.line
+	if lines := strings.Split(res.File, "\n"); failed.line > 0 && failed.line <= len(lines) {
+		v.FailedCode = strings.TrimSpace(lines[failed.line-1])
+	}
+	return v, nil
+}
+
+var ansi = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+type failure struct {
+	msg  string
+	line int
+}
+
+// report is the part of Playwright's JSON reporter output Verify reads.
+type report struct {
+	Suites []suite `json:"suites"`
+	Errors []struct {
+		Message string `json:"message"`
+	} `json:"errors"`
+}
+
+type suite struct {
+	Suites []suite `json:"suites"`
+	Specs  []struct {
+		OK    bool `json:"ok"`
+		Tests []struct {
+			Results []struct {
+				Status string `json:"status"`
+				Errors []struct {
+					Message  string `json:"message"`
+					Location *struct {
+						File string `json:"file"`
+						Line int    `json:"line"`
+					} `json:"location"`
+				} `json:"errors"`
+			} `json:"results"`
+		} `json:"tests"`
+	} `json:"specs"`
+}
+
+// parseReport finds the first failure in a JSON report: nil when every
+// test passed; ok false when b is no report or holds no test.
+func parseReport(b []byte) (f *failure, ok bool) {
+	var r report
+	if i := bytes.IndexByte(b, '{'); i < 0 || json.Unmarshal(b[i:], &r) != nil {
+		return nil, false
+	}
+	if len(r.Errors) > 0 {
+		return &failure{msg: r.Errors[0].Message}, true
+	}
+	ran := false
+	var walk func(ss []suite) *failure
+	walk = func(ss []suite) *failure {
+		for _, s := range ss {
+			for _, sp := range s.Specs {
+				for _, t := range sp.Tests {
+					for _, res := range t.Results {
+						ran = true
+						if res.Status == "passed" {
+							continue
+						}
+						out := &failure{msg: "test " + res.Status}
+						for _, e := range res.Errors {
+							if e.Location != nil && strings.HasSuffix(e.Location.File, "recorded.spec.ts") {
+								return &failure{msg: e.Message, line: e.Location.Line}
+							}
+							out.msg = e.Message
+						}
+						return out
+					}
+				}
+			}
+			if f := walk(s.Suites); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+	f = walk(r.Suites)
+	return f, ran
+}

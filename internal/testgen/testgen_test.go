@@ -1,0 +1,161 @@
+package testgen
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/capture"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden .spec.ts files")
+
+func act(id uint64, typ, sel string, loc *apitype.Locator, f func(*capture.ActionView)) *capture.ActionView {
+	a := &capture.ActionView{Head: capture.Head{ID: id, TabID: 7}, Type: typ, Selector: sel, Locator: loc}
+	if f != nil {
+		f(a)
+	}
+	return a
+}
+
+func nav(id uint64, typ, to string) *capture.NavView {
+	return &capture.NavView{Head: capture.Head{ID: id, TabID: 7}, Type: typ, To: to}
+}
+
+func req(id uint64, method, u string, status int) *capture.NetworkView {
+	return &capture.NetworkView{Head: capture.Head{ID: id, TabID: 7}, Method: method, URL: u, Status: status, Type: "fetch"}
+}
+
+// login is a form with a password that posts and redirects.
+func login() []capture.View {
+	return []capture.View{
+		nav(1, "load", "http://127.0.0.1:8080/login.html"),
+		act(2, "click", "#user", &apitype.Locator{By: "label", Name: "User name"}, nil),
+		act(3, "input", "#user", &apitype.Locator{By: "label", Name: "User name"}, func(a *capture.ActionView) { a.Value = "ada"; a.Role = "textbox"; a.Name = "User name" }),
+		act(4, "input", "#pw", &apitype.Locator{By: "label", Name: "Password"}, func(a *capture.ActionView) { a.Value = "[redacted]"; a.Name = "Password" }),
+		act(5, "change", "#remember", &apitype.Locator{By: "role", Role: "checkbox", Name: "Remember me"}, func(a *capture.ActionView) { a.Value = "checked" }),
+		act(6, "change", "#plan", &apitype.Locator{By: "label", Name: "Plan"}, func(a *capture.ActionView) { a.Value = "pro"; a.Role = "combobox" }),
+		act(7, "click", "form > button", &apitype.Locator{By: "testid", Attr: "data-testid", Value: "sign-in"}, nil),
+		act(8, "submit", "form", &apitype.Locator{By: "css", Selector: "form"}, nil),
+		req(9, "POST", "http://127.0.0.1:8080/api/audit?t=1", 201),
+		nav(10, "load", "http://127.0.0.1:8080/welcome.html"),
+		act(11, "keydown", "#search", &apitype.Locator{By: "role", Role: "searchbox", Name: "Search"}, func(a *capture.ActionView) { a.Key = "Enter"; a.Modifiers = []string{"Control"} }),
+		act(12, "change", "#avatar", &apitype.Locator{By: "css", Selector: "#avatar"}, func(a *capture.ActionView) { a.Value = "[2 file(s)]" }),
+	}
+}
+
+// crash ends on the error the user reports, after a request that failed.
+func crash() []capture.View {
+	return []capture.View{
+		&capture.ActionView{Head: capture.Head{ID: 20, TabID: 3, PageURL: "http://localhost:5173/"}, Type: "click", Selector: "#add",
+			Locator: &apitype.Locator{By: "role", Role: "button", Name: "Add 'item'"}},
+		req(21, "GET", "http://localhost:5173/api/items", 500),
+		&capture.ErrorView{Head: capture.Head{ID: 22, TabID: 3}, Type: "uncaught", Message: "TypeError: items.map is not a function"},
+		&capture.NavView{Head: capture.Head{ID: 23, TabID: 3}, Type: "pushState", To: "http://localhost:5173/#/list"},
+		&capture.ErrorView{Head: capture.Head{ID: 24, TabID: 3}, Type: "uncaught", Message: "Error: boom"},
+	}
+}
+
+func TestGenerateGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		entries []capture.View
+	}{
+		{"login", login()},
+		{"crash", crash()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Generate(Recording{Name: tc.name, Entries: tc.entries})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", tc.name+".spec.ts")
+			if *update {
+				if err := os.WriteFile(path, []byte(res.File), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.File != string(want) {
+				t.Errorf("got\n%s\nwant\n%s", res.File, want)
+			}
+			lines := strings.Split(res.File, "\n")
+			for _, s := range res.Steps {
+				if got := strings.TrimSpace(lines[s.Line-1]); got != s.Code {
+					t.Errorf("step from %d: line %d is %q, want %q", s.Source, s.Line, got, s.Code)
+				}
+			}
+			for _, a := range res.Assertions {
+				if got := strings.TrimSpace(lines[a.Line-1]); got != a.Code || a.Evidence == "" {
+					t.Errorf("assertion line %d is %q, want %q with evidence (%q)", a.Line, got, a.Code, a.Evidence)
+				}
+			}
+		})
+	}
+}
+
+func TestGenerateFacts(t *testing.T) {
+	res, err := Generate(Recording{Entries: login()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.File, "submit") || strings.Contains(res.File, "requestSubmit") {
+		t.Errorf("a submit the click caused is a step of its own:\n%s", res.File)
+	}
+	if len(res.Secrets) != 1 || res.Secrets[0].Env != "GASOLINE_SECRET_1" || !strings.Contains(res.Secrets[0].Field, "Password") {
+		t.Errorf("got secrets %+v, want GASOLINE_SECRET_1 for the Password field", res.Secrets)
+	}
+	var sources []uint64
+	for _, s := range res.Steps {
+		sources = append(sources, s.Source)
+	}
+	if want := "[1 2 3 4 5 6 7 11 12]"; fmt.Sprint(sources) != want {
+		t.Errorf("got step sources %v, want %s", sources, want)
+	}
+	if _, err := Generate(Recording{Entries: []capture.View{nav(1, "load", "http://x/")}}); err != ErrNoActions {
+		t.Errorf("got %v for a window without actions, want ErrNoActions", err)
+	}
+}
+
+// TestGenerateAgentActions merges the agent's commands into the user's
+// actions by time, with their correlation ids as sources; a ref target is
+// not replayed and says so.
+func TestGenerateAgentActions(t *testing.T) {
+	user := []capture.View{
+		&capture.NavView{Head: capture.Head{ID: 1, TS: 1000}, Type: "load", To: "http://x/"},
+		&capture.ActionView{Head: capture.Head{ID: 2, TS: 2000}, Type: "click", Selector: "#a", Locator: &apitype.Locator{By: "testid", Value: "a"}},
+		&capture.ActionView{Head: capture.Head{ID: 3, TS: 4000}, Type: "click", Selector: "#c", Locator: &apitype.Locator{By: "testid", Value: "c"}},
+	}
+	res, err := Generate(Recording{Entries: user, Agent: []AgentAction{
+		{ID: "fill_1", Action: "fill", TS: 3000, Params: json.RawMessage(`{"target":{"role":"textbox","name":"Email"},"text":"a@b.c"}`)},
+		{ID: "click_2", Action: "click", TS: 3500, Params: json.RawMessage(`{"target":"e12"}`)},
+		{ID: "select_3", Action: "select", TS: 5000, Params: json.RawMessage(`{"selector":"#plan","values":["pro"]}`)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range res.Steps[1:] {
+		got = append(got, fmt.Sprintf("%d%s %s", s.Source, s.Command, s.Code))
+	}
+	want := []string{
+		"2 await page.getByTestId('a').click();",
+		"0fill_1 await page.getByRole('textbox', { name: 'Email', exact: true }).fill('a@b.c');",
+		"3 await page.getByTestId('c').click();",
+		"0select_3 await page.locator('#plan').selectOption('pro');",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got steps\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(strings.Join(res.Notes, " "), "click_2") {
+		t.Errorf("notes %v do not say the ref target was not replayed", res.Notes)
+	}
+}

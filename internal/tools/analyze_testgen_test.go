@@ -1,0 +1,92 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/output"
+	"github.com/gasoline-mcp/gasoline/internal/result"
+	"github.com/rs/zerolog"
+)
+
+// budgetTest is the budget of a typical analyze test answer (a login: six
+// steps, a request, a redirect), in characters of the text an agent reads.
+const budgetTest = 2600
+
+// recordLogin ingests a user's login on tab 7 after an earlier page and a
+// load the login's submit caused, as the extension posts them.
+func recordLogin(t *testing.T, capt *capture.Store) {
+	t.Helper()
+	at := time.Now().Add(-time.Minute)
+	ts := func(ms int) int64 { return at.Add(time.Duration(ms) * time.Millisecond).UnixMilli() }
+	body := fmt.Sprintf(`{"events":[
+		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/old","type":"load","to":"http://x/old"},
+		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/old","type":"click","selector":"a","locator":{"by":"role","role":"link","name":"Old"}},
+		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/login","type":"load","to":"http://x/login"},
+		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/login","type":"input","selector":"#user","name":"User","value":"ada","locator":{"by":"label","name":"User"}},
+		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/login","type":"input","selector":"#pw","name":"Password","value":"[redacted]","locator":{"by":"label","name":"Password"}},
+		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/login","type":"click","selector":"form > button","role":"button","name":"Sign in","locator":{"by":"testid","attr":"data-testid","value":"sign-in"}},
+		{"kind":"network","ts":%d,"tab_id":7,"page_url":"http://x/login","request_id":"1","method":"POST","url":"http://x/api/login","status":200,"resource_type":"fetch","source":"page"},
+		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/home","type":"load","to":"http://x/home"}
+	]}`, ts(0), ts(20000), ts(40000), ts(41000), ts(42000), ts(43000), ts(43100), ts(43500))
+	if _, err := capt.IngestJSON([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAnalyzeTest generates the test of a recorded login through the tool:
+// the window starts at the last load no action caused, the password is an
+// environment variable, and the answer fits its budget.
+func TestAnalyzeTest(t *testing.T) {
+	capt := capture.New(capture.Options{})
+	t.Cleanup(capt.Close)
+	recordLogin(t, capt)
+	e := newEnv(t, func(d *Deps) {
+		d.Capture = capt
+		d.Results = result.NewKeeper(d.Tracker, output.New(output.Options{}), zerolog.Nop())
+	})
+	r := e.call(t, "agent", "analyze", `{"what":"test","tab_id":7}`)
+	if r.IsError {
+		t.Fatalf("got error %s", r.Text)
+	}
+	var v struct {
+		File  string `json:"file"`
+		Since uint64 `json:"since"`
+		Steps []struct {
+			Source uint64 `json:"source"`
+		} `json:"steps"`
+		Assertions []struct {
+			Evidence string `json:"evidence"`
+		} `json:"assertions"`
+		Secrets []struct {
+			Env string `json:"env"`
+		} `json:"secrets"`
+		Verified string `json:"verified"`
+	}
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"page.goto('http://x/login')", "getByLabel('User', { exact: true }).fill('ada')",
+		"fill(process.env.GASOLINE_SECRET_1 ?? '')", "getByTestId('sign-in').click()", "toBe(200)", "toHaveURL('http://x/home')"} {
+		if !strings.Contains(v.File, want) {
+			t.Errorf("the file lacks %s:\n%s", want, v.File)
+		}
+	}
+	if strings.Contains(v.File, "old") || len(v.Steps) != 4 || v.Since != 2 {
+		t.Errorf("got since %d and %d steps, want the window after the load by hand (since 2, 4 steps):\n%s", v.Since, len(v.Steps), v.File)
+	}
+	if len(v.Secrets) != 1 || !strings.Contains(v.Verified, "verify:true") {
+		t.Errorf("got secrets %+v, verified %q", v.Secrets, v.Verified)
+	}
+	check(t, "analyze test (a login)", r.Text, budgetTest)
+	t.Logf("analyze test (a login): ~%d estimated tokens", (len(r.Text)+3)/4)
+
+	none := e.call(t, "agent", "analyze", `{"what":"test","tab_id":9}`)
+	if !none.IsError || !strings.Contains(none.Text, "no recorded action") {
+		t.Errorf("a tab without actions: got %s", none.Text)
+	}
+}
