@@ -231,7 +231,9 @@ func (p *Popup) Pair(ctx context.Context, code string) error {
 	if err := p.click(ctx, "pair"); err != nil {
 		return fmt.Errorf("pressing Pair: %w", err)
 	}
-	return poll(ctx, 15*time.Second, 50*time.Millisecond, "waiting for the popup to show paired", func(ctx context.Context) (bool, error) {
+	// Pairing derives keys with PBKDF2 on both sides: seconds on a busy
+	// 2-core machine (once over 15 s at load 40), so the wait is generous.
+	return poll(ctx, 45*time.Second, 50*time.Millisecond, "waiting for the popup to show paired", func(ctx context.Context) (bool, error) {
 		v, err := p.view(ctx)
 		if err != nil {
 			return false, err
