@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,7 +104,7 @@ func (t *Tools) recordedTest(ctx context.Context, client string, a testArgs) (an
 	}
 	v.Result.File = ""
 	if t.d.Results.Oversize(res.File) {
-		id := fmt.Sprintf("test-%d-%d", tab, *since)
+		id := testHandleID(client, tab, *since)
 		h, err := t.d.Results.Put(client, id, res.File)
 		if err == nil {
 			s := storedViewOf(id, "recorded Playwright test", &result.Stored{Handle: h})
@@ -112,6 +114,15 @@ func (t *Tools) recordedTest(ctx context.Context, client string, a testArgs) (an
 		}
 	}
 	return v, nil
+}
+
+// testHandleID is the output store id of the test generated in tab after
+// since as client asked for it; a short hash of the client's name ends it,
+// so another agent asking the same stores its own copy instead of
+// replacing (and taking) the first one's, as bodyHandleID.
+func testHandleID(client string, tab int64, since uint64) string {
+	sum := sha256.Sum256([]byte(tracker.ClientName(client)))
+	return fmt.Sprintf("test-%d-%d-%s", tab, since, hex.EncodeToString(sum[:4]))
 }
 
 // testTab is tabID, else the tab of the newest action client's reads see.
