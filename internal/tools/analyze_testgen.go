@@ -203,8 +203,10 @@ func (t *Tools) window(f capture.Filter, since uint64) ([]capture.View, error) {
 	return out, nil
 }
 
-// replayed are the interact actions analyze test replays.
-var replayed = map[string]bool{"click": true, "fill": true, "type": true, "select": true, "check": true, "uncheck": true, "key_press": true}
+// replayed are the interact actions analyze test replays (fill_form one
+// step a field), or, drag, names in a note as not replayed.
+var replayed = map[string]bool{"click": true, "fill": true, "type": true, "select": true, "check": true, "uncheck": true, "key_press": true,
+	"fill_form": true, "drag": true}
 
 // agentLog remembers the agent's replayable interact actions with their
 // arguments (the tracker drops a finished command's), for analyze test.
@@ -251,12 +253,13 @@ func (t *Tools) agentActions(client string, tab int64, window []capture.View) []
 		from = window[0].Header().TS
 	}
 	done := map[string]int64{}
+	results := map[string]json.RawMessage{}
 	for _, c := range t.d.Tracker.List(client).Completed {
 		var r struct {
 			TabID int64 `json:"tab_id"`
 		}
 		json.Unmarshal(c.Result, &r)
-		done[c.ID] = r.TabID
+		done[c.ID], results[c.ID] = r.TabID, c.Result
 	}
 	name := tracker.ClientName(client)
 	t.agent.mu.Lock()
@@ -273,7 +276,7 @@ func (t *Tools) agentActions(client string, tab int64, window []capture.View) []
 			continue // failed, still running, or no longer retained
 		}
 		if e.tab == tab {
-			out = append(out, testgen.AgentAction{ID: e.id, Action: e.action, Params: e.params, TS: e.created.UnixMilli()})
+			out = append(out, testgen.AgentAction{ID: e.id, Action: e.action, Params: e.params, TS: e.created.UnixMilli(), Result: results[e.id]})
 		}
 	}
 	return out
