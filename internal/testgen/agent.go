@@ -146,10 +146,7 @@ func agentSteps(a AgentAction, notes *[]string) []AgentAction {
 		} `json:"fields"`
 	}
 	var r struct {
-		Fields []struct {
-			Checked  *bool           `json:"checked"`
-			Selected json.RawMessage `json:"selected"`
-		} `json:"fields"`
+		Fields []json.RawMessage `json:"fields"`
 	}
 	if json.Unmarshal(a.Params, &p) != nil || json.Unmarshal(a.Result, &r) != nil || len(r.Fields) != len(p.Fields) {
 		*notes = append(*notes, fmt.Sprintf("agent command %s (fill_form) not replayed: its result does not say what each field was; fill them in the test by hand", a.ID))
@@ -157,10 +154,17 @@ func agentSteps(a AgentAction, notes *[]string) []AgentAction {
 	}
 	var out []AgentAction
 	for i, f := range p.Fields {
-		step := AgentAction{ID: a.ID, TS: a.TS}
+		// A field's result is as its single action's would be (a secret
+		// field's says secret), so it stands as the step's.
+		step := AgentAction{ID: a.ID, TS: a.TS, Result: r.Fields[i]}
+		var got struct {
+			Checked  *bool           `json:"checked"`
+			Selected json.RawMessage `json:"selected"`
+		}
+		json.Unmarshal(r.Fields[i], &got)
 		var text string
 		var params any
-		switch got := r.Fields[i]; {
+		switch {
 		case got.Checked != nil && *got.Checked:
 			step.Action, params = "check", map[string]any{"target": f.Target}
 		case got.Checked != nil:
