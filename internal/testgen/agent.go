@@ -19,6 +19,9 @@ type AgentAction struct {
 	Action string          // click, fill, type, select, check, uncheck, key_press
 	Params json.RawMessage // its arguments as the extension got them
 	TS     int64           // ms since the epoch, when it was created
+	// Result is what the command answered; fill_form's says which kind
+	// of control each field was (checked, selected, or filled).
+	Result json.RawMessage
 }
 
 // agentParams are the arguments of interact's DOM actions Generate reads.
@@ -104,19 +107,80 @@ func mergeAgent(es []capture.View, agent []AgentAction, notes *[]string) ([]capt
 	from := map[*capture.ActionView]string{}
 	out := slices.Clone(es)
 	for _, a := range agent {
-		v, note, ok := agentView(a)
-		if note != "" {
-			*notes = append(*notes, note)
+		for _, a := range agentSteps(a, notes) {
+			v, note, ok := agentView(a)
+			if note != "" {
+				*notes = append(*notes, note)
+			}
+			if !ok {
+				continue
+			}
+			from[v] = a.ID
+			i := slices.IndexFunc(out, func(e capture.View) bool { return e.Header().TS > a.TS })
+			if i < 0 {
+				i = len(out)
+			}
+			out = slices.Insert(out, i, capture.View(v))
 		}
-		if !ok {
-			continue
-		}
-		from[v] = a.ID
-		i := slices.IndexFunc(out, func(e capture.View) bool { return e.Header().TS > a.TS })
-		if i < 0 {
-			i = len(out)
-		}
-		out = slices.Insert(out, i, capture.View(v))
 	}
 	return out, from
+}
+
+// agentSteps splits a into the single actions agentView replays: a
+// fill_form into one fill, check, uncheck or select a field, by the kind
+// of control its result says the field was; a drag into none, with a
+// note, as a fill_form whose result does not say.
+func agentSteps(a AgentAction, notes *[]string) []AgentAction {
+	switch a.Action {
+	case "drag":
+		*notes = append(*notes, fmt.Sprintf("agent command %s (drag) not replayed: add the drag to the test by hand", a.ID))
+		return nil
+	case "fill_form":
+	default:
+		return []AgentAction{a}
+	}
+	var p struct {
+		Fields []struct {
+			Target json.RawMessage `json:"target"`
+			Value  json.RawMessage `json:"value"`
+		} `json:"fields"`
+	}
+	var r struct {
+		Fields []json.RawMessage `json:"fields"`
+	}
+	if json.Unmarshal(a.Params, &p) != nil || json.Unmarshal(a.Result, &r) != nil || len(r.Fields) != len(p.Fields) {
+		*notes = append(*notes, fmt.Sprintf("agent command %s (fill_form) not replayed: its result does not say what each field was; fill them in the test by hand", a.ID))
+		return nil
+	}
+	var out []AgentAction
+	for i, f := range p.Fields {
+		// A field's result is as its single action's would be (a secret
+		// field's says secret), so it stands as the step's.
+		step := AgentAction{ID: a.ID, TS: a.TS, Result: r.Fields[i]}
+		var got struct {
+			Checked  *bool           `json:"checked"`
+			Selected json.RawMessage `json:"selected"`
+		}
+		json.Unmarshal(r.Fields[i], &got)
+		var text string
+		var params any
+		switch {
+		case got.Checked != nil && *got.Checked:
+			step.Action, params = "check", map[string]any{"target": f.Target}
+		case got.Checked != nil:
+			step.Action, params = "uncheck", map[string]any{"target": f.Target}
+		case len(got.Selected) > 0 || json.Unmarshal(f.Value, &text) != nil:
+			var values []string
+			if json.Unmarshal(f.Value, &values) != nil {
+				json.Unmarshal(f.Value, &text)
+				values = []string{text}
+			}
+			step.Action, params = "select", map[string]any{"target": f.Target, "values": values}
+		default:
+			step.Action, params = "fill", map[string]any{"target": f.Target, "text": text}
+		}
+		step.Params, _ = json.Marshal(params)
+		out = append(out, step)
+	}
+	return out
 }

@@ -101,10 +101,7 @@ func (r Runner) Verify(ctx context.Context, res Result, env []string) (Verdict, 
 	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
 		return Verdict{}, fmt.Errorf("linking node_modules: %w", err)
 	}
-	launch := ""
-	if b := r.browser(); b != "" {
-		launch = fmt.Sprintf("launchOptions: { executablePath: %s, args: ['--no-sandbox'] }, ", q(b))
-	}
+	launch := launchOptions(r.browser(), os.Geteuid() == 0)
 	config := "import { defineConfig } from '@playwright/test';\n" +
 		"export default defineConfig({ testDir: '.', retries: 0, workers: 1, timeout: 30000, " +
 		"expect: { timeout: 5000 }, use: { headless: true, " + launch + "actionTimeout: 5000, navigationTimeout: 10000 } });\n"
@@ -215,4 +212,19 @@ func parseReport(b []byte) (f *failure, ok bool) {
 	}
 	f = walk(r.Suites)
 	return f, ran
+}
+
+// launchOptions is the config's launchOptions for browser (none for
+// Playwright's own). Chromium refuses to start as root with its sandbox,
+// so only then does it get --no-sandbox; as any other user the test runs
+// sandboxed, as a browser should.
+func launchOptions(browser string, root bool) string {
+	if browser == "" {
+		return ""
+	}
+	args := ""
+	if root {
+		args = ", args: ['--no-sandbox']"
+	}
+	return fmt.Sprintf("launchOptions: { executablePath: %s%s }, ", q(browser), args)
 }

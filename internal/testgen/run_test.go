@@ -86,3 +86,17 @@ func TestVerifyWithoutRunner(t *testing.T) {
 		t.Errorf("got %v, want ErrNoRunner", err)
 	}
 }
+
+// TestLaunchOptions: the browser gets --no-sandbox only as root, where
+// Chromium will not start with its sandbox.
+func TestLaunchOptions(t *testing.T) {
+	if got := launchOptions("", true); got != "" {
+		t.Errorf("no browser: got %q, want none", got)
+	}
+	if got := launchOptions("/usr/bin/chromium", false); strings.Contains(got, "no-sandbox") || !strings.Contains(got, "/usr/bin/chromium") {
+		t.Errorf("not root: got %q, want the browser, sandboxed", got)
+	}
+	if got := launchOptions("/usr/bin/chromium", true); !strings.Contains(got, "'--no-sandbox'") {
+		t.Errorf("root: got %q, want --no-sandbox", got)
+	}
+}

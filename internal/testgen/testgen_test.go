@@ -159,3 +159,39 @@ func TestGenerateAgentActions(t *testing.T) {
 		t.Errorf("notes %v do not say the ref target was not replayed", res.Notes)
 	}
 }
+
+// TestGenerateAgentFillForm replays an agent's fill_form as one step a
+// field, by the control its result says each was; a drag, and a fill_form
+// whose result does not say, are named in a note as not replayed.
+func TestGenerateAgentFillForm(t *testing.T) {
+	user := []capture.View{&capture.NavView{Head: capture.Head{ID: 1, TS: 1000}, Type: "load", To: "http://x/"}}
+	res, err := Generate(Recording{Entries: user, Agent: []AgentAction{
+		{ID: "form_1", Action: "fill_form", TS: 2000,
+			Params: json.RawMessage(`{"fields":[{"target":"#name","value":"Ada"},{"target":{"role":"checkbox","name":"Terms"},"value":true},{"target":"#plan","value":"pro"},{"target":"#news","value":"unchecked"}]}`),
+			Result: json.RawMessage(`{"tab_id":7,"fields":[{"role":"textbox","value":"Ada"},{"role":"checkbox","checked":true},{"role":"combobox","selected":["pro"]},{"role":"checkbox","checked":false}]}`)},
+		{ID: "drag_2", Action: "drag", TS: 3000, Params: json.RawMessage(`{"target":"#a","to":"#b"}`)},
+		{ID: "form_3", Action: "fill_form", TS: 4000, Params: json.RawMessage(`{"fields":[{"target":"#x","value":"y"}]}`)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range res.Steps[1:] {
+		got = append(got, s.Command+" "+s.Code)
+	}
+	want := []string{
+		"form_1 await page.locator('#name').fill('Ada');",
+		"form_1 await page.getByRole('checkbox', { name: 'Terms', exact: true }).check();",
+		"form_1 await page.locator('#plan').selectOption('pro');",
+		"form_1 await page.locator('#news').uncheck();",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got steps\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	notes := strings.Join(res.Notes, "\n")
+	for _, id := range []string{"drag_2 (drag) not replayed", "form_3 (fill_form) not replayed"} {
+		if !strings.Contains(notes, id) {
+			t.Errorf("notes %q do not say %s", notes, id)
+		}
+	}
+}

@@ -31,17 +31,22 @@ func pageModes() []action {
 	d := browser[domArgs]("dom", "dom", "outline with refs (max_tokens 3000)")
 	d.present = (*Tools).presentDOM
 	s := browser[summaryArgs]("page_summary", "dom", "headings, forms, counts, text")
-	for _, a := range []*action{&d, &s} {
-		a.Tool, a.Idempotent = "analyze", true
-		for i, f := range a.fields {
-			// interact describes these, with their bounds (still enforced here).
-			if f.name == "tab_id" || f.name == "timeout_ms" || f.name == "wait_ms" {
-				a.fields[i] = bare(a.fields[i : i+1])[0]
-				a.fields[i].min, a.fields[i].max = nil, nil
-			}
+	asAnalyze(&d)
+	asAnalyze(&s)
+	return []action{d, s}
+}
+
+// asAnalyze makes a, a browser action, an idempotent mode of analyze
+// whose schema leaves tab_id, timeout_ms and wait_ms undescribed:
+// interact describes them, with their bounds (still enforced here).
+func asAnalyze(a *action) {
+	a.Tool, a.Idempotent = "analyze", true
+	for i, f := range a.fields {
+		if f.name == "tab_id" || f.name == "timeout_ms" || f.name == "wait_ms" {
+			a.fields[i] = bare(a.fields[i : i+1])[0]
+			a.fields[i].min, a.fields[i].max = nil, nil
 		}
 	}
-	return []action{d, s}
 }
 
 // DefaultDOMTokens is analyze dom's default budget in estimated tokens.

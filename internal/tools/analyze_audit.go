@@ -17,18 +17,11 @@ import (
 // outline refs; internal/audit shapes them.
 func auditModes() []action {
 	a := browser[auditArgs]("accessibility", "audit", "axe failures by rule; or SARIF")
-	a.Tool, a.Idempotent = "analyze", true
+	asAnalyze(&a)
 	a.present = (*Tools).presentAudit
 	run := a.run
 	a.run = func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error) {
 		return run(t, ctx, act, client, withDefaultTimeout(raw, auditTimeoutMS))
-	}
-	for i, f := range a.fields {
-		// interact describes these, with their bounds (still enforced here).
-		if f.name == "tab_id" || f.name == "timeout_ms" || f.name == "wait_ms" {
-			a.fields[i] = bare(a.fields[i : i+1])[0]
-			a.fields[i].min, a.fields[i].max = nil, nil
-		}
 	}
 	return []action{a}
 }

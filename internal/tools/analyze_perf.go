@@ -16,14 +16,7 @@ import (
 func perfModes() []action {
 	p := browser[summaryArgs]("performance", "perf", "what made the page slow, biggest first")
 	p.present = (*Tools).presentPerf
-	p.Tool, p.Idempotent = "analyze", true
-	for i, f := range p.fields {
-		// interact describes these, with their bounds (still enforced here).
-		if f.name == "tab_id" || f.name == "timeout_ms" || f.name == "wait_ms" {
-			p.fields[i] = bare(p.fields[i : i+1])[0]
-			p.fields[i].min, p.fields[i].max = nil, nil
-		}
-	}
+	asAnalyze(&p)
 	return []action{p}
 }
 

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,9 +89,7 @@ func (t *Tools) recordedTest(ctx context.Context, client string, a testArgs) (an
 		verdict, err := testgen.Runner{}.Verify(vctx, res, nil)
 		cancel()
 		switch {
-		case errors.Is(err, testgen.ErrNoRunner):
-			v.Verified = "could not verify: " + err.Error()
-		case err != nil:
+		case err != nil: // testgen.ErrNoRunner among others
 			v.Verified = "could not verify: " + err.Error()
 		case verdict.Passed:
 			v.Verdict, v.Verified = &verdict, "passed"
@@ -102,7 +102,7 @@ func (t *Tools) recordedTest(ctx context.Context, client string, a testArgs) (an
 	}
 	v.Result.File = ""
 	if t.d.Results.Oversize(res.File) {
-		id := fmt.Sprintf("test-%d-%d", tab, *since)
+		id := testHandleID(client, tab, *since)
 		h, err := t.d.Results.Put(client, id, res.File)
 		if err == nil {
 			s := storedViewOf(id, "recorded Playwright test", &result.Stored{Handle: h})
@@ -112,6 +112,15 @@ func (t *Tools) recordedTest(ctx context.Context, client string, a testArgs) (an
 		}
 	}
 	return v, nil
+}
+
+// testHandleID is the output store id of the test generated in tab after
+// since as client asked for it; a short hash of the client's name ends it,
+// so another agent asking the same stores its own copy instead of
+// replacing (and taking) the first one's, as bodyHandleID.
+func testHandleID(client string, tab int64, since uint64) string {
+	sum := sha256.Sum256([]byte(tracker.ClientName(client)))
+	return fmt.Sprintf("test-%d-%d-%s", tab, since, hex.EncodeToString(sum[:4]))
 }
 
 // testTab is tabID, else the tab of the newest action client's reads see.
@@ -194,8 +203,10 @@ func (t *Tools) window(f capture.Filter, since uint64) ([]capture.View, error) {
 	return out, nil
 }
 
-// replayed are the interact actions analyze test replays.
-var replayed = map[string]bool{"click": true, "fill": true, "type": true, "select": true, "check": true, "uncheck": true, "key_press": true}
+// replayed are the interact actions analyze test replays (fill_form one
+// step a field), or, drag, names in a note as not replayed.
+var replayed = map[string]bool{"click": true, "fill": true, "type": true, "select": true, "check": true, "uncheck": true, "key_press": true,
+	"fill_form": true, "drag": true}
 
 // agentLog remembers the agent's replayable interact actions with their
 // arguments (the tracker drops a finished command's), for analyze test.
@@ -242,12 +253,13 @@ func (t *Tools) agentActions(client string, tab int64, window []capture.View) []
 		from = window[0].Header().TS
 	}
 	done := map[string]int64{}
+	results := map[string]json.RawMessage{}
 	for _, c := range t.d.Tracker.List(client).Completed {
 		var r struct {
 			TabID int64 `json:"tab_id"`
 		}
 		json.Unmarshal(c.Result, &r)
-		done[c.ID] = r.TabID
+		done[c.ID], results[c.ID] = r.TabID, c.Result
 	}
 	name := tracker.ClientName(client)
 	t.agent.mu.Lock()
@@ -264,7 +276,7 @@ func (t *Tools) agentActions(client string, tab int64, window []capture.View) []
 			continue // failed, still running, or no longer retained
 		}
 		if e.tab == tab {
-			out = append(out, testgen.AgentAction{ID: e.id, Action: e.action, Params: e.params, TS: e.created.UnixMilli()})
+			out = append(out, testgen.AgentAction{ID: e.id, Action: e.action, Params: e.params, TS: e.created.UnixMilli(), Result: results[e.id]})
 		}
 	}
 	return out

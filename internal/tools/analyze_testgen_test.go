@@ -90,3 +90,15 @@ func TestAnalyzeTest(t *testing.T) {
 		t.Errorf("a tab without actions: got %s", none.Text)
 	}
 }
+
+// TestTestHandleID: two agents generating a test of the same tab and window
+// store it under two ids, so neither replaces nor takes the other's.
+func TestTestHandleID(t *testing.T) {
+	a, b := testHandleID("agent-a", 7, 3), testHandleID("agent-b", 7, 3)
+	if a == b {
+		t.Errorf("two clients share the stored test id %s", a)
+	}
+	if a != testHandleID("agent-a", 7, 3) || !strings.HasPrefix(a, "test-7-3-") {
+		t.Errorf("id %s is not stable, or does not name tab and cursor", a)
+	}
+}

@@ -35,12 +35,17 @@ func newFence() fence {
 // pageMembers are the top-level result members whose values come from the
 // page: an action's or a read's result (values, text, outlines, summaries,
 // annotations with their notes), capture entries (logs, errors, network,
-// actions), stored output read back, titles, and the effects an action had.
+// actions), stored output read back, titles, the effects an action had,
+// WebSocket connections (the page's URL, a close's reason) and analyze
+// test's generated test (locators name the page's elements; notes, steps
+// and the verdict quote its URLs, errors and Playwright's output).
 // "error" counts when it is a string: a command's error quotes what the
 // page threw; so do the command lists (listMembers) when an entry has one.
 var pageMembers = map[string]bool{
 	"result": true, "entries": true, "entry": true, "outline": true, "title": true,
 	"content": true, "text": true, "snippets": true, "effects": true,
+	"connections": true, "connection": true,
+	"file": true, "start_url": true, "steps": true, "assertions": true, "secrets": true, "notes": true, "verdict": true,
 }
 
 // listMembers are the lists of commands (observe pending_commands,
