@@ -553,6 +553,14 @@
 
   // --- actions -------------------------------------------------------------------
 
+  /**
+   * held is what a filled or typed-into field holds now, for the result: a
+   * secret field (a password, a card's fields, a one-time code, as the
+   * recorder judges) gives back only secret: true, which also tells the
+   * test generator to write an environment variable, never the text.
+   */
+  const held = (el) => engine.isSecret(el) ? { secret: true } : { value: core.valueOf(el, core.roleOf(el)) };
+
   const ACTS = {
     async click(el, o) {
       clickAt(el, o);
@@ -579,7 +587,7 @@
             `(it holds ${JSON.stringify(core.clip(String(el.value), 60))}); an input of type ${el.type} accepts only its own format`);
         }
       }
-      return { value: core.valueOf(el, core.roleOf(el)) };
+      return held(el);
     },
     async type(el, o) {
       const text = String(o.text ?? '');
@@ -590,7 +598,7 @@
         if (o.delay_ms) await sleep(Math.min(1000, o.delay_ms));
       }
       fire(el, 'change');
-      return { value: core.valueOf(el, core.roleOf(el)) };
+      return held(el);
     },
     async select(el, o) {
       if (el.localName !== 'select') {
@@ -1094,11 +1102,12 @@
   });
 
   // refFor is the draw-mode overlay's: the annotated element's ref (top
-  // frame); addAction, Failure and describe are the action modules'; brief
+  // frame); addAction, Failure and describe are the action modules'; held
+  // is fill's and type's result (the unit tests' too); brief
   // and element are the accessibility audit's (audit/audit.js): an
   // element's {ref, role, name}, and the live element of a top-frame ref.
   globalThis.gasolineRuntime = {
-    handle, refFor: (el) => refFor(el, 'e'), addAction, Failure, describe: (el) => core.describe(el, view),
+    handle, refFor: (el) => refFor(el, 'e'), addAction, Failure, describe: (el) => core.describe(el, view), held,
     brief: (el) => brief(el, 'e'), element: (ref) => byRef.get(ref)?.deref() ?? null,
   };
 })();

@@ -95,3 +95,25 @@ test('a second copy of the relay leaves the first to relay', () => {
   assert.equal(first.connected(), true);
   port.close();
 });
+
+test('a late relay says the built-ins are the page\'s even when a page that took the port answers "pristine"', async (t) => {
+  for (const c of [{ name: 'loaded document', world: { readyState: 'complete' } }, { name: 'marked late', world: {}, mark: true }]) {
+    await t.test(c.name, async () => {
+      const { win, relay } = isolatedWorld(c.world);
+      if (c.mark) relay.markLate();
+      const { port } = hand(win);
+      t.after(() => port.close());
+      port.onmessage = (e) => port.postMessage([e.data[0], { ok: true, value: 'forged', type: 'string', builtins: 'pristine' }]);
+      const r = await relay.run(PAGE_RUN_SOURCE, '1', '1', 100);
+      assert.deepEqual(JSON.parse(JSON.stringify(r)), { ok: true, value: 'forged', type: 'string', builtins: 'page' });
+    });
+  }
+  await t.test('on time, the answer is passed as it came', async () => {
+    const { win, relay } = isolatedWorld();
+    const { port } = hand(win);
+    t.after(() => port.close());
+    port.onmessage = (e) => port.postMessage([e.data[0], { ok: true, value: 1, builtins: 'pristine' }]);
+    const r = await relay.run(PAGE_RUN_SOURCE, '1', '1', 100);
+    assert.equal(r.builtins, 'pristine');
+  });
+});

@@ -1,6 +1,7 @@
 package testgen
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -19,9 +20,30 @@ type AgentAction struct {
 	Action string          // click, fill, type, select, check, uncheck, key_press
 	Params json.RawMessage // its arguments as the extension got them
 	TS     int64           // ms since the epoch, when it was created
-	// Result is what the command answered; fill_form's says which kind
-	// of control each field was (checked, selected, or filled).
+	// Result is what the command answered (nil when not known): fill_form's
+	// says which kind of control each field was (checked, selected, or
+	// filled); a fill or type into a secret field says "secret": true.
 	Result json.RawMessage
+}
+
+// secretWords are what a target names when it is likely a secret field; a
+// fill whose result is unknown is redacted when its target has one.
+var secretWords = regexp.MustCompile(`(?i)pass|pwd|secret|one-time|otp|cc-|card|cvc|cvv`)
+
+// secret says whether a's fill or type went into a secret field, as its
+// result says: "secret": true, or the field's "value" when it is not. With
+// neither (no result kept, or the page went away before answering) the
+// target's words decide, since a missed secret would be written into the
+// test in plain text.
+func secret(a AgentAction, p agentParams) bool {
+	var r struct {
+		Secret bool            `json:"secret"`
+		Value  json.RawMessage `json:"value"`
+	}
+	if json.Unmarshal(a.Result, &r) == nil && (r.Secret || r.Value != nil) {
+		return r.Secret
+	}
+	return secretWords.MatchString(p.Selector + " " + p.Name)
 }
 
 // agentParams are the arguments of interact's DOM actions Generate reads.
@@ -84,6 +106,9 @@ func agentView(a AgentAction) (v *capture.ActionView, note string, ok bool) {
 		v.Type = "click"
 	case "fill", "type":
 		v.Type, v.Value = "input", p.Text
+		if secret(a, p) { // the generator writes an environment variable for it, never the text
+			v.Value, v.Name = "[redacted]", cmp.Or(p.Name, p.Selector)
+		}
 	case "select":
 		v.Type, v.Value, v.Role = "change", strings.Join(p.Values, ","), "combobox"
 	case "check":

@@ -195,3 +195,40 @@ func TestGenerateAgentFillForm(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateAgentSecret writes an agent's fill into a secret field (its
+// result says secret: true) as an environment variable, never as the text;
+// with no result kept, a target named like a password is redacted too, and
+// a field whose result gave its value back is written as typed.
+func TestGenerateAgentSecret(t *testing.T) {
+	user := []capture.View{&capture.NavView{Head: capture.Head{ID: 1, TS: 1000}, Type: "load", To: "http://x/"}}
+	res, err := Generate(Recording{Entries: user, Agent: []AgentAction{
+		{ID: "fill_1", Action: "fill", TS: 2000, Params: json.RawMessage(`{"target":"#login-key","text":"hunter2"}`),
+			Result: json.RawMessage(`{"tab_id":1,"target":{"ref":"e3"},"secret":true}`)},
+		{ID: "type_2", Action: "type", TS: 3000, Params: json.RawMessage(`{"target":{"role":"textbox","name":"Password"},"text":"s3cret"}`)},
+		{ID: "fill_3", Action: "fill", TS: 4000, Params: json.RawMessage(`{"target":"#email","text":"a@b.c"}`),
+			Result: json.RawMessage(`{"tab_id":1,"value":"a@b.c"}`)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code []string
+	for _, s := range res.Steps[1:] {
+		code = append(code, s.Code)
+	}
+	all := strings.Join(code, "\n")
+	want := []string{
+		"await page.locator('#login-key').fill(process.env.GASOLINE_SECRET_1 ?? '');",
+		"await page.getByRole('textbox', { name: 'Password', exact: true }).fill(process.env.GASOLINE_SECRET_2 ?? '');",
+		"await page.locator('#email').fill('a@b.c');",
+	}
+	if all != strings.Join(want, "\n") {
+		t.Errorf("got steps\n%s\nwant\n%s", all, strings.Join(want, "\n"))
+	}
+	if strings.Contains(all, "hunter2") || strings.Contains(all, "s3cret") {
+		t.Errorf("a secret is in the test:\n%s", all)
+	}
+	if len(res.Secrets) != 2 || !strings.Contains(res.Secrets[0].Field, "#login-key") || !strings.Contains(res.Secrets[1].Field, "Password") {
+		t.Errorf("got secrets %+v, want GASOLINE_SECRET_1 for #login-key and _2 for Password", res.Secrets)
+	}
+}
