@@ -65,6 +65,15 @@ type Recording struct {
 // ErrNoActions is returned by Generate for a window without actions.
 var ErrNoActions = fmt.Errorf("no recorded actions in the window")
 
+// causeRank orders entries of one millisecond: actions first, since what
+// followed them may be their doing.
+func causeRank(v capture.View) int {
+	if _, ok := v.(*capture.ActionView); ok {
+		return 0
+	}
+	return 1
+}
+
 // maxResponses is how many requests an action's step waits for.
 const maxResponses = 3
 
@@ -73,10 +82,14 @@ const maxResponses = 3
 func Generate(r Recording) (Result, error) {
 	g := &gen{}
 	// Entries are in arrival order; a page's request can arrive before the
-	// action that caused it (they come from different worlds), so order
-	// them by when they happened.
+	// action that caused it (they come from different worlds, and the
+	// recorder hands an action over when the page is idle), so order them
+	// by when they happened, and within one millisecond an action before
+	// what it may have caused.
 	es := slices.Clone(r.Entries)
-	slices.SortStableFunc(es, func(a, b capture.View) int { return cmp.Compare(a.Header().TS, b.Header().TS) })
+	slices.SortStableFunc(es, func(a, b capture.View) int {
+		return cmp.Or(cmp.Compare(a.Header().TS, b.Header().TS), cmp.Compare(causeRank(a), causeRank(b)))
+	})
 	es, from := mergeAgent(es, r.Agent, &g.res.Notes)
 	g.agent = from
 	g.plan(es)

@@ -16,7 +16,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden .spec.ts files")
 
 func act(id uint64, typ, sel string, loc *apitype.Locator, f func(*capture.ActionView)) *capture.ActionView {
-	a := &capture.ActionView{Head: capture.Head{ID: id, TabID: 7}, Type: typ, Selector: sel, Locator: loc}
+	a := &capture.ActionView{Head: capture.Head{ID: id, TabID: 7, TS: tsOf(id)}, Type: typ, Selector: sel, Locator: loc}
 	if f != nil {
 		f(a)
 	}
@@ -24,12 +24,16 @@ func act(id uint64, typ, sel string, loc *apitype.Locator, f func(*capture.Actio
 }
 
 func nav(id uint64, typ, to string) *capture.NavView {
-	return &capture.NavView{Head: capture.Head{ID: id, TabID: 7}, Type: typ, To: to}
+	return &capture.NavView{Head: capture.Head{ID: id, TabID: 7, TS: tsOf(id)}, Type: typ, To: to}
 }
 
 func req(id uint64, method, u string, status int) *capture.NetworkView {
-	return &capture.NetworkView{Head: capture.Head{ID: id, TabID: 7}, Method: method, URL: u, Status: status, Type: "fetch"}
+	return &capture.NetworkView{Head: capture.Head{ID: id, TabID: 7, TS: tsOf(id)}, Method: method, URL: u, Status: status, Type: "fetch"}
 }
+
+// tsOf gives the entries of a recording the times they happened in, in
+// their order: 10 ms apart.
+func tsOf(id uint64) int64 { return int64(id) * 10 }
 
 // login is a form with a password that posts and redirects.
 func login() []capture.View {
@@ -230,5 +234,38 @@ func TestGenerateAgentSecret(t *testing.T) {
 	}
 	if len(res.Secrets) != 2 || !strings.Contains(res.Secrets[0].Field, "#login-key") || !strings.Contains(res.Secrets[1].Field, "Password") {
 		t.Errorf("got secrets %+v, want GASOLINE_SECRET_1 for #login-key and _2 for Password", res.Secrets)
+	}
+}
+
+// TestGenerateRequestBeforeItsClick: the recorder hands a click over when
+// the page is idle, so the request its handler made can arrive first, in
+// the same millisecond; the request is still the click's, not the step's
+// before.
+func TestGenerateRequestBeforeItsClick(t *testing.T) {
+	at := func(ms int64, v capture.View) capture.View {
+		switch e := v.(type) {
+		case *capture.ActionView:
+			e.TS = ms
+		case *capture.NetworkView:
+			e.TS = ms
+		case *capture.NavView:
+			e.TS = ms
+		}
+		return v
+	}
+	res, err := Generate(Recording{Entries: []capture.View{
+		at(1000, nav(1, "load", "http://x/home.html")),
+		at(2000, act(2, "click", "#other", &apitype.Locator{By: "role", Role: "button", Name: "Other"}, nil)),
+		at(3000, req(4, "GET", "http://x/api/orders", 200)), // arrived before its click
+		at(3000, act(3, "click", "#load", &apitype.Locator{By: "role", Role: "button", Name: "Load orders"}, nil)),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := strings.Index(res.File, "name: 'Other'")
+	wait := strings.Index(res.File, "waitForResponse")
+	load := strings.Index(res.File, "name: 'Load orders'")
+	if other < 0 || !(other < wait && wait < load) {
+		t.Fatalf("the orders request is not waited for with the Load orders click (between the Other click and it):\n%s", res.File)
 	}
 }
