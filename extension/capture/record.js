@@ -5,9 +5,7 @@
 // element with the DOM engine (role, accessible name, CSS path and the
 // engine's stable locator, which interact can replay) and hands one record
 // per action to the relay (globalThis.gasolineRecord), which sends it to
-// the worker like the page script's records. The locator's uniqueness
-// check waits for an idle moment (see action): the user's input pays only
-// for reading the element.
+// the worker like the page script's records.
 //
 // Only trusted events count: an agent's actions are dispatched by the
 // runtime (untrusted) or by CDP Input (trusted, and recorded like the
@@ -42,14 +40,14 @@
     secretFields.push(el);
   }
 
-  /** scrub cuts the remembered secret values (3 characters or more) out of every string of rec and facts. */
-  function scrub(rec, facts) {
+  /** scrub cuts the remembered secret values (3 characters or more) out of every string of rec. */
+  function scrub(rec) {
     const secrets = secretFields.map((f) => f.value).filter((v) => typeof v === 'string' && v.length >= 3);
     if (!secrets.length) return;
     const cut = (s) => secrets.reduce((acc, v) => acc.replaceAll(v, '[redacted]'), s);
-    for (const k of Object.keys(rec)) if (typeof rec[k] === 'string' && k !== 'kind' && k !== 'type') rec[k] = cut(rec[k]);
-    for (const k of ['name', 'label', 'selector']) facts[k] = cut(facts[k]);
-    facts.testIds = facts.testIds.map(([a, v]) => [a, cut(v)]);
+    for (const o of [rec, rec.locator]) {
+      for (const k of Object.keys(o)) if (typeof o[k] === 'string' && k !== 'kind' && k !== 'type' && k !== 'by') o[k] = cut(o[k]);
+    }
   }
 
   // --- records ---------------------------------------------------------------------
@@ -89,71 +87,21 @@
     return m.length ? m : undefined;
   }
 
-  // What the user acted on is read at once (the page's handlers may change
-  // it right after): role, name, text, value, test ids, label and CSS path.
-  // Whether a locator finds the element alone needs the whole document, which
-  // costs milliseconds on a big page: that waits for an idle moment (at most
-  // IDLE_MS), so the user's input never pays it. Records leave in the order
-  // of the actions; a same-document navigation and the page going away
-  // (pagehide, hidden) finish them at once, so they stay before the
-  // navigation's record and a click or submit that navigates is not lost.
-  const IDLE_MS = 1000;
-  const pending = []; // {rec, el, facts}, oldest first
-  let drainScheduled = false;
-
   /** action records one action of type on el; extra's defined fields are added. */
   function action(type, el, extra) {
     if (type !== 'input') flushInput();
-    const facts = engine.locatorFacts(el, view);
-    const rec = { kind: 'action', ts: Date.now(), type, selector: facts.selector };
-    if (facts.role) rec.role = facts.role;
-    const name = line(facts.name, LIMITS.name);
+    const role = engine.roleOf(el);
+    const rec = { kind: 'action', ts: Date.now(), type, selector: engine.cssOf(el), locator: engine.locatorOf(el, view) };
+    if (role) rec.role = role;
+    const name = line(engine.nameOf(el, view, role), LIMITS.name);
     if (name) rec.name = name;
     if ((type === 'click' || type === 'dblclick' || type === 'submit') && !['input', 'textarea', 'select'].includes(el.localName) && !engine.isSecret(el)) {
       const text = line(el.textContent, LIMITS.text);
       if (text) rec.text = text;
     }
     for (const [k, v] of Object.entries(extra || {})) if (v !== undefined) rec[k] = v;
-    scrub(rec, facts);
-    pending.push({ rec, el, facts });
-    scheduleDrain();
-  }
-
-  function scheduleDrain() {
-    if (drainScheduled) return;
-    drainScheduled = true;
-    if (typeof requestIdleCallback === 'function') requestIdleCallback(drain, { timeout: IDLE_MS });
-    else setTimeout(drain, 0);
-  }
-
-  /**
-   * drain gives the pending records their locators and hands them to the
-   * relay, oldest first, while the idle period lasts (all of them without
-   * a deadline, or when the idle wait timed out).
-   */
-  function drain(deadline) {
-    drainScheduled = false;
-    while (pending.length) {
-      if (deadline && !deadline.didTimeout && deadline.timeRemaining() <= 0) break;
-      const { rec, el, facts } = pending.shift();
-      try {
-        rec.locator = engine.locatorFrom(el, facts, view);
-      } catch {
-        rec.locator = { by: 'css', selector: facts.selector }; // recording must never break the page
-      }
-      try {
-        record(rec);
-      } catch {
-        // the relay is gone (the extension reloaded): nothing to hand it to
-      }
-    }
-    if (pending.length) scheduleDrain();
-  }
-
-  /** finish records everything now: the typing pause, then every pending record. */
-  function finish() {
-    flushInput();
-    drain(null);
+    scrub(rec);
+    record(rec);
   }
 
   // Typing fires an input event per key; one record per field per pause
@@ -205,17 +153,8 @@
       }
     }, { capture: true, passive: true });
   }
-  // The page script records a same-document navigation (pushState, a hash
-  // change, an SPA's back) and observe reads actions and navigations as one
-  // timeline in arrival order: the actions before it go to the relay first.
-  // A cross-document one leaves by pagehide.
-  globalThis.navigation?.addEventListener?.('navigate', (e) => {
-    if (e.destination?.sameDocument !== false) finish();
-  });
-  addEventListener('popstate', finish, true);
-  addEventListener('hashchange', finish, true);
-  addEventListener('pagehide', finish, true);
+  addEventListener('pagehide', flushInput, true);
   document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'hidden') finish();
+    if (document.visibilityState === 'hidden') flushInput();
   }, true);
 })();

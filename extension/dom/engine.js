@@ -401,31 +401,14 @@
    * subtrees; visit returning false skips the element's subtree.
    */
   function walk(root, visit, view) {
-    const stack = [];
-    pushKids(stack, root);
+    const stack = [...kids(root)].reverse();
     while (stack.length) {
       const n = stack.pop();
       if (!isElement(n) || hidden(n)) continue;
       if (visit(n) === false) continue;
-      pushKids(stack, n);
+      const k = kids(n);
+      for (let i = k.length - 1; i >= 0; i--) stack.push(k[i]);
     }
-  }
-
-  /**
-   * pushKids pushes node's children in the composed tree (kids(node)) onto
-   * stack, last first. Where the DOM has element links it follows them
-   * (lastElementChild, previousElementSibling), pushing only the elements:
-   * a walk of a big page then makes no array per node, three times faster.
-   */
-  function pushKids(stack, node) {
-    const base = isElement(node) && node.shadowRoot ? node.shadowRoot : node;
-    const slot = base === node && isElement(node) && node.localName === 'slot' && typeof node.assignedNodes === 'function';
-    if (!slot && 'lastElementChild' in base) {
-      for (let c = base.lastElementChild; c; c = c.previousElementSibling) stack.push(c);
-      return;
-    }
-    const k = kids(node);
-    for (let i = k.length - 1; i >= 0; i--) stack.push(k[i]);
   }
 
   /**
@@ -636,56 +619,29 @@
    *   {by: "css", selector}        cssOf(el)
    * Every field is a string (the capture records it as such); targetOf
    * turns it into an interact target, and a test generator maps it to
-   * getByTestId / getByRole / getByLabel / locator(css). It is
-   * locatorFrom(el, locatorFacts(el, view), view).
+   * getByTestId / getByRole / getByLabel / locator(css).
    */
   function locatorOf(el, view) {
-    return locatorFrom(el, locatorFacts(el, view), view);
-  }
-
-  /**
-   * locatorFacts reads what el's locator rests on, as el is now: its test
-   * id attributes, role, accessible name, first label's text and CSS path
-   * ({testIds: [[attr, value]...], role, name, label, selector}). It reads
-   * el, its subtree, labels and ancestors only, never the whole document,
-   * so the recorder can call it on the input path, before the page's
-   * handlers change what the user acted on; locatorFrom does the rest.
-   */
-  function locatorFacts(el, view) {
-    const testIds = [];
+    const doc = docOf(el);
     for (const a of TEST_ATTRS) {
       const v = attr(el, a);
-      if (v) testIds.push([a, v]);
+      if (v && countAttr(doc, a, v, true) === 1) return { by: 'testid', attr: a, value: v };
     }
     const role = roleOf(el);
-    const name = nameOf(el, view, role);
-    const first = el.labels && el.labels[0];
-    const label = first ? norm(textOf(first, view)) : '';
-    return { testIds, role, name, label, selector: cssOf(el) };
-  }
-
-  /**
-   * locatorFrom picks el's locator (see locatorOf) from facts read earlier
-   * by locatorFacts, checking in el's document, as it is now, that each
-   * candidate finds el alone. An element no longer in its document
-   * (isConnected false) cannot be checked: its locator is the CSS path of
-   * the facts, the path it had when they were read.
-   */
-  function locatorFrom(el, facts, view) {
-    if (el.isConnected === false) return { by: 'css', selector: facts.selector };
-    const doc = docOf(el);
-    for (const [a, v] of facts.testIds) {
-      if (attr(el, a) === v && countAttr(doc, a, v, true) === 1) return { by: 'testid', attr: a, value: v };
+    if (role && role !== 'presentation') {
+      const name = nameOf(el, view, role);
+      if (name && name.length <= MAX_LOCATOR_NAME && only(findByRole(doc, role, name, true, view), el)) {
+        return { by: 'role', role, name };
+      }
     }
-    const { role, name, label } = facts;
-    if (role && role !== 'presentation' && name && name.length <= MAX_LOCATOR_NAME &&
-      only(findByRole(doc, role, name, true, view), el)) {
-      return { by: 'role', role, name };
+    const label = el.labels && el.labels[0];
+    if (label) {
+      const name = norm(textOf(label, view));
+      if (name && name.length <= MAX_LOCATOR_NAME && only(findByText(doc, name, true, view), el, controlOf)) {
+        return { by: 'label', name };
+      }
     }
-    if (label && label.length <= MAX_LOCATOR_NAME && only(findByText(doc, label, true, view), el, controlOf)) {
-      return { by: 'label', name: label };
-    }
-    return { by: 'css', selector: facts.selector };
+    return { by: 'css', selector: cssOf(el) };
   }
 
   // only reports whether found holds one match and it stands for el.
@@ -755,7 +711,7 @@
 
   globalThis.gasolineEngine = Object.freeze({
     roleOf, nameOf, textOf, labelOf, rowTextOf, isInteractive, hidden, kids, walk, contains, inputType,
-    textMatches, findByRole, findByText, controlOf, describe, cssOf, locatorOf, locatorFacts, locatorFrom, targetOf, resolve, queryDeep, isSecret,
+    textMatches, findByRole, findByText, controlOf, describe, cssOf, locatorOf, targetOf, resolve, queryDeep, isSecret,
     norm, clip, isElement, attr, pageView, TEST_ATTRS, INTERACTIVE_ROLES, NAME_FROM_CONTENT, INLINE_TAGS, SKIP_TAGS,
   });
 })();

@@ -78,16 +78,6 @@ class FakeElement {
     return n.nodeType === 9 ? n : null;
   }
 
-  // The element links the engine's walk follows where a DOM has them.
-  get lastElementChild() {
-    return this.childNodes.findLast((c) => c.nodeType === 1) || null;
-  }
-
-  get previousElementSibling() {
-    const sibs = this.parentNode ? this.parentNode.childNodes : [];
-    return sibs.slice(0, sibs.indexOf(this)).findLast((c) => c.nodeType === 1) || null;
-  }
-
   get options() {
     const out = [];
     const visit = (n) => {
