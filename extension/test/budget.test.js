@@ -8,13 +8,13 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
 
 /**
  * START_BUDGET is the most bytes the document_start content scripts may
- * weigh together: 137 KB today, from 181 KB before the DOM runtime moved to
+ * weigh together: 138 KB today, from 181 KB before the DOM runtime moved to
  * first use. The target is 30 KB (issue 18) and is not met. What is left
  * at start is what must run before the page or record what the user does:
- * capture/main-world.js (58 KB: the hooks of console, errors, fetch/XHR,
- * history, short timers and web vitals, with its own saved built-ins),
- * dom/engine.js (33 KB: role, accessible name and locator, which
- * capture/record.js (9 KB) needs at the moment of each trusted user action,
+ * capture/main-world.js (63 KB: the hooks of console, errors, fetch/XHR,
+ * WebSockets, history, short timers and web vitals, with its own saved built-ins),
+ * dom/engine.js (31 KB: role, accessible name and locator, which
+ * capture/record.js (7 KB) needs at the moment of each trusted user action,
  * since the element may be gone a moment later), capture/relay.js (15 KB),
  * pristine.js (8 KB) with pristine-relay.js (3 KB), actions/dialogs.js (8 KB:
  * alert/confirm/prompt and the window's first beforeunload listener, which
@@ -24,10 +24,7 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  * what a record needs; no minifying (STYLE.md: no bundler). Lower this as
  * it shrinks.
  */
-// + 4 693 bytes (issue 20): main-world.js's WebSocket hook (hookWebSockets,
-// captureWebSockets, 4 608) and relay.js's "websocket" kind with its frame
-// text capped like a body (85).
-const START_BUDGET = 138 * 1000 + 4693;
+const START_BUDGET = 139 * 1000;
 
 /** startScripts lists the files the manifest runs at document_start, once each. */
 function startScripts() {
