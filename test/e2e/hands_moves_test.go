@@ -5,6 +5,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -126,19 +127,27 @@ func TestHandsFillFormReact(t *testing.T) {
 
 // TestHandsResize sizes the window so that the page's viewport is the size
 // asked for, larger and smaller, and reads it back from the page; a size
-// Chrome refuses on this screen (headless: 800x600) fails saying so.
+// Chrome refuses on this screen (headless: 800x600) fails saying so. A
+// phone-sized width is below the narrowest window a headed Chrome on Linux
+// draws (500 px): there the result must say so and report the viewport the
+// page really got.
 func TestHandsResize(t *testing.T) {
 	e := ready(t)
 	e.open("/hands/moves.html")
 	for _, size := range [][2]int{{1024, 700}, {640, 480}, {375, 667}} {
 		r := e.ok("resize", map[string]any{"width": size[0], "height": size[1]})
 		v, _ := r["viewport"].(map[string]any)
-		if fmt.Sprint(v["width"], "x", v["height"]) != fmt.Sprint(size[0], "x", size[1]) || r["note"] != nil {
-			t.Errorf("resize %v: %v", size, r)
-		}
+		reported := fmt.Sprint(v["width"], "x", v["height"])
 		got := complete(t, e.js("innerWidth + 'x' + innerHeight", nil)).Value
-		if string(got) != fmt.Sprintf(`"%dx%d"`, size[0], size[1]) {
-			t.Errorf("after resize %v the page's viewport is %s", size, got)
+		if string(got) != `"`+reported+`"` {
+			t.Errorf("after resize %v the page's viewport is %s, the result said %s", size, got, reported)
+		}
+		if reported == fmt.Sprint(size[0], "x", size[1]) && r["note"] == nil {
+			continue
+		}
+		note, _ := r["note"].(string)
+		if size[0] >= 500 || os.Getenv("GASOLINE_HEADED") != "1" || !strings.Contains(note, "cannot be sized") {
+			t.Errorf("resize %v: %v", size, r)
 		}
 	}
 	if r := e.act("resize", map[string]any{"width": 3000, "height": 3000}); r.Status != "error" || !strings.Contains(r.Error, "screen") {
