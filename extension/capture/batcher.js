@@ -9,7 +9,7 @@ import { sizeOf } from './events.js';
 /** Keys in the store: one per chunk of events, and the undelivered drop counts. */
 export const CHUNK_PREFIX = 'capture:chunk:';
 export const DROPPED_KEY = 'capture:dropped';
-/** POST_PREFIX keys a post without an answer: {keys, dropped}, the chunks and drop counts it must carry again. */
+/** POST_PREFIX keys a failed post: {keys, dropped}, the chunks and drop counts it must carry again. */
 export const POST_PREFIX = 'capture:post:';
 
 /** NOT_READY_RETRY_MS is the wait after a post that could not be made (no token, 401). */
@@ -42,12 +42,12 @@ const DROP_TABS = 1000; // tabs whose drop counts are kept apart; the rest count
  *
  * Every post has a batch_id, "<epoch>.<seq>": this worker's random epoch
  * (a restarted worker has a new one, and counts from 1 again) and the
- * post's number. A post without an answer may have been stored by the
- * daemon (its answer was lost or came too late), so it is retried as it
- * was: the same id, events and drop counts, ahead of anything new (even
- * after an error answer to the retry), and the
- * daemon, which stores an id once, answers a retry of a stored batch with
- * duplicate: true. Its chunks are not dropped by the bounds meanwhile, its
+ * post's number. A failed post may have been stored by the daemon (its
+ * answer was lost or came too late; or Chrome sent it again on its own
+ * over a new connection and the daemon refused the repeated signature), so
+ * it is retried as it was: the same id, events and drop counts, ahead of
+ * anything new, and the daemon, which stores an id once, answers a retry
+ * of a stored batch with duplicate: true. Its chunks are not dropped by the bounds meanwhile, its
  * drop counts ride on no other post, and the store keeps it (POST_PREFIX),
  * so a restarted worker retries it with the same id too.
  *
@@ -401,7 +401,7 @@ export class Batcher {
     return { id: `${this.tag}.${++this.posts}`, dropped, saved: false };
   }
 
-  // freeze marks post as sent without an answer: its chunks go again with
+  // freeze marks post as sent and failed: its chunks go again with
   // it, as they are, and the store remembers it for a restarted worker.
   #freeze(post, chunks) {
     for (const c of chunks) c.post = post;
@@ -524,7 +524,7 @@ export class Batcher {
   // see #newPost). It resolves to {kept, retryIn, post}: the events to
   // keep for a later try, how long to wait before it (0: no wait), and the
   // post they must go again with (when all of them went in one post that
-  // got no answer; else they go in a new one). Events the daemon cannot
+  // failed; else they go in a new one). Events the daemon cannot
   // take are counted as dropped.
   async #send(events, post, mayHalve) {
     const { id, dropped } = post;
@@ -559,13 +559,16 @@ export class Batcher {
         this.#lose(events);
         return { kept: [], retryIn: 0 };
       }
+      // Whatever the answer, the post may have been stored: without one (the
+      // daemon did not answer in time, the connection broke) or with an
+      // error after the browser sent the request again on its own (a
+      // closed keep-alive connection; the daemon refuses the repeated
+      // signature with 401). Only a post never sent is free to change.
+      const again = err?.notReady ? undefined : post;
       if (err?.notReady || err?.status === 401 || err?.status === 403 || err?.status === 404) {
-        return { kept: events, retryIn: NOT_READY_RETRY_MS };
+        return { kept: events, retryIn: NOT_READY_RETRY_MS, post: again };
       }
-      // An error answer means nothing was stored; without one (the daemon
-      // did not answer in time, or the connection broke) it may have been.
-      const unknown = !(err?.status >= 300);
-      return { kept: events, retryIn: this.backoff.next(), post: unknown ? post : undefined };
+      return { kept: events, retryIn: this.backoff.next(), post: again };
     }
   }
 
@@ -611,9 +614,9 @@ export class Batcher {
     }
     const before = take[0]?.post;
     post ??= kept.length === total ? before : undefined; // refused now, but an earlier try may have been stored
-    if (kept.length === total && post) {
+    if (kept.length === total) {
       this.chunks.unshift(...take);
-      if (before !== post) this.#freeze(post, take);
+      if (post && before !== post) this.#freeze(post, take);
       return;
     }
     this.#unfreeze(before);
