@@ -565,7 +565,8 @@ export class Batcher {
       // closed keep-alive connection; the daemon refuses the repeated
       // signature with 401). Only a post never sent is free to change.
       const again = err?.notReady ? undefined : post;
-      if (err?.notReady || err?.status === 401 || err?.status === 403 || err?.status === 404) {
+      const replayed = err?.status === 401 && err?.code === 'replayed'; // Chrome's resend: not a token problem
+      if (err?.notReady || (err?.status === 401 && !replayed) || err?.status === 403 || err?.status === 404) {
         return { kept: events, retryIn: NOT_READY_RETRY_MS, post: again };
       }
       return { kept: events, retryIn: this.backoff.next(), post: again };

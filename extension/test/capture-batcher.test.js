@@ -561,3 +561,17 @@ test('drop counts posted without an answer go again alone, with their id, also f
   assert.notEqual(second.daemon.ids[1], second.daemon.ids[0]);
   assert.equal(store.data.size, 0, 'everything delivered: nothing left in the store');
 });
+
+test('401 replayed (Chrome sent the post again itself) is retried with backoff, not after the not-paired wait', async () => {
+  const { timers, daemon, b } = setup();
+  await b.addBatch(range(0, 2));
+  daemon.answer = () => {
+    throw Object.assign(httpError(401), { code: 'replayed' });
+  };
+  await timers.advance(100);
+  daemon.answer = () => ({ accepted: 0, duplicate: true });
+  await timers.advance(1000);
+  assert.equal(daemon.posts.length, 2, 'retried within the first backoff (at most 500 ms)');
+  assert.equal(daemon.ids[1], daemon.ids[0]);
+  assert.equal(b.stats().events, 0);
+});

@@ -3,11 +3,20 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/chromium"
 )
 
 // TestCaptureRetryAfterLostAnswer: the daemon stores a batch, but its
@@ -94,5 +103,123 @@ func TestCaptureRetryAfterLostAnswer(t *testing.T) {
 	}
 	if logs := c.observe(map[string]any{"what": "logs", "text": logLine}); len(logs.Entries) != 1 {
 		t.Errorf("observe logs shows the line %d times, want once:\n%s", len(logs.Entries), logs.Raw)
+	}
+}
+
+// resultFront is a proxy in front of the tap that loses the daemon's answer
+// to the first POST /query-result that completes a command (it closes the
+// connection instead), and records the status and error code of every
+// POST /query-result after it. The extension signs for the front's host,
+// which it keeps, so the tap checks and signs again as it does for itself.
+type resultFront struct {
+	*httptest.Server
+	Port int
+
+	mu    sync.Mutex
+	lost  bool     // guarded by mu
+	after []string // "<status> <code>" of the result posts after the lost one; guarded by mu
+}
+
+func newResultFront(t *testing.T, tapPort int) *resultFront {
+	t.Helper()
+	target := &url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", tapPort)}
+	f := &resultFront{}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.Host = r.In.Host
+		},
+		FlushInterval: -1,
+		ErrorHandler:  func(w http.ResponseWriter, r *http.Request, err error) { w.WriteHeader(http.StatusBadGateway) },
+	}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/query-result" {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		out := httptest.NewRecorder()
+		rp.ServeHTTP(out, r)
+		var answer struct {
+			State string `json:"state"`
+			Error struct {
+				Code string `json:"code"`
+			} `json:"error"`
+		}
+		json.Unmarshal(out.Body.Bytes(), &answer)
+		f.mu.Lock()
+		lose := !f.lost && out.Code == http.StatusOK && answer.State == "complete"
+		if f.lost {
+			f.after = append(f.after, fmt.Sprintf("%d %s", out.Code, answer.Error.Code))
+		}
+		f.lost = f.lost || lose
+		f.mu.Unlock()
+		if hj, ok := w.(http.Hijacker); ok && lose {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+			}
+			return
+		}
+		for k, v := range out.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(out.Code)
+		w.Write(out.Body.Bytes())
+	}))
+	t.Cleanup(func() {
+		f.CloseClientConnections() // the extension's held long poll
+		f.Close()
+	})
+	f.Port = f.Listener.Addr().(*net.TCPAddr).Port
+	return f
+}
+
+// After returns what the result posts after the lost answer were answered.
+func (f *resultFront) After() (lost bool, after []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lost, append([]string(nil), f.after...)
+}
+
+// TestResultRetryAfterLostAnswer: the daemon completes a command with the
+// extension's result, but its answer never reaches the extension. Whether
+// Chrome sends the post again on its own (the daemon refuses the repeated
+// signature with 401 replayed) or the fetch fails, the extension posts the
+// result again, freshly signed, until the daemon says the command is
+// final (409); the command completes once, with the first result, and the
+// extension does not take the 401 for a rejected token.
+func TestResultRetryAfterLostAnswer(t *testing.T) {
+	e := newEnv(t)
+	site := newCaptureSite(t)
+	tp := newTap(t, e.daemon.Port)
+	front := newResultFront(t, tp.Port)
+	e.startBrowser(site.URL + "/capture/blank.html")
+	e.pairOn(front.Port)
+
+	r := e.js("6 * 7", nil)
+	if js := complete(t, r); string(js.Value) != "42" {
+		t.Fatalf("got %s, want 42", r)
+	}
+	var after []string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		var lost bool
+		lost, after = front.After()
+		if lost && slices.Contains(after, "409 command_final") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s: answer lost %v, result posts after it %v; want one answered 409 command_final", lost, after)
+		}
+	}
+	for _, a := range after {
+		if a != "409 command_final" && a != "401 replayed" {
+			t.Errorf("a result post after the lost answer was answered %q, want 409 command_final (or 401 replayed for Chrome's own resend)", a)
+		}
+	}
+	t.Logf("result posts after the lost answer: %v", after)
+	if storage := chromium.DumpStorage(e.ctx, e.cdp); strings.Contains(storage, `"token_rejected":true`) {
+		t.Errorf("the extension took a lost answer for a rejected token:\n%s", storage)
+	}
+	if cs, err := e.daemon.Commands(e.ctx); err != nil || len(cs.Completed) != 1 || len(cs.Failed) != 0 {
+		t.Errorf("daemon commands: %+v (err %v), want the one completed", cs, err)
 	}
 }
