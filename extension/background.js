@@ -97,7 +97,8 @@ function dispatch(query) {
 
 /**
  * postResult posts one status body to POST /query-result. It retries network
- * errors, 429 and 5xx a few times (the daemon may be restarting), replaces a
+ * errors, 429, 5xx and 401 replayed (Chrome's own resend of a post whose
+ * connection broke) a few times (the daemon may be restarting), replaces a
  * result too large to send by an error, and drops the body on 409
  * (command_final: the daemon already has a final status), 404 (unknown id)
  * and other refusals. It stops when signal aborts. It never rejects.
@@ -122,8 +123,12 @@ async function postResult(body, { signal } = {}) {
           };
           continue;
         }
-        if (err.status === 401) status.update({ paired: false, token_rejected: true });
-        if (err.status !== 429 && err.status < 500) {
+        // replayed: Chrome sent this post again on its own after a broken
+        // connection; the first may or may not have been applied, and a
+        // freshly signed retry gets 409 if it was.
+        const replayed = err.status === 401 && err.code === 'replayed';
+        if (err.status === 401 && !replayed) status.update({ paired: false, token_rejected: true });
+        if (err.status !== 429 && err.status < 500 && !replayed) {
           if (err.status !== 409 && err.status !== 404) {
             console.warn('gasoline: result for', body.correlation_id, 'refused:', err.status, err.code, err.message);
           }

@@ -166,9 +166,11 @@ export class DaemonClient {
   }
 
   /**
-   * postEvents posts one capture batch, {dropped, events}, to POST /events
-   * (EVENTS.md) and resolves to {accepted, rejected, dropped_by_daemon,
-   * config_version}; 413 means the batch is over the daemon's 1 MB.
+   * postEvents posts one capture batch, {batch_id, dropped, events}, to POST
+   * /events (EVENTS.md) and resolves to {accepted, rejected,
+   * dropped_by_daemon, config_version, duplicate?}; duplicate: true means
+   * the daemon had stored a batch with this batch_id already and stored
+   * nothing now. 413 means the batch is over the daemon's 1 MB.
    */
   postEvents(batch, { signal } = {}) {
     return this.#request('POST', '/events', { body: batch, signal });

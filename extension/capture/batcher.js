@@ -9,6 +9,8 @@ import { sizeOf } from './events.js';
 /** Keys in the store: one per chunk of events, and the undelivered drop counts. */
 export const CHUNK_PREFIX = 'capture:chunk:';
 export const DROPPED_KEY = 'capture:dropped';
+/** POST_PREFIX keys a failed post: {keys, dropped}, the chunks and drop counts it must carry again. */
+export const POST_PREFIX = 'capture:post:';
 
 /** NOT_READY_RETRY_MS is the wait after a post that could not be made (no token, 401). */
 export const NOT_READY_RETRY_MS = 5000;
@@ -22,7 +24,7 @@ const DROP_TABS = 1000; // tabs whose drop counts are kept apart; the rest count
  *   store    a chrome.storage.StorageArea (get/set/remove), normally
  *            chrome.storage.session: every chunk of events is written there
  *            before it is acknowledged, and removed once the daemon took it.
- *   post     post(body) sends {dropped, dropped_by_tab?, events} to POST /events and resolves
+ *   post     post(body) sends {batch_id, dropped, dropped_by_tab?, events} to POST /events and resolves
  *            to the daemon's answer; it rejects with an error whose status
  *            is the HTTP status (DaemonError), or with notReady: true when
  *            there is nothing to post to (not paired).
@@ -37,6 +39,17 @@ const DROP_TABS = 1000; // tabs whose drop counts are kept apart; the rest count
  * splits the batch in two and sends each half once; a half refused again,
  * or a batch the daemon calls malformed (400), is counted as dropped.
  * Network errors, 429 and 5xx keep the events and retry with backoff.
+ *
+ * Every post has a batch_id, "<epoch>.<seq>": this worker's random epoch
+ * (a restarted worker has a new one, and counts from 1 again) and the
+ * post's number. A failed post may have been stored by the daemon (its
+ * answer was lost or came too late; or Chrome sent it again on its own
+ * over a new connection and the daemon refused the repeated signature), so
+ * it is retried as it was: the same id, events and drop counts, ahead of
+ * anything new, and the daemon, which stores an id once, answers a retry
+ * of a stored batch with duplicate: true. Its chunks are not dropped by the bounds meanwhile, its
+ * drop counts ride on no other post, and the store keeps it (POST_PREFIX),
+ * so a restarted worker retries it with the same id too.
  *
  * A restarted worker makes a new Batcher, which first loads what the store
  * holds (restore), so events acknowledged before the restart go first.
@@ -74,6 +87,8 @@ export class Batcher {
     this.seen = new Set();
     this.tag = `${clock().toString(36).padStart(9, '0')}${Math.random().toString(36).slice(2, 6)}`;
     this.seq = 0;
+    this.posts = 0; // batch ids made by this worker
+    this.dropsPost = null; // a post of drop counts alone without an answer: {id, dropped, saved}
     this.droppedWrite = Promise.resolve();
     this.drains = new Set(); // {mine, done, resolve, timer, lost}: drain calls waiting (lost: a chunk of theirs was dropped)
     this.ready = this.#restore();
@@ -209,8 +224,9 @@ export class Batcher {
         const take = this.#take(true);
         if (!take.length) break;
         for (const c of take) c.sending = true;
-        const outcome = await this.#send(take.flatMap((c) => c.events), { dropped: {} }, true);
-        this.#settle(take, outcome.kept);
+        const post = take[0].post ?? this.#newPost(false);
+        const outcome = await this.#send(take.flatMap((c) => c.events), post, true);
+        this.#settle(take, outcome);
         this.#drained();
         if (outcome.retryIn) break; // the regular flush retries them
       }
@@ -264,6 +280,14 @@ export class Batcher {
       }
       if (v.batch) this.#remember(v.batch);
       restored.push(chunk);
+    }
+    for (const key of Object.keys(all).filter((k) => k.startsWith(POST_PREFIX))) {
+      const v = all[key];
+      const post = { id: key.slice(POST_PREFIX.length), dropped: v?.dropped ?? { dropped: {} }, saved: true };
+      const mine = restored.filter((c) => Array.isArray(v?.keys) && v.keys.includes(c.key));
+      for (const c of mine) c.post = post;
+      if (!mine.length && Array.isArray(v?.keys) && !v.keys.length) this.dropsPost = post;
+      else if (!mine.length) this.store.remove(key).catch(() => {});
     }
     this.chunks = [...restored, ...this.chunks];
     for (const c of restored) {
@@ -337,7 +361,7 @@ export class Batcher {
 
   #enforceBounds() {
     while (this.events > this.maxEvents || this.bytes > this.maxBytes) {
-      const i = this.chunks.findIndex((c) => !c.sending);
+      const i = this.chunks.findIndex((c) => !c.sending && !c.post);
       if (i < 0) return;
       const [c] = this.chunks.splice(i, 1);
       this.#forget(c);
@@ -361,8 +385,34 @@ export class Batcher {
       : this.store.remove(DROPPED_KEY))).catch(() => {});
   }
 
-  #anyDropped() {
+  // anyDropped reports whether there are drop counts to deliver: held ones,
+  // or those of body ({dropped, dropped_by_tab?}) when given.
+  #anyDropped(body) {
+    if (body) return Object.keys(body.dropped ?? {}).length > 0 || Object.keys(body.dropped_by_tab ?? {}).length > 0;
     return Object.keys(this.dropped).length > 0 || Object.keys(this.droppedByTab).length > 0;
+  }
+
+  // newPost names a new post: {id, dropped}, with the drop counts held when
+  // withDrops and no post without an answer carries some already (those go
+  // again with it, and counts sent twice would be counted twice).
+  #newPost(withDrops) {
+    const owed = this.dropsPost || this.chunks.some((c) => c.post && this.#anyDropped(c.post.dropped));
+    const dropped = withDrops && !owed ? this.#droppedBody() : { dropped: {} };
+    return { id: `${this.tag}.${++this.posts}`, dropped, saved: false };
+  }
+
+  // freeze marks post as sent and failed: its chunks go again with
+  // it, as they are, and the store remembers it for a restarted worker.
+  #freeze(post, chunks) {
+    for (const c of chunks) c.post = post;
+    const value = { keys: chunks.map((c) => c.key), dropped: post.dropped };
+    post.saved = true;
+    this.store.set({ [POST_PREFIX + post.id]: value }).catch(() => {});
+  }
+
+  // unfreeze forgets a post the daemon answered.
+  #unfreeze(post) {
+    if (post?.saved) this.store.remove(POST_PREFIX + post.id).catch(() => {});
   }
 
   // droppedBody is a copy of the drop counts as POST /events takes them:
@@ -412,7 +462,9 @@ export class Batcher {
       const waited = from.filter((c) => [...this.drains].some((w) => w.mine(c)));
       if (waited.length || rush) from = waited;
     }
+    if (from[0]?.post) return this.chunks.filter((c) => c.post === from[0].post && !c.sending);
     for (const c of from) {
+      if (c.post) continue; // goes again with its own post
       if (take.length && (events + c.events.length > this.batchEvents || bytes + c.bytes > this.batchBytes)) break;
       take.push(c);
       events += c.events.length;
@@ -427,15 +479,24 @@ export class Batcher {
     let retryIn = 0;
     try {
       await this.ready;
-      while (this.chunks.length || this.#anyDropped()) {
-        const take = this.#take();
-        if (!take.length) {
-          if (!this.#anyDropped()) break; // the rest is being rushed
+      if (this.dropsPost) {
+        const outcome = await this.#send([], this.dropsPost, false);
+        if (outcome.retryIn) {
+          retryIn = outcome.retryIn;
+        } else {
+          this.#unfreeze(this.dropsPost);
+          this.dropsPost = null;
         }
+      }
+      while (!retryIn && (this.chunks.length || this.#anyDropped())) {
+        const take = this.#take();
+        const post = take[0]?.post ?? this.#newPost(true);
+        if (!take.length && !this.#anyDropped(post.dropped)) break; // the rest is being rushed, or its drops ride on a post that goes again
         for (const c of take) c.sending = true;
         const events = take.flatMap((c) => c.events);
-        const outcome = await this.#send(events, this.#droppedBody(), true);
-        this.#settle(take, outcome.kept);
+        const outcome = await this.#send(events, post, true);
+        if (!take.length && outcome.retryIn && outcome.post) this.#freeze(this.dropsPost = post, []);
+        this.#settle(take, outcome);
         if (outcome.retryIn) {
           retryIn = outcome.retryIn;
           break;
@@ -459,12 +520,15 @@ export class Batcher {
     this.#schedule();
   }
 
-  // send posts events with the drop counts (#droppedBody). It resolves to
-  // {kept, retryIn}: the events to keep for a later try and how long to
-  // wait before it (0: no wait). Events the daemon cannot take are counted
-  // as dropped.
-  async #send(events, dropped, mayHalve) {
-    const body = { ...dropped, events };
+  // send posts events as post ({id, dropped}: its batch id and drop counts,
+  // see #newPost). It resolves to {kept, retryIn, post}: the events to
+  // keep for a later try, how long to wait before it (0: no wait), and the
+  // post they must go again with (when all of them went in one post that
+  // failed; else they go in a new one). Events the daemon cannot
+  // take are counted as dropped.
+  async #send(events, post, mayHalve) {
+    const { id, dropped } = post;
+    const body = { batch_id: id, ...dropped, events };
     try {
       const answer = await this.post(body);
       this.backoff.reset();
@@ -478,12 +542,13 @@ export class Batcher {
       return { kept: [], retryIn: 0 };
     } catch (err) {
       if (err?.status === 413) {
+        // Refused unread: the halves are new posts, the first with the counts.
         if (mayHalve && events.length > 1) {
           const mid = Math.ceil(events.length / 2);
           const second = events.slice(mid);
-          const a = await this.#send(events.slice(0, mid), dropped, false);
-          if (a.retryIn) return { kept: [...a.kept, ...second], retryIn: a.retryIn };
-          return this.#send(second, { dropped: {} }, false); // the counts rode on the first half
+          const a = await this.#send(events.slice(0, mid), { id: `${this.tag}.${++this.posts}`, dropped: post.dropped, saved: false }, false);
+          if (a.retryIn) return { kept: a.kept, retryIn: a.retryIn, post: a.post, rest: second };
+          return this.#send(second, this.#newPost(false), false);
         }
         this.log.warn(`gasoline: the daemon refused ${events.length} capture event(s) as too large; counted as dropped`);
         this.#lose(events);
@@ -494,10 +559,17 @@ export class Batcher {
         this.#lose(events);
         return { kept: [], retryIn: 0 };
       }
-      if (err?.notReady || err?.status === 401 || err?.status === 403 || err?.status === 404) {
-        return { kept: events, retryIn: NOT_READY_RETRY_MS };
+      // Whatever the answer, the post may have been stored: without one (the
+      // daemon did not answer in time, the connection broke) or with an
+      // error after the browser sent the request again on its own (a
+      // closed keep-alive connection; the daemon refuses the repeated
+      // signature with 401). Only a post never sent is free to change.
+      const again = err?.notReady ? undefined : post;
+      const replayed = err?.status === 401 && err?.code === 'replayed'; // Chrome's resend: not a token problem
+      if (err?.notReady || (err?.status === 401 && !replayed) || err?.status === 403 || err?.status === 404) {
+        return { kept: events, retryIn: NOT_READY_RETRY_MS, post: again };
       }
-      return { kept: events, retryIn: this.backoff.next() };
+      return { kept: events, retryIn: this.backoff.next(), post: again };
     }
   }
 
@@ -526,10 +598,14 @@ export class Batcher {
     this.log.warn(`gasoline: the daemon rejected ${rejected.length} of ${events.length} capture event(s): ${first}`);
   }
 
-  // settle removes the sent chunks; events to keep go back to the front in
-  // one chunk stored under the first sent chunk's key (so a restart keeps
-  // the order). When nothing was delivered the chunks stay as they were.
-  #settle(take, kept) {
+  // settle removes the sent chunks after a #send outcome ({kept, post,
+  // rest}). When nothing was delivered the chunks stay as they were, frozen
+  // with the post they go again with. Else the events to keep go back to
+  // the front in one chunk stored under the first sent chunk's key (so a
+  // restart keeps the order), frozen with outcome.post, and the events a
+  // split never sent (rest) in a chunk after it, free to go in a new post.
+  #settle(take, { kept, post, rest = [] }) {
+    if (!take.length) return;
     let total = 0;
     for (const c of take) {
       const i = this.chunks.indexOf(c);
@@ -537,27 +613,37 @@ export class Batcher {
       c.sending = false;
       total += c.events.length;
     }
-    if (total > 0 && kept.length === total) {
+    const before = take[0]?.post;
+    post ??= kept.length === total ? before : undefined; // refused now, but an earlier try may have been stored
+    if (kept.length === total) {
       this.chunks.unshift(...take);
+      if (post && before !== post) this.#freeze(post, take);
       return;
     }
-    const reuse = kept.length ? take[0] : null;
+    this.#unfreeze(before);
+    const reuse = kept.length || rest.length ? take[0] : null;
     for (const c of take) {
       this.events -= c.events.length;
       this.bytes -= c.bytes;
       if (c !== reuse) c.saved.then(() => this.store.remove(c.key)).catch(() => {});
     }
     if (!reuse) return;
-    const chunk = { n: reuse.n, key: reuse.key, events: kept, bytes: 0, counts: new Map(), tabs: new Set(), batch: reuse.batch, sending: false, saved: null };
-    for (const e of kept) {
-      chunk.bytes += sizeOf(e);
-      tally(chunk.counts, e);
-      chunk.tabs.add(e.tab_id);
+    const made = [];
+    for (const [events, key, frozen] of [[kept, reuse.key, post], [rest, `${reuse.key}~`, null]]) {
+      if (!events.length) continue;
+      const chunk = { n: reuse.n, key, events, bytes: 0, counts: new Map(), tabs: new Set(), batch: reuse.batch, sending: false, saved: null };
+      for (const e of events) {
+        chunk.bytes += sizeOf(e);
+        tally(chunk.counts, e);
+        chunk.tabs.add(e.tab_id);
+      }
+      chunk.saved = reuse.saved.then(() => this.#save(chunk.key, chunk));
+      if (frozen) this.#freeze(frozen, [chunk]);
+      made.push(chunk);
+      this.events += chunk.events.length;
+      this.bytes += chunk.bytes;
     }
-    chunk.saved = reuse.saved.then(() => this.#save(chunk.key, chunk));
-    this.chunks.unshift(chunk);
-    this.events += chunk.events.length;
-    this.bytes += chunk.bytes;
+    this.chunks.unshift(...made);
   }
 }
 

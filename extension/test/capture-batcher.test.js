@@ -77,12 +77,15 @@ class FakeStore {
 /** FakeDaemon records posted batches; answer(body) may throw to refuse one. */
 class FakeDaemon {
   constructor() {
-    this.posts = [];
+    this.posts = []; // bodies without their batch_id
+    this.ids = []; // the batch_id of each post
     this.answer = () => ({ accepted: 0, rejected: [] });
   }
 
   post = async (body) => {
-    this.posts.push(JSON.parse(JSON.stringify(body)));
+    const { batch_id: id, ...rest } = JSON.parse(JSON.stringify(body));
+    this.ids.push(id);
+    this.posts.push(rest);
     return this.answer(body);
   };
 
@@ -234,7 +237,9 @@ test('drop counts are not cleared by a failed post', async () => {
   b.countDropped({ vital: 1 });
   daemon.answer = () => ({ accepted: 0 });
   await timers.advance(60000);
-  assert.deepEqual(daemon.posts.at(-1), { dropped: { vital: 4 }, events: [] });
+  // The failed post goes again as it was (it may have been stored), the new count after it.
+  assert.deepEqual(daemon.posts.slice(-2), [{ dropped: { vital: 3 }, events: [] }, { dropped: { vital: 1 }, events: [] }]);
+  assert.equal(daemon.ids.at(-2), daemon.ids[0]);
   assert.deepEqual(b.stats().dropped, {});
 });
 
@@ -431,7 +436,7 @@ test('drain for one tab waits for that tab only, and its chunks go ahead of anot
 test('drain resolves false when a chunk it waits for is dropped by the bounds', async () => {
   const { timers, daemon, b } = setup({ batcher: { maxEvents: 10, chunkEvents: 5 } });
   daemon.answer = () => {
-    throw httpError(503);
+    throw Object.assign(new Error('not paired'), { notReady: true }); // never sent: its chunks may be dropped
   };
   await b.addBatch(range(0, 5, 'log'));
   const drained = b.drain(60000);
@@ -443,4 +448,130 @@ test('drain resolves false when a chunk it waits for is dropped by the bounds', 
   await timers.advance(60000);
   assert.equal(await drained, false, 'its events were dropped, not accepted');
   assert.equal(await b.drain(1000), true, 'a later drain over what is left is complete');
+});
+
+const noAnswer = () => {
+  throw Object.assign(new Error('daemon did not answer POST /events within 10000 ms'), { name: 'NetworkError' });
+};
+
+test('a post without an answer goes again with the same batch_id, events and drops; what came meanwhile goes in a new post', async () => {
+  const { timers, daemon, b } = setup();
+  await b.addBatch(range(0, 3), { batch: 'p:1' });
+  b.countDropped({ log: 2 }, 1);
+  daemon.answer = noAnswer; // the daemon may have stored it: the answer is lost
+  await timers.advance(100);
+  assert.equal(daemon.posts.length, 1);
+  await b.addBatch(range(3, 5), { batch: 'p:2' });
+  b.countDropped({ error: 1 });
+  daemon.answer = (body) => ({ accepted: 0, duplicate: true, events: body.events.length });
+  await timers.advance(60000);
+  assert.equal(daemon.ids[1], daemon.ids[0], 'the retry has the first post\'s id');
+  assert.deepEqual(daemon.posts[1], daemon.posts[0], 'and its body');
+  assert.deepEqual(daemon.posts[0].dropped_by_tab, { 1: { log: 2 } });
+  assert.deepEqual(daemon.posts.slice(2).flatMap((p) => p.events).map((e) => e.ts), [3, 4], 'new events in new posts');
+  assert.ok(daemon.ids.slice(2).every((id) => id !== daemon.ids[0]), `new ids: ${daemon.ids}`);
+  assert.deepEqual(daemon.posts.slice(2).map((p) => p.dropped), [{ error: 1 }], 'new drops ride on the new post only');
+  assert.deepEqual(b.stats().dropped_by_tab, {});
+  assert.equal(b.stats().events, 0);
+  assert.match(daemon.ids[0], /^[0-9a-z]+\.1$/);
+});
+
+test('a post answered with an error goes again as it was: Chrome may have sent it twice, and the first may be stored', async () => {
+  for (const status of [401, 503]) {
+    const { timers, daemon, b } = setup();
+    await b.addBatch(range(0, 2));
+    daemon.answer = () => {
+      throw httpError(status);
+    };
+    await timers.advance(100);
+    await b.addBatch(range(2, 3));
+    daemon.answer = () => ({ accepted: 1 });
+    await timers.advance(60000);
+    assert.deepEqual(daemon.ids.slice(0, 2), [daemon.ids[0], daemon.ids[0]], `${status}: the retry has the first post's id`);
+    assert.deepEqual(daemon.posts[1], daemon.posts[0], `${status}: and its body`);
+    assert.deepEqual(daemon.posts.slice(2).flatMap((p) => p.events).map((e) => e.ts), [2], `${status}: the new event in a new post`);
+  }
+});
+
+test('a post that could not be made (not paired) is free to take newer events', async () => {
+  const { timers, daemon, b } = setup();
+  await b.addBatch(range(0, 2));
+  daemon.answer = () => {
+    throw Object.assign(new Error('not paired'), { notReady: true });
+  };
+  await timers.advance(100);
+  await b.addBatch(range(2, 3));
+  daemon.answer = () => ({ accepted: 3 });
+  await timers.advance(NOT_READY_RETRY_MS + 200);
+  assert.deepEqual(daemon.posts.at(-1).events.map((e) => e.ts), [0, 1, 2]);
+  assert.notEqual(daemon.ids.at(-1), daemon.ids[0]);
+});
+
+test('the chunks of a post without an answer are not dropped by the bounds', async () => {
+  const { timers, daemon, b } = setup({ batcher: { maxEvents: 10, chunkEvents: 5 } });
+  daemon.answer = noAnswer;
+  await b.addBatch(range(0, 5, 'log'));
+  await timers.advance(100);
+  await b.addBatch(range(5, 10, 'network'));
+  await b.addBatch(range(10, 15, 'action'));
+  assert.deepEqual(b.stats().dropped_by_tab, { 1: { network: 5 } }, 'the newer chunk went, not the one posted');
+});
+
+test('a restarted worker posts a stored post without an answer with its id, and its own posts in a new epoch from 1', async () => {
+  const store = new FakeStore();
+  const first = setup({ store });
+  first.daemon.answer = noAnswer;
+  await first.b.addBatch(range(0, 3), { batch: 'p:1' });
+  first.b.countDropped({ vital: 1 });
+  await first.timers.advance(100);
+  const id = first.daemon.ids[0];
+  assert.match(id, /\.1$/);
+  // The worker stops before the retry; a new one starts on the same storage.
+  const second = setup({ store, batcher: { clock: () => 999999 } });
+  await second.b.ready;
+  await second.b.addBatch([ev(3)], { batch: 'p:2' });
+  await second.timers.advance(100);
+  await second.timers.advance(100);
+  assert.equal(second.daemon.ids[0], id, 'the stored post goes again with its id');
+  assert.deepEqual(second.daemon.posts[0], first.daemon.posts[0]);
+  const [epoch1] = id.split('.');
+  const [epoch2, seq2] = second.daemon.ids[1].split('.');
+  assert.notEqual(epoch2, epoch1, 'a new epoch');
+  assert.equal(seq2, '1', 'counting from 1 again');
+  assert.deepEqual(second.daemon.posts[1].events.map((e) => e.ts), [3]);
+  assert.deepEqual(second.daemon.posts[1].dropped, {}, 'the drops went once, with the stored post');
+  assert.equal(store.data.size, 0, 'everything delivered: nothing left in the store');
+});
+
+test('drop counts posted without an answer go again alone, with their id, also from a restarted worker', async () => {
+  const store = new FakeStore();
+  const first = setup({ store });
+  first.daemon.answer = noAnswer;
+  first.b.countDropped({ vital: 3 });
+  await first.timers.advance(100);
+  first.b.countDropped({ vital: 1 });
+  await first.timers.advance(2000);
+  assert.ok(first.daemon.posts.every((p) => p.dropped.vital === 3), 'no post adds the new count to the unanswered one');
+  const second = setup({ store });
+  await second.b.ready;
+  second.b.kick();
+  await second.timers.advance(60000);
+  assert.equal(second.daemon.ids[0], first.daemon.ids[0]);
+  assert.deepEqual(second.daemon.posts, [{ dropped: { vital: 3 }, events: [] }, { dropped: { vital: 1 }, events: [] }]);
+  assert.notEqual(second.daemon.ids[1], second.daemon.ids[0]);
+  assert.equal(store.data.size, 0, 'everything delivered: nothing left in the store');
+});
+
+test('401 replayed (Chrome sent the post again itself) is retried with backoff, not after the not-paired wait', async () => {
+  const { timers, daemon, b } = setup();
+  await b.addBatch(range(0, 2));
+  daemon.answer = () => {
+    throw Object.assign(httpError(401), { code: 'replayed' });
+  };
+  await timers.advance(100);
+  daemon.answer = () => ({ accepted: 0, duplicate: true });
+  await timers.advance(1000);
+  assert.equal(daemon.posts.length, 2, 'retried within the first backoff (at most 500 ms)');
+  assert.equal(daemon.ids[1], daemon.ids[0]);
+  assert.equal(b.stats().events, 0);
 });

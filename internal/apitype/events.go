@@ -19,6 +19,9 @@ const (
 	// MaxEventsPerBatch is the most events one batch may carry (the worker
 	// sends at most 200); more get 413 like an oversize body.
 	MaxEventsPerBatch = 2000
+	// MaxBatchIDLen bounds EventBatch.BatchID.
+	MaxBatchIDLen = 64
+
 	// MaxRejectionsListed bounds EventsAck.Rejected; the rest of the
 	// rejections are only counted (events minus Accepted).
 	MaxRejectionsListed = 100
@@ -26,6 +29,14 @@ const (
 
 // EventBatch is the body of POST /events.
 type EventBatch struct {
+	// BatchID names the batch, the same on every retry of it: the worker's
+	// random epoch (new whenever the service worker starts) and its
+	// sequence number, "<epoch>.<seq>". The daemon stores a batch whose id
+	// it has seen recently only once: a retry after a lost answer is
+	// answered with Duplicate and changes nothing. A retry carries the same
+	// events and drop counts as the first post (or fewer events, never
+	// others). Empty: no deduplication. At most MaxBatchIDLen bytes.
+	BatchID string `json:"batch_id,omitempty"`
 	// Dropped counts, per kind, events lost before they reached the daemon
 	// since the previous accepted batch whose tab the extension cannot name.
 	Dropped map[string]int64 `json:"dropped,omitempty"`
@@ -221,6 +232,10 @@ type EventsAck struct {
 	// ConfigVersion is CaptureConfig.Version; the worker re-reads GET
 	// /capture/config when it changes.
 	ConfigVersion int64 `json:"config_version"`
+	// Duplicate says the daemon had already stored the batch with this
+	// BatchID (the answer to an earlier post was lost): nothing was stored
+	// again, Accepted is 0, and the batch needs no further post.
+	Duplicate bool `json:"duplicate,omitempty"`
 }
 
 // CaptureConfig is the body of GET /capture/config: the capture settings the

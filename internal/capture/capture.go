@@ -146,6 +146,9 @@ type Store struct {
 	pending map[bodyKey]pendingBody
 	// ws is the table of WebSocket connections; guarded by mu.
 	ws wsTable
+	// batches holds the ids of the batches stored lately, so that a batch
+	// posted again is stored once; guarded by mu.
+	batches recentBatches
 	// notify is created by a blocked Wait and closed (and cleared) when
 	// entries are stored or Close is called; guarded by mu.
 	notify chan struct{}

@@ -12,48 +12,55 @@ import (
 // sends one fixed shape. It decodes a batch whose keys are exactly the
 // contract's and whose values are plain (strings without invalid UTF-8 or
 // surrogate escapes, numbers of the fields' types), appending the events to
-// *evs, and returns ok false on anything else, leaving the caller to decode
-// with encoding/json (which also explains what is wrong). When ok, the result
-// is what encoding/json would decode (FuzzFastDecode checks it).
-func fastDecode(body []byte, evs *[]apitype.Event) (dropped map[string]int64, byTab map[int64]map[string]int64, ok bool) {
+// *evs (b.Events is *evs), and returns ok false on anything else, leaving the
+// caller to decode with encoding/json (which also explains what is wrong).
+// When ok, the result is what encoding/json would decode (FuzzFastDecode
+// checks it).
+func fastDecode(body []byte, evs *[]apitype.Event) (b apitype.EventBatch, ok bool) {
 	p := parser{b: body}
 	if !p.byte('{') {
-		return nil, nil, false
+		return b, false
 	}
-	seenEvents, seenDropped, seenByTab := false, false, false
+	seenEvents, seenDropped, seenByTab, seenID := false, false, false, false
 	for first := true; ; first = false {
 		if p.byte('}') {
 			break
 		}
 		if !first && !p.byte(',') {
-			return nil, nil, false
+			return b, false
 		}
 		key, ok := p.key()
 		if !ok || !p.byte(':') {
-			return nil, nil, false
+			return b, false
 		}
 		switch {
 		case key == "events" && !seenEvents:
 			seenEvents = true
 			if !p.events(evs) {
-				return nil, nil, false
+				return b, false
 			}
 		case key == "dropped" && !seenDropped:
 			seenDropped = true
-			if dropped, ok = p.counts(); !ok {
-				return nil, nil, false
+			if b.Dropped, ok = p.counts(); !ok {
+				return b, false
 			}
 		case key == "dropped_by_tab" && !seenByTab:
 			seenByTab = true
-			if byTab, ok = p.tabCounts(); !ok {
-				return nil, nil, false
+			if b.DroppedByTab, ok = p.tabCounts(); !ok {
+				return b, false
+			}
+		case key == "batch_id" && !seenID:
+			seenID = true
+			if !p.strInto(&b.BatchID) {
+				return b, false
 			}
 		default:
-			return nil, nil, false
+			return b, false
 		}
 	}
 	p.ws()
-	return dropped, byTab, seenEvents && p.i == len(p.b)
+	b.Events = *evs
+	return b, seenEvents && p.i == len(p.b)
 }
 
 // parser reads JSON from b at i.
@@ -99,7 +106,7 @@ func (p *parser) null() bool {
 var keys = map[string]string{}
 
 func init() {
-	for _, k := range []string{"events", "dropped", "dropped_by_tab", "kind", "ts", "tab_id", "frame_id", "page_url", "type", "level",
+	for _, k := range []string{"events", "dropped", "dropped_by_tab", "batch_id", "kind", "ts", "tab_id", "frame_id", "page_url", "type", "level",
 		"message", "stack", "source", "line", "column", "element", "resource_url", "request_id", "method", "url",
 		"status", "error", "resource_type", "duration_ms", "mime_type", "request_headers", "response_headers",
 		"request_body", "response_body", "request_body_size", "response_body_size", "body_truncated", "selector",

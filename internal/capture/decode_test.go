@@ -22,6 +22,9 @@ func FuzzFastDecode(f *testing.F) {
 		`{"events":[{"kind":"tab","tab_id":3,"type":"updated","owner":"c1","owner_name":null,"owner_name":"n","group":"","group":null}]}`,
 		`{"events":[{"kind":"websocket","conn_id":"w1-1","type":"message","direction":"received","size":12,"text":"hi","binary":false,"body_truncated":true},{"kind":"websocket","type":"close","code":1000,"reason":"bye","frames_dropped":4}]}`,
 		` { "events" : [ ] , "dropped" : null } `,
+		`{"batch_id":"mhx0k2a1b2c3.17","dropped":{},"events":[{"kind":"log","level":"log","message":"m"}]}`,
+		`{"events":[],"batch_id":null}`, `{"batch_id":"a","batch_id":"b","events":[]}`, `{"batch_id":"\u00e9.1\n","events":[]}`,
+		`{"batch_id":17,"events":[]}`, `{"events":[{"kind":"log","batch_id":"x"}]}`,
 		`{"dropped_by_tab":{"12":{"log":3},"-1":{"network":1,"x":null},"+7":null,"007":{}},"events":[]}`,
 		`{"dropped_by_tab":{"1":{"log":1},"1":{"error":2}},"events":[]}`, `{"dropped_by_tab":{" 1":{}},"events":[]}`,
 		`{"dropped_by_tab":{"9223372036854775808":{}},"events":[]}`, `{"dropped_by_tab":null,"dropped_by_tab":{},"events":[]}`,
@@ -33,11 +36,15 @@ func FuzzFastDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		var fast []apitype.Event
-		dropped, byTab, ok := fastDecode([]byte(body), &fast)
+		got, ok := fastDecode([]byte(body), &fast)
 		if !ok {
 			return
 		}
+		if got.Events == nil {
+			got.Events = []apitype.Event{}
+		}
 		var want struct {
+			BatchID      string                     `json:"batch_id"`
 			Dropped      map[string]int64           `json:"dropped"`
 			DroppedByTab map[int64]map[string]int64 `json:"dropped_by_tab"`
 			Events       *[]apitype.Event           `json:"events"`
@@ -48,17 +55,15 @@ func FuzzFastDecode(f *testing.F) {
 		if want.Events == nil {
 			t.Fatalf("fast decode accepted %q without an events array", body)
 		}
-		if fast == nil {
-			fast = []apitype.Event{}
-		}
-		if !reflect.DeepEqual(dropped, want.Dropped) || !reflect.DeepEqual(byTab, want.DroppedByTab) || !reflect.DeepEqual(fast, *want.Events) {
-			t.Fatalf("decoding %q:\nfast  %#v %#v %#v\njson  %#v %#v %#v", body, dropped, byTab, fast, want.Dropped, want.DroppedByTab, *want.Events)
+		wantBatch := apitype.EventBatch{BatchID: want.BatchID, Dropped: want.Dropped, DroppedByTab: want.DroppedByTab, Events: *want.Events}
+		if !reflect.DeepEqual(got, wantBatch) {
+			t.Fatalf("decoding %q:\nfast  %#v\njson  %#v", body, got, wantBatch)
 		}
 	})
 }
 
 func TestFastDecodeTakesTheExtensionsBatches(t *testing.T) {
-	b := apitype.EventBatch{Dropped: map[string]int64{"log": 2}, DroppedByTab: map[int64]map[string]int64{3: {"network": 4}, -1: {"log": 1}}}
+	b := apitype.EventBatch{BatchID: "mhx0k2a1b2c3.17", Dropped: map[string]int64{"log": 2}, DroppedByTab: map[int64]map[string]int64{3: {"network": 4}, -1: {"log": 1}}}
 	for _, ev := range []apitype.Event{
 		{Kind: "log", TS: 1700000000000, TabID: 3, PageURL: "http://localhost:3000/", Level: "warn", Message: "a\n\"b\" <c> é ✓ \x01", Stack: "at f (a.js:1:2)"},
 		{Kind: "network", TS: 1, TabID: 3, RequestID: "9", Source: "page", Method: "POST", URL: "http://a/api", Status: apitype.Num(500),
@@ -79,15 +84,15 @@ func TestFastDecodeTakesTheExtensionsBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	var evs []apitype.Event
-	dropped, byTab, ok := fastDecode(body, &evs)
+	got, ok := fastDecode(body, &evs)
 	if !ok {
 		t.Fatalf("fast decode refused %s", body)
 	}
-	if !reflect.DeepEqual(dropped, b.Dropped) || !reflect.DeepEqual(byTab, b.DroppedByTab) || !reflect.DeepEqual(evs, b.Events) {
-		t.Errorf("got %#v %#v %#v, want %#v", dropped, byTab, evs, b)
+	if !reflect.DeepEqual(got, b) {
+		t.Errorf("got %#v, want %#v", got, b)
 	}
 	for _, body := range []string{`{"events":[{"Kind":"log"}]}`, `{"events":[{"kind":"log","extra":1}]}`, `{"events":[` + strings.Repeat("{},", apitype.MaxEventsPerBatch+1) + `{}]}`} {
-		if _, _, ok := fastDecode([]byte(body), new([]apitype.Event)); ok {
+		if _, ok := fastDecode([]byte(body), new([]apitype.Event)); ok {
 			t.Errorf("fast decode took %.60q, want it left to encoding/json", body)
 		}
 	}

@@ -49,19 +49,19 @@ var eventsPool = sync.Pool{New: func() any { return new([]apitype.Event) }}
 // event that does not decode is returned as a rejection and left zero in the
 // batch (it is skipped).
 func decodeBatch(body []byte, evs *[]apitype.Event) (apitype.EventBatch, map[int]string, error) {
-	if dropped, byTab, ok := fastDecode(body, evs); ok {
-		b := apitype.EventBatch{Dropped: dropped, DroppedByTab: byTab, Events: *evs}
+	if b, ok := fastDecode(body, evs); ok {
 		return b, nil, countEvents(len(b.Events))
 	}
 	clear(*evs) // what the fast path decoded before it gave up
 	*evs = (*evs)[:0]
 	wire := struct {
+		BatchID      string                     `json:"batch_id"`
 		Dropped      map[string]int64           `json:"dropped"`
 		DroppedByTab map[int64]map[string]int64 `json:"dropped_by_tab"`
 		Events       *[]apitype.Event           `json:"events"` // decoded into the pooled slice
 	}{Events: evs}
 	err := json.Unmarshal(body, &wire)
-	b := apitype.EventBatch{Dropped: wire.Dropped, DroppedByTab: wire.DroppedByTab}
+	b := apitype.EventBatch{BatchID: wire.BatchID, Dropped: wire.Dropped, DroppedByTab: wire.DroppedByTab}
 	if err == nil {
 		if wire.Events == nil || (len(*evs) == 0 && !hasEvents(body)) {
 			return b, nil, fmt.Errorf("%w (the events array is missing)", ErrNotBatch)
@@ -76,6 +76,7 @@ func decodeBatch(body []byte, evs *[]apitype.Event) (apitype.EventBatch, map[int
 	// Some event (or "dropped") has a field of the wrong type: decode the
 	// events one by one to keep the good ones.
 	var raw struct {
+		BatchID      json.RawMessage   `json:"batch_id"`
 		Dropped      json.RawMessage   `json:"dropped"`
 		DroppedByTab json.RawMessage   `json:"dropped_by_tab"`
 		Events       []json.RawMessage `json:"events"`
@@ -87,6 +88,11 @@ func decodeBatch(body []byte, evs *[]apitype.Event) (apitype.EventBatch, map[int
 		return b, nil, err
 	}
 	b = apitype.EventBatch{Events: make([]apitype.Event, len(raw.Events))}
+	if len(raw.BatchID) > 0 {
+		if err := json.Unmarshal(raw.BatchID, &b.BatchID); err != nil {
+			return b, nil, fmt.Errorf("%w (batch_id must be a string such as \"k3v9x2a1.17\")", ErrNotBatch)
+		}
+	}
 	if len(raw.Dropped) > 0 {
 		if err := json.Unmarshal(raw.Dropped, &b.Dropped); err != nil {
 			return b, nil, fmt.Errorf("%w (dropped must be an object of counts per kind, such as {\"log\": 3})", ErrNotBatch)
@@ -160,7 +166,10 @@ func decodeReason(err error) string {
 // sequence number (a network event may instead merge into the entry of its
 // other half), each tab event updates the tab table. b.Dropped and
 // b.DroppedByTab are added to the kinds' dropped counters, the latter to
-// their tabs'. It returns ErrClosed after Close.
+// their tabs'. A batch whose BatchID was stored lately changes nothing and
+// is answered with Duplicate: the worker posts a batch again when the
+// answer to its first post was lost. It returns ErrNotBatch for a BatchID
+// over apitype.MaxBatchIDLen, ErrClosed after Close.
 func (s *Store) Ingest(b apitype.EventBatch) (apitype.EventsAck, error) {
 	if err := countEvents(len(b.Events)); err != nil {
 		return apitype.EventsAck{}, err
@@ -169,6 +178,9 @@ func (s *Store) Ingest(b apitype.EventBatch) (apitype.EventsAck, error) {
 }
 
 func (s *Store) ingest(b apitype.EventBatch, bad map[int]string) (apitype.EventsAck, error) {
+	if len(b.BatchID) > apitype.MaxBatchIDLen {
+		return apitype.EventsAck{}, fmt.Errorf("%w (batch_id is %d bytes, over the limit of %d)", ErrNotBatch, len(b.BatchID), apitype.MaxBatchIDLen)
+	}
 	s.mu.Lock()
 	cfg := s.cfg
 	s.mu.Unlock()
@@ -200,6 +212,10 @@ func (s *Store) ingest(b apitype.EventBatch, bad map[int]string) (apitype.Events
 	defer s.mu.Unlock()
 	if s.closed {
 		return apitype.EventsAck{}, ErrClosed
+	}
+	if b.BatchID != "" && !s.batches.add(b.BatchID) {
+		return apitype.EventsAck{Rejected: []apitype.EventRejection{}, DroppedByDaemon: map[string]int64{},
+			ConfigVersion: s.cfg.version, Duplicate: true}, nil
 	}
 	for name, n := range b.Dropped {
 		if k := kindOf(name); k != "" && n > 0 {

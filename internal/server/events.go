@@ -48,7 +48,7 @@ func (s *Server) events(c echo.Context) error {
 	switch {
 	case errors.Is(err, capture.ErrNotBatch):
 		return apiError(http.StatusBadRequest, "not_a_batch", err.Error(),
-			`POST /events takes {"dropped": {"log": 0}, "dropped_by_tab": {"1": {"log": 0}}, "events": [{"kind": "log", "ts": 1700000000000, "tab_id": 1, "frame_id": 0, "page_url": "...", ...}]} (the wire types are in internal/apitype/events.go)`)
+			`POST /events takes {"batch_id": "<epoch>.<seq>", "dropped": {"log": 0}, "dropped_by_tab": {"1": {"log": 0}}, "events": [{"kind": "log", "ts": 1700000000000, "tab_id": 1, "frame_id": 0, "page_url": "...", ...}]} (the wire types are in internal/apitype/events.go)`)
 	case errors.Is(err, capture.ErrBatchTooLarge):
 		return batchTooLarge(err.Error())
 	case errors.Is(err, capture.ErrClosed):

@@ -246,6 +246,8 @@ func FuzzEvents(f *testing.F) {
 		`{"events":[{"kind":"nav","tab_id":1.5},{"kind":7},null,[],"x"]}`,
 		`{"events":[{"kind":"log","level":"log","message":"\ud800\udfff\u0000\xff"}]}`,
 		`{"dropped":{"log":-5,"error":9223372036854775807},"events":[]}`,
+		`{"batch_id":"mhx0k2a1b2c3.1","dropped":{"log":1},"events":[{"kind":"log","ts":1,"tab_id":1,"frame_id":0,"page_url":"p","level":"log","message":"m"}]}`,
+		`{"batch_id":"` + strings.Repeat("x", 65) + `","events":[]}`, `{"batch_id":1,"events":[]}`,
 		`{"events":null}`, `{}`, `null`, ``, `[`, `{"events":[` + strings.Repeat("[", 10000) + `]}`,
 	} {
 		f.Add(s)
@@ -288,4 +290,42 @@ func FuzzEvents(f *testing.F) {
 		}
 		e.store.Tabs("")
 	})
+}
+
+// TestEventsRetryAfterLostAnswer posts a batch twice over HTTP, as the
+// worker does when the answer to its first post is lost: the retry is
+// answered 200 with duplicate and stores nothing, while a new worker's
+// first batch (a new epoch, sequence 1 again) is stored.
+func TestEventsRetryAfterLostAnswer(t *testing.T) {
+	e := newCaptureEnv(t, capture.Options{})
+	batch := func(id string) string {
+		return `{"batch_id":"` + id + `","dropped":{"log":1},"events":[{"kind":"log","ts":1,"tab_id":1,"frame_id":0,"page_url":"p","level":"log","message":"once"}]}`
+	}
+	for i, step := range []struct {
+		id       string
+		wantDup  bool
+		wantLogs int
+	}{
+		{"w1.1", false, 1},
+		{"w1.1", true, 1},
+		{"w2.1", false, 2},
+		{"w2.1", true, 2},
+	} {
+		code, body := e.do(t, req{"POST", "/events", e.ext(), batch(step.id)})
+		ack := decodeAck(t, body)
+		if code != 200 || ack.Duplicate != step.wantDup {
+			t.Errorf("post %d (%s): got %d %s, want 200 with duplicate %v", i, step.id, code, body, step.wantDup)
+		}
+		p, err := e.store.Query(capture.Filter{Kind: capture.KindLog})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Entries) != step.wantLogs || p.Dropped != int64(step.wantLogs) {
+			t.Errorf("post %d (%s): got %d logs and %d dropped, want %d of each", i, step.id, len(p.Entries), p.Dropped, step.wantLogs)
+		}
+	}
+	code, body := e.do(t, req{"POST", "/events", e.ext(), batch(strings.Repeat("x", apitype.MaxBatchIDLen+1))})
+	if code != 400 || !strings.Contains(string(body), "batch_id") {
+		t.Errorf("overlong batch_id: got %d %s, want 400 naming batch_id", code, body)
+	}
 }

@@ -149,20 +149,26 @@ type tap struct {
 	batches []tapped // guarded by mu
 	held    bool     // guarded by mu
 	key     []byte   // the paired extension's signing key; guarded by mu
+	// lose, when set, says whether to lose the daemon's answer to a batch
+	// (see LoseAnswers); guarded by mu.
+	lose func(tapped) bool
 }
 
 // tapped is one POST /events as the tap saw it.
 type tapped struct {
 	Body  string // the batch as posted
 	Batch struct {
+		BatchID      string                      `json:"batch_id"`
 		Dropped      map[string]int64            `json:"dropped"`
 		DroppedByTab map[string]map[string]int64 `json:"dropped_by_tab"`
 		Events       []ev                        `json:"events"`
 	}
-	Status int // the daemon's HTTP status; 503 while held
+	Status int  // the daemon's HTTP status; 503 while held
+	Lost   bool // the daemon answered, but the tap closed the connection instead of passing the answer on
 	Answer struct {
-		Accepted int `json:"accepted"`
-		Rejected []struct {
+		Accepted  int  `json:"accepted"`
+		Duplicate bool `json:"duplicate"`
+		Rejected  []struct {
 			Index  int    `json:"index"`
 			Reason string `json:"reason"`
 		} `json:"rejected"`
@@ -230,6 +236,16 @@ func (tp *tap) events(w http.ResponseWriter, r *http.Request, rp *httputil.Rever
 	rp.ServeHTTP(out, r)
 	rec.Status = out.Code
 	json.Unmarshal(out.Body.Bytes(), &rec.Answer)
+	tp.mu.Lock()
+	rec.Lost = tp.lose != nil && tp.lose(rec)
+	tp.mu.Unlock()
+	if hj, ok := w.(http.Hijacker); ok && rec.Lost {
+		if conn, _, err := hj.Hijack(); err == nil {
+			conn.Close()
+		}
+		tp.add(rec)
+		return
+	}
 	for k, v := range out.Header() {
 		w.Header()[k] = v
 	}
@@ -322,6 +338,17 @@ func (tp *tap) Hold(held bool) {
 	tp.mu.Unlock()
 }
 
+// LoseAnswers makes the tap pass each POST /events to the daemon and, when
+// lose(batch) is true, close the connection instead of passing the
+// daemon's answer on: the extension does not learn that the daemon stored
+// the batch. lose is called with the tap's lock held. nil passes every
+// answer on again.
+func (tp *tap) LoseAnswers(lose func(tapped) bool) {
+	tp.mu.Lock()
+	tp.lose = lose
+	tp.mu.Unlock()
+}
+
 // heldCount is how many POST /events the tap refused while holding.
 func (tp *tap) heldCount() int {
 	held := 0
@@ -340,11 +367,12 @@ func (tp *tap) Batches() []tapped {
 	return append([]tapped(nil), tp.batches...)
 }
 
-// Delivered returns the events the daemon accepted, in order.
+// Delivered returns the events the daemon accepted, in order (a batch
+// answered as a duplicate of one stored before adds none).
 func (tp *tap) Delivered() []ev {
 	var out []ev
 	for _, b := range tp.Batches() {
-		if b.Status != http.StatusOK {
+		if b.Status != http.StatusOK || b.Answer.Duplicate {
 			continue
 		}
 		rejected := map[int]bool{}
