@@ -475,3 +475,34 @@ func query(u string) []NameValue {
 }
 
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// MatchWindow is how far apart an exchange's captured start and a Resource
+// Timing entry's start may be and still be one request: the capture stamps
+// a request when the browser reports it, the timeline when the fetch
+// began, and a busy machine lets the two drift by some hundred ms.
+const MatchWindow = 3 * time.Second
+
+// Match sets the Timing of each exchange in xs to the entry of ts with its
+// URL whose start is nearest its Started, within MatchWindow, each entry
+// used once. Exchanges are matched oldest first, so a URL fetched again
+// and again pairs in order.
+func Match(xs []Exchange, ts []Timing) {
+	byURL := map[string][]int{}
+	for i, t := range ts {
+		byURL[t.URL] = append(byURL[t.URL], i)
+	}
+	used := make([]bool, len(ts))
+	for i := range xs {
+		best, gap := -1, MatchWindow+1
+		for _, j := range byURL[xs[i].URL] {
+			d := ts[j].Started().Sub(xs[i].Started).Abs()
+			if !used[j] && d <= MatchWindow && d < gap {
+				best, gap = j, d
+			}
+		}
+		if best >= 0 {
+			used[best] = true
+			xs[i].Timing = &ts[best]
+		}
+	}
+}

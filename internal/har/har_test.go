@@ -194,3 +194,27 @@ func TestTimings(t *testing.T) {
 		})
 	}
 }
+
+// TestMatch pairs each exchange with the Resource Timing entry of its URL
+// nearest in start time, each entry once, none beyond MatchWindow.
+func TestMatch(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 5, 0, 0, 0, time.UTC)
+	origin := float64(t0.UnixMilli()) - 1000 // the document began a second before
+	at := func(url string, ms float64) Timing { return Timing{URL: url, Origin: origin, StartTime: 1000 + ms} }
+	ts := []Timing{at("http://h/poll", 0), at("http://h/poll", 2000), at("http://h/app.js", 40), at("http://h/old.js", -10000)}
+	xs := []Exchange{
+		{URL: "http://h/poll", Started: t0.Add(30 * time.Millisecond)},
+		{URL: "http://h/app.js", Started: t0.Add(-200 * time.Millisecond)}, // the capture stamped it late
+		{URL: "http://h/poll", Started: t0.Add(2010 * time.Millisecond)},
+		{URL: "http://h/poll", Started: t0.Add(2020 * time.Millisecond)}, // its entry was taken
+		{URL: "http://h/old.js", Started: t0},                             // 10 s apart: another load
+		{URL: "http://h/none", Started: t0},
+	}
+	Match(xs, ts)
+	want := []*Timing{&ts[0], &ts[2], &ts[1], nil, nil, nil}
+	for i, x := range xs {
+		if x.Timing != want[i] {
+			t.Errorf("exchange %d (%s): got timing %+v, want %+v", i, x.URL, x.Timing, want[i])
+		}
+	}
+}
