@@ -115,7 +115,9 @@ func (t *Tools) networkHAR(ctx context.Context, client string, a networkArgs) (a
 	t.fromPages(ctx, client, xs, tabs)
 	doc := har.Build(har.Creator{Name: "gasoline", Version: version.Version}, xs)
 	doc.Log.Comment = "Response bodies: each content.comment says where the text came from (" + har.FromCapture + ", " +
-		har.FromCache + ", " + har.FromNetwork + ") or why there is none. Credential headers stay as captured ([redacted] unless redaction is off)."
+		har.FromCache + ", " + har.FromNetwork + ") or why there is none. Credential headers stay as captured ([redacted] unless redaction is off); " +
+		"cookies are read from the captured Cookie and Set-Cookie headers, which Chrome mostly hides from the capture (a redacted one lists none). " +
+		"httpVersion and timings come from the tab's Resource Timing entries; an entry without one says so."
 	text, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {
 		return nil, err
