@@ -58,7 +58,9 @@ type Page struct {
 	PageTimings     PageTimings `json:"pageTimings"`
 }
 
-// PageTimings are -1: the capture does not time page loads.
+// PageTimings are ms from the page's start to its DOMContentLoaded and
+// load events, from the document's navigation timing entry; -1 when the
+// export had none (the tab has left the page, or it has not loaded yet).
 type PageTimings struct {
 	OnContentLoad float64 `json:"onContentLoad"`
 	OnLoad        float64 `json:"onLoad"`
@@ -195,6 +197,10 @@ type Timing struct {
 	// Protocol is nextHopProtocol: "h2", "h3", "http/1.1", or "" when
 	// the browser does not say (cross-origin without Timing-Allow-Origin).
 	Protocol string `json:"protocol"`
+	// DCL and Load are a navigation entry's domContentLoadedEventStart
+	// and loadEventStart: 0 for a resource, or an event still to come.
+	DCL  float64 `json:"dcl"`
+	Load float64 `json:"load"`
 }
 
 // Started is when t's fetch started, on the wall clock.
@@ -226,7 +232,26 @@ func Build(creator Creator, xs []Exchange) *HAR {
 		}
 		h.Log.Entries = append(h.Log.Entries, entry(ref, x))
 	}
+	for _, x := range xs {
+		if tm := x.Timing; tm != nil && x.URL == x.PageURL && tm.DCL > 0 {
+			for i := range h.Log.Pages {
+				if p := &h.Log.Pages[i]; p.ID == pages[x.PageURL] {
+					p.StartedDateTime = stamp(tm.Started())
+					p.PageTimings = PageTimings{OnContentLoad: since(tm.DCL, tm.StartTime), OnLoad: since(tm.Load, tm.StartTime)}
+				}
+			}
+		}
+	}
 	return h
+}
+
+// since is the ms from start to t on a document's timeline, -1 when t is
+// 0 (the event has not happened).
+func since(t, start float64) float64 {
+	if t <= 0 {
+		return -1
+	}
+	return round(t - start)
 }
 
 func entry(ref string, x Exchange) Entry {
@@ -239,6 +264,7 @@ func entry(ref string, x Exchange) Entry {
 		if ts, ok := tm.timings(); ok {
 			e.Timings = ts
 			e.Time = ts.total()
+			e.StartedDateTime = stamp(tm.Started()) // on the page's timeline, as its phases are
 		}
 	}
 	switch {

@@ -207,7 +207,7 @@ func TestMatch(t *testing.T) {
 		{URL: "http://h/app.js", Started: t0.Add(-200 * time.Millisecond)}, // the capture stamped it late
 		{URL: "http://h/poll", Started: t0.Add(2010 * time.Millisecond)},
 		{URL: "http://h/poll", Started: t0.Add(2020 * time.Millisecond)}, // its entry was taken
-		{URL: "http://h/old.js", Started: t0},                             // 10 s apart: another load
+		{URL: "http://h/old.js", Started: t0},                            // 10 s apart: another load
 		{URL: "http://h/none", Started: t0},
 	}
 	Match(xs, ts)
@@ -216,5 +216,29 @@ func TestMatch(t *testing.T) {
 		if x.Timing != want[i] {
 			t.Errorf("exchange %d (%s): got timing %+v, want %+v", i, x.URL, x.Timing, want[i])
 		}
+	}
+}
+
+// TestPageTimings: a page's document with its navigation timing entry
+// gives the page's onContentLoad and onLoad, from the page's start; a page
+// without one keeps -1.
+func TestPageTimings(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 5, 0, 0, 0, time.UTC)
+	origin := float64(t0.UnixMilli())
+	xs := []Exchange{
+		{Started: t0.Add(3 * time.Millisecond), PageURL: "http://h/a", URL: "http://h/a", Method: "GET", Status: 200,
+			Timing: &Timing{URL: "http://h/a", Origin: origin, RequestStart: 5, ResponseStart: 20, ResponseEnd: 30, DCL: 250.5, Load: 400}},
+		{Started: t0.Add(time.Second), PageURL: "http://h/b", URL: "http://h/b", Method: "GET", Status: 200},
+	}
+	h := Build(Creator{}, xs)
+	if got, want := h.Log.Pages[0], (Page{StartedDateTime: "2026-11-26T05:00:00.000Z", ID: "page_1", Title: "http://h/a",
+		PageTimings: PageTimings{OnContentLoad: 250.5, OnLoad: 400}}); got != want {
+		t.Errorf("page with a navigation entry: got %+v, want %+v", got, want)
+	}
+	if got := h.Log.Pages[1].PageTimings; got != (PageTimings{OnContentLoad: -1, OnLoad: -1}) {
+		t.Errorf("page without one: got %+v, want -1s", got)
+	}
+	if got := h.Log.Entries[0].StartedDateTime; got != "2026-11-26T05:00:00.000Z" {
+		t.Errorf("the document's startedDateTime: got %s, want its navigation start", got)
 	}
 }

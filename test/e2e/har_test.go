@@ -69,7 +69,8 @@ type harView struct {
 // and so does the session cookie the page set. Every entry's timings follow
 // HAR 1.2 (send, wait and receive non-negative, the others -1 or more, time
 // their sum), and the page's own requests, which its Resource Timing
-// entries describe, have their httpVersion and phases.
+// entries describe, have their httpVersion and phases; the page has its
+// DOMContentLoaded and load times.
 func TestHARReplaysOffline(t *testing.T) {
 	npmDir, err := filepath.Abs(filepath.Join("..", "npm"))
 	if err != nil {
@@ -136,6 +137,10 @@ func TestHARReplaysOffline(t *testing.T) {
 	var doc struct {
 		Log struct {
 			Version string `json:"version"`
+			Pages   []struct {
+				Title       string             `json:"title"`
+				PageTimings map[string]float64 `json:"pageTimings"`
+			} `json:"pages"`
 			Entries []struct {
 				Time    float64 `json:"time"`
 				Comment string  `json:"comment"`
@@ -164,6 +169,11 @@ func TestHARReplaysOffline(t *testing.T) {
 	}
 	if strings.Contains(text, "har-secret-token") {
 		t.Errorf("the HAR holds the Authorization token")
+	}
+	for _, p := range doc.Log.Pages {
+		if p.Title == pageURL && (p.PageTimings["onContentLoad"] <= 0 || p.PageTimings["onLoad"] < p.PageTimings["onContentLoad"]) {
+			t.Errorf("the page's pageTimings: got %v, want its DOMContentLoaded and then its load, in ms from its start", p.PageTimings)
+		}
 	}
 	if strings.Contains(text, harCookie) {
 		t.Errorf("the HAR holds the session cookie's value")
