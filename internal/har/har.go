@@ -265,13 +265,16 @@ func entry(ref string, x Exchange) Entry {
 			e.Timings = ts
 			e.Time = ts.total()
 			e.StartedDateTime = stamp(tm.Started()) // on the page's timeline, as its phases are
+		} else if tm.ResponseEnd > tm.StartTime { // the phases hidden, the whole still shown
+			e.Time = round(tm.ResponseEnd - tm.StartTime)
+			e.Timings.Wait = e.Time
 		}
 	}
 	switch {
 	case x.Timing == nil:
 		e.Comment = join(e.Comment, "no Resource Timing entry in the tab at export: httpVersion unknown, timings the total only")
 	case e.Timings.Blocked == -1:
-		e.Comment = join(e.Comment, "the browser exposed no phases (cross-origin without Timing-Allow-Origin): timings the total only")
+		e.Comment = join(e.Comment, "the browser exposed no phases (cross-origin without Timing-Allow-Origin, or no request made): timings the total only")
 	}
 	if version == "" && x.Timing != nil {
 		e.Comment = join(e.Comment, "httpVersion unknown: the browser gave no nextHopProtocol")
