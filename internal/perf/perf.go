@@ -369,7 +369,7 @@ func (n namer) script(s Script) string {
 	fmt.Fprintf(&b, ", %d ms", ms(s.MS))
 	switch {
 	case s.Early:
-		b.WriteString(" (likely an extension's content script at document start, not the page's: Chrome names both by the page's URL)")
+		b.WriteString(" (likely an extension's start script, not the page's: Chrome names it by the page's URL)")
 	case s.Extension():
 		b.WriteString(" (a browser extension's, not the page's)")
 	}

@@ -147,11 +147,15 @@ func TestRankExtensionScripts(t *testing.T) {
 			load = &got[i]
 		}
 	}
-	if load == nil || !strings.Contains(load.What, "script classic-script /shop.html, 150 ms (likely an extension's content script at document start, not the page's") {
+	if load == nil || !strings.Contains(load.What, "script classic-script /shop.html, 150 ms (likely an extension's start script, not the page's: Chrome names it by the page's URL)") {
 		t.Fatalf("causes %+v: want the load frame's start script named as an extension's", got)
 	}
 	if load != &got[len(got)-1] {
 		t.Errorf("the extension's frame ranks above the page's own: %+v", got)
+	}
+	other := Rank(Report{URL: page, Frames: []Frame{{Start: 50, MS: 300, Blocking: 250, Scripts: []Script{{MS: 100, URL: "chrome-extension://abc/content.js", Fn: "scan"}}}}})
+	if len(other) != 1 || !strings.HasSuffix(other[0].What, "script scan chrome-extension://abc/content.js, 100 ms (a browser extension's, not the page's)") || other[0].score != 75.0/frameGood {
+		t.Errorf("a frame of another extension's script: got %+v, want it named so and weighed by the blocking time left after it", other)
 	}
 	if s := (Script{URL: "moz-extension://x/a.js"}); !s.Extension() {
 		t.Errorf("%+v is an extension's script", s)
