@@ -262,6 +262,7 @@ export const CONTRACT = {
     tab_id: {"type":"integer","required":true},
     urls: {"type":"array","items":"string","required":true},
     max_bytes: {"type":"integer","min":1},
+    timings: {"type":"array","items":"string"},
   },
 };
 

@@ -2,6 +2,8 @@
 // (documents, scripts, stylesheets: webRequest sees them without bodies),
 // read again in the page that loaded them, on export only, so no page pays
 // for it as it loads. The daemon sends the URLs (internal/tools/observe_har.go).
+// The same command reads the page's Resource Timing entries of the exported
+// requests (their protocol and phase timings), also on export only.
 // The re-reads are left out of the capture (hushRequests), so an export does
 // not add requests to the next one.
 
@@ -14,8 +16,9 @@ import { resolveTab } from '../tabs/resolve.js';
 
 /**
  * harBodies resolves to {bodies: [{url, text, source, truncated} | {url,
- * error}]}: each of params.urls read in the ISOLATED world of tab
- * params.tab_id's top document, up to params.max_bytes bytes each.
+ * error}], timings: [Timing]}: each of params.urls read in the ISOLATED
+ * world of tab params.tab_id's top document, up to params.max_bytes bytes
+ * each, and that document's Resource Timing entries of params.timings.
  */
 export async function harBodies(params) {
   const tab = await resolveTab(params.tab_id);
@@ -23,7 +26,7 @@ export async function harBodies(params) {
   const unhush = hushRequests(tab.id, params.urls);
   try {
     [r] = await chrome.scripting.executeScript({
-      target: { tabId: tab.id, frameIds: [0] }, world: 'ISOLATED', func: readBodies, args: [params.urls, params.max_bytes ?? 262144],
+      target: { tabId: tab.id, frameIds: [0] }, world: 'ISOLATED', func: readBodies, args: [params.urls, params.max_bytes ?? 262144, params.timings ?? []],
     });
   } catch (e) {
     throw new CommandError(`tab ${tab.id} cannot be scripted (${e?.message ?? e}); its bodies cannot be read again`);
@@ -35,14 +38,39 @@ export async function harBodies(params) {
 }
 
 /**
- * readBodies runs in the page (self-contained): each URL of the page's own
+ * Timing is one Resource Timing (or the navigation) entry as har.Timing
+ * reads it: times in ms on the document's timeline, origin its
+ * performance.timeOrigin, 0 where the browser hides a phase.
+ * @typedef {{url: string, origin: number, start: number, dns_start: number, dns_end: number, connect_start: number,
+ *   connect_end: number, ssl_start: number, request_start: number, response_start: number, response_end: number, protocol: string,
+ *   dcl: number, load: number}} Timing (dcl and load: a navigation entry's DOMContentLoaded and load event starts, else 0)
+ */
+
+/**
+ * readBodies runs in the page (self-contained). First, the entries of the
+ * page's performance timeline (navigation and resource) named in
+ * timingURLs, at most MAX_TIMINGS, read before the re-reads add their own.
+ * Then each URL of the page's own
  * origin from the HTTP cache only ("only-if-cached": no network, the bytes
  * the page was served, source "cache"); one not in the cache, or of another
  * origin, fetched with "force-cache" (source "network": the cache had no
  * copy the page can read, so the server answered again). Text is cut at
  * maxBytes bytes.
  */
-export async function readBodies(urls, maxBytes) {
+export async function readBodies(urls, maxBytes, timingURLs = []) {
+  const MAX_TIMINGS = 2000;
+  const wanted = new Set(timingURLs);
+  const timings = [];
+  for (const e of [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]) {
+    if (timings.length >= MAX_TIMINGS) break;
+    if (!wanted.has(e.name)) continue;
+    timings.push({
+      url: e.name, origin: performance.timeOrigin, start: e.startTime, dns_start: e.domainLookupStart, dns_end: e.domainLookupEnd,
+      connect_start: e.connectStart, connect_end: e.connectEnd, ssl_start: e.secureConnectionStart, request_start: e.requestStart,
+      response_start: e.responseStart, response_end: e.responseEnd, protocol: e.nextHopProtocol || '',
+      dcl: e.domContentLoadedEventStart ?? 0, load: e.loadEventStart ?? 0,
+    });
+  }
   const here = location.origin;
   const read = async (url, init) => {
     const res = await fetch(url, init);
@@ -74,5 +102,5 @@ export async function readBodies(urls, maxBytes) {
       bodies.push({ url, error: `the page could not read it (${String(e?.message ?? e).slice(0, 200)})` });
     }
   }
-  return { bodies };
+  return { bodies, timings };
 }

@@ -60,11 +60,44 @@
   const round = (v) => Math.round(v * 10) / 10;
   const top = (list, n, by) => list.slice().sort((a, b) => by(b) - by(a)).slice(0, n);
 
+  /** early holds the script entries startScripts judged the extensions' own (set by collect). */
+  let early = new Set();
+
   function script(s) {
     return {
       ms: round(s.duration), url: s.sourceURL || '', fn: s.sourceFunctionName || '',
       char: s.sourceCharPosition > 0 ? s.sourceCharPosition : 0, invoker: s.invoker || '', type: s.invokerType || '',
+      early: early.has(s) || undefined,
     };
+  }
+
+  /** notPage says whether a script entry is an extension's: by its URL's scheme, or judged so by startScripts. */
+  const notPage = (s) => early.has(s) || /^(chrome|moz|safari-web)-extension:/.test(s.sourceURL || s.invoker || '');
+
+  /**
+   * startScripts returns the script entries of frames that are likely the
+   * content scripts extensions run in the page's own world at
+   * document_start (gasoline's: pristine.js, capture/main-world.js,
+   * actions/dialogs.js). Chrome names them by the document's URL as it names
+   * the page's inline scripts, but they run before any of the page's: so
+   * when the document's URL has more classic-script entries than the
+   * document has inline classic scripts, the first of them, up to the
+   * number of such content scripts in this extension's manifest, are not
+   * the page's. When the page's inline scripts are as many (gasoline's ran
+   * under the 5 ms the browser reports), none is.
+   */
+  function startScripts(frames) {
+    const url = performance.getEntriesByType('navigation')[0]?.name || location.href;
+    const named = frames.flatMap((f) => f.scripts || []).filter((s) => s.invokerType === 'classic-script' && s.sourceURL === url)
+      .sort((a, b) => a.startTime - b.startTime);
+    const inline = Array.from(document.scripts).filter((el) => !el.src && /^((text|application)\/(java|ecma)script)?$/i.test(el.type.trim())).length;
+    let ours = 0;
+    try {
+      for (const cs of chrome.runtime.getManifest().content_scripts || []) {
+        if (cs.world === 'MAIN' && cs.run_at === 'document_start') ours += (cs.js || []).length;
+      }
+    } catch { /* no manifest to read: judge none the extension's */ }
+    return new Set(named.slice(0, Math.max(0, Math.min(ours, named.length - inline))));
   }
 
   /**
@@ -94,7 +127,7 @@
           if (s.startTime + s.duration >= pStart && s.startTime <= pEnd) handlers.push(s);
         }
       }
-      const h = top(handlers, 1, (s) => (s.invokerType === 'event-listener' ? 1e6 : 0) + s.duration)[0];
+      const h = top(handlers.filter((s) => !notPage(s)), 1, (s) => (s.invokerType === 'event-listener' ? 1e6 : 0) + s.duration)[0];
       out.push({
         type: main.name, start: round(start), ms: round(end - start), delay: round(pStart - start),
         processing: round(pEnd - pStart), presentation: round(Math.max(0, end - pEnd)),
@@ -145,6 +178,7 @@
   async function collect() {
     const got = await buffered(['long-animation-frame', 'longtask', 'event', 'first-input', 'layout-shift', 'largest-contentful-paint']);
     const frames = got['long-animation-frame'];
+    early = startScripts(frames);
     const resources = performance.getEntriesByType('resource');
     const nav = performance.getEntriesByType('navigation')[0];
     const fcp = performance.getEntriesByType('paint').find((p) => p.name === 'first-contentful-paint');

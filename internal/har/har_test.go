@@ -2,6 +2,7 @@ package har
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -96,5 +97,148 @@ func TestBuildHasEveryRequiredField(t *testing.T) {
 	}
 	if got, want := h.Log.Entries[0].StartedDateTime, "2026-11-26T05:00:00.000Z"; got != want {
 		t.Errorf("startedDateTime: got %q, want %q", got, want)
+	}
+}
+
+func TestHTTPVersion(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"h2", "HTTP/2"}, {"h3", "HTTP/3"}, {"h3-29", "HTTP/3"}, {"http/1.1", "HTTP/1.1"}, {"http/1.0", "HTTP/1.0"}, {"", ""}, {"quic", ""},
+	} {
+		if got := HTTPVersion(c.in); got != c.want {
+			t.Errorf("HTTPVersion(%q): got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestCookies: cookies come from the captured Cookie and Set-Cookie
+// headers; a redacted header lists none and says so, so no value the
+// capture hid can reach the archive.
+func TestCookies(t *testing.T) {
+	x := Exchange{Method: "GET", URL: "http://127.0.0.1:1/", Status: 200,
+		RequestHeaders: map[string]string{"Cookie": "sid=abc; theme=dark"},
+		ResponseHeaders: map[string]string{"set-cookie": "sid=xyz; Path=/; HttpOnly; Secure; Expires=Wed, 21 Oct 2026 07:28:00 GMT\n" +
+			"lang=en; Domain=example.test; SameSite=Lax"}}
+	e := entry("", x)
+	want := []Cookie{{Name: "sid", Value: "abc"}, {Name: "theme", Value: "dark"}}
+	if got := e.Request.Cookies; !equal(got, want) {
+		t.Errorf("request cookies: got %+v, want %+v", got, want)
+	}
+	want = []Cookie{{Name: "sid", Value: "xyz", Path: "/", HTTPOnly: true, Secure: true, Expires: "2026-10-21T07:28:00Z"},
+		{Name: "lang", Value: "en", Domain: "example.test"}}
+	if got := e.Response.Cookies; !equal(got, want) {
+		t.Errorf("response cookies: got %+v, want %+v", got, want)
+	}
+
+	x.RequestHeaders = map[string]string{"Cookie": "[redacted]"}
+	x.ResponseHeaders = map[string]string{"Set-Cookie": "[redacted]"}
+	e = entry("", x)
+	if len(e.Request.Cookies) != 0 || len(e.Response.Cookies) != 0 ||
+		!strings.Contains(e.Request.Comment, "redacted") || !strings.Contains(e.Response.Comment, "redacted") {
+		t.Errorf("redacted cookies: got request %+v %q, response %+v %q; want none, each comment saying they are redacted",
+			e.Request.Cookies, e.Request.Comment, e.Response.Cookies, e.Response.Comment)
+	}
+	b, _ := json.Marshal(Build(Creator{}, []Exchange{x}))
+	if !strings.Contains(string(b), `"cookies":[]`) {
+		t.Errorf("cookies must be an array even when empty: %s", b)
+	}
+}
+
+func equal(a, b []Cookie) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestTimings: a Resource Timing entry splits the entry's time into HAR
+// phases that sum to the fetch's duration (ssl inside connect, -1 for what
+// did not happen), and gives the httpVersion; without one, or when the
+// browser hid the phases, the time is all wait.
+func TestTimings(t *testing.T) {
+	fresh := &Timing{StartTime: 100, DomainLookupStart: 102, DomainLookupEnd: 110, ConnectStart: 110, ConnectEnd: 150,
+		SecureStart: 120, RequestStart: 151, ResponseStart: 251, ResponseEnd: 260.5, Protocol: "h2"}
+	reused := &Timing{StartTime: 100, DomainLookupStart: 100, DomainLookupEnd: 100, ConnectStart: 100, ConnectEnd: 100,
+		RequestStart: 103, ResponseStart: 140, ResponseEnd: 141, Protocol: "http/1.1"}
+	hidden := &Timing{StartTime: 100, ResponseEnd: 180}
+	for _, c := range []struct {
+		name    string
+		tm      *Timing
+		want    Timings
+		time    float64
+		version string
+	}{
+		{"new TLS connection", fresh, Timings{Blocked: 3, DNS: 8, Connect: 40, SSL: 30, Send: 0, Wait: 100, Receive: 9.5}, 160.5, "HTTP/2"},
+		{"reused connection", reused, Timings{Blocked: 3, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 37, Receive: 1}, 41, "HTTP/1.1"},
+		{"phases hidden", hidden, Timings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 80, Receive: 0}, 80, ""},
+		{"no entry", nil, Timings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 70, Receive: 0}, 70, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := entry("", Exchange{Method: "GET", URL: "http://127.0.0.1:1/a", Status: 200, DurationMS: 70, Timing: c.tm})
+			if e.Timings != c.want || e.Time != c.time {
+				t.Errorf("got timings %+v time %v, want %+v time %v", e.Timings, e.Time, c.want, c.time)
+			}
+			if e.Time != e.Timings.total() {
+				t.Errorf("time %v is not the sum of the timings %+v", e.Time, e.Timings)
+			}
+			if e.Request.HTTPVersion != c.version || e.Response.HTTPVersion != c.version {
+				t.Errorf("httpVersion: got %q and %q, want %q", e.Request.HTTPVersion, e.Response.HTTPVersion, c.version)
+			}
+			if (c.version == "" || c.want.Blocked == -1) && e.Comment == "" {
+				t.Errorf("an entry without phases or version must say why in its comment")
+			}
+		})
+	}
+}
+
+// TestMatch pairs each exchange with the Resource Timing entry of its URL
+// nearest in start time, each entry once, none beyond MatchWindow.
+func TestMatch(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 5, 0, 0, 0, time.UTC)
+	origin := float64(t0.UnixMilli()) - 1000 // the document began a second before
+	at := func(url string, ms float64) Timing { return Timing{URL: url, Origin: origin, StartTime: 1000 + ms} }
+	ts := []Timing{at("http://h/poll", 0), at("http://h/poll", 2000), at("http://h/app.js", 40), at("http://h/old.js", -10000)}
+	xs := []Exchange{
+		{URL: "http://h/poll", Started: t0.Add(30 * time.Millisecond)},
+		{URL: "http://h/app.js", Started: t0.Add(-200 * time.Millisecond)}, // the capture stamped it late
+		{URL: "http://h/poll", Started: t0.Add(2010 * time.Millisecond)},
+		{URL: "http://h/poll", Started: t0.Add(2020 * time.Millisecond)}, // its entry was taken
+		{URL: "http://h/old.js", Started: t0},                            // 10 s apart: another load
+		{URL: "http://h/none", Started: t0},
+	}
+	Match(xs, ts)
+	want := []*Timing{&ts[0], &ts[2], &ts[1], nil, nil, nil}
+	for i, x := range xs {
+		if x.Timing != want[i] {
+			t.Errorf("exchange %d (%s): got timing %+v, want %+v", i, x.URL, x.Timing, want[i])
+		}
+	}
+}
+
+// TestPageTimings: a page's document with its navigation timing entry
+// gives the page's onContentLoad and onLoad, from the page's start; a page
+// without one keeps -1.
+func TestPageTimings(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 5, 0, 0, 0, time.UTC)
+	origin := float64(t0.UnixMilli())
+	xs := []Exchange{
+		{Started: t0.Add(3 * time.Millisecond), PageURL: "http://h/a", URL: "http://h/a", Method: "GET", Status: 200,
+			Timing: &Timing{URL: "http://h/a", Origin: origin, RequestStart: 5, ResponseStart: 20, ResponseEnd: 30, DCL: 250.5, Load: 400}},
+		{Started: t0.Add(time.Second), PageURL: "http://h/b", URL: "http://h/b", Method: "GET", Status: 200},
+	}
+	h := Build(Creator{}, xs)
+	if got, want := h.Log.Pages[0], (Page{StartedDateTime: "2026-11-26T05:00:00.000Z", ID: "page_1", Title: "http://h/a",
+		PageTimings: PageTimings{OnContentLoad: 250.5, OnLoad: 400}}); got != want {
+		t.Errorf("page with a navigation entry: got %+v, want %+v", got, want)
+	}
+	if got := h.Log.Pages[1].PageTimings; got != (PageTimings{OnContentLoad: -1, OnLoad: -1}) {
+		t.Errorf("page without one: got %+v, want -1s", got)
+	}
+	if got := h.Log.Entries[0].StartedDateTime; got != "2026-11-26T05:00:00.000Z" {
+		t.Errorf("the document's startedDateTime: got %s, want its navigation start", got)
 	}
 }

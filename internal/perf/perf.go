@@ -59,6 +59,25 @@ type Script struct {
 	Char    int     `json:"char,omitempty"`
 	Invoker string  `json:"invoker,omitempty"`
 	Type    string  `json:"type,omitempty"` // the invoker's type: event-listener, classic-script, …
+	// Early: the collector judged it one of the content scripts extensions
+	// (gasoline first) run in the page's world at document_start, which
+	// Chrome names by the page's URL as it names the page's inline scripts
+	// (startScripts in extension/perf/collect.js).
+	Early bool `json:"early,omitempty"`
+}
+
+// extensionSchemes start the URLs of browsers' extension code.
+var extensionSchemes = []string{"chrome-extension://", "moz-extension://", "safari-web-extension://"}
+
+// Extension reports whether s is an extension's code, not the page's: by
+// its URL (or invoker's) scheme, or judged Early by the collector.
+func (s Script) Extension() bool {
+	for _, p := range extensionSchemes {
+		if strings.HasPrefix(s.URL, p) || strings.HasPrefix(s.Invoker, p) {
+			return true
+		}
+	}
+	return s.Early
 }
 
 // Interaction is one user interaction (the longest event of its
@@ -180,6 +199,9 @@ func Rank(r Report) []Cause {
 		if s := longest(f.Scripts); s != nil {
 			what += "; " + n.script(*s)
 			key = fmt.Sprintf("f %s %s %d", s.URL, s.Fn, s.Char)
+			if s.Extension() {
+				key = "f extension" // not the page's: one cause however many frames
+			}
 		}
 		out = append(out, Cause{Kind: "long_frame", MS: ms(f.MS), score: frameScore(f), What: what, key: key})
 	}
@@ -289,24 +311,35 @@ func overlapsInteraction(f Frame, ins []Interaction) bool {
 	return false
 }
 
-// frameScore weighs a long frame by the time its scripts ran, what its
-// page's code can change; a frame without scripts (style, layout, a busy
-// machine) by half its blocking time.
+// frameScore weighs a long frame by the time the page's scripts ran, what
+// its page's code can change; a frame without scripts (style, layout, a
+// busy machine) by half its blocking time; one whose scripts are all
+// extensions' by half its blocking time left after them (the page cannot
+// change what extensions run in it).
 func frameScore(f Frame) float64 {
-	var code float64
+	var code, ext float64
 	for _, s := range f.Scripts {
-		code += s.MS
+		if s.Extension() {
+			ext += s.MS
+		} else {
+			code += s.MS
+		}
 	}
 	if code == 0 {
-		code = f.Blocking / 2
+		code = max(f.Blocking-ext, 0) / 2
 	}
 	return code / frameGood
 }
 
+// longest is the longest of the page's scripts in ss, else the longest of
+// the extensions'; nil for none.
 func longest(ss []Script) *Script {
 	var best *Script
 	for i := range ss {
-		if best == nil || ss[i].MS > best.MS {
+		switch {
+		case best == nil, best.Extension() && !ss[i].Extension():
+			best = &ss[i]
+		case best.Extension() == ss[i].Extension() && ss[i].MS > best.MS:
 			best = &ss[i]
 		}
 	}
@@ -334,6 +367,12 @@ func (n namer) script(s Script) string {
 		}
 	}
 	fmt.Fprintf(&b, ", %d ms", ms(s.MS))
+	switch {
+	case s.Early:
+		b.WriteString(" (likely an extension's start script, not the page's: Chrome names it by the page's URL)")
+	case s.Extension():
+		b.WriteString(" (a browser extension's, not the page's)")
+	}
 	return b.String()
 }
 

@@ -107,3 +107,60 @@ func TestClassicScriptInvokerNotRepeated(t *testing.T) {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 }
+
+// TestRankExtensionScripts: an extension's scripts (by their URL, or the
+// collector's judgement that they ran at document start under the page's
+// URL) are never the page's culprit: a frame's score counts the page's
+// scripts, its evidence names the page's script first, and a frame of
+// extension scripts alone says whose they are and ranks below the page's.
+func TestRankExtensionScripts(t *testing.T) {
+	page := "http://h/shop.html"
+	r := Report{URL: page, Frames: []Frame{
+		// Load: gasoline's start scripts, named by the page's URL.
+		{Start: 100, MS: 400, Blocking: 340, Scripts: []Script{{MS: 150, URL: page, Invoker: page, Type: "classic-script", Early: true},
+			{MS: 120, URL: page, Invoker: page, Type: "classic-script", Early: true}}},
+		// Another extension's content script beside the page's own code.
+		{Start: 3000, MS: 260, Blocking: 200, Scripts: []Script{{MS: 180, URL: "chrome-extension://abc/content.js", Type: "classic-script"},
+			{MS: 70, URL: "http://h/app.js", Fn: "render", Char: 9}}},
+		// The page's slow code.
+		{Start: 6000, MS: 300, Blocking: 250, Scripts: []Script{{MS: 240, URL: "http://h/app.js", Fn: "filter", Char: 99}}},
+	}}
+	got := Rank(r)
+	var whats []string
+	for _, c := range got {
+		whats = append(whats, c.What)
+	}
+	want := []string{
+		"long animation frame at 6000 ms: 300 ms, 250 ms blocking; script filter /app.js:char 99, 240 ms",
+		"long animation frame at 3000 ms: 260 ms, 200 ms blocking; script render /app.js:char 9, 70 ms",
+	}
+	if len(got) != 2 || whats[0] != want[0] || whats[1] != want[1] {
+		t.Fatalf("causes:\n %s\nwant the page's frames, its own scripts named:\n %s", strings.Join(whats, "\n "), strings.Join(want, "\n "))
+	}
+	// A busier load: the start scripts leave more blocking time than the
+	// page is charged for; the cause names them as not the page's.
+	r.Frames[0].MS, r.Frames[0].Blocking = 420, 370
+	got = Rank(r)
+	var load *Cause
+	for i := range got {
+		if strings.Contains(got[i].What, "at 100 ms") {
+			load = &got[i]
+		}
+	}
+	if load == nil || !strings.Contains(load.What, "script classic-script /shop.html, 150 ms (likely an extension's start script, not the page's: Chrome names it by the page's URL)") {
+		t.Fatalf("causes %+v: want the load frame's start script named as an extension's", got)
+	}
+	if load != &got[len(got)-1] {
+		t.Errorf("the extension's frame ranks above the page's own: %+v", got)
+	}
+	other := Rank(Report{URL: page, Frames: []Frame{{Start: 50, MS: 300, Blocking: 250, Scripts: []Script{{MS: 100, URL: "chrome-extension://abc/content.js", Fn: "scan"}}}}})
+	if len(other) != 1 || !strings.HasSuffix(other[0].What, "script scan chrome-extension://abc/content.js, 100 ms (a browser extension's, not the page's)") || other[0].score != 75.0/frameGood {
+		t.Errorf("a frame of another extension's script: got %+v, want it named so and weighed by the blocking time left after it", other)
+	}
+	if s := (Script{URL: "moz-extension://x/a.js"}); !s.Extension() {
+		t.Errorf("%+v is an extension's script", s)
+	}
+	if s := (Script{URL: page, Type: "classic-script"}); s.Extension() {
+		t.Errorf("%+v is the page's inline script", s)
+	}
+}

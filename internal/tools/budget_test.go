@@ -9,7 +9,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/gasoline-mcp/gasoline/internal/output"
 	"github.com/gasoline-mcp/gasoline/internal/perf"
+	"github.com/gasoline-mcp/gasoline/internal/result"
 )
 
 // Response budgets, in characters of the text content an agent reads (every
@@ -198,4 +200,75 @@ func bigAudit(rules, nodes int, format string) string {
 	}
 	fmt.Fprintf(&b, `],"review":[],"passes":30,"axe_version":"4.14.1","tab_id":3,"url":"https://example.com/","title":"Big","format":%q}`, format)
 	return b.String()
+}
+
+// TestMoveResultBudgets holds the answers of fill_form, drag and resize,
+// read back as an agent reads a completed command, to their budgets, with
+// results shaped as the extension sends them (extension/actions/runtime.js,
+// dom.js, moves.js) and the daemon's default inline limit (10 000
+// estimated tokens), so that what is measured is the inline answer.
+func TestMoveResultBudgets(t *testing.T) {
+	var keep *result.Keeper
+	e := newEnv(t, func(d *Deps) {
+		keep = result.NewKeeper(d.Tracker, output.New(output.Options{}), d.Log)
+		d.Results = keep
+	})
+	e.keep = keep
+	field := func(i int, name, value string) string {
+		return fmt.Sprintf(`{"ref":"e%d","role":"textbox","name":%q,"value":%q}`, 1000+i, name, value)
+	}
+	envelope := func(inner string) string {
+		return `{"tab_id":1794230512,"url":"https://shop.example.com/checkout/address?step=2",` + inner +
+			`,"effects":{"requests":[{"method":"POST","url":"https://shop.example.com/api/validate-address","status":200}],"settled":true}}`
+	}
+	// The 8 kinds of field of the e2e test: text, password (never echoed),
+	// textarea, select, multiple select, checkbox, radio, contenteditable.
+	typical := []string{field(0, "Full name", "Ada Lovelace"), `{"ref":"e1001","role":"textbox","name":"Password","secret":true}`,
+		field(2, "Bio", "Line one\nLine two"), `{"ref":"e1003","role":"combobox","name":"Color","selected":["Green"]}`,
+		`{"ref":"e1004","role":"listbox","name":"Tags","selected":["x","z"]}`, `{"ref":"e1005","role":"checkbox","name":"Newsletter","checked":true,"changed":true}`,
+		`{"ref":"e1006","role":"radio","name":"Large","checked":true,"changed":true}`, field(7, "Notes", "Hello")}
+	// The most fields one call takes, each with a long label and value.
+	var most []string
+	for i := range maxFormFields {
+		most = append(most, field(i, strings.Repeat("Billing address line ", 3)[:60], strings.Repeat("221B Baker Street ", 3)[:48]))
+	}
+	// Values are echoed whole (a textarea of a long letter): over the
+	// inline limit the answer is a handle to the stored result.
+	var huge []string
+	for i := range maxFormFields {
+		huge = append(huge, field(i, "Letter", strings.Repeat("Dear Sir or Madam, ", 200)))
+	}
+	for _, c := range []struct {
+		name, args, result string
+		budget             int // characters
+		stored             bool
+	}{
+		{"fill_form of 8 fields", `{"action":"fill_form","fields":[{"target":"#a","value":"x"}]}`, envelope(`"fields":[` + strings.Join(typical, ",") + `]`), 1300, false},
+		{"fill_form of 50 long fields", `{"action":"fill_form","fields":[{"target":"#a","value":"x"}]}`, envelope(`"fields":[` + strings.Join(most, ",") + `]`), 9000, false},
+		{"fill_form of 50 letters", `{"action":"fill_form","fields":[{"target":"#a","value":"x"}]}`, envelope(`"fields":[` + strings.Join(huge, ",") + `]`), 2500, true},
+		{"drag (HTML5, refused)", `{"action":"drag","target":"#card2","to":"#nodrop"}`,
+			envelope(`"to":{"ref":"e1042","role":"region","name":"Drop zone that refuses"},"mode":"html5","dropped":false,` +
+				`"note":"the element under the drop point did not accept the drop (no dragover listener called preventDefault)"`), 800, false},
+		{"resize (refused by the screen)", `{"action":"resize","width":375,"height":667}`,
+			`{"tab_id":1794230512,"url":"https://shop.example.com/checkout/address?step=2","viewport":{"width":500,"height":667},"window":{"width":500,"height":754},` +
+				`"note":"the viewport is 500x667, not 375x667: Chrome draws no window narrower than 500 px on this screen; use a wider size or emulation"}`, 700, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q := e.call(t, "agent", "interact", c.args)
+			id, _ := q.field("correlation_id").(string)
+			if id == "" {
+				t.Fatalf("interact %s: got %s, want a queued command", c.args, q.Text)
+			}
+			e.delivered(t)
+			if _, err := e.keep.Report("ext", reportOf(id, c.result)); err != nil {
+				t.Fatal(err)
+			}
+			got := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+id+`"}`)
+			if got.IsError || got.field("result") == nil || (got.field("result", "stored") == true) != c.stored {
+				t.Fatalf("got %.300s, want the result %s", got.Text, map[bool]string{false: "inline", true: "stored behind a handle"}[c.stored])
+			}
+			t.Logf("%s: ~%d tokens", c.name, (len(got.Text)+3)/4)
+			check(t, c.name, got.Text, c.budget)
+		})
+	}
 }

@@ -43,6 +43,14 @@ import (
 // to another origin reads nothing from the cache; bodies are text (images
 // and fonts are not re-read) and stop at the capture's body cap; only
 // successful GETs are re-read.
+//
+// The same command returns the tab's Resource Timing entries of the
+// exported URLs (its top document's performance timeline, read before the
+// re-reads): har.Match pairs them with the requests by URL and start time,
+// and they give each entry its httpVersion (nextHopProtocol) and its phase
+// timings. A request of a document the tab has since left, of an iframe,
+// or past the page's timing buffer (250 entries unless the page raised it)
+// has none: its entry says so and keeps the total time as wait.
 
 // harHandlePrefix starts the output store ids of exported archives; no
 // action queues commands under it (har_bodies queues under "harbody").
@@ -59,11 +67,13 @@ const harBodyWait = 10 * time.Second
 var harBodyTypes = []string{"document", "script", "stylesheet"}
 
 // harParams are the params of the har_bodies command: the extension reads
-// urls again in tab tab_id's page, each up to max_bytes.
+// urls again in tab tab_id's page, each up to max_bytes, and returns the
+// page's Resource Timing entries of the timings URLs.
 type harParams struct {
 	TabID    int64    `json:"tab_id" required:"true"`
 	URLs     []string `json:"urls" required:"true"`
 	MaxBytes int      `json:"max_bytes" min:"1"`
+	Timings  []string `json:"timings"`
 }
 
 // harBody is one body har_bodies read (or its error).
@@ -102,10 +112,12 @@ func (t *Tools) networkHAR(ctx context.Context, client string, a networkArgs) (a
 	if hint == "" && len(xs) == 0 {
 		hint = sc.hint()
 	}
-	t.rereadBodies(ctx, client, xs, tabs)
+	t.fromPages(ctx, client, xs, tabs)
 	doc := har.Build(har.Creator{Name: "gasoline", Version: version.Version}, xs)
 	doc.Log.Comment = "Response bodies: each content.comment says where the text came from (" + har.FromCapture + ", " +
-		har.FromCache + ", " + har.FromNetwork + ") or why there is none. Credential headers stay as captured ([redacted] unless redaction is off)."
+		har.FromCache + ", " + har.FromNetwork + ") or why there is none. Credential headers stay as captured ([redacted] unless redaction is off); " +
+		"cookies are read from the captured Cookie and Set-Cookie headers, which Chrome mostly hides from the capture (a redacted one lists none). " +
+		"httpVersion and timings come from the tab's Resource Timing entries; an entry without one says so."
 	text, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {
 		return nil, err
@@ -211,17 +223,17 @@ func (t *Tools) capturedBody(n *capture.NetworkView, part string) har.Body {
 	return har.Body{Text: b.Text, Size: b.Size, Truncated: b.Truncated, Source: har.FromCapture}
 }
 
-// rereadBodies fills the missing response bodies of the documents,
-// scripts and stylesheets in xs (made in tabs, by index) with the
-// extension's re-read of them in their tab's page (from by index), one
-// har_bodies command per tab, waiting up to harBodyWait. A failure leaves
-// them without a body and says why in their comment.
-func (t *Tools) rereadBodies(ctx context.Context, client string, xs []har.Exchange, from []origin) {
+// fromPages asks each tab of xs (made in tabs, by index) with one
+// har_bodies command, waiting up to harBodyWait, for the missing response
+// bodies of its documents, scripts and stylesheets (re-read in its page)
+// and for the Resource Timing entries of its requests, and puts both in
+// xs. A failure leaves the bodies out and says why in their comment.
+func (t *Tools) fromPages(ctx context.Context, client string, xs []har.Exchange, from []origin) {
 	byTab := map[int64][]int{}
 	var order []int64
-	for i, x := range xs {
+	for i := range xs {
 		tab := from[i].tab
-		if x.ResponseBody.Text != "" || x.Method != "GET" || x.Status < 200 || x.Status > 299 || tab < 0 || !rereadable(x, from[i].typ) {
+		if tab < 0 {
 			continue
 		}
 		if _, ok := byTab[tab]; !ok {
@@ -229,13 +241,19 @@ func (t *Tools) rereadBodies(ctx context.Context, client string, xs []har.Exchan
 		}
 		byTab[tab] = append(byTab[tab], i)
 	}
-	if len(order) == 0 {
-		return
+	reread := func(i int) bool {
+		x := xs[i]
+		return x.ResponseBody.Text == "" && x.Method == "GET" && x.Status >= 200 && x.Status <= 299 && rereadable(x, from[i].typ)
 	}
 	fail := func(idx []int, why string) {
 		for _, i := range idx {
-			xs[i].ResponseBody.Why = "not re-read from the page: " + why
+			if reread(i) {
+				xs[i].ResponseBody.Why = "not re-read from the page: " + why
+			}
 		}
+	}
+	if len(order) == 0 {
+		return
 	}
 	if !t.d.Tracker.Presence().Connected {
 		for _, tab := range order {
@@ -248,19 +266,25 @@ func (t *Tools) rereadBodies(ctx context.Context, client string, xs []har.Exchan
 	maxBytes := max(t.d.Capture.Config().BodyCap, 1)
 	for _, tab := range order {
 		idx := byTab[tab]
-		var urls []string
+		p := harParams{TabID: tab, URLs: []string{}, MaxBytes: maxBytes}
 		for _, i := range idx {
-			if !slices.Contains(urls, xs[i].URL) {
-				urls = append(urls, xs[i].URL)
+			if reread(i) && !slices.Contains(p.URLs, xs[i].URL) {
+				p.URLs = append(p.URLs, xs[i].URL)
+			}
+			if !slices.Contains(p.Timings, xs[i].URL) {
+				p.Timings = append(p.Timings, xs[i].URL)
 			}
 		}
-		got, err := t.harBodies(wctx, client, harParams{TabID: tab, URLs: urls, MaxBytes: maxBytes})
+		got, err := t.harBodies(wctx, client, p)
 		if err != nil {
 			fail(idx, err.Error())
 			continue
 		}
 		for _, i := range idx {
-			b, ok := got[xs[i].URL]
+			if !reread(i) {
+				continue
+			}
+			b, ok := got.bodies[xs[i].URL]
 			switch {
 			case !ok:
 				fail([]int{i}, "the extension did not answer for it")
@@ -274,6 +298,14 @@ func (t *Tools) rereadBodies(ctx context.Context, client string, xs []har.Exchan
 				xs[i].ResponseBody = har.Body{Text: b.Text, Size: xs[i].ResponseBody.Size, Truncated: b.Truncated, Source: src}
 			}
 		}
+		mine := make([]har.Exchange, len(idx))
+		for k, i := range idx {
+			mine[k] = xs[i]
+		}
+		har.Match(mine, got.timings)
+		for k, i := range idx {
+			xs[i].Timing = mine[k].Timing
+		}
 	}
 }
 
@@ -284,40 +316,49 @@ func rereadable(x har.Exchange, typ string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && slices.Contains(harBodyTypes, typ)
 }
 
-// harBodies runs one har_bodies command and returns its bodies by URL.
-func (t *Tools) harBodies(ctx context.Context, client string, p harParams) (map[string]harBody, error) {
+// pageAnswer is what har_bodies read in a tab: bodies by URL, and the
+// Resource Timing entries asked for.
+type pageAnswer struct {
+	bodies  map[string]harBody
+	timings []har.Timing
+}
+
+// harBodies runs one har_bodies command and returns what it read.
+func (t *Tools) harBodies(ctx context.Context, client string, p harParams) (pageAnswer, error) {
+	var none pageAnswer
 	enc, err := json.Marshal(p)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	c, err := t.d.Tracker.Submit(tracker.Spec{Client: client, Prefix: "harbody", Action: "har_bodies", Params: enc, Timeout: harBodyWait})
 	if err != nil {
-		return nil, fmt.Errorf("asking the extension: %w", err)
+		return none, fmt.Errorf("asking the extension: %w", err)
 	}
 	done, err := t.d.Tracker.Wait(ctx, client, c.ID)
 	if err != nil {
-		return nil, fmt.Errorf("the extension did not answer within %s", harBodyWait)
+		return none, fmt.Errorf("the extension did not answer within %s", harBodyWait)
 	}
 	if done.State != tracker.StateComplete {
-		return nil, fmt.Errorf("the extension could not read the tab: %s", done.Error)
+		return none, fmt.Errorf("the extension could not read the tab: %s", done.Error)
 	}
 	raw := []byte(done.Result)
 	if len(raw) == 0 {
 		text, err := t.d.Results.ContentOf(done)
 		if err != nil {
-			return nil, fmt.Errorf("reading the extension's answer: %w", err)
+			return none, fmt.Errorf("reading the extension's answer: %w", err)
 		}
 		raw = []byte(text)
 	}
 	var r struct {
-		Bodies []harBody `json:"bodies"`
+		Bodies  []harBody    `json:"bodies"`
+		Timings []har.Timing `json:"timings"`
 	}
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("reading the extension's answer: %w", err)
+		return none, fmt.Errorf("reading the extension's answer: %w", err)
 	}
-	out := make(map[string]harBody, len(r.Bodies))
+	out := pageAnswer{bodies: make(map[string]harBody, len(r.Bodies)), timings: r.Timings}
 	for _, b := range r.Bodies {
-		out[b.URL] = b
+		out.bodies[b.URL] = b
 	}
 	return out, nil
 }

@@ -92,11 +92,14 @@ func TestNetworkHARRereadsBodies(t *testing.T) {
 		if err == nil {
 			var p harParams
 			json.Unmarshal(cs[0].Params, &p)
-			if p.TabID != 1 || len(p.URLs) != 2 || p.MaxBytes <= 0 {
-				t.Errorf("har_bodies params: got %+v", p)
+			if p.TabID != 1 || len(p.URLs) != 2 || p.MaxBytes <= 0 || len(p.Timings) != 2 {
+				t.Errorf("har_bodies params: got %+v, want the 2 URLs to re-read and their timings", p)
 			}
+			// The document's timeline began 5 ms before the capture's stamp.
 			_, err = e.keep.Report("ext", reportOf(cs[0].ID, `{"bodies":[{"url":"http://localhost:3000/cart","text":"<h1>Cart</h1>","source":"cache"},`+
-				`{"url":"http://localhost:3000/s.css","error":"the page could not read it (HTTP 404)"}]}`))
+				`{"url":"http://localhost:3000/s.css","error":"the page could not read it (HTTP 404)"}],`+
+				`"timings":[{"url":"http://localhost:3000/cart","origin":1699999999995,"start":0,"dns_start":1,"dns_end":1,"connect_start":1,"connect_end":1,`+
+				`"request_start":4,"response_start":20,"response_end":25.5,"protocol":"h2"}]}`))
 		}
 		polled <- err
 	}()
@@ -114,5 +117,14 @@ func TestNetworkHARRereadsBodies(t *testing.T) {
 	}
 	if c := h.Log.Entries[1].Response.Content; c.Text != "" || !strings.Contains(c.Comment, "HTTP 404") {
 		t.Errorf("stylesheet content: got %+v, want no text and the extension's reason", c)
+	}
+	d := h.Log.Entries[0]
+	want := har.Timings{Blocked: 4, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 16, Receive: 5.5}
+	if d.Timings != want || d.Time != 25.5 || d.Response.HTTPVersion != "HTTP/2" || d.Request.HTTPVersion != "HTTP/2" {
+		t.Errorf("document: got timings %+v time %v httpVersion %q, want %+v, 25.5 and HTTP/2 from its Resource Timing entry",
+			d.Timings, d.Time, d.Response.HTTPVersion, want)
+	}
+	if s := h.Log.Entries[1]; s.Response.HTTPVersion != "" || !strings.Contains(s.Comment, "no Resource Timing entry") {
+		t.Errorf("stylesheet without a timing entry: got httpVersion %q, comment %q; want none and the reason", s.Response.HTTPVersion, s.Comment)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,8 +22,10 @@ import (
 // harSite serves testdata/har (a document, a script, a stylesheet) with
 // the cache headers of a real site, and the JSON API its script calls:
 //
-//	GET /har/{file}         the fixture, cacheable for 5 minutes
+//	GET /har/{file}         the fixture, cacheable for 5 minutes; page.html
+//	                        also sets an HttpOnly session cookie
 //	GET /har/api/orders     200 JSON; the request carries Authorization
+//	                        and the cookie
 func harSite(t *testing.T) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
@@ -33,6 +36,9 @@ func harSite(t *testing.T) *httptest.Server {
 	})
 	mux.HandleFunc("GET /har/{file}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "max-age=300")
+		if r.PathValue("file") == "page.html" {
+			http.SetCookie(w, &http.Cookie{Name: "har_session", Value: harCookie, Path: "/har", HttpOnly: true})
+		}
 		http.ServeFile(w, r, filepath.Join("testdata", "har", filepath.Base(r.PathValue("file"))))
 	})
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
@@ -40,6 +46,10 @@ func harSite(t *testing.T) *httptest.Server {
 	t.Cleanup(s.Close)
 	return s
 }
+
+// harCookie is the session cookie's value: the HAR must never hold it
+// while redaction is on (the default).
+const harCookie = "har-cookie-value-7f3a"
 
 // harView is the part of observe's format:"har" answer the test reads.
 type harView struct {
@@ -55,7 +65,12 @@ type harView struct {
 // and a JSON API call, exported with observe({what:"network",
 // format:"har"}) and saved with resources/read, is served offline by
 // Playwright's routeFromHAR (the site is shut down first): the page
-// renders the same text. The API's Authorization header stays redacted.
+// renders the same text. The API's Authorization header stays redacted,
+// and so does the session cookie the page set. Every entry's timings follow
+// HAR 1.2 (send, wait and receive non-negative, the others -1 or more, time
+// their sum), and the page's own requests, which its Resource Timing
+// entries describe, have their httpVersion and phases; the page has its
+// DOMContentLoaded and load times.
 func TestHARReplaysOffline(t *testing.T) {
 	npmDir, err := filepath.Abs(filepath.Join("..", "npm"))
 	if err != nil {
@@ -122,16 +137,27 @@ func TestHARReplaysOffline(t *testing.T) {
 	var doc struct {
 		Log struct {
 			Version string `json:"version"`
+			Pages   []struct {
+				Title       string             `json:"title"`
+				PageTimings map[string]float64 `json:"pageTimings"`
+			} `json:"pages"`
 			Entries []struct {
+				Time    float64 `json:"time"`
+				Comment string  `json:"comment"`
 				Request struct {
-					URL     string `json:"url"`
-					Headers []struct{ Name, Value string }
+					URL         string `json:"url"`
+					HTTPVersion string `json:"httpVersion"`
+					Headers     []struct{ Name, Value string }
+					Cookies     []struct{ Name, Value string }
 				} `json:"request"`
 				Response struct {
-					Content struct {
+					HTTPVersion string `json:"httpVersion"`
+					Cookies     []struct{ Name, Value string }
+					Content     struct {
 						Text, Comment string
 					} `json:"content"`
 				} `json:"response"`
+				Timings map[string]float64 `json:"timings"`
 			} `json:"entries"`
 		} `json:"log"`
 	}
@@ -143,6 +169,50 @@ func TestHARReplaysOffline(t *testing.T) {
 	}
 	if strings.Contains(text, "har-secret-token") {
 		t.Errorf("the HAR holds the Authorization token")
+	}
+	for _, p := range doc.Log.Pages {
+		if p.Title == pageURL && (p.PageTimings["onContentLoad"] <= 0 || p.PageTimings["onLoad"] < p.PageTimings["onContentLoad"]) {
+			t.Errorf("the page's pageTimings: got %v, want its DOMContentLoaded and then its load, in ms from its start", p.PageTimings)
+		}
+	}
+	if strings.Contains(text, harCookie) {
+		t.Errorf("the HAR holds the session cookie's value")
+	}
+	for _, en := range doc.Log.Entries {
+		u := en.Request.URL
+		if en.Request.Cookies == nil || en.Response.Cookies == nil {
+			t.Errorf("%s: cookies must be arrays, got request %v response %v", u, en.Request.Cookies, en.Response.Cookies)
+		}
+		for _, c := range append(en.Request.Cookies, en.Response.Cookies...) {
+			if c.Name == "har_session" && c.Value != "[redacted]" {
+				t.Errorf("%s: the session cookie's value is %q, want it redacted", u, c.Value)
+			}
+		}
+		for _, h := range en.Request.Headers {
+			if strings.EqualFold(h.Name, "cookie") {
+				t.Logf("%s: Cookie header %q, cookies %v", u, h.Value, en.Request.Cookies)
+			}
+		}
+		sum := 0.0
+		for _, phase := range []string{"blocked", "dns", "connect", "send", "wait", "receive", "ssl"} {
+			v, ok := en.Timings[phase]
+			switch {
+			case !ok:
+				t.Errorf("%s: timings.%s is missing", u, phase)
+			case v < -1 || v < 0 && (phase == "send" || phase == "wait" || phase == "receive"):
+				t.Errorf("%s: timings.%s is %v, HAR 1.2 wants %s", u, phase, v, map[bool]string{true: "0 or more", false: "-1 or more"}[phase == "send" || phase == "wait" || phase == "receive"])
+			case v > 0 && phase != "ssl":
+				sum += v
+			}
+		}
+		t.Logf("%s: %s, time %.1f ms, timings %v", u[strings.LastIndex(u, "/")+1:], en.Response.HTTPVersion, en.Time, en.Timings)
+		if math.Abs(sum-en.Time) > 0.01 {
+			t.Errorf("%s: time %v is not the sum of its timings %v (%v)", u, en.Time, sum, en.Timings)
+		}
+		if en.Request.HTTPVersion != "HTTP/1.1" || en.Response.HTTPVersion != "HTTP/1.1" || en.Timings["blocked"] < 0 {
+			t.Errorf("%s: httpVersion %q/%q, blocked %v (comment %q); want HTTP/1.1 and the phases from the page's Resource Timing entry",
+				u, en.Request.HTTPVersion, en.Response.HTTPVersion, en.Timings["blocked"], en.Comment)
+		}
 	}
 	bodies := map[string]string{}
 	for _, en := range doc.Log.Entries {
