@@ -610,6 +610,10 @@
     LIMITS, clip, utf8Length, fmt, formatArgs, isSecretField, isTextMime, scrub, shortNode, Buffer, hookWebSockets, WSL,
   };
 
+  // NO_VITALS stands in for captureVitals' answer in an iframe; declared
+  // before install() runs, which would throw reading it earlier.
+  const NO_VITALS = { finalizeLCP() {}, sendPendingVitals() {} };
+
   if (!hasDOM) {
     global.gasolineCaptureKit = kit; // node unit tests only (see the header)
     return;
@@ -642,9 +646,6 @@
     watchInput(page, relay, vitals);
     flushOnLeave(page, relay, vitals);
   }
-
-  /** NO_VITALS stands in for captureVitals' answer in a frame that is not the top document. */
-  const NO_VITALS = { finalizeLCP() {}, sendPendingVitals() {} };
 
   /** isTop reports whether win is the tab's top window (a window without a readable top counts as one). */
   function isTop(win) {
