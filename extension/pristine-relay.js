@@ -1,6 +1,7 @@
-// ISOLATED-world end of pristine.js's private channel: runs in every frame at
-// document_start, before pristine.js (manifest order), in the extension's
-// isolated world, which the page cannot script. It takes the MessagePort
+// ISOLATED-world end of pristine.js's private channel: runs in the top frame
+// at document_start (declared for every frame, it returns at once in
+// iframes), before pristine.js (manifest order), in the extension's isolated
+// world, which the page cannot script. It takes the MessagePort
 // pristine.js hands over in a "gasoline:pristine-port" MessageEvent on
 // window (the first port only; it then cancels the event and stops
 // listening) and keeps it on this world's global as gasolinePristineRelay,
@@ -16,7 +17,9 @@
 //                resolves to its answer (see page.js pageRun)
 (function gasolinePristineRelay(g) {
   'use strict';
-  if (typeof document === 'undefined' || g.gasolinePristineRelay) return; // node, or already here
+  // node, already here, or an iframe (execute_js runs in the top document
+  // only, and pristine.js makes no channel there)
+  if (typeof document === 'undefined' || g.gasolinePristineRelay || (g.top && g.top !== g)) return;
   const EVENT = 'gasoline:pristine-port';
   let port = null;
   // Brought in after the page's scripts could run (a document loaded before

@@ -3,8 +3,9 @@
 // AsyncFunction constructor or Promise.prototype.then cannot change what the
 // agent is told about its script, and runs the agent's scripts with them.
 //
-// A MAIN-world content script at document_start (manifest.json), in every
-// frame; a classic script, so no imports. It leaves nothing on the page's
+// A MAIN-world content script at document_start (manifest.json), declared
+// for every frame but working in the top document only (iframes return at
+// once: execute_js never runs in them); a classic script, so no imports. It leaves nothing on the page's
 // global: the built-ins stay in this closure, and the only way in is a
 // private MessageChannel port handed to the ISOLATED-world relay
 // (pristine-relay.js), which Chrome runs first (manifest order).
@@ -41,6 +42,8 @@
 (function gasolinePristine(g) {
   'use strict';
   const O = Object;
+  // execute_js runs in the top document only: an iframe saves nothing.
+  if (typeof document !== 'undefined' && g.top && g.top !== g && !O.getOwnPropertyDescriptor(g, 'gasolineUserWorld')) return;
   const proto = O.getPrototypeOf;
   const apply = Reflect.apply;
   const getter = (ctor, name) => {

@@ -11,7 +11,8 @@
 // the sender), so an action on a page a load-time alert froze fails at
 // once with dialog_showing, even before any agent acted on that page.
 //
-// globalThis.gasolineChannel = {on(type, fn), send(type, data), arm(data)}:
+// globalThis.gasolineChannel = {acting(), on(type, fn), send(type, data), arm(data)}:
+// acting is whether the last "acting" sent said on (the relay reads it);
 // on listens to what dialogs.js says (detail: JSON text), now or once the
 // channel is taken; send tells dialogs.js something as JSON text (objects do
 // not cross worlds), false without the channel; arm hands it the dialog
@@ -19,6 +20,7 @@
 (() => {
   if (globalThis.gasolineChannel) return;
   let node = null;
+  let acting = false; // the runtime's last "acting" signal (capture/relay.js reads it)
   const subs = [];
 
   const report = (e) => {
@@ -47,11 +49,13 @@
 
   const send = (type, data) => {
     if (!node) return false;
+    if (type === 'acting') acting = data?.on === true;
     node.dispatchEvent(new CustomEvent(type, { detail: JSON.stringify(data) }));
     return true;
   };
 
   globalThis.gasolineChannel = Object.freeze({
+    acting: () => acting,
     on(type, fn) {
       subs.push([type, fn]);
       node?.addEventListener(type, fn);

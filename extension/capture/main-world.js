@@ -610,6 +610,10 @@
     LIMITS, clip, utf8Length, fmt, formatArgs, isSecretField, isTextMime, scrub, shortNode, Buffer, hookWebSockets, WSL,
   };
 
+  // NO_VITALS stands in for captureVitals' answer in an iframe; declared
+  // before install() runs, which would throw reading it earlier.
+  const NO_VITALS = { finalizeLCP() {}, sendPendingVitals() {} };
+
   if (!hasDOM) {
     global.gasolineCaptureKit = kit; // node unit tests only (see the header)
     return;
@@ -642,9 +646,6 @@
     watchInput(page, relay, vitals);
     flushOnLeave(page, relay, vitals);
   }
-
-  /** NO_VITALS stands in for captureVitals' answer in a frame that is not the top document. */
-  const NO_VITALS = { finalizeLCP() {}, sendPendingVitals() {} };
 
   /** isTop reports whether win is the tab's top window (a window without a readable top counts as one). */
   function isTop(win) {
@@ -1091,15 +1092,24 @@
     return MathMax(0, MathRound(ms * 10) / 10);
   }
 
+  /** cappedText is a body's text cut to cap characters: {text, size, truncated?}, size in UTF-8 bytes. */
+  function cappedText(s, cap) {
+    return s.length > cap ? { text: strSlice(s, 0, cap), size: utf8Length(s), truncated: true } : { text: s, size: utf8Length(s) };
+  }
+
   /** captureNetwork records fetch and XHR requests with their capped bodies. */
   function captureNetwork(page, relay, work) {
-    const { win, loc, addListener, perfNow, locHref, URLCtor, TextDecoderCtor, resClone, resHeaders, resStatus,
-      resType, resBody, RequestCtor, reqClone, reqText, headersGet, headersForEach, HeadersCtor, readerOf,
-      readerRead, readerCancel, decode, URLSearchParamsCtor, FormDataCtor, BlobCtor, fdForEach, uspToString,
-      blobSize, X, xhrStatus, xhrResponseType, xhrResponseText, xhrResponse, xhrGetAllHeaders, xhrGetHeader,
-      xhrReadyState } = page;
-    const { emit, on, settings } = relay;
-    const { started, ended } = work;
+    const net = networkRecorder(page, relay, work);
+    const bodies = bodyReaders(page);
+    hookFetch(page, relay, work, net, bodies);
+    hookXHR(page, relay, work, net, bodies);
+  }
+
+  /** networkRecorder is what the fetch and XHR hooks share: ids, URLs, headers, records. */
+  function networkRecorder(page, relay, work) {
+    const { loc, locHref, URLCtor, headersForEach, HeadersCtor } = page;
+    const { emit } = relay;
+    const { ended } = work;
     const random = strSlice(StringCtor(MathRandom()), 2, 10);
     let seq = 0;
 
@@ -1158,53 +1168,6 @@
       return undefined;
     }
 
-    /** bodyText returns {text?, size?, truncated?} for a request body the page passed. */
-    function bodyText(body, cap) {
-      try {
-        if (body == null) return {};
-        let s;
-        if (typeof body === 'string') s = body;
-        else if (URLSearchParamsCtor && body instanceof URLSearchParamsCtor) s = uspToString(body);
-        else if (FormDataCtor && body instanceof FormDataCtor) {
-          const parts = [];
-          fdForEach(body, (v, k) => {
-            arrPush(parts, encodeURIComponent(k) + '=' + (typeof v === 'string' ? encodeURIComponent(v) : '[File ' + encodeURIComponent(v.name) + ']'));
-          });
-          s = arrJoin(parts, '&');
-        } else if (BlobCtor && body instanceof BlobCtor) return { size: blobSize(body) };
-        else if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return { size: body.byteLength };
-        else return {};
-        return s.length > cap ? { text: strSlice(s, 0, cap), size: utf8Length(s), truncated: true } : { text: s, size: utf8Length(s) };
-      } catch {
-        return {};
-      }
-    }
-
-    // readCapped reads at most cap characters of a response clone's body,
-    // then cancels the clone; the page's own response is untouched.
-    function readCapped(res, cap) {
-      const body = resBody(res);
-      if (!body || !readerOf || !decode) return PromiseCtor.resolve({});
-      const reader = readerOf(body);
-      const dec = new TextDecoderCtor();
-      let text = '';
-      let bytes = 0;
-      const step = () => promiseThen(readerRead(reader), (r) => {
-        if (r.done) {
-          text += decode(dec);
-          return text.length > cap ? { text: strSlice(text, 0, cap), size: bytes, truncated: true } : { text, size: bytes };
-        }
-        bytes += r.value.byteLength;
-        text += decode(dec, r.value, { stream: true });
-        if (text.length > cap) {
-          promiseThen(readerCancel(reader), undefined, () => {});
-          return { text: strSlice(text, 0, cap), truncated: true };
-        }
-        return step();
-      });
-      return step();
-    }
-
     function failure(e, url) {
       try {
         if (e && e.name === 'AbortError') return 'aborted';
@@ -1214,107 +1177,17 @@
       return crossOrigin(url) ? 'cors' : 'net::ERR_FAILED';
     }
 
-    const origFetch = win.fetch;
-    if (typeof origFetch === 'function') {
-      const hookedFetch = {
-        fetch(input, init) {
-          let info = null;
-          if (on('network')) {
-            try {
-              info = fetchInfo(input, init);
-              started(info);
-            } catch {
-              info = null;
-            }
-          }
-          const p = apply(origFetch, this, arguments);
-          if (!info) return p;
-          // The page gets a promise that settles as p does, right after our
-          // handler cloned the response; a failure the page does not catch
-          // is still its unhandled rejection.
-          return promiseThen(p, (res) => {
-            try {
-              fetchDone(res, info);
-            } catch {
-              // ignore
-            }
-            return res;
-          }, (e) => {
-            try {
-              fetchFailed(e, info);
-            } catch {
-              // ignore
-            }
-            throw e;
-          });
-        },
-      }.fetch;
-      win.fetch = hookedFetch;
-    }
-
-    function fetchInfo(input, init) {
-      const isReq = RequestCtor && input instanceof RequestCtor;
-      const method = strUpper(StringCtor((init && init.method) || (isReq ? input.method : 'GET')));
-      const url = absolute(isReq ? input.url : input);
-      const info = { id: nextId('f'), method, url, ts: now(), t0: perfNow(), cap: settings.bodyCap };
-      info.headers = plainHeaders(init && init.headers) || (isReq ? headerObject(input.headers) : undefined);
-      if (init && init.body != null) info.body = bodyText(init.body, info.cap);
-      else if (isReq && input.body) {
-        // The page's request is consumed by fetch; read a clone made first.
-        info.bodyPromise = promiseThen(reqText(reqClone(input)), (s) => (s.length > info.cap
-          ? { text: strSlice(s, 0, info.cap), size: utf8Length(s), truncated: true } : { text: s, size: utf8Length(s) }), () => ({}));
-      }
-      return info;
-    }
-
-    function fetchDone(res, info) {
-      {
-        const rec = networkRecord(info, 'fetch');
-        rec.duration_ms = round(perfNow() - info.t0);
-        let mime;
-        try {
-          rec.status = resStatus(res);
-          const h = resHeaders(res);
-          mime = headersGet(h, 'content-type') || undefined;
-          if (mime) rec.mime_type = clip(mime, 200);
-          rec.response_headers = headerObject(h);
-          if (resType(res) === 'opaque') rec.status = 0;
-        } catch {
-          // ignore
-        }
-        let read = PromiseCtor.resolve({});
-        let reading = false;
-        if (isTextMime(mime) && info.cap > 0) {
-          try {
-            read = readCapped(resClone(res), info.cap);
-            reading = true;
-          } catch {
-            read = PromiseCtor.resolve({});
-          }
-        }
-        finishNetwork(rec, info, read, reading);
-      }
-    }
-
-    function fetchFailed(e, info) {
-      const rec = networkRecord(info, 'fetch');
-      rec.status = 0;
-      rec.error = failure(e, info.url);
-      rec.duration_ms = round(perfNow() - info.t0);
-      finishNetwork(rec, info, PromiseCtor.resolve({}));
-    }
-
-    function networkRecord(info, type) {
+    function record(info, type) {
       const rec = { kind: 'network', ts: info.ts, request_id: info.id, source: 'page', method: info.method, url: info.url, status: 0, resource_type: type };
       if (info.headers) rec.request_headers = info.headers;
       return rec;
     }
 
-    // finishNetwork records a request. When a body is still being read
-    // (reading is true: a fetch response's stream, a Request's body), the
-    // record goes now with body_pending and a second one with body_update
-    // and the same request_id brings the bodies; the daemon merges them.
-    function finishNetwork(rec, info, responseBody, reading) {
+    // finish records a request. When a body is still being read (reading
+    // is true: a fetch response's stream, a Request's body), the record goes
+    // now with body_pending and a second one with body_update and the same
+    // request_id brings the bodies; the daemon merges them.
+    function finish(rec, info, responseBody, reading) {
       const req = info.bodyPromise || PromiseCtor.resolve(info.body || {});
       let out = rec;
       if (reading || info.bodyPromise) {
@@ -1337,90 +1210,243 @@
       promiseThen(req, (q) => promiseThen(responseBody, (r) => done(q, r), () => done(q, {})), () => done({}, {}));
     }
 
-    if (X) {
-      const xhrs = new WeakMapCtor(); // xhr -> the request it is sending (replaced at each open)
-      const listening = new WeakMapCtor(); // xhr -> true once our listener is on it
-      const xOpen = X.open;
-      const xSend = X.send;
-      const xAbort = X.abort;
-      const xSetHeader = X.setRequestHeader;
-      // A request is recorded when the object reaches DONE (readystatechange,
-      // before load/error/abort/loadend), or when the page opens the object
-      // again first (from its own DONE handler).
-      const recordDone = (xhr) => {
-        const cur = wmGet(xhrs, xhr);
-        if (!cur || !cur.id || cur.done || xhrReadyState(xhr) !== 4) return;
-        cur.done = true;
+    return { absolute, nextId, headerObject, plainHeaders, failure, record, finish };
+  }
+
+  /** bodyReaders reads request and response bodies, capped. */
+  function bodyReaders(page) {
+    const { TextDecoderCtor, resBody, readerOf, readerRead, readerCancel, decode, URLSearchParamsCtor, FormDataCtor,
+      BlobCtor, fdForEach, uspToString, blobSize } = page;
+
+    /** requestBody returns {text?, size?, truncated?} for a request body the page passed. */
+    function requestBody(body, cap) {
+      try {
+        if (body == null) return {};
+        let s;
+        if (typeof body === 'string') s = body;
+        else if (URLSearchParamsCtor && body instanceof URLSearchParamsCtor) s = uspToString(body);
+        else if (FormDataCtor && body instanceof FormDataCtor) {
+          const parts = [];
+          fdForEach(body, (v, k) => {
+            arrPush(parts, encodeURIComponent(k) + '=' + (typeof v === 'string' ? encodeURIComponent(v) : '[File ' + encodeURIComponent(v.name) + ']'));
+          });
+          s = arrJoin(parts, '&');
+        } else if (BlobCtor && body instanceof BlobCtor) return { size: blobSize(body) };
+        else if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return { size: body.byteLength };
+        else return {};
+        return cappedText(s, cap);
+      } catch {
+        return {};
+      }
+    }
+
+    // responseBody reads at most cap characters of a response clone's body,
+    // then cancels the clone; the page's own response is untouched.
+    function responseBody(res, cap) {
+      const body = resBody(res);
+      if (!body || !readerOf || !decode) return PromiseCtor.resolve({});
+      const reader = readerOf(body);
+      const dec = new TextDecoderCtor();
+      let text = '';
+      let bytes = 0;
+      const step = () => promiseThen(readerRead(reader), (r) => {
+        if (r.done) {
+          text += decode(dec);
+          return text.length > cap ? { text: strSlice(text, 0, cap), size: bytes, truncated: true } : { text, size: bytes };
+        }
+        bytes += r.value.byteLength;
+        text += decode(dec, r.value, { stream: true });
+        if (text.length > cap) {
+          promiseThen(readerCancel(reader), undefined, () => {});
+          return { text: strSlice(text, 0, cap), truncated: true };
+        }
+        return step();
+      });
+      return step();
+    }
+
+    return { requestBody, responseBody };
+  }
+
+  /** hookFetch wraps fetch; bodies are read from clones. */
+  function hookFetch(page, relay, work, net, bodies) {
+    const { win, perfNow, resClone, resHeaders, resStatus, resType, RequestCtor, reqClone, reqText, headersGet } = page;
+    const { on, settings } = relay;
+    const { started } = work;
+    const origFetch = win.fetch;
+    if (typeof origFetch !== 'function') return;
+    win.fetch = {
+      fetch(input, init) {
+        let info = null;
+        if (on('network')) {
+          try {
+            info = fetchInfo(input, init);
+            started(info);
+          } catch {
+            info = null;
+          }
+        }
+        const p = apply(origFetch, this, arguments);
+        if (!info) return p;
+        // The page gets a promise that settles as p does, right after our
+        // handler cloned the response; a failure the page does not catch
+        // is still its unhandled rejection.
+        return promiseThen(p, (res) => {
+          try {
+            fetchDone(res, info);
+          } catch {
+            // ignore
+          }
+          return res;
+        }, (e) => {
+          try {
+            fetchFailed(e, info);
+          } catch {
+            // ignore
+          }
+          throw e;
+        });
+      },
+    }.fetch;
+
+    function fetchInfo(input, init) {
+      const isReq = RequestCtor && input instanceof RequestCtor;
+      const method = strUpper(StringCtor((init && init.method) || (isReq ? input.method : 'GET')));
+      const url = net.absolute(isReq ? input.url : input);
+      const info = { id: net.nextId('f'), method, url, ts: now(), t0: perfNow(), cap: settings.bodyCap };
+      info.headers = net.plainHeaders(init && init.headers) || (isReq ? net.headerObject(input.headers) : undefined);
+      if (init && init.body != null) info.body = bodies.requestBody(init.body, info.cap);
+      else if (isReq && input.body) {
+        // The page's request is consumed by fetch; read a clone made first.
+        info.bodyPromise = promiseThen(reqText(reqClone(input)), (s) => cappedText(s, info.cap), () => ({}));
+      }
+      return info;
+    }
+
+    function fetchDone(res, info) {
+      const rec = net.record(info, 'fetch');
+      rec.duration_ms = round(perfNow() - info.t0);
+      let mime;
+      try {
+        rec.status = resStatus(res);
+        const h = resHeaders(res);
+        mime = headersGet(h, 'content-type') || undefined;
+        if (mime) rec.mime_type = clip(mime, 200);
+        rec.response_headers = net.headerObject(h);
+        if (resType(res) === 'opaque') rec.status = 0;
+      } catch {
+        // ignore
+      }
+      let read = PromiseCtor.resolve({});
+      let reading = false;
+      if (isTextMime(mime) && info.cap > 0) {
         try {
-          xhrDone(xhr, cur);
+          read = bodies.responseBody(resClone(res), info.cap);
+          reading = true;
+        } catch {
+          read = PromiseCtor.resolve({});
+        }
+      }
+      net.finish(rec, info, read, reading);
+    }
+
+    function fetchFailed(e, info) {
+      const rec = net.record(info, 'fetch');
+      rec.status = 0;
+      rec.error = net.failure(e, info.url);
+      rec.duration_ms = round(perfNow() - info.t0);
+      net.finish(rec, info, PromiseCtor.resolve({}));
+    }
+  }
+
+  // hookXHR wraps XMLHttpRequest: a request is recorded when the object
+  // reaches DONE (readystatechange, before load/error/abort/loadend), or
+  // when the page opens it again first (from its own DONE handler).
+  function hookXHR(page, relay, work, net, bodies) {
+    const { addListener, perfNow, X, xhrStatus, xhrResponseType, xhrResponseText, xhrResponse, xhrGetAllHeaders,
+      xhrGetHeader, xhrReadyState } = page;
+    const { on, settings } = relay;
+    const { started, ended } = work;
+    if (!X) return;
+    const xhrs = new WeakMapCtor(); // xhr -> the request it is sending (replaced at each open)
+    const listening = new WeakMapCtor(); // xhr -> true once our listener is on it
+    const xOpen = X.open;
+    const xSend = X.send;
+    const xAbort = X.abort;
+    const xSetHeader = X.setRequestHeader;
+    const recordDone = (xhr) => {
+      const cur = wmGet(xhrs, xhr);
+      if (!cur || !cur.id || cur.done || xhrReadyState(xhr) !== 4) return;
+      cur.done = true;
+      try {
+        xhrDone(xhr, cur);
+      } catch {
+        // ignore
+      }
+    };
+    X.open = {
+      open(method, url) {
+        try {
+          recordDone(this);
+          const prev = wmGet(xhrs, this);
+          if (prev && !prev.done) ended(prev); // opened again before it finished: abandoned
+          wmSet(xhrs, this, { method: strUpper(StringCtor(method)), url: net.absolute(url) });
         } catch {
           // ignore
         }
-      };
-      X.open = {
-        open(method, url) {
-          try {
-            recordDone(this);
-            const prev = wmGet(xhrs, this);
-            if (prev && !prev.done) ended(prev); // opened again before it finished: abandoned
-            wmSet(xhrs, this, { method: strUpper(StringCtor(method)), url: absolute(url) });
-          } catch {
-            // ignore
+        return apply(xOpen, this, arguments);
+      },
+    }.open;
+    X.abort = {
+      abort() {
+        try {
+          const cur = wmGet(xhrs, this);
+          if (cur) cur.aborted = true;
+        } catch {
+          // ignore
+        }
+        return apply(xAbort, this, arguments);
+      },
+    }.abort;
+    X.setRequestHeader = {
+      setRequestHeader(name, value) {
+        try {
+          const info = wmGet(xhrs, this);
+          if (info) {
+            if (!info.headers) info.headers = {};
+            if (keys(info.headers).length < LIMITS.headers) info.headers[StringCtor(name)] = clip(StringCtor(value), 2000);
           }
-          return apply(xOpen, this, arguments);
-        },
-      }.open;
-      X.abort = {
-        abort() {
-          try {
-            const cur = wmGet(xhrs, this);
-            if (cur) cur.aborted = true;
-          } catch {
-            // ignore
-          }
-          return apply(xAbort, this, arguments);
-        },
-      }.abort;
-      X.setRequestHeader = {
-        setRequestHeader(name, value) {
-          try {
-            const info = wmGet(xhrs, this);
-            if (info) {
-              if (!info.headers) info.headers = {};
-              if (keys(info.headers).length < LIMITS.headers) info.headers[StringCtor(name)] = clip(StringCtor(value), 2000);
+        } catch {
+          // ignore
+        }
+        return apply(xSetHeader, this, arguments);
+      },
+    }.setRequestHeader;
+    X.send = {
+      send(body) {
+        try {
+          const info = wmGet(xhrs, this);
+          if (info && on('network')) {
+            if (!info.counted) started(info);
+            info.id = net.nextId('x');
+            info.ts = now();
+            info.t0 = perfNow();
+            info.cap = settings.bodyCap;
+            info.body = bodies.requestBody(body, info.cap);
+            const xhr = this;
+            if (!wmGet(listening, xhr)) {
+              // One listener per object, however often it is reused: it
+              // reads the request the object is sending now.
+              wmSet(listening, xhr, true);
+              addListener(xhr, 'readystatechange', () => recordDone(xhr));
             }
-          } catch {
-            // ignore
           }
-          return apply(xSetHeader, this, arguments);
-        },
-      }.setRequestHeader;
-      X.send = {
-        send(body) {
-          try {
-            const info = wmGet(xhrs, this);
-            if (info && on('network')) {
-              if (!info.counted) started(info);
-              info.id = nextId('x');
-              info.ts = now();
-              info.t0 = perfNow();
-              info.cap = settings.bodyCap;
-              info.body = bodyText(body, info.cap);
-              const xhr = this;
-              if (!wmGet(listening, xhr)) {
-                // One listener per object, however often it is reused: it
-                // reads the request the object is sending now.
-                wmSet(listening, xhr, true);
-                addListener(xhr, 'readystatechange', () => recordDone(xhr));
-              }
-            }
-          } catch {
-            // ignore
-          }
-          return apply(xSend, this, arguments);
-        },
-      }.send;
-    }
+        } catch {
+          // ignore
+        }
+        return apply(xSend, this, arguments);
+      },
+    }.send;
 
     function parseRawHeaders(raw) {
       if (!raw) return undefined;
@@ -1438,12 +1464,12 @@
     }
 
     function xhrDone(xhr, info) {
-      const rec = networkRecord(info, 'xhr');
+      const rec = net.record(info, 'xhr');
       rec.duration_ms = round(perfNow() - info.t0);
       rec.status = xhrStatus(xhr);
       let resp = {};
       if (rec.status === 0) {
-        rec.error = info.aborted ? 'aborted' : failure(null, info.url);
+        rec.error = info.aborted ? 'aborted' : net.failure(null, info.url);
       } else {
         const mime = xhrGetHeader(xhr, 'content-type');
         if (mime) rec.mime_type = clip(mime, 200);
@@ -1459,12 +1485,10 @@
               s = undefined;
             }
           }
-          if (typeof s === 'string') {
-            resp = s.length > info.cap ? { text: strSlice(s, 0, info.cap), size: utf8Length(s), truncated: true } : { text: s, size: utf8Length(s) };
-          }
+          if (typeof s === 'string') resp = cappedText(s, info.cap);
         }
       }
-      finishNetwork(rec, info, PromiseCtor.resolve(resp));
+      net.finish(rec, info, PromiseCtor.resolve(resp));
     }
   }
 

@@ -285,30 +285,17 @@
   // moment later (the browser starts it in a later task): the answer says
   // so, and the worker waits for the navigation to begin. This world sees
   // the runtime's "acting" signal (below) and the page's events directly.
-  let acting = false;
   let navEvent = null;
-  // The runtime's "acting" on/off comes over dialogs.js's private channel
-  // (a detached element offered on window at document_start, before any
-  // page script; actions/dialogs.js): watch the first offer without taking
-  // it, and listen on that element.
-  const onChannel = (e) => {
-    const node = e.relatedTarget;
-    if (!node || typeof node.addEventListener !== 'function') return;
-    removeEventListener('gasoline:channel', onChannel, true);
-    node.addEventListener('acting', (a) => {
-      try {
-        acting = JSON.parse(a.detail)?.on === true;
-      } catch {
-        acting = false;
-      }
-    });
-  };
-  addEventListener('gasoline:channel', onChannel, true);
+  // The runtime's "acting" on/off goes to dialogs.js through channel.js
+  // (this world, declared right after this script; actions/dialogs.js),
+  // which keeps the last one: read it there, rather than listen on the
+  // channel too (one listener less for every frame to set up).
+  const acting = () => globalThis.gasolineChannel?.acting?.() === true;
   addEventListener('submit', (e) => {
-    if (acting) navEvent = e;
+    if (acting()) navEvent = e;
   }, true);
   addEventListener('click', (e) => {
-    if (!acting) return;
+    if (!acting()) return;
     const a = e.target instanceof Element ? e.target.closest('a[href]') : null;
     if (!a || a.hasAttribute('download')) return;
     const target = a.getAttribute('target');

@@ -70,3 +70,18 @@ test('send says whether the channel is held; arm without dialogs.js is null', ()
   assert.equal(w.channel.send('acting', { on: true }), false);
   assert.equal(w.channel.arm({ dialog: 'accept', window_ms: 10 }), null);
 });
+
+test('acting() is the last "acting" the runtime sent through the channel (capture/relay.js reads it)', () => {
+  const w = worlds(['channel', 'dialogs']);
+  assert.equal(w.channel.acting(), false, 'before any action');
+  assert.equal(w.channel.send('acting', { on: true, dialog: 'accept' }), true);
+  assert.equal(w.channel.acting(), true);
+  w.channel.send('acting', { on: false });
+  assert.equal(w.channel.acting(), false);
+});
+
+test('acting() stays false when the channel was never taken (nothing reached dialogs.js)', () => {
+  const w = worlds(['channel']);
+  assert.equal(w.channel.send('acting', { on: true }), false);
+  assert.equal(w.channel.acting(), false);
+});

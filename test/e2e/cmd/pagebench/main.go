@@ -12,7 +12,7 @@
 // table on stdout (progress goes to stderr) and stops everything it
 // started.
 //
-//	cd test/e2e && go run ./cmd/pagebench [-n 15] [-warmup 2] [-frames 20] [-settle 1s] [-docs DIR]
+//	cd test/e2e && go run ./cmd/pagebench [-n 15] [-warmup 2] [-frames 20] [-settle 1s] [-docs DIR] [-profile]
 package main
 
 import (
@@ -40,6 +40,7 @@ var (
 	pages   = flag.String("pages", strings.Join(docPages, ","), "docs pages to load, comma-separated, relative to -docs")
 	timeout = flag.Duration("timeout", 30*time.Minute, "stop and fail after this long")
 	verbose = flag.Bool("v", false, "print every navigation's figures on stderr")
+	profile = flag.Bool("profile", false, "instead of the table, sample each load's JavaScript with V8's profiler and print where the time goes, by extension function")
 )
 
 func main() {
@@ -138,6 +139,9 @@ func run(ctx context.Context) error {
 	version, err := without.version(ctx)
 	if err != nil {
 		return err
+	}
+	if *profile {
+		return runProfile(ctx, list, srv.URL, without, with)
 	}
 	load0 := loadAvg()
 	logf("%d warm-up and %d measured loads of %d pages in each browser, interleaved, %v settle", *warmup, *n, len(list), *settle)

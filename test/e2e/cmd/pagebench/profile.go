@@ -1,0 +1,177 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// profileInterval is the V8 sampling profiler's interval in -profile mode:
+// fine enough to see a frame's sub-millisecond setup, coarse enough that the
+// profiler's own cost stays a small part of a load.
+const profileInterval = 50 * time.Microsecond
+
+// cpuProfile is Profiler.stop's profile, reduced to what attribution needs.
+type cpuProfile struct {
+	Nodes []struct {
+		ID        int `json:"id"`
+		CallFrame struct {
+			FunctionName string `json:"functionName"`
+			URL          string `json:"url"`
+			LineNumber   int    `json:"lineNumber"`
+		} `json:"callFrame"`
+		Children []int `json:"children"`
+	} `json:"nodes"`
+	StartTime  float64 `json:"startTime"` // µs
+	EndTime    float64 `json:"endTime"`
+	Samples    []int   `json:"samples"`
+	TimeDeltas []int   `json:"timeDeltas"` // µs
+}
+
+// profile loads url in the side's tab under the V8 sampling profiler (all of
+// the renderer's main-thread JavaScript: every same-origin frame, the page's
+// world and the extension's) and returns the time of each sample charged to
+// a label: the innermost function of an extension script on the sample's
+// stack ("main-world.js fn:line"), else the root bucket V8 gives
+// ("(program)", "(garbage collector)", "(idle)"), else "page".
+func (s *side) profile(ctx context.Context, url string, settle time.Duration) (map[string]time.Duration, error) {
+	for _, c := range []struct {
+		method string
+		params any
+	}{
+		{"Profiler.enable", nil},
+		{"Profiler.setSamplingInterval", map[string]any{"interval": profileInterval.Microseconds()}},
+		{"Profiler.start", nil},
+	} {
+		if err := s.tab.Call(ctx, c.method, c.params, nil); err != nil {
+			return nil, fmt.Errorf("%s browser: %w", s.name, err)
+		}
+	}
+	if _, err := s.navigate(ctx, url, settle); err != nil {
+		return nil, err
+	}
+	var r struct {
+		Profile cpuProfile `json:"profile"`
+	}
+	if err := s.tab.Call(ctx, "Profiler.stop", nil, &r); err != nil {
+		return nil, fmt.Errorf("%s browser: %w", s.name, err)
+	}
+	return r.Profile.attribute(), nil
+}
+
+// attribute charges each sample's time to its label (see profile).
+func (p cpuProfile) attribute() map[string]time.Duration {
+	parent := map[int]int{}
+	label := map[int]string{}
+	for _, n := range p.Nodes {
+		for _, c := range n.Children {
+			parent[c] = n.ID
+		}
+		f := n.CallFrame
+		switch {
+		case strings.HasPrefix(f.URL, "chrome-extension://") || strings.HasPrefix(f.URL, "gasoline-"):
+			name := f.FunctionName
+			if name == "" {
+				name = "(top level)"
+			}
+			label[n.ID] = fmt.Sprintf("%s %s:%d", path.Base(f.URL), name, f.LineNumber+1)
+		case strings.HasPrefix(f.FunctionName, "(") && f.URL == "" && f.FunctionName != "(root)":
+			label[n.ID] = f.FunctionName
+		}
+	}
+	out := map[string]time.Duration{}
+	for i, id := range p.Samples {
+		if i >= len(p.TimeDeltas) {
+			break
+		}
+		// A sample's delta is the time since the previous one; charge the
+		// time to the sample that follows it (V8's convention).
+		d := time.Duration(0)
+		if i+1 < len(p.TimeDeltas) {
+			d = time.Duration(p.TimeDeltas[i+1]) * time.Microsecond
+		}
+		l := "page"
+		for n, ok := id, true; ok; n, ok = parent[n] {
+			if s, found := label[n]; found {
+				l = s
+				break
+			}
+		}
+		out[l] += d
+	}
+	return out
+}
+
+// runProfile loads each page of list *n times in each browser under the
+// sampling profiler (after the warm-up loads) and prints, per page, the
+// mean time per load of each label in each browser, the extension's
+// functions first. Profiling slows what it samples: these figures say where
+// time goes, the main table says how much.
+func runProfile(ctx context.Context, list []*page, base string, without, with *side) error {
+	for _, p := range list {
+		sums := map[*side]map[string]time.Duration{without: {}, with: {}}
+		for i := range *warmup + *n {
+			for _, s := range []*side{without, with} {
+				if i < *warmup {
+					if _, err := s.navigate(ctx, base+p.path, *settle); err != nil {
+						return err
+					}
+					continue
+				}
+				got, err := s.profile(ctx, base+p.path, *settle)
+				if err != nil {
+					return err
+				}
+				for k, v := range got {
+					sums[s][k] += v
+				}
+			}
+		}
+		printProfile(p.name, sums[without], sums[with])
+	}
+	return nil
+}
+
+func printProfile(name string, without, with map[string]time.Duration) {
+	fmt.Printf("\n### %s: sampled JavaScript time per load (mean of %d, %v interval)\n\n", name, *n, profileInterval)
+	fmt.Println("| label | no extension | with extension |")
+	fmt.Println("|---|---|---|")
+	var labels []string
+	for k := range with {
+		labels = append(labels, k)
+	}
+	for k := range without {
+		if _, ok := with[k]; !ok {
+			labels = append(labels, k)
+		}
+	}
+	ours := func(l string) bool { return !strings.HasPrefix(l, "(") && l != "page" }
+	slices.SortFunc(labels, func(a, b string) int {
+		if ours(a) != ours(b) {
+			if ours(a) {
+				return -1
+			}
+			return 1
+		}
+		return int(with[b] - with[a])
+	})
+	var total time.Duration
+	for _, l := range labels {
+		if ours(l) {
+			total += with[l]
+		}
+	}
+	mean := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(*n)/1e6) }
+	fmt.Printf("| all extension functions | | %s |\n", mean(total))
+	for _, l := range labels {
+		if ours(l) && with[l]/time.Duration(*n) < 20*time.Microsecond {
+			continue
+		}
+		fmt.Printf("| %s | %s | %s |\n", l, mean(without[l]), mean(with[l]))
+	}
+}
