@@ -22,9 +22,10 @@ test('a document lacking the scripts gets every entry in manifest order, each wo
   ];
   const plan = injections(manifest.content_scripts, missing(isolated, main));
   assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.documentIds.join('+'), p.late]), [
-    ['ISOLATED', 'pristine-relay.js+capture/relay.js+actions/channel.js+dom/engine.js+capture/record.js', 'top+sub', false],
+    ['ISOLATED', 'pristine-relay.js+capture/relay.js+actions/channel.js+dom/early.js+capture/record.js', 'top+sub', false],
     ['MAIN', 'pristine.js+capture/main-world.js', 'top', true],
     ['MAIN', 'actions/dialogs.js', 'top', false],
+    ['ISOLATED', 'dom/engine.js', 'top+sub', false],
   ]);
 });
 
