@@ -141,15 +141,18 @@ func TestRecordedBeforeEngine(t *testing.T) {
 	}
 }
 
-// clicksOn is the recorded clicks in the tab that loaded url, oldest first.
+// clicksOn is the recorded clicks in the tab that loaded url, oldest
+// first (its load entry may come after a click made while it loaded).
 func clicksOn(o observed, url string) []ev {
 	var tab any
+	for _, a := range o.Entries {
+		if a.str("type") == "load" && a.str("to") == url {
+			tab = a["tab_id"]
+		}
+	}
 	var out []ev
 	for _, a := range o.Entries {
-		switch {
-		case a.str("type") == "load" && a.str("to") == url:
-			tab = a["tab_id"]
-		case a.str("type") == "click" && tab != nil && a["tab_id"] == tab:
+		if a.str("type") == "click" && tab != nil && a["tab_id"] == tab {
 			out = append(out, a)
 		}
 	}
