@@ -114,6 +114,9 @@ bench: ## Measure latency, throughput and memory against their targets; print a 
 bench-pages: ## Measure what the extension costs each page load (python3-doc pages, 20 iframes): main-thread and load time with and without it (PAGEBENCH_FLAGS='-n 15')
 	cd test/e2e && $(GO) run ./cmd/pagebench $(PAGEBENCH_FLAGS)
 
+bundle: ## Regenerate the extension's minified content-script bundles (extension/dist/) from their sources; go test ./scripts/bundle fails while they are stale
+	$(GO) run ./scripts/bundle
+
 icons: ## Redraw the extension's icons (extension/icons/*.png) with scripts/icons
 	$(GO) run ./scripts/icons
 
@@ -123,4 +126,4 @@ axe: ## Refresh the accessibility audit's axe-core (extension/audit/axe.min.js) 
 clean: ## Remove build output
 	rm -rf bin .bench
 
-.PHONY: help build run install stop test check npm-deps npm-test e2e fuzz soak bench bench-pages icons axe clean
+.PHONY: help build run install stop test check npm-deps npm-test e2e fuzz soak bench bench-pages bundle icons axe clean

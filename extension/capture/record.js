@@ -1,5 +1,5 @@
 // The user-action recorder: runs in every frame at document_start, in the
-// extension's ISOLATED world, after capture/relay.js and dom/engine.js
+// extension's ISOLATED world, after capture/relay.js and dom/early.js
 // (manifest order). It listens (capturing, passive) for the user's own
 // clicks, typing, changes, submits and Enter/Escape/Tab keys, describes the
 // element with the DOM engine (role, accessible name, CSS path and the
@@ -21,9 +21,12 @@
 // the same for console and network records).
 (() => {
   if (globalThis.gasolineRecorder || typeof document === 'undefined') return;
-  const engine = globalThis.gasolineEngine;
+  // The engine comes at document_end (manifest.json); an action before it
+  // is described at once by dom/early.js (test id or CSS locator, no role).
+  const early = globalThis.gasolineEarlyEngine;
+  const engine = new Proxy({}, { get: (_, k) => (globalThis.gasolineEngine ?? early)[k] });
   const record = globalThis.gasolineRecord;
-  if (!engine || typeof record !== 'function') return;
+  if (!early || typeof record !== 'function') return;
   Object.defineProperty(globalThis, 'gasolineRecorder', { value: true });
 
   const LIMITS = { name: 200, text: 200, value: 500 };

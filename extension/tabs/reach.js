@@ -39,6 +39,9 @@ export function missing(isolated, main) {
   return { ISOLATED: lacking(isolated), MAIN: lacking(main) };
 }
 
+/** PRISTINE_FILES bring pristine.js: itself, or the bundle the manifest declares it in (scripts/bundle). */
+const PRISTINE_FILES = ['pristine.js', 'dist/start-main.js'];
+
 /**
  * injections returns the executeScript calls that bring the manifest's
  * content_scripts entries (in order) into the documents lacking them:
@@ -52,7 +55,7 @@ export function injections(contentScripts, lacking) {
     const world = entry.world === 'MAIN' ? 'MAIN' : 'ISOLATED';
     const docs = (lacking[world] ?? []).filter((d) => entry.all_frames || d.frameId === 0);
     if (!docs.length || !entry.js?.length) continue;
-    out.push({ world, files: entry.js, documentIds: docs.map((d) => d.documentId), late: entry.js.includes('pristine.js') });
+    out.push({ world, files: entry.js, documentIds: docs.map((d) => d.documentId), late: entry.js.some((f) => PRISTINE_FILES.includes(f)) });
   }
   return out;
 }

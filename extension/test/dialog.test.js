@@ -123,9 +123,10 @@ test('dialog arms every frame, brings the declared scripts where they are missin
   assert.equal(all.world, undefined, 'armed from the isolated world');
   const brought = rest.filter((o) => o.files).map((o) => [o.world, o.files.join('+'), o.target.documentIds.join('+')]);
   assert.deepEqual(brought, [
-    ['ISOLATED', 'pristine-relay.js+capture/relay.js+actions/channel.js+dom/engine.js+capture/record.js', 'old'],
-    ['MAIN', 'pristine.js+capture/main-world.js', 'old'],
-    ['MAIN', 'actions/dialogs.js', 'old'],
+    ['ISOLATED', 'dist/start-isolated.js', 'old'],
+    ['MAIN', 'dist/start-main.js', 'old'],
+    ['MAIN', 'dist/start-dialogs.js', 'old'],
+    ['ISOLATED', 'dist/end-isolated.js', 'old'],
   ], 'the declared scripts in manifest order (channel.js takes the channel dialogs.js offers); no DOM runtime');
   assert.deepEqual(rest.at(-1).target, { tabId: 8, frameIds: [4] }, 'then armed again');
 });

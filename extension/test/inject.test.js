@@ -55,9 +55,10 @@ test('a document older than the extension gets the declared scripts first, then 
   const { api, calls } = fakeChrome({ d3: { runtime: false, relay: false } });
   await ensureRuntime(tab, 'd3', api);
   assert.deepEqual(fileSets(calls), [
-    'ISOLATED:pristine-relay.js+capture/relay.js+actions/channel.js+dom/engine.js+capture/record.js',
-    'MAIN:pristine.js+capture/main-world.js',
-    'MAIN:actions/dialogs.js',
+    'ISOLATED:dist/start-isolated.js',
+    'MAIN:dist/start-main.js',
+    'MAIN:dist/start-dialogs.js',
+    'ISOLATED:dist/end-isolated.js',
     `ISOLATED:${RUNTIME_FILES.join('+')}`,
   ]);
 });

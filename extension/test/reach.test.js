@@ -22,9 +22,10 @@ test('a document lacking the scripts gets every entry in manifest order, each wo
   ];
   const plan = injections(manifest.content_scripts, missing(isolated, main));
   assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.documentIds.join('+'), p.late]), [
-    ['ISOLATED', 'pristine-relay.js+capture/relay.js+actions/channel.js+dom/engine.js+capture/record.js', 'top+sub', false],
-    ['MAIN', 'pristine.js+capture/main-world.js', 'top', true],
-    ['MAIN', 'actions/dialogs.js', 'top', false],
+    ['ISOLATED', 'dist/start-isolated.js', 'top+sub', false],
+    ['MAIN', 'dist/start-main.js', 'top', true],
+    ['MAIN', 'dist/start-dialogs.js', 'top', false],
+    ['ISOLATED', 'dist/end-isolated.js', 'top+sub', false],
   ]);
 });
 
