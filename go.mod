@@ -3,7 +3,6 @@ module github.com/gasoline-mcp/gasoline
 go 1.26.8
 
 require (
-	github.com/evanw/esbuild v0.28.2
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/oklog/ulid/v2 v2.1.2
 	github.com/rs/zerolog v1.35.1

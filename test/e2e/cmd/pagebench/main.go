@@ -10,7 +10,10 @@
 // CPU time and in wall time, up to a settle time after its load event) and
 // the load time (navigation start → load event end). It prints a Markdown
 // table on stdout (progress goes to stderr) and stops everything it
-// started.
+// started. With -profile it prints, instead, where the extension's time
+// goes by source file and function, sampled with V8's profiler in a debug
+// copy of the extension (scripts/bundle -debug: the content scripts
+// unbundled and unminified, written to a temporary directory and removed).
 //
 //	cd test/e2e && go run ./cmd/pagebench [-n 15] [-warmup 2] [-frames 20] [-settle 1s] [-docs DIR] [-profile]
 package main
@@ -40,7 +43,7 @@ var (
 	pages   = flag.String("pages", strings.Join(docPages, ","), "docs pages to load, comma-separated, relative to -docs")
 	timeout = flag.Duration("timeout", 30*time.Minute, "stop and fail after this long")
 	verbose = flag.Bool("v", false, "print every navigation's figures on stderr")
-	profile = flag.Bool("profile", false, "instead of the table, sample each load's JavaScript with V8's profiler and print where the time goes, by extension function")
+	profile = flag.Bool("profile", false, "instead of the table, sample each load's JavaScript with V8's profiler and print where the time goes, by extension source file and function (loads a debug copy of the extension: its content scripts unbundled and unminified)")
 )
 
 func main() {
@@ -130,7 +133,15 @@ func run(ctx context.Context) error {
 		return fmt.Errorf("starting the browser without the extension: %w", err)
 	}
 	defer without.close()
-	with, err := startSide(ctx, "with", bin, filepath.Join(root, "extension"), filepath.Join(tmp, "with"), d)
+	ext := filepath.Join(root, "extension")
+	if *profile {
+		// The real extension's content scripts are minified bundles, which
+		// the profiler can only name by bundle and mangled function name.
+		if ext, err = debugExtension(ctx, root, filepath.Join(tmp, "extension-debug")); err != nil {
+			return err
+		}
+	}
+	with, err := startSide(ctx, "with", bin, ext, filepath.Join(tmp, "with"), d)
 	if err != nil {
 		return fmt.Errorf("starting the browser with the extension: %w", err)
 	}

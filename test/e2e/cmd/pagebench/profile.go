@@ -5,7 +5,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"path"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -37,8 +38,10 @@ type cpuProfile struct {
 // the renderer's main-thread JavaScript: every same-origin frame, the page's
 // world and the extension's) and returns the time of each sample charged to
 // a label: the innermost function of an extension script on the sample's
-// stack ("main-world.js fn:line"), else the root bucket V8 gives
-// ("(program)", "(garbage collector)", "(idle)"), else "page".
+// stack ("capture/relay.js fn:line": -profile loads the debug copy of the
+// extension, whose content scripts are the readable sources), else the
+// root bucket V8 gives ("(program)", "(garbage collector)", "(idle)"),
+// else "page".
 func (s *side) profile(ctx context.Context, url string, settle time.Duration) (map[string]time.Duration, error) {
 	for _, c := range []struct {
 		method string
@@ -64,6 +67,38 @@ func (s *side) profile(ctx context.Context, url string, settle time.Duration) (m
 	return r.Profile.attribute(), nil
 }
 
+// debugExtension writes into dir (a new directory under pagebench's
+// temporary one, removed with it) the extension of the repository at root
+// as scripts/bundle -debug makes it: its manifest declares each bundle's
+// readable sources, each its own script, so the profiler names each file
+// and function as written. The bench's table measures the real extension.
+func debugExtension(ctx context.Context, root, dir string) (string, error) {
+	logf("writing a debug copy of the extension (content scripts unbundled) to %s", dir)
+	cmd := exec.CommandContext(ctx, "go", "run", ".", "-ext", filepath.Join(root, "extension"), "-debug", dir)
+	cmd.Dir = filepath.Join(root, "scripts", "bundle")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("scripts/bundle -debug: %w\n%s", err, out)
+	}
+	return dir, nil
+}
+
+// scriptName is how a label names the script at url: its path in the
+// extension ("capture/relay.js"), or the name a sourceURL comment gives it
+// ("gasoline-capture.js", capture/main-world.js); "" for a script not the
+// extension's.
+func scriptName(url string) string {
+	if rest, ok := strings.CutPrefix(url, "chrome-extension://"); ok {
+		if _, p, ok := strings.Cut(rest, "/"); ok {
+			return p
+		}
+		return rest
+	}
+	if strings.HasPrefix(url, "gasoline-") {
+		return url
+	}
+	return ""
+}
+
 // attribute charges each sample's time to its label (see profile).
 func (p cpuProfile) attribute() map[string]time.Duration {
 	parent := map[int]int{}
@@ -73,13 +108,13 @@ func (p cpuProfile) attribute() map[string]time.Duration {
 			parent[c] = n.ID
 		}
 		f := n.CallFrame
-		switch {
-		case strings.HasPrefix(f.URL, "chrome-extension://") || strings.HasPrefix(f.URL, "gasoline-"):
+		switch script := scriptName(f.URL); {
+		case script != "":
 			name := f.FunctionName
 			if name == "" {
 				name = "(top level)"
 			}
-			label[n.ID] = fmt.Sprintf("%s %s:%d", path.Base(f.URL), name, f.LineNumber+1)
+			label[n.ID] = fmt.Sprintf("%s %s:%d", script, name, f.LineNumber+1)
 		case strings.HasPrefix(f.FunctionName, "(") && f.URL == "" && f.FunctionName != "(root)":
 			label[n.ID] = f.FunctionName
 		}
