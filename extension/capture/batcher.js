@@ -46,7 +46,8 @@ const DROP_TABS = 1000; // tabs whose drop counts are kept apart; the rest count
  * answer was lost or came too late; or Chrome sent it again on its own
  * over a new connection and the daemon refused the repeated signature), so
  * it is retried as it was: the same id, events and drop counts, ahead of
- * anything new, and the daemon, which stores an id once, answers a retry
+ * anything new of its tabs (a drain rushes only other tabs' events beside
+ * a post under way), and the daemon, which stores an id once, answers a retry
  * of a stored batch with duplicate: true. Its chunks are not dropped by the bounds meanwhile, its
  * drop counts ride on no other post, and the store keeps it (POST_PREFIX),
  * so a restarted worker retries it with the same id too.
@@ -453,6 +454,9 @@ export class Batcher {
   // drains wait, it takes only the chunks they wait for (oldest first):
   // a result's own tab goes ahead of another tab's backlog.
   // rush: only those, and none when no drain waits.
+  // A tab's events reach the daemon in order: while a post holding some of
+  // them is under way (the flush's beside the rush's) or must go again,
+  // that tab's newer chunks wait for it.
   #take(rush = false) {
     const take = [];
     let events = 0;
@@ -463,8 +467,14 @@ export class Batcher {
       if (waited.length || rush) from = waited;
     }
     if (from[0]?.post) return this.chunks.filter((c) => c.post === from[0].post && !c.sending);
+    const held = new Set(); // tabs with older events under way or to go again
+    for (const c of this.chunks) if (c.sending || c.post) for (const t of c.tabs) held.add(t);
     for (const c of from) {
       if (c.post) continue; // goes again with its own post
+      if ([...c.tabs].some((t) => held.has(t))) {
+        for (const t of c.tabs) held.add(t); // and what follows it in those tabs
+        continue;
+      }
       if (take.length && (events + c.events.length > this.batchEvents || bytes + c.bytes > this.batchBytes)) break;
       take.push(c);
       events += c.events.length;

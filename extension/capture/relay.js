@@ -141,6 +141,7 @@
     e.stopImmediatePropagation();
     e.preventDefault();
     port = p;
+    Object.defineProperty(global, 'gasolineCaptureLinked', { value: true }); // main-world.js is here (tabs/reach.js)
     removeEventListener(PORT_EVENT, onPort, true);
     port.onmessage = onPageMessage;
   };

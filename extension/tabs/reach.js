@@ -8,10 +8,12 @@
 //
 // A document is taken to have the scripts of a world when its ISOLATED
 // world holds gasolineRelay (capture/relay.js, among that world's first
-// entries: Chrome brings a document's declared scripts together) and its
-// gasolinePristineRelay (pristine-relay.js) holds the port of the MAIN
-// world's pristine.js, which leaves no name on the page; each world gets
-// only what it lacks, so nothing runs twice in a document. pristine.js
+// entries: Chrome brings a document's declared scripts together) and, for
+// the MAIN world, which leaves no name the page could not forge: in the top
+// document, its gasolinePristineRelay (pristine-relay.js) holds the port of
+// pristine.js; in an iframe (where neither makes a channel) the relay holds
+// capture/main-world.js's port (gasolineCaptureLinked, same bundle). Each
+// world gets only what it lacks, so nothing runs twice in a document. pristine.js
 // brought in late marks its built-ins as the page's own (they were saved
 // after the page's scripts ran). The DOM runtime is not declared: it comes
 // on an agent's first action in a document (actions/inject.js).
@@ -61,11 +63,17 @@ export function injections(contentScripts, lacking) {
 }
 
 // In the page (self-contained: chrome.scripting serialises them).
-function hasIsolated() {
-  return globalThis.gasolineRelay === true;
+/** hasIsolated is the ISOLATED-world probe (g: that world's global). */
+export function hasIsolated(g = globalThis) {
+  return g.gasolineRelay === true;
 }
-function hasPristine() {
-  return globalThis.gasolinePristineRelay?.connected() === true;
+/**
+ * hasPristine is the MAIN-world probe, run in a document's ISOLATED world
+ * (g: that world's global; exported so node can call it with a fake one).
+ */
+export function hasPristine(g = globalThis) {
+  if (g.top && g.top !== g) return g.gasolineCaptureLinked === true;
+  return g.gasolinePristineRelay?.connected() === true;
 }
 function markLate() {
   globalThis.gasolinePristineRelay?.markLate();

@@ -476,6 +476,66 @@ test('a post without an answer goes again with the same batch_id, events and dro
   assert.match(daemon.ids[0], /^[0-9a-z]+\.1$/);
 });
 
+test('a drain does not rush a tab\'s newer events beside a post of its older ones: the retry goes ahead of anything new', async () => {
+  const daemon = new FakeDaemon();
+  const post = daemon.post;
+  const arrived = []; // the events' ts of each post, in the order the daemon got them
+  let hold = null; // while set, posts wait for it before answering
+  daemon.post = async (body) => {
+    arrived.push(body.events.map((e) => e.ts));
+    if (hold) await hold;
+    return post(body);
+  };
+  const { timers, b } = setup({ daemon });
+  await b.addBatch(range(0, 3)); // tab 1
+  daemon.answer = noAnswer; // the daemon may have stored it: the answer is lost
+  await timers.advance(100);
+  assert.deepEqual(arrived, [[0, 1, 2]]);
+  daemon.answer = (body) => ({ accepted: body.events.length });
+  let release;
+  hold = new Promise((r) => { release = r; });
+  await timers.advance(60000); // the retry is posted and waits for its answer
+  assert.deepEqual(arrived, [[0, 1, 2], [0, 1, 2]]);
+
+  await b.addBatch(range(3, 5)); // tab 1, newer
+  await b.addBatch([ev(100, 'log', { tab_id: 2 })]);
+  const mine = b.drain(60000, 1);
+  const other = b.drain(60000, 2);
+  await timers.advance(0);
+  assert.deepEqual(arrived.slice(2), [[100]], 'another tab is rushed; tab 1\'s newer events wait for its retry');
+  hold = null;
+  release();
+  assert.equal(await mine, true);
+  assert.equal(await other, true);
+  assert.deepEqual(arrived.slice(3), [[3, 4]], 'then tab 1\'s newer events go');
+  assert.deepEqual(arrived.flat().filter((ts) => ts < 100), [0, 1, 2, 0, 1, 2, 3, 4], 'tab 1\'s posts in order, the retry as it was');
+});
+
+test('a drain does not rush a tab\'s newer events beside the first post of its older ones either', async () => {
+  const daemon = new FakeDaemon();
+  const post = daemon.post;
+  const arrived = [];
+  let hold = null;
+  daemon.post = async (body) => {
+    arrived.push(body.events.map((e) => e.ts));
+    if (hold) await hold;
+    return post(body);
+  };
+  const { timers, b } = setup({ daemon });
+  let release;
+  hold = new Promise((r) => { release = r; });
+  await b.addBatch(range(0, 3));
+  await timers.advance(100); // posted; its answer is pending (and may be lost: then it goes again)
+  await b.addBatch(range(3, 5));
+  const drained = b.drain(60000, 1);
+  await timers.advance(0);
+  assert.deepEqual(arrived, [[0, 1, 2]], 'nothing of tab 1 goes beside it');
+  hold = null;
+  release();
+  assert.equal(await drained, true);
+  assert.deepEqual(arrived, [[0, 1, 2], [3, 4]]);
+});
+
 test('a post answered with an error goes again as it was: Chrome may have sent it twice, and the first may be stored', async () => {
   for (const status of [401, 503]) {
     const { timers, daemon, b } = setup();

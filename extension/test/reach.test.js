@@ -3,29 +3,83 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { missing, injections, scriptable } from '../tabs/reach.js';
+import { missing, injections, scriptable, hasIsolated, hasPristine } from '../tabs/reach.js';
 import { HungTabs, RECOVERS } from '../tabs/hung.js';
 import { CommandError } from '../runner.js';
 
 const manifest = JSON.parse(readFileSync(new URL('../manifest.json', import.meta.url)));
 
+// isolatedWorld is a document's ISOLATED-world global as the manifest's
+// scripts leave it: top (the top document's window, or this one's), relay
+// (start-isolated.js ran), main (start-main.js ran too and handed its ports
+// over: pristine.js's only in the top document, pristine-relay.js returns
+// at once in iframes; capture/main-world.js's in every frame).
+function isolatedWorld({ top = null, relay = false, main = false } = {}) {
+  const g = {};
+  g.top = top ?? g;
+  if (!relay) return g;
+  g.gasolineRelay = true;
+  if (main) g.gasolineCaptureLinked = true;
+  if (g.top === g) g.gasolinePristineRelay = { connected: () => main };
+  return g;
+}
+
+// probe runs both probes over a tab's documents ({frameId, documentId, g})
+// as reachOnce gets them from chrome.scripting.
+function probe(docs) {
+  const run = (f) => docs.map((d) => ({ frameId: d.frameId, documentId: d.documentId, result: f(d.g) }));
+  return missing(run(hasIsolated), run(hasPristine));
+}
+
+test('the MAIN probe: the pristine port in the top document, main-world.js\'s capture port in an iframe', () => {
+  const top = isolatedWorld({ relay: true, main: true });
+  assert.equal(hasPristine(top), true);
+  assert.equal(hasPristine(isolatedWorld({ top, relay: true, main: true })), true, 'an iframe has no gasolinePristineRelay, yet its MAIN world has the scripts');
+  assert.equal(hasPristine(isolatedWorld({ top, relay: true })), false, 'an iframe whose MAIN world never sent its port');
+  assert.equal(hasPristine(isolatedWorld({ top })), false);
+  assert.equal(hasPristine(isolatedWorld({ relay: true })), false, 'a top document without pristine.js');
+  const linkedTop = isolatedWorld({ relay: true });
+  linkedTop.gasolineCaptureLinked = true;
+  assert.equal(hasPristine(linkedTop), false, 'the top document needs pristine.js\'s own port');
+  assert.equal(hasIsolated(top), true);
+  assert.equal(hasIsolated(isolatedWorld({ top })), false);
+});
+
+test('a page and its iframes loaded with the extension get nothing (every worker start probes them)', () => {
+  const top = isolatedWorld({ relay: true, main: true });
+  const docs = [
+    { frameId: 0, documentId: 'top', g: top },
+    { frameId: 3, documentId: 'sub', g: isolatedWorld({ top, relay: true, main: true }) },
+    { frameId: 4, documentId: 'subsub', g: isolatedWorld({ top, relay: true, main: true }) },
+  ];
+  assert.deepEqual(injections(manifest.content_scripts, probe(docs)), []);
+});
+
 test('a document lacking the scripts gets every entry in manifest order, each world only what it lacks', () => {
-  const isolated = [
-    { frameId: 0, documentId: 'top', result: false },
-    { frameId: 3, documentId: 'sub', result: false },
-    { frameId: 5, documentId: 'has', result: true },
+  const top = isolatedWorld();
+  const docs = [
+    { frameId: 0, documentId: 'top', g: top },
+    { frameId: 3, documentId: 'sub', g: isolatedWorld({ top }) },
+    { frameId: 5, documentId: 'has', g: isolatedWorld({ top, relay: true, main: true }) }, // loaded after the extension started
   ];
-  const main = [
-    { frameId: 0, documentId: 'top', result: false },
-    { frameId: 3, documentId: 'sub', result: true }, // its MAIN world has them (e.g. after a reload)
-    { frameId: 5, documentId: 'has', result: true },
-  ];
-  const plan = injections(manifest.content_scripts, missing(isolated, main));
+  const plan = injections(manifest.content_scripts, probe(docs));
   assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.documentIds.join('+'), p.late]), [
     ['ISOLATED', 'dist/start-isolated.js', 'top+sub', false],
-    ['MAIN', 'dist/start-main.js', 'top', true],
-    ['MAIN', 'dist/start-dialogs.js', 'top', false],
+    ['MAIN', 'dist/start-main.js', 'top+sub', true],
+    ['MAIN', 'dist/start-dialogs.js', 'top+sub', false],
     ['ISOLATED', 'dist/end-isolated.js', 'top+sub', false],
+  ]);
+
+  // An iframe whose ISOLATED world was reached but whose MAIN world was not
+  // (e.g. Chrome refused the MAIN injection) gets the MAIN entries only.
+  const reached = isolatedWorld({ relay: true, main: true });
+  const half = [
+    { frameId: 0, documentId: 'top', g: reached },
+    { frameId: 3, documentId: 'sub', g: isolatedWorld({ top: reached, relay: true }) },
+  ];
+  assert.deepEqual(injections(manifest.content_scripts, probe(half)).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
+    ['MAIN', 'dist/start-main.js', 'sub'],
+    ['MAIN', 'dist/start-dialogs.js', 'sub'],
   ]);
 });
 
