@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/capture"
 )
 
 // required are the fields HAR 1.2 requires of each object
@@ -129,8 +131,23 @@ func TestCookies(t *testing.T) {
 		t.Errorf("response cookies: got %+v, want %+v", got, want)
 	}
 
-	x.RequestHeaders = map[string]string{"Cookie": "[redacted]"}
-	x.ResponseHeaders = map[string]string{"Set-Cookie": "[redacted]"}
+	// Headers as the capture keeps them with redaction off: any case of
+	// the name, values holding "=", repeated Set-Cookie lines joined by
+	// newlines.
+	x.RequestHeaders = map[string]string{"COOKIE": "tok=a=b==; empty="}
+	x.ResponseHeaders = map[string]string{"Set-Cookie": "tok=c=d==; Path=/api\nold=; Expires=not a date"}
+	e = entry("", x)
+	if got, want := e.Request.Cookies, []Cookie{{Name: "tok", Value: "a=b=="}, {Name: "empty"}}; !equal(got, want) {
+		t.Errorf("captured request cookies: got %+v, want %+v", got, want)
+	}
+	if got, want := e.Response.Cookies, []Cookie{{Name: "tok", Value: "c=d==", Path: "/api"}, {Name: "old"}}; !equal(got, want) {
+		t.Errorf("captured response cookies: got %+v, want %+v", got, want)
+	}
+
+	// With redaction on (the default) the capture replaces both headers:
+	// no value reaches the HAR, and the comments say why none are listed.
+	x.RequestHeaders = map[string]string{"Cookie": capture.Redacted}
+	x.ResponseHeaders = map[string]string{"Set-Cookie": capture.Redacted}
 	e = entry("", x)
 	if len(e.Request.Cookies) != 0 || len(e.Response.Cookies) != 0 ||
 		!strings.Contains(e.Request.Comment, "redacted") || !strings.Contains(e.Response.Comment, "redacted") {
