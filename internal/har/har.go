@@ -272,6 +272,9 @@ func entry(ref string, x Exchange) Entry {
 			e.Time = ts.total()
 			if tm.Sure {
 				e.StartedDateTime = stamp(tm.Started()) // on the page's timeline, as its phases are
+			} else {
+				e.Comment = join(e.Comment, "timings from the Resource Timing entry of this URL nearest in start time, "+
+					"among others as near: startedDateTime is the capture's")
 			}
 		} else if tm.ResponseEnd > tm.StartTime { // the phases hidden, the whole still shown
 			e.Time = round(tm.ResponseEnd - tm.StartTime)
@@ -279,7 +282,7 @@ func entry(ref string, x Exchange) Entry {
 		}
 	}
 	switch {
-	case x.Timing == nil && isRedirect(x.Status) && header(x.ResponseHeaders, "location") != "":
+	case x.Timing == nil && isRedirect(x):
 		e.Comment = join(e.Comment, "a redirect: the browser's one Resource Timing entry of the fetch (named by this URL) "+
 			"has the phases and httpVersion of the final response, so the request this led to has it; timings the total only")
 	case x.Timing == nil:
@@ -543,55 +546,7 @@ const MatchWindow = time.Second
 // only then (Timing.Sure) does Build take the entry's start as the HAR
 // entry's startedDateTime; else it keeps the capture's.
 func Match(xs []Exchange, ts []Timing) {
-	doc := ""
-	for _, t := range ts {
-		if t.StartTime == 0 { // only a navigation entry starts at the timeline's 0
-			doc = stripFragment(t.URL)
-		}
-	}
-	next := redirects(xs)
-	prev := make([]int, len(xs))
-	for i := range prev {
-		prev[i] = -1
-	}
-	for i, n := range next {
-		if n >= 0 {
-			prev[n] = i
-		}
-	}
-	first := func(i int) int { // the first hop of i's redirect chain
-		for k := 0; prev[i] >= 0 && k < len(xs); k++ {
-			i = prev[i]
-		}
-		return i
-	}
-	type pair struct {
-		x, t int
-		gap  time.Duration
-	}
-	var pairs []pair
-	byURL := map[string][]int{}
-	for j, t := range ts {
-		byURL[t.URL] = append(byURL[t.URL], j)
-	}
-	for i, x := range xs {
-		if next[i] >= 0 || isRedirect(x.Status) {
-			continue // a redirect: its chain's last request takes the entry
-		}
-		head := xs[first(i)]
-		if doc != "" && x.PageURL != "" && stripFragment(x.PageURL) != doc && stripFragment(x.URL) != doc {
-			continue // another document's request
-		}
-		for _, j := range byURL[head.URL] {
-			origin := time.UnixMicro(int64(ts[j].Origin * 1000))
-			if head.Started.Before(origin.Add(-originSlack)) {
-				continue // started before this document did
-			}
-			if d := ts[j].Started().Sub(head.Started).Abs(); d <= MatchWindow {
-				pairs = append(pairs, pair{i, j, d})
-			}
-		}
-	}
+	pairs, first := candidates(xs, ts)
 	perX, perT := map[int]int{}, map[int]int{}
 	for _, p := range pairs {
 		perX[p.x]++
@@ -606,7 +561,7 @@ func Match(xs []Exchange, ts []Timing) {
 		usedX[p.x], usedT[p.t] = true, true
 		t := ts[p.t]
 		t.Sure = perX[p.x] == 1 && perT[p.t] == 1
-		if first(p.x) != p.x { // the final request's phases start after the redirects
+		if first[p.x] != p.x { // the final request's phases start after the redirects
 			t.Sure = t.Sure && t.FetchStart > t.StartTime
 			t.StartTime = max(t.StartTime, t.FetchStart)
 		}
@@ -614,11 +569,69 @@ func Match(xs []Exchange, ts []Timing) {
 	}
 }
 
+// pair is a request (xs[x]) and a Resource Timing entry (ts[t]) that may
+// be one fetch, gap apart in start time.
+type pair struct {
+	x, t int
+	gap  time.Duration
+}
+
+// candidates returns the pairs Match chooses from, and the first hop of
+// each request's redirect chain (itself when it was not redirected to).
+func candidates(xs []Exchange, ts []Timing) ([]pair, []int) {
+	doc := ""
+	byURL := map[string][]int{}
+	for j, t := range ts {
+		byURL[t.URL] = append(byURL[t.URL], j)
+		if t.StartTime == 0 { // only a navigation entry starts at the timeline's 0
+			doc = stripFragment(t.URL)
+		}
+	}
+	next := redirects(xs)
+	first := make([]int, len(xs))
+	for i := range xs {
+		first[i] = i
+	}
+	for i := range xs {
+		for j, k := next[i], 0; j >= 0 && k < len(xs); j, k = next[j], k+1 {
+			first[j] = first[i]
+		}
+	}
+	var pairs []pair
+	for i, x := range xs {
+		if isRedirect(x) {
+			continue // its chain's final request takes the entry
+		}
+		if doc != "" && x.PageURL != "" && stripFragment(x.PageURL) != doc && stripFragment(x.URL) != doc {
+			continue // another document's request
+		}
+		head := xs[first[i]]
+		js := byURL[head.URL]
+		if first[i] != i && stripFragment(x.URL) == doc {
+			js = byURL[x.URL] // a navigation entry is named by the document's final URL
+		}
+		for _, j := range js {
+			origin := time.UnixMicro(int64(ts[j].Origin * 1000))
+			if head.Started.Before(origin.Add(-originSlack)) {
+				continue // started before this document did
+			}
+			if d := ts[j].Started().Sub(head.Started).Abs(); d <= MatchWindow {
+				pairs = append(pairs, pair{i, j, d})
+			}
+		}
+	}
+	return pairs, first
+}
+
 // originSlack is how much earlier than its document's timeOrigin the
 // capture may stamp one of its requests (the two clocks' rounding).
 const originSlack = 50 * time.Millisecond
 
-func isRedirect(status int) bool { return status >= 300 && status < 400 }
+// isRedirect says whether x was answered with a redirect: a 3xx with a
+// Location (a 304 Not Modified is none).
+func isRedirect(x Exchange) bool {
+	return x.Status >= 300 && x.Status < 400 && header(x.ResponseHeaders, "location") != ""
+}
 
 // redirects returns, for each exchange of xs, the index of the request its
 // redirect led to (the next request of the Location's URL, started no
@@ -628,15 +641,14 @@ func redirects(xs []Exchange) []int {
 	taken := map[int]bool{}
 	for i, x := range xs {
 		next[i] = -1
-		loc := header(x.ResponseHeaders, "location")
-		if !isRedirect(x.Status) || loc == "" {
+		if !isRedirect(x) {
 			continue
 		}
 		base, err := url.Parse(x.URL)
 		if err != nil {
 			continue
 		}
-		to, err := base.Parse(loc)
+		to, err := base.Parse(header(x.ResponseHeaders, "location"))
 		if err != nil {
 			continue
 		}

@@ -286,6 +286,9 @@ func TestMatchNearestPairs(t *testing.T) {
 	if got := h.Log.Entries[0].StartedDateTime; got != "2026-11-26T05:00:00.350Z" {
 		t.Errorf("a match with rivals: startedDateTime %s, want the capture's 05:00:00.350", got)
 	}
+	if c := h.Log.Entries[0].Comment; !strings.Contains(c, "startedDateTime is the capture's") {
+		t.Errorf("a match with rivals: comment %q, want it to say the match was the nearest among others", c)
+	}
 
 	one := []Exchange{{URL: "http://h/poll", Method: "GET", Status: 200, Started: t0.Add(20 * time.Millisecond)}}
 	Match(one, ts[:1])
@@ -320,6 +323,22 @@ func TestMatchRedirect(t *testing.T) {
 		t.Errorf("the final request: httpVersion %q, started %s, time %v; want HTTP/2, 05:00:00.160 (fetchStart), 40 ms",
 			final.Request.HTTPVersion, final.StartedDateTime, final.Time)
 	}
+
+	// A redirected navigation: its entry is named by the document's final
+	// URL and starts at the timeline's 0. A 304 is no redirect: it keeps
+	// its entry.
+	ts = []Timing{{URL: "http://h/home", Origin: origin, StartTime: 0, FetchStart: 30},
+		{URL: "http://h/app.css", Origin: origin, StartTime: 80}}
+	xs = []Exchange{
+		{URL: "http://h/", PageURL: "http://h/", Status: 301, Started: t0.Add(5 * time.Millisecond),
+			ResponseHeaders: map[string]string{"location": "http://h/home"}},
+		{URL: "http://h/home", PageURL: "http://h/home", Status: 200, Started: t0.Add(31 * time.Millisecond)},
+		{URL: "http://h/app.css", PageURL: "http://h/home", Status: 304, Started: t0.Add(82 * time.Millisecond)},
+	}
+	Match(xs, ts)
+	checkTiming(t, 0, xs[0], nil)
+	checkTiming(t, 1, xs[1], &Timing{URL: "http://h/home", StartTime: 30})
+	checkTiming(t, 2, xs[2], &ts[1])
 }
 
 // TestPageTimings: a page's document with its navigation timing entry
