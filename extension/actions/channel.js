@@ -39,6 +39,7 @@
   const take = (e) => {
     if (node || typeof e.relatedTarget?.addEventListener !== 'function') return;
     node = e.relatedTarget;
+    globalThis.gasolineStartEnd = performance.now(); // our MAIN start scripts are done: perf/collect.js
     e.preventDefault();
     removeEventListener('gasoline:channel', take, true);
     node.addEventListener('dialog', report);

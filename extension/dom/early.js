@@ -47,7 +47,6 @@
   // name is value, in open shadow roots too when deep: the browser's
   // querySelectorAll when there is one, else a walk (the tests' fake DOM).
   function countAttr(root, name, value, deep) {
-    const pred = (c) => attr(c, name) === value;
     if (typeof root.querySelectorAll === 'function') {
       const sel = attrSelector(name, value);
       let n = root.querySelectorAll(sel).length;
@@ -62,6 +61,12 @@
       }
       return Math.min(2, n);
     }
+    return count(root, (c) => attr(c, name) === value, deep);
+  }
+
+  // count counts (up to 2) the elements under root that pred accepts, by
+  // a walk, in open shadow roots too when deep.
+  function count(root, pred, deep) {
     let n = 0;
     const stack = [...(root.childNodes || [])];
     while (stack.length && n < 2) {
@@ -81,19 +86,50 @@
     for (let n = el; isElement(n); n = n.parentNode) {
       const id = attr(n, 'id');
       if (id && stableId(id) && countAttr(root, 'id', id) === 1) {
-        steps.unshift('#' + cssIdent(id));
+        steps.unshift({ text: '#' + cssIdent(id) });
         break;
       }
       const parent = n.parentNode;
-      let step = n.localName;
-      if (isElement(parent) && step !== 'body' && step !== 'html') {
-        const same = Array.from(parent.childNodes).filter((c) => isElement(c) && c.localName === n.localName);
-        if (same.length > 1) step += `:nth-of-type(${same.indexOf(n) + 1})`;
+      const step = { text: n.localName, tag: n.localName, nth: 0 };
+      if (isElement(parent) && step.tag !== 'body' && step.tag !== 'html') {
+        const same = sameOf(n);
+        if (same.length > 1) {
+          step.nth = same.indexOf(n) + 1;
+          step.text += `:nth-of-type(${step.nth})`;
+        }
       }
       steps.unshift(step);
-      if (step === 'body' || step === 'html') break;
+      if (step.tag === 'body' || step.tag === 'html') break;
     }
-    return steps.join(' > ').slice(0, MAX_SELECTOR);
+    const path = steps.map((s) => s.text).join(' > ');
+    return path.length <= MAX_SELECTOR ? path : shortTail(root, steps);
+  }
+
+  // sameOf lists n and its siblings of n's tag, in order.
+  const sameOf = (n) => Array.from(n.parentNode.childNodes).filter((c) => isElement(c) && c.localName === n.localName);
+
+  // shortTail is the shortest tail of a path too long for MAX_SELECTOR
+  // (its steps from the front dropped) that still matches the path's
+  // element alone in root and fits; "" when none does. Cutting the text
+  // instead would cut the element's own step and name another element.
+  function shortTail(root, steps) {
+    for (let k = steps.length - 1; k >= 1; k--) {
+      const tail = steps.slice(k);
+      const text = tail.map((s) => s.text).join(' > ');
+      if (text.length > MAX_SELECTOR) break;
+      if (count(root, (c) => tailMatches(c, tail), false) === 1) return text;
+    }
+    return '';
+  }
+
+  // tailMatches says whether el matches tail's child path (in its root).
+  function tailMatches(el, tail) {
+    let n = el;
+    for (let i = tail.length - 1; i >= 0; i--, n = n.parentNode) {
+      if (!isElement(n) || n.localName !== tail[i].tag) return false;
+      if (tail[i].nth && sameOf(n).indexOf(n) + 1 !== tail[i].nth) return false;
+    }
+    return true;
   }
 
   function locatorOf(el) {

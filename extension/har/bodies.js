@@ -40,10 +40,11 @@ export async function harBodies(params) {
 /**
  * Timing is one Resource Timing (or the navigation) entry as har.Timing
  * reads it: times in ms on the document's timeline, origin its
- * performance.timeOrigin, 0 where the browser hides a phase.
+ * performance.timeOrigin, 0 where the browser hides a phase; fetch_start is
+ * the final request's start after redirects.
  * @typedef {{url: string, origin: number, start: number, dns_start: number, dns_end: number, connect_start: number,
  *   connect_end: number, ssl_start: number, request_start: number, response_start: number, response_end: number, protocol: string,
- *   dcl: number, load: number}} Timing (dcl and load: a navigation entry's DOMContentLoaded and load event starts, else 0)
+ *   fetch_start: number, dcl: number, load: number}} Timing (dcl and load: a navigation entry's DOMContentLoaded and load event starts, else 0)
  */
 
 /**
@@ -68,6 +69,7 @@ export async function readBodies(urls, maxBytes, timingURLs = []) {
       url: e.name, origin: performance.timeOrigin, start: e.startTime, dns_start: e.domainLookupStart, dns_end: e.domainLookupEnd,
       connect_start: e.connectStart, connect_end: e.connectEnd, ssl_start: e.secureConnectionStart, request_start: e.requestStart,
       response_start: e.responseStart, response_end: e.responseEnd, protocol: e.nextHopProtocol || '',
+      fetch_start: e.fetchStart,
       dcl: e.domContentLoadedEventStart ?? 0, load: e.loadEventStart ?? 0,
     });
   }

@@ -75,29 +75,19 @@
   const notPage = (s) => early.has(s) || /^(chrome|moz|safari-web)-extension:/.test(s.sourceURL || s.invoker || '');
 
   /**
-   * startScripts returns the script entries of frames that are likely the
-   * content scripts extensions run in the page's own world at
-   * document_start (gasoline's: pristine.js, capture/main-world.js,
-   * actions/dialogs.js). Chrome names them by the document's URL as it names
-   * the page's inline scripts, but they run before any of the page's: so
-   * when the document's URL has more classic-script entries than the
-   * document has inline classic scripts, the first of them, up to the
-   * number of such content scripts in this extension's manifest, are not
-   * the page's. When the page's inline scripts are as many (gasoline's ran
-   * under the 5 ms the browser reports), none is.
+   * startScripts returns the classic-script entries of frames that began
+   * before mark, the moment gasoline's document_start scripts were done in
+   * this document (actions/channel.js notes it as gasolineStartEnd when the
+   * MAIN world's last start bundle, start-dialogs.js, hands over its
+   * channel). No page script runs before the document_start content
+   * scripts, so such an entry is an extension's start script (ours, or
+   * another extension's that ran before), though Chrome names it by the
+   * page's URL as it names the page's inline scripts. None without a mark
+   * (a document gasoline's start scripts did not run in).
    */
-  function startScripts(frames) {
-    const url = performance.getEntriesByType('navigation')[0]?.name || location.href;
-    const named = frames.flatMap((f) => f.scripts || []).filter((s) => s.invokerType === 'classic-script' && s.sourceURL === url)
-      .sort((a, b) => a.startTime - b.startTime);
-    const inline = Array.from(document.scripts).filter((el) => !el.src && /^((text|application)\/(java|ecma)script)?$/i.test(el.type.trim())).length;
-    let ours = 0;
-    try {
-      for (const cs of chrome.runtime.getManifest().content_scripts || []) {
-        if (cs.world === 'MAIN' && cs.run_at === 'document_start') ours += (cs.js || []).length;
-      }
-    } catch { /* no manifest to read: judge none the extension's */ }
-    return new Set(named.slice(0, Math.max(0, Math.min(ours, named.length - inline))));
+  function startScripts(frames, mark = globalThis.gasolineStartEnd) {
+    if (!(mark > 0)) return new Set();
+    return new Set(frames.flatMap((f) => f.scripts || []).filter((s) => s.invokerType === 'classic-script' && s.startTime < mark));
   }
 
   /**
@@ -218,5 +208,5 @@
     };
   }
 
-  globalThis.gasolinePerf = Object.freeze({ collect });
+  globalThis.gasolinePerf = Object.freeze({ collect, startScripts });
 })();

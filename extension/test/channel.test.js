@@ -36,17 +36,18 @@ function worlds(order) {
   });
   main.window = main;
   const sent = [];
-  const isolated = vm.createContext({ ...on, chrome: { runtime: { sendMessage: async (m) => { sent.push(m); } } } });
+  const isolated = vm.createContext({ ...on, performance, chrome: { runtime: { sendMessage: async (m) => { sent.push(m); } } } });
   for (const w of order) {
     if (w === 'channel') vm.runInContext(CHANNEL, isolated, { filename: 'channel.js' });
     else vm.runInContext(DIALOGS, main, { filename: 'dialogs.js' });
   }
-  return { main, channel: isolated.gasolineChannel, sent, nativeCalls };
+  return { main, channel: isolated.gasolineChannel, startEnd: isolated.gasolineStartEnd, sent, nativeCalls };
 }
 
 for (const order of [['channel', 'dialogs'], ['dialogs', 'channel']]) {
   test(`${order.join(' then ')}: the channel is taken, native dialogs are told to the worker, arm answers the next`, () => {
     const w = worlds(order);
+    assert.ok(w.startEnd > 0, 'taking the channel marks when our start scripts were done (perf/collect.js)');
     const heard = [];
     w.channel.on('dialog', (e) => heard.push(JSON.parse(e.detail).type));
     assert.equal(w.main.confirm('Sure?'), true, 'unarmed: the user answers natively');

@@ -82,3 +82,38 @@ test('early.js keeps the engine\'s secrets and text rules, and says no role or n
   assert.equal(early.roleOf(h('button', {}, 'Go')), '');
   assert.equal(early.nameOf(h('button', {}, 'Go')), '');
 });
+
+test('a CSS path over 400 characters keeps its shortest unique tail, in both engines, or is none', () => {
+  const nest = (depth, leaf) => {
+    let n = leaf;
+    for (let i = 0; i < depth; i++) n = h('div', {}, n);
+    return n;
+  };
+  // 120 nested divs: the whole path is over 700 characters.
+  const doc = fakeDocument(h('html', {}, h('body', {},
+    nest(120, h('p', {}, h('b', {}, 'one'), h('b', {}, 'two'), h('em', {}, 'alone'))),
+    h('section', {}, nest(80, h('span', {}, 'left'))),
+    h('section', {}, nest(80, h('span', {}, 'right'))))));
+  const byText = (t) => doc.all().find((e) => e.textContent === t && e.childNodes.every((c) => c.nodeType === 3));
+  const cases = [
+    ['alone', 'em'], // the one em: its own step is enough
+    ['two', 'b:nth-of-type(2)'],
+    ['one', 'b:nth-of-type(1)'],
+    // Two identical 80-deep chains differ only at section:nth-of-type(k),
+    // past the cap: no CSS locator rather than one naming another element.
+    ['left', ''],
+    ['right', ''],
+  ];
+  for (const [text, want] of cases) {
+    const el = byText(text);
+    assert.equal(engine.cssOf(el), want, text);
+    assert.equal(early.cssOf(el), want, text);
+    assert.ok(engine.cssOf(el).length <= 400);
+  }
+  // The deepest div: every tail within the cap ("div > div > …") matches
+  // other divs too, so it has none.
+  const div = byText('one').parentNode.parentNode;
+  assert.equal(engine.cssOf(div), '');
+  assert.equal(early.cssOf(div), '');
+  assert.deepEqual(early.locatorOf(byText('left')), { by: 'css', selector: '' });
+});

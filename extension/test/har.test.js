@@ -51,7 +51,7 @@ test('readBodies: the Resource Timing entries of the asked URLs, read before the
   const had = Object.getOwnPropertyDescriptor(globalThis, 'location');
   Object.defineProperty(globalThis, 'location', { value: { origin: 'https://app.test' }, configurable: true });
   t.after(() => (had ? Object.defineProperty(globalThis, 'location', had) : delete globalThis.location));
-  const phases = { domainLookupStart: 2, domainLookupEnd: 3, connectStart: 3, connectEnd: 9, secureConnectionStart: 5, requestStart: 10, responseStart: 30, responseEnd: 31 };
+  const phases = { fetchStart: 1, domainLookupStart: 2, domainLookupEnd: 3, connectStart: 3, connectEnd: 9, secureConnectionStart: 5, requestStart: 10, responseStart: 30, responseEnd: 31 };
   const entries = {
     navigation: [{ name: 'https://app.test/page.html', startTime: 0, nextHopProtocol: 'h2', domContentLoadedEventStart: 50, loadEventStart: 80, ...phases }],
     resource: [{ name: 'https://app.test/app.js', startTime: 40, nextHopProtocol: 'http/1.1', ...phases }, { name: 'https://cdn.test/x.png', startTime: 50, nextHopProtocol: '', ...phases }],
@@ -68,7 +68,7 @@ test('readBodies: the Resource Timing entries of the asked URLs, read before the
   const r = await readBodies(['https://app.test/app.js'], 10, ['https://app.test/page.html', 'https://app.test/app.js']);
   const of = (url, start, protocol, dcl = 0, load = 0) => ({
     url, origin: performance.timeOrigin, start, dns_start: 2, dns_end: 3, connect_start: 3, connect_end: 9, ssl_start: 5,
-    request_start: 10, response_start: 30, response_end: 31, protocol, dcl, load,
+    request_start: 10, response_start: 30, response_end: 31, fetch_start: 1, protocol, dcl, load,
   });
   assert.deepEqual(r.timings, [of('https://app.test/page.html', 0, 'h2', 50, 80), of('https://app.test/app.js', 40, 'http/1.1')]);
   assert.equal(r.bodies.length, 1);

@@ -194,6 +194,9 @@ type Timing struct {
 	RequestStart      float64 `json:"request_start"`
 	ResponseStart     float64 `json:"response_start"`
 	ResponseEnd       float64 `json:"response_end"`
+	// FetchStart is when the final request of the fetch began, after any
+	// redirects (the start itself when there were none).
+	FetchStart float64 `json:"fetch_start"`
 	// Protocol is nextHopProtocol: "h2", "h3", "http/1.1", or "" when
 	// the browser does not say (cross-origin without Timing-Allow-Origin).
 	Protocol string `json:"protocol"`
@@ -201,6 +204,9 @@ type Timing struct {
 	// and loadEventStart: 0 for a resource, or an event still to come.
 	DCL  float64 `json:"dcl"`
 	Load float64 `json:"load"`
+	// Sure is set by Match when the entry and the request had no other
+	// candidate: the entry's start is then the request's.
+	Sure bool `json:"-"`
 }
 
 // Started is when t's fetch started, on the wall clock.
@@ -264,13 +270,21 @@ func entry(ref string, x Exchange) Entry {
 		if ts, ok := tm.timings(); ok {
 			e.Timings = ts
 			e.Time = ts.total()
-			e.StartedDateTime = stamp(tm.Started()) // on the page's timeline, as its phases are
+			if tm.Sure {
+				e.StartedDateTime = stamp(tm.Started()) // on the page's timeline, as its phases are
+			} else {
+				e.Comment = join(e.Comment, "timings from the Resource Timing entry of this URL nearest in start time, "+
+					"among others as near: startedDateTime is the capture's")
+			}
 		} else if tm.ResponseEnd > tm.StartTime { // the phases hidden, the whole still shown
 			e.Time = round(tm.ResponseEnd - tm.StartTime)
 			e.Timings.Wait = e.Time
 		}
 	}
 	switch {
+	case x.Timing == nil && isRedirect(x):
+		e.Comment = join(e.Comment, "a redirect: the browser's one Resource Timing entry of the fetch (named by this URL) "+
+			"has the phases and httpVersion of the final response, so the request this led to has it; timings the total only")
 	case x.Timing == nil:
 		e.Comment = join(e.Comment, "no Resource Timing entry in the tab at export: httpVersion unknown, timings the total only")
 	case e.Timings.Blocked == -1:
@@ -507,31 +521,153 @@ func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z
 
 // MatchWindow is how far apart an exchange's captured start and a Resource
 // Timing entry's start may be and still be one request: the capture stamps
-// a request when the browser reports it, the timeline when the fetch
-// began, and a busy machine lets the two drift by some hundred ms.
-const MatchWindow = 3 * time.Second
+// a request when the browser reports it (after the page began the fetch),
+// and a busy machine lets the two drift by some hundred ms.
+const MatchWindow = time.Second
 
-// Match sets the Timing of each exchange in xs to the entry of ts with its
-// URL whose start is nearest its Started, within MatchWindow, each entry
-// used once. Exchanges are matched oldest first, so a URL fetched again
-// and again pairs in order.
+// Match sets the Timing of each exchange in xs to the Resource Timing
+// entry of ts that is its request, when one surely or most likely is; ts
+// are the entries of one document (the tab's top document at export).
+//   - Only requests of that document take its entries: none that started
+//     before its timeOrigin (an earlier load of the tab), nor one of
+//     another page (an iframe) when ts hold the document's navigation
+//     entry.
+//   - Resource Timing measures a fetch as one entry named by its first URL,
+//     redirects included, with the phases and nextHopProtocol of the final
+//     response. So a redirect (a 3xx with a Location the capture followed)
+//     takes none: the request it led to takes the entry, matched by the
+//     first hop's URL and start, its phases counted from fetchStart (after
+//     the redirects).
+//   - Of all (request, entry) pairs of one URL within MatchWindow, the
+//     closest in start time pair first, each entry and request once, so a
+//     URL polled or fetched again pairs each with its own.
+//
+// A match is sure when the request and the entry had no other candidate:
+// only then (Timing.Sure) does Build take the entry's start as the HAR
+// entry's startedDateTime; else it keeps the capture's.
 func Match(xs []Exchange, ts []Timing) {
-	byURL := map[string][]int{}
-	for i, t := range ts {
-		byURL[t.URL] = append(byURL[t.URL], i)
+	pairs, first := candidates(xs, ts)
+	perX, perT := map[int]int{}, map[int]int{}
+	for _, p := range pairs {
+		perX[p.x]++
+		perT[p.t]++
 	}
-	used := make([]bool, len(ts))
+	sort.SliceStable(pairs, func(a, b int) bool { return pairs[a].gap < pairs[b].gap })
+	usedX, usedT := map[int]bool{}, map[int]bool{}
+	for _, p := range pairs {
+		if usedX[p.x] || usedT[p.t] {
+			continue
+		}
+		usedX[p.x], usedT[p.t] = true, true
+		t := ts[p.t]
+		t.Sure = perX[p.x] == 1 && perT[p.t] == 1
+		if first[p.x] != p.x { // the final request's phases start after the redirects
+			t.Sure = t.Sure && t.FetchStart > t.StartTime
+			t.StartTime = max(t.StartTime, t.FetchStart)
+		}
+		xs[p.x].Timing = &t
+	}
+}
+
+// pair is a request (xs[x]) and a Resource Timing entry (ts[t]) that may
+// be one fetch, gap apart in start time.
+type pair struct {
+	x, t int
+	gap  time.Duration
+}
+
+// candidates returns the pairs Match chooses from, and the first hop of
+// each request's redirect chain (itself when it was not redirected to).
+func candidates(xs []Exchange, ts []Timing) ([]pair, []int) {
+	doc := ""
+	byURL := map[string][]int{}
+	for j, t := range ts {
+		byURL[t.URL] = append(byURL[t.URL], j)
+		if t.StartTime == 0 { // only a navigation entry starts at the timeline's 0
+			doc = stripFragment(t.URL)
+		}
+	}
+	next := redirects(xs)
+	first := make([]int, len(xs))
 	for i := range xs {
-		best, gap := -1, MatchWindow+1
-		for _, j := range byURL[xs[i].URL] {
-			d := ts[j].Started().Sub(xs[i].Started).Abs()
-			if !used[j] && d <= MatchWindow && d < gap {
-				best, gap = j, d
+		first[i] = i
+	}
+	for i := range xs {
+		for j, k := next[i], 0; j >= 0 && k < len(xs); j, k = next[j], k+1 {
+			first[j] = first[i]
+		}
+	}
+	var pairs []pair
+	for i, x := range xs {
+		if isRedirect(x) {
+			continue // its chain's final request takes the entry
+		}
+		if doc != "" && x.PageURL != "" && stripFragment(x.PageURL) != doc && stripFragment(x.URL) != doc {
+			continue // another document's request
+		}
+		head := xs[first[i]]
+		js := byURL[head.URL]
+		if first[i] != i && stripFragment(x.URL) == doc {
+			js = byURL[x.URL] // a navigation entry is named by the document's final URL
+		}
+		for _, j := range js {
+			origin := time.UnixMicro(int64(ts[j].Origin * 1000))
+			if head.Started.Before(origin.Add(-originSlack)) {
+				continue // started before this document did
+			}
+			if d := ts[j].Started().Sub(head.Started).Abs(); d <= MatchWindow {
+				pairs = append(pairs, pair{i, j, d})
+			}
+		}
+	}
+	return pairs, first
+}
+
+// originSlack is how much earlier than its document's timeOrigin the
+// capture may stamp one of its requests (the two clocks' rounding).
+const originSlack = 50 * time.Millisecond
+
+// isRedirect says whether x was answered with a redirect: a 3xx with a
+// Location (a 304 Not Modified is none).
+func isRedirect(x Exchange) bool {
+	return x.Status >= 300 && x.Status < 400 && header(x.ResponseHeaders, "location") != ""
+}
+
+// redirects returns, for each exchange of xs, the index of the request its
+// redirect led to (the next request of the Location's URL, started no
+// earlier than it), or -1 when it is no redirect or none was captured.
+func redirects(xs []Exchange) []int {
+	next := make([]int, len(xs))
+	taken := map[int]bool{}
+	for i, x := range xs {
+		next[i] = -1
+		if !isRedirect(x) {
+			continue
+		}
+		base, err := url.Parse(x.URL)
+		if err != nil {
+			continue
+		}
+		to, err := base.Parse(header(x.ResponseHeaders, "location"))
+		if err != nil {
+			continue
+		}
+		best := -1
+		for j, y := range xs {
+			if j != i && !taken[j] && y.URL == to.String() && !y.Started.Before(x.Started) &&
+				(best < 0 || y.Started.Before(xs[best].Started)) {
+				best = j
 			}
 		}
 		if best >= 0 {
-			used[best] = true
-			xs[i].Timing = &ts[best]
+			next[i] = best
+			taken[best] = true
 		}
 	}
+	return next
+}
+
+func stripFragment(u string) string {
+	s, _, _ := strings.Cut(u, "#")
+	return s
 }

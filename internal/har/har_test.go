@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/capture"
 )
 
 // required are the fields HAR 1.2 requires of each object
@@ -129,8 +131,23 @@ func TestCookies(t *testing.T) {
 		t.Errorf("response cookies: got %+v, want %+v", got, want)
 	}
 
-	x.RequestHeaders = map[string]string{"Cookie": "[redacted]"}
-	x.ResponseHeaders = map[string]string{"Set-Cookie": "[redacted]"}
+	// Headers as the capture keeps them with redaction off: any case of
+	// the name, values holding "=", repeated Set-Cookie lines joined by
+	// newlines.
+	x.RequestHeaders = map[string]string{"COOKIE": "tok=a=b==; empty="}
+	x.ResponseHeaders = map[string]string{"Set-Cookie": "tok=c=d==; Path=/api\nold=; Expires=not a date"}
+	e = entry("", x)
+	if got, want := e.Request.Cookies, []Cookie{{Name: "tok", Value: "a=b=="}, {Name: "empty"}}; !equal(got, want) {
+		t.Errorf("captured request cookies: got %+v, want %+v", got, want)
+	}
+	if got, want := e.Response.Cookies, []Cookie{{Name: "tok", Value: "c=d==", Path: "/api"}, {Name: "old"}}; !equal(got, want) {
+		t.Errorf("captured response cookies: got %+v, want %+v", got, want)
+	}
+
+	// With redaction on (the default) the capture replaces both headers:
+	// no value reaches the HAR, and the comments say why none are listed.
+	x.RequestHeaders = map[string]string{"Cookie": capture.Redacted}
+	x.ResponseHeaders = map[string]string{"Set-Cookie": capture.Redacted}
 	e = entry("", x)
 	if len(e.Request.Cookies) != 0 || len(e.Response.Cookies) != 0 ||
 		!strings.Contains(e.Request.Comment, "redacted") || !strings.Contains(e.Response.Comment, "redacted") {
@@ -204,7 +221,7 @@ func TestMatch(t *testing.T) {
 	ts := []Timing{at("http://h/poll", 0), at("http://h/poll", 2000), at("http://h/app.js", 40), at("http://h/old.js", -10000)}
 	xs := []Exchange{
 		{URL: "http://h/poll", Started: t0.Add(30 * time.Millisecond)},
-		{URL: "http://h/app.js", Started: t0.Add(-200 * time.Millisecond)}, // the capture stamped it late
+		{URL: "http://h/app.js", Started: t0.Add(-200 * time.Millisecond)}, // the capture stamped it early
 		{URL: "http://h/poll", Started: t0.Add(2010 * time.Millisecond)},
 		{URL: "http://h/poll", Started: t0.Add(2020 * time.Millisecond)}, // its entry was taken
 		{URL: "http://h/old.js", Started: t0},                            // 10 s apart: another load
@@ -213,10 +230,115 @@ func TestMatch(t *testing.T) {
 	Match(xs, ts)
 	want := []*Timing{&ts[0], &ts[2], &ts[1], nil, nil, nil}
 	for i, x := range xs {
-		if x.Timing != want[i] {
-			t.Errorf("exchange %d (%s): got timing %+v, want %+v", i, x.URL, x.Timing, want[i])
-		}
+		checkTiming(t, i, x, want[i])
 	}
+}
+
+// checkTiming fails when x's Timing is not (a copy of) want.
+func checkTiming(t *testing.T, i int, x Exchange, want *Timing) {
+	t.Helper()
+	switch {
+	case want == nil && x.Timing != nil:
+		t.Errorf("exchange %d (%s): got timing %+v, want none", i, x.URL, *x.Timing)
+	case want != nil && (x.Timing == nil || x.Timing.URL != want.URL || x.Timing.StartTime != want.StartTime):
+		t.Errorf("exchange %d (%s): got timing %+v, want %+v", i, x.URL, x.Timing, *want)
+	}
+}
+
+// TestMatchDocument: a request made before the document's timeOrigin (the
+// tab's previous load) never takes the reloaded document's entry, though
+// it is nearer in time; nor does a request of another page (an iframe)
+// when the entries hold the document's navigation entry.
+func TestMatchDocument(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 5, 0, 0, 0, time.UTC)
+	origin := float64(t0.UnixMilli()) // the reload
+	ts := []Timing{{URL: "http://h/page", Origin: origin, StartTime: 0}, {URL: "http://h/api", Origin: origin, StartTime: 100}}
+	xs := []Exchange{
+		{URL: "http://h/api", PageURL: "http://h/page", Started: t0.Add(-100 * time.Millisecond)}, // 200 ms off, old load
+		{URL: "http://h/api", PageURL: "http://h/page#top", Started: t0.Add(400 * time.Millisecond)},
+		{URL: "http://h/api", PageURL: "http://h/frame", Started: t0.Add(100 * time.Millisecond)}, // an iframe's
+	}
+	Match(xs, ts)
+	for i, want := range []*Timing{nil, &ts[1], nil} {
+		checkTiming(t, i, xs[i], want)
+	}
+}
+
+// TestMatchNearestPairs: requests of one URL polled close together pair
+// by the smallest gap over all candidates, not oldest first: the older
+// request, nearer the newer entry, must not take it from the newer
+// request. A match with rivals keeps the capture's startedDateTime.
+func TestMatchNearestPairs(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 5, 0, 0, 0, time.UTC)
+	origin := float64(t0.UnixMilli())
+	ts := []Timing{
+		{URL: "http://h/poll", Origin: origin, StartTime: 0, RequestStart: 1, ResponseStart: 2, ResponseEnd: 3},
+		{URL: "http://h/poll", Origin: origin, StartTime: 600, RequestStart: 601, ResponseStart: 602, ResponseEnd: 603},
+	}
+	xs := []Exchange{
+		{URL: "http://h/poll", Method: "GET", Status: 200, Started: t0.Add(350 * time.Millisecond)}, // nearer 600 than 0
+		{URL: "http://h/poll", Method: "GET", Status: 200, Started: t0.Add(620 * time.Millisecond)},
+	}
+	Match(xs, ts)
+	checkTiming(t, 0, xs[0], &ts[0])
+	checkTiming(t, 1, xs[1], &ts[1])
+	h := Build(Creator{}, xs)
+	if got := h.Log.Entries[0].StartedDateTime; got != "2026-11-26T05:00:00.350Z" {
+		t.Errorf("a match with rivals: startedDateTime %s, want the capture's 05:00:00.350", got)
+	}
+	if c := h.Log.Entries[0].Comment; !strings.Contains(c, "startedDateTime is the capture's") {
+		t.Errorf("a match with rivals: comment %q, want it to say the match was the nearest among others", c)
+	}
+
+	one := []Exchange{{URL: "http://h/poll", Method: "GET", Status: 200, Started: t0.Add(20 * time.Millisecond)}}
+	Match(one, ts[:1])
+	if got := Build(Creator{}, one).Log.Entries[0].StartedDateTime; got != "2026-11-26T05:00:00.000Z" {
+		t.Errorf("a sure match: startedDateTime %s, want the entry's 05:00:00.000", got)
+	}
+}
+
+// TestMatchRedirect: Resource Timing names a redirected fetch by its
+// first URL and gives it the final response's phases and protocol. So the
+// 3xx hop gets no entry (its comment says why) and the request it led to
+// gets it, its phases from fetchStart, its startedDateTime its own.
+func TestMatchRedirect(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 5, 0, 0, 0, time.UTC)
+	origin := float64(t0.UnixMilli())
+	ts := []Timing{{URL: "http://h/a", Origin: origin, StartTime: 100, FetchStart: 160,
+		RequestStart: 170, ResponseStart: 190, ResponseEnd: 200, Protocol: "h2"}}
+	xs := []Exchange{
+		{URL: "http://h/a", Method: "GET", Status: 302, Started: t0.Add(100 * time.Millisecond), DurationMS: 55,
+			ResponseHeaders: map[string]string{"Location": "/b"}},
+		{URL: "http://h/b", Method: "GET", Status: 200, Started: t0.Add(161 * time.Millisecond), DurationMS: 40},
+	}
+	Match(xs, ts)
+	checkTiming(t, 0, xs[0], nil)
+	checkTiming(t, 1, xs[1], &Timing{URL: "http://h/a", StartTime: 160})
+	h := Build(Creator{}, xs)
+	hop, final := h.Log.Entries[0], h.Log.Entries[1]
+	if hop.Request.HTTPVersion != "" || !strings.Contains(hop.Comment, "redirect") {
+		t.Errorf("the 3xx hop: httpVersion %q, comment %q; want none and a comment saying it is a redirect", hop.Request.HTTPVersion, hop.Comment)
+	}
+	if final.Request.HTTPVersion != "HTTP/2" || final.StartedDateTime != "2026-11-26T05:00:00.160Z" || final.Time != 40 {
+		t.Errorf("the final request: httpVersion %q, started %s, time %v; want HTTP/2, 05:00:00.160 (fetchStart), 40 ms",
+			final.Request.HTTPVersion, final.StartedDateTime, final.Time)
+	}
+
+	// A redirected navigation: its entry is named by the document's final
+	// URL and starts at the timeline's 0. A 304 is no redirect: it keeps
+	// its entry.
+	ts = []Timing{{URL: "http://h/home", Origin: origin, StartTime: 0, FetchStart: 30},
+		{URL: "http://h/app.css", Origin: origin, StartTime: 80}}
+	xs = []Exchange{
+		{URL: "http://h/", PageURL: "http://h/", Status: 301, Started: t0.Add(5 * time.Millisecond),
+			ResponseHeaders: map[string]string{"location": "http://h/home"}},
+		{URL: "http://h/home", PageURL: "http://h/home", Status: 200, Started: t0.Add(31 * time.Millisecond)},
+		{URL: "http://h/app.css", PageURL: "http://h/home", Status: 304, Started: t0.Add(82 * time.Millisecond)},
+	}
+	Match(xs, ts)
+	checkTiming(t, 0, xs[0], nil)
+	checkTiming(t, 1, xs[1], &Timing{URL: "http://h/home", StartTime: 30})
+	checkTiming(t, 2, xs[2], &ts[1])
 }
 
 // TestPageTimings: a page's document with its navigation timing entry
@@ -227,7 +349,7 @@ func TestPageTimings(t *testing.T) {
 	origin := float64(t0.UnixMilli())
 	xs := []Exchange{
 		{Started: t0.Add(3 * time.Millisecond), PageURL: "http://h/a", URL: "http://h/a", Method: "GET", Status: 200,
-			Timing: &Timing{URL: "http://h/a", Origin: origin, RequestStart: 5, ResponseStart: 20, ResponseEnd: 30, DCL: 250.5, Load: 400}},
+			Timing: &Timing{URL: "http://h/a", Origin: origin, RequestStart: 5, ResponseStart: 20, ResponseEnd: 30, DCL: 250.5, Load: 400, Sure: true}},
 		{Started: t0.Add(time.Second), PageURL: "http://h/b", URL: "http://h/b", Method: "GET", Status: 200},
 	}
 	h := Build(Creator{}, xs)

@@ -59,8 +59,9 @@ type Script struct {
 	Char    int     `json:"char,omitempty"`
 	Invoker string  `json:"invoker,omitempty"`
 	Type    string  `json:"type,omitempty"` // the invoker's type: event-listener, classic-script, …
-	// Early: the collector judged it one of the content scripts extensions
-	// (gasoline first) run in the page's world at document_start, which
+	// Early: it began before gasoline's document_start scripts were done
+	// in the document, so before any page script: an extension's start
+	// script (gasoline's, or another extension's that ran first), which
 	// Chrome names by the page's URL as it names the page's inline scripts
 	// (startScripts in extension/perf/collect.js).
 	Early bool `json:"early,omitempty"`
@@ -70,7 +71,7 @@ type Script struct {
 var extensionSchemes = []string{"chrome-extension://", "moz-extension://", "safari-web-extension://"}
 
 // Extension reports whether s is an extension's code, not the page's: by
-// its URL (or invoker's) scheme, or judged Early by the collector.
+// its URL (or invoker's) scheme, or Early.
 func (s Script) Extension() bool {
 	for _, p := range extensionSchemes {
 		if strings.HasPrefix(s.URL, p) || strings.HasPrefix(s.Invoker, p) {
@@ -369,7 +370,7 @@ func (n namer) script(s Script) string {
 	fmt.Fprintf(&b, ", %d ms", ms(s.MS))
 	switch {
 	case s.Early:
-		b.WriteString(" (likely an extension's start script, not the page's: Chrome names it by the page's URL)")
+		b.WriteString(" (an extension's start script, not the page's: it ran before the page's first script; Chrome names it by the page's URL)")
 	case s.Extension():
 		b.WriteString(" (a browser extension's, not the page's)")
 	}

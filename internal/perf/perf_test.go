@@ -109,8 +109,8 @@ func TestClassicScriptInvokerNotRepeated(t *testing.T) {
 }
 
 // TestRankExtensionScripts: an extension's scripts (by their URL, or the
-// collector's judgement that they ran at document start under the page's
-// URL) are never the page's culprit: a frame's score counts the page's
+// collector's mark that they began before gasoline's document_start
+// scripts were done, under the page's URL) are never the page's culprit: a frame's score counts the page's
 // scripts, its evidence names the page's script first, and a frame of
 // extension scripts alone says whose they are and ranks below the page's.
 func TestRankExtensionScripts(t *testing.T) {
@@ -147,7 +147,7 @@ func TestRankExtensionScripts(t *testing.T) {
 			load = &got[i]
 		}
 	}
-	if load == nil || !strings.Contains(load.What, "script classic-script /shop.html, 150 ms (likely an extension's start script, not the page's: Chrome names it by the page's URL)") {
+	if load == nil || !strings.Contains(load.What, "script classic-script /shop.html, 150 ms (an extension's start script, not the page's: it ran before the page's first script; Chrome names it by the page's URL)") {
 		t.Fatalf("causes %+v: want the load frame's start script named as an extension's", got)
 	}
 	if load != &got[len(got)-1] {
