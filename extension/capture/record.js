@@ -15,7 +15,8 @@
 //
 // Record (kind "action", EVENTS.md): {kind, ts, type, selector, role?,
 // name?, text? (click, dblclick, submit), value? (input, change), key?,
-// modifiers?, locator}. A password or card field's value is never
+// modifiers?, locator}, and after it what it made appear: {kind, ts,
+// type: "appeared", selector, text} (below). A password or card field's value is never
 // recorded ("[redacted]"); such a field's current value is remembered and
 // cut out of every later record of this frame (capture/main-world.js does
 // the same for console and network records).
@@ -45,7 +46,7 @@
     const secrets = secretFields.map((f) => f.value).filter((v) => typeof v === 'string' && v.length >= 3);
     if (!secrets.length) return;
     const cut = (s) => secrets.reduce((acc, v) => acc.replaceAll(v, '[redacted]'), s);
-    for (const o of [rec, rec.locator]) {
+    for (const o of [rec, rec.locator || {}]) {
       for (const k of Object.keys(o)) if (typeof o[k] === 'string' && k !== 'kind' && k !== 'type' && k !== 'by') o[k] = cut(o[k]);
     }
   }
@@ -102,6 +103,61 @@
     for (const [k, v] of Object.entries(extra || {})) if (v !== undefined) rec[k] = v;
     scrub(rec);
     record(rec);
+    if (type !== 'input' && (type !== 'keydown' || rec.key === 'Enter')) watchText(rec.selector);
+  }
+
+  // --- text that appeared ----------------------------------------------------------
+  // What a click, submit, change or Enter made the page show: text of
+  // nodes added or changed until the DOM is quiet (or a cap), rendered,
+  // not removed meanwhile, unique (gasolineShown.pick): one record {type:
+  // "appeared", selector, text: snippets by "\n"} at the window's end, the
+  // next action or pagehide. A top document reached from another page
+  // watches from its start, headings and alerts first.
+  const TEXT = { quietMs: 300, capMs: 2000, nodes: 60 };
+  const HIDDEN = 'textarea,select,[contenteditable=""],[contenteditable="true"],[aria-hidden="true"]';
+  let watch = null;
+
+  function watchText(selector, seed = []) {
+    endWatch();
+    const w = { selector, nodes: new Set(seed), gone: new Set(), end: Date.now() + TEXT.capMs };
+    w.obs = new MutationObserver((ms) => took(w, ms));
+    w.obs.observe(document, { childList: true, subtree: true, characterData: true });
+    watch = w;
+    took(w, []);
+  }
+
+  function took(w, ms) {
+    for (const m of ms) {
+      for (const n of m.type === 'characterData' ? [m.target] : m.addedNodes) if (w.nodes.size < TEXT.nodes) w.nodes.add(n);
+      for (const n of m.removedNodes) if (w.gone.size < TEXT.nodes) w.gone.add(engine.norm((n.textContent || '').slice(0, 500)));
+    }
+    clearTimeout(w.timer);
+    w.timer = setTimeout(endWatch, Math.max(0, Math.min(TEXT.quietMs, w.end - Date.now())));
+  }
+
+  function endWatch() {
+    const w = watch;
+    if (!w) return;
+    watch = null;
+    took(w, w.obs.takeRecords());
+    clearTimeout(w.timer);
+    w.obs.disconnect();
+    const texts = [];
+    const add = (t) => {
+      const el = t.parentElement;
+      if (el && el.isConnected && !el.closest(HIDDEN) && view.visible(el)) texts.push(engine.norm(el.textContent), engine.norm(t.data));
+    };
+    for (const n of w.nodes) {
+      if (n.nodeType === 3) add(n);
+      if (n.nodeType !== 1) continue;
+      const it = document.createTreeWalker(n, NodeFilter.SHOW_TEXT);
+      for (let t, i = 0; i < 50 && (t = it.nextNode()); i++) add(t);
+    }
+    const shown = globalThis.gasolineShown.pick(texts, { gone: w.gone, page: document.body?.textContent });
+    if (!shown.length) return;
+    const rec = { kind: 'action', ts: Date.now(), type: 'appeared', selector: w.selector, text: shown.join('\n') };
+    scrub(rec);
+    record(rec);
   }
 
   // Typing fires an input event per key; one record per field per pause
@@ -153,8 +209,51 @@
       }
     }, { capture: true, passive: true });
   }
-  addEventListener('pagehide', flushInput, true);
+  addEventListener('pagehide', () => {
+    flushInput();
+    endWatch();
+  }, true);
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'hidden') flushInput();
   }, true);
+  if (window.top === window && document.referrer) {
+    document.addEventListener('DOMContentLoaded', () => {
+      try {
+        watchText('html', document.querySelectorAll('h1,[role=alert],[role=status],output'));
+      } catch {
+        // recording must never break the page
+      }
+    }, { once: true });
+  }
+})();
+
+// gasolineShown.pick: at most three texts of at most 64 characters (they
+// fit the record's 200), shortest first, none a bare number or time, none
+// gone (removed meanwhile), each found once in page case folded, as
+// getByText matches. Pure, for node --test.
+(() => {
+  const MAX = 3;
+  const CHARS = 64;
+  const bare = /^[\d\s.,:;/+\-%()#]*(am|pm)?$/i;
+  function cut(s) {
+    if (s.length <= CHARS) return s;
+    const i = s.lastIndexOf(' ', CHARS);
+    return s.slice(0, i > CHARS / 2 ? i : CHARS);
+  }
+  function pick(candidates, { gone = new Set(), page = '' } = {}) {
+    const folded = String(page).replace(/\s+/g, ' ').toLowerCase();
+    const seen = new Set();
+    const ok = [];
+    for (const c of candidates) {
+      const s = cut(String(c || ''));
+      const k = s.toLowerCase();
+      if (s.length < 2 || seen.has(k) || bare.test(s) || gone.has(s) || s.includes('[redacted]')) continue;
+      seen.add(k);
+      const at = folded.indexOf(k);
+      if (folded && (at < 0 || folded.indexOf(k, at + 1) >= 0)) continue;
+      ok.push(s);
+    }
+    return ok.sort((a, b) => a.length - b.length).slice(0, MAX);
+  }
+  if (!globalThis.gasolineShown) Object.defineProperty(globalThis, 'gasolineShown', { value: Object.freeze({ pick }) });
 })();
