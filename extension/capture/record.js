@@ -108,18 +108,18 @@
 
   // --- text that appeared ----------------------------------------------------------
   // What a click, submit, change or Enter made the page show: text of
-  // nodes added or changed until the DOM is quiet (or a cap), rendered,
-  // not removed meanwhile, unique (gasolineShown.pick): one record {type:
-  // "appeared", selector, text: snippets by "\n"} at the window's end, the
-  // next action or pagehide. A top document reached from another page
-  // watches from its start, headings and alerts first.
-  const TEXT = { quietMs: 300, capMs: 2000, nodes: 60 };
+  // nodes added or changed until the DOM is quiet 300 ms (2 s at most),
+  // rendered, not removed meanwhile, unique (gasolineShown.pick): one
+  // record {type: "appeared", selector, text: snippets by "\n"} at the
+  // window's end, the next action or pagehide. A top document reached from
+  // another page watches from its start, headings and alerts first.
   const HIDDEN = 'textarea,select,[contenteditable=""],[contenteditable="true"],[aria-hidden="true"]';
   let watch = null;
+  let inTrusted = false;
 
   function watchText(selector, seed = []) {
     endWatch();
-    const w = { selector, nodes: new Set(seed), gone: new Set(), end: Date.now() + TEXT.capMs };
+    const w = { selector, nodes: new Set(seed), gone: new Set(), end: Date.now() + 2000 };
     w.obs = new MutationObserver((ms) => took(w, ms));
     w.obs.observe(document, { childList: true, subtree: true, characterData: true });
     watch = w;
@@ -128,11 +128,11 @@
 
   function took(w, ms) {
     for (const m of ms) {
-      for (const n of m.type === 'characterData' ? [m.target] : m.addedNodes) if (w.nodes.size < TEXT.nodes) w.nodes.add(n);
-      for (const n of m.removedNodes) if (w.gone.size < TEXT.nodes) w.gone.add(engine.norm((n.textContent || '').slice(0, 500)));
+      for (const n of m.type === 'characterData' ? [m.target] : m.addedNodes) if (w.nodes.size < 60) w.nodes.add(n);
+      for (const n of m.removedNodes) if (w.gone.size < 60) w.gone.add(engine.norm((n.textContent || '').slice(0, 500)));
     }
     clearTimeout(w.timer);
-    w.timer = setTimeout(endWatch, Math.max(0, Math.min(TEXT.quietMs, w.end - Date.now())));
+    w.timer = setTimeout(endWatch, Math.max(0, Math.min(300, w.end - Date.now())));
   }
 
   function endWatch() {
@@ -201,7 +201,12 @@
   for (const [type, fn] of Object.entries(handlers)) {
     addEventListener(type, (e) => {
       try {
-        if (!e.isTrusted) return;
+        if (!e.isTrusted) {
+          // out of a user's event's task: an agent's or a script's doing
+          if (!inTrusted) endWatch();
+          return;
+        }
+        inTrusted ||= Boolean(setTimeout(() => { inTrusted = false; }));
         const el = elementOf(e);
         if (el) fn(el, e);
       } catch {
@@ -227,10 +232,9 @@
   }
 })();
 
-// gasolineShown.pick: at most three texts of at most 64 characters (they
-// fit the record's 200), shortest first, none a bare number or time, none
-// gone (removed meanwhile), each found once in page case folded, as
-// getByText matches. Pure, for node --test.
+// gasolineShown.pick: at most three texts of 64 characters or less,
+// shortest first, no bare number or time, none gone, each once in page
+// (case folded, as getByText). Pure, for node --test.
 (() => {
   const MAX = 3;
   const CHARS = 64;
@@ -242,8 +246,7 @@
   }
   function pick(candidates, { gone = new Set(), page = '' } = {}) {
     const folded = String(page).replace(/\s+/g, ' ').toLowerCase();
-    const seen = new Set();
-    const ok = [];
+    const seen = new Set(), ok = [];
     for (const c of candidates) {
       const s = cut(String(c || ''));
       const k = s.toLowerCase();
@@ -255,5 +258,5 @@
     }
     return ok.sort((a, b) => a.length - b.length).slice(0, MAX);
   }
-  if (!globalThis.gasolineShown) Object.defineProperty(globalThis, 'gasolineShown', { value: Object.freeze({ pick }) });
+  globalThis.gasolineShown ??= Object.freeze({ pick });
 })();
