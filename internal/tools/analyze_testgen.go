@@ -162,7 +162,9 @@ func (t *Tools) lastLoadByHand(tab int64) (uint64, error) {
 	for _, e := range es {
 		switch v := e.(type) {
 		case *capture.ActionView:
-			lastAct = v.TS
+			if v.Type != "appeared" { // what a page showed, not an action
+				lastAct = v.TS
+			}
 		case *capture.NavView:
 			if v.Type == "load" && time.Duration(v.TS-lastAct)*time.Millisecond > causedWithin {
 				since = v.ID - 1

@@ -14,7 +14,8 @@ import (
 )
 
 // budgetTest is the budget of a typical analyze test answer (a login: six
-// steps, a request, a redirect), in characters of the text an agent reads.
+// steps, a request, a redirect, the text that appeared), in characters of
+// the text an agent reads.
 const budgetTest = 2600
 
 // recordLogin ingests a user's login on tab 7 after an earlier page and a
@@ -31,8 +32,9 @@ func recordLogin(t *testing.T, capt *capture.Store) {
 		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/login","type":"input","selector":"#pw","name":"Password","value":"[redacted]","locator":{"by":"label","name":"Password"}},
 		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/login","type":"click","selector":"form > button","role":"button","name":"Sign in","locator":{"by":"testid","attr":"data-testid","value":"sign-in"}},
 		{"kind":"network","ts":%d,"tab_id":7,"page_url":"http://x/login","request_id":"1","method":"POST","url":"http://x/api/login","status":200,"resource_type":"fetch","source":"page"},
-		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/home","type":"load","to":"http://x/home"}
-	]}`, ts(0), ts(20000), ts(40000), ts(41000), ts(42000), ts(43000), ts(43100), ts(43500))
+		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/home","type":"load","to":"http://x/home"},
+		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/home","type":"appeared","selector":"html","text":"Welcome, Ada\nYou have 3 new messages"}
+	]}`, ts(0), ts(20000), ts(40000), ts(41000), ts(42000), ts(43000), ts(43100), ts(43500), ts(43800))
 	if _, err := capt.IngestJSON([]byte(body)); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +73,8 @@ func TestAnalyzeTest(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"page.goto('http://x/login')", "getByLabel('User', { exact: true }).fill('ada')",
-		"fill(process.env.GASOLINE_SECRET_1 ?? '')", "getByTestId('sign-in').click()", "toBe(200)", "toHaveURL('http://x/home')"} {
+		"fill(process.env.GASOLINE_SECRET_1 ?? '')", "getByTestId('sign-in').click()", "toBe(200)", "toHaveURL('http://x/home')",
+		"await expect(page.getByText('Welcome, Ada', { exact: false })).toBeVisible();"} {
 		if !strings.Contains(v.File, want) {
 			t.Errorf("the file lacks %s:\n%s", want, v.File)
 		}
