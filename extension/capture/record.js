@@ -15,9 +15,9 @@
 //
 // Record (kind "action", EVENTS.md): {kind, ts, type, selector, role?,
 // name?, text? (click, dblclick, submit), value? (input, change), key?,
-// modifiers?, locator}, and after it what it made appear: {kind, ts,
-// type: "appeared", selector, text} (below). A password or card field's value is never
-// recorded ("[redacted]"); such a field's current value is remembered and
+// modifiers?, locator}, then what it made appear: {kind, ts, type:
+// "appeared", selector, text} (below). A password or card field's value is
+// never recorded ("[redacted]"); such a field's current value is remembered and
 // cut out of every later record of this frame (capture/main-world.js does
 // the same for console and network records).
 (() => {
@@ -91,6 +91,7 @@
   /** action records one action of type on el; extra's defined fields are added. */
   function action(type, el, extra) {
     if (type !== 'input') flushInput();
+    endWatch();
     const role = engine.roleOf(el);
     const rec = { kind: 'action', ts: Date.now(), type, selector: engine.cssOf(el), locator: engine.locatorOf(el, view) };
     if (role) rec.role = role;
@@ -111,8 +112,8 @@
   // nodes added or changed until the DOM is quiet 300 ms (2 s at most),
   // rendered, not removed meanwhile, unique (gasolineShown.pick): one
   // record {type: "appeared", selector, text: snippets by "\n"} at the
-  // window's end, the next action or pagehide. A top document reached from
-  // another page watches from its start, headings and alerts first.
+  // window's end, before the next action, or at pagehide. A top document
+  // reached by navigation watches from its start, headings first.
   const HIDDEN = 'textarea,select,[contenteditable=""],[contenteditable="true"],[aria-hidden="true"]';
   let watch = null;
   let inTrusted = false;
