@@ -17,9 +17,9 @@
 // name?, text? (click, dblclick, submit), value? (input, change), key?,
 // modifiers?, locator}, then what it made appear: {kind, ts, type:
 // "appeared", selector, text} (below). A password or card field's value is
-// never recorded ("[redacted]"); such a field's current value is remembered and
-// cut out of every later record of this frame (capture/main-world.js does
-// the same for console and network records).
+// never recorded ("[redacted]"); such a field's current value is
+// remembered and cut out of every later record of this frame
+// (capture/main-world.js does the same for console and network records).
 (() => {
   if (globalThis.gasolineRecorder || typeof document === 'undefined') return;
   const engine = globalThis.gasolineEngine;
@@ -109,8 +109,8 @@
 
   // --- text that appeared ----------------------------------------------------------
   // What a click, submit, change or Enter made the page show: text of
-  // nodes added or changed until the DOM is quiet 300 ms (2 s at most),
-  // rendered, not removed meanwhile, unique (gasolineShown.pick): one
+  // nodes added or changed till the DOM is quiet 500 ms after a change (2 s
+  // cap), rendered, not removed meanwhile, unique (gasolineShown.pick): one
   // record {type: "appeared", selector, text: snippets by "\n"} at the
   // window's end, before the next action, or at pagehide. A top document
   // reached by navigation watches from its start, headings first.
@@ -133,7 +133,7 @@
       for (const n of m.removedNodes) if (w.gone.size < 60) w.gone.add(engine.norm((n.textContent || '').slice(0, 500)));
     }
     clearTimeout(w.timer);
-    w.timer = setTimeout(endWatch, Math.max(0, Math.min(300, w.end - Date.now())));
+    w.timer = setTimeout(endWatch, Math.max(0, Math.min(w.nodes.size ? 500 : 2e3, w.end - Date.now())));
   }
 
   function endWatch() {
