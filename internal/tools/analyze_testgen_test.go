@@ -105,3 +105,36 @@ func TestTestHandleID(t *testing.T) {
 		t.Errorf("id %s is not stable, or does not name tab and cursor", a)
 	}
 }
+
+// TestLastLoadByHandIgnoresAppeared: the text a page showed on arriving
+// (an "appeared" record) is not an action, so a load typed in a moment
+// later still starts the window.
+func TestLastLoadByHandIgnoresAppeared(t *testing.T) {
+	capt := capture.New(capture.Options{})
+	t.Cleanup(capt.Close)
+	at := time.Now().Add(-time.Minute).UnixMilli()
+	body := fmt.Sprintf(`{"events":[
+		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/a","type":"load","to":"http://x/a"},
+		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/a","type":"appeared","selector":"html","text":"Page A"},
+		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/b","type":"load","to":"http://x/b"},
+		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/b","type":"click","selector":"#go"}
+	]}`, at, at+300, at+2000, at+3000)
+	if _, err := capt.IngestJSON([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, func(d *Deps) {
+		d.Capture = capt
+		d.Results = result.NewKeeper(d.Tracker, output.New(output.Options{}), zerolog.Nop())
+	})
+	r := e.call(t, "agent", "analyze", `{"what":"test","tab_id":7}`)
+	var v struct {
+		Since uint64 `json:"since"`
+		File  string `json:"file"`
+	}
+	if err := json.Unmarshal(r.Body, &v); err != nil || r.IsError {
+		t.Fatalf("got %s (%v)", r.Text, err)
+	}
+	if v.Since != 2 || !strings.Contains(v.File, "page.goto('http://x/b')") {
+		t.Errorf("got since %d, want 2 (just before the load of /b):\n%s", v.Since, v.File)
+	}
+}
