@@ -138,3 +138,34 @@ func TestLastLoadByHandIgnoresAppeared(t *testing.T) {
 		t.Errorf("got since %d, want 2 (just before the load of /b):\n%s", v.Since, v.File)
 	}
 }
+
+// TestLastLoadByHandLateAction: the click that submitted a form can reach
+// the daemon after the load it caused; that load is still its doing.
+func TestLastLoadByHandLateAction(t *testing.T) {
+	capt := capture.New(capture.Options{})
+	t.Cleanup(capt.Close)
+	at := time.Now().Add(-time.Minute).UnixMilli()
+	body := fmt.Sprintf(`{"events":[
+		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/login","type":"load","to":"http://x/login"},
+		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/home","type":"load","to":"http://x/home"},
+		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/login","type":"click","selector":"#sign-in"}
+	]}`, at, at+2000, at+1900)
+	if _, err := capt.IngestJSON([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, func(d *Deps) {
+		d.Capture = capt
+		d.Results = result.NewKeeper(d.Tracker, output.New(output.Options{}), zerolog.Nop())
+	})
+	r := e.call(t, "agent", "analyze", `{"what":"test","tab_id":7}`)
+	var v struct {
+		Since uint64 `json:"since"`
+		File  string `json:"file"`
+	}
+	if err := json.Unmarshal(r.Body, &v); err != nil || r.IsError {
+		t.Fatalf("got %s (%v)", r.Text, err)
+	}
+	if v.Since != 0 || !strings.Contains(v.File, "page.goto('http://x/login')") {
+		t.Errorf("got since %d, want 0 (the load of /home was the click's):\n%s", v.Since, v.File)
+	}
+}
