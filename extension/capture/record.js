@@ -15,10 +15,11 @@
 //
 // Record (kind "action", EVENTS.md): {kind, ts, type, selector, role?,
 // name?, text? (click, dblclick, submit), value? (input, change), key?,
-// modifiers?, locator}. A password or card field's value is never
-// recorded ("[redacted]"); such a field's current value is remembered and
-// cut out of every later record of this frame (capture/main-world.js does
-// the same for console and network records).
+// modifiers?, locator}, then what it made appear: {kind, ts, type:
+// "appeared", selector, text} (below). A password or card field's value is
+// never recorded ("[redacted]"); such a field's current value is
+// remembered and cut out of every later record of this frame
+// (capture/main-world.js does the same for console and network records).
 (() => {
   if (globalThis.gasolineRecorder || typeof document === 'undefined') return;
   // The engine comes at document_end (manifest.json); an action before it
@@ -48,7 +49,7 @@
     const secrets = secretFields.map((f) => f.value).filter((v) => typeof v === 'string' && v.length >= 3);
     if (!secrets.length) return;
     const cut = (s) => secrets.reduce((acc, v) => acc.replaceAll(v, '[redacted]'), s);
-    for (const o of [rec, rec.locator]) {
+    for (const o of [rec, rec.locator || {}]) {
       for (const k of Object.keys(o)) if (typeof o[k] === 'string' && k !== 'kind' && k !== 'type' && k !== 'by') o[k] = cut(o[k]);
     }
   }
@@ -93,6 +94,7 @@
   /** action records one action of type on el; extra's defined fields are added. */
   function action(type, el, extra) {
     if (type !== 'input') flushInput();
+    endWatch();
     const role = engine.roleOf(el);
     const rec = { kind: 'action', ts: Date.now(), type, selector: engine.cssOf(el), locator: engine.locatorOf(el, view) };
     if (role) rec.role = role;
@@ -103,6 +105,61 @@
       if (text) rec.text = text;
     }
     for (const [k, v] of Object.entries(extra || {})) if (v !== undefined) rec[k] = v;
+    scrub(rec);
+    record(rec);
+    if (type !== 'input' && (type !== 'keydown' || rec.key === 'Enter')) watchText(rec.selector);
+  }
+
+  // --- text that appeared ----------------------------------------------------------
+  // What a click, submit, change or Enter made the page show: text of
+  // nodes added or changed till the DOM is quiet 500 ms after a change (2 s
+  // cap), rendered, not removed meanwhile, unique (gasolineShown.pick): one
+  // record {type: "appeared", selector, text: snippets by "\n"} at the
+  // window's end, before the next action, or at pagehide. A top document
+  // reached by navigation watches from its start, headings first.
+  const HIDDEN = 'textarea,select,[contenteditable=""],[contenteditable="true"],[aria-hidden="true"]';
+  let watch = null;
+  let inTrusted = false;
+
+  function watchText(selector, seed = []) {
+    endWatch();
+    const w = { selector, nodes: new Set(seed), gone: new Set(), end: Date.now() + 2000 };
+    w.obs = new MutationObserver((ms) => took(w, ms));
+    w.obs.observe(document, { childList: true, subtree: true, characterData: true });
+    watch = w;
+    took(w, []);
+  }
+
+  function took(w, ms) {
+    for (const m of ms) {
+      for (const n of m.type === 'characterData' ? [m.target] : m.addedNodes) if (w.nodes.size < 60) w.nodes.add(n);
+      for (const n of m.removedNodes) if (w.gone.size < 60) w.gone.add(engine.norm((n.textContent || '').slice(0, 500)));
+    }
+    clearTimeout(w.timer);
+    w.timer = setTimeout(endWatch, Math.max(0, Math.min(w.nodes.size ? 500 : 2e3, w.end - Date.now())));
+  }
+
+  function endWatch() {
+    const w = watch;
+    if (!w) return;
+    watch = null;
+    took(w, w.obs.takeRecords());
+    clearTimeout(w.timer);
+    w.obs.disconnect();
+    const texts = [];
+    const add = (t) => {
+      const el = t.parentElement;
+      if (el && el.isConnected && !el.closest(HIDDEN) && view.visible(el)) texts.push(engine.norm(el.textContent), engine.norm(t.data));
+    };
+    for (const n of w.nodes) {
+      if (n.nodeType === 3) add(n);
+      if (n.nodeType !== 1) continue;
+      const it = document.createTreeWalker(n, NodeFilter.SHOW_TEXT);
+      for (let t, i = 0; i < 50 && (t = it.nextNode()); i++) add(t);
+    }
+    const shown = globalThis.gasolineShown.pick(texts, { gone: w.gone, page: document.body?.textContent });
+    if (!shown.length) return;
+    const rec = { kind: 'action', ts: Date.now(), type: 'appeared', selector: w.selector, text: shown.join('\n') };
     scrub(rec);
     record(rec);
   }
@@ -148,7 +205,12 @@
   for (const [type, fn] of Object.entries(handlers)) {
     addEventListener(type, (e) => {
       try {
-        if (!e.isTrusted) return;
+        if (!e.isTrusted) {
+          // out of a user's event's task: an agent's or a script's doing
+          if (!inTrusted) endWatch();
+          return;
+        }
+        inTrusted ||= Boolean(setTimeout(() => { inTrusted = false; }));
         const el = elementOf(e);
         if (el) fn(el, e);
       } catch {
@@ -156,8 +218,49 @@
       }
     }, { capture: true, passive: true });
   }
-  addEventListener('pagehide', flushInput, true);
+  addEventListener('pagehide', () => {
+    flushInput();
+    endWatch();
+  }, true);
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'hidden') flushInput();
   }, true);
+  if (window.top === window && document.referrer) {
+    document.addEventListener('DOMContentLoaded', () => {
+      try {
+        watchText('html', document.querySelectorAll('h1,[role=alert],[role=status],output'));
+      } catch {
+        // recording must never break the page
+      }
+    }, { once: true });
+  }
+})();
+
+// gasolineShown.pick: at most three texts of 64 characters or less,
+// shortest first, no bare number or time, none gone, each once in page
+// (case folded, as getByText). Pure, for node --test.
+(() => {
+  const MAX = 3;
+  const CHARS = 64;
+  const bare = /^[\d\s.,:;/+\-%()#]*(am|pm)?$/i;
+  function cut(s) {
+    if (s.length <= CHARS) return s;
+    const i = s.lastIndexOf(' ', CHARS);
+    return s.slice(0, i > CHARS / 2 ? i : CHARS);
+  }
+  function pick(candidates, { gone = new Set(), page = '' } = {}) {
+    const folded = String(page).replace(/\s+/g, ' ').toLowerCase();
+    const seen = new Set(), ok = [];
+    for (const c of candidates) {
+      const s = cut(String(c || ''));
+      const k = s.toLowerCase();
+      if (s.length < 2 || seen.has(k) || bare.test(s) || gone.has(s) || s.includes('[redacted]')) continue;
+      seen.add(k);
+      const at = folded.indexOf(k);
+      if (folded && (at < 0 || folded.indexOf(k, at + 1) >= 0)) continue;
+      ok.push(s);
+    }
+    return ok.sort((a, b) => a.length - b.length).slice(0, MAX);
+  }
+  globalThis.gasolineShown ??= Object.freeze({ pick });
 })();

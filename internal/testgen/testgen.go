@@ -107,6 +107,7 @@ type pstep struct {
 	navs  []*capture.NavView
 	reqs  []*capture.NetworkView
 	extra []*capture.ActionView // actions folded into this step (a change after an input)
+	shown []*capture.ActionView // "appeared" records: the text the page showed after it
 }
 
 type gen struct {
@@ -128,6 +129,12 @@ func (g *gen) plan(es []capture.View) {
 	for _, v := range es {
 		switch e := v.(type) {
 		case *capture.ActionView:
+			if e.Type == "appeared" {
+				if s := g.shownBy(e); s != nil {
+					s.shown = append(s.shown, e)
+				}
+				continue
+			}
 			if g.start == "" {
 				g.start, g.startSrc = e.PageURL, e.ID
 			}
@@ -168,12 +175,35 @@ func (g *gen) plan(es []capture.View) {
 			if p.Type == "click" || (p.Type == "keydown" && p.Key == "Enter") {
 				g.steps[i-1].navs = append(g.steps[i-1].navs, s.navs...)
 				g.steps[i-1].reqs = append(g.steps[i-1].reqs, s.reqs...)
+				g.steps[i-1].shown = append(g.steps[i-1].shown, s.shown...)
 				continue
 			}
 		}
 		kept = append(kept, s)
 	}
 	g.steps = kept
+}
+
+// shownBy is the step whose action made e's text appear: the latest on
+// e's element, or, for a page's own text ("html", recorded by a document
+// reached by navigation), the latest step when it navigated.
+func (g *gen) shownBy(e *capture.ActionView) *pstep {
+	for i := len(g.steps) - 1; i >= 0; i-- {
+		s := g.steps[i]
+		if e.Selector == "html" {
+			if len(s.navs) > 0 {
+				return s
+			}
+			return nil
+		}
+		if g.agent[s.a] != "" {
+			continue // the recorder does not see the agent's actions
+		}
+		if s.a.Selector == e.Selector || slices.ContainsFunc(s.extra, func(x *capture.ActionView) bool { return x.Selector == e.Selector }) {
+			return s
+		}
+	}
+	return nil
 }
 
 // fold reports whether e adds nothing to cur's step, whose action it may
@@ -229,8 +259,8 @@ func (g *gen) write(name string) {
 	for i, s := range g.steps {
 		g.step(i+1, s)
 	}
+	g.visibleText()
 	g.pageErrors()
-	g.res.Notes = append(g.res.Notes, "visible text: the capture holds no page text; add expect(page.getByText('…')).toBeVisible() for what the user saw")
 	g.emit("});")
 	g.res.File = strings.Join(g.lines, "\n") + "\n"
 }
@@ -432,24 +462,34 @@ func pathOf(u string) string {
 	return p.Path
 }
 
-// q is s as a single-quoted TypeScript string.
+// q is s as a single-quoted TypeScript string. s may come from the page
+// (untrusted): every control and line-separator character is escaped, and
+// "${" and "*/" are broken up, so the literal stays one literal wherever
+// it is pasted (a template, a comment).
 func q(s string) string {
 	var b strings.Builder
 	b.WriteByte('\'')
+	prev := rune(0)
 	for _, r := range s {
-		switch r {
-		case '\'', '\\':
+		switch {
+		case r == '\'' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case '\n':
+		case r == '\n':
 			b.WriteString(`\n`)
-		case '\r':
+		case r == '\r':
 			b.WriteString(`\r`)
-		case '\u2028', '\u2029':
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029':
 			fmt.Fprintf(&b, `\u%04x`, r)
+		case (r == '{' && prev == '$') || (r == '/' && prev == '*'):
+			b.WriteByte('\\')
+			b.WriteRune(r)
 		default:
 			b.WriteRune(r)
 		}
+		prev = r
 	}
 	b.WriteByte('\'')
 	return b.String()

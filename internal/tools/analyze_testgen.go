@@ -151,22 +151,31 @@ const causedWithin = 10 * time.Second
 
 // lastLoadByHand is the cursor just before the last page load in tab that
 // no recorded action caused (no action in the causedWithin before it),
-// or 0 for the oldest entry.
+// or 0 for the oldest entry. Entries are read in arrival order, and an
+// action recorded in the page a submit unloads can arrive after the load
+// it caused, so actions are matched to loads by time, not by order.
 func (t *Tools) lastLoadByHand(tab int64) (uint64, error) {
 	es, err := t.window(capture.Filter{Kind: capture.KindAction, Also: []capture.Kind{capture.KindNav}, TabID: &tab, Limit: capture.MaxLimit}, 0)
 	if err != nil {
 		return 0, err
 	}
-	var since uint64
-	var lastAct int64 = -1 << 62
+	var acts []int64
 	for _, e := range es {
-		switch v := e.(type) {
-		case *capture.ActionView:
-			lastAct = v.TS
-		case *capture.NavView:
-			if v.Type == "load" && time.Duration(v.TS-lastAct)*time.Millisecond > causedWithin {
-				since = v.ID - 1
-			}
+		if v, ok := e.(*capture.ActionView); ok && v.Type != "appeared" { // what a page showed, not an action
+			acts = append(acts, v.TS)
+		}
+	}
+	var since uint64
+	for _, e := range es {
+		v, ok := e.(*capture.NavView)
+		if !ok || v.Type != "load" {
+			continue
+		}
+		caused := slices.ContainsFunc(acts, func(ts int64) bool {
+			return ts <= v.TS && time.Duration(v.TS-ts)*time.Millisecond <= causedWithin
+		})
+		if !caused {
+			since = v.ID - 1
 		}
 	}
 	return since, nil

@@ -14,7 +14,8 @@ import (
 )
 
 // budgetTest is the budget of a typical analyze test answer (a login: six
-// steps, a request, a redirect), in characters of the text an agent reads.
+// steps, a request, a redirect, the text that appeared), in characters of
+// the text an agent reads.
 const budgetTest = 2600
 
 // recordLogin ingests a user's login on tab 7 after an earlier page and a
@@ -31,8 +32,9 @@ func recordLogin(t *testing.T, capt *capture.Store) {
 		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/login","type":"input","selector":"#pw","name":"Password","value":"[redacted]","locator":{"by":"label","name":"Password"}},
 		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/login","type":"click","selector":"form > button","role":"button","name":"Sign in","locator":{"by":"testid","attr":"data-testid","value":"sign-in"}},
 		{"kind":"network","ts":%d,"tab_id":7,"page_url":"http://x/login","request_id":"1","method":"POST","url":"http://x/api/login","status":200,"resource_type":"fetch","source":"page"},
-		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/home","type":"load","to":"http://x/home"}
-	]}`, ts(0), ts(20000), ts(40000), ts(41000), ts(42000), ts(43000), ts(43100), ts(43500))
+		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/home","type":"load","to":"http://x/home"},
+		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/home","type":"appeared","selector":"html","text":"Welcome, Ada\nYou have 3 new messages"}
+	]}`, ts(0), ts(20000), ts(40000), ts(41000), ts(42000), ts(43000), ts(43100), ts(43500), ts(43800))
 	if _, err := capt.IngestJSON([]byte(body)); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +73,8 @@ func TestAnalyzeTest(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"page.goto('http://x/login')", "getByLabel('User', { exact: true }).fill('ada')",
-		"fill(process.env.GASOLINE_SECRET_1 ?? '')", "getByTestId('sign-in').click()", "toBe(200)", "toHaveURL('http://x/home')"} {
+		"fill(process.env.GASOLINE_SECRET_1 ?? '')", "getByTestId('sign-in').click()", "toBe(200)", "toHaveURL('http://x/home')",
+		"await expect(page.getByText('Welcome, Ada', { exact: false })).toBeVisible();"} {
 		if !strings.Contains(v.File, want) {
 			t.Errorf("the file lacks %s:\n%s", want, v.File)
 		}
@@ -100,5 +103,69 @@ func TestTestHandleID(t *testing.T) {
 	}
 	if a != testHandleID("agent-a", 7, 3) || !strings.HasPrefix(a, "test-7-3-") {
 		t.Errorf("id %s is not stable, or does not name tab and cursor", a)
+	}
+}
+
+// TestLastLoadByHandIgnoresAppeared: the text a page showed on arriving
+// (an "appeared" record) is not an action, so a load typed in a moment
+// later still starts the window.
+func TestLastLoadByHandIgnoresAppeared(t *testing.T) {
+	capt := capture.New(capture.Options{})
+	t.Cleanup(capt.Close)
+	at := time.Now().Add(-time.Minute).UnixMilli()
+	body := fmt.Sprintf(`{"events":[
+		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/a","type":"load","to":"http://x/a"},
+		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/a","type":"appeared","selector":"html","text":"Page A"},
+		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/b","type":"load","to":"http://x/b"},
+		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/b","type":"click","selector":"#go"}
+	]}`, at, at+300, at+2000, at+3000)
+	if _, err := capt.IngestJSON([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, func(d *Deps) {
+		d.Capture = capt
+		d.Results = result.NewKeeper(d.Tracker, output.New(output.Options{}), zerolog.Nop())
+	})
+	r := e.call(t, "agent", "analyze", `{"what":"test","tab_id":7}`)
+	var v struct {
+		Since uint64 `json:"since"`
+		File  string `json:"file"`
+	}
+	if err := json.Unmarshal(r.Body, &v); err != nil || r.IsError {
+		t.Fatalf("got %s (%v)", r.Text, err)
+	}
+	if v.Since != 2 || !strings.Contains(v.File, "page.goto('http://x/b')") {
+		t.Errorf("got since %d, want 2 (just before the load of /b):\n%s", v.Since, v.File)
+	}
+}
+
+// TestLastLoadByHandLateAction: the click that submitted a form can reach
+// the daemon after the load it caused; that load is still its doing.
+func TestLastLoadByHandLateAction(t *testing.T) {
+	capt := capture.New(capture.Options{})
+	t.Cleanup(capt.Close)
+	at := time.Now().Add(-time.Minute).UnixMilli()
+	body := fmt.Sprintf(`{"events":[
+		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/login","type":"load","to":"http://x/login"},
+		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/home","type":"load","to":"http://x/home"},
+		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/login","type":"click","selector":"#sign-in"}
+	]}`, at, at+2000, at+1900)
+	if _, err := capt.IngestJSON([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, func(d *Deps) {
+		d.Capture = capt
+		d.Results = result.NewKeeper(d.Tracker, output.New(output.Options{}), zerolog.Nop())
+	})
+	r := e.call(t, "agent", "analyze", `{"what":"test","tab_id":7}`)
+	var v struct {
+		Since uint64 `json:"since"`
+		File  string `json:"file"`
+	}
+	if err := json.Unmarshal(r.Body, &v); err != nil || r.IsError {
+		t.Fatalf("got %s (%v)", r.Text, err)
+	}
+	if v.Since != 0 || !strings.Contains(v.File, "page.goto('http://x/login')") {
+		t.Errorf("got since %d, want 0 (the load of /home was the click's):\n%s", v.Since, v.File)
 	}
 }

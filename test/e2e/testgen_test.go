@@ -16,18 +16,21 @@ import (
 )
 
 // recordedSite is a sign-in form with a password that posts and redirects
-// to a page whose button loads orders from an API; the button's label and
-// the API's status can change under a recorded test.
+// to a page whose button loads orders from an API and says how many; the
+// button's label, the API's status and the message can change under a
+// recorded test.
 type recordedSite struct {
 	*httptest.Server
 	signIn atomic.Value // the submit button's label
 	status atomic.Int32 // what /tg/api/orders answers
+	found  atomic.Value // the message after loading, before its count: "orders found" says "2 orders found"
 }
 
 func newRecordedSite(t *testing.T) *recordedSite {
 	s := &recordedSite{}
 	s.signIn.Store("Sign in")
 	s.status.Store(200)
+	s.found.Store("orders found")
 	mux := http.NewServeMux()
 	html := func(w http.ResponseWriter, body string) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -44,9 +47,9 @@ func newRecordedSite(t *testing.T) *recordedSite {
 		http.Redirect(w, r, "/tg/home.html", http.StatusSeeOther)
 	})
 	mux.HandleFunc("GET /tg/home.html", func(w http.ResponseWriter, r *http.Request) {
-		html(w, `<h1>Orders</h1><button type="button" id="load">Load orders</button><p id="out"></p>
+		html(w, fmt.Sprintf(`<h1>Orders</h1><button type="button" id="load">Load orders</button><p id="out"></p>
 <script>document.getElementById('load').onclick = () => fetch('/tg/api/orders').then((r) => r.json())
-  .then((o) => { document.getElementById('out').textContent = o.length + ' orders'; });</script>`)
+  .then((o) => { document.getElementById('out').textContent = o.length + ' %s'; });</script>`, s.found.Load()))
 	})
 	mux.HandleFunc("GET /tg/api/orders", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -158,9 +161,10 @@ func (e *env) tabOf(u string) int64 {
 // TestRecordedTestVerified: the user signs in by hand (CDP input: trusted
 // events) with a password, is redirected, and loads orders from an API;
 // analyze test writes the Playwright test of it (the password an
-// environment variable, the redirect and the API's status asserted) and
-// verify:true runs it green. With the button renamed the same test fails
-// at its click; with the API answering 500, at the status assertion.
+// environment variable, the redirect, the API's status and the message
+// that appeared asserted) and verify:true runs it green. With the button
+// renamed the same test fails at its click; with the API answering 500, at
+// the status assertion; with another message, at the text assertion.
 func TestRecordedTestVerified(t *testing.T) {
 	playwrightReady(t)
 	e := ready(t)
@@ -183,7 +187,8 @@ func TestRecordedTestVerified(t *testing.T) {
 	tab := e.tabOf(site.URL + "/tg/home.html")
 	g := e.generate(map[string]any{"what": "test", "tab_id": tab},
 		"page.goto('"+site.URL+"/tg/login.html')", "fill('ada@example.test')", "process.env.GASOLINE_SECRET_1",
-		"toHaveURL('"+site.URL+"/tg/home.html')", "/tg/api/orders", "toBe(200)")
+		"toHaveURL('"+site.URL+"/tg/home.html')", "/tg/api/orders", "toBe(200)",
+		"await expect(page.getByText('2 orders found', { exact: false })).toBeVisible();")
 	if strings.Contains(g.File, "hunter22") {
 		t.Fatalf("the password is in the test:\n%s", g.File)
 	}
@@ -205,11 +210,17 @@ func TestRecordedTestVerified(t *testing.T) {
 	if v := e.verify(tab); v.Verdict.Passed || !strings.Contains(v.Verdict.FailedCode, "toBe(200)") {
 		t.Errorf("with the API answering 500: got %+v, want a failure at the status assertion\n%s", v.Verdict, v.File)
 	}
+	site.status.Store(200)
+	site.found.Store("orders in your cart")
+	if v := e.verify(tab); v.Verdict.Passed || !strings.Contains(v.Verdict.FailedCode, "getByText('2 orders found'") {
+		t.Errorf("with another message: got %+v, want a failure at the text assertion\n%s", v.Verdict, v.File)
+	}
 }
 
 // TestRecordedTestReact: the user fills the React fixture's controlled
 // form (a name, the terms checkbox) and submits, then the agent clicks the
-// counter through interact; the generated test replays both and passes.
+// counter through interact; the generated test replays both, asserts the
+// result the submit showed, and passes.
 func TestRecordedTestReact(t *testing.T) {
 	playwrightReady(t)
 	e := ready(t)
@@ -228,7 +239,8 @@ func TestRecordedTestReact(t *testing.T) {
 	// The agent's own click (dispatched by the extension, so not recorded
 	// as input) is a step too, from its command.
 	e.call("interact", map[string]any{"action": "click", "tab_id": tab, "target": map[string]any{"role": "button", "name": "Clicked 0 times"}, "wait_ms": 20000})
-	g := e.generate(map[string]any{"what": "test", "tab_id": tab}, "fill('Ada')", ".check()", "Create account", "Clicked 0 times")
+	g := e.generate(map[string]any{"what": "test", "tab_id": tab}, "fill('Ada')", ".check()", "Create account", "Clicked 0 times",
+		`await expect(page.getByText('Submitted {"name":"Ada",`)
 	var fromAgent bool
 	for _, s := range g.Steps {
 		fromAgent = fromAgent || (s.Command != "" && strings.Contains(s.Code, "Clicked 0 times"))

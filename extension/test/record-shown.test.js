@@ -1,0 +1,30 @@
+// The recorder's choice of the text an action made appear
+// (capture/record.js, gasolineShown.pick), loaded in a bare context.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import vm from 'node:vm';
+
+const ctx = vm.createContext({});
+vm.runInContext(readFileSync(new URL('../capture/record.js', import.meta.url), 'utf8'), ctx);
+const { pick } = ctx.gasolineShown;
+
+test('appeared text: shortest first, at most three, each found once on the page', () => {
+  const page = 'Orders Load orders 2 orders Welcome back, Ada Your cart is saved Saved Last login 12:30 PM 42';
+  const got = pick(['Welcome back, Ada', '2 orders', 'Your cart is saved', 'Saved', 'Last login 12:30 PM'], { page });
+  // "Saved" is twice on the page (case folded, as getByText matches): ambiguous.
+  assert.deepEqual([...got], ['2 orders', 'Welcome back, Ada', 'Your cart is saved']);
+});
+
+test('appeared text: no bare numbers or times, no removed text, no secrets, no repeats', () => {
+  const got = pick(['42', '12:30 pm', '3.5%', 'Clicked 1 times', 'Clicked 0 times', 'pw is [redacted]', 'x', 'clicked 1 TIMES'],
+    { gone: new Set(['Clicked 0 times']), page: '' });
+  assert.deepEqual([...got], ['Clicked 1 times']);
+});
+
+test('appeared text: a long text is cut at a word, as a substring getByText finds', () => {
+  const long = 'Your order has been placed and will ship within three business days from our warehouse';
+  const [got] = pick([long], { page: long });
+  assert.ok(got.length <= 64 && long.startsWith(got) && !got.endsWith(' '), got);
+  assert.equal(pick(['Not on the page'], { page: 'something else' }).length, 0);
+});
