@@ -117,13 +117,20 @@
   // record {type: "appeared", selector, text: snippets by "\n"} at the
   // window's end, before the next action, or at pagehide. A top document
   // reached by navigation watches from its start, headings first.
+  // An agent's DOM action (the runtime's untrusted events between its
+  // "acting" on and off, actions/channel.js) is watched the same way from
+  // "on" (a handler may change the page within the dispatch), its window
+  // from "off", and recorded as type "agent_appeared" with the CSS of the
+  // element its first click, change, submit or Enter went to (none: no
+  // record), since testgen ties it to the agent's command, not a recorded
+  // action.
   const HIDDEN = 'textarea,select,[contenteditable=""],[contenteditable="true"],[aria-hidden="true"]';
   let watch = null;
   let inTrusted = false;
 
-  function watchText(selector, seed = []) {
+  function watchText(selector, seed = [], type = 'appeared') {
     endWatch();
-    const w = { selector, nodes: new Set(seed), gone: new Set(), end: Date.now() + 2000 };
+    const w = { type, selector, nodes: new Set(seed), gone: new Set(), end: Date.now() + 2000 };
     w.obs = new MutationObserver((ms) => took(w, ms));
     w.obs.observe(document, { childList: true, subtree: true, characterData: true });
     watch = w;
@@ -158,8 +165,8 @@
       for (let t, i = 0; i < 50 && (t = it.nextNode()); i++) add(t);
     }
     const shown = globalThis.gasolineShown.pick(texts, { gone: w.gone, page: document.body?.textContent });
-    if (!shown.length) return;
-    const rec = { kind: 'action', ts: Date.now(), type: 'appeared', selector: w.selector, text: shown.join('\n') };
+    if (!shown.length || !w.selector) return;
+    const rec = { kind: 'action', ts: Date.now(), type: w.type, selector: w.selector, text: shown.join('\n') };
     scrub(rec);
     record(rec);
   }
@@ -206,8 +213,15 @@
     addEventListener(type, (e) => {
       try {
         if (!e.isTrusted) {
-          // out of a user's event's task: an agent's or a script's doing
-          if (!inTrusted) endWatch();
+          // an agent's action's (watched from its "acting" on), or, out of
+          // a user's event's task, a script's doing
+          if (agentWatch()) {
+            const el = elementOf(e);
+            if (type === 'input' && el && engine.isSecret(el)) rememberSecret(el);
+            if (!watch.selector && (type !== 'keydown' || e.key === 'Enter') && type !== 'input') watch.selector = engine.cssOf(el || document.documentElement);
+          } else if (!inTrusted) {
+            endWatch();
+          }
           return;
         }
         inTrusted ||= Boolean(setTimeout(() => { inTrusted = false; }));
@@ -218,6 +232,21 @@
       }
     }, { capture: true, passive: true });
   }
+  const channel = globalThis.gasolineChannel;
+  const agentWatch = () => watch?.type === 'agent_appeared' && channel.acting();
+  channel?.on('acting', (e) => {
+    try {
+      if (JSON.parse(e.detail)?.on === true) {
+        flushInput();
+        watchText('', [], 'agent_appeared');
+      } else if (watch?.type === 'agent_appeared') {
+        watch.end = Date.now() + 2000;
+        took(watch, []);
+      }
+    } catch {
+      // recording must never break the page
+    }
+  });
   addEventListener('pagehide', () => {
     flushInput();
     endWatch();
