@@ -41,7 +41,7 @@ const FIELDS = {
     ['duration_ms', 'num'], ['mime_type', 'str', CAP.name], ['request_headers', 'headers'], ['response_headers', 'headers'],
     ['request_body', 'body'], ['response_body', 'body'], ['request_body_size', 'int'], ['response_body_size', 'int'],
     ['body_truncated', 'bool'], ['body_pending', 'bool'], ['body_update', 'bool']],
-  action: [['type', 'enum', ['click', 'dblclick', 'input', 'change', 'submit', 'keydown', 'appeared']], ['selector', 'str', CAP.selector],
+  action: [['type', 'enum', ['click', 'dblclick', 'input', 'change', 'submit', 'keydown', 'appeared', 'agent_appeared']], ['selector', 'str', CAP.selector],
     ['role', 'str', CAP.short], ['name', 'str', CAP.name], ['text', 'str', CAP.text], ['value', 'str', CAP.value],
     ['key', 'enum', ['Enter', 'Escape', 'Tab']], ['modifiers', 'mods'], ['locator', 'locator']],
   nav: [['type', 'enum', ['pushState', 'replaceState', 'popstate', 'hashchange', 'load']], ['from', 'str', CAP.url],

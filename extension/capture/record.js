@@ -117,15 +117,28 @@
   // record {type: "appeared", selector, text: snippets by "\n"} at the
   // window's end, before the next action, or at pagehide. A top document
   // reached by navigation watches from its start, headings first.
+  // An agent's DOM action (the runtime's untrusted events between its
+  // "acting" on and off, actions/channel.js) is watched the same way, as
+  // type "agent_appeared" (testgen ties it to the agent's command): from
+  // "on" aside (a mousedown may change the page), as the watch from its
+  // first click, change, submit or Enter (the element's CSS), its window
+  // from "off". One without such an event (hover, get_text) records none
+  // and leaves the user's watch alone.
   const HIDDEN = 'textarea,select,[contenteditable=""],[contenteditable="true"],[aria-hidden="true"]';
   let watch = null;
+  let agent = null; // the agent's action's watch, aside till its first event
   let inTrusted = false;
 
-  function watchText(selector, seed = []) {
-    endWatch();
-    const w = { selector, nodes: new Set(seed), gone: new Set(), end: Date.now() + 2000 };
+  function observed(selector, seed = [], type = 'appeared') {
+    const w = { type, selector, nodes: new Set(seed), gone: new Set() };
     w.obs = new MutationObserver((ms) => took(w, ms));
     w.obs.observe(document, { childList: true, subtree: true, characterData: true });
+    return w;
+  }
+
+  function watchText(selector, seed, w = observed(selector, seed)) {
+    endWatch();
+    w.end = Date.now() + 2000;
     watch = w;
     took(w, []);
   }
@@ -135,6 +148,7 @@
       for (const n of m.type === 'characterData' ? [m.target] : m.addedNodes) if (w.nodes.size < 60) w.nodes.add(n);
       for (const n of m.removedNodes) if (w.gone.size < 60) w.gone.add(engine.norm((n.textContent || '').slice(0, 500)));
     }
+    if (w !== watch) return;
     clearTimeout(w.timer);
     w.timer = setTimeout(endWatch, Math.max(0, Math.min(w.nodes.size ? 500 : 2e3, w.end - Date.now())));
   }
@@ -159,7 +173,7 @@
     }
     const shown = globalThis.gasolineShown.pick(texts, { gone: w.gone, page: document.body?.textContent });
     if (!shown.length) return;
-    const rec = { kind: 'action', ts: Date.now(), type: 'appeared', selector: w.selector, text: shown.join('\n') };
+    const rec = { kind: 'action', ts: Date.now(), type: w.type, selector: w.selector, text: shown.join('\n') };
     scrub(rec);
     record(rec);
   }
@@ -176,6 +190,7 @@
     if (p) action('input', p, { value: valueOf(p) });
   }
 
+  const channel = globalThis.gasolineChannel;
   const handlers = {
     input(el) {
       if (engine.isSecret(el)) rememberSecret(el);
@@ -206,8 +221,19 @@
     addEventListener(type, (e) => {
       try {
         if (!e.isTrusted) {
-          // out of a user's event's task: an agent's or a script's doing
-          if (!inTrusted) endWatch();
+          // an agent's action's, or, out of a user's event's task, a
+          // script's doing
+          if (channel?.acting()) {
+            const el = elementOf(e) || document.documentElement;
+            if (type === 'input' && engine.isSecret(el)) rememberSecret(el);
+            if (agent && type !== 'input' && (type !== 'keydown' || e.key === 'Enter')) {
+              agent.selector = engine.cssOf(el);
+              watchText(agent.selector, [], agent);
+              agent = null;
+            }
+          } else if (!inTrusted) {
+            endWatch();
+          }
           return;
         }
         inTrusted ||= Boolean(setTimeout(() => { inTrusted = false; }));
@@ -218,6 +244,21 @@
       }
     }, { capture: true, passive: true });
   }
+  channel?.on('acting', (e) => {
+    try {
+      const on = JSON.parse(e.detail)?.on === true;
+      if (agent) {
+        agent.obs.disconnect();
+        agent = null;
+      } else if (!on && watch?.type === 'agent_appeared') {
+        watch.end = Date.now() + 2000;
+        took(watch, []);
+      }
+      if (on) agent = observed('', [], 'agent_appeared');
+    } catch {
+      // recording must never break the page
+    }
+  });
   addEventListener('pagehide', () => {
     flushInput();
     endWatch();

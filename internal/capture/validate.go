@@ -41,7 +41,7 @@ var (
 	errorTypes    = []string{"uncaught", "unhandled_rejection", "resource"}
 	netSources    = []string{"page", "browser"}
 	resourceTypes = []string{"fetch", "xhr", "document", "script", "stylesheet", "image", "font", "media", "websocket", "other"}
-	actionTypes   = []string{"click", "dblclick", "input", "change", "submit", "keydown", "appeared"}
+	actionTypes   = []string{"click", "dblclick", "input", "change", "submit", "keydown", "appeared", "agent_appeared"}
 	actionKeys    = []string{"Enter", "Escape", "Tab"}
 	modifierKeys  = []string{"Alt", "Control", "Meta", "Shift"}
 	navTypes      = []string{"pushState", "replaceState", "popstate", "hashchange", "load"}

@@ -129,7 +129,7 @@ func (g *gen) plan(es []capture.View) {
 	for _, v := range es {
 		switch e := v.(type) {
 		case *capture.ActionView:
-			if e.Type == "appeared" {
+			if e.Type == "appeared" || e.Type == "agent_appeared" {
 				if s := g.shownBy(e); s != nil {
 					s.shown = append(s.shown, e)
 				}
@@ -186,10 +186,19 @@ func (g *gen) plan(es []capture.View) {
 
 // shownBy is the step whose action made e's text appear: the latest on
 // e's element, or, for a page's own text ("html", recorded by a document
-// reached by navigation), the latest step when it navigated.
+// reached by navigation), the latest step when it navigated. The text an
+// agent's command made appear ("agent_appeared", recorded from the
+// runtime's "acting" signal, which names no command) is the latest agent
+// step's when no user's step came after it.
 func (g *gen) shownBy(e *capture.ActionView) *pstep {
 	for i := len(g.steps) - 1; i >= 0; i-- {
 		s := g.steps[i]
+		if e.Type == "agent_appeared" {
+			if g.agent[s.a] != "" {
+				return s
+			}
+			return nil
+		}
 		if e.Selector == "html" {
 			if len(s.navs) > 0 {
 				return s

@@ -17,7 +17,7 @@ const maxShown = 80
 var timeLike = regexp.MustCompile(`\b\d{1,2}:\d{2}\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b`)
 
 // visibleText asserts the text that appeared after the last action: the
-// recorder's "appeared" records of the last step that has them, unless a
+// recorder's "appeared" (or "agent_appeared") records of the last step that has them, unless a
 // later step navigated (its text is then gone), and, when there are none,
 // nothing. The text is page content, so it is written only inside a string
 // literal (q) and never in a comment.
@@ -38,17 +38,17 @@ func (g *gen) visibleText() {
 	}
 	text, rec := chooseShown(from.shown)
 	if rec == nil {
-		g.res.Notes = append(g.res.Notes, fmt.Sprintf("visible text: what appeared after action %d is numbers, times or secrets; not asserted", from.a.ID))
+		g.res.Notes = append(g.res.Notes, fmt.Sprintf("visible text: what appeared after %s is numbers, times or secrets; not asserted", cmpOr(g.agent[from.a], fmt.Sprintf("action %d", from.a.ID))))
 		return
 	}
 	code := fmt.Sprintf("await expect(page.getByText(%s, { exact: false })).toBeVisible();", q(text))
 	ln := g.emit("  %s", code)
-	by := "the user's"
-	if g.agent[from.a] != "" {
-		by = "the agent's"
+	by := fmt.Sprintf("the user's %s (action %d)", from.a.Type, from.a.ID)
+	if cmd := g.agent[from.a]; cmd != "" {
+		by = fmt.Sprintf("the agent's %s (command %s)", from.a.Type, cmd)
 	}
 	g.res.Assertions = append(g.res.Assertions, Assertion{Line: ln, Code: code, Sources: []uint64{rec.ID},
-		Evidence: fmt.Sprintf("text that appeared on %s after %s %s (action %d): %s", cmpOr(rec.PageURL, "the page"), by, from.a.Type, from.a.ID, q(text))})
+		Evidence: fmt.Sprintf("text that appeared on %s after %s: %s", cmpOr(rec.PageURL, "the page"), by, q(text))})
 }
 
 // chooseShown picks the text least likely to match another element or to

@@ -13,6 +13,12 @@ func shown(id uint64, ts int64, sel, text string) *capture.ActionView {
 	return &capture.ActionView{Head: capture.Head{ID: id, TS: ts, PageURL: "http://x/"}, Type: "appeared", Selector: sel, Text: text}
 }
 
+func agentShown(id uint64, ts int64, sel, text string) *capture.ActionView {
+	v := shown(id, ts, sel, text)
+	v.Type = "agent_appeared"
+	return v
+}
+
 func click(id uint64, ts int64, sel string) *capture.ActionView {
 	return &capture.ActionView{Head: capture.Head{ID: id, TS: ts}, Type: "click", Selector: sel, Locator: &apitype.Locator{By: "css", Selector: sel}}
 }
@@ -56,6 +62,18 @@ func TestVisibleTextChoice(t *testing.T) {
 		{"the user's text, recorded after the agent acted", []capture.View{load, click(2, 2000, "#a"), shown(3, 2600, "#a", "Submitted")},
 			[]AgentAction{{ID: "click_1", Action: "click", TS: 2300, Params: json.RawMessage(`{"selector":"#counter"}`)}},
 			`await expect(page.getByText('Submitted', { exact: false })).toBeVisible();`},
+		{"the agent's click last: its text", []capture.View{load, click(2, 2000, "#a"), shown(3, 2600, "#a", "Submitted"),
+			agentShown(4, 3400, "#counter", "Clicked 1 times")},
+			[]AgentAction{{ID: "click_1", Action: "click", TS: 3000, Params: json.RawMessage(`{"selector":"#counter"}`)}},
+			`await expect(page.getByText('Clicked 1 times', { exact: false })).toBeVisible();`},
+		{"a user's action after the agent's wins", []capture.View{load, click(2, 2000, "#a"), shown(3, 2600, "#a", "Submitted"),
+			agentShown(4, 3400, "#counter", "Clicked 1 times"), click(5, 4000, "#b"), shown(6, 4400, "#b", "Second result")},
+			[]AgentAction{{ID: "click_1", Action: "click", TS: 3000, Params: json.RawMessage(`{"selector":"#counter"}`)}},
+			`await expect(page.getByText('Second result', { exact: false })).toBeVisible();`},
+		{"the agent's text is never a user's action's", []capture.View{load, click(2, 2000, "#counter"), agentShown(3, 2600, "#counter", "Clicked 1 times")},
+			nil, ""},
+		{"the agent's text after a user's later action is no one's", []capture.View{load, click(4, 4000, "#b"), agentShown(5, 4100, "#counter", "Clicked 1 times")},
+			[]AgentAction{{ID: "click_1", Action: "click", TS: 3000, Params: json.RawMessage(`{"selector":"#counter"}`)}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -161,7 +161,7 @@ func (t *Tools) lastLoadByHand(tab int64) (uint64, error) {
 	}
 	var acts []int64
 	for _, e := range es {
-		if v, ok := e.(*capture.ActionView); ok && v.Type != "appeared" { // what a page showed, not an action
+		if v, ok := e.(*capture.ActionView); ok && v.Type != "appeared" && v.Type != "agent_appeared" { // what a page showed, not an action
 			acts = append(acts, v.TS)
 		}
 	}

@@ -107,8 +107,9 @@ func TestTestHandleID(t *testing.T) {
 }
 
 // TestLastLoadByHandIgnoresAppeared: the text a page showed on arriving
-// (an "appeared" record) is not an action, so a load typed in a moment
-// later still starts the window.
+// or after an agent's action ("appeared", "agent_appeared" records) is
+// not an action, so a load typed in a moment later still starts the
+// window.
 func TestLastLoadByHandIgnoresAppeared(t *testing.T) {
 	capt := capture.New(capture.Options{})
 	t.Cleanup(capt.Close)
@@ -116,9 +117,10 @@ func TestLastLoadByHandIgnoresAppeared(t *testing.T) {
 	body := fmt.Sprintf(`{"events":[
 		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/a","type":"load","to":"http://x/a"},
 		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/a","type":"appeared","selector":"html","text":"Page A"},
+		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/a","type":"agent_appeared","selector":"#more","text":"More of A"},
 		{"kind":"nav","ts":%d,"tab_id":7,"page_url":"http://x/b","type":"load","to":"http://x/b"},
 		{"kind":"action","ts":%d,"tab_id":7,"page_url":"http://x/b","type":"click","selector":"#go"}
-	]}`, at, at+300, at+2000, at+3000)
+	]}`, at, at+300, at+1500, at+2000, at+3000)
 	if _, err := capt.IngestJSON([]byte(body)); err != nil {
 		t.Fatal(err)
 	}
@@ -134,8 +136,8 @@ func TestLastLoadByHandIgnoresAppeared(t *testing.T) {
 	if err := json.Unmarshal(r.Body, &v); err != nil || r.IsError {
 		t.Fatalf("got %s (%v)", r.Text, err)
 	}
-	if v.Since != 2 || !strings.Contains(v.File, "page.goto('http://x/b')") {
-		t.Errorf("got since %d, want 2 (just before the load of /b):\n%s", v.Since, v.File)
+	if v.Since != 3 || !strings.Contains(v.File, "page.goto('http://x/b')") {
+		t.Errorf("got since %d, want 3 (just before the load of /b):\n%s", v.Since, v.File)
 	}
 }
 

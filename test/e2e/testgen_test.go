@@ -220,7 +220,8 @@ func TestRecordedTestVerified(t *testing.T) {
 // TestRecordedTestReact: the user fills the React fixture's controlled
 // form (a name, the terms checkbox) and submits, then the agent clicks the
 // counter through interact; the generated test replays both, asserts the
-// result the submit showed, and passes.
+// text the agent's click made appear (its last action's, recorded from the
+// runtime's "acting" signal), and passes.
 func TestRecordedTestReact(t *testing.T) {
 	playwrightReady(t)
 	e := ready(t)
@@ -237,16 +238,24 @@ func TestRecordedTestReact(t *testing.T) {
 	}
 	tab := e.tabOf(e.site.URL + "/react/") // the file server shows index.html as /react/
 	// The agent's own click (dispatched by the extension, so not recorded
-	// as input) is a step too, from its command.
+	// as input) is a step too, from its command, and the text it made
+	// appear is the test's last assertion.
 	e.call("interact", map[string]any{"action": "click", "tab_id": tab, "target": map[string]any{"role": "button", "name": "Clicked 0 times"}, "wait_ms": 20000})
 	g := e.generate(map[string]any{"what": "test", "tab_id": tab}, "fill('Ada')", ".check()", "Create account", "Clicked 0 times",
-		`await expect(page.getByText('Submitted {"name":"Ada",`)
+		`await expect(page.getByText('Clicked 1 times', { exact: false })).toBeVisible();`)
 	var fromAgent bool
 	for _, s := range g.Steps {
 		fromAgent = fromAgent || (s.Command != "" && strings.Contains(s.Code, "Clicked 0 times"))
 	}
 	if !fromAgent {
 		t.Errorf("no step names the agent's click command as its source: %+v", g.Steps)
+	}
+	var byAgent bool
+	for _, a := range g.Assertions {
+		byAgent = byAgent || (strings.Contains(a.Code, "Clicked 1 times") && strings.Contains(a.Evidence, "the agent's click"))
+	}
+	if !byAgent {
+		t.Errorf("no assertion gives the agent's click as the evidence of its text: %+v", g.Assertions)
 	}
 	if v := e.verify(tab); !v.Verdict.Passed {
 		t.Fatalf("the recorded React test failed: %+v\n%s", v.Verdict, v.File)
