@@ -161,9 +161,15 @@
     clearTimeout(w.timer);
     w.obs.disconnect();
     const texts = [];
+    const parents = new Set(); // each parent's whole text is read once: a page's body may hold megabytes
     const add = (t) => {
       const el = t.parentElement;
-      if (el && el.isConnected && !el.closest(HIDDEN) && view.visible(el)) texts.push(engine.norm(el.textContent), engine.norm(t.data));
+      if (!el || !el.isConnected || el.closest(HIDDEN) || !view.visible(el)) return;
+      if (!parents.has(el)) {
+        parents.add(el);
+        texts.push(engine.norm(el.textContent.slice(0, 500)));
+      }
+      texts.push(engine.norm(t.data));
     };
     for (const n of w.nodes) {
       if (n.nodeType === 3) add(n);
@@ -171,7 +177,8 @@
       const it = document.createTreeWalker(n, NodeFilter.SHOW_TEXT);
       for (let t, i = 0; i < 50 && (t = it.nextNode()); i++) add(t);
     }
-    const shown = globalThis.gasolineShown.pick(texts, { gone: w.gone, page: document.body?.textContent });
+    if (!texts.length) return;
+    const shown = globalThis.gasolineShown.pick(texts, { gone: w.gone, page: () => document.body?.textContent || '' });
     if (!shown.length) return;
     const rec = { kind: 'action', ts: Date.now(), type: w.type, selector: w.selector, text: shown.join('\n') };
     scrub(rec);
@@ -278,30 +285,44 @@
 })();
 
 // gasolineShown.pick: at most three texts of 64 characters or less,
-// shortest first, no bare number or time, none gone, each once in page
-// (case folded, as getByText). Pure, for node --test.
+// shortest first, no bare number or time, no "Loading..." (it is gone by the
+// time a test looks), none gone, each once in page (case folded, as
+// getByText). page is the page's text, or a function giving it, read only
+// when a candidate is left; only the SCAN shortest candidates are looked up
+// in it, so a page that changes much costs a bounded number of searches.
+// Pure, for node --test.
 (() => {
   const MAX = 3;
   const CHARS = 64;
+  const SCAN = 30;
   const bare = /^[\d\s.,:;/+\-%()#]*(am|pm)?$/i;
+  const pending = /(\.\.\.|\u2026)$/;
   function cut(s) {
     if (s.length <= CHARS) return s;
     const i = s.lastIndexOf(' ', CHARS);
     return s.slice(0, i > CHARS / 2 ? i : CHARS);
   }
   function pick(candidates, { gone = new Set(), page = '' } = {}) {
-    const folded = String(page).replace(/\s+/g, ' ').toLowerCase();
-    const seen = new Set(), ok = [];
+    const seen = new Set(), fresh = [];
     for (const c of candidates) {
       const s = cut(String(c || ''));
       const k = s.toLowerCase();
-      if (s.length < 2 || seen.has(k) || bare.test(s) || gone.has(s) || s.includes('[redacted]')) continue;
+      if (s.length < 2 || seen.has(k) || bare.test(s) || pending.test(s) || gone.has(s) || s.includes('[redacted]')) continue;
       seen.add(k);
+      fresh.push(s);
+    }
+    fresh.sort((a, b) => a.length - b.length);
+    const ok = [];
+    let folded = null;
+    for (const s of fresh.slice(0, SCAN)) {
+      folded ??= String(typeof page === 'function' ? page() : page).replace(/\s+/g, ' ').toLowerCase();
+      const k = s.toLowerCase();
       const at = folded.indexOf(k);
       if (folded && (at < 0 || folded.indexOf(k, at + 1) >= 0)) continue;
       ok.push(s);
+      if (ok.length === MAX) break;
     }
-    return ok.sort((a, b) => a.length - b.length).slice(0, MAX);
+    return ok;
   }
   globalThis.gasolineShown ??= Object.freeze({ pick });
 })();

@@ -28,3 +28,21 @@ test('appeared text: a long text is cut at a word, as a substring getByText find
   assert.ok(got.length <= 64 && long.startsWith(got) && !got.endsWith(' '), got);
   assert.equal(pick(['Not on the page'], { page: 'something else' }).length, 0);
 });
+
+test('appeared text: "Loading..." is not asserted, it is gone by the time a test looks', () => {
+  assert.deepEqual([...pick(['Loading...', 'Saving\u2026', 'Saved'], { page: 'Saved' })], ['Saved']);
+});
+
+test('appeared text: the page is read only when a candidate is left, and only the shortest are searched', () => {
+  let reads = 0;
+  const page = () => { reads++; return 'Done'; };
+  assert.equal(pick(['42', '12:30'], { page }).length, 0);
+  assert.equal(reads, 0, 'no candidate left: the page text is never read');
+  const many = Array.from({ length: 6000 }, (_, i) => `candidate ${i}`);
+  assert.deepEqual([...pick([...many, 'Done'], { page })], ['Done']);
+  assert.equal(reads, 1);
+  // Only the 30 shortest are searched: a longer text behind 30 shorter ones
+  // that are not on the page is not looked up (a bounded cost per action).
+  const shortOnes = Array.from({ length: 30 }, (_, i) => `miss ${i}`);
+  assert.equal(pick([...shortOnes, 'a longer text that is on the page'], { page: 'a longer text that is on the page' }).length, 0);
+});
