@@ -17,26 +17,25 @@ const maxShown = 80
 var timeLike = regexp.MustCompile(`\b\d{1,2}:\d{2}\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b`)
 
 // visibleText asserts the text that appeared after the last action: the
-// recorder's "appeared" (or "agent_appeared") records of the last step that has them, unless a
-// later step navigated (its text is then gone), and, when there are none,
-// nothing. The text is page content, so it is written only inside a string
-// literal (q) and never in a comment.
+// recorder's "appeared" (or "agent_appeared") records of the last step, as
+// shownNow keeps them, and, when there are none, nothing. Text an earlier
+// action made appear is not asserted: a later action may have removed it
+// (a dialog opened, then closed), and the test would fail on a correct page.
+// The text is page content, so it is written only inside a string literal
+// (q) and never in a comment.
 func (g *gen) visibleText() {
-	var from *pstep
-	for i := len(g.steps) - 1; i >= 0; i-- {
-		s := g.steps[i]
-		if len(s.shown) > 0 {
-			from = s
-			break
-		}
-		if len(s.navs) > 0 {
-			return
-		}
-	}
-	if from == nil {
+	if len(g.steps) == 0 {
 		return
 	}
-	text, rec := chooseShown(from.shown)
+	from := g.steps[len(g.steps)-1]
+	shown := shownNow(from)
+	if len(shown) == 0 {
+		if len(from.shown) > 0 {
+			g.res.Notes = append(g.res.Notes, "visible text: what appeared after the last action was in an iframe or on the page it left; not asserted")
+		}
+		return
+	}
+	text, rec := chooseShown(shown)
 	if rec == nil {
 		g.res.Notes = append(g.res.Notes, fmt.Sprintf("visible text: what appeared after %s is numbers, times or secrets; not asserted", cmpOr(g.agent[from.a], fmt.Sprintf("action %d", from.a.ID))))
 		return
@@ -78,4 +77,25 @@ func usableText(s string) bool {
 		return false
 	}
 	return strings.IndexFunc(s, unicode.IsLetter) >= 0
+}
+
+// shownNow keeps the records of s's text a test can still see after s: the
+// top document's (page.getByText does not look into iframes) and, when s
+// navigated, the page it arrived at's (its own text, or text recorded there
+// after the load), not what the page it left showed as it went.
+func shownNow(s *pstep) []*capture.ActionView {
+	var out []*capture.ActionView
+	for _, r := range s.shown {
+		if r.FrameID != 0 {
+			continue
+		}
+		if n := len(s.navs); n > 0 {
+			last := s.navs[n-1]
+			if r.Selector != "html" && (r.TS < last.TS || r.PageURL != last.To) {
+				continue
+			}
+		}
+		out = append(out, r)
+	}
+	return out
 }
