@@ -16,12 +16,11 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  *                          console, errors, fetch/XHR with bodies,
  *                          WebSockets, history, short timers and web
  *                          vitals, each on built-ins it saves first),
- *                          pristine.js 3 432
+ *                          pristine.js 3 432, actions/dialogs.js 2 939
  *   dist/start-isolated.js capture/relay.js 5 456, capture/record.js 2 796,
  *                          dom/early.js 2 249 (the recorder's locator
  *                          before the engine arrives at document_end),
  *                          actions/channel.js 995, pristine-relay.js 816
- *   dist/start-dialogs.js  actions/dialogs.js 2 939
  * What would remove the rest: main-world.js's parts that serve only an
  * agent or only the top document (response bodies, web vitals, WebSocket
  * frames) starting later or only in the top frame (about 14 KB would have

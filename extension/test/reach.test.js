@@ -24,7 +24,6 @@ test('a document lacking the scripts gets every entry in manifest order, each wo
   assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.documentIds.join('+'), p.late]), [
     ['ISOLATED', 'dist/start-isolated.js', 'top+sub', false],
     ['MAIN', 'dist/start-main.js', 'top', true],
-    ['MAIN', 'dist/start-dialogs.js', 'top', false],
     ['ISOLATED', 'dist/end-isolated.js', 'top+sub', false],
   ]);
 });
