@@ -1533,6 +1533,13 @@
     }
     addListener(win, 'popstate', () => navigated('popstate'), true);
     addListener(win, 'hashchange', () => navigated('hashchange'), true);
+    // A web or file subframe's load is recorded by the worker from
+    // webNavigation.onCommitted (capture/worker.js): sent from here it would
+    // cost every such frame a message to the worker before it has anything
+    // else to say. The top document's (with its referrer) and those of
+    // frames without a URL of their own (about:blank, data:, blob:, which
+    // webNavigation may not report) are sent from here.
+    if (!isTop(win) && /^(https?|file):/i.test(lastHref)) return;
     {
       const rec = { kind: 'nav', ts: now(), type: 'load', to: clip(lastHref, LIMITS.url) };
       try {

@@ -164,6 +164,7 @@
   let dropped = {}; // counts not yet delivered to the worker
   let droppedAny = false;
   let inflight = null; // the batch being sent
+  let landed = []; // resolvers of flushes waiting for the batch in flight to be stored or given up
   let dead = false; // the extension was reloaded or removed: this script is orphaned
   let configVersion = null;
 
@@ -268,7 +269,7 @@
       // Give up on this batch but say so: its records count as dropped.
       for (const r of batch.events) countDropped(r.kind, 1);
       if (batch.dropped) for (const k of Object.keys(batch.dropped)) countDropped(k, batch.dropped[k]);
-      inflight = null;
+      land();
       setTimeout(send, RETRY_MS[RETRY_MS.length - 1]);
     });
   }
@@ -338,10 +339,27 @@
     });
   }
 
+  // A flush answer goes once no batch is in flight (the page's answer to
+  // askPage may have started one): Chrome does not keep a batch and a later
+  // flush answer in order, and records out of order split one request in
+  // two (a body update stored before the record it completes). While a
+  // flush waits, an acknowledgement sends no next batch: the answer takes
+  // the queue.
+  async function noneInFlight() {
+    while (inflight) await new Promise((resolve) => landed.push(resolve));
+  }
+  function land() {
+    inflight = null;
+    const waiting = landed;
+    landed = [];
+    for (const resolve of waiting) resolve();
+  }
+
   chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     // Only the worker: content scripts cannot call tabs.sendMessage.
     if (sender.id !== chrome.runtime.id || msg?.gasoline !== 'capture' || msg.op !== 'flush') return false;
-    askPage().then((page) => {
+    askPage().then(async (page) => {
+      await noneInFlight();
       const events = queue.splice(0, LIMITS.queue);
       queueChars = 0;
       const reply = { ok: !dead, events, timers: page.timers, due_ms: page.due_ms, requests: page.requests ?? 0,
@@ -357,7 +375,8 @@
   });
 
   function acknowledged(reply) {
-    inflight = null;
+    const flushing = landed.length > 0;
+    land();
     const c = reply.config;
     if (c && typeof c.kinds === 'object' && c.kinds) kinds = c.kinds;
     if (c && typeof c === 'object' && c.version !== configVersion && port) {
@@ -368,14 +387,14 @@
         // the page script is gone
       }
     }
-    send();
+    if (!flushing) send();
   }
 
   function orphaned() {
     dead = true;
     queue = [];
     queueChars = 0;
-    inflight = null;
+    land();
     if (port) {
       port.onmessage = null;
       port.close();

@@ -85,6 +85,19 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   // pushState or a fragment change the document's URL is the one
   // webNavigation reports for its documentId.
   const documentUrls = new Map();
+  // A web or file subframe's load: recorded here, from the commit Chrome
+  // reports, rather than by the frame's page script (capture/main-world.js),
+  // whose message to the worker would cost every such frame on every page
+  // a round trip (issue 18). Chrome reports a failed load as an error, not
+  // a commit, and injects the content scripts into every frame this takes.
+  // The top document's load, with its referrer, and those of frames
+  // without a URL of their own still come from the page.
+  const subframeLoaded = (d) => {
+    if (!(d?.frameId > 0) || !Number.isInteger(d.tabId) || d.tabId < 0 || !scriptable(d.url)) return;
+    observer.noteDocument(d.tabId, d.frameId, d.url);
+    addLocal({ kind: 'nav', type: 'load', ts: Number.isFinite(d.timeStamp) ? Math.round(d.timeStamp) : Date.now(), to: d.url,
+      tab_id: d.tabId, frame_id: d.frameId, page_url: d.url });
+  };
   const moved = (d) => {
     if (typeof d?.url !== 'string') return;
     observer.noteDocument(d.tabId, d.frameId, d.url);
@@ -96,6 +109,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   if (api.webNavigation) {
     api.webNavigation.onHistoryStateUpdated.addListener(moved);
     api.webNavigation.onReferenceFragmentUpdated.addListener(moved);
+    api.webNavigation.onCommitted?.addListener(subframeLoaded);
   }
 
   // Tab events go out in the order Chrome reported them, each with what

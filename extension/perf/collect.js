@@ -78,7 +78,8 @@
    * startScripts returns the classic-script entries of frames that began
    * before mark, the moment gasoline's document_start scripts were done in
    * this document (actions/channel.js notes it as gasolineStartEnd when the
-   * MAIN world's last start bundle, start-dialogs.js, hands over its
+   * MAIN world's last start script, actions/dialogs.js (last in
+   * dist/start-main.js), hands over its
    * channel). No page script runs before the document_start content
    * scripts, so such an entry is an extension's start script (ours, or
    * another extension's that ran before), though Chrome names it by the

@@ -9,26 +9,27 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
 /**
  * START_BUDGET is the most bytes the document_start content scripts may
  * weigh together. The manifest declares minified bundles (extension/dist/,
- * made from the readable sources by scripts/bundle): 44 178 bytes today,
+ * made from the readable sources by scripts/bundle): 48 014 bytes today,
  * from 137 776 unminified with the DOM engine at start. The target is
- * 30 KB (issue 18) and is not met; the minified bytes left are:
- *   dist/start-main.js     capture/main-world.js 24 696 (the hooks of
+ * 30 KB (issue 18) and is not met; the minified bytes left are about:
+ *   dist/start-main.js     31 803: capture/main-world.js 24 700 (the hooks of
  *                          console, errors, fetch/XHR with bodies,
  *                          WebSockets, history, short timers and web
  *                          vitals, each on built-ins it saves first),
- *                          pristine.js 3 432
- *   dist/start-isolated.js capture/relay.js 5 456, capture/record.js 2 796,
- *                          dom/early.js 2 249 (the recorder's locator
- *                          before the engine arrives at document_end),
- *                          actions/channel.js 995, pristine-relay.js 816
- *   dist/start-dialogs.js  actions/dialogs.js 2 939
+ *                          pristine.js 3 400, actions/dialogs.js 3 000
+ *   dist/start-isolated.js 16 211: capture/record.js 6 400 (with the watch
+ *                          of the text an action made appear),
+ *                          capture/relay.js 5 500, dom/early.js 2 300 (the
+ *                          recorder's locator before the engine arrives at
+ *                          document_end), actions/channel.js 1 000,
+ *                          pristine-relay.js 800
  * What would remove the rest: main-world.js's parts that serve only an
  * agent or only the top document (response bodies, web vitals, WebSocket
- * frames) starting later or only in the top frame (about 14 KB would have
+ * frames) starting later or only in the top frame (about 18 KB would have
  * to go). Lower this as it shrinks; regenerate the bundles first
  * (make bundle).
  */
-const START_BUDGET = 47900;
+const START_BUDGET = 48100;
 
 /** startScripts lists the files the manifest runs at document_start, once each. */
 function startScripts() {

@@ -23,7 +23,7 @@ const api = {
   },
   tabs: { onUpdated: event(), onRemoved: event(), onActivated: event(), get: async (id) => ({ id, url: 'https://shop.test/', title: 'Shop', status: 'complete' }) },
   webRequest: Object.fromEntries(['onBeforeRequest', 'onSendHeaders', 'onBeforeRedirect', 'onCompleted', 'onErrorOccurred'].map((n) => [n, event()])),
-  webNavigation: { onHistoryStateUpdated: event(), onReferenceFragmentUpdated: event() },
+  webNavigation: { onHistoryStateUpdated: event(), onReferenceFragmentUpdated: event(), onCommitted: event() },
 };
 
 const posts = [];
@@ -179,4 +179,17 @@ test('a web frame without a relay is incomplete capture, not complete', async ()
   assert.deepEqual(await capture.flushTab(12), { complete: true });
   delete api.tabs.sendMessage;
   delete api.webNavigation.getAllFrames;
+});
+
+test('a web or file subframe\'s load is recorded from its commit; the top frame\'s and blank frames\' come from the page', async () => {
+  const committed = api.webNavigation.onCommitted.listeners[0];
+  committed({ tabId: 12, frameId: 7, documentId: 'doc-7', url: 'https://ads.test/frame?id=1', timeStamp: 1700000000000.4 });
+  committed({ tabId: 12, frameId: 0, documentId: 'doc-top', url: 'https://shop.test/top-commit', timeStamp: 1 });
+  committed({ tabId: 12, frameId: 8, documentId: 'doc-8', url: 'about:blank', timeStamp: 1 });
+  committed({ tabId: 12, frameId: 9, documentId: 'doc-9', url: 'chrome-extension://gasoline/overlay/note.html', timeStamp: 1 });
+  committed({ tabId: -1, frameId: 3, url: 'https://prerender.test/', timeStamp: 1 });
+  await until('the subframe load is posted', () => posts.some((p) => p.events.some((e) => e.kind === 'nav' && e.frame_id === 7)));
+  const navs = posts.flatMap((p) => p.events).filter((e) => e.kind === 'nav');
+  assert.deepEqual(navs.map((e) => [e.tab_id, e.frame_id, e.type, e.to, e.page_url, e.ts, 'from' in e]),
+    [[12, 7, 'load', 'https://ads.test/frame?id=1', 'https://ads.test/frame?id=1', 1700000000000, false]]);
 });

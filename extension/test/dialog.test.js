@@ -125,7 +125,6 @@ test('dialog arms every frame, brings the declared scripts where they are missin
   assert.deepEqual(brought, [
     ['ISOLATED', 'dist/start-isolated.js', 'old'],
     ['MAIN', 'dist/start-main.js', 'old'],
-    ['MAIN', 'dist/start-dialogs.js', 'old'],
     ['ISOLATED', 'dist/end-isolated.js', 'old'],
   ], 'the declared scripts in manifest order (channel.js takes the channel dialogs.js offers); no DOM runtime');
   assert.deepEqual(rest.at(-1).target, { tabId: 8, frameIds: [4] }, 'then armed again');

@@ -57,7 +57,6 @@ test('a document older than the extension gets the declared scripts first, then 
   assert.deepEqual(fileSets(calls), [
     'ISOLATED:dist/start-isolated.js',
     'MAIN:dist/start-main.js',
-    'MAIN:dist/start-dialogs.js',
     'ISOLATED:dist/end-isolated.js',
     `ISOLATED:${RUNTIME_FILES.join('+')}`,
   ]);

@@ -66,7 +66,6 @@ test('a document lacking the scripts gets every entry in manifest order, each wo
   assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.documentIds.join('+'), p.late]), [
     ['ISOLATED', 'dist/start-isolated.js', 'top+sub', false],
     ['MAIN', 'dist/start-main.js', 'top+sub', true],
-    ['MAIN', 'dist/start-dialogs.js', 'top+sub', false],
     ['ISOLATED', 'dist/end-isolated.js', 'top+sub', false],
   ]);
 
@@ -79,7 +78,6 @@ test('a document lacking the scripts gets every entry in manifest order, each wo
   ];
   assert.deepEqual(injections(manifest.content_scripts, probe(half)).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
     ['MAIN', 'dist/start-main.js', 'sub'],
-    ['MAIN', 'dist/start-dialogs.js', 'sub'],
   ]);
 });
 

@@ -116,7 +116,7 @@ try{(()=>{(function(n){n.b=2})(globalThis)})()}catch(e){queueMicrotask(()=>{thro
 			t.Errorf("Render(%v) error = %v, want it to say %q", c.sources, err, c.want)
 		}
 	}
-	kept, err := Render(dir, Bundle{Out: "x.js", KeepNames: true, Sources: []string{"alert.js"}})
+	kept, err := Render(dir, Bundle{Out: "x.js", KeepNames: []string{"alert.js"}, Sources: []string{"alert.js"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/evanw/esbuild/pkg/api"
@@ -33,16 +34,16 @@ import (
 
 // Bundle is one file the manifest declares as a content script, made of
 // Sources (paths under extension/, run in this order), in World (the
-// manifest's "world": "MAIN" or "ISOLATED"). KeepNames keeps every
-// function's name (what .name says) as written, at the cost of a call per
-// function made: a MAIN-world source that hands the page a function (a
+// manifest's "world": "MAIN" or "ISOLATED"). KeepNames lists the sources
+// whose every function keeps its name (what .name says) as written, at the
+// cost of a call per function made: a MAIN-world source that hands the page a function (a
 // wrapper of one of its built-ins) needs it unless it names that function
 // as a method (capture/main-world.js writes {fetch(input, init) {...}}.fetch,
 // whose name minifying keeps).
 type Bundle struct {
 	Out       string
 	World     string
-	KeepNames bool
+	KeepNames []string
 	Sources   []string
 }
 
@@ -51,9 +52,11 @@ type Bundle struct {
 // frames, so running it is running them one after the other.
 var Bundles = []Bundle{
 	{Out: "dist/start-isolated.js", World: "ISOLATED", Sources: []string{"pristine-relay.js", "capture/relay.js", "actions/channel.js", "dom/early.js", "capture/record.js"}},
-	{Out: "dist/start-main.js", World: "MAIN", Sources: []string{"pristine.js", "capture/main-world.js"}},
-	// window.alert = function alert(message) {...}: the page reads alert.name.
-	{Out: "dist/start-dialogs.js", World: "MAIN", KeepNames: true, Sources: []string{"actions/dialogs.js"}},
+	// One MAIN-world entry: each entry a frame runs costs it an injection
+	// (about a millisecond per frame, measured by test/e2e/cmd/pagebench),
+	// whatever it holds. dialogs.js keeps its names: window.alert =
+	// function alert(message) {...}, and the page reads alert.name.
+	{Out: "dist/start-main.js", World: "MAIN", KeepNames: []string{"actions/dialogs.js"}, Sources: []string{"pristine.js", "capture/main-world.js", "actions/dialogs.js"}},
 	{Out: "dist/end-isolated.js", World: "ISOLATED", Sources: []string{"dom/engine.js"}},
 }
 
@@ -125,7 +128,7 @@ func Render(ext string, b Bundle) ([]byte, error) {
 			}
 			url = string(m[1])
 		}
-		code, err := minify(s, string(src), true, b.KeepNames)
+		code, err := minify(s, string(src), true, slices.Contains(b.KeepNames, s))
 		if err != nil {
 			return nil, err
 		}
