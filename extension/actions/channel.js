@@ -39,7 +39,10 @@
   const take = (e) => {
     if (node || typeof e.relatedTarget?.addEventListener !== 'function') return;
     node = e.relatedTarget;
-    globalThis.gasolineStartEnd = performance.now(); // our MAIN start scripts are done: perf/collect.js
+    // Our MAIN start scripts are done (perf/collect.js): only true while the
+    // document is loading; brought in later (tabs/reach.js), the page's own
+    // scripts ran before, and no moment marks ours.
+    if (document.readyState === 'loading') globalThis.gasolineStartEnd = performance.now();
     e.preventDefault();
     removeEventListener('gasoline:channel', take, true);
     node.addEventListener('dialog', report);

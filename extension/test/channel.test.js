@@ -17,7 +17,7 @@ class FocusEvent extends Event {
 }
 
 /** worlds loads channel.js (isolated) and dialogs.js (main) in the order given. */
-function worlds(order) {
+function worlds(order, readyState = 'loading') {
   const target = new EventTarget();
   const on = {
     addEventListener: target.addEventListener.bind(target),
@@ -36,7 +36,7 @@ function worlds(order) {
   });
   main.window = main;
   const sent = [];
-  const isolated = vm.createContext({ ...on, performance, chrome: { runtime: { sendMessage: async (m) => { sent.push(m); } } } });
+  const isolated = vm.createContext({ ...on, performance, document: { readyState }, chrome: { runtime: { sendMessage: async (m) => { sent.push(m); } } } });
   for (const w of order) {
     if (w === 'channel') vm.runInContext(CHANNEL, isolated, { filename: 'channel.js' });
     else vm.runInContext(DIALOGS, main, { filename: 'dialogs.js' });
@@ -48,6 +48,7 @@ for (const order of [['channel', 'dialogs'], ['dialogs', 'channel']]) {
   test(`${order.join(' then ')}: the channel is taken, native dialogs are told to the worker, arm answers the next`, () => {
     const w = worlds(order);
     assert.ok(w.startEnd > 0, 'taking the channel marks when our start scripts were done (perf/collect.js)');
+    assert.equal(worlds(order, 'complete').startEnd, undefined, 'brought in after the page loaded: the page\'s scripts ran first, no mark');
     const heard = [];
     w.channel.on('dialog', (e) => heard.push(JSON.parse(e.detail).type));
     assert.equal(w.main.confirm('Sure?'), true, 'unarmed: the user answers natively');
