@@ -849,14 +849,15 @@
    * cleared or reset it after it was filled), and value then shows the
    * text from where it first differs. A secret field (engine.isSecret)
    * says secret: true and never its value or options, not even clipped.
-   * A text longer than the field's maxlength, which a user could not have
-   * typed, gets a note. It is a pure function of the element, so that
+   * A field the page removed, or a text longer than the field's maxlength
+   * (which a user could not have typed), gets a note. It is a pure function of the element, so that
    * node can test it.
    */
   function fieldOutcome(el, sent, res, named) {
     const out = { ...named };
     const secret = engine.isSecret(el);
     if (secret) out.secret = true;
+    if (el.isConnected === false) out.note = 'the page removed this field after it was filled; look at the page (analyze dom) before going on';
     const role = core.roleOf(el);
     if (CHECKABLE.includes(role)) {
       const now = roleChecked(el);
@@ -880,7 +881,7 @@
     const now = rich ? core.norm(core.textOf(el, null)) : String(el.value ?? '');
     const differs = now !== want;
     if (differs) out.value_differs = true;
-    if (el.maxLength > 0 && now.length > el.maxLength) {
+    if (!out.note && el.maxLength > 0 && now.length > el.maxLength) {
       out.note = `longer than the field's maxlength ${el.maxLength}: a user could type only ${el.maxLength} characters, so the page may refuse it`;
     }
     if (secret) return out;

@@ -85,3 +85,11 @@ test('a text over the field\'s maxlength gets a note', () => {
   assert.match(got.note, /maxlength 3/);
   assert.equal(got.value, 'abcdef');
 });
+
+test('a field the page removed after filling gets a note', () => {
+  const el = h('input', { type: 'text', value: 'Ada' });
+  el.isConnected = false;
+  const got = fieldOutcome(el, 'Ada', {}, named);
+  assert.match(got.note, /removed this field/);
+  assert.equal(got.value, 'Ada');
+});
