@@ -165,17 +165,21 @@ func TestHandsFillFormEcho(t *testing.T) {
 
 // TestHandsFillFormReact fills the React app's controlled form in one
 // call: React's state (what it renders and submits) proves each event
-// reached it.
+// reached it, and the outcomes read back after its re-renders agree.
 func TestHandsFillFormReact(t *testing.T) {
 	e := ready(t)
 	e.open("/react/index.html")
 	e.ok("wait_for", map[string]any{"role": "heading", "name": "Create your account"})
-	e.ok("fill_form", map[string]any{"fields": []map[string]any{
+	r := e.ok("fill_form", map[string]any{"fields": []map[string]any{
 		{"target": map[string]any{"role": "textbox", "name": "Name"}, "value": "Grace"},
 		{"target": map[string]any{"role": "textbox", "name": "Email"}, "value": "g@x.io"},
 		{"target": map[string]any{"role": "combobox", "name": "Plan"}, "value": "Team"},
 		{"target": map[string]any{"role": "checkbox", "name": "I accept the terms"}, "value": true},
 	}})
+	// React's re-renders after the fill keep what was filled: the read-back finds nothing amiss.
+	if b, _ := json.Marshal(r["fields"]); strings.Contains(string(b), "value_differs") || strings.Contains(string(b), "note") {
+		t.Errorf("fill_form's outcomes: %s, want none differing or noted", b)
+	}
 	e.ok("click", map[string]any{"role": "button", "name": "Create account"})
 	if got, want := e.pageText("#result", nil), `Submitted {"name":"Grace","email":"g@x.io","plan":"team","terms":true}`; got != want {
 		t.Errorf("the app submitted %q, want %q", got, want)
