@@ -583,8 +583,8 @@
         inputEvent(el, 'input', text, 'insertReplacementText');
         fire(el, 'change');
         if (String(el.value) !== text) {
-          throw new Failure('not_editable', `${core.describe(el, view)} did not take the value ${JSON.stringify(core.clip(text, 60))} ` +
-            `(it holds ${JSON.stringify(core.clip(String(el.value), 60))}); an input of type ${el.type} accepts only its own format`);
+          const shown = engine.isSecret(el) ? '' : ` ${JSON.stringify(core.clip(text, 60))} (it holds ${JSON.stringify(core.clip(String(el.value), 60))})`;
+          throw new Failure('not_editable', `${core.describe(el, view)} did not take the value${shown}; an input of type ${el.type} accepts only its own format`);
         }
       }
       return held(el);
@@ -611,7 +611,7 @@
         options.find((op) => core.textMatches(op.label || op.text, w, false)));
       const missing = want.filter((_, i) => !chosen[i]);
       if (missing.length) {
-        throw new Failure('bad_option', `no option of ${core.describe(el, view)} has the value or label ${missing.map((m) => JSON.stringify(m)).join(', ')}; ` +
+        throw new Failure('bad_option', `no option of ${core.describe(el, view)} has the value or label ${missing.map((m) => JSON.stringify(core.clip(m, 60))).join(', ')}; ` +
           `its options: ${options.slice(0, 15).map((op) => `${JSON.stringify(op.label || op.text)} (${JSON.stringify(op.value)})`).join(', ')}${options.length > 15 ? ', …' : ''}`);
       }
       if (chosen.length > 1 && !el.multiple) {
@@ -777,24 +777,30 @@
   const ON = new Set([true, 'true', 'checked', 'on', 'yes']);
   const OFF = new Set([false, 'false', 'unchecked', 'off', 'no', '']);
 
+  /** PREVIEW is how many characters of a field's text fill_form gives back; the agent sent the text, so it needs no more. */
+  const PREVIEW = 60;
+  /** PREVIEW_OPTIONS is how many of a <select>'s selected options fill_form lists. */
+  const PREVIEW_OPTIONS = 20;
+
   /**
    * fillForm fills o.fields in order, each {target, value}: a checkbox,
    * radio or switch is checked by true ("checked") and unchecked by false,
    * a <select> takes an option's value or label (a list for a multiple
    * one), any other field is filled with the text. Each is awaited as its
-   * single action would be, within what is left of the page budget. It
-   * resolves to one outcome per field ({ref, role, name} and what it holds
-   * now; a secret field's value is never given back) or throws the first
-   * failure, naming the field's index and what was done before it.
+   * single action would be, within what is left of the page budget. Once
+   * all are filled it waits a frame (for the page's formatters and
+   * re-renders) and reads each field back: it resolves to one outcome per
+   * field (see fieldOutcome) or throws the first failure, naming the
+   * field's index and what was done before it.
    */
   async function fillForm(_, o) {
     const fields = Array.isArray(o.fields) ? o.fields : [];
     const deadline = performance.now() + Math.max(0, o.timeout_ms ?? 0);
-    const out = [];
+    const filled = [];
     for (let i = 0; i < fields.length; i++) {
       const { target, value } = fields[i];
       try {
-        out.push(await fillField(target, value, o, Math.max(0, deadline - performance.now())));
+        filled.push(await fillField(target, value, o, Math.max(0, deadline - performance.now())));
       } catch (e) {
         if (!(e instanceof Failure)) throw e;
         const done = i ? `fields 0-${i - 1} were filled; ` : '';
@@ -803,16 +809,18 @@
         throw e;
       }
     }
-    return { fields: out };
+    await nextFrame();
+    return { fields: filled.map((f) => fieldOutcome(f.el, f.value, f.res, f.named)) };
   }
 
+  /** fillField fills one field with value and resolves to {el, value, res, named}: the element, the value, its action's result and brief. */
   async function fillField(t, value, o, timeoutMs) {
     let el = await actionable(t, o.prefix, timeoutMs, { enabled: true, control: true }, true);
     const role = core.roleOf(el);
     let res;
     if (CHECKABLE.includes(role)) {
       if (!ON.has(value) && !OFF.has(value)) {
-        throw new Failure('bad_option', `${core.describe(el, view)} is a ${role}: its value is true ("checked") or false ("unchecked"), not ${JSON.stringify(value)}`);
+        throw new Failure('bad_option', `${core.describe(el, view)} is a ${role}: its value is true ("checked") or false ("unchecked"), not ${core.clip(JSON.stringify(value), PREVIEW)}`);
       }
       el = await actionable(t, o.prefix, timeoutMs, NEEDS.check, true);
       res = await setChecked(el, o, ON.has(value));
@@ -821,18 +829,70 @@
       res = await ACTS.select(el, { values: Array.isArray(value) ? value : [value] });
     } else {
       if (typeof value !== 'string') {
-        throw new Failure('bad_option', `${core.describe(el, view)} takes text, not ${JSON.stringify(value)}; true/false are for checkboxes and radios`);
+        throw new Failure('bad_option', `${core.describe(el, view)} takes text, not ${core.clip(JSON.stringify(value), PREVIEW)}; true/false are for checkboxes and radios`);
       }
       el = await actionable(t, o.prefix, timeoutMs, NEEDS.fill, true);
       res = await ACTS.fill(el, { text: value });
     }
-    const b = brief(el, o.prefix);
-    if (engine.isSecret(el)) { // a password, a card's fields, a one-time code: what it holds is never given back
-      delete res.value;
-      delete res.selected;
-      res.secret = true;
+    return { el, value, res, named: brief(el, o.prefix) };
+  }
+
+  /**
+   * fieldOutcome is what fill_form says of one filled field, read from the
+   * field as it is now: named ({ref, role, name}), then for a checkbox,
+   * radio or switch checked (and changed, from res); for a <select>
+   * selected, the values of its selected options (at most
+   * PREVIEW_OPTIONS, with selected_count when more, each clipped to
+   * PREVIEW); for any other field value, its text clipped to PREVIEW
+   * characters, with chars (its length) when clipped. value_differs: true
+   * says the field does not hold what was sent (the page reformatted,
+   * cleared or reset it after it was filled), and value then shows the
+   * text from where it first differs. A secret field (engine.isSecret)
+   * says secret: true and never its value or options, not even clipped.
+   * A field the page removed, or a text longer than the field's maxlength
+   * (which a user could not have typed), gets a note. It is a pure function of the element, so that
+   * node can test it.
+   */
+  function fieldOutcome(el, sent, res, named) {
+    const out = { ...named };
+    const secret = engine.isSecret(el);
+    if (secret) out.secret = true;
+    if (el.isConnected === false) out.note = 'the page removed this field after it was filled; look at the page (analyze dom) before going on';
+    const role = core.roleOf(el);
+    if (CHECKABLE.includes(role)) {
+      const now = roleChecked(el);
+      out.checked = now;
+      if (res && typeof res.changed === 'boolean') out.changed = res.changed;
+      if (now !== ON.has(sent)) out.value_differs = true;
+      return out;
     }
-    return { ...b, ...res };
+    if (el.localName === 'select') {
+      const now = Array.from(el.options || []).filter((op) => op.selected).map((op) => String(op.value));
+      const was = Array.isArray(res?.selected) ? res.selected : now;
+      if (now.length !== was.length || now.some((v, i) => v !== was[i])) out.value_differs = true;
+      if (secret) return out;
+      out.selected = now.slice(0, PREVIEW_OPTIONS).map((v) => core.clip(v, PREVIEW));
+      if (now.length > PREVIEW_OPTIONS) out.selected_count = now.length;
+      return out;
+    }
+    const rich = el.localName !== 'input' && el.localName !== 'textarea'; // a contenteditable
+    // A contenteditable's text is compared as the outline shows it, whitespace collapsed.
+    const want = rich ? core.norm(String(sent ?? '')) : String(sent ?? '');
+    const now = rich ? core.norm(core.textOf(el, null)) : String(el.value ?? '');
+    const differs = now !== want;
+    if (differs) out.value_differs = true;
+    if (!out.note && el.maxLength > 0 && now.length > el.maxLength) {
+      out.note = `longer than the field's maxlength ${el.maxLength}: a user could type only ${el.maxLength} characters, so the page may refuse it`;
+    }
+    if (secret) return out;
+    let from = 0;
+    if (differs) {
+      while (from < now.length && now[from] === want[from]) from++;
+      from = Math.max(0, from - 20);
+    }
+    out.value = (from ? '…' : '') + core.clip(now.slice(from), PREVIEW);
+    if (now.length > PREVIEW || from) out.chars = now.length;
+    return out;
   }
 
   function roleChecked(el) {
@@ -1107,7 +1167,7 @@
   // and element are the accessibility audit's (audit/audit.js): an
   // element's {ref, role, name}, and the live element of a top-frame ref.
   globalThis.gasolineRuntime = {
-    handle, refFor: (el) => refFor(el, 'e'), addAction, Failure, describe: (el) => core.describe(el, view), held,
+    handle, refFor: (el) => refFor(el, 'e'), addAction, Failure, describe: (el) => core.describe(el, view), held, fieldOutcome,
     brief: (el) => brief(el, 'e'), element: (ref) => byRef.get(ref)?.deref() ?? null,
   };
 })();

@@ -106,19 +106,80 @@ func TestHandsFillForm(t *testing.T) {
 	}
 }
 
+// TestHandsFillFormEcho fills a form as an agent would, with a letter of
+// about 20 000 characters and a password: the answer stays small (the
+// letter comes back as a clipped preview and its length, the password not
+// at all), the page holds the whole letter, and a field the page formats
+// after filling, or one over its maxlength, says so.
+func TestHandsFillFormEcho(t *testing.T) {
+	e := ready(t)
+	e.open("/hands/moves.html")
+	letter := strings.Repeat("Dear Sir or Madam, I write about my order. ", 470) // 20 210 characters
+	const password = "correct-horse-battery-staple-42"
+	r := e.act("fill_form", map[string]any{"fields": []map[string]any{
+		{"target": map[string]any{"role": "textbox", "name": "Bio"}, "value": letter},
+		{"target": "#pw", "value": password},
+		{"target": "#phone", "value": "5551234567"},
+		{"target": "#code", "value": "123456"},
+	}})
+	if r.Status != "complete" {
+		t.Fatalf("fill_form: status %q, want complete: %s", r.Status, r)
+	}
+	// What an agent reads is the text; the structured copy is held to the same.
+	for what, text := range map[string]string{"text": r.Text, "structuredContent": string(r.Raw)} {
+		tokens := (len(text) + 3) / 4 // the repo's estimate: characters/4, rounded up
+		t.Logf("fill_form answer (%s): %d characters, ~%d tokens", what, len(text), tokens)
+		if tokens >= 2000 {
+			t.Errorf("the %s is ~%d tokens, want under 2000: %.400s", what, tokens, text)
+		}
+		if strings.Contains(text, letter[:200]) || strings.Contains(text, password) || strings.Contains(text, "correct-horse") {
+			t.Errorf("the %s echoes the letter or the password: %.400s", what, text)
+		}
+	}
+	var res struct {
+		Fields []map[string]any `json:"fields"`
+	}
+	if err := json.Unmarshal(r.Value, &res); err != nil || len(res.Fields) != 4 {
+		t.Fatalf("fill_form: %s (%v), want 4 field outcomes", r.Value, err)
+	}
+	bio, pw, phone, code := res.Fields[0], res.Fields[1], res.Fields[2], res.Fields[3]
+	if v, _ := bio["value"].(string); bio["chars"] != float64(len(letter)) || !strings.HasPrefix(letter, strings.TrimSuffix(v, "…")) || len(v) > 100 || bio["value_differs"] != nil {
+		t.Errorf("the letter's outcome: %v, want a short preview of it and chars %d", bio, len(letter))
+	}
+	if pw["secret"] != true || pw["value"] != nil || pw["chars"] != nil || pw["value_differs"] != nil {
+		t.Errorf("the password's outcome: %v, want secret: true and nothing of its value", pw)
+	}
+	if phone["value_differs"] != true || phone["value"] != "(555) 123-4567" {
+		t.Errorf("the phone's outcome: %v, want value_differs with what the page made of it", phone)
+	}
+	if note, _ := code["note"].(string); code["value"] != "123456" || !strings.Contains(note, "maxlength 4") {
+		t.Errorf("the code's outcome: %v, want its value and a note on its maxlength", code)
+	}
+	if got := e.pageText("#state", nil); !strings.Contains(got, `"pw":31`) {
+		t.Errorf("the page's form state is %.200s, want the password's 31 characters", got)
+	}
+	if got := e.js("document.getElementById('bio').value.length", nil); !strings.Contains(string(got.Value), fmt.Sprint(len(letter))) {
+		t.Errorf("the page holds a letter of %s characters, want %d", got.Value, len(letter))
+	}
+}
+
 // TestHandsFillFormReact fills the React app's controlled form in one
 // call: React's state (what it renders and submits) proves each event
-// reached it.
+// reached it, and the outcomes read back after its re-renders agree.
 func TestHandsFillFormReact(t *testing.T) {
 	e := ready(t)
 	e.open("/react/index.html")
 	e.ok("wait_for", map[string]any{"role": "heading", "name": "Create your account"})
-	e.ok("fill_form", map[string]any{"fields": []map[string]any{
+	r := e.ok("fill_form", map[string]any{"fields": []map[string]any{
 		{"target": map[string]any{"role": "textbox", "name": "Name"}, "value": "Grace"},
 		{"target": map[string]any{"role": "textbox", "name": "Email"}, "value": "g@x.io"},
 		{"target": map[string]any{"role": "combobox", "name": "Plan"}, "value": "Team"},
 		{"target": map[string]any{"role": "checkbox", "name": "I accept the terms"}, "value": true},
 	}})
+	// React's re-renders after the fill keep what was filled: the read-back finds nothing amiss.
+	if b, _ := json.Marshal(r["fields"]); strings.Contains(string(b), "value_differs") || strings.Contains(string(b), "note") {
+		t.Errorf("fill_form's outcomes: %s, want none differing or noted", b)
+	}
 	e.ok("click", map[string]any{"role": "button", "name": "Create account"})
 	if got, want := e.pageText("#result", nil), `Submitted {"name":"Grace","email":"g@x.io","plan":"team","terms":true}`; got != want {
 		t.Errorf("the app submitted %q, want %q", got, want)

@@ -68,3 +68,12 @@ const state = () => {
 document.querySelector('form').addEventListener('input', state);
 document.querySelector('form').addEventListener('change', state);
 state();
+
+// A phone field its framework formats a microtask after each input, as
+// fill_form's read-back must notice.
+document.getElementById('phone').addEventListener('input', (e) => {
+  queueMicrotask(() => {
+    const d = e.target.value.replace(/\D/g, '');
+    if (d.length === 10) e.target.value = `(${d.slice(0, 3)}) ${d.slice(3, 6)}-${d.slice(6)}`;
+  });
+});
