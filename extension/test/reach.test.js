@@ -4,12 +4,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { missing, injections, scriptable, hasIsolated, hasPristine } from '../tabs/reach.js';
+import { registrations } from '../capture/declared.js';
 import { HungTabs, RECOVERS } from '../tabs/hung.js';
 import { CommandError } from '../runner.js';
 
-const manifest = JSON.parse(readFileSync(new URL('../manifest.json', import.meta.url)));
+const declared = JSON.parse(readFileSync(new URL('../capture/declared.json', import.meta.url)));
+// atWork and idle are the registrations of capture/declared.js's two modes.
+const atWork = registrations(declared, true);
+const idle = registrations(declared, false);
 
-// isolatedWorld is a document's ISOLATED-world global as the manifest's
+// isolatedWorld is a document's ISOLATED-world global as the declared
 // scripts leave it: top (the top document's window, or this one's), relay
 // (start-isolated.js ran), main (start-main.js ran too and handed its ports
 // over: pristine.js's only in the top document, pristine-relay.js returns
@@ -52,17 +56,17 @@ test('a page and its iframes loaded with the extension get nothing (every worker
     { frameId: 3, documentId: 'sub', g: isolatedWorld({ top, relay: true, main: true }) },
     { frameId: 4, documentId: 'subsub', g: isolatedWorld({ top, relay: true, main: true }) },
   ];
-  assert.deepEqual(injections(manifest.content_scripts, probe(docs)), []);
+  assert.deepEqual(injections(atWork, probe(docs)), []);
 });
 
-test('a document lacking the scripts gets every entry in manifest order, each world only what it lacks', () => {
+test('a document lacking the scripts gets every entry in declared order, each world only what it lacks', () => {
   const top = isolatedWorld();
   const docs = [
     { frameId: 0, documentId: 'top', g: top },
     { frameId: 3, documentId: 'sub', g: isolatedWorld({ top }) },
     { frameId: 5, documentId: 'has', g: isolatedWorld({ top, relay: true, main: true }) }, // loaded after the extension started
   ];
-  const plan = injections(manifest.content_scripts, probe(docs));
+  const plan = injections(atWork, probe(docs));
   assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.documentIds.join('+'), p.late]), [
     ['ISOLATED', 'dist/start-isolated.js', 'top+sub', false],
     ['MAIN', 'dist/start-main.js', 'top+sub', true],
@@ -76,20 +80,33 @@ test('a document lacking the scripts gets every entry in manifest order, each wo
     { frameId: 0, documentId: 'top', g: reached },
     { frameId: 3, documentId: 'sub', g: isolatedWorld({ top: reached, relay: true }) },
   ];
-  assert.deepEqual(injections(manifest.content_scripts, probe(half)).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
+  assert.deepEqual(injections(atWork, probe(half)).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
     ['MAIN', 'dist/start-main.js', 'sub'],
   ]);
 });
 
+test('while idle the registration brings the scripts into top documents only', () => {
+  const top = isolatedWorld();
+  const docs = [
+    { frameId: 0, documentId: 'top', g: top },
+    { frameId: 3, documentId: 'sub', g: isolatedWorld({ top }) },
+  ];
+  assert.deepEqual(injections(idle, probe(docs)).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
+    ['ISOLATED', 'dist/start-isolated.js', 'top'],
+    ['MAIN', 'dist/start-main.js', 'top'],
+    ['ISOLATED', 'dist/end-isolated.js', 'top'],
+  ]);
+});
+
 test('the DOM runtime is not declared: it comes on first use (actions/inject.js)', () => {
-  const declared = manifest.content_scripts.flatMap((e) => e.js);
-  for (const f of ['actions/core.js', 'actions/runtime.js', 'actions/upload-page.js']) assert.ok(!declared.includes(f), f);
+  const files = declared.flatMap((e) => e.js);
+  for (const f of ['actions/core.js', 'actions/runtime.js', 'actions/upload-page.js']) assert.ok(!files.includes(f), f);
 });
 
 test('a tab whose documents all have the scripts gets nothing', () => {
   const all = [{ frameId: 0, documentId: 'd', result: true }];
-  assert.deepEqual(injections(manifest.content_scripts, missing(all, all)), []);
-  assert.deepEqual(injections(manifest.content_scripts, missing([], [])), []);
+  assert.deepEqual(injections(atWork, missing(all, all)), []);
+  assert.deepEqual(injections(atWork, missing([], [])), []);
 });
 
 test('only web and file pages are scripted', () => {
