@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { missing, injections, scriptable, hasIsolated, hasPristine } from '../tabs/reach.js';
+import { missing, injections, scriptable, hasIsolated, hasPristine, withFrames, forgetFramed, reachOpenTabs } from '../tabs/reach.js';
 import { registrations } from '../capture/declared.js';
 import { HungTabs, RECOVERS } from '../tabs/hung.js';
 import { CommandError } from '../runner.js';
@@ -196,4 +196,83 @@ test('a tab held by a native dialog is not frozen', async () => {
   assert.equal(await hung.verdict(7), null);
   await hung.guard(async () => ({}))({ action: 'refresh', params: { tab_id: 7 } });
   assert.deepEqual(state.discarded, []);
+});
+
+// framesChrome is the chrome.* withFrames and reachTab use: tabs whose
+// documents ({frameId, documentId, g}) answer the probes, the registration
+// at work, and every injection logged.
+function framesChrome(docsOf) {
+  const injected = [];
+  const probed = [];
+  const api = {
+    tabs: {
+      get: async (id) => ({ id, url: `http://x/${id}`, status: 'complete' }),
+      query: async () => [{ id: 1, url: 'http://x/1', status: 'complete' }],
+    },
+    scripting: {
+      getRegisteredContentScripts: async () => atWork,
+      executeScript: async ({ target, func, files, world }) => {
+        const docs = docsOf(target.tabId).filter((d) => (target.frameIds ? target.frameIds.includes(d.frameId) : true));
+        if (func) probed.push(target);
+        if (func) return docs.map((d) => ({ frameId: d.frameId, documentId: d.documentId, result: func(d.g) }));
+        injected.push([target.tabId, world, files.join('+'), target.documentIds.join('+')]);
+        for (const d of docs.filter((x) => target.documentIds.includes(x.documentId))) {
+          if (world === 'ISOLATED') d.g.gasolineRelay = true;
+          else d.g.gasolineCaptureLinked = true;
+        }
+        return [];
+      },
+    },
+  };
+  return { api, injected, probed };
+}
+
+test('at work, the first command to a tab brings the scripts into its iframes that loaded idle, once; idle, nothing', async () => {
+  const tabs = new Map();
+  const page = (id) => {
+    const top = isolatedWorld({ relay: true, main: true }); // the top document loaded idle: it has them
+    return [{ frameId: 0, documentId: `top${id}`, g: top }, { frameId: 2, documentId: `sub${id}`, g: isolatedWorld({ top }) }];
+  };
+  tabs.set(1, page(1));
+  tabs.set(2, page(2));
+  const { api, injected } = framesChrome((id) => tabs.get(id));
+  let working = false;
+  const ran = [];
+  const exec = withFrames(async (q) => {
+    ran.push([q.action, injected.length]);
+    return { ok: true };
+  }, { atWork: () => working, api });
+
+  await exec({ action: 'click', params: { tab_id: 1 } });
+  assert.deepEqual(injected, [], 'idle: iframes stay without the scripts');
+
+  working = true;
+  await exec({ action: 'click', params: { tab_id: 1 } });
+  assert.deepEqual(injected, [
+    [1, 'ISOLATED', 'dist/start-isolated.js', 'sub1'],
+    [1, 'MAIN', 'dist/start-main.js', 'sub1'],
+    [1, 'ISOLATED', 'dist/end-isolated.js', 'sub1'],
+  ], 'the iframe only, before the command ran');
+  assert.deepEqual(ran.at(-1), ['click', 3]);
+
+  await exec({ action: 'get_text', params: { tab_id: 1 } });
+  await exec({ action: 'navigate', params: { tab_id: 2 } });
+  assert.equal(injected.length, 3, 'a tab is looked at once; navigate needs nothing of the old page');
+
+  // A new period at work looks again (the tab's iframes may have loaded idle meanwhile).
+  forgetFramed();
+  tabs.set(1, page(1));
+  await exec({ action: 'click', params: { tab_id: 1 } });
+  assert.equal(injected.length, 6);
+});
+
+test('the worker-start reach looks at top documents only', async () => {
+  const top = isolatedWorld();
+  const docs = [{ frameId: 0, documentId: 'top', g: top }, { frameId: 2, documentId: 'sub', g: isolatedWorld({ top }) }];
+  const { api, injected, probed } = framesChrome(() => docs);
+  const noted = [];
+  await reachOpenTabs({ api, noted: (id) => noted.push(id) });
+  assert.deepEqual(injected.map((i) => i[3]), ['top', 'top', 'top']);
+  assert.ok(probed.length && probed.every((t) => JSON.stringify(t.frameIds) === '[0]'), `the iframe is not even probed: ${JSON.stringify(probed)}`);
+  assert.deepEqual(noted, [1]);
 });
