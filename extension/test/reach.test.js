@@ -273,6 +273,6 @@ test('the worker-start reach looks at top documents only', async () => {
   const noted = [];
   await reachOpenTabs({ api, noted: (id) => noted.push(id) });
   assert.deepEqual(injected.map((i) => i[3]), ['top', 'top', 'top']);
-  assert.ok(probed.length && probed.every((t) => JSON.stringify(t.frameIds) === '[0]'), `the iframe is not even probed: ${JSON.stringify(probed)}`);
+  assert.ok(probed.length && probed.every((t) => JSON.stringify(t.frameIds ?? t.documentIds) === (t.frameIds ? '[0]' : '["top"]')), `the iframe is not even probed: ${JSON.stringify(probed)}`);
   assert.deepEqual(noted, [1]);
 });
