@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/chromium"
 )
 
 // agentOpens opens u in a new tab as an agent does (interact new_tab),
@@ -69,17 +71,36 @@ func modeSite(t *testing.T) *httptest.Server {
 	return s
 }
 
+// popupFrames waits until the popup's iframe line says want
+// (#status-frames[data-at-work]).
+func (e *env) popupFrames(want bool) {
+	e.t.Helper()
+	p, err := chromium.OpenPopup(e.ctx, e.cdp)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer p.Close(e.ctx)
+	var got string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if err := p.Eval(e.ctx, `document.getElementById("status-frames").dataset.atWork`, &got); err == nil && got == fmt.Sprint(want) {
+			return
+		}
+	}
+	e.t.Errorf("the popup's iframe line says at work %q, want %v", got, want)
+}
+
 // TestFramesCapturedWhileAgentWorks: while no agent works, an iframe of
 // the user's page runs no content script, so what it does while loading is
 // not captured (its top document's is); the agent's first command in the
 // tab brings the capture into that iframe (what it does afterwards is
 // captured, what it did before is not: the trade capture/declared.js
-// states); and from then on a page the agent navigates to has its
+// states), which the popup shows; and from then on a page the agent navigates to has its
 // iframe's load-time log and uncaught error in observe right after the
 // navigate.
 func TestFramesCapturedWhileAgentWorks(t *testing.T) {
 	e := ready(t)
 	pages := modeSite(t)
+	e.popupFrames(false)
 
 	// Idle: the user opens a page with an iframe.
 	p := e.openPage(pages.URL + "/top?n=idle")
@@ -97,6 +118,7 @@ func TestFramesCapturedWhileAgentWorks(t *testing.T) {
 		t.Fatalf("execute_js read %q in the active tab, want the user's page", got)
 	}
 	tab := map[string]any{"tab_id": js.TabID}
+	e.popupFrames(true)
 	logs := e.observe(map[string]any{"what": "logs", "text": "idle", "limit": 50})
 	if !strings.Contains(logs.Raw, "top loaded idle") {
 		t.Errorf("the top document's load-time log is missing:\n%s", logs.Raw)
