@@ -198,16 +198,25 @@ export function withFrames(exec, { atWork, api = globalThis.chrome }) {
   };
 }
 
+// framesOf looks at the tab's documents once per period at work. A tab
+// still loading is looked at again by its next command (reachTab skips
+// it, yet iframes may have loaded in it while idle).
 function framesOf(tabId, api) {
   const id = Number(tabId);
   const known = Number.isInteger(id) && tabId !== null && tabId !== '';
   if (known && framed.has(id)) return framed.get(id);
   const look = (known ? api.tabs.get(id) : activeTab(api))
-    .then((tab) => reachTab(tab, api))
-    .catch(() => 0);
+    .then(async (tab) => {
+      await reachTab(tab, api);
+      return tab?.status === 'complete';
+    })
+    .catch(() => false);
   if (known) {
     if (framed.size >= MAX_FRAMED) framed.clear();
     framed.set(id, look);
+    look.then((looked) => {
+      if (!looked && framed.get(id) === look) framed.delete(id);
+    });
   }
   return look;
 }

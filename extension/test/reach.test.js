@@ -276,3 +276,18 @@ test('the worker-start reach looks at top documents only', async () => {
   assert.ok(probed.length && probed.every((t) => JSON.stringify(t.frameIds ?? t.documentIds) === (t.frameIds ? '[0]' : '["top"]')), `the iframe is not even probed: ${JSON.stringify(probed)}`);
   assert.deepEqual(noted, [1]);
 });
+
+test('at work, a tab still loading at its first command is looked at again by its next', async () => {
+  const top = isolatedWorld({ relay: true, main: true });
+  const docs = [{ frameId: 0, documentId: 'top9', g: top }, { frameId: 2, documentId: 'sub9', g: isolatedWorld({ top }) }];
+  const { api, injected } = framesChrome(() => docs);
+  let status = 'loading';
+  api.tabs.get = async (id) => ({ id, url: `http://x/${id}`, status });
+  forgetFramed();
+  const exec = withFrames(async () => ({ ok: true }), { atWork: () => true, api });
+  await exec({ action: 'click', params: { tab_id: 9 } });
+  assert.deepEqual(injected, [], 'reachTab leaves a loading tab alone');
+  status = 'complete';
+  await exec({ action: 'click', params: { tab_id: 9 } });
+  assert.deepEqual(injected.map((i) => i[3]), ['sub9', 'sub9', 'sub9'], 'its iframe that loaded idle, at the next command');
+});
