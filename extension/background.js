@@ -15,11 +15,15 @@
 //     popup messages wake it as well.
 //
 // Event capture (console, errors, network, user actions, vitals, tabs,
-// batched to POST /events) lives in capture/; start() starts it. Which
+// batched to POST /events) lives in capture/; start() starts it. The
+// content scripts are registered here, not in the manifest, by
+// capture/declared.js: top documents only while no agent works, every
+// frame from an agent's command until 15 minutes after its last. Which
 // agent owns which tab lives in tabs/ (chrome.storage.session).
 
 import { Backoff, sleep } from './backoff.js';
 import { flushAfter, noteTab, startCapture } from './capture/worker.js';
+import { CaptureMode } from './capture/declared.js';
 import { runQuery, timeoutMessage } from './commands.js';
 import { nativeDialog, watchDialogs } from './actions/dialog.js';
 import { watchRequests } from './actions/busy.js';
@@ -30,7 +34,7 @@ import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
 import { TabOwners } from './tabs/owners.js';
 import { HungTabs } from './tabs/hung.js';
-import { reachOpenTabs } from './tabs/reach.js';
+import { forgetFramed, reachOpenTabs, withFrames } from './tabs/reach.js';
 
 /** INSTANCE identifies this worker instance to the daemon (X-Gasoline-Instance). */
 const INSTANCE = crypto.randomUUID();
@@ -49,6 +53,13 @@ owners.listen();
 // Tabs whose page did not answer a probe (tabs/hung.js): commands to them
 // fail at once with tab_unresponsive until they answer again.
 const hung = new HungTabs({ dialogShown: nativeDialog });
+
+// Which frames get the content scripts (capture/declared.js): every frame
+// while an agent works, top documents only otherwise. A command switches
+// it before it runs (dispatch), and its first command to a tab brings the
+// scripts into that tab's iframes that loaded while idle (withFrames).
+const mode = new CaptureMode({ onWork: forgetFramed });
+const runFramed = withFrames(runQuery, { atWork: () => mode.atWork });
 
 /** loadConfig reads the settings; each call is also the loop's keep-alive extension API call. */
 async function loadConfig() {
@@ -78,9 +89,9 @@ function dispatch(query) {
   runCommand({
     correlationId: id,
     timeoutMs: deadlineOf(query),
-    execute: (signal) => owners.run(query, signal, hung.guard(runQuery, (t) => {
+    execute: (signal) => mode.work().then(() => owners.run(query, signal, hung.guard(runFramed, (t) => {
       tabId = t;
-    })),
+    }))),
     // What the tab did before the result is readable once it is
     // (capture/worker.js flushAfter), within the time left before the
     // deadline; a frozen tab has nothing to hand over.
@@ -153,7 +164,10 @@ startDrawRelay({
   },
 });
 
-const poller = new Poller({ loadConfig, makeClient, dispatch, status });
+// The loop waits for the content scripts' registration (mode.start()):
+// the extension takes no command, and the daemon does not see it
+// connected, before pages load with capture.
+const poller = new Poller({ loadConfig, makeClient, dispatch, status, ready: () => mode.start() });
 
 // Which tabs a native dialog freezes, as the pages' runtimes tell it.
 watchDialogs();
@@ -169,14 +183,15 @@ let reaching = Promise.resolve();
  * install or a browser start, when the daemon knows none of them).
  */
 function reachTabs(all) {
-  reaching = reaching.then(() => reachOpenTabs({ noted: noteTab, all }));
+  reaching = reaching.then(() => mode.start()).then(() => reachOpenTabs({ noted: noteTab, all }));
 }
 
-/** start makes sure the alarm exists and the poll loop runs. Idempotent. */
+/** start makes sure the alarm exists, the content scripts are registered and the poll loop runs. Idempotent. */
 function start() {
   chrome.alarms.get(ALARM).then((alarm) => {
     if (!alarm) return chrome.alarms.create(ALARM, { periodInMinutes: 0.5 });
   }).catch((err) => console.warn('gasoline: creating the keep-alive alarm:', err));
+  mode.start();
   poller.start();
   startCapture({ loadConfig, makeClient, tabInfo: (tab) => owners.describe(tab) });
 }
@@ -277,6 +292,7 @@ chrome.runtime.onStartup.addListener(() => {
 chrome.tabs.onRemoved.addListener((tabId) => hung.forget(tabId));
 chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name === ALARM) start();
+  mode.onAlarm(alarm); // the idle deadline
 });
 // A worker Chrome stopped is otherwise revived only by the alarm (at most
 // every 30 s, as long as the daemon's dispatch timeout). The user's own

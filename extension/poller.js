@@ -17,6 +17,8 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  *   dispatch(query)     starts a command; it must not block (commands run
  *                       concurrently while the next poll is in flight).
  *   status              a StatusStore (update(patch) and dropped(message)).
+ *   ready()             awaited before the loop's first turn (the worker's
+ *                       content-script registration); optional.
  *
  * Every reconfigure() (and stop()) starts a new generation. A turn belongs to
  * the generation in which it read its config: a config read, a poll answer
@@ -35,9 +37,9 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  * now and wait (a clock and sleep) are injectable for tests.
  */
 export class Poller {
-  constructor({ loadConfig, makeClient, dispatch, status, backoff = new Backoff(), waitMs = POLL_WAIT_MS,
+  constructor({ loadConfig, makeClient, dispatch, status, ready = () => undefined, backoff = new Backoff(), waitMs = POLL_WAIT_MS,
     unauthorizedRetryMs = UNAUTHORIZED_RETRY_MS, log = console, now = Date.now, wait = sleep }) {
-    Object.assign(this, { loadConfig, makeClient, dispatch, status, backoff, waitMs, unauthorizedRetryMs, log, now, wait });
+    Object.assign(this, { loadConfig, makeClient, dispatch, status, ready, backoff, waitMs, unauthorizedRetryMs, log, now, wait });
     this.seenAt = -Infinity; // when the daemon last answered a poll
     this.running = false;
     this.stopped = false;
@@ -87,6 +89,7 @@ export class Poller {
   // loop runs turns until stopped or unpaired; it resolves to the generation
   // in which it ended.
   async #loop() {
+    await this.ready();
     while (!this.stopped) {
       const gen = this.generation;
       const turn = (this.turn = new AbortController());

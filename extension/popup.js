@@ -4,7 +4,7 @@
 //
 // Stable hooks for tests: #status-paired[data-paired], #status-daemon[data-reachable],
 // #status-daemon[data-dropped] (answers dropped as not signed by the paired daemon),
-// #last-command[data-status], #code, #pair, #port, #save-port, #unpair,
+// #last-command[data-status], #status-frames[data-at-work], #code, #pair, #port, #save-port, #unpair,
 // #message[data-kind] (ok, warn, error).
 //
 // The daemon line comes from an unauthenticated GET /health, which any
@@ -13,6 +13,7 @@
 
 import { DaemonClient, DEFAULT_PORT, normaliseCode, validPort } from './daemon.js';
 import { KEYS, EMPTY_STATUS } from './status.js';
+import { DEADLINE_KEY } from './capture/declared.js';
 
 const HEALTH_EVERY_MS = 2000;
 
@@ -21,6 +22,7 @@ const el = {
   paired: $('status-paired'),
   daemon: $('status-daemon'),
   last: $('last-command'),
+  frames: $('status-frames'),
   pairForm: $('pair-form'),
   code: $('code'),
   pair: $('pair'),
@@ -106,6 +108,21 @@ async function load() {
   render();
 }
 
+/**
+ * showFrames says whether iframes are captured now: while an agent works
+ * (capture/declared.js keeps the idle deadline in chrome.storage.session),
+ * else top documents only.
+ */
+async function showFrames() {
+  const got = await chrome.storage.session.get(DEADLINE_KEY).catch(() => ({}));
+  const until = Number(got[DEADLINE_KEY]) || 0;
+  const atWork = until > Date.now();
+  el.frames.dataset.atWork = String(atWork);
+  el.frames.textContent = atWork
+    ? `captured: an agent is at work (until about ${new Date(until).toLocaleTimeString()}, 15 minutes after its last command)`
+    : 'not captured while no agent works (top documents only, lighter pages); an agent\'s command turns it on';
+}
+
 async function checkHealth() {
   const port = state.port;
   try {
@@ -174,6 +191,7 @@ el.unpair.addEventListener('click', async () => {
 });
 
 chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'session' && DEADLINE_KEY in changes) showFrames();
   if (area !== 'local') return;
   const portChanged = KEYS.port in changes;
   load().then(() => {
@@ -188,4 +206,5 @@ chrome.runtime.sendMessage({ type: 'info' }).then((info) => {
 });
 
 load().then(checkHealth);
+showFrames();
 setInterval(checkHealth, HEALTH_EVERY_MS);

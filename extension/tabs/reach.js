@@ -1,10 +1,23 @@
-// Tabs opened before the extension started (already open when the user
-// installs, enables or updates it) have none of its content scripts:
-// Chrome injects the manifest's content_scripts only into documents that
-// load afterwards. reachTab brings them into such a tab's documents, in the
-// manifest's order and worlds, so capture, the pristine built-ins and the
-// dialog wrappers work there as in any page; background.js runs it over
-// every open tab on install, browser start and worker start.
+// Documents without the extension's content scripts get them here, when
+// an agent needs them there. Chrome injects the registered content scripts
+// (capture/declared.js) only into documents that load afterwards, and only
+// into the frames the mode says:
+//   - tabs opened before the extension started (already open when the
+//     user installs, enables or updates it) have none: reachOpenTabs, which
+//     background.js runs over every open tab on install, browser start and
+//     worker start, brings them into each tab's top document (never into
+//     iframes: the user's other tabs stay light, capture/declared.js);
+//   - while idle, iframes get none: on an agent's first command in a tab
+//     while at work (withFrames), reachTab brings them into that tab's
+//     documents lacking them, iframes included, before the command runs.
+//     Such an iframe has no capture from before that command (what it
+//     logged or requested while loading), and its pristine built-ins, if
+//     it were ever asked for them, are marked as the page's own;
+//   - a command to a document lacking them brings them first
+//     (actions/inject.js, execute.js, the dialog action).
+// What is brought is what Chrome has registered now (in the registration's
+// order and worlds; an entry without allFrames goes to top documents only),
+// so it is what a document loading now would get.
 //
 // A document is taken to have the scripts of a world when its ISOLATED
 // world holds gasolineRelay (capture/relay.js, among that world's first
@@ -19,6 +32,7 @@
 // on an agent's first action in a document (actions/inject.js).
 
 import { within } from '../backoff.js';
+import { activeTab } from './resolve.js';
 
 /** REACH_PROBE_MS bounds the look at a tab's documents (a frozen tab does not answer). */
 export const REACH_PROBE_MS = 2000;
@@ -45,17 +59,17 @@ export function missing(isolated, main) {
 const PRISTINE_FILES = ['pristine.js', 'dist/start-main.js'];
 
 /**
- * injections returns the executeScript calls that bring the manifest's
- * content_scripts entries (in order) into the documents lacking them:
- * [{world, files, documentIds, late}], late set for an entry holding
- * pristine.js. An entry without all_frames goes to top documents only.
- * Pure: node tests it.
+ * injections returns the executeScript calls that bring the registered
+ * content scripts (getRegisteredContentScripts, in order) into the
+ * documents lacking them: [{world, files, documentIds, late}], late set for
+ * an entry holding pristine.js. An entry without allFrames goes to top
+ * documents only. Pure: node tests it.
  */
-export function injections(contentScripts, lacking) {
+export function injections(registered, lacking) {
   const out = [];
-  for (const entry of contentScripts || []) {
+  for (const entry of registered || []) {
     const world = entry.world === 'MAIN' ? 'MAIN' : 'ISOLATED';
-    const docs = (lacking[world] ?? []).filter((d) => entry.all_frames || d.frameId === 0);
+    const docs = (lacking[world] ?? []).filter((d) => entry.allFrames || d.frameId === 0);
     if (!docs.length || !entry.js?.length) continue;
     out.push({ world, files: entry.js, documentIds: docs.map((d) => d.documentId), late: entry.js.some((f) => PRISTINE_FILES.includes(f)) });
   }
@@ -91,17 +105,18 @@ function bounded(p, ms) {
 const locks = new Map();
 
 /**
- * reachTab brings the extension's content scripts into the documents of
- * tab (Chrome's Tab) that lack them, and resolves to the number of
+ * reachTab brings the registered content scripts into the documents of
+ * tab (Chrome's Tab) that lack them (with topOnly, its top document only:
+ * its iframes are not even probed), and resolves to the number of
  * documents it brought them into (0: none lacked them, or the tab is not
  * a loaded web page). It skips a tab still loading (its new document gets
  * the scripts from Chrome). It rejects when Chrome refuses or the tab does
  * not answer within REACH_PROBE_MS. Calls for one tab are serialised.
  */
-export function reachTab(tab, api = chrome) {
+export function reachTab(tab, api = chrome, { topOnly = false } = {}) {
   if (!tab || tab.status !== 'complete' || !scriptable(tab.url)) return Promise.resolve(0);
   const prev = locks.get(tab.id) || Promise.resolve();
-  const next = prev.catch(() => {}).then(() => reachOnce(tab, api));
+  const next = prev.catch(() => {}).then(() => reachOnce(tab, api, topOnly));
   locks.set(tab.id, next);
   const release = () => {
     if (locks.get(tab.id) === next) locks.delete(tab.id);
@@ -110,14 +125,14 @@ export function reachTab(tab, api = chrome) {
   return next;
 }
 
-async function reachOnce(tab, api) {
-  const target = { tabId: tab.id, allFrames: true };
+async function reachOnce(tab, api, topOnly) {
+  const target = topOnly ? { tabId: tab.id, frameIds: [0] } : { tabId: tab.id, allFrames: true };
   const [isolated, main] = await bounded(Promise.all([
     api.scripting.executeScript({ target, world: 'ISOLATED', func: hasIsolated }),
     api.scripting.executeScript({ target, world: 'ISOLATED', func: hasPristine }),
   ]), REACH_PROBE_MS);
   const lacking = missing(isolated, main);
-  const plan = injections(api.runtime.getManifest().content_scripts, lacking);
+  const plan = injections(await api.scripting.getRegisteredContentScripts(), lacking);
   for (const step of plan) {
     const where = { tabId: tab.id, documentIds: step.documentIds };
     await api.scripting.executeScript({ target: where, world: step.world, files: step.files });
@@ -127,15 +142,81 @@ async function reachOnce(tab, api) {
 }
 
 /**
- * reachOpenTabs runs reachTab over every open tab, at once, and calls
- * noted(tabId) for each tab it brought scripts into (or for every tab,
- * with all). It never rejects; a tab it cannot reach is left as it is (a
- * command to it injects what it needs, or says why it cannot).
+ * reachOpenTabs runs reachTab over the top document of every open tab, at
+ * once, and calls noted(tabId) for each tab it brought scripts into (or for
+ * every tab, with all). It never rejects; a tab it cannot reach is left as
+ * it is (a command to it injects what it needs, or says why it cannot).
  */
 export async function reachOpenTabs({ api = chrome, noted = () => {}, all = false } = {}) {
   const tabs = await api.tabs.query({}).catch(() => []);
   await Promise.all(tabs.map(async (tab) => {
-    const n = await reachTab(tab, api).catch(() => 0);
+    const n = await reachTab(tab, api, { topOnly: true }).catch(() => 0);
     if (n || all) noted(tab.id);
   }));
+}
+
+/**
+ * NEW_DOCUMENT are the actions after which a tab's documents may be ones
+ * this worker did not look at while at work: back and forward can restore
+ * a page from the back/forward cache that loaded while idle. Its next
+ * command looks again. (navigate and refresh load a new document, which
+ * gets every frame's scripts from Chrome at work.)
+ */
+const NEW_DOCUMENT = new Set(['back', 'forward']);
+
+/** SKIP are the actions that need nothing in the tab's current documents. */
+const SKIP = new Set(['navigate', 'refresh', 'new_tab', 'close_tab', 'switch_tab', 'back', 'forward']);
+
+/** MAX_FRAMED bounds the tabs remembered as looked at (a forgotten one costs one look again). */
+const MAX_FRAMED = 1000;
+
+// framed holds, per tab id, the look at its documents made since the
+// extension last went to work (forgetFramed clears it).
+const framed = new Map(); // tabId → Promise
+
+/** forgetFramed forgets which tabs were looked at: the extension just went to work (capture/declared.js onWork). */
+export function forgetFramed() {
+  framed.clear();
+}
+
+/**
+ * withFrames wraps exec(query, signal, hooks) (the executor tabs/hung.js
+ * guards, called with the query's tab_id filled in by tabs/owners.js):
+ * while atWork() says the extension is at work, the first command to a tab
+ * brings the registered scripts into its documents lacking them (iframes
+ * that loaded while idle) before it runs; later commands to the tab wait
+ * for that look only while it lasts. Actions that replace or leave the
+ * tab's document skip it. A tab that cannot be reached runs the command
+ * anyway.
+ */
+export function withFrames(exec, { atWork, api = globalThis.chrome }) {
+  return async (query, signal, hooks) => {
+    if (atWork() && !SKIP.has(query?.action)) await framesOf(query?.params?.tab_id, api);
+    const result = await exec(query, signal, hooks);
+    if (NEW_DOCUMENT.has(query?.action)) framed.delete(Number(query?.params?.tab_id));
+    return result;
+  };
+}
+
+// framesOf looks at the tab's documents once per period at work. A tab
+// still loading is looked at again by its next command (reachTab skips
+// it, yet iframes may have loaded in it while idle).
+function framesOf(tabId, api) {
+  const id = Number(tabId);
+  const known = Number.isInteger(id) && tabId !== null && tabId !== '';
+  if (known && framed.has(id)) return framed.get(id);
+  const look = (known ? api.tabs.get(id) : activeTab(api))
+    .then(async (tab) => {
+      await reachTab(tab, api);
+      return tab?.status === 'complete';
+    })
+    .catch(() => false);
+  if (known) {
+    if (framed.size >= MAX_FRAMED) framed.clear();
+    framed.set(id, look);
+    look.then((looked) => {
+      if (!looked && framed.get(id) === look) framed.delete(id);
+    });
+  }
+  return look;
 }

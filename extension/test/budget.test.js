@@ -1,14 +1,19 @@
-// What every page pays for: the bytes of the content scripts the manifest
-// runs at document_start in every frame of every page, agent or no agent.
+// What every page pays for: the bytes of the content scripts registered
+// at document_start (capture/declared.js, declared in
+// capture/declared.json), which run in every top document, agent or no
+// agent, and in every frame while an agent works; and that while idle they
+// run in no iframe.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { registrations } from '../capture/declared.js';
 
+const declared = JSON.parse(fs.readFileSync(new URL('../capture/declared.json', import.meta.url)));
 const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.meta.url)));
 
 /**
  * START_BUDGET is the most bytes the document_start content scripts may
- * weigh together. The manifest declares minified bundles (extension/dist/,
+ * weigh together. capture/declared.json declares minified bundles (extension/dist/,
  * made from the readable sources by scripts/bundle): 48 014 bytes today,
  * from 137 776 unminified with the DOM engine at start. The target is
  * 30 KB (issue 18) and is not met; the minified bytes left are about:
@@ -31,10 +36,10 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  */
 const START_BUDGET = 48100;
 
-/** startScripts lists the files the manifest runs at document_start, once each. */
+/** startScripts lists the files registered at document_start (at work: the most), once each. */
 function startScripts() {
-  const files = (manifest.content_scripts || [])
-    .filter((e) => (e.run_at ?? 'document_idle') === 'document_start')
+  const files = registrations(declared, true)
+    .filter((e) => (e.runAt ?? 'document_idle') === 'document_start')
     .flatMap((e) => e.js || []);
   return [...new Set(files)];
 }
@@ -66,9 +71,19 @@ test('document_start runs minified bundles, and only what must precede the page'
 });
 
 test('the DOM runtime, the outline and the overlay are not declared: they come on first use', () => {
-  const declared = (manifest.content_scripts || []).flatMap((e) => e.js || []).flatMap(sourcesOf);
+  const sources = declared.flatMap((e) => e.js || []).flatMap(sourcesOf);
   for (const f of ['actions/core.js', 'actions/runtime.js', 'actions/upload-page.js', 'overlay/overlay.js', 'overlay/logic.js']) {
-    assert.ok(!declared.includes(f), `${f} is declared in manifest.json`);
+    assert.ok(!sources.includes(f), `${f} is declared in capture/declared.json`);
   }
-  assert.ok(declared.includes('dom/engine.js'), 'the engine is declared after document_start, for the recorder');
+  assert.ok(sources.includes('dom/engine.js'), 'the engine is declared after document_start, for the recorder');
+});
+
+test('while idle nothing is declared in iframes; at work, everything is', () => {
+  assert.equal(manifest.content_scripts, undefined, 'the manifest declares content scripts: they would run in the frames it says whatever the mode; capture/declared.js registers them');
+  for (const e of registrations(declared, false)) assert.equal(e.allFrames, false, `${e.id} runs in iframes while idle`);
+  for (const e of registrations(declared, true)) assert.equal(e.allFrames, true, `${e.id} misses iframes while an agent works`);
+  for (const e of declared) {
+    assert.ok(!('allFrames' in e), `capture/declared.json sets allFrames for ${e.id}: the mode decides it`);
+    assert.equal(e.matchOriginAsFallback, true, `${e.id}: about:blank, srcdoc, data: and blob: frames need matchOriginAsFallback`);
+  }
 });

@@ -6,11 +6,13 @@ import { dialog, nativeDialog, nativeDialogText, watchDialogs } from '../actions
 import { CommandError } from '../runner.js';
 import { paramsOf } from '../params.js';
 import fs from 'node:fs';
+import { registrations } from '../capture/declared.js';
 
 // fake is the chrome.* the module uses. frozen holds the "tabId:frameId"
 // of frames that do not answer (a native dialog shows there); inject
 // decides what chrome.scripting.executeScript returns.
-const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.meta.url)));
+// registered is the registration at work (capture/declared.js): every frame.
+const registered = registrations(JSON.parse(fs.readFileSync(new URL('../capture/declared.json', import.meta.url))), true);
 const fake = {
   frozen: new Set(),
   inject: async () => [],
@@ -20,7 +22,7 @@ const fake = {
 };
 const event = (list) => ({ addListener: (f) => list.push(f) });
 globalThis.chrome = {
-  runtime: { id: 'gasoline', onMessage: event(fake.listeners.message), getManifest: () => manifest },
+  runtime: { id: 'gasoline', onMessage: event(fake.listeners.message), },
   tabs: {
     get: async (id) => ({ id, url: `http://x/${id}`, status: 'complete' }),
     sendMessage: (tabId, msg, { frameId }) => (fake.frozen.has(`${tabId}:${frameId}`) ? new Promise(() => {}) : Promise.resolve({ ok: true })),
@@ -28,6 +30,7 @@ globalThis.chrome = {
   },
   webNavigation: { onCommitted: event(fake.listeners.committed) },
   scripting: {
+    getRegisteredContentScripts: async () => registered,
     executeScript: async (opts) => {
       fake.injected.push(opts);
       return fake.inject(opts);
@@ -126,7 +129,7 @@ test('dialog arms every frame, brings the declared scripts where they are missin
     ['ISOLATED', 'dist/start-isolated.js', 'old'],
     ['MAIN', 'dist/start-main.js', 'old'],
     ['ISOLATED', 'dist/end-isolated.js', 'old'],
-  ], 'the declared scripts in manifest order (channel.js takes the channel dialogs.js offers); no DOM runtime');
+  ], 'the declared scripts in their order (channel.js takes the channel dialogs.js offers); no DOM runtime');
   assert.deepEqual(rest.at(-1).target, { tabId: 8, frameIds: [4] }, 'then armed again');
 });
 

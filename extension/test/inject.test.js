@@ -5,15 +5,18 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { ensureRuntime, RUNTIME_FILES } from '../actions/inject.js';
 
-const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.meta.url)));
+import { registrations } from '../capture/declared.js';
+
+// registered is the registration at work (capture/declared.js): every frame.
+const registered = registrations(JSON.parse(fs.readFileSync(new URL('../capture/declared.json', import.meta.url))), true);
 
 // fakeChrome answers present() with has[documentId] ({runtime, relay}),
 // after a turn of the event loop, and records every injection.
 function fakeChrome(has) {
   const calls = [];
   const api = {
-    runtime: { getManifest: () => manifest },
     scripting: {
+      getRegisteredContentScripts: async () => registered,
       executeScript: async (opts) => {
         calls.push(opts);
         await new Promise((r) => setTimeout(r, 1));

@@ -3,13 +3,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { missing, injections, scriptable, hasIsolated, hasPristine } from '../tabs/reach.js';
+import { missing, injections, scriptable, hasIsolated, hasPristine, withFrames, forgetFramed, reachOpenTabs } from '../tabs/reach.js';
+import { registrations } from '../capture/declared.js';
 import { HungTabs, RECOVERS } from '../tabs/hung.js';
 import { CommandError } from '../runner.js';
 
-const manifest = JSON.parse(readFileSync(new URL('../manifest.json', import.meta.url)));
+const declared = JSON.parse(readFileSync(new URL('../capture/declared.json', import.meta.url)));
+// atWork and idle are the registrations of capture/declared.js's two modes.
+const atWork = registrations(declared, true);
+const idle = registrations(declared, false);
 
-// isolatedWorld is a document's ISOLATED-world global as the manifest's
+// isolatedWorld is a document's ISOLATED-world global as the declared
 // scripts leave it: top (the top document's window, or this one's), relay
 // (start-isolated.js ran), main (start-main.js ran too and handed its ports
 // over: pristine.js's only in the top document, pristine-relay.js returns
@@ -52,17 +56,17 @@ test('a page and its iframes loaded with the extension get nothing (every worker
     { frameId: 3, documentId: 'sub', g: isolatedWorld({ top, relay: true, main: true }) },
     { frameId: 4, documentId: 'subsub', g: isolatedWorld({ top, relay: true, main: true }) },
   ];
-  assert.deepEqual(injections(manifest.content_scripts, probe(docs)), []);
+  assert.deepEqual(injections(atWork, probe(docs)), []);
 });
 
-test('a document lacking the scripts gets every entry in manifest order, each world only what it lacks', () => {
+test('a document lacking the scripts gets every entry in declared order, each world only what it lacks', () => {
   const top = isolatedWorld();
   const docs = [
     { frameId: 0, documentId: 'top', g: top },
     { frameId: 3, documentId: 'sub', g: isolatedWorld({ top }) },
     { frameId: 5, documentId: 'has', g: isolatedWorld({ top, relay: true, main: true }) }, // loaded after the extension started
   ];
-  const plan = injections(manifest.content_scripts, probe(docs));
+  const plan = injections(atWork, probe(docs));
   assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.documentIds.join('+'), p.late]), [
     ['ISOLATED', 'dist/start-isolated.js', 'top+sub', false],
     ['MAIN', 'dist/start-main.js', 'top+sub', true],
@@ -76,20 +80,33 @@ test('a document lacking the scripts gets every entry in manifest order, each wo
     { frameId: 0, documentId: 'top', g: reached },
     { frameId: 3, documentId: 'sub', g: isolatedWorld({ top: reached, relay: true }) },
   ];
-  assert.deepEqual(injections(manifest.content_scripts, probe(half)).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
+  assert.deepEqual(injections(atWork, probe(half)).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
     ['MAIN', 'dist/start-main.js', 'sub'],
   ]);
 });
 
+test('while idle the registration brings the scripts into top documents only', () => {
+  const top = isolatedWorld();
+  const docs = [
+    { frameId: 0, documentId: 'top', g: top },
+    { frameId: 3, documentId: 'sub', g: isolatedWorld({ top }) },
+  ];
+  assert.deepEqual(injections(idle, probe(docs)).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
+    ['ISOLATED', 'dist/start-isolated.js', 'top'],
+    ['MAIN', 'dist/start-main.js', 'top'],
+    ['ISOLATED', 'dist/end-isolated.js', 'top'],
+  ]);
+});
+
 test('the DOM runtime is not declared: it comes on first use (actions/inject.js)', () => {
-  const declared = manifest.content_scripts.flatMap((e) => e.js);
-  for (const f of ['actions/core.js', 'actions/runtime.js', 'actions/upload-page.js']) assert.ok(!declared.includes(f), f);
+  const files = declared.flatMap((e) => e.js);
+  for (const f of ['actions/core.js', 'actions/runtime.js', 'actions/upload-page.js']) assert.ok(!files.includes(f), f);
 });
 
 test('a tab whose documents all have the scripts gets nothing', () => {
   const all = [{ frameId: 0, documentId: 'd', result: true }];
-  assert.deepEqual(injections(manifest.content_scripts, missing(all, all)), []);
-  assert.deepEqual(injections(manifest.content_scripts, missing([], [])), []);
+  assert.deepEqual(injections(atWork, missing(all, all)), []);
+  assert.deepEqual(injections(atWork, missing([], [])), []);
 });
 
 test('only web and file pages are scripted', () => {
@@ -179,4 +196,98 @@ test('a tab held by a native dialog is not frozen', async () => {
   assert.equal(await hung.verdict(7), null);
   await hung.guard(async () => ({}))({ action: 'refresh', params: { tab_id: 7 } });
   assert.deepEqual(state.discarded, []);
+});
+
+// framesChrome is the chrome.* withFrames and reachTab use: tabs whose
+// documents ({frameId, documentId, g}) answer the probes, the registration
+// at work, and every injection logged.
+function framesChrome(docsOf) {
+  const injected = [];
+  const probed = [];
+  const api = {
+    tabs: {
+      get: async (id) => ({ id, url: `http://x/${id}`, status: 'complete' }),
+      query: async () => [{ id: 1, url: 'http://x/1', status: 'complete' }],
+    },
+    scripting: {
+      getRegisteredContentScripts: async () => atWork,
+      executeScript: async ({ target, func, files, world }) => {
+        const docs = docsOf(target.tabId).filter((d) => (target.frameIds ? target.frameIds.includes(d.frameId) : true));
+        if (func) probed.push(target);
+        if (func) return docs.map((d) => ({ frameId: d.frameId, documentId: d.documentId, result: func(d.g) }));
+        injected.push([target.tabId, world, files.join('+'), target.documentIds.join('+')]);
+        for (const d of docs.filter((x) => target.documentIds.includes(x.documentId))) {
+          if (world === 'ISOLATED') d.g.gasolineRelay = true;
+          else d.g.gasolineCaptureLinked = true;
+        }
+        return [];
+      },
+    },
+  };
+  return { api, injected, probed };
+}
+
+test('at work, the first command to a tab brings the scripts into its iframes that loaded idle, once; idle, nothing', async () => {
+  const tabs = new Map();
+  const page = (id) => {
+    const top = isolatedWorld({ relay: true, main: true }); // the top document loaded idle: it has them
+    return [{ frameId: 0, documentId: `top${id}`, g: top }, { frameId: 2, documentId: `sub${id}`, g: isolatedWorld({ top }) }];
+  };
+  tabs.set(1, page(1));
+  tabs.set(2, page(2));
+  const { api, injected } = framesChrome((id) => tabs.get(id));
+  let working = false;
+  const ran = [];
+  const exec = withFrames(async (q) => {
+    ran.push([q.action, injected.length]);
+    return { ok: true };
+  }, { atWork: () => working, api });
+
+  await exec({ action: 'click', params: { tab_id: 1 } });
+  assert.deepEqual(injected, [], 'idle: iframes stay without the scripts');
+
+  working = true;
+  await exec({ action: 'click', params: { tab_id: 1 } });
+  assert.deepEqual(injected, [
+    [1, 'ISOLATED', 'dist/start-isolated.js', 'sub1'],
+    [1, 'MAIN', 'dist/start-main.js', 'sub1'],
+    [1, 'ISOLATED', 'dist/end-isolated.js', 'sub1'],
+  ], 'the iframe only, before the command ran');
+  assert.deepEqual(ran.at(-1), ['click', 3]);
+
+  await exec({ action: 'get_text', params: { tab_id: 1 } });
+  await exec({ action: 'navigate', params: { tab_id: 2 } });
+  assert.equal(injected.length, 3, 'a tab is looked at once; navigate needs nothing of the old page');
+
+  // A new period at work looks again (the tab's iframes may have loaded idle meanwhile).
+  forgetFramed();
+  tabs.set(1, page(1));
+  await exec({ action: 'click', params: { tab_id: 1 } });
+  assert.equal(injected.length, 6);
+});
+
+test('the worker-start reach looks at top documents only', async () => {
+  const top = isolatedWorld();
+  const docs = [{ frameId: 0, documentId: 'top', g: top }, { frameId: 2, documentId: 'sub', g: isolatedWorld({ top }) }];
+  const { api, injected, probed } = framesChrome(() => docs);
+  const noted = [];
+  await reachOpenTabs({ api, noted: (id) => noted.push(id) });
+  assert.deepEqual(injected.map((i) => i[3]), ['top', 'top', 'top']);
+  assert.ok(probed.length && probed.every((t) => JSON.stringify(t.frameIds ?? t.documentIds) === (t.frameIds ? '[0]' : '["top"]')), `the iframe is not even probed: ${JSON.stringify(probed)}`);
+  assert.deepEqual(noted, [1]);
+});
+
+test('at work, a tab still loading at its first command is looked at again by its next', async () => {
+  const top = isolatedWorld({ relay: true, main: true });
+  const docs = [{ frameId: 0, documentId: 'top9', g: top }, { frameId: 2, documentId: 'sub9', g: isolatedWorld({ top }) }];
+  const { api, injected } = framesChrome(() => docs);
+  let status = 'loading';
+  api.tabs.get = async (id) => ({ id, url: `http://x/${id}`, status });
+  forgetFramed();
+  const exec = withFrames(async () => ({ ok: true }), { atWork: () => true, api });
+  await exec({ action: 'click', params: { tab_id: 9 } });
+  assert.deepEqual(injected, [], 'reachTab leaves a loading tab alone');
+  status = 'complete';
+  await exec({ action: 'click', params: { tab_id: 9 } });
+  assert.deepEqual(injected.map((i) => i[3]), ['sub9', 'sub9', 'sub9'], 'its iframe that loaded idle, at the next command');
 });

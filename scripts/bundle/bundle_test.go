@@ -40,35 +40,33 @@ func TestBundles(t *testing.T) {
 	}
 }
 
-// TestManifestDeclaresBundles checks the manifest runs the bundles, in
-// Bundles' order and world, and no source on its own: Chrome loads what
-// the manifest names, so a source added there directly would run twice
-// or unminified.
-func TestManifestDeclaresBundles(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(ext, "manifest.json"))
+// TestDeclaredBundles checks the worker registers the bundles
+// (capture/declared.json), in Bundles' order and world, and no source on
+// its own: Chrome loads what is registered, so a source added there
+// directly would run twice or unminified.
+func TestDeclaredBundles(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(ext, Declared))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m struct {
-		ContentScripts []struct {
-			JS    []string `json:"js"`
-			World string   `json:"world"`
-		} `json:"content_scripts"`
+	var entries []struct {
+		JS    []string `json:"js"`
+		World string   `json:"world"`
 	}
-	if err := json.Unmarshal(raw, &m); err != nil {
+	if err := json.Unmarshal(raw, &entries); err != nil {
 		t.Fatal(err)
 	}
-	if len(m.ContentScripts) != len(Bundles) {
-		t.Fatalf("manifest.json has %d content_scripts entries, want one per bundle (%d)", len(m.ContentScripts), len(Bundles))
+	if len(entries) != len(Bundles) {
+		t.Fatalf("%s has %d entries, want one per bundle (%d)", Declared, len(entries), len(Bundles))
 	}
-	for i, e := range m.ContentScripts {
+	for i, e := range entries {
 		b := Bundles[i]
 		world := e.World
 		if world == "" {
 			world = "ISOLATED"
 		}
 		if len(e.JS) != 1 || e.JS[0] != b.Out || world != b.World {
-			t.Errorf("content_scripts[%d] = %v in %s, want [%s] in %s (scripts/bundle Bundles)", i, e.JS, world, b.Out, b.World)
+			t.Errorf("%s[%d] = %v in %s, want [%s] in %s (scripts/bundle Bundles)", Declared, i, e.JS, world, b.Out, b.World)
 		}
 	}
 }
@@ -125,24 +123,22 @@ try{(()=>{(function(n){n.b=2})(globalThis)})()}catch(e){queueMicrotask(()=>{thro
 	}
 }
 
-// declared lists the files each content_scripts entry of the manifest in
-// dir declares.
+// declared lists the files each entry of the extension in dir declares
+// (capture/declared.json).
 func declared(t *testing.T, dir string) [][]string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	raw, err := os.ReadFile(filepath.Join(dir, Declared))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m struct {
-		ContentScripts []struct {
-			JS []string `json:"js"`
-		} `json:"content_scripts"`
+	var entries []struct {
+		JS []string `json:"js"`
 	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatalf("%s/manifest.json: %v", dir, err)
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		t.Fatalf("%s/%s: %v", dir, Declared, err)
 	}
 	var out [][]string
-	for _, e := range m.ContentScripts {
+	for _, e := range entries {
 		out = append(out, e.JS)
 	}
 	return out
@@ -151,11 +147,11 @@ func declared(t *testing.T, dir string) [][]string {
 func TestDebugCopy(t *testing.T) {
 	src := t.TempDir()
 	files := map[string]string{
-		"manifest.json": `{"name": "x", "content_scripts": [{"matches": ["<all_urls>"], "js": ["dist/x.js", "keep.js"], "world": "MAIN"}, {"js": ["dist/y.js"]}]}`,
-		"a.js":          "(() => {})();\n",
-		"sub/b.js":      "(() => {})();\n",
-		"keep.js":       "(() => {})();\n",
-		"dist/x.js":     "minified",
+		Declared:    `[{"id": "x", "matches": ["<all_urls>"], "js": ["dist/x.js", "keep.js"], "world": "MAIN"}, {"id": "y", "js": ["dist/y.js"]}]`,
+		"a.js":      "(() => {})();\n",
+		"sub/b.js":  "(() => {})();\n",
+		"keep.js":   "(() => {})();\n",
+		"dist/x.js": "minified",
 	}
 	for name, body := range files {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(src, name)), 0o755); err != nil {
@@ -175,17 +171,17 @@ func TestDebugCopy(t *testing.T) {
 	if !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("the copy declares %v, want %v", got, want)
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	raw, err := os.ReadFile(filepath.Join(dir, Declared))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, kept := range []string{`"<all_urls>"`, `"world": "MAIN"`, `"name": "x"`} {
+	for _, kept := range []string{`"<all_urls>"`, `"world": "MAIN"`, `"id": "x"`} {
 		if !bytes.Contains(raw, []byte(kept)) {
-			t.Errorf("the copy's manifest lost %s:\n%s", kept, raw)
+			t.Errorf("the copy's %s lost %s:\n%s", Declared, kept, raw)
 		}
 	}
 	for name, body := range files {
-		if name == "manifest.json" {
+		if name == Declared {
 			continue
 		}
 		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != body {
@@ -197,7 +193,7 @@ func TestDebugCopy(t *testing.T) {
 	}
 	other := filepath.Join(t.TempDir(), "copy")
 	if err := debugCopy(src, other, []Bundle{{Out: "dist/z.js"}}); err == nil || !strings.Contains(err.Error(), "declares none of the bundles") {
-		t.Errorf("debugCopy with bundles the manifest lacks: error = %v, want a refusal", err)
+		t.Errorf("debugCopy with bundles the declaration lacks: error = %v, want a refusal", err)
 	}
 }
 
@@ -211,10 +207,10 @@ func TestDebugCopyOfExtension(t *testing.T) {
 	for i, js := range declared(t, dir) {
 		for _, f := range js {
 			if strings.HasPrefix(f, "dist/") {
-				t.Errorf("the debug copy's content_scripts[%d] still declares the bundle %s", i, f)
+				t.Errorf("the debug copy's declared[%d] still declares the bundle %s", i, f)
 			}
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-				t.Errorf("the debug copy's content_scripts[%d] declares %s: %v", i, f, err)
+				t.Errorf("the debug copy's declared[%d] declares %s: %v", i, f, err)
 			}
 		}
 	}

@@ -9,8 +9,12 @@ import (
 	"path/filepath"
 )
 
+// Declared is the file, under the extension's directory, that declares the
+// content scripts the worker registers (capture/declared.js).
+const Declared = "capture/declared.json"
+
 // debugCopy copies the extension ext into dir, a new directory, with a
-// manifest that declares each bundle's sources where it declared the
+// Declared that declares each bundle's sources where it declared the
 // bundle: the same scripts, in the same order, world and frames, but
 // unminified and each its own script, so that V8's profiler and stack
 // traces name every source file (by its own URL, or the sourceURL it
@@ -24,23 +28,19 @@ func debugCopy(ext, dir string, bundles []Bundle) error {
 	for _, b := range bundles {
 		sources[b.Out] = b.Sources
 	}
-	raw, err := os.ReadFile(filepath.Join(ext, "manifest.json"))
+	raw, err := os.ReadFile(filepath.Join(ext, Declared))
 	if err != nil {
 		return err
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return fmt.Errorf("reading %s: %w", filepath.Join(ext, "manifest.json"), err)
-	}
 	var entries []map[string]json.RawMessage
-	if err := json.Unmarshal(m["content_scripts"], &entries); err != nil {
-		return fmt.Errorf("reading the manifest's content_scripts: %w", err)
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return fmt.Errorf("reading %s: %w", filepath.Join(ext, Declared), err)
 	}
 	replaced := 0
 	for i, e := range entries {
 		var js []string
 		if err := json.Unmarshal(e["js"], &js); err != nil {
-			return fmt.Errorf("reading the manifest's content_scripts[%d].js: %w", i, err)
+			return fmt.Errorf("reading %s[%d].js: %w", Declared, i, err)
 		}
 		var out []string
 		for _, f := range js {
@@ -56,12 +56,9 @@ func debugCopy(ext, dir string, bundles []Bundle) error {
 		}
 	}
 	if replaced == 0 {
-		return fmt.Errorf("%s declares none of the bundles (scripts/bundle Bundles): nothing to unbundle", filepath.Join(ext, "manifest.json"))
+		return fmt.Errorf("%s declares none of the bundles (scripts/bundle Bundles): nothing to unbundle", filepath.Join(ext, Declared))
 	}
-	if m["content_scripts"], err = marshal(entries, ""); err != nil {
-		return err
-	}
-	manifest, err := marshal(m, "  ")
+	declared, err := marshal(entries, "  ")
 	if err != nil {
 		return err
 	}
@@ -82,8 +79,8 @@ func debugCopy(ext, dir string, bundles []Bundle) error {
 			return os.Mkdir(to, 0o755)
 		case !d.Type().IsRegular():
 			return fmt.Errorf("copying %s: not a regular file", path)
-		case rel == "manifest.json":
-			return os.WriteFile(to, manifest, 0o644)
+		case filepath.ToSlash(rel) == Declared:
+			return os.WriteFile(to, declared, 0o644)
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -98,7 +95,7 @@ func debugCopy(ext, dir string, bundles []Bundle) error {
 }
 
 // marshal is json.Marshal (indented by indent) that leaves <, > and &
-// as they are: the manifest's "<all_urls>" stays readable.
+// as they are: "<all_urls>" stays readable.
 func marshal(v any, indent string) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -1,6 +1,6 @@
 // Command bundle writes the extension's content-script bundles
 // (extension/dist/), the one place the extension is not plain, unbundled
-// MV3 code: the content scripts the manifest declares (those every frame of
+// MV3 code: the content scripts the worker registers (capture/declared.json; those every frame of
 // every page runs at document_start, and the DOM engine at document_end)
 // are each entry's sources concatenated in order and minified with esbuild.
 // Why: each of those bytes is parsed in every frame of every page the user
@@ -32,9 +32,9 @@ import (
 	"github.com/evanw/esbuild/pkg/api"
 )
 
-// Bundle is one file the manifest declares as a content script, made of
+// Bundle is one file capture/declared.json declares as a content script, made of
 // Sources (paths under extension/, run in this order), in World (the
-// manifest's "world": "MAIN" or "ISOLATED"). KeepNames lists the sources
+// declaration's "world": "MAIN" or "ISOLATED"). KeepNames lists the sources
 // whose every function keeps its name (what .name says) as written, at the
 // cost of a call per function made: a MAIN-world source that hands the page a function (a
 // wrapper of one of its built-ins) needs it unless it names that function
@@ -47,8 +47,8 @@ type Bundle struct {
 	Sources   []string
 }
 
-// Bundles are the content scripts the manifest declares, in its order. A
-// bundle holds one manifest entry's files: the same world, run_at and
+// Bundles are the content scripts capture/declared.json declares, in its order. A
+// bundle holds one declared entry's files: the same world, run_at and
 // frames, so running it is running them one after the other.
 var Bundles = []Bundle{
 	{Out: "dist/start-isolated.js", World: "ISOLATED", Sources: []string{"pristine-relay.js", "capture/relay.js", "actions/channel.js", "dom/early.js", "capture/record.js"}},
@@ -167,7 +167,7 @@ func write(ext string) error {
 
 func main() {
 	ext := flag.String("ext", filepath.Join("..", "..", "extension"), "the extension's directory (the default is the repository's, seen from scripts/bundle, where make bundle runs this)")
-	debug := flag.String("debug", "", "instead of writing the bundles, copy the extension into this new directory with a manifest that declares each bundle's sources, unminified, each its own script (for profiling: pagebench -profile)")
+	debug := flag.String("debug", "", "instead of writing the bundles, copy the extension into this new directory with a capture/declared.json that declares each bundle's sources, unminified, each its own script (for profiling: pagebench -profile)")
 	flag.Parse()
 	var err error
 	if *debug != "" {

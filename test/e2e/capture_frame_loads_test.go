@@ -15,7 +15,9 @@ func TestCaptureFrameLoads(t *testing.T) {
 	c := captureReady(t)
 	top := c.site.URL + "/capture/frame-loads.html"
 	web := c.site.URL + "/capture/frame-login.html"
-	c.openPage(top)
+	// The agent opens the page: its iframes are captured from their start
+	// (while no agent works, top documents only).
+	c.agentOpens(top)
 	loads := func(o observed) map[string][]ev {
 		out := map[string][]ev{}
 		for _, e := range o.Entries {

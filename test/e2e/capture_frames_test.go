@@ -14,7 +14,9 @@ import (
 // error comes from the capture script.
 func TestCaptureInIframe(t *testing.T) {
 	c := captureReady(t)
-	p := c.openPage(c.site.URL + "/capture/frames.html")
+	// The agent opens the page: its iframes are captured from their start
+	// (while no agent works, top documents only).
+	p := c.agentOpens(c.site.URL + "/capture/frames.html")
 	c.observeUntil(map[string]any{"what": "logs", "text": "frame loaded"}, 20*time.Second, func(o observed) error {
 		if len(o.Entries) == 0 {
 			return fmt.Errorf("the iframe's load-time log is not in yet")

@@ -478,6 +478,13 @@ func (e *env) openPage(u string) *page {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	return e.attachLoaded(id, u)
+}
+
+// attachLoaded attaches to the tab of DevTools target id, which shows u,
+// and waits as openPage does.
+func (e *env) attachLoaded(id, u string) *page {
+	e.t.Helper()
 	s, err := e.cdp.Attach(e.ctx, id)
 	if err != nil {
 		e.t.Fatal(err)
@@ -719,7 +726,9 @@ func assertNoPassword(t *testing.T, where, text string) {
 // event; the password typed by the user appears nowhere.
 func TestCaptureReachesDaemon(t *testing.T) {
 	c := captureReady(t)
-	p := c.openPage(c.site.appURL())
+	// The agent opens the page: its srcdoc frame is captured from its start
+	// (while no agent works, top documents only).
+	p := c.agentOpens(c.site.appURL())
 	interact(p)
 	wants := fixtureWants(c.site)
 	evs := c.tap.waitDelivered(t, 30*time.Second, func(evs []ev) error { return missing(evs, wants) })
@@ -986,7 +995,9 @@ func entryWith(t *testing.T, o observed, what string, match func(ev) bool) ev {
 // survive ServiceWorker.stopAllWorkers.
 func TestObserveCapturedPage(t *testing.T) {
 	c := captureReady(t)
-	p := c.openPage(c.site.appURL())
+	// The agent opens the page: its srcdoc frame is captured from its start
+	// (while no agent works, top documents only).
+	p := c.agentOpens(c.site.appURL())
 	interact(p)
 	app := c.site.URL + "/capture/app.html"
 	// The capture is complete once the daemon has all of it.

@@ -14,16 +14,18 @@ import (
 )
 
 // TestReachWorkerStartSparesFrames: a worker start (Chrome stops an idle
-// worker every ~30 s and starts it again on the next event) looks for
-// documents lacking the content scripts (tabs/reach.js) and must find none
-// in a page loaded with the extension, iframes included: an iframe sees no
-// gasoline:* event on its window after its own script ran (a second
-// start-main.js would send its MessagePorts where the page can take them)
-// and its console.log is captured exactly once (not once per layer of
-// wrapping).
+// worker every ~30 s and starts it again on the next event) looks for top
+// documents lacking the content scripts (tabs/reach.js), and the new
+// worker's first command to a tab looks at every frame of it (while an
+// agent works, iframes that loaded idle get the scripts then): both must
+// find none lacking in a page loaded while the agent worked, iframes
+// included. An iframe sees no gasoline:* event on its window after its own
+// script ran (a second start-main.js would send its MessagePorts where the
+// page can take them) and its console.log is captured exactly once (not
+// once per layer of wrapping).
 func TestReachWorkerStartSparesFrames(t *testing.T) {
 	e := ready(t)
-	p := e.openPage(e.site.URL + "/hands/reach-frames.html")
+	p := e.agentOpens(e.site.URL + "/hands/reach-frames.html") // its iframe gets the scripts from Chrome at document_start
 	js := complete(t, e.js("document.title", nil))
 	if got := str(t, js); got != "Reach frames" {
 		t.Fatalf("execute_js read %q, want the fixture's title", got)
@@ -31,8 +33,8 @@ func TestReachWorkerStartSparesFrames(t *testing.T) {
 	tab := map[string]any{"tab_id": js.TabID} // the revive tab is active later
 	frameID := p.innerFrameID()
 
-	// The revived worker's reach runs its probes in the iframe's isolated
-	// world: the debugger sees those scripts compiled there.
+	// The revived worker's look at the tab runs its probes in the iframe's
+	// isolated world: the debugger sees those scripts compiled there.
 	events, cancel := e.cdp.Subscribe(p.s.ID, 4096)
 	defer cancel()
 	if err := p.s.Call(e.ctx, "Debugger.enable", nil, nil); err != nil {
@@ -61,12 +63,13 @@ func TestReachWorkerStartSparesFrames(t *testing.T) {
 	}
 	e.openPage(e.site.URL + "/a?revive") // its content scripts wake the worker
 
-	// The MAIN-world probe of the revived worker's reach in the iframe.
+	// The new worker's first command to the tab looks at its frames (the
+	// worker is still at work: the deadline is in chrome.storage.session).
+	complete(t, e.js("document.title", tab))
+	// The MAIN-world probe of that look, in the iframe.
 	p.waitScript(events, func(s parsedScript) bool {
 		return s.frameID() == frameID && s.isolated() && strings.Contains(p.scriptSource(s.ScriptID), "connected()")
 	})
-	// A command to the tab goes after whatever reach sends the tab next.
-	complete(t, e.js("document.title", tab))
 
 	var seen []string
 	p.eval(`document.getElementById("inner").contentWindow.seen`, &seen)

@@ -15,7 +15,14 @@
 // copy of the extension (scripts/bundle -debug: the content scripts
 // unbundled and unminified, written to a temporary directory and removed).
 //
-//	cd test/e2e && go run ./cmd/pagebench [-n 15] [-warmup 2] [-frames 20] [-settle 1s] [-docs DIR] [-profile]
+// The extension captures iframes only while an agent works
+// (extension/capture/declared.js): by default it measures the user's
+// browsing with no agent at work (top documents only); with -at-work an
+// agent (an MCP client through the real bridge) sends a command first, and
+// again every few minutes, so every frame is captured, as while an agent
+// works.
+//
+//	cd test/e2e && go run ./cmd/pagebench [-n 15] [-warmup 2] [-frames 20] [-settle 1s] [-docs DIR] [-profile] [-at-work]
 package main
 
 import (
@@ -43,6 +50,7 @@ var (
 	pages   = flag.String("pages", strings.Join(docPages, ","), "docs pages to load, comma-separated, relative to -docs")
 	timeout = flag.Duration("timeout", 30*time.Minute, "stop and fail after this long")
 	verbose = flag.Bool("v", false, "print every navigation's figures on stderr")
+	atWork  = flag.Bool("at-work", false, "measure while an agent works: an agent's command (new_tab, close_tab) first, and again every 5 minutes, so the extension captures every frame, not top documents only")
 	profile = flag.Bool("profile", false, "instead of the table, sample each load's JavaScript with V8's profiler and print where the time goes, by extension source file and function (loads a debug copy of the extension: its content scripts unbundled and unminified)")
 )
 
@@ -151,6 +159,14 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var a *agent
+	if *atWork {
+		logf("an agent's command puts the extension at work (every frame captured)")
+		if a, err = startAgent(ctx, d, srv.URL+"/frames?n=1"); err != nil {
+			return fmt.Errorf("-at-work: %w", err)
+		}
+		defer a.close()
+	}
 	if *profile {
 		return runProfile(ctx, list, srv.URL, without, with)
 	}
@@ -158,6 +174,11 @@ func run(ctx context.Context) error {
 	logf("%d warm-up and %d measured loads of %d pages in each browser, interleaved, %v settle", *warmup, *n, len(list), *settle)
 	started := time.Now()
 	for i := range *warmup + *n {
+		if a != nil {
+			if err := a.keep(ctx); err != nil {
+				return fmt.Errorf("-at-work: %w", err)
+			}
+		}
 		for j, p := range list {
 			// Alternate which browser goes first, so neither always
 			// follows the other's load.

@@ -13,11 +13,11 @@ import (
 // main-thread time per extra frame.
 func printTable(list []*page, version, load0, load1 string) {
 	fmt.Printf("%s, headless, %d CPUs (load average %s at the start, %s at the end). n=%d loads per page per browser after %d warm-up, "+
-		"interleaved; the extension paired with a daemon. Main thread: Performance.getMetrics TaskDuration of the new document up to %v after "+
+		"interleaved; the extension paired with a daemon, %s. Main thread: Performance.getMetrics TaskDuration of the new document up to %v after "+
 		"its load event, in the thread's CPU time (threadTicks) and in wall time (DevTools' default, inflated when the machine is busy). "+
 		"Load: navigation start → load event end. \"added\" is with − without of each percentile. "+
 		"Targets (issue 18): ≤ 3 ms p50 main-thread time added per page, ≤ 1 ms per extra frame, load time within noise.\n\n",
-		version, runtime.NumCPU(), load0, load1, *n, *warmup, *settle)
+		version, runtime.NumCPU(), load0, load1, *n, *warmup, mode(), *settle)
 	fmt.Println("| page | main-thread CPU, no extension p50 / p99 | with extension p50 / p99 | added p50 / p99 | main-thread wall p50: no extension / with / added | script CPU added p50 | load, no extension p50 / p99 | with extension p50 / p99 |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	var base, many *page
@@ -78,4 +78,12 @@ func pct(s []time.Duration, p int) time.Duration {
 
 func fmtMS(d time.Duration) string {
 	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+}
+
+// mode says which of the extension's modes was measured.
+func mode() string {
+	if *atWork {
+		return "an agent at work (-at-work: every frame captured)"
+	}
+	return "no agent at work (top documents captured, iframes not)"
 }

@@ -1,0 +1,248 @@
+// Unit tests of the two capture modes (capture/declared.js) on a fake
+// chrome.scripting / storage.session / alarms and a fake clock.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { CaptureMode, DEADLINE_KEY, IDLE_AFTER_MS, IDLE_ALARM, RENEW_MS, plan, registrations } from '../capture/declared.js';
+
+const declared = JSON.parse(fs.readFileSync(new URL('../capture/declared.json', import.meta.url)));
+
+// fakeChrome keeps what Chrome would: the registered scripts (in
+// registration order, persisted: the same object survives a "worker
+// restart"), chrome.storage.session, and the alarms. Each scripting call
+// takes a turn of the event loop, and is logged.
+function fakeChrome({ registered = [], session = new Map() } = {}) {
+  const state = { registered, session, alarms: new Map(), calls: [], frames: [] };
+  const tick = () => new Promise((r) => setTimeout(r, 1));
+  const copy = (l) => l.map((s) => ({ ...s }));
+  state.api = {
+    scripting: {
+      getRegisteredContentScripts: async () => {
+        await tick();
+        return copy(state.registered);
+      },
+      registerContentScripts: async (scripts) => {
+        state.calls.push(['register', scripts.map((s) => s.id)]);
+        await tick();
+        if (scripts.some((s) => state.registered.some((r) => r.id === s.id))) throw new Error('Duplicate script ID');
+        state.registered.push(...copy(scripts));
+      },
+      updateContentScripts: async (scripts) => {
+        state.calls.push(['update', scripts.map((s) => `${s.id}:${s.allFrames}`)]);
+        await tick();
+        // Whole or not at all, as Chrome does.
+        if (!scripts.every((s) => state.registered.some((r) => r.id === s.id))) throw new Error('unknown id');
+        state.registered = state.registered.map((r) => ({ ...r, ...scripts.find((s) => s.id === r.id) }));
+      },
+      unregisterContentScripts: async ({ ids }) => {
+        state.calls.push(['unregister', ids]);
+        await tick();
+        state.registered = state.registered.filter((r) => !ids.includes(r.id));
+      },
+    },
+    storage: {
+      session: {
+        get: async (k) => (state.session.has(k) ? { [k]: state.session.get(k) } : {}),
+        set: async (o) => Object.entries(o).forEach(([k, v]) => state.session.set(k, v)),
+        remove: async (k) => state.session.delete(k),
+      },
+    },
+    alarms: {
+      create: async (name, info) => state.alarms.set(name, info),
+      clear: async (name) => state.alarms.delete(name),
+    },
+  };
+  return state;
+}
+
+// clock is a fake Date.now.
+function clock(start = 1_000_000) {
+  const c = { t: start, now: () => c.t };
+  return c;
+}
+
+function modeOf(state, c, extra = {}) {
+  return new CaptureMode({ api: state.api, now: c.now, load: async () => declared, log: { warn: () => {} }, ...extra });
+}
+
+const frames = (state) => state.registered.map((s) => `${s.id}:${s.allFrames}`);
+
+test('the first start registers the declared scripts for top documents only, in order, persisted', async () => {
+  const state = fakeChrome();
+  const mode = modeOf(state, clock());
+  assert.equal(await mode.start(), true);
+  assert.deepEqual(state.calls, [['register', ['start-isolated', 'start-main', 'end-isolated']]]);
+  assert.deepEqual(frames(state), ['start-isolated:false', 'start-main:false', 'end-isolated:false']);
+  assert.ok(state.registered.every((s) => s.persistAcrossSessions === true));
+  assert.equal(mode.atWork, false);
+  assert.deepEqual(state.registered.map((s) => [s.world, s.runAt, s.js.join()]), [
+    ['ISOLATED', 'document_start', 'dist/start-isolated.js'],
+    ['MAIN', 'document_start', 'dist/start-main.js'],
+    ['ISOLATED', 'document_end', 'dist/end-isolated.js'],
+  ]);
+});
+
+test('registration is idempotent: a worker start that finds it in place changes nothing', async () => {
+  const state = fakeChrome();
+  await modeOf(state, clock()).start();
+  state.calls.length = 0;
+  const again = modeOf(state, clock());
+  await Promise.all([again.start(), again.start()]);
+  assert.deepEqual(state.calls, [], 'no register, update or unregister');
+});
+
+test('an agent command switches to every frame before it runs, in one update; later commands cost nothing', async () => {
+  const state = fakeChrome();
+  const c = clock();
+  let works = 0;
+  const mode = modeOf(state, c, { onWork: () => works++ });
+  await mode.start();
+  state.calls.length = 0;
+
+  // Three commands arrive together: one switch, all wait for it.
+  const seen = [];
+  await Promise.all([1, 2, 3].map((i) => mode.work().then(() => seen.push([i, frames(state).join()]))));
+  const all = 'start-isolated:true,start-main:true,end-isolated:true';
+  assert.deepEqual(seen, [[1, all], [2, all], [3, all]], 'every command ran after the switch');
+  assert.deepEqual(state.calls, [['update', ['start-isolated:true', 'start-main:true', 'end-isolated:true']]], 'one update carries every entry: never a moment with some or none registered');
+  assert.equal(mode.atWork, true);
+  assert.equal(works, 1);
+  assert.equal(state.session.get(DEADLINE_KEY), c.t + IDLE_AFTER_MS);
+  assert.deepEqual(state.alarms.get(IDLE_ALARM), { when: c.t + IDLE_AFTER_MS });
+
+  // At work: a command touches nothing (a resolved promise, no storage, no Chrome call).
+  state.session.clear();
+  c.t += RENEW_MS - 1;
+  const p = mode.work();
+  assert.equal(p, mode.work(), 'the same resolved promise');
+  await p;
+  assert.deepEqual(state.calls.length, 1);
+  assert.equal(state.session.size, 0, 'no storage write');
+});
+
+test('the idle deadline moves with the commands, at most once a minute, and the alarm brings idle back', async () => {
+  const state = fakeChrome();
+  const c = clock();
+  const mode = modeOf(state, c);
+  await mode.start();
+  await mode.work();
+  const first = state.session.get(DEADLINE_KEY);
+
+  c.t += RENEW_MS + 1; // a command a minute later moves the deadline
+  await mode.work();
+  const moved = state.session.get(DEADLINE_KEY);
+  assert.equal(moved, c.t + IDLE_AFTER_MS);
+  assert.ok(moved > first);
+  assert.deepEqual(state.alarms.get(IDLE_ALARM), { when: moved });
+
+  // The first alarm (from before the move) finds the deadline ahead: at work still, alarm set again.
+  c.t = first;
+  await mode.onAlarm({ name: IDLE_ALARM });
+  assert.equal(mode.atWork, true);
+  assert.deepEqual(frames(state), ['start-isolated:true', 'start-main:true', 'end-isolated:true']);
+  assert.deepEqual(state.alarms.get(IDLE_ALARM), { when: moved });
+
+  await mode.onAlarm({ name: 'gasoline-keepalive' }); // not ours
+  assert.equal(mode.atWork, true);
+
+  // 15 minutes after the last command: top documents only again.
+  state.calls.length = 0;
+  c.t = moved;
+  await mode.onAlarm({ name: IDLE_ALARM });
+  assert.equal(mode.atWork, false);
+  assert.deepEqual(state.calls, [['update', ['start-isolated:false', 'start-main:false', 'end-isolated:false']]]);
+  assert.equal(state.session.has(DEADLINE_KEY), false);
+  assert.equal(state.alarms.has(IDLE_ALARM), false);
+
+  // The next command switches again.
+  let works = 0;
+  mode.onWork = () => works++;
+  await mode.work();
+  assert.equal(mode.atWork, true);
+  assert.equal(works, 1);
+});
+
+test('a command during the switch to idle runs at work', async () => {
+  const state = fakeChrome();
+  const c = clock();
+  const mode = modeOf(state, c);
+  await mode.start();
+  await mode.work();
+  c.t += IDLE_AFTER_MS;
+  const idle = mode.onAlarm({ name: IDLE_ALARM });
+  const work = mode.work().then(() => frames(state).join());
+  await idle;
+  assert.equal(await work, 'start-isolated:true,start-main:true,end-isolated:true');
+  assert.equal(mode.atWork, true);
+});
+
+test('a restarted worker keeps the mode while the deadline is ahead, and goes idle once it passed', async () => {
+  const state = fakeChrome();
+  const c = clock();
+  await modeOf(state, c).start();
+  await modeOf(state, c).work();
+
+  // Chrome stopped the worker; a new one starts within the 15 minutes.
+  c.t += 5 * 60 * 1000;
+  state.calls.length = 0;
+  const next = modeOf(state, c);
+  await next.start();
+  assert.equal(next.atWork, true);
+  assert.deepEqual(state.calls, [], 'nothing to change');
+  await next.work();
+  assert.deepEqual(state.calls, [], 'no switch: a command only checks');
+
+  // The alarm woke a new worker after the deadline: its start goes idle.
+  c.t += IDLE_AFTER_MS;
+  const woken = modeOf(state, c);
+  await woken.start();
+  assert.equal(woken.atWork, false);
+  assert.deepEqual(frames(state), ['start-isolated:false', 'start-main:false', 'end-isolated:false']);
+  await woken.onAlarm({ name: IDLE_ALARM });
+  assert.equal(woken.atWork, false);
+});
+
+test('a browser restart (session storage gone) turns a persisted at-work registration back to idle', async () => {
+  const state = fakeChrome();
+  const c = clock();
+  await modeOf(state, c).work();
+  assert.deepEqual(frames(state), ['start-isolated:true', 'start-main:true', 'end-isolated:true']);
+  const restarted = fakeChrome({ registered: state.registered }); // persisted; session storage empty
+  const mode = modeOf(restarted, c);
+  await mode.start();
+  assert.equal(mode.atWork, false);
+  assert.deepEqual(restarted.calls, [['update', ['start-isolated:false', 'start-main:false', 'end-isolated:false']]]);
+});
+
+test('a registration of other ids (an older version) is replaced; a refused start is retried', async () => {
+  const state = fakeChrome({ registered: [{ id: 'old', js: ['old.js'], matches: ['<all_urls>'] }] });
+  const mode = modeOf(state, clock());
+  await mode.start();
+  assert.deepEqual(state.calls, [['unregister', ['old']], ['register', ['start-isolated', 'start-main', 'end-isolated']]]);
+
+  const refusing = fakeChrome();
+  let fail = true;
+  const real = refusing.api.scripting.registerContentScripts;
+  refusing.api.scripting.registerContentScripts = async (s) => {
+    if (fail) throw new Error('refused');
+    return real(s);
+  };
+  const m = modeOf(refusing, clock());
+  assert.equal(await m.start(), false, 'start resolves false, never rejects');
+  fail = false;
+  assert.equal(await m.start(), true, 'the next start tries again');
+  assert.equal(refusing.registered.length, 3);
+});
+
+test('plan compares ids in order and every declared field', () => {
+  const idle = registrations(declared, false);
+  const work = registrations(declared, true);
+  assert.equal(plan(idle, idle), 'none');
+  assert.equal(plan(idle, work), 'update');
+  assert.equal(plan([], idle), 'replace');
+  assert.equal(plan([...idle].reverse(), idle), 'replace');
+  const changed = idle.map((s, i) => (i ? s : { ...s, js: ['dist/other.js'] }));
+  assert.equal(plan(changed, idle), 'update');
+  // Chrome leaves out false booleans it was given; that is no difference.
+  assert.equal(plan(idle.map(({ allFrames, ...s }) => s), idle), 'none');
+});
