@@ -1,0 +1,248 @@
+//go:build unix
+
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The tests in this file play an agent doing everyday tasks on pages that
+// behave like real ones (a login that sets a cookie and redirects, a save
+// that fails slowly, a debounced search, a client-side route change, a
+// boot script that throws), and assert what the agent would conclude from
+// the first read after each action: no sleeps, no retries.
+
+// playPages serves testdata/play and the endpoints its pages use:
+//
+//	POST /play/login       sets a session cookie, 303 to /play/dashboard.html
+//	GET  /play/api/stats   {"orders":7} 300 ms later; 401 without the cookie
+//	POST /play/api/save    500 {"error":"disk full"} 800 ms later
+//	GET  /play/api/search  the names containing ?q=, 100 ms later
+//	GET  /play/api/route   the text of route ?name=, 200 ms later
+//	GET  /play/report.csv  an attachment
+//	POST /play/ticket      a page "Ticket received: <subject>"
+func playPages() http.Handler {
+	files := http.FileServer(http.Dir("testdata"))
+	later := func(r *http.Request, d time.Duration) bool {
+		select {
+		case <-time.After(d):
+			return true
+		case <-r.Context().Done():
+			return false
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		switch {
+		case r.Method == http.MethodPost && r.URL.Path == "/play/login":
+			r.ParseForm()
+			if r.PostForm.Get("email") == "" {
+				http.Error(w, "email missing", http.StatusBadRequest)
+				return
+			}
+			http.SetCookie(w, &http.Cookie{Name: "session", Value: "s3cr3t-session", Path: "/play", HttpOnly: true})
+			http.Redirect(w, r, "/play/dashboard.html", http.StatusSeeOther)
+		case r.URL.Path == "/play/api/stats":
+			if c, err := r.Cookie("session"); err != nil || c.Value != "s3cr3t-session" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				io.WriteString(w, `{"error":"not signed in"}`)
+				return
+			}
+			if later(r, 300*time.Millisecond) {
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"orders":7}`)
+			}
+		case r.Method == http.MethodPost && r.URL.Path == "/play/api/save":
+			io.Copy(io.Discard, r.Body)
+			if later(r, 800*time.Millisecond) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusInternalServerError)
+				io.WriteString(w, `{"error":"disk full"}`)
+			}
+		case r.URL.Path == "/play/api/search":
+			q := r.URL.Query().Get("q")
+			var hits []string
+			for _, n := range []string{"gasoline", "gas-meter", "python3-doc", "chromium"} {
+				if strings.Contains(n, q) {
+					hits = append(hits, fmt.Sprintf("%q", n))
+				}
+			}
+			if later(r, 100*time.Millisecond) {
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, "["+strings.Join(hits, ",")+"]")
+			}
+		case r.URL.Path == "/play/api/route":
+			texts := map[string]string{"home": `{"title":"Home","text":"Welcome back"}`, "orders": `{"title":"Orders","text":"3 orders shipped"}`}
+			body, ok := texts[r.URL.Query().Get("name")]
+			if !ok {
+				http.NotFound(w, r)
+				return
+			}
+			if later(r, 200*time.Millisecond) {
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, body)
+			}
+		case r.URL.Path == "/play/report.csv":
+			w.Header().Set("Content-Type", "text/csv")
+			w.Header().Set("Content-Disposition", `attachment; filename="report.csv"`)
+			io.WriteString(w, "id,total\n1,42\n")
+		case r.Method == http.MethodPost && r.URL.Path == "/play/ticket":
+			r.ParseForm()
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><title>Ticket</title></head><body><h1>Ticket received: %s</h1></body></html>`,
+				strings.NewReplacer("<", "&lt;", "&", "&amp;").Replace(r.PostForm.Get("subject")))
+		case r.Method == http.MethodGet:
+			files.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+}
+
+// requestsOf returns the requests an action's effects list.
+func requestsOf(eff map[string]any) []map[string]any {
+	var out []map[string]any
+	reqs, _ := eff["requests"].([]any)
+	for _, q := range reqs {
+		if m, ok := q.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// requestTo is the request to path among reqs, or nil.
+func requestTo(reqs []map[string]any, path string) map[string]any {
+	for _, q := range reqs {
+		if strings.Contains(fmt.Sprint(q["url"]), path) {
+			return q
+		}
+	}
+	return nil
+}
+
+// TestPlaySignInDashboard: an agent signs in; the form POSTs, gets a
+// cookie and a 303 to a dashboard that fetches its data (answered 300 ms
+// later) and renders it. Right after the click's result the agent is on
+// the dashboard, observe network lists the data request with its 200, and
+// the rendered count is on the page; no 401, no error.
+func TestPlaySignInDashboard(t *testing.T) {
+	e := ready(t)
+	e.open("/play/login.html")
+	cursor := e.observe(map[string]any{"what": "network", "limit": 1}).NextCursor
+
+	e.ok("fill", map[string]any{"role": "textbox", "name": "Email", "text": "ada@example.com"})
+	e.ok("fill", map[string]any{"selector": "input[type=password]", "text": "hunter2hunter2"})
+	r := e.ok("click", map[string]any{"role": "button", "name": "Sign in"})
+	eff := effectsOf(t, "click", r)
+	if eff["navigated"] != true || !strings.HasSuffix(fmt.Sprint(eff["url"]), "/play/dashboard.html") || eff["settled"] != true {
+		t.Errorf("click Sign in: effects %v, want navigated to /play/dashboard.html, settled", eff)
+	}
+	if got := e.pageText("#orders", nil); got != "7 open orders" {
+		t.Errorf("get_text right after signing in: %q, want the dashboard's data %q", got, "7 open orders")
+	}
+	net := e.observe(map[string]any{"what": "network", "url": "/play/api/stats", "since": cursor})
+	if len(net.Entries) != 1 || net.Entries[0].num("status") != 200 {
+		t.Errorf("observe network right after signing in: want the dashboard's data request once, status 200:\n%s", net.Raw)
+	}
+	if errs := e.observe(map[string]any{"what": "errors", "since": cursor}); len(errs.Entries) != 0 {
+		t.Errorf("observe errors after a clean sign in: %s, want none", errs.Raw)
+	}
+}
+
+// TestPlaySaveFails: Save's request answers 500 after 800 ms and the page
+// shows an error banner. The click's own result lists the request with
+// its 500 and counts it failed; the banner and the failed request are
+// both readable right after.
+func TestPlaySaveFails(t *testing.T) {
+	e := ready(t)
+	e.open("/play/editor.html")
+	cursor := e.observe(map[string]any{"what": "network", "limit": 1}).NextCursor
+
+	r := e.ok("click", map[string]any{"role": "button", "name": "Save"})
+	eff := effectsOf(t, "click", r)
+	save := requestTo(requestsOf(eff), "/play/api/save")
+	if eff["settled"] != true || save == nil || save["status"] != 500.0 || save["method"] != "POST" {
+		t.Errorf("click Save: effects %v, want the POST /play/api/save with status 500, settled", eff)
+	}
+	if got := e.pageText("[role=alert]", nil); got != "Could not save: disk full" {
+		t.Errorf("get_text of the banner right after the click: %q, want %q", got, "Could not save: disk full")
+	}
+	net := e.observe(map[string]any{"what": "network", "status": ">=400", "since": cursor})
+	fails := where(net.Entries, func(v ev) bool { return strings.Contains(v.str("url"), "/play/api/save") })
+	if len(fails) != 1 || fails[0].num("status") != 500 || fails[0].str("method") != "POST" {
+		t.Fatalf("observe network right after the click: %v, want the failed save once, POST 500:\n%s", fails, net.Raw)
+	}
+	body := e.call("observe", map[string]any{"what": "network", "id": fails[0].num("id"), "body": "response"})
+	if !strings.Contains(string(body.Raw), "disk full") {
+		t.Errorf("the failed save's response body read right after: %s, want it", body.Raw)
+	}
+}
+
+// TestPlayDebouncedSearch: typing into a search box whose handler waits
+// 300 ms before its XHR. The fill's result follows the debounce and lists
+// the search request with its status; the hits are on the page right
+// after; a second fill replaces them.
+func TestPlayDebouncedSearch(t *testing.T) {
+	e := ready(t)
+	e.open("/play/search.html")
+
+	r := e.ok("fill", map[string]any{"role": "searchbox", "name": "Package", "text": "gas"})
+	eff := effectsOf(t, "fill", r)
+	q := requestTo(requestsOf(eff), "/play/api/search?q=gas")
+	if eff["settled"] != true || q == nil || q["status"] != 200.0 {
+		t.Errorf("fill the search box: effects %v, want the debounced search request with status 200, settled", eff)
+	}
+	if got := e.pageText("#hits", nil); got != "gasoline\ngas-meter" {
+		t.Errorf("get_text of the hits right after the fill: %q, want %q", got, "gasoline\ngas-meter")
+	}
+	e.ok("fill", map[string]any{"role": "searchbox", "name": "Package", "text": "doc"})
+	if got := e.pageText("#hits", nil); got != "python3-doc" {
+		t.Errorf("get_text of the hits right after the second fill: %q, want %q", got, "python3-doc")
+	}
+}
+
+// TestPlaySPARoute: a client-side route change (pushState, then a fetch
+// that fills the view and sets the title). The click's effects show the
+// new url and the data request; observe page right after has the new url
+// and title, and the view's text is the loaded one.
+func TestPlaySPARoute(t *testing.T) {
+	e := ready(t)
+	e.open("/play/spa.html")
+
+	r := e.ok("click", map[string]any{"role": "link", "name": "Orders"})
+	eff := effectsOf(t, "click", r)
+	q := requestTo(requestsOf(eff), "/play/api/route?name=orders")
+	if eff["settled"] != true || q == nil || q["status"] != 200.0 || !strings.HasSuffix(fmt.Sprint(r["url"]), "/play/spa.html?route=orders") {
+		t.Errorf("click Orders: url %v effects %v, want the new route's url and its data request with status 200, settled", r["url"], eff)
+	}
+	if got := e.pageText("#body", nil); got != "3 orders shipped" {
+		t.Errorf("get_text right after the route change: %q, want %q", got, "3 orders shipped")
+	}
+	if p := e.pageOf(r["tab_id"]); !strings.HasSuffix(fmt.Sprint(p["url"]), "?route=orders") || p["title"] != "Shop · Orders" {
+		t.Errorf("observe page right after the route change: url %v title %v, want ?route=orders titled %q", p["url"], p["title"], "Shop · Orders")
+	}
+}
+
+// TestPlayBootThrows: a page whose DOMContentLoaded handler throws. Right
+// after navigate completes, observe errors has the SyntaxError, and the
+// handler's work before the throw is on the page.
+func TestPlayBootThrows(t *testing.T) {
+	e := ready(t)
+	e.open("/a")
+	cursor := e.observe(map[string]any{"what": "errors", "limit": 1}).NextCursor
+	e.ok("navigate", map[string]any{"url": e.site.URL + "/play/boot.html"})
+	errs := e.observe(map[string]any{"what": "errors", "since": cursor})
+	if len(where(errs.Entries, func(v ev) bool { return strings.Contains(v.str("message"), "JSON") })) != 1 {
+		t.Errorf("observe errors right after navigate: want the DOMContentLoaded handler's JSON error once:\n%s", errs.Raw)
+	}
+	if got := e.pageText("#state", nil); got != "booting" {
+		t.Errorf("get_text right after navigate: %q, want %q", got, "booting")
+	}
+}
