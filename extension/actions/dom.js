@@ -221,7 +221,34 @@ function navWatch(tabId, settler) {
   return w;
 }
 
-/** MAX_REQUESTS_LISTED is how many of the requests an action started its effects list. */
+/**
+ * openWatch feeds settler the tabs opened from tabId (a target=_blank link
+ * or form, window.open) until stop() is called, each followed to its first
+ * DOMContentLoaded. opened maps their ids to the url they were opened on.
+ */
+function openWatch(tabId, settler) {
+  const w = { opened: new Map(), listeners: [] };
+  const on = (event, fn) => {
+    event.addListener(fn);
+    w.listeners.push(() => event.removeListener(fn));
+  };
+  on(chrome.webNavigation.onCreatedNavigationTarget, (d) => {
+    if (d.sourceTabId !== tabId || w.opened.has(d.tabId) || w.opened.size >= MAX_REQUESTS_LISTED) return;
+    w.opened.set(d.tabId, d.url);
+    settler.tabOpened(d.tabId, d.url);
+  });
+  const ready = (d) => {
+    if (d.frameId === 0 && w.opened.has(d.tabId)) settler.tabReady(d.tabId);
+  };
+  on(chrome.webNavigation.onDOMContentLoaded, ready);
+  on(chrome.webNavigation.onCompleted, ready);
+  on(chrome.webNavigation.onErrorOccurred, ready);
+  on(chrome.tabs.onRemoved, (id) => ready({ tabId: id, frameId: 0 }));
+  w.stop = () => w.listeners.forEach((off) => off());
+  return w;
+}
+
+/** MAX_REQUESTS_LISTED is how many of the requests (or tabs) an action started its effects list. */
 const MAX_REQUESTS_LISTED = 5;
 
 /**
@@ -257,6 +284,7 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
   let frameId = 0;
   const settler = new Settler({ capMs, probe: () => probeFrame(tab.id, undefined, frameId) });
   const watch = navWatch(tab.id, settler);
+  const opens = reads ? null : openWatch(tab.id, settler);
   const requests = new Map(); // requestId -> {method, url, status?, error?}
   const stopRequests = watchRequests(tab.id, (phase, r) => {
     if (phase === 'start') {
@@ -283,6 +311,7 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
     if (!reads) settled = await untilAborted(settler.settle(), signal);
   } finally {
     watch.stop();
+    opens?.stop();
     stopRequests();
   }
   const after = await chrome.tabs.get(tab.id).catch(() => null);
@@ -300,6 +329,12 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
     if (listed.length > MAX_REQUESTS_LISTED) effects.more_requests = listed.length - MAX_REQUESTS_LISTED;
   }
   if (dialogs?.length) effects.dialogs = dialogs;
+  if (opens?.opened.size) {
+    effects.new_tabs = await Promise.all([...opens.opened].map(async ([id, url]) => {
+      const t = await chrome.tabs.get(id).catch(() => null);
+      return t ? { tab_id: id, url: t.url || t.pendingUrl || url, title: t.title || '' } : { tab_id: id, url, closed: true };
+    }));
+  }
   effects.settled = settled?.settled === true;
   if (!effects.settled) effects.pending = settled?.pending ?? ['the command ended before settling'];
   out.effects = effects;

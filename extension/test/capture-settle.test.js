@@ -154,3 +154,21 @@ test('a fetch the page started during the action is followed until the page has 
   await c.run(25 + QUIET_MS);
   assert.equal(result()?.settled, true);
 });
+
+test('a tab the action opened is followed to its DOMContentLoaded, and named while loading', async () => {
+  const { c, s, start, result } = setup({ capMs: 1000 });
+  start();
+  await c.run(5);
+  s.tabOpened(42, 'http://x/ticket');
+  await c.run(300);
+  assert.equal(result(), null, 'the new tab is still loading');
+  s.tabReady(42);
+  await c.run(QUIET_MS);
+  assert.deepEqual(result(), { settled: true, at: 305 + QUIET_MS });
+
+  const late = setup({ capMs: 1000 });
+  late.s.tabOpened(43, 'http://x/slow');
+  late.start();
+  await late.c.run(1000);
+  assert.deepEqual(late.result().pending, ['new tab 43 loading http://x/slow']);
+});

@@ -246,3 +246,32 @@ func TestPlayBootThrows(t *testing.T) {
 		t.Errorf("get_text right after navigate: %q, want %q", got, "booting")
 	}
 }
+
+// TestPlayNewTabForm: a link with target=_blank opens a form in a new tab.
+// The click's effects name the new tab (id, url, title, loaded), so the
+// agent can fill and send the form there; the submit's result is the
+// confirmation page.
+func TestPlayNewTabForm(t *testing.T) {
+	e := ready(t)
+	e.open("/play/home.html")
+
+	r := e.ok("click", map[string]any{"role": "link", "name": "Open a ticket"})
+	eff := effectsOf(t, "click", r)
+	tabs, _ := eff["new_tabs"].([]any)
+	if len(tabs) != 1 || eff["settled"] != true || eff["navigated"] != nil {
+		t.Fatalf("click a target=_blank link: effects %v, want the one new tab, settled, this tab not navigated", eff)
+	}
+	nt := tabs[0].(map[string]any)
+	if !strings.HasSuffix(fmt.Sprint(nt["url"]), "/play/ticket.html") || nt["title"] != "New ticket" {
+		t.Errorf("the new tab in effects: %v, want /play/ticket.html titled %q (loaded)", nt, "New ticket")
+	}
+	tab := nt["tab_id"]
+	e.ok("fill", map[string]any{"tab_id": tab, "role": "textbox", "name": "Subject", "text": "Printer on fire"})
+	r = e.ok("click", map[string]any{"tab_id": tab, "role": "button", "name": "Send"})
+	if eff := effectsOf(t, "click", r); eff["navigated"] != true || eff["settled"] != true {
+		t.Errorf("click Send in the new tab: effects %v, want navigated, settled", eff)
+	}
+	if got := e.pageText("h1", map[string]any{"tab_id": tab}); got != "Ticket received: Printer on fire" {
+		t.Errorf("get_text in the new tab after sending: %q, want %q", got, "Ticket received: Printer on fire")
+	}
+}
