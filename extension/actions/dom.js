@@ -183,10 +183,13 @@ async function childRuntimes(tab, parentId) {
 /**
  * navWatch feeds settler the top-level navigations of tabId (started,
  * committed, DOMContentLoaded or failed; a same-document one is started and
- * done at once) until stop() is called. started says one began.
+ * done at once) until stop() is called. started says one began, committed
+ * that one replaced the document (or changed its url), failed is {url,
+ * error} of the last one that ended before committing (a download, a 204,
+ * a cancelled navigation: the page stayed).
  */
 function navWatch(tabId, settler) {
-  const w = { started: false, done: false, listeners: [] };
+  const w = { started: false, committed: false, failed: null, done: false, listeners: [] };
   const on = (event, fn) => {
     event.addListener(fn);
     w.listeners.push(() => event.removeListener(fn));
@@ -201,6 +204,7 @@ function navWatch(tabId, settler) {
   }));
   on(chrome.webNavigation.onCommitted, top((d) => {
     w.started = true;
+    w.committed = true;
     settler.navCommitted(d.url);
   }));
   const ready = top(() => {
@@ -209,9 +213,13 @@ function navWatch(tabId, settler) {
   });
   on(chrome.webNavigation.onDOMContentLoaded, ready);
   on(chrome.webNavigation.onCompleted, ready);
-  on(chrome.webNavigation.onErrorOccurred, ready);
+  on(chrome.webNavigation.onErrorOccurred, top((d) => {
+    if (!w.committed) w.failed = { url: d.url, error: d.error };
+    ready(d);
+  }));
   const same = top((d) => {
     w.started = true;
+    w.committed = true;
     settler.navStarted(d.url);
     ready(d);
   });
@@ -319,9 +327,13 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
   const out = { tab_id: tab.id, url: after?.url || after?.pendingUrl || before, ...rest };
   if (reads) return out;
   const effects = {};
-  if (watch.started || out.url !== before) {
+  if (watch.committed || out.url !== before || (watch.started && !watch.failed)) {
     Object.assign(effects, { navigated: true, url_before: before, url: out.url, title: after?.title || '' });
     if (settler.navigating) effects.loading = true;
+  } else if (watch.failed) {
+    // It tried to go and did not commit: say so, not "navigated".
+    const stayed = watch.failed.error === 'net::ERR_ABORTED';
+    effects.navigation_failed = { ...watch.failed, note: stayed ? 'the page stayed (a download, a 204 answer or a cancelled navigation)' : 'the tab may show the browser\'s error page' };
   }
   const listed = [...requests.values()];
   if (listed.length) {

@@ -21,6 +21,7 @@ import (
 //
 //	POST /play/login       sets a session cookie, 303 to /play/dashboard.html
 //	GET  /play/api/stats   {"orders":7} 300 ms later; 401 without the cookie
+//	GET  /play/api/report  502 {"error":"upstream timed out"} 800 ms later
 //	POST /play/api/save    500 {"error":"disk full"} 800 ms later
 //	GET  /play/api/search  the names containing ?q=, 100 ms later
 //	GET  /play/api/route   the text of route ?name=, 200 ms later
@@ -57,6 +58,12 @@ func playPages() http.Handler {
 			if later(r, 300*time.Millisecond) {
 				w.Header().Set("Content-Type", "application/json")
 				io.WriteString(w, `{"orders":7}`)
+			}
+		case r.URL.Path == "/play/api/report":
+			if later(r, 800*time.Millisecond) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadGateway)
+				io.WriteString(w, `{"error":"upstream timed out"}`)
 			}
 		case r.Method == http.MethodPost && r.URL.Path == "/play/api/save":
 			io.Copy(io.Discard, r.Body)
@@ -273,5 +280,29 @@ func TestPlayNewTabForm(t *testing.T) {
 	}
 	if got := e.pageText("h1", map[string]any{"tab_id": tab}); got != "Ticket received: Printer on fire" {
 		t.Errorf("get_text in the new tab after sending: %q, want %q", got, "Ticket received: Printer on fire")
+	}
+}
+
+// TestPlayDownloadStays: links that download a file (an attachment, and
+// one with the download attribute) leave the page where it is. The click's
+// effects never say navigated; the attachment's says which navigation did
+// not happen and why, and the page reads as before.
+func TestPlayDownloadStays(t *testing.T) {
+	e := ready(t)
+	e.open("/play/home.html")
+
+	r := e.ok("click", map[string]any{"role": "link", "name": "Export CSV"})
+	eff := effectsOf(t, "click", r)
+	failed, _ := eff["navigation_failed"].(map[string]any)
+	if eff["navigated"] != nil || eff["settled"] != true || failed == nil ||
+		!strings.HasSuffix(fmt.Sprint(failed["url"]), "/play/report.csv") || failed["error"] != "net::ERR_ABORTED" {
+		t.Errorf("click a link to an attachment: effects %v, want not navigated, navigation_failed for /play/report.csv with net::ERR_ABORTED, settled", eff)
+	}
+	if !strings.HasSuffix(fmt.Sprint(r["url"]), "/play/home.html") || e.pageText("h1", nil) != "Support" {
+		t.Errorf("after the attachment: url %v, want the page unchanged at /play/home.html", r["url"])
+	}
+	r = e.ok("click", map[string]any{"role": "link", "name": "Download report"})
+	if eff := effectsOf(t, "click", r); eff["navigated"] != nil || eff["settled"] != true {
+		t.Errorf("click a download link: effects %v, want not navigated, settled", eff)
 	}
 }
