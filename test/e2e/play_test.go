@@ -3,9 +3,14 @@
 package e2e
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -304,5 +309,96 @@ func TestPlayDownloadStays(t *testing.T) {
 	r = e.ok("click", map[string]any{"role": "link", "name": "Download report"})
 	if eff := effectsOf(t, "click", r); eff["navigated"] != nil || eff["settled"] != true {
 		t.Errorf("click a download link: effects %v, want not navigated, settled", eff)
+	}
+}
+
+// TestPlayLargeDocInSlices: the agent reads a large real page (Debian
+// python3-doc's library/stdtypes.html, ~700 KB of HTML, ~166 000 chars of
+// text) through execute_js. The result is stored behind a handle; read
+// back slice by slice it is exactly the page's text (the page's own
+// SHA-256 of it), an anchored slice finds a method's documentation, and
+// every extract snippet is the text at its offsets.
+func TestPlayLargeDocInSlices(t *testing.T) {
+	pages, _ := filepath.Glob("/usr/share/doc/python3*/html/library/stdtypes.html")
+	if len(pages) == 0 {
+		t.Fatal("no /usr/share/doc/python3*/html/library/stdtypes.html: apt-get install python3-doc")
+	}
+	docs := httptest.NewServer(http.FileServer(http.Dir(filepath.Dir(filepath.Dir(pages[0]))))) // 127.0.0.1
+	defer docs.Close()
+	e := ready(t)
+	e.open("/a")
+	e.ok("navigate", map[string]any{"url": docs.URL + "/library/stdtypes.html"})
+
+	truth := str(t, complete(t, e.js(`(async () => {
+		const text = document.body.innerText;
+		const d = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+		return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, '0')).join('');
+	})()`, nil)))
+	r := e.js("document.body.innerText", nil)
+	var out struct {
+		Output struct {
+			ID    string `json:"id"`
+			Chars int    `json:"chars"`
+		} `json:"output"`
+	}
+	if err := json.Unmarshal(r.Value, &out); err != nil || out.Output.ID == "" || out.Output.Chars < 100000 {
+		t.Fatalf("execute_js of the page's text: %.600s, want a stored output handle of over 100 000 chars", r)
+	}
+
+	type piece struct {
+		Start, End, Total int
+		Text              string
+	}
+	slice := func(args map[string]any) piece {
+		t.Helper()
+		a := map[string]any{"what": "command_result", "correlation_id": r.CorrelationID, "mode": "slice"}
+		for k, v := range args {
+			a[k] = v
+		}
+		s := e.call("observe", a)
+		var p struct {
+			Start, End int
+			Total      int `json:"total_chars"`
+			Text       string
+		}
+		if err := json.Unmarshal(s.Raw, &p); err != nil {
+			t.Fatalf("slice %v: %s: %v", args, s.Raw, err)
+		}
+		return piece{p.Start, p.End, p.Total, p.Text}
+	}
+	var whole strings.Builder
+	for at, n := 0, 0; ; n++ {
+		p := slice(map[string]any{"start": at, "length": 20000})
+		if p.Start != at || p.End <= at || p.Total != out.Output.Chars || n > 100 {
+			t.Fatalf("slice from %d: start %d end %d total %d, want to go on from %d of %d", at, p.Start, p.End, p.Total, at, out.Output.Chars)
+		}
+		whole.WriteString(p.Text)
+		if at = p.End; at >= p.Total {
+			break
+		}
+	}
+	sum := sha256.Sum256([]byte(whole.String()))
+	if got := hex.EncodeToString(sum[:]); got != truth || len([]rune(whole.String())) != out.Output.Chars {
+		t.Errorf("the page's text read back in slices: %d chars, sha256 %s; want the %d chars the handle announced, sha256 %s as the page computes it", len([]rune(whole.String())), got, out.Output.Chars, truth)
+	}
+
+	p := slice(map[string]any{"anchor": "str.removeprefix(prefix", "window": 400})
+	if !strings.Contains(p.Text, "If the string starts with the prefix string, return string[len(prefix):]") {
+		t.Errorf("slice anchored on str.removeprefix: %q, want its documentation", p.Text)
+	}
+	x := e.call("observe", map[string]any{"what": "command_result", "correlation_id": r.CorrelationID, "mode": "extract", "query": "removeprefix", "max_snippets": 5})
+	var ex struct {
+		Snippets []struct {
+			Start, End int
+			Text       string
+		}
+	}
+	if err := json.Unmarshal(x.Raw, &ex); err != nil || len(ex.Snippets) == 0 {
+		t.Fatalf("extract removeprefix: %.600s, want snippets", x.Raw)
+	}
+	for _, s := range ex.Snippets {
+		if got := slice(map[string]any{"start": s.Start, "length": s.End - s.Start}).Text; got != s.Text || !strings.Contains(s.Text, "removeprefix") {
+			t.Errorf("extract snippet at %d..%d: %q, but the text there is %q", s.Start, s.End, s.Text, got)
+		}
 	}
 }
