@@ -48,6 +48,7 @@ export class Settler {
     this.nav = null; // {url, committed, ready}
     this.requests = new Map(); // id -> {method, url}
     this.tabs = new Map(); // tab id -> url: tabs the action opened, until their DOMContentLoaded
+    this.opened = false; // the action opened a tab
     this.timersDue = 0; // when the page's tracked timers are due (0: none)
     this.timerCount = 0;
     this.navExpected = 0; // a form submit or link click said a navigation comes, until then
@@ -90,6 +91,8 @@ export class Settler {
   /** tabOpened: the action opened tab id (a target=_blank link or form, window.open), followed to its DOMContentLoaded. */
   tabOpened(id, url) {
     this.tabs.set(id, url || '');
+    this.opened = true;
+    this.navExpected = 0; // a form or link that targets a new tab announced its navigation here: it went there
     this.#activity();
   }
 
@@ -115,7 +118,7 @@ export class Settler {
       r = null;
     }
     if (this.navigating) return; // answered by a document on its way out
-    if (r?.navigating && !this.nav) this.navExpected = this.now() + NAV_START_MS;
+    if (r?.navigating && !this.nav && !this.opened) this.navExpected = this.now() + NAV_START_MS;
     this.pageRequests = Number.isSafeInteger(r?.action_requests) ? r.action_requests : 0;
     if (this.pageRequests) this.last = this.now();
     const n = Number.isSafeInteger(r?.timers) ? r.timers : 0;

@@ -172,3 +172,24 @@ test('a tab the action opened is followed to its DOMContentLoaded, and named whi
   await late.c.run(1000);
   assert.deepEqual(late.result().pending, ['new tab 43 loading http://x/slow']);
 });
+
+test('a form submitted into a new tab is not awaited in this one', async () => {
+  const { c, s, start, result } = setup({ probe: async () => ({ timers: 0, due_ms: 0, navigating: true }) });
+  start();
+  await c.run(50);
+  s.tabOpened(44, 'http://x/ticket');
+  await c.run(100);
+  s.tabReady(44);
+  await c.run(QUIET_MS);
+  assert.deepEqual(result(), { settled: true, at: 150 + QUIET_MS });
+});
+
+test('a new tab opened before the page says a navigation comes is not awaited in this one', async () => {
+  const { c, s, start, result } = setup({ probe: async () => ({ timers: 0, due_ms: 0, navigating: true }) });
+  s.tabOpened(45, 'http://x/ticket');
+  start();
+  await c.run(100);
+  s.tabReady(45);
+  await c.run(QUIET_MS);
+  assert.deepEqual(result(), { settled: true, at: 100 + QUIET_MS });
+});

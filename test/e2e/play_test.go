@@ -25,6 +25,7 @@ import (
 // playPages serves testdata/play and the endpoints its pages use:
 //
 //	POST /play/login       sets a session cookie, 303 to /play/dashboard.html
+//	POST /play/widget-login  a page that tells its parent who signed in
 //	GET  /play/api/stats   {"orders":7} 300 ms later; 401 without the cookie
 //	GET  /play/api/report  502 {"error":"upstream timed out"} 800 ms later
 //	POST /play/api/save    500 {"error":"disk full"} 800 ms later
@@ -53,6 +54,11 @@ func playPages() http.Handler {
 			}
 			http.SetCookie(w, &http.Cookie{Name: "session", Value: "s3cr3t-session", Path: "/play", HttpOnly: true})
 			http.Redirect(w, r, "/play/dashboard.html", http.StatusSeeOther)
+		case r.Method == http.MethodPost && r.URL.Path == "/play/widget-login":
+			r.ParseForm()
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			email := strings.NewReplacer("<", "", "&", "", "'", "", "\\", "").Replace(r.PostForm.Get("email"))
+			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><title>Signed in</title></head><body><p>Welcome</p><script>parent.postMessage({signedIn: '%s'}, location.origin)</script></body></html>`, email)
 		case r.URL.Path == "/play/api/stats":
 			if c, err := r.Cookie("session"); err != nil || c.Value != "s3cr3t-session" {
 				w.Header().Set("Content-Type", "application/json")
@@ -400,5 +406,66 @@ func TestPlayLargeDocInSlices(t *testing.T) {
 		if got := slice(map[string]any{"start": s.Start, "length": s.End - s.Start}).Text; got != s.Text || !strings.Contains(s.Text, "removeprefix") {
 			t.Errorf("extract snippet at %d..%d: %q, but the text there is %q", s.Start, s.End, s.Text, got)
 		}
+	}
+}
+
+// TestPlayNavigateSlowFailure: a report page whose data request fails with
+// 502 after 800 ms, and whose handler then shows a banner and rejects.
+// Right after navigate completes the agent reads the banner, the failed
+// request with its body, and the unhandled rejection.
+func TestPlayNavigateSlowFailure(t *testing.T) {
+	e := ready(t)
+	e.open("/a")
+	cursor := e.observe(map[string]any{"what": "network", "limit": 1}).NextCursor
+	e.ok("navigate", map[string]any{"url": e.site.URL + "/play/report.html"})
+
+	if got := e.pageText("[role=alert]", nil); got != "Report unavailable: upstream timed out" {
+		t.Errorf("get_text of the banner right after navigate: %q, want %q", got, "Report unavailable: upstream timed out")
+	}
+	net := e.observe(map[string]any{"what": "network", "status": ">=400", "since": cursor})
+	fails := where(net.Entries, func(v ev) bool { return strings.Contains(v.str("url"), "/play/api/report") })
+	if len(fails) != 1 || fails[0].num("status") != 502 {
+		t.Fatalf("observe network right after navigate: %v, want the failed report request once, status 502:\n%s", fails, net.Raw)
+	}
+	if body := e.call("observe", map[string]any{"what": "network", "id": fails[0].num("id"), "body": "response"}); !strings.Contains(string(body.Raw), "upstream timed out") {
+		t.Errorf("the failed request's body read right after: %s, want it", body.Raw)
+	}
+	errs := e.observe(map[string]any{"what": "errors", "since": cursor})
+	if len(where(errs.Entries, func(v ev) bool { return strings.Contains(v.str("message"), "report failed: 502") })) != 1 {
+		t.Errorf("observe errors right after navigate: want the rejection once:\n%s", errs.Raw)
+	}
+}
+
+// TestPlayWidgetAndFormInNewTab: a sign-in widget in an iframe tells its
+// page who signed in once its form has posted; a form with target=_blank
+// posts into a new tab. The agent signs in through the frame and reads the
+// page's greeting right after the click, then sends the form and reads the
+// answer in the tab the click's effects name.
+func TestPlayWidgetAndFormInNewTab(t *testing.T) {
+	e := ready(t)
+	e.open("/play/widget.html")
+
+	e.ok("fill", map[string]any{"frame": "#login", "role": "textbox", "name": "Email", "text": "ada@example.com"})
+	r := e.ok("click", map[string]any{"frame": "#login", "role": "button", "name": "Sign in"})
+	if eff := effectsOf(t, "click", r); eff["settled"] != true || eff["navigated"] != nil {
+		t.Errorf("click Sign in in the widget: effects %v, want settled, the page itself not navigated", eff)
+	}
+	if got := e.pageText("#who", nil); got != "Signed in as ada@example.com" {
+		t.Errorf("get_text of the page's greeting right after signing in in the widget: %q, want %q", got, "Signed in as ada@example.com")
+	}
+
+	e.ok("fill", map[string]any{"role": "textbox", "name": "Quick ticket", "text": "Toner low"})
+	r = e.ok("click", map[string]any{"role": "button", "name": "Send in a new tab"})
+	eff := effectsOf(t, "click", r)
+	tabs, _ := eff["new_tabs"].([]any)
+	if len(tabs) != 1 || eff["settled"] != true || eff["navigated"] != nil {
+		t.Fatalf("submit a form with target=_blank: effects %v, want the one new tab, settled, this tab not navigated", eff)
+	}
+	nt := tabs[0].(map[string]any)
+	if !strings.HasSuffix(fmt.Sprint(nt["url"]), "/play/ticket") || nt["title"] != "Ticket" {
+		t.Errorf("the new tab in effects: %v, want /play/ticket titled Ticket (loaded)", nt)
+	}
+	if got := e.pageText("h1", map[string]any{"tab_id": nt["tab_id"]}); got != "Ticket received: Toner low" {
+		t.Errorf("get_text in the new tab: %q, want %q", got, "Ticket received: Toner low")
 	}
 }
