@@ -229,7 +229,8 @@ func TestPlayDebouncedSearch(t *testing.T) {
 // TestPlaySPARoute: a client-side route change (pushState, then a fetch
 // that fills the view and sets the title). The click's effects show the
 // new url and the data request; observe page right after has the new url
-// and title, and the view's text is the loaded one.
+// and title, and the view's text is the loaded one; back and forward
+// (popstate, which fetches again) read the loaded view too.
 func TestPlaySPARoute(t *testing.T) {
 	e := ready(t)
 	e.open("/play/spa.html")
@@ -245,6 +246,19 @@ func TestPlaySPARoute(t *testing.T) {
 	}
 	if p := e.pageOf(r["tab_id"]); !strings.HasSuffix(fmt.Sprint(p["url"]), "?route=orders") || p["title"] != "Shop · Orders" {
 		t.Errorf("observe page right after the route change: url %v title %v, want ?route=orders titled %q", p["url"], p["title"], "Shop · Orders")
+	}
+
+	// back: the page's popstate handler fetches the old route's data again.
+	r = e.ok("back", nil)
+	if !strings.HasSuffix(fmt.Sprint(r["url"]), "/play/spa.html") {
+		t.Errorf("back: url %v, want /play/spa.html", r["url"])
+	}
+	if got := e.pageText("#body", nil); got != "Welcome back" {
+		t.Errorf("get_text right after back: %q, want %q", got, "Welcome back")
+	}
+	e.ok("forward", nil)
+	if got := e.pageText("#body", nil); got != "3 orders shipped" {
+		t.Errorf("get_text right after forward: %q, want %q", got, "3 orders shipped")
 	}
 }
 
