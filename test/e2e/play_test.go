@@ -206,7 +206,7 @@ func TestPlaySaveFails(t *testing.T) {
 // TestPlayDebouncedSearch: typing into a search box whose handler waits
 // 300 ms before its XHR. The fill's result follows the debounce and lists
 // the search request with its status; the hits are on the page right
-// after; a second fill replaces them.
+// after; a second fill replaces them, and so does type, key by key.
 func TestPlayDebouncedSearch(t *testing.T) {
 	e := ready(t)
 	e.open("/play/search.html")
@@ -223,6 +223,16 @@ func TestPlayDebouncedSearch(t *testing.T) {
 	e.ok("fill", map[string]any{"role": "searchbox", "name": "Package", "text": "doc"})
 	if got := e.pageText("#hits", nil); got != "python3-doc" {
 		t.Errorf("get_text of the hits right after the second fill: %q, want %q", got, "python3-doc")
+	}
+	// type: every key restarts the debounce; only the last one searches.
+	e.ok("fill", map[string]any{"role": "searchbox", "name": "Package", "text": ""})
+	r = e.ok("type", map[string]any{"role": "searchbox", "name": "Package", "text": "chrom"})
+	eff = effectsOf(t, "type", r)
+	if q := requestTo(requestsOf(eff), "/play/api/search?q=chrom"); eff["settled"] != true || q == nil || q["status"] != 200.0 {
+		t.Errorf("type into the search box: effects %v, want the search for the whole text with status 200, settled", eff)
+	}
+	if got := e.pageText("#hits", nil); got != "chromium" {
+		t.Errorf("get_text of the hits right after typing: %q, want %q", got, "chromium")
 	}
 }
 
