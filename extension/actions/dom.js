@@ -183,10 +183,13 @@ async function childRuntimes(tab, parentId) {
 /**
  * navWatch feeds settler the top-level navigations of tabId (started,
  * committed, DOMContentLoaded or failed; a same-document one is started and
- * done at once) until stop() is called. started says one began.
+ * done at once) until stop() is called. started says one began, committed
+ * that one replaced the document (or changed its url), failed is {url,
+ * error} of the last one that ended before committing (a download, a 204,
+ * a cancelled navigation: the page stayed).
  */
 function navWatch(tabId, settler) {
-  const w = { started: false, done: false, listeners: [] };
+  const w = { started: false, committed: false, failed: null, done: false, listeners: [] };
   const on = (event, fn) => {
     event.addListener(fn);
     w.listeners.push(() => event.removeListener(fn));
@@ -201,6 +204,7 @@ function navWatch(tabId, settler) {
   }));
   on(chrome.webNavigation.onCommitted, top((d) => {
     w.started = true;
+    w.committed = true;
     settler.navCommitted(d.url);
   }));
   const ready = top(() => {
@@ -209,9 +213,13 @@ function navWatch(tabId, settler) {
   });
   on(chrome.webNavigation.onDOMContentLoaded, ready);
   on(chrome.webNavigation.onCompleted, ready);
-  on(chrome.webNavigation.onErrorOccurred, ready);
+  on(chrome.webNavigation.onErrorOccurred, top((d) => {
+    if (!w.committed) w.failed = { url: d.url, error: d.error };
+    ready(d);
+  }));
   const same = top((d) => {
     w.started = true;
+    w.committed = true;
     settler.navStarted(d.url);
     ready(d);
   });
@@ -221,7 +229,34 @@ function navWatch(tabId, settler) {
   return w;
 }
 
-/** MAX_REQUESTS_LISTED is how many of the requests an action started its effects list. */
+/**
+ * openWatch feeds settler the tabs opened from tabId (a target=_blank link
+ * or form, window.open) until stop() is called, each followed to its first
+ * DOMContentLoaded. opened maps their ids to the url they were opened on.
+ */
+function openWatch(tabId, settler) {
+  const w = { opened: new Map(), listeners: [] };
+  const on = (event, fn) => {
+    event.addListener(fn);
+    w.listeners.push(() => event.removeListener(fn));
+  };
+  on(chrome.webNavigation.onCreatedNavigationTarget, (d) => {
+    if (d.sourceTabId !== tabId || w.opened.has(d.tabId) || w.opened.size >= MAX_REQUESTS_LISTED) return;
+    w.opened.set(d.tabId, d.url);
+    settler.tabOpened(d.tabId, d.url);
+  });
+  const ready = (d) => {
+    if (d.frameId === 0 && w.opened.has(d.tabId)) settler.tabReady(d.tabId);
+  };
+  on(chrome.webNavigation.onDOMContentLoaded, ready);
+  on(chrome.webNavigation.onCompleted, ready);
+  on(chrome.webNavigation.onErrorOccurred, ready);
+  on(chrome.tabs.onRemoved, (id) => ready({ tabId: id, frameId: 0 }));
+  w.stop = () => w.listeners.forEach((off) => off());
+  return w;
+}
+
+/** MAX_REQUESTS_LISTED is how many of the requests (or tabs) an action started its effects list. */
 const MAX_REQUESTS_LISTED = 5;
 
 /**
@@ -257,6 +292,7 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
   let frameId = 0;
   const settler = new Settler({ capMs, probe: () => probeFrame(tab.id, undefined, frameId) });
   const watch = navWatch(tab.id, settler);
+  const opens = reads ? null : openWatch(tab.id, settler);
   const requests = new Map(); // requestId -> {method, url, status?, error?}
   const stopRequests = watchRequests(tab.id, (phase, r) => {
     if (phase === 'start') {
@@ -283,6 +319,7 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
     if (!reads) settled = await untilAborted(settler.settle(), signal);
   } finally {
     watch.stop();
+    opens?.stop();
     stopRequests();
   }
   const after = await chrome.tabs.get(tab.id).catch(() => null);
@@ -290,9 +327,13 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
   const out = { tab_id: tab.id, url: after?.url || after?.pendingUrl || before, ...rest };
   if (reads) return out;
   const effects = {};
-  if (watch.started || out.url !== before) {
+  if (watch.committed || out.url !== before || (watch.started && !watch.failed)) {
     Object.assign(effects, { navigated: true, url_before: before, url: out.url, title: after?.title || '' });
     if (settler.navigating) effects.loading = true;
+  } else if (watch.failed) {
+    // It tried to go and did not commit: say so, not "navigated".
+    const stayed = watch.failed.error === 'net::ERR_ABORTED';
+    effects.navigation_failed = { ...watch.failed, note: stayed ? 'the page stayed (a download, a 204 answer or a cancelled navigation)' : 'the tab may show the browser\'s error page' };
   }
   const listed = [...requests.values()];
   if (listed.length) {
@@ -300,6 +341,12 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
     if (listed.length > MAX_REQUESTS_LISTED) effects.more_requests = listed.length - MAX_REQUESTS_LISTED;
   }
   if (dialogs?.length) effects.dialogs = dialogs;
+  if (opens?.opened.size) {
+    effects.new_tabs = await Promise.all([...opens.opened].map(async ([id, url]) => {
+      const t = await chrome.tabs.get(id).catch(() => null);
+      return t ? { tab_id: id, url: t.url || t.pendingUrl || url, title: t.title || '' } : { tab_id: id, url, closed: true };
+    }));
+  }
   effects.settled = settled?.settled === true;
   if (!effects.settled) effects.pending = settled?.pending ?? ['the command ended before settling'];
   out.effects = effects;

@@ -47,6 +47,8 @@ export class Settler {
     Object.assign(this, { capMs, quietMs, probe, now, timers });
     this.nav = null; // {url, committed, ready}
     this.requests = new Map(); // id -> {method, url}
+    this.tabs = new Map(); // tab id -> url: tabs the action opened, until their DOMContentLoaded
+    this.opened = false; // the action opened a tab
     this.timersDue = 0; // when the page's tracked timers are due (0: none)
     this.timerCount = 0;
     this.navExpected = 0; // a form submit or link click said a navigation comes, until then
@@ -86,6 +88,19 @@ export class Settler {
     if (this.requests.delete(id)) this.#activity();
   }
 
+  /** tabOpened: the action opened tab id (a target=_blank link or form, window.open), followed to its DOMContentLoaded. */
+  tabOpened(id, url) {
+    this.tabs.set(id, url || '');
+    this.opened = true;
+    this.navExpected = 0; // a form or link that targets a new tab announced its navigation here: it went there
+    this.#activity();
+  }
+
+  /** tabReady: tab id's first document reached DOMContentLoaded (or failed to load, or closed). */
+  tabReady(id) {
+    if (this.tabs.delete(id)) this.#activity();
+  }
+
   get navigating() {
     return Boolean(this.nav && !this.nav.ready);
   }
@@ -103,7 +118,7 @@ export class Settler {
       r = null;
     }
     if (this.navigating) return; // answered by a document on its way out
-    if (r?.navigating && !this.nav) this.navExpected = this.now() + NAV_START_MS;
+    if (r?.navigating && !this.nav && !this.opened) this.navExpected = this.now() + NAV_START_MS;
     this.pageRequests = Number.isSafeInteger(r?.action_requests) ? r.action_requests : 0;
     if (this.pageRequests) this.last = this.now();
     const n = Number.isSafeInteger(r?.timers) ? r.timers : 0;
@@ -121,6 +136,7 @@ export class Settler {
     if (this.requests.size > MAX_PENDING_LISTED) out.push(`${this.requests.size - MAX_PENDING_LISTED} more requests`);
     if (this.pageRequests && !this.requests.size) out.push(`${this.pageRequests} fetch/XHR the action started (still being read)`);
     if (this.timerCount) out.push(`${this.timerCount} timer(s) the action's handlers scheduled`);
+    for (const [id, url] of this.tabs) out.push(`new tab ${id} loading ${url || 'a page'}`);
     return out;
   }
 
@@ -138,7 +154,7 @@ export class Settler {
         continue;
       }
       const expecting = !this.nav && this.navExpected > t;
-      const busy = expecting || this.navigating || this.requests.size > 0 || this.timersDue > t || this.pageRequests > 0;
+      const busy = expecting || this.navigating || this.requests.size > 0 || this.tabs.size > 0 || this.timersDue > t || this.pageRequests > 0;
       if (!busy && t - this.last >= this.quietMs) return { settled: true };
       if (t >= deadline) return { settled: false, pending: this.pending().length ? this.pending() : ['activity within the last ' + this.quietMs + ' ms'] };
       let until = deadline;

@@ -154,3 +154,42 @@ test('a fetch the page started during the action is followed until the page has 
   await c.run(25 + QUIET_MS);
   assert.equal(result()?.settled, true);
 });
+
+test('a tab the action opened is followed to its DOMContentLoaded, and named while loading', async () => {
+  const { c, s, start, result } = setup({ capMs: 1000 });
+  start();
+  await c.run(5);
+  s.tabOpened(42, 'http://x/ticket');
+  await c.run(300);
+  assert.equal(result(), null, 'the new tab is still loading');
+  s.tabReady(42);
+  await c.run(QUIET_MS);
+  assert.deepEqual(result(), { settled: true, at: 305 + QUIET_MS });
+
+  const late = setup({ capMs: 1000 });
+  late.s.tabOpened(43, 'http://x/slow');
+  late.start();
+  await late.c.run(1000);
+  assert.deepEqual(late.result().pending, ['new tab 43 loading http://x/slow']);
+});
+
+test('a form submitted into a new tab is not awaited in this one', async () => {
+  const { c, s, start, result } = setup({ probe: async () => ({ timers: 0, due_ms: 0, navigating: true }) });
+  start();
+  await c.run(50);
+  s.tabOpened(44, 'http://x/ticket');
+  await c.run(100);
+  s.tabReady(44);
+  await c.run(QUIET_MS);
+  assert.deepEqual(result(), { settled: true, at: 150 + QUIET_MS });
+});
+
+test('a new tab opened before the page says a navigation comes is not awaited in this one', async () => {
+  const { c, s, start, result } = setup({ probe: async () => ({ timers: 0, due_ms: 0, navigating: true }) });
+  s.tabOpened(45, 'http://x/ticket');
+  start();
+  await c.run(100);
+  s.tabReady(45);
+  await c.run(QUIET_MS);
+  assert.deepEqual(result(), { settled: true, at: 100 + QUIET_MS });
+});

@@ -180,6 +180,38 @@ func checkModifiers(m []string) error {
 type fillArgs struct {
 	targetArgs `list:"target, text"`
 	settleArgs `list:"-"`
+	textSet    bool // the call passed text, perhaps "" (fill's way to clear a field)
+}
+
+// UnmarshalJSON decodes fill's and type's arguments and notes whether
+// text was passed, since text "" (clear the field) is a value here.
+func (a *fillArgs) UnmarshalJSON(b []byte) error {
+	type plain fillArgs
+	if err := json.Unmarshal(b, (*plain)(a)); err != nil {
+		return err
+	}
+	var has struct {
+		Text *string `json:"text"`
+	}
+	json.Unmarshal(b, &has) // a wrong type was refused above
+	a.textSet = has.Text != nil
+	return nil
+}
+
+// MarshalJSON is the extension's params: text "" is sent, not dropped as
+// the target's empty text would be, so fill with text "" clears the field.
+func (a fillArgs) MarshalJSON() ([]byte, error) {
+	type plain fillArgs
+	b, err := json.Marshal(plain(a))
+	if err != nil || !a.textSet || a.Text != "" {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	m["text"] = json.RawMessage(`""`)
+	return json.Marshal(m)
 }
 
 func (a fillArgs) check() error { return checkEntry(a.targetArgs) }

@@ -103,6 +103,7 @@ func newSite(t *testing.T) *site {
 	mux.Handle("GET /names/", namesPages())
 	mux.Handle("GET /csp/", cspPages())
 	mux.Handle("/truth/", truthPages())
+	mux.Handle("/play/", playPages())
 	mux.Handle("GET /flood/", floodPages())
 	mux.Handle("GET /perf/", perfPages())
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
