@@ -194,6 +194,7 @@
   const flying = new Set(); // batches sent, not yet stored or given up: one, or more while the page is left
   let landed = []; // resolvers of flushes waiting for every batch in flight to be stored or given up
   let dead = false; // the extension was reloaded or removed: this script is orphaned
+  let leaving = false; // from pagehide till pageshow: nothing is paced (below)
   let configVersion = null;
 
   function countDropped(kind, n) {
@@ -286,7 +287,6 @@
   // beside the batches in flight but for those of their requests
   // (takeBatch), which follow them as usual if the page lives on. A page
   // back from the back/forward cache is paced again.
-  let leaving = false;
   addEventListener('pagehide', () => {
     leaving = true;
     send();
