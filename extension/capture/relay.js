@@ -121,8 +121,36 @@
     return { events, dropped, rejected };
   }
 
+  /**
+   * takeBatch takes from the front of queue, in order, the records of the
+   * next batch to the worker: at most LIMITS.batchEvents records and
+   * LIMITS.batchChars characters (by charsOf; one larger record goes alone),
+   * none of a request (request_id) in busy. Those stay behind, in order:
+   * while the page is left batches go side by side and may land in either
+   * order, and a record that completes another (body_update) must not reach
+   * the worker before it. It returns {events, rest, chars}: the records
+   * taken, the queue without them, and their characters.
+   */
+  function takeBatch(queue, busy, charsOf) {
+    const events = [];
+    const rest = [];
+    let chars = 0;
+    let full = false;
+    for (const r of queue) {
+      const size = charsOf(r);
+      full ||= events.length >= LIMITS.batchEvents || (events.length > 0 && chars + size > LIMITS.batchChars);
+      if (full || (r.request_id !== undefined && busy.has(r.request_id))) {
+        rest.push(r);
+        continue;
+      }
+      chars += size;
+      events.push(r);
+    }
+    return { events, rest, chars };
+  }
+
   if (typeof document === 'undefined') {
-    global.gasolineRelayKit = { checkMessage, checkRecord, LIMITS }; // node unit tests only
+    global.gasolineRelayKit = { checkMessage, checkRecord, takeBatch, LIMITS }; // node unit tests only
     return;
   }
   // gasolineRelay marks this world as relayed (tabs/reach.js looks for it);
@@ -163,9 +191,10 @@
   const charsOf = (r) => (r.request_body?.length || 0) + (r.response_body?.length || 0) + (r.message?.length || 0) + (r.stack?.length || 0) + 200;
   let dropped = {}; // counts not yet delivered to the worker
   let droppedAny = false;
-  let inflight = null; // the batch being sent
-  let landed = []; // resolvers of flushes waiting for the batch in flight to be stored or given up
+  const flying = new Set(); // batches sent, not yet stored or given up: one, or more while the page is left
+  let landed = []; // resolvers of flushes waiting for every batch in flight to be stored or given up
   let dead = false; // the extension was reloaded or removed: this script is orphaned
+  let leaving = false; // from pagehide till pageshow: nothing is paced (below)
   let configVersion = null;
 
   function countDropped(kind, n) {
@@ -210,16 +239,13 @@
     },
   });
 
-  function nextBatch() {
-    const events = [];
-    let chars = 0;
-    while (queue.length && events.length < LIMITS.batchEvents) {
-      const size = charsOf(queue[0]);
-      if (events.length && chars + size > LIMITS.batchChars) break;
-      chars += size;
-      queueChars -= size;
-      events.push(queue.shift());
-    }
+  // sendBatch sends the next batch, without records of the requests in
+  // busy (takeBatch), unless there is nothing to send; it returns the batch.
+  function sendBatch(busy) {
+    const { events, rest, chars } = takeBatch(queue, busy, charsOf);
+    if (!events.length && !droppedAny) return null;
+    queue = rest;
+    queueChars -= chars;
     nextAt = Date.now() + (chars * 1000) / LIMITS.rateChars;
     const batch = { type: 'gasoline.capture', batch: `${frame}:${++batchSeq}`, events };
     if (droppedAny) {
@@ -227,11 +253,18 @@
       dropped = {};
       droppedAny = false;
     }
+    flying.add(batch);
+    deliver(batch, 0);
     return batch;
   }
 
   function send() {
-    if (inflight || dead || (!queue.length && !droppedAny)) return;
+    if (dead) return;
+    if (leaving) {
+      sendAll();
+      return;
+    }
+    if (flying.size || (!queue.length && !droppedAny)) return;
     const wait = nextAt - Date.now();
     if (wait > 0) {
       if (!paceTimer) {
@@ -242,8 +275,31 @@
       }
       return;
     }
-    inflight = nextBatch();
-    deliver(inflight, 0);
+    sendBatch(new Set());
+  }
+
+  // --- leaving the page ----------------------------------------------------------
+  // No timer runs in a page that is gone, so a record made as it is left
+  // (record.js's last action at pagehide, what the page script sends then)
+  // would wait behind pacing or a batch in flight for ever. From pagehide
+  // (this listener comes before record.js's and main-world.js's: this
+  // script is injected first) pacing is off and every record goes at once,
+  // beside the batches in flight but for those of their requests
+  // (takeBatch), which follow them as usual if the page lives on. A page
+  // back from the back/forward cache is paced again.
+  addEventListener('pagehide', () => {
+    leaving = true;
+    send();
+  }, true);
+  addEventListener('pageshow', () => {
+    leaving = false;
+  }, true);
+
+  function sendAll() {
+    const busy = new Set();
+    const note = (b) => b.events.forEach((r) => busy.add(r.request_id));
+    flying.forEach(note);
+    for (let b; (b = sendBatch(busy));) note(b);
   }
 
   function deliver(batch, attempt) {
@@ -256,7 +312,7 @@
     }
     sent.then((reply) => {
       if (!reply || reply.ok !== true) throw new Error(reply?.error?.message || 'the worker did not take the batch');
-      acknowledged(reply);
+      acknowledged(batch, reply);
     }).catch((err) => {
       if (/context invalidated/i.test(String(err?.message))) {
         orphaned(err);
@@ -269,7 +325,7 @@
       // Give up on this batch but say so: its records count as dropped.
       for (const r of batch.events) countDropped(r.kind, 1);
       if (batch.dropped) for (const k of Object.keys(batch.dropped)) countDropped(k, batch.dropped[k]);
-      land();
+      land(batch);
       setTimeout(send, RETRY_MS[RETRY_MS.length - 1]);
     });
   }
@@ -346,10 +402,12 @@
   // flush waits, an acknowledgement sends no next batch: the answer takes
   // the queue.
   async function noneInFlight() {
-    while (inflight) await new Promise((resolve) => landed.push(resolve));
+    while (flying.size) await new Promise((resolve) => landed.push(resolve));
   }
-  function land() {
-    inflight = null;
+  function land(batch) {
+    if (batch) flying.delete(batch);
+    else flying.clear();
+    if (flying.size) return;
     const waiting = landed;
     landed = [];
     for (const resolve of waiting) resolve();
@@ -374,9 +432,9 @@
     return true;
   });
 
-  function acknowledged(reply) {
+  function acknowledged(batch, reply) {
     const flushing = landed.length > 0;
-    land();
+    land(batch);
     const c = reply.config;
     if (c && typeof c.kinds === 'object' && c.kinds) kinds = c.kinds;
     if (c && typeof c === 'object' && c.version !== configVersion && port) {
