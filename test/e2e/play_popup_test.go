@@ -1,0 +1,49 @@
+//go:build unix
+
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestPlayPopupBlocked: an agent clicks buttons whose handlers call
+// window.open, at once and from a 200 ms timer. An agent's click is a
+// script's (no user activation), so Chrome's popup blocker opens nothing
+// and window.open returns null; a user's click would have opened the
+// popup. Each click's result says so, with the url the popup would have
+// shown and what to do instead, without the agent waiting or looking
+// again. A target=_blank link, which does open a tab, is reported as the
+// new tab, not as a blocked popup.
+func TestPlayPopupBlocked(t *testing.T) {
+	e := ready(t)
+	e.open("/play/popup.html")
+
+	for _, c := range []struct{ button, url string }{
+		{"Print now", "/play/print.html?n=1"},
+		{"Print later", "/play/print.html?n=2"},
+	} {
+		r := e.ok("click", map[string]any{"role": "button", "name": c.button})
+		eff := effectsOf(t, "click", r)
+		dialogs, _ := eff["dialogs"].([]any)
+		if len(dialogs) != 1 || eff["new_tabs"] != nil || eff["settled"] != true {
+			t.Errorf("click %q: effects %v, want one blocked popup, no new tab, settled", c.button, eff)
+			continue
+		}
+		d, _ := dialogs[0].(map[string]any)
+		answered := fmt.Sprint(d["answered"])
+		if d["type"] != "popup" || d["message"] != e.site.URL+c.url || !strings.HasPrefix(answered, "blocked") || !strings.Contains(answered, `"new_tab"`) {
+			t.Errorf("click %q: effects.dialogs[0] %v, want a popup to %s, blocked, saying to open it with new_tab", c.button, d, e.site.URL+c.url)
+		}
+	}
+	if got := e.pageText("#log", nil); got != "now null later null" {
+		t.Errorf("the page logged %q: window.open should have returned null both times", got)
+	}
+
+	r := e.ok("click", map[string]any{"role": "link", "name": "Open a ticket"})
+	eff := effectsOf(t, "click", r)
+	if tabs, _ := eff["new_tabs"].([]any); len(tabs) != 1 || eff["dialogs"] != nil {
+		t.Errorf("click a target=_blank link: effects %v, want the one new tab and no blocked popup", eff)
+	}
+}
