@@ -13,7 +13,7 @@
 //   - the worker keeps, per tab, the popups its documents reported blocked
 //     just after an agent's action ended ({gasoline: "dialog", late: true,
 //     type: "popup", message: url, answered}: a handler's timer called
-//     window.open), so the action still settling lists them (blockedSince).
+//     window.open), so the action still settling lists them (actionDialogs).
 
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
@@ -55,6 +55,18 @@ const blocked = new Map();
  */
 export function blockedSince(tabId, t) {
   return (blocked.get(tabId) || []).filter((p) => p.at >= t).map(({ at, ...p }) => p);
+}
+
+/**
+ * actionDialogs is what an action's effects list as its dialogs: those the
+ * page reported while it acted (dialogs), then the popups tab tabId reported
+ * blocked after it ended (blockedSince started), less the popups whose url
+ * a tab the action opened shows (opened: tabId → url; a noopener
+ * window.open returns null even when its tab opened).
+ */
+export function actionDialogs(dialogs, tabId, started, opened) {
+  const urls = new Set(opened?.values());
+  return [...(dialogs || []), ...blockedSince(tabId, started)].filter((d) => d.type !== 'popup' || !urls.has(d.message));
 }
 
 /** record notes that frame frameId of tab tabId shows dialog d, or none (d null). */

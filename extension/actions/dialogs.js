@@ -49,7 +49,6 @@
   const listen = EventTarget.prototype.addEventListener;
   const now = Date.now.bind(Date);
   const native = { alert: window.alert, confirm: window.confirm, prompt: window.prompt, open: window.open };
-  const exec = RegExp.prototype.exec;
   const Url = window.URL;
   const node = document.createElement('span');
   const RECENT = 5;
@@ -147,11 +146,12 @@
     // makes window.open return null: reported while acting, and within
     // LATE_MS of an action's end (a handler's timer) marked late, which
     // the worker adds to the effects of the action still settling. A
-    // noopener open returns null even when a tab opened: not reported.
+    // noopener open returns null even when a tab opened: the worker drops
+    // a report whose url a tab the action opened shows (actionDialogs).
     window.open = function open(url, target, features) {
       const w = apply(native.open, this, arguments);
       const late = !acting && now() < actedUntil;
-      if (w === null && (acting || late) && !apply(exec, /noopener|noreferrer/i, [String(features)])) {
+      if (w === null && (acting || late)) {
         let href = String(url ?? '');
         try {
           href = new Url(href || 'about:blank', document.baseURI).href;

@@ -2,7 +2,7 @@
 // dialog freezes) on a scripted chrome.*.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dialog, nativeDialog, nativeDialogText, watchDialogs, blockedSince } from '../actions/dialog.js';
+import { dialog, nativeDialog, nativeDialogText, watchDialogs, blockedSince, actionDialogs } from '../actions/dialog.js';
 import { CommandError } from '../runner.js';
 import { paramsOf } from '../params.js';
 import fs from 'node:fs';
@@ -163,4 +163,17 @@ test('a popup blocked after an action ended is kept for the action still settlin
   assert.equal(blockedSince(21, before).length, 5, 'at most the last five');
   for (const f of fake.listeners.removed) f(21);
   assert.deepEqual(blockedSince(21, before), [], 'a closed tab is forgotten');
+});
+
+test('an action lists its dialogs, then the popups blocked after it, less those whose url a tab it opened shows', () => {
+  const before = Date.now();
+  report(23, 0, { late: true, type: 'popup', message: 'http://x/late', answered: 'blocked' });
+  const during = [
+    { type: 'confirm', message: 'Sure?', answered: 'dismissed' },
+    { type: 'popup', message: 'http://x/noopener', answered: 'blocked' },
+    { type: 'popup', message: 'http://x/blocked', answered: 'blocked' },
+  ];
+  const opened = new Map([[99, 'http://x/noopener']]);
+  assert.deepEqual(actionDialogs(during, 23, before, opened).map((d) => d.message), ['Sure?', 'http://x/blocked', 'http://x/late']);
+  assert.deepEqual(actionDialogs(undefined, 24, before, undefined), []);
 });

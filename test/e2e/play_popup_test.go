@@ -12,7 +12,8 @@ import (
 // window.open, at once and from a 200 ms timer. An agent's click is a
 // script's (no user activation), so Chrome's popup blocker opens nothing
 // and window.open returns null; a user's click would have opened the
-// popup. Each click's result says so, with the url the popup would have
+// popup. Each click's result says so (also for a noopener open, whose
+// null says nothing by itself), with the url the popup would have
 // shown and what to do instead, without the agent waiting or looking
 // again. A target=_blank link, which does open a tab, is reported as the
 // new tab, not as a blocked popup.
@@ -23,6 +24,7 @@ func TestPlayPopupBlocked(t *testing.T) {
 	for _, c := range []struct{ button, url string }{
 		{"Print now", "/play/print.html?n=1"},
 		{"Print later", "/play/print.html?n=2"},
+		{"Print a copy", "/play/print.html?n=3"}, // noopener: null whether or not it opened
 	} {
 		r := e.ok("click", map[string]any{"role": "button", "name": c.button})
 		eff := effectsOf(t, "click", r)
@@ -37,7 +39,7 @@ func TestPlayPopupBlocked(t *testing.T) {
 			t.Errorf("click %q: effects.dialogs[0] %v, want a popup to %s, blocked, saying to open it with new_tab", c.button, d, e.site.URL+c.url)
 		}
 	}
-	if got := e.pageText("#log", nil); got != "now null later null" {
+	if got := e.pageText("#log", nil); got != "now null later null copy null" {
 		t.Errorf("the page logged %q: window.open should have returned null both times", got)
 	}
 
