@@ -49,3 +49,30 @@ func TestPlayPopupBlocked(t *testing.T) {
 		t.Errorf("click a target=_blank link: effects %v, want the one new tab and no blocked popup", eff)
 	}
 }
+
+// TestPlayPopupAfterUserClick: the user has just clicked the page (a
+// transient activation, about 5 s), so Chrome lets the next popup
+// through, even from the agent's click. A noopener window.open then opens
+// its tab and still returns null: the click's result lists the new tab and
+// no blocked popup.
+func TestPlayPopupAfterUserClick(t *testing.T) {
+	e := ready(t)
+	e.open("/play/popup.html")
+	p := e.userPage("/play/popup.html")
+	var box struct{ X, Y float64 }
+	p.eval(`(() => { const r = document.querySelector('h1').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 } })()`, &box)
+	p.clickAsync(box.X, box.Y)
+
+	r := e.ok("click", map[string]any{"role": "button", "name": "Print a copy"})
+	eff := effectsOf(t, "click", r)
+	tabs, _ := eff["new_tabs"].([]any)
+	if len(tabs) != 1 || eff["dialogs"] != nil {
+		t.Fatalf("click a noopener window.open after the user's click: effects %v, want the one new tab and no blocked popup", eff)
+	}
+	if nt, _ := tabs[0].(map[string]any); !strings.HasSuffix(fmt.Sprint(nt["url"]), "/play/print.html?n=3") {
+		t.Errorf("the new tab in effects: %v, want /play/print.html?n=3", nt)
+	}
+	if got := e.pageText("#log", nil); got != "copy null" {
+		t.Errorf("the page logged %q: a noopener window.open returns null even when it opens", got)
+	}
+}
