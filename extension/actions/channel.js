@@ -30,9 +30,11 @@
     } catch {
       return; // not a report
     }
-    if (typeof d?.showing !== 'boolean') return;
+    const late = d?.late === true; // a popup blocked after the action's end (actions/dialog.js)
+    if (typeof d?.showing !== 'boolean' && !late) return;
     chrome.runtime.sendMessage({
       gasoline: 'dialog', showing: d.showing, type: String(d.type).slice(0, 20), message: String(d.message ?? '').slice(0, 200),
+      ...(late ? { late, answered: String(d.answered).slice(0, 200) } : {}),
     }).catch(() => {});
   };
 

@@ -9,7 +9,11 @@
 //     from the sender). Such a dialog freezes its page, and without the
 //     debugger permission no extension can close it: actions on that tab
 //     fail at once with dialog_showing, saying to ask the user, instead of
-//     running into their deadline.
+//     running into their deadline;
+//   - the worker keeps, per tab, the popups its documents reported blocked
+//     just after an agent's action ended ({gasoline: "dialog", late: true,
+//     type: "popup", message: url, answered}: a handler's timer called
+//     window.open), so the action still settling lists them (actionDialogs).
 
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
@@ -38,6 +42,31 @@ function save(tabId) {
   const m = showing.get(tabId) || {};
   if (Object.keys(m).length) chrome.storage.session.set({ [KEY(tabId)]: m }).catch(() => {});
   else chrome.storage.session.remove(KEY(tabId)).catch(() => {});
+}
+
+// blocked holds, per tab, the popups reported blocked after an action's
+// end, newest last, at most 5: tabId → [{type, message, answered, at}].
+const blocked = new Map();
+
+/**
+ * blockedSince lists the popups tab tabId reported blocked after an action's
+ * end since time t (Date.now()), as the action's dialogs: {type: "popup",
+ * message: url, answered}.
+ */
+export function blockedSince(tabId, t) {
+  return (blocked.get(tabId) || []).filter((p) => p.at >= t).map(({ at, ...p }) => p);
+}
+
+/**
+ * actionDialogs is what an action's effects list as its dialogs: those the
+ * page reported while it acted (dialogs), then the popups tab tabId reported
+ * blocked after it ended (blockedSince started), less the popups whose url
+ * a tab the action opened shows (opened: tabId → url; a noopener
+ * window.open returns null even when its tab opened).
+ */
+export function actionDialogs(dialogs, tabId, started, opened) {
+  const urls = new Set(opened?.values());
+  return [...(dialogs || []), ...blockedSince(tabId, started)].filter((d) => d.type !== 'popup' || !urls.has(d.message));
 }
 
 /** record notes that frame frameId of tab tabId shows dialog d, or none (d null). */
@@ -69,6 +98,12 @@ export function forget(tabId, frameId) {
 export function watchDialogs() {
   chrome.runtime.onMessage.addListener((msg, sender) => {
     if (sender.id !== chrome.runtime.id || msg?.gasoline !== 'dialog' || !sender.tab) return false;
+    if (msg.late === true) {
+      const list = blocked.get(sender.tab.id) || [];
+      list.push({ type: String(msg.type), message: String(msg.message ?? ''), answered: String(msg.answered), at: Date.now() });
+      blocked.set(sender.tab.id, list.slice(-5));
+      return false;
+    }
     const d = msg.showing === true
       ? { type: String(msg.type).slice(0, 20), message: String(msg.message ?? '').slice(0, 200), at: Date.now() }
       : null;
@@ -77,6 +112,7 @@ export function watchDialogs() {
   });
   chrome.tabs.onRemoved.addListener((tabId) => {
     showing.delete(tabId);
+    blocked.delete(tabId);
     chrome.storage.session.remove(KEY(tabId)).catch(() => {});
   });
   chrome.webNavigation.onCommitted.addListener((d) => {

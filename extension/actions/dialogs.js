@@ -48,14 +48,17 @@
   const dispatch = EventTarget.prototype.dispatchEvent;
   const listen = EventTarget.prototype.addEventListener;
   const now = Date.now.bind(Date);
-  const native = { alert: window.alert, confirm: window.confirm, prompt: window.prompt };
+  const native = { alert: window.alert, confirm: window.confirm, prompt: window.prompt, open: window.open };
+  const Url = window.URL;
   const node = document.createElement('span');
   const RECENT = 5;
   const RECENT_MS = 60000;
+  const LATE_MS = 2000; // an action's longest default settle (capture/settle.js SETTLE_CAP_MS)
   const recent = []; // the last dialogs: {type, message, answered, at}
 
   let acting = null; // {dialog?, text?} while an agent's action runs
   let armed = null; // {accept, text, until, used} from the dialog action
+  let actedUntil = 0; // LATE_MS after the last action ended
 
   const own = (o, k) => (hasOwn(o, k) ? o[k] : undefined);
   const send = (type, json) => apply(dispatch, node, [new CE(type, { __proto__: null, detail: json })]);
@@ -75,6 +78,7 @@
   };
 
   on('acting', (d) => {
+    if (acting) actedUntil = now() + LATE_MS;
     acting = own(d, 'on') ? { dialog: own(d, 'dialog'), text: own(d, 'prompt_text') } : null;
   });
 
@@ -138,6 +142,24 @@
     window.alert = function alert(message) { return open('alert', message); };
     window.confirm = function confirm(message) { return open('confirm', message); };
     window.prompt = function prompt(message, fallback) { return open('prompt', message, fallback); };
+    // A script's click gives no user activation, so Chrome's popup blocker
+    // makes window.open return null: reported while acting, and within
+    // LATE_MS of an action's end (a handler's timer) marked late, which
+    // the worker adds to the effects of the action still settling. A
+    // noopener open returns null even when a tab opened: the worker drops
+    // a report whose url a tab the action opened shows (actionDialogs).
+    window.open = function open(url, target, features) {
+      const w = apply(native.open, this, arguments);
+      const late = !acting && now() < actedUntil;
+      if (w === null && (acting || late)) {
+        let href = String(url ?? '');
+        try {
+          href = new Url(href || 'about:blank', document.baseURI).href;
+        } catch { /* reported as given */ }
+        report({ __proto__: null, type: 'popup', message: href, answered: 'blocked (Chrome opens none for a script\'s click): open its url with interact({action:"new_tab", url})', late });
+      }
+      return w;
+    };
     // The window's first beforeunload listener (registered before any page
     // script): an armed accept keeps the page's listeners from asking.
     addEventListener('beforeunload', (e) => {

@@ -11,7 +11,7 @@ import '../actions/core.js';
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
 import { targetOf, frameOfRef, prefixFor, failureText, reasonOf, pageBudget, modifiersOf, describeTarget } from './target.js';
-import { nativeDialog, nativeDialogText } from './dialog.js';
+import { nativeDialog, nativeDialogText, actionDialogs } from './dialog.js';
 import { probeFrame, watchRequests } from '../capture/worker.js';
 import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
 import { ensureRuntime } from './inject.js';
@@ -340,7 +340,8 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
     effects.requests = listed.slice(0, MAX_REQUESTS_LISTED).map((q) => ({ method: q.method, url: q.url, status: q.error ? `failed: ${q.error}` : q.status ?? 'pending' }));
     if (listed.length > MAX_REQUESTS_LISTED) effects.more_requests = listed.length - MAX_REQUESTS_LISTED;
   }
-  if (dialogs?.length) effects.dialogs = dialogs;
+  const listedDialogs = actionDialogs(dialogs, tab.id, started, opens?.opened);
+  if (listedDialogs.length) effects.dialogs = listedDialogs;
   if (opens?.opened.size) {
     effects.new_tabs = await Promise.all([...opens.opened].map(async ([id, url]) => {
       const t = await chrome.tabs.get(id).catch(() => null);

@@ -2,7 +2,7 @@
 // dialog freezes) on a scripted chrome.*.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dialog, nativeDialog, nativeDialogText, watchDialogs } from '../actions/dialog.js';
+import { dialog, nativeDialog, nativeDialogText, watchDialogs, blockedSince, actionDialogs } from '../actions/dialog.js';
 import { CommandError } from '../runner.js';
 import { paramsOf } from '../params.js';
 import fs from 'node:fs';
@@ -150,4 +150,30 @@ test('nativeDialogText says what froze the tab and what to do', () => {
   assert.match(prompt, /arm interact\(\{action:"dialog", dialog:"accept"\}\) before navigating or closing the tab/);
   const alert = nativeDialogText(3, { type: 'alert', message: 'Saved', at: 0 }, 0);
   assert.match(alert, /native alert \("Saved"\) that the page opened 0 s ago outside any agent action/);
+});
+
+test('a popup blocked after an action ended is kept for the action still settling, not taken for a native dialog', async () => {
+  const before = Date.now();
+  report(21, 0, { late: true, type: 'popup', message: 'http://x/print', answered: 'blocked (...)' });
+  assert.deepEqual(blockedSince(21, before), [{ type: 'popup', message: 'http://x/print', answered: 'blocked (...)' }]);
+  assert.deepEqual(blockedSince(21, Date.now() + 1), [], 'an action that started later does not list it');
+  assert.deepEqual(blockedSince(22, before), [], 'nor one in another tab');
+  assert.equal(await nativeDialog(21), null);
+  for (let i = 0; i < 7; i++) report(21, 0, { late: true, type: 'popup', message: `http://x/${i}` });
+  assert.equal(blockedSince(21, before).length, 5, 'at most the last five');
+  for (const f of fake.listeners.removed) f(21);
+  assert.deepEqual(blockedSince(21, before), [], 'a closed tab is forgotten');
+});
+
+test('an action lists its dialogs, then the popups blocked after it, less those whose url a tab it opened shows', () => {
+  const before = Date.now();
+  report(23, 0, { late: true, type: 'popup', message: 'http://x/late', answered: 'blocked' });
+  const during = [
+    { type: 'confirm', message: 'Sure?', answered: 'dismissed' },
+    { type: 'popup', message: 'http://x/noopener', answered: 'blocked' },
+    { type: 'popup', message: 'http://x/blocked', answered: 'blocked' },
+  ];
+  const opened = new Map([[99, 'http://x/noopener']]);
+  assert.deepEqual(actionDialogs(during, 23, before, opened).map((d) => d.message), ['Sure?', 'http://x/blocked', 'http://x/late']);
+  assert.deepEqual(actionDialogs(undefined, 24, before, undefined), []);
 });

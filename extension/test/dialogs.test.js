@@ -32,13 +32,18 @@ function page({ active = false, runtimeFirst = true } = {}) {
     removeEventListener: target.removeEventListener.bind(target),
     dispatchEvent: target.dispatchEvent.bind(target),
     CustomEvent, Event, FocusEvent, EventTarget,
-    document: { createElement: () => new EventTarget() },
+    document: { createElement: () => new EventTarget(), baseURI: 'https://shop.test/invoices/7' },
     Date: { now: () => clock.t },
     navigator: { userActivation: { hasBeenActive: active } },
     alert: (m) => { nativeCalls.push(['alert', m]); },
     confirm: (m) => { nativeCalls.push(['confirm', m]); return true; },
     prompt: (m, d) => { nativeCalls.push(['prompt', m, d]); return 'typed'; },
+    // window.open as Chrome's popup blocker leaves it: null, unless
+    // popups.opens (then a window).
+    open(...args) { nativeCalls.push(['open', this === win, ...args]); return popups.opens ? { name: 'popup' } : null; },
+    URL,
   };
+  const popups = { opens: false };
   win.window = win;
   let main = null;
   const take = (e) => {
@@ -75,7 +80,7 @@ function page({ active = false, runtimeFirst = true } = {}) {
     target.dispatchEvent(e);
     return { pageRan, asked: e.defaultPrevented };
   };
-  return { win, nativeCalls, clock, reports, send, arm, unload, heard, ctx };
+  return { win, nativeCalls, clock, reports, send, arm, unload, heard, ctx, popups };
 }
 
 test('without an action or an arm, dialogs are the user\'s: native, reported showing then answered', () => {
@@ -176,4 +181,46 @@ test('a page that hooks JSON, Number and Array learns nothing when an agent acts
   p.send('acting', { on: false });
   assert.deepEqual(p.arm({ dialog: 'dismiss', window_ms: 1000 }), { recent: [] });
   assert.deepEqual([...vm.runInContext('spied', p.ctx)], []);
+});
+
+test('a popup blocked while an action runs is reported with the url it would have opened', () => {
+  const p = page();
+  p.send('acting', { on: true });
+  assert.equal(p.win.open('print?n=1'), null, 'the page still gets what Chrome gave');
+  assert.equal(p.win.open(), null);
+  p.send('acting', { on: false });
+  assert.deepEqual(p.nativeCalls, [['open', true, 'print?n=1'], ['open', true]], 'the native open got the same arguments, on window');
+  assert.deepEqual(p.reports.map((r) => [r.type, r.message, r.late]), [
+    ['popup', 'https://shop.test/invoices/print?n=1', false], ['popup', 'about:blank', false],
+  ]);
+  assert.match(p.reports[0].answered, /^blocked .*interact\(\{action:"new_tab", url\}\)/, 'it says what to do instead');
+});
+
+test('a popup blocked just after the action (a handler\'s timer) is reported late; later, or outside any action, it is not', () => {
+  const p = page();
+  assert.equal(p.win.open('/before'), null);
+  p.send('acting', { on: true });
+  p.send('acting', { on: false });
+  p.clock.t += 1500;
+  assert.equal(p.win.open('/timer'), null);
+  p.clock.t += 600;
+  assert.equal(p.win.open('/much-later'), null);
+  assert.deepEqual(p.reports.map((r) => [r.message, r.late]), [['https://shop.test/timer', true]]);
+  assert.equal(p.nativeCalls.length, 3, 'every call reached the native open');
+});
+
+test('an open that returned a window is not reported; a noopener one that returned null is, for the worker to check', () => {
+  const p = page();
+  p.send('acting', { on: true });
+  p.popups.opens = true;
+  assert.deepEqual(p.win.open('/x', '_blank'), { name: 'popup' });
+  p.popups.opens = false;
+  assert.equal(p.win.open('/y', '_blank', 'noopener'), null);
+  p.send('acting', { on: false });
+  assert.deepEqual(p.reports.map((r) => r.message), ['https://shop.test/y']);
+});
+
+test('the wrapped open keeps the name open, as alert, confirm and prompt keep theirs', () => {
+  const p = page();
+  assert.deepEqual(['alert', 'confirm', 'prompt', 'open'].map((k) => p.win[k].name), ['alert', 'confirm', 'prompt', 'open']);
 });
