@@ -14,7 +14,7 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
 /**
  * START_BUDGET is the most bytes the document_start content scripts may
  * weigh together. capture/declared.json declares minified bundles (extension/dist/,
- * made from the readable sources by scripts/bundle): 48 541 bytes today,
+ * made from the readable sources by scripts/bundle): 49 057 bytes today,
  * from 137 776 unminified with the DOM engine at start. The target is
  * 30 KB (issue 18) and is not met; the minified bytes left are about:
  *   dist/start-main.js     32 212: capture/main-world.js 24 700 (the hooks of
