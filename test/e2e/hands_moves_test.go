@@ -169,8 +169,9 @@ func TestHandsFillFormEcho(t *testing.T) {
 
 // TestHandsFillEcho holds a single fill to fill_form's read-back: the
 // letter comes back as a clipped preview and its length, a password not at
-// all, and a field the page's input handler reformats before the event
-// returns says value_differs instead of failing.
+// all, a field the page's input handler reformats before the event
+// returns says value_differs instead of failing, and a text the browser
+// refuses (a date field given "tomorrow") fails before the page sees it.
 func TestHandsFillEcho(t *testing.T) {
 	e := ready(t)
 	e.open("/hands/moves.html")
@@ -189,6 +190,14 @@ func TestHandsFillEcho(t *testing.T) {
 	}
 	if r := e.ok("fill", map[string]any{"selector": "#postcode", "text": "sw1a 1aa"}); r["value_differs"] != true || r["value"] != "SW1A 1AA" {
 		t.Errorf("fill's result for the postcode: %v, want value_differs with what the page's input handler made of it", r)
+	}
+	// A text the browser itself refuses fails, before any event reaches the page.
+	e.fails("fill", map[string]any{"selector": "#start", "text": "tomorrow"}, "not_editable")
+	if got := e.js("document.getElementById('log').textContent", nil); strings.Contains(string(got.Value), "start input") {
+		t.Errorf("the date field got an input event for a text it refused: %s", got.Value)
+	}
+	if r := e.ok("fill", map[string]any{"selector": "#start", "text": "2026-11-27"}); r["value"] != "2026-11-27" || r["value_differs"] != nil {
+		t.Errorf("fill of a date: %v, want value 2026-11-27", r)
 	}
 	if r := e.ok("type", map[string]any{"selector": "#fullname", "text": "Ada"}); r["value"] != "Ada" || r["value_differs"] != nil {
 		t.Errorf("type's result: %v, want value Ada", r)

@@ -83,3 +83,7 @@ document.getElementById('phone').addEventListener('input', (e) => {
 document.getElementById('postcode').addEventListener('input', (e) => {
   e.target.value = e.target.value.toUpperCase();
 });
+
+// A date field logs each input event it gets: a text the browser refuses
+// must fail before any reaches the page.
+document.getElementById('start').addEventListener('input', (e) => log('start input ' + e.target.value));
