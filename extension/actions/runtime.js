@@ -673,7 +673,9 @@
       return held(el, before + (el.localName === 'input' ? text.replace(/[\r\n]/g, '') : text), secret);
     },
     async select(el, o) {
-      return selectOptions(el, Array.isArray(o.values) ? o.values : [o.values], engine.isSecret(el));
+      const secret = engine.isSecret(el);
+      const res = await selectOptions(el, Array.isArray(o.values) ? o.values : [o.values], secret);
+      return secret ? { secret: true } : res; // a card's expiry month is as secret as its number
     },
     async check(el, o) {
       return setChecked(el, o, true);
@@ -1240,10 +1242,11 @@
   });
 
   // refFor is the draw-mode overlay's: the annotated element's ref (top
-  // frame); addAction, Failure and describe are the action modules'; held
-  // is fill's and type's result (the unit tests' too); brief
-  // and element are the accessibility audit's (audit/audit.js): an
-  // element's {ref, role, name}, and the live element of a top-frame ref.
+  // frame); addAction, Failure and describe are the action modules'; held,
+  // fieldOutcome, fillText, selectOptions and sentText are there for the
+  // unit tests; brief and element are the accessibility audit's
+  // (audit/audit.js): an element's {ref, role, name}, and the live element
+  // of a top-frame ref.
   globalThis.gasolineRuntime = {
     handle, refFor: (el) => refFor(el, 'e'), addAction, Failure, describe: (el) => core.describe(el, view), held, fieldOutcome, fillText, selectOptions, sentText,
     brief: (el) => brief(el, 'e'), element: (ref) => byRef.get(ref)?.deref() ?? null,

@@ -171,7 +171,8 @@ func TestHandsFillFormEcho(t *testing.T) {
 // letter comes back as a clipped preview and its length, a password not at
 // all, a field the page's input handler reformats before the event
 // returns says value_differs instead of failing, and a text the browser
-// refuses (a date field given "tomorrow") fails before the page sees it.
+// refuses (a date field given "tomorrow") fails before the page sees it;
+// select of a secret <select> (a card's expiry month) repeats no value.
 func TestHandsFillEcho(t *testing.T) {
 	e := ready(t)
 	e.open("/hands/moves.html")
@@ -191,9 +192,19 @@ func TestHandsFillEcho(t *testing.T) {
 	if r := e.ok("fill", map[string]any{"selector": "#postcode", "text": "sw1a 1aa"}); r["value_differs"] != true || r["value"] != "SW1A 1AA" {
 		t.Errorf("fill's result for the postcode: %v, want value_differs with what the page's input handler made of it", r)
 	}
+	// A card's expiry month is secret: neither select's result nor its error repeats it.
+	if r := e.ok("select", map[string]any{"selector": "#expmonth", "values": []string{"07"}}); r["secret"] != true || r["selected"] != nil {
+		t.Errorf("select of a card's expiry month: %v, want secret: true and no selected", r)
+	}
+	if msg := e.fails("select", map[string]any{"selector": "#expmonth", "values": []string{"Juli"}}, "bad_option"); strings.Contains(msg, "Juli\"") || !strings.Contains(msg, "July") {
+		t.Errorf("select of a missing month: %s, want its options without the value sent", msg)
+	}
+	if got := complete(t, e.js("document.getElementById('expmonth').value", nil)); string(got.Value) != `"07"` {
+		t.Errorf("the expiry month holds %s, want 07", got.Value)
+	}
 	// A text the browser itself refuses fails, before any event reaches the page.
 	e.fails("fill", map[string]any{"selector": "#start", "text": "tomorrow"}, "not_editable")
-	if got := e.js("document.getElementById('log').textContent", nil); strings.Contains(string(got.Value), "start input") {
+	if got := complete(t, e.js("document.getElementById('log').textContent", nil)); strings.Contains(string(got.Value), "start input") {
 		t.Errorf("the date field got an input event for a text it refused: %s", got.Value)
 	}
 	if r := e.ok("fill", map[string]any{"selector": "#start", "text": "2026-11-27"}); r["value"] != "2026-11-27" || r["value_differs"] != nil {
