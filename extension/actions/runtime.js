@@ -554,12 +554,92 @@
   // --- actions -------------------------------------------------------------------
 
   /**
-   * held is what a filled or typed-into field holds now, for the result: a
-   * secret field (a password, a card's fields, a one-time code, as the
-   * recorder judges) gives back only secret: true, which also tells the
-   * test generator to write an environment variable, never the text.
+   * held is what fill and type say of the field they filled or typed into,
+   * read from it as it is now by the rules fill_form follows for a text
+   * field (see textOutcome): want is what it should hold, secret whether
+   * it was a secret field before anything was sent. A secret field's
+   * result says secret: true, which also tells the test generator to write
+   * an environment variable, never the text.
    */
-  const held = (el) => engine.isSecret(el) ? { secret: true } : { value: core.valueOf(el, core.roleOf(el)) };
+  const held = (el, want, secret) => textOutcome(el, want, secret || engine.isSecret(el), {});
+
+  /**
+   * fillText replaces the text of el (an input, a textarea or a
+   * contenteditable) as a paste would, and returns what the field should
+   * hold now: text as the browser stores it (a textarea's line breaks
+   * become \n). It throws not_editable when the browser itself refuses the
+   * text (an <input type=date> given "tomorrow", a text input given line
+   * breaks): that is checked right after the value is set, before any
+   * event reaches the page. What the page's listeners then make of it (a
+   * mask, a formatter, a framework setting it back) is no failure: the
+   * read-back says value_differs. A secret field's text is never in the
+   * error.
+   */
+  function fillText(el, text, secret) {
+    focusField(el);
+    if (el.isContentEditable) {
+      getSelection().selectAllChildren(el);
+      insertText(el, text);
+      if (!text) deleteText(el, true);
+      return text;
+    }
+    setValue(el, text);
+    const took = String(el.value);
+    if (took !== (el.localName === 'textarea' ? text.replace(/\r\n?/g, '\n') : text)) {
+      const shown = secret ? '' : ` ${JSON.stringify(core.clip(text, PREVIEW))} (the browser made it ${JSON.stringify(core.clip(took, PREVIEW))})`;
+      throw new Failure('not_editable', `${core.describe(el, view)} did not take the value${shown}; an input of type ${el.type} accepts only its own format (one line for text, yyyy-mm-dd for a date, digits for a number): send the text in it`);
+    }
+    inputEvent(el, 'input', text, 'insertReplacementText');
+    fire(el, 'change');
+    return took;
+  }
+
+  /** textNow is the text of a field: an input's or textarea's value, a contenteditable's text. */
+  const textNow = (el) => (el.localName === 'input' || el.localName === 'textarea' ? String(el.value ?? '') : core.textOf(el, null));
+
+  /**
+   * sentText is how an error names a value the agent sent: clipped, or for
+   * a secret field only its kind, since errors reach the agent and its
+   * logs as results do.
+   */
+  function sentText(value, secret) {
+    if (!secret) return core.clip(JSON.stringify(value), PREVIEW);
+    if (Array.isArray(value)) return 'a list';
+    if (typeof value === 'boolean') return String(value);
+    return typeof value === 'string' ? 'the text sent (not repeated: the field is secret)' : `a ${typeof value}`;
+  }
+
+  /**
+   * selectOptions chooses the options of the <select> el that values
+   * name (each an option's value or label) and resolves to {selected}. An
+   * error about a secret <select> (secret) names none of the values sent.
+   */
+  async function selectOptions(el, values, secret) {
+    if (el.localName !== 'select') {
+      throw new Failure('not_editable', `${core.describe(el, view)} is not a <select>; click a custom dropdown open and click its option instead`);
+    }
+    const want = values.map(String);
+    const options = Array.from(el.options);
+    const chosen = want.map((w) => options.find((op) => op.value === w) ||
+      options.find((op) => core.norm(op.label || op.text) === core.norm(w)) ||
+      options.find((op) => core.textMatches(op.label || op.text, w, false)));
+    const missing = want.filter((_, i) => !chosen[i]);
+    if (missing.length) {
+      const which = secret ? 'the value or label sent (not repeated: the field is secret)' : `the value or label ${missing.map((m) => JSON.stringify(core.clip(m, PREVIEW))).join(', ')}`;
+      throw new Failure('bad_option', `no option of ${core.describe(el, view)} has ${which}; ` +
+        `its options: ${options.slice(0, 15).map((op) => `${JSON.stringify(op.label || op.text)} (${JSON.stringify(op.value)})`).join(', ')}${options.length > 15 ? ', …' : ''}`);
+    }
+    if (chosen.length > 1 && !el.multiple) {
+      throw new Failure('bad_option', `${core.describe(el, view)} takes one option, not ${chosen.length}; pass one value`);
+    }
+    const disabled = chosen.find((op) => op.disabled);
+    if (disabled) throw new Failure('disabled', secret ? 'the option chosen is disabled; choose another' : `the option ${JSON.stringify(disabled.label)} is disabled; choose another`);
+    focusField(el);
+    for (const op of options) op.selected = chosen.includes(op);
+    fire(el, 'input');
+    fire(el, 'change');
+    return { selected: chosen.map((op) => op.value) };
+  }
 
   const ACTS = {
     async click(el, o) {
@@ -572,58 +652,30 @@
       return {};
     },
     async fill(el, o) {
-      const text = String(o.text ?? '');
-      focusField(el);
-      if (el.isContentEditable) {
-        getSelection().selectAllChildren(el);
-        insertText(el, text);
-        if (!text) deleteText(el, true);
-      } else {
-        setValue(el, text);
-        inputEvent(el, 'input', text, 'insertReplacementText');
-        fire(el, 'change');
-        if (String(el.value) !== text) {
-          const shown = engine.isSecret(el) ? '' : ` ${JSON.stringify(core.clip(text, 60))} (it holds ${JSON.stringify(core.clip(String(el.value), 60))})`;
-          throw new Failure('not_editable', `${core.describe(el, view)} did not take the value${shown}; an input of type ${el.type} accepts only its own format`);
-        }
-      }
-      return held(el);
+      const secret = engine.isSecret(el);
+      const want = fillText(el, String(o.text ?? ''), secret);
+      await nextFrame(); // for the page's formatters and re-renders, as fill_form
+      return held(el, want, secret);
     },
     async type(el, o) {
       const text = String(o.text ?? '');
+      const secret = engine.isSecret(el);
       focusField(el);
+      const before = textNow(el);
       for (const ch of text) {
         const info = core.keyInfo(ch === '\n' ? 'Enter' : ch) || { key: ch, code: '', keyCode: 0, text: ch };
         pressKey(el, info, mods([]));
         if (o.delay_ms) await sleep(Math.min(1000, o.delay_ms));
       }
       fire(el, 'change');
-      return held(el);
+      await nextFrame();
+      // The caret was at the end; Enter in a one-line input submits rather than types.
+      return held(el, before + (el.localName === 'input' ? text.replace(/[\r\n]/g, '') : text), secret);
     },
     async select(el, o) {
-      if (el.localName !== 'select') {
-        throw new Failure('not_editable', `${core.describe(el, view)} is not a <select>; click a custom dropdown open and click its option instead`);
-      }
-      const want = (Array.isArray(o.values) ? o.values : [o.values]).map(String);
-      const options = Array.from(el.options);
-      const chosen = want.map((w) => options.find((op) => op.value === w) ||
-        options.find((op) => core.norm(op.label || op.text) === core.norm(w)) ||
-        options.find((op) => core.textMatches(op.label || op.text, w, false)));
-      const missing = want.filter((_, i) => !chosen[i]);
-      if (missing.length) {
-        throw new Failure('bad_option', `no option of ${core.describe(el, view)} has the value or label ${missing.map((m) => JSON.stringify(core.clip(m, 60))).join(', ')}; ` +
-          `its options: ${options.slice(0, 15).map((op) => `${JSON.stringify(op.label || op.text)} (${JSON.stringify(op.value)})`).join(', ')}${options.length > 15 ? ', …' : ''}`);
-      }
-      if (chosen.length > 1 && !el.multiple) {
-        throw new Failure('bad_option', `${core.describe(el, view)} takes one option, not ${chosen.length}; pass one value`);
-      }
-      const disabled = chosen.find((op) => op.disabled);
-      if (disabled) throw new Failure('disabled', `the option ${JSON.stringify(disabled.label)} is disabled`);
-      focusField(el);
-      for (const op of options) op.selected = chosen.includes(op);
-      fire(el, 'input');
-      fire(el, 'change');
-      return { selected: chosen.map((op) => op.value) };
+      const secret = engine.isSecret(el);
+      const res = await selectOptions(el, Array.isArray(o.values) ? o.values : [o.values], secret);
+      return secret ? { secret: true } : res; // a card's expiry month is as secret as its number
     },
     async check(el, o) {
       return setChecked(el, o, true);
@@ -810,31 +862,40 @@
       }
     }
     await nextFrame();
-    return { fields: filled.map((f) => fieldOutcome(f.el, f.value, f.res, f.named)) };
+    return { fields: filled.map((f) => fieldOutcome(f.el, f.value, f.res, f.named, f.secret)) };
   }
 
-  /** fillField fills one field with value and resolves to {el, value, res, named}: the element, the value, its action's result and brief. */
+  /**
+   * fillField fills one field with value and resolves to {el, value, res,
+   * named, secret}: the element, what it should hold, its action's result,
+   * its brief, and whether it was a secret field, decided before anything
+   * is sent to it (a page may turn a password field into a text one once
+   * filled) and kept out of every error about it.
+   */
   async function fillField(t, value, o, timeoutMs) {
     let el = await actionable(t, o.prefix, timeoutMs, { enabled: true, control: true }, true);
+    let secret = engine.isSecret(el);
     const role = core.roleOf(el);
-    let res;
+    let res = {};
     if (CHECKABLE.includes(role)) {
       if (!ON.has(value) && !OFF.has(value)) {
-        throw new Failure('bad_option', `${core.describe(el, view)} is a ${role}: its value is true ("checked") or false ("unchecked"), not ${core.clip(JSON.stringify(value), PREVIEW)}`);
+        throw new Failure('bad_option', `${core.describe(el, view)} is a ${role}: its value is true ("checked") or false ("unchecked"), not ${sentText(value, secret)}`);
       }
       el = await actionable(t, o.prefix, timeoutMs, NEEDS.check, true);
+      secret ||= engine.isSecret(el);
       res = await setChecked(el, o, ON.has(value));
     } else if (el.localName === 'select') {
       if (typeof value === 'boolean') throw new Failure('bad_option', `${core.describe(el, view)} is a <select>: its value is an option's value or label, not ${value}`);
-      res = await ACTS.select(el, { values: Array.isArray(value) ? value : [value] });
+      res = await selectOptions(el, Array.isArray(value) ? value : [value], secret);
     } else {
       if (typeof value !== 'string') {
-        throw new Failure('bad_option', `${core.describe(el, view)} takes text, not ${core.clip(JSON.stringify(value), PREVIEW)}; true/false are for checkboxes and radios`);
+        throw new Failure('bad_option', `${core.describe(el, view)} takes text, not ${sentText(value, secret)}; true/false are for checkboxes and radios`);
       }
       el = await actionable(t, o.prefix, timeoutMs, NEEDS.fill, true);
-      res = await ACTS.fill(el, { text: value });
+      secret ||= engine.isSecret(el);
+      value = fillText(el, value, secret);
     }
-    return { el, value, res, named: brief(el, o.prefix) };
+    return { el, value, res, named: brief(el, o.prefix), secret };
   }
 
   /**
@@ -843,23 +904,21 @@
    * radio or switch checked (and changed, from res); for a <select>
    * selected, the values of its selected options (at most
    * PREVIEW_OPTIONS, with selected_count when more, each clipped to
-   * PREVIEW); for any other field value, its text clipped to PREVIEW
-   * characters, with chars (its length) when clipped. value_differs: true
-   * says the field does not hold what was sent (the page reformatted,
-   * cleared or reset it after it was filled), and value then shows the
-   * text from where it first differs. A secret field (engine.isSecret)
-   * says secret: true and never its value or options, not even clipped.
-   * A field the page removed, or a text longer than the field's maxlength
-   * (which a user could not have typed), gets a note. It is a pure function of the element, so that
-   * node can test it.
+   * PREVIEW); for any other field what textOutcome says. value_differs:
+   * true says the field does not hold what was sent (the page reformatted,
+   * cleared or reset it after it was filled). A secret field (secret,
+   * decided before filling, or engine.isSecret now) says secret: true and
+   * never its value or options, not even clipped. A field the page removed
+   * gets a note. It is a pure function of the element, so that node can
+   * test it.
    */
-  function fieldOutcome(el, sent, res, named) {
+  function fieldOutcome(el, sent, res, named, wasSecret = false) {
     const out = { ...named };
-    const secret = engine.isSecret(el);
-    if (secret) out.secret = true;
-    if (el.isConnected === false) out.note = 'the page removed this field after it was filled; look at the page (analyze dom) before going on';
+    const secret = wasSecret || engine.isSecret(el);
     const role = core.roleOf(el);
     if (CHECKABLE.includes(role)) {
+      if (secret) out.secret = true;
+      if (el.isConnected === false) out.note = REMOVED;
       const now = roleChecked(el);
       out.checked = now;
       if (res && typeof res.changed === 'boolean') out.changed = res.changed;
@@ -867,6 +926,8 @@
       return out;
     }
     if (el.localName === 'select') {
+      if (secret) out.secret = true;
+      if (el.isConnected === false) out.note = REMOVED;
       const now = Array.from(el.options || []).filter((op) => op.selected).map((op) => String(op.value));
       const was = Array.isArray(res?.selected) ? res.selected : now;
       if (now.length !== was.length || now.some((v, i) => v !== was[i])) out.value_differs = true;
@@ -875,11 +936,30 @@
       if (now.length > PREVIEW_OPTIONS) out.selected_count = now.length;
       return out;
     }
+    return textOutcome(el, sent, secret, out);
+  }
+
+  const REMOVED = 'the page removed this field after it was filled; look at the page (analyze dom) before going on';
+
+  /**
+   * textOutcome adds to out what a text field (an input, a textarea, a
+   * contenteditable) holds now, for fill, type and fill_form alike: value,
+   * its text clipped to PREVIEW characters, with chars (its length) when
+   * clipped, since the agent sent the text. value_differs: true says it
+   * does not hold want (the page reformatted, cleared or reset it), and
+   * value then shows the text from where it first differs. A secret field
+   * (secret) says secret: true and never its value, not even clipped. A
+   * field the page removed, or a text longer than the field's maxlength
+   * (which a user could not have typed), gets a note.
+   */
+  function textOutcome(el, want, secret, out) {
+    if (secret) out.secret = true;
+    if (el.isConnected === false) out.note = REMOVED;
     const rich = el.localName !== 'input' && el.localName !== 'textarea'; // a contenteditable
     // A contenteditable's text is compared as the outline shows it, whitespace collapsed.
-    const want = rich ? core.norm(String(sent ?? '')) : String(sent ?? '');
+    const sent = rich ? core.norm(String(want ?? '')) : String(want ?? '');
     const now = rich ? core.norm(core.textOf(el, null)) : String(el.value ?? '');
-    const differs = now !== want;
+    const differs = now !== sent;
     if (differs) out.value_differs = true;
     if (!out.note && el.maxLength > 0 && now.length > el.maxLength) {
       out.note = `longer than the field's maxlength ${el.maxLength}: a user could type only ${el.maxLength} characters, so the page may refuse it`;
@@ -887,7 +967,7 @@
     if (secret) return out;
     let from = 0;
     if (differs) {
-      while (from < now.length && now[from] === want[from]) from++;
+      while (from < now.length && now[from] === sent[from]) from++;
       from = Math.max(0, from - 20);
     }
     out.value = (from ? '…' : '') + core.clip(now.slice(from), PREVIEW);
@@ -1162,12 +1242,13 @@
   });
 
   // refFor is the draw-mode overlay's: the annotated element's ref (top
-  // frame); addAction, Failure and describe are the action modules'; held
-  // is fill's and type's result (the unit tests' too); brief
-  // and element are the accessibility audit's (audit/audit.js): an
-  // element's {ref, role, name}, and the live element of a top-frame ref.
+  // frame); addAction, Failure and describe are the action modules'; held,
+  // fieldOutcome, fillText, selectOptions and sentText are there for the
+  // unit tests; brief and element are the accessibility audit's
+  // (audit/audit.js): an element's {ref, role, name}, and the live element
+  // of a top-frame ref.
   globalThis.gasolineRuntime = {
-    handle, refFor: (el) => refFor(el, 'e'), addAction, Failure, describe: (el) => core.describe(el, view), held, fieldOutcome,
+    handle, refFor: (el) => refFor(el, 'e'), addAction, Failure, describe: (el) => core.describe(el, view), held, fieldOutcome, fillText, selectOptions, sentText,
     brief: (el) => brief(el, 'e'), element: (ref) => byRef.get(ref)?.deref() ?? null,
   };
 })();

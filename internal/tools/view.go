@@ -36,7 +36,7 @@ var hints = map[string]string{
 	tracker.ReasonCovered:               "Another element (a dialog, banner or overlay; the error names it) is on top of the target. Close or dismiss that element first, then retry.",
 	tracker.ReasonStaleRef:              "The ref is from an older snapshot or page. Take a new snapshot with analyze({what:\"dom\"}) or query and use its refs.",
 	tracker.ReasonDetached:              "The element left the page during the action (the page re-rendered). Take a new snapshot and retry with a fresh ref.",
-	tracker.ReasonNotEditable:           "The target takes no text. Point fill or type at an input, textarea or contenteditable element (query with role textbox finds them).",
+	tracker.ReasonNotEditable:           "The target takes no text, or not in the form sent (the error says which). Point fill or type at an input, textarea or contenteditable element (query with role textbox finds them), or send the text in the field's own format (a date as yyyy-mm-dd).",
 	tracker.ReasonBadTarget:             "The target is malformed (e.g. a CSS selector that does not parse). Fix it and retry.",
 	tracker.ReasonBadOption:             "The select has no such option; the error lists the ones it has. Retry with one of them.",
 }

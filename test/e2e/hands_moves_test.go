@@ -121,6 +121,7 @@ func TestHandsFillFormEcho(t *testing.T) {
 		{"target": "#pw", "value": password},
 		{"target": "#phone", "value": "5551234567"},
 		{"target": "#code", "value": "123456"},
+		{"target": "#postcode", "value": "sw1a 1aa"},
 	}})
 	if r.Status != "complete" {
 		t.Fatalf("fill_form: status %q, want complete: %s", r.Status, r)
@@ -139,10 +140,10 @@ func TestHandsFillFormEcho(t *testing.T) {
 	var res struct {
 		Fields []map[string]any `json:"fields"`
 	}
-	if err := json.Unmarshal(r.Value, &res); err != nil || len(res.Fields) != 4 {
-		t.Fatalf("fill_form: %s (%v), want 4 field outcomes", r.Value, err)
+	if err := json.Unmarshal(r.Value, &res); err != nil || len(res.Fields) != 5 {
+		t.Fatalf("fill_form: %s (%v), want 5 field outcomes", r.Value, err)
 	}
-	bio, pw, phone, code := res.Fields[0], res.Fields[1], res.Fields[2], res.Fields[3]
+	bio, pw, phone, code, postcode := res.Fields[0], res.Fields[1], res.Fields[2], res.Fields[3], res.Fields[4]
 	if v, _ := bio["value"].(string); bio["chars"] != float64(len(letter)) || !strings.HasPrefix(letter, strings.TrimSuffix(v, "…")) || len(v) > 100 || bio["value_differs"] != nil {
 		t.Errorf("the letter's outcome: %v, want a short preview of it and chars %d", bio, len(letter))
 	}
@@ -155,11 +156,62 @@ func TestHandsFillFormEcho(t *testing.T) {
 	if note, _ := code["note"].(string); code["value"] != "123456" || !strings.Contains(note, "maxlength 4") {
 		t.Errorf("the code's outcome: %v, want its value and a note on its maxlength", code)
 	}
+	if postcode["value_differs"] != true || postcode["value"] != "SW1A 1AA" {
+		t.Errorf("the postcode's outcome: %v, want value_differs with what the page's input handler made of it", postcode)
+	}
 	if got := e.pageText("#state", nil); !strings.Contains(got, `"pw":31`) {
 		t.Errorf("the page's form state is %.200s, want the password's 31 characters", got)
 	}
 	if got := e.js("document.getElementById('bio').value.length", nil); !strings.Contains(string(got.Value), fmt.Sprint(len(letter))) {
 		t.Errorf("the page holds a letter of %s characters, want %d", got.Value, len(letter))
+	}
+}
+
+// TestHandsFillEcho holds a single fill to fill_form's read-back: the
+// letter comes back as a clipped preview and its length, a password not at
+// all, a field the page's input handler reformats before the event
+// returns says value_differs instead of failing, and a text the browser
+// refuses (a date field given "tomorrow") fails before the page sees it;
+// select of a secret <select> (a card's expiry month) repeats no value.
+func TestHandsFillEcho(t *testing.T) {
+	e := ready(t)
+	e.open("/hands/moves.html")
+	letter := strings.Repeat("Dear Sir or Madam, I write about my order. ", 470) // 20 210 characters
+	r := e.act("fill", map[string]any{"selector": "#bio", "text": letter})
+	if r.Status != "complete" || len(r.Text) > 1000 || strings.Contains(r.Text, letter[:200]) {
+		t.Errorf("fill of a %d-character letter answered %d characters: %.400s", len(letter), len(r.Text), r.Text)
+	}
+	bio := e.ok("fill", map[string]any{"selector": "#bio", "text": letter})
+	if v, _ := bio["value"].(string); bio["chars"] != float64(len(letter)) || !strings.HasPrefix(letter, strings.TrimSuffix(v, "…")) || len(v) > 100 || bio["value_differs"] != nil {
+		t.Errorf("fill's result for the letter: %v, want a short preview of it and chars %d", bio, len(letter))
+	}
+	pw := e.ok("fill", map[string]any{"selector": "#pw", "text": "correct-horse-battery-staple-42"})
+	if b, _ := json.Marshal(pw); pw["secret"] != true || strings.Contains(string(b), "correct-horse") {
+		t.Errorf("fill's result for the password: %s, want secret: true and nothing of its value", b)
+	}
+	if r := e.ok("fill", map[string]any{"selector": "#postcode", "text": "sw1a 1aa"}); r["value_differs"] != true || r["value"] != "SW1A 1AA" {
+		t.Errorf("fill's result for the postcode: %v, want value_differs with what the page's input handler made of it", r)
+	}
+	// A card's expiry month is secret: neither select's result nor its error repeats it.
+	if r := e.ok("select", map[string]any{"selector": "#expmonth", "values": []string{"07"}}); r["secret"] != true || r["selected"] != nil {
+		t.Errorf("select of a card's expiry month: %v, want secret: true and no selected", r)
+	}
+	if msg := e.fails("select", map[string]any{"selector": "#expmonth", "values": []string{"Juli"}}, "bad_option"); strings.Contains(msg, "Juli\"") || !strings.Contains(msg, "July") {
+		t.Errorf("select of a missing month: %s, want its options without the value sent", msg)
+	}
+	if got := complete(t, e.js("document.getElementById('expmonth').value", nil)); string(got.Value) != `"07"` {
+		t.Errorf("the expiry month holds %s, want 07", got.Value)
+	}
+	// A text the browser itself refuses fails, before any event reaches the page.
+	e.fails("fill", map[string]any{"selector": "#start", "text": "tomorrow"}, "not_editable")
+	if got := complete(t, e.js("document.getElementById('log').textContent", nil)); strings.Contains(string(got.Value), "start input") {
+		t.Errorf("the date field got an input event for a text it refused: %s", got.Value)
+	}
+	if r := e.ok("fill", map[string]any{"selector": "#start", "text": "2026-11-27"}); r["value"] != "2026-11-27" || r["value_differs"] != nil {
+		t.Errorf("fill of a date: %v, want value 2026-11-27", r)
+	}
+	if r := e.ok("type", map[string]any{"selector": "#fullname", "text": "Ada"}); r["value"] != "Ada" || r["value_differs"] != nil {
+		t.Errorf("type's result: %v, want value Ada", r)
 	}
 }
 
@@ -175,10 +227,23 @@ func TestHandsFillFormReact(t *testing.T) {
 		{"target": map[string]any{"role": "textbox", "name": "Email"}, "value": "g@x.io"},
 		{"target": map[string]any{"role": "combobox", "name": "Plan"}, "value": "Team"},
 		{"target": map[string]any{"role": "checkbox", "name": "I accept the terms"}, "value": true},
+		{"target": map[string]any{"role": "textbox", "name": "Coupon"}, "value": "save10"},
 	}})
-	// React's re-renders after the fill keep what was filled: the read-back finds nothing amiss.
-	if b, _ := json.Marshal(r["fields"]); strings.Contains(string(b), "value_differs") || strings.Contains(string(b), "note") {
+	// React's re-renders after the fill keep what was filled: the read-back
+	// finds nothing amiss but the coupon, which React's state upper-cases
+	// (and writes back before the input event returns).
+	fields, _ := r["fields"].([]any)
+	if len(fields) != 5 {
+		t.Fatalf("fill_form's outcomes: %v, want 5", r["fields"])
+	}
+	if b, _ := json.Marshal(fields[:4]); strings.Contains(string(b), "value_differs") || strings.Contains(string(b), "note") {
 		t.Errorf("fill_form's outcomes: %s, want none differing or noted", b)
+	}
+	if coupon, _ := fields[4].(map[string]any); coupon["value_differs"] != true || coupon["value"] != "SAVE10" {
+		t.Errorf("the coupon's outcome: %v, want value_differs with the value React made of it", fields[4])
+	}
+	if c := e.ok("fill", map[string]any{"role": "textbox", "name": "Coupon", "text": "half"}); c["value_differs"] != true || c["value"] != "HALF" {
+		t.Errorf("fill of the coupon: %v, want value_differs with the value React made of it", c)
 	}
 	e.ok("click", map[string]any{"role": "button", "name": "Create account"})
 	if got, want := e.pageText("#result", nil), `Submitted {"name":"Grace","email":"g@x.io","plan":"team","terms":true}`; got != want {

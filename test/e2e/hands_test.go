@@ -325,7 +325,9 @@ func TestHandsInput(t *testing.T) {
 			}
 		}
 	}
-	e.ok("type", map[string]any{"selector": "#keys", "text": "Hi!"})
+	if r := e.ok("type", map[string]any{"selector": "#keys", "text": "Hi!"}); r["value"] != "Hi!" || r["value_differs"] != nil {
+		t.Errorf("type's result: %v, want value Hi!", r)
+	}
 	e.ok("key_press", map[string]any{"key": "Backspace"})
 	e.ok("key_press", map[string]any{"selector": "#keys", "key": "a", "modifiers": []string{"Control"}})
 	e.ok("fill", map[string]any{"role": "textbox", "name": "Editor", "text": "rich text"})

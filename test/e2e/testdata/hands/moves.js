@@ -77,3 +77,13 @@ document.getElementById('phone').addEventListener('input', (e) => {
     if (d.length === 10) e.target.value = `(${d.slice(0, 3)}) ${d.slice(3, 6)}-${d.slice(6)}`;
   });
 });
+
+// A postcode field an input mask upper-cases inside the input event itself,
+// before the event returns: what fill reads back right after its events.
+document.getElementById('postcode').addEventListener('input', (e) => {
+  e.target.value = e.target.value.toUpperCase();
+});
+
+// A date field logs each input event it gets: a text the browser refuses
+// must fail before any reaches the page.
+document.getElementById('start').addEventListener('input', (e) => log('start input ' + e.target.value));

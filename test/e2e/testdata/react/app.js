@@ -13,6 +13,7 @@ function App() {
   const [clicks, setClicks] = useState(0);
   const [submitted, setSubmitted] = useState(null);
   const [keys, setKeys] = useState([]);
+  const [coupon, setCoupon] = useState('');
 
   const submit = (e) => {
     e.preventDefault();
@@ -32,6 +33,9 @@ function App() {
       h('button', { type: 'submit', disabled: !terms }, 'Create account')),
     h('p', { id: 'greeting' }, name ? `Hello, ${name}!` : 'Type your name'),
     h('p', { id: 'plan' }, `Plan: ${plan}`),
+    // Its state is the upper-cased text, which React writes back into the
+    // input before the input event returns.
+    h('label', null, 'Coupon ', h('input', { type: 'text', value: coupon, onChange: (e) => setCoupon(e.target.value.toUpperCase()) })),
     h('button', { type: 'button', onClick: () => setClicks((c) => c + 1) }, `Clicked ${clicks} times`),
     h('p', { id: 'keys' }, `Keys: ${keys.join(' ')}`),
     submitted && h('p', { id: 'result', role: 'status' }, `Submitted ${JSON.stringify(submitted)}`));
