@@ -44,8 +44,20 @@ func instanceOf(c echo.Context) string {
 
 // pendingQueries is the extension's long-poll: it answers at once with any
 // queued commands, else holds up to wait_ms (≤ 25 s) and answers the moment
-// one is queued.
+// one is queued. Its frames parameter is the extension's iframe capture
+// (ms since the epoch it began capturing every frame; 0: top documents
+// only), which capture reads note; its answer says when an agent last
+// called a tool, while that is less than apitype.AgentActiveFor ago.
 func (s *Server) pendingQueries(c echo.Context) error {
+	if v := c.QueryParam("frames"); v != "" && s.cfg.Capture != nil {
+		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms >= 0 {
+			since := time.Time{}
+			if ms > 0 {
+				since = time.UnixMilli(ms)
+			}
+			s.cfg.Capture.SetFrames(since)
+		}
+	}
 	wait := time.Duration(0)
 	if v := c.QueryParam("wait_ms"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -68,6 +80,11 @@ func (s *Server) pendingQueries(c echo.Context) error {
 		return err
 	}
 	out := apitype.PendingQueries{Queries: make([]apitype.PendingQuery, 0, len(cmds))}
+	if s.cfg.MCP != nil {
+		if at := s.cfg.MCP.CalledWithin(apitype.AgentActiveFor); !at.IsZero() {
+			out.AgentAt = at.UnixMilli()
+		}
+	}
 	for _, cmd := range cmds {
 		name := ""
 		if s.cfg.MCP != nil && cmd.Client != "" {
