@@ -167,7 +167,18 @@ startDrawRelay({
 // The loop waits for the content scripts' registration (mode.start()):
 // the extension takes no command, and the daemon does not see it
 // connected, before pages load with capture.
-const poller = new Poller({ loadConfig, makeClient, dispatch, status, ready: () => mode.start() });
+// Each poll tells the daemon since when every frame is captured (for the
+// capture reads' note), and an agent's tool call in its answer (observe
+// included: the daemon knows agents that never send a command) puts the
+// extension at work as a command does.
+const poller = new Poller({
+  loadConfig, makeClient, dispatch, status,
+  ready: () => mode.start(),
+  frames: () => (mode.atWork ? mode.since : 0),
+  onAgent: (at) => {
+    mode.work(at);
+  },
+});
 
 // Which tabs a native dialog freezes, as the pages' runtimes tell it.
 watchDialogs();
