@@ -34,7 +34,7 @@ import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
 import { TabOwners } from './tabs/owners.js';
 import { HungTabs } from './tabs/hung.js';
-import { forgetFramed, reachOpenTabs, withFrames } from './tabs/reach.js';
+import { forgetFramed, reachOpenTabs, watchNavigations, withFrames } from './tabs/reach.js';
 
 /** INSTANCE identifies this worker instance to the daemon (X-Gasoline-Instance). */
 const INSTANCE = crypto.randomUUID();
@@ -60,6 +60,7 @@ const hung = new HungTabs({ dialogShown: nativeDialog });
 // scripts into that tab's iframes that loaded while idle (withFrames).
 const mode = new CaptureMode({ onWork: forgetFramed });
 const runFramed = withFrames(runQuery, { atWork: () => mode.atWork });
+watchNavigations();
 
 /** loadConfig reads the settings; each call is also the loop's keep-alive extension API call. */
 async function loadConfig() {
