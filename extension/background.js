@@ -34,7 +34,7 @@ import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
 import { TabOwners } from './tabs/owners.js';
 import { HungTabs } from './tabs/hung.js';
-import { forgetFramed, reachOpenTabs, watchNavigations, withFrames } from './tabs/reach.js';
+import { forgetFramed, reachOpenTabs, reachWhenLoaded, watchNavigations, withFrames } from './tabs/reach.js';
 
 /** INSTANCE identifies this worker instance to the daemon (X-Gasoline-Instance). */
 const INSTANCE = crypto.randomUUID();
@@ -58,7 +58,9 @@ const hung = new HungTabs({ dialogShown: nativeDialog });
 // while an agent works, top documents only otherwise. A command switches
 // it before it runs (dispatch), and its first command to a tab brings the
 // scripts into that tab's iframes that loaded while idle (withFrames).
-const mode = new CaptureMode({ onWork: forgetFramed });
+// A replaced registration (install, update) missed the pages loading
+// meanwhile: they are reached once loaded.
+const mode = new CaptureMode({ onWork: forgetFramed, onReplace: () => reachWhenLoaded({ noted: noteTab }) });
 const runFramed = withFrames(runQuery, { atWork: () => mode.atWork });
 watchNavigations();
 

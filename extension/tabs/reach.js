@@ -6,7 +6,8 @@
 //     user installs, enables or updates it) have none: reachOpenTabs, which
 //     background.js runs over every open tab on install, browser start and
 //     worker start, brings them into each tab's top document (never into
-//     iframes: the user's other tabs stay light, capture/declared.js);
+//     iframes: the user's other tabs stay light, capture/declared.js), and
+//     reachWhenLoaded into those still loading then, once they have loaded;
 //   - while idle, iframes get none: on an agent's first command in a tab
 //     while at work (withFrames), reachTab brings them into that tab's
 //     documents lacking them, iframes included, before the command runs.
@@ -172,6 +173,42 @@ export async function reachOpenTabs({ api = chrome, noted = () => {}, all = fals
     const n = await reachTab(tab, api, { topOnly: true }).catch(() => 0);
     if (n || all) noted(tab.id);
   }));
+}
+
+/** LOADED_WAIT_MS bounds how long reachWhenLoaded waits for tabs to finish loading. */
+export const LOADED_WAIT_MS = 5 * 60 * 1000;
+
+/**
+ * reachWhenLoaded brings the scripts into the top document of each tab
+ * that is loading now once it has loaded (tabs.onUpdated complete), and
+ * calls noted(tabId) for each it brought them into. background.js runs it
+ * after the registration was replaced (a first start, an update of the
+ * extension, which clears it): a page that began loading before the new
+ * registration was in place gets nothing from Chrome, and reachOpenTabs
+ * skips a tab still loading. It waits at most waitMs; it never rejects.
+ */
+export async function reachWhenLoaded({ api = chrome, noted = () => {}, waitMs = LOADED_WAIT_MS } = {}) {
+  const waiting = new Set();
+  let timer;
+  const done = () => {
+    api.tabs.onUpdated.removeListener(onUpdated);
+    clearTimeout(timer);
+  };
+  const reach = (tab) => {
+    if (!waiting.delete(tab.id)) return;
+    if (!waiting.size) done();
+    reachTab(tab, api, { topOnly: true }).then((n) => n && noted(tab.id), () => {});
+  };
+  function onUpdated(tabId, change, tab) {
+    if (change.status === 'complete') reach({ ...tab, id: tabId });
+  }
+  // The listener first: a tab that completes meanwhile is then seen by one of the two.
+  api.tabs.onUpdated.addListener(onUpdated);
+  const loading = await api.tabs.query({ status: 'loading' }).catch(() => []);
+  for (const tab of loading) waiting.add(tab.id);
+  if (!waiting.size) return done();
+  timer = setTimeout(done, waitMs);
+  await Promise.all(loading.map((t) => api.tabs.get(t.id).then((tab) => tab.status === 'complete' && reach(tab), () => {})));
 }
 
 /**

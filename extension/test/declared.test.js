@@ -217,9 +217,13 @@ test('a browser restart (session storage gone) turns a persisted at-work registr
 
 test('a registration of other ids (an older version) is replaced; a refused start is retried', async () => {
   const state = fakeChrome({ registered: [{ id: 'old', js: ['old.js'], matches: ['<all_urls>'] }] });
-  const mode = modeOf(state, clock());
+  let replaced = 0;
+  const mode = modeOf(state, clock(), { onReplace: () => replaced++ });
   await mode.start();
   assert.deepEqual(state.calls, [['unregister', ['old']], ['register', ['start-isolated', 'start-main', 'end-isolated']]]);
+  assert.equal(replaced, 1, 'onReplace: the tabs loading meanwhile are reached once loaded (tabs/reach.js reachWhenLoaded)');
+  await mode.work();
+  assert.equal(replaced, 1, 'a mode switch is an update, not a replace');
 
   const refusing = fakeChrome();
   let fail = true;

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { missing, injections, scriptable, hasIsolated, hasPristine, withFrames, forgetFramed, reachOpenTabs, reachTab, watchNavigations } from '../tabs/reach.js';
+import { missing, injections, scriptable, hasIsolated, hasPristine, withFrames, forgetFramed, reachOpenTabs, reachTab, reachWhenLoaded, watchNavigations } from '../tabs/reach.js';
 import { registrations } from '../capture/declared.js';
 import { HungTabs, RECOVERS } from '../tabs/hung.js';
 import { CommandError } from '../runner.js';
@@ -358,4 +358,23 @@ test('a new top document (onCommitted frame 0: a back/forward cache restore by a
   await assert.rejects(exec({ action: 'back', params: { tab_id: 7 } }));
   await exec({ action: 'click', params: { tab_id: 7 } });
   assert.equal(probed.length, 3 * once, 'a back that failed forgets the look too (it may have half-happened)');
+});
+
+test('after a replaced registration, a tab that was loading is reached once it has loaded; the others are left alone', async () => {
+  const top = isolatedWorld(); // began loading before the registration: nothing from Chrome
+  const { api, injected } = framesChrome(() => [{ frameId: 0, documentId: 'top5', g: top }]);
+  const listeners = new Set();
+  const status = new Map([[5, 'loading'], [6, 'complete']]);
+  api.tabs.onUpdated = { addListener: (f) => listeners.add(f), removeListener: (f) => listeners.delete(f) };
+  api.tabs.query = async (q) => [...status].filter(([, s]) => !q.status || s === q.status).map(([id, s]) => ({ id, url: `http://x/${id}`, status: s }));
+  api.tabs.get = async (id) => ({ id, url: `http://x/${id}`, status: status.get(id) });
+  const noted = [];
+  await reachWhenLoaded({ api, noted: (id) => noted.push(id) });
+  assert.deepEqual(injected, [], 'still loading: Chrome may yet bring them');
+  status.set(5, 'complete');
+  for (const f of [...listeners]) f(5, { status: 'complete' }, { id: 5, url: 'http://x/5', status: 'complete' });
+  for (let i = 0; i < 100 && noted.length === 0; i++) await new Promise((r) => setTimeout(r, 2));
+  assert.deepEqual(injected.map((i) => i[3]), ['top5', 'top5', 'top5']);
+  assert.deepEqual(noted, [5]);
+  assert.equal(listeners.size, 0, 'the listener is gone once every tab loaded');
 });
