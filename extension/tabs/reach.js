@@ -65,7 +65,7 @@ export function missing(isolated, main) {
   return { ISOLATED: lacking(isolated), MAIN: lacking(main) };
 }
 
-/** PRISTINE_FILES bring pristine.js: itself, or the bundle the manifest declares it in (scripts/bundle). */
+/** PRISTINE_FILES bring pristine.js: itself, or the bundle capture/declared.json declares it in (scripts/bundle). */
 const PRISTINE_FILES = ['pristine.js', 'dist/start-main.js'];
 
 /**
