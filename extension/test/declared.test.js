@@ -278,6 +278,9 @@ test('a first switch that never settles holds a command at most waitMs, then the
   assert.ok(Date.now() - t0 >= 25, 'waited for the switch first');
   assert.equal(mode.atWork, false);
   assert.match(warned.join('\n'), /took over 30 ms/);
+  const t1 = Date.now();
+  await mode.work();
+  assert.ok(Date.now() - t1 < 25, 'the next command does not wait for the stuck switch again');
 });
 
 test('an agent\'s tool call the daemon reports keeps the extension at work until 15 minutes after it', async () => {
