@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"encoding/json"
+	"os"
+	"regexp"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -58,5 +60,26 @@ func TestPollSaysAgentActive(t *testing.T) {
 	active("/pending-queries?wait_ms=0&frames=0")
 	if f := e.capture.Frames(); !f.Reported || !f.Since.IsZero() {
 		t.Errorf("after frames=0: %+v, want reported idle", f)
+	}
+}
+
+// The extension goes idle IDLE_AFTER_MS after an agent's last call, the
+// daemon stops reporting it apitype.AgentActiveFor after: one figure.
+func TestAgentActiveForMatchesTheExtension(t *testing.T) {
+	src, err := os.ReadFile("../../extension/capture/declared.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`export const IDLE_AFTER_MS = (\d+) \* (\d+) \* (\d+);`).FindStringSubmatch(string(src))
+	if m == nil {
+		t.Fatal("IDLE_AFTER_MS = a * b * c; not found in extension/capture/declared.js")
+	}
+	ms := int64(1)
+	for _, f := range m[1:] {
+		n, _ := strconv.ParseInt(f, 10, 64)
+		ms *= n
+	}
+	if got := time.Duration(ms) * time.Millisecond; got != apitype.AgentActiveFor {
+		t.Errorf("the extension's IDLE_AFTER_MS is %v, the daemon's AgentActiveFor %v: keep them one", got, apitype.AgentActiveFor)
 	}
 }
