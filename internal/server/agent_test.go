@@ -83,3 +83,34 @@ func TestAgentActiveForMatchesTheExtension(t *testing.T) {
 		t.Errorf("the extension's IDLE_AFTER_MS is %v, the daemon's AgentActiveFor %v: keep them one", got, apitype.AgentActiveFor)
 	}
 }
+
+// A poll held while no agent works answers at the first tool call, so an
+// agent's first observe reaches the extension at once, not a poll later
+// (whether the call comes before the poll is held or while it is).
+func TestHeldPollAnswersAtAnAgentsFirstCall(t *testing.T) {
+	e := newEnv(t)
+	ext := e.signer(e.pairExtension(t), "i1")
+	held := make(chan []byte, 1)
+	start := time.Now()
+	go func() {
+		_, body := ext.do(t, "GET", "/pending-queries?wait_ms=25000", "")
+		held <- body
+	}()
+	h := modernHeaders("tools/call", "observe")
+	h["Authorization"] = "Bearer " + token
+	call := modernReq(1, "tools/call", `"name":"observe","arguments":{"what":"logs"}`, false)
+	if got, body := e.do(t, req{"POST", "/mcp", h, call}); got != 200 {
+		t.Fatalf("observe: %d %s", got, body)
+	}
+	body := <-held
+	if d := time.Since(start); d > 15*time.Second {
+		t.Fatalf("the held poll answered after %v, not at the call", d)
+	}
+	var pq apitype.PendingQueries
+	if err := json.Unmarshal(body, &pq); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	if pq.AgentAt == 0 {
+		t.Errorf("the answer has no agent_at: %s", body)
+	}
+}

@@ -72,6 +72,9 @@ func (s *Server) pendingQueries(c echo.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), wait)
 	defer cancel()
+	if s.cfg.MCP != nil {
+		s.answerAtNewCall(ctx, cancel)
+	}
 	cmds, err := s.cfg.Tracker.Poll(ctx, instanceOf(c), 0)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		if errors.Is(err, tracker.ErrClosed) {
@@ -83,6 +86,7 @@ func (s *Server) pendingQueries(c echo.Context) error {
 	if s.cfg.MCP != nil {
 		if at := s.cfg.MCP.CalledWithin(apitype.AgentActiveFor); !at.IsZero() {
 			out.AgentAt = at.UnixMilli()
+			s.agentTold.Store(out.AgentAt)
 		}
 	}
 	for _, cmd := range cmds {
@@ -102,6 +106,42 @@ func (s *Server) pendingQueries(c echo.Context) error {
 		})
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// agentRetell is how much newer than the agent_at the extension was last
+// told a tool call must be to answer a held poll at once: the extension
+// moves its idle deadline at most once a minute (RENEW_MS), so a newer call
+// changes nothing for it sooner.
+const agentRetell = time.Minute
+
+// answerAtNewCall calls answer (ending the held poll of ctx) at a tool call
+// the extension has not been told of (agent_at), so an agent's first call,
+// an observe, reaches it at once and not up to a poll later.
+func (s *Server) answerAtNewCall(ctx context.Context, answer func()) {
+	told := s.agentTold.Load()
+	untold := func() bool {
+		at := s.cfg.MCP.CalledWithin(apitype.AgentActiveFor)
+		return !at.IsZero() && at.UnixMilli()-told >= agentRetell.Milliseconds()
+	}
+	called := s.cfg.MCP.NextCall() // before the look, so a call in between is not missed
+	if untold() {
+		answer()
+		return
+	}
+	go func() {
+		for {
+			select {
+			case <-called:
+			case <-ctx.Done():
+				return
+			}
+			called = s.cfg.MCP.NextCall()
+			if untold() {
+				answer()
+				return
+			}
+		}
+	}()
 }
 
 // queryResult applies an extension's report on a command.
