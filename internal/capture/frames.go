@@ -47,7 +47,7 @@ func (f Frames) Note(since *uint64) string {
 	case !f.Reported:
 		return ""
 	case f.Since.IsZero():
-		return "iframes are not captured yet (the extension starts within 25 s of an agent's tool call): iframe events until then are not watched"
+		return "iframes were not captured until now (no agent was at work): earlier iframe events were not watched"
 	case from < f.Seq:
 		return "iframes are captured only since " + f.Since.UTC().Format("15:04:05") + " UTC (no agent was at work before): earlier iframe events were not watched"
 	}

@@ -16,7 +16,7 @@ func TestFramesNote(t *testing.T) {
 		want string // a part of the note; "" for none
 	}{
 		{"no report (older extension)", Frames{}, nil, ""},
-		{"idle", Frames{Reported: true}, u(40), "not captured yet"},
+		{"idle", Frames{Reported: true}, u(40), "not captured until now"},
 		{"at work, read from the oldest", Frames{Reported: true, Since: since, Seq: 7}, nil, "only since 10:03:04 UTC"},
 		{"at work, cursor before", Frames{Reported: true, Since: since, Seq: 7}, u(6), "only since 10:03:04 UTC"},
 		{"at work the whole window", Frames{Reported: true, Since: since, Seq: 7}, u(7), ""},

@@ -27,7 +27,7 @@ func framesNote(t *testing.T, o observed) string {
 // extension at work as a command does: the daemon reports its tool call in
 // the poll answer, so an iframe of a page the user opens afterwards is
 // captured from its start without any command. The reads say honestly
-// when iframes were not watched: "not captured yet" before the extension
+// when iframes were not watched: "not captured until now" before the extension
 // switched, "captured only since" for a read reaching back before the
 // switch, and nothing for a read within it.
 func TestFramesCapturedFromAnAgentsObserve(t *testing.T) {
@@ -37,10 +37,10 @@ func TestFramesCapturedFromAnAgentsObserve(t *testing.T) {
 	e.openPage(pages.URL + "/top?n=idle") // the user's page, loaded while no agent works
 
 	first := e.observe(map[string]any{"what": "errors"})
-	if note := framesNote(t, first); !strings.Contains(note, "not captured yet") {
-		t.Errorf("the agent's first read, extension idle: frames note %q, want \"not captured yet\"\n%s", note, first.Raw)
+	if note := framesNote(t, first); !strings.Contains(note, "not captured until now") {
+		t.Errorf("the agent's first read, extension idle: frames note %q, want \"not captured until now\"\n%s", note, first.Raw)
 	}
-	// The extension learns of the agent in its next poll answer (a poll is held up to 20 s).
+	// The held poll answers at the agent's call; the extension switches and reports it in its next poll.
 	at := e.observeUntil(map[string]any{"what": "logs", "text": "top loaded idle"}, 40*time.Second, func(o observed) error {
 		if note := framesNote(t, o); !strings.Contains(note, "captured only since") {
 			return fmt.Errorf("frames note %q, want \"captured only since\" (a read from the oldest entry, before the switch)", note)
