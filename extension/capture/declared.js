@@ -7,11 +7,13 @@
 // of all, the capture; tabs/reach.js reads the registration it makes.
 //
 // Two modes, for the whole extension:
-//   idle     no agent command for IDLE_AFTER_MS: the scripts run in top
-//            documents only (allFrames false);
-//   at work  an agent command arrived less than IDLE_AFTER_MS ago: they run
-//            in every frame (allFrames true), so an agent's navigate loads
-//            its page with every iframe captured from document_start.
+//   idle     no agent command or tool call for IDLE_AFTER_MS: the scripts
+//            run in top documents only (allFrames false);
+//   at work  an agent command arrived, or the daemon reported an agent's
+//            tool call (observe included: poller.js onAgent), less than
+//            IDLE_AFTER_MS ago: they run in every frame (allFrames true), so
+//            an agent's navigate loads its page with every iframe captured
+//            from document_start.
 // Why: Chrome's own work to run content scripts in a frame (an isolated
 // world, its bindings, the injections) costs more than our code there. With
 // every frame scripted, each extra iframe of every page cost 4.2 ms of main
@@ -19,7 +21,8 @@
 // user pays that all day, agent or no agent. The trade: an iframe that loaded
 // while no agent was at work has no capture from before the agent's first
 // command in its tab, which brings the scripts into that tab's frames then
-// (tabs/reach.js withFrames).
+// (tabs/reach.js withFrames); the daemon's capture reads say so (a frames
+// note, from the at-work start each poll reports).
 //
 // What is declared (files, order, worlds, run_at, about:blank and other
 // opaque frames through matchOriginAsFallback) is declared.json, which
@@ -34,8 +37,8 @@
 // page ever loads between two entries' changes or with nothing registered
 // (unregistering and registering again would leave that window). Switches
 // run one after another on one chain; atWork changes only once Chrome
-// resolved the update; and a command awaits the switch it started (work())
-// before it runs. Node-tested with a fake chrome and clock
+// resolved the update; and a command awaits the switch it started (work(),
+// at most WORK_WAIT_MS) before it runs. Node-tested with a fake chrome and clock
 // (test/declared.test.js).
 
 import { within } from '../backoff.js';
