@@ -34,7 +34,7 @@ import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
 import { TabOwners } from './tabs/owners.js';
 import { HungTabs } from './tabs/hung.js';
-import { forgetFramed, reachOpenTabs, withFrames } from './tabs/reach.js';
+import { forgetFramed, reachOpenTabs, reachWhenLoaded, watchNavigations, withFrames } from './tabs/reach.js';
 
 /** INSTANCE identifies this worker instance to the daemon (X-Gasoline-Instance). */
 const INSTANCE = crypto.randomUUID();
@@ -58,8 +58,11 @@ const hung = new HungTabs({ dialogShown: nativeDialog });
 // while an agent works, top documents only otherwise. A command switches
 // it before it runs (dispatch), and its first command to a tab brings the
 // scripts into that tab's iframes that loaded while idle (withFrames).
-const mode = new CaptureMode({ onWork: forgetFramed });
+// A replaced registration (install, update) missed the pages loading
+// meanwhile: they are reached once loaded.
+const mode = new CaptureMode({ onWork: forgetFramed, onReplace: () => reachWhenLoaded({ noted: noteTab }) });
 const runFramed = withFrames(runQuery, { atWork: () => mode.atWork });
+watchNavigations();
 
 /** loadConfig reads the settings; each call is also the loop's keep-alive extension API call. */
 async function loadConfig() {
@@ -167,7 +170,18 @@ startDrawRelay({
 // The loop waits for the content scripts' registration (mode.start()):
 // the extension takes no command, and the daemon does not see it
 // connected, before pages load with capture.
-const poller = new Poller({ loadConfig, makeClient, dispatch, status, ready: () => mode.start() });
+// Each poll tells the daemon since when every frame is captured (for the
+// capture reads' note), and an agent's tool call in its answer (observe
+// included: the daemon knows agents that never send a command) puts the
+// extension at work as a command does.
+const poller = new Poller({
+  loadConfig, makeClient, dispatch, status,
+  ready: () => mode.start(),
+  frames: () => (mode.atWork ? mode.since : 0),
+  onAgent: (at) => {
+    mode.work(at);
+  },
+});
 
 // Which tabs a native dialog freezes, as the pages' runtimes tell it.
 watchDialogs();

@@ -146,12 +146,18 @@ export class DaemonClient {
   /**
    * pendingQueries long-polls GET /pending-queries: it resolves with the
    * queued commands as soon as there are any, or with [] after about waitMs.
+   * frames (when a number) tells the daemon since when every frame is
+   * captured (ms since the epoch; 0: top documents only); onAgent(at) is
+   * called with the answer's agent_at (an agent's last tool call, ms) when
+   * it has one.
    */
-  async pendingQueries({ waitMs = POLL_WAIT_MS, signal } = {}) {
-    const body = await this.#request('GET', `/pending-queries?wait_ms=${waitMs}`, {
+  async pendingQueries({ waitMs = POLL_WAIT_MS, signal, frames, onAgent } = {}) {
+    const extra = Number.isInteger(frames) && frames >= 0 ? `&frames=${frames}` : '';
+    const body = await this.#request('GET', `/pending-queries?wait_ms=${waitMs}${extra}`, {
       signal,
       timeoutMs: waitMs + POLL_GRACE_MS,
     });
+    if (Number.isInteger(body?.agent_at) && body.agent_at > 0) onAgent?.(body.agent_at);
     return Array.isArray(body?.queries) ? body.queries : [];
   }
 

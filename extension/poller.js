@@ -19,6 +19,11 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  *   status              a StatusStore (update(patch) and dropped(message)).
  *   ready()             awaited before the loop's first turn (the worker's
  *                       content-script registration); optional.
+ *   frames()            since when every frame is captured (ms; 0: top
+ *                       documents only), sent with each poll; optional.
+ *   onAgent(at)         called with an agent's last tool call (ms) when the
+ *                       daemon's answer has one (the worker goes at work);
+ *                       optional, must not block or throw.
  *
  * Every reconfigure() (and stop()) starts a new generation. A turn belongs to
  * the generation in which it read its config: a config read, a poll answer
@@ -37,9 +42,9 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  * now and wait (a clock and sleep) are injectable for tests.
  */
 export class Poller {
-  constructor({ loadConfig, makeClient, dispatch, status, ready = () => undefined, backoff = new Backoff(), waitMs = POLL_WAIT_MS,
-    unauthorizedRetryMs = UNAUTHORIZED_RETRY_MS, log = console, now = Date.now, wait = sleep }) {
-    Object.assign(this, { loadConfig, makeClient, dispatch, status, ready, backoff, waitMs, unauthorizedRetryMs, log, now, wait });
+  constructor({ loadConfig, makeClient, dispatch, status, ready = () => undefined, frames = () => undefined, onAgent = () => {},
+    backoff = new Backoff(), waitMs = POLL_WAIT_MS, unauthorizedRetryMs = UNAUTHORIZED_RETRY_MS, log = console, now = Date.now, wait = sleep }) {
+    Object.assign(this, { loadConfig, makeClient, dispatch, status, ready, frames, onAgent, backoff, waitMs, unauthorizedRetryMs, log, now, wait });
     this.seenAt = -Infinity; // when the daemon last answered a poll
     this.running = false;
     this.stopped = false;
@@ -100,8 +105,19 @@ export class Poller {
         return gen;
       }
       try {
-        const queries = await this.makeClient(config).pendingQueries({ waitMs: this.waitMs, signal: turn.signal });
+        let agentAt = 0;
+        const queries = await this.makeClient(config).pendingQueries({ waitMs: this.waitMs, signal: turn.signal, frames: this.frames(),
+          onAgent: (at) => {
+            agentAt = at;
+          } });
         if (gen !== this.generation) continue; // for a token or port that is gone: run nothing
+        if (agentAt) {
+          try {
+            this.onAgent(agentAt);
+          } catch (err) {
+            this.log.error('gasoline: onAgent:', err);
+          }
+        }
         this.backoff.reset();
         this.seenAt = this.now();
         this.status.update({ paired: true, token_rejected: false, daemon_reachable: true, last_error: null });

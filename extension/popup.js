@@ -13,7 +13,7 @@
 
 import { DaemonClient, DEFAULT_PORT, normaliseCode, validPort } from './daemon.js';
 import { KEYS, EMPTY_STATUS } from './status.js';
-import { DEADLINE_KEY } from './capture/declared.js';
+import { DEADLINE_KEY, SINCE_KEY } from './capture/declared.js';
 
 const HEALTH_EVERY_MS = 2000;
 
@@ -109,18 +109,19 @@ async function load() {
 }
 
 /**
- * showFrames says whether iframes are captured now: while an agent works
- * (capture/declared.js keeps the idle deadline in chrome.storage.session),
- * else top documents only.
+ * showFrames says whether iframes are captured now: since the at-work
+ * registration came into place (capture/declared.js stores when, once
+ * Chrome accepted it) until the idle deadline, else top documents only.
  */
 async function showFrames() {
-  const got = await chrome.storage.session.get(DEADLINE_KEY).catch(() => ({}));
+  const got = await chrome.storage.session.get([DEADLINE_KEY, SINCE_KEY]).catch(() => ({}));
   const until = Number(got[DEADLINE_KEY]) || 0;
-  const atWork = until > Date.now();
+  const since = Number(got[SINCE_KEY]) || 0;
+  const atWork = since > 0 && until > Date.now();
   el.frames.dataset.atWork = String(atWork);
   el.frames.textContent = atWork
-    ? `captured: an agent is at work (until about ${new Date(until).toLocaleTimeString()}, 15 minutes after its last command)`
-    : 'not captured while no agent works (top documents only, lighter pages); an agent\'s command turns it on';
+    ? `captured since ${new Date(since).toLocaleTimeString()}: an agent is at work (until about ${new Date(until).toLocaleTimeString()}, 15 minutes after its last call)`
+    : 'not captured while no agent works (top documents only, lighter pages); an agent\'s call turns it on';
 }
 
 async function checkHealth() {
@@ -191,7 +192,7 @@ el.unpair.addEventListener('click', async () => {
 });
 
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === 'session' && DEADLINE_KEY in changes) showFrames();
+  if (area === 'session' && (DEADLINE_KEY in changes || SINCE_KEY in changes)) showFrames();
   if (area !== 'local') return;
   const portChanged = KEYS.port in changes;
   load().then(() => {

@@ -1,6 +1,6 @@
 // ISOLATED-world end of pristine.js's private channel: runs in the top frame
-// at document_start (declared for every frame, it returns at once in
-// iframes), before pristine.js (manifest order), in the extension's isolated
+// at document_start (registered for every frame while an agent works, it
+// returns at once in iframes), before pristine.js (registration order), in the extension's isolated
 // world, which the page cannot script. It takes the MessagePort
 // pristine.js hands over in a "gasoline:pristine-port" MessageEvent on
 // window (the first port only; it then cancels the event and stops

@@ -3,12 +3,13 @@
 // AsyncFunction constructor or Promise.prototype.then cannot change what the
 // agent is told about its script, and runs the agent's scripts with them.
 //
-// A MAIN-world content script at document_start (manifest.json), declared
-// for every frame but working in the top document only (iframes return at
-// once: execute_js never runs in them); a classic script, so no imports. It leaves nothing on the page's
+// A MAIN-world content script at document_start (registered by the worker,
+// capture/declared.js), working in the top document only (in an iframe,
+// which gets it while an agent works, it returns at once: execute_js never
+// runs there); a classic script, so no imports. It leaves nothing on the page's
 // global: the built-ins stay in this closure, and the only way in is a
 // private MessageChannel port handed to the ISOLATED-world relay
-// (pristine-relay.js), which Chrome runs first (manifest order).
+// (pristine-relay.js), which Chrome runs first (registration order).
 //
 // Handshake: this script creates the channel and dispatches one synchronous,
 // cancelable MessageEvent "gasoline:pristine-port" carrying port2 on window;

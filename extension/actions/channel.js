@@ -1,5 +1,6 @@
-// The ISOLATED world's end of dialogs.js's private channel, in every frame
-// from document_start (a declared content script, after capture/relay.js).
+// The ISOLATED world's end of dialogs.js's private channel, from
+// document_start in the frames capture/declared.js registers (a content
+// script, after capture/relay.js; late in an iframe that loaded idle).
 // dialogs.js (MAIN world) offers a detached element on window before any
 // page script runs; this script takes it (cancels the offer), so the
 // wrappers of alert, confirm and prompt are live from the page's first

@@ -1,6 +1,6 @@
 // The DOM runtime comes into a document on an agent's first use there, not
 // at every page's start: what every page pays for is only the capture hooks,
-// the pristine built-ins and the dialog wrappers (manifest.json). This is
+// the pristine built-ins and the dialog wrappers (capture/declared.js). This is
 // the one path that brings it, for the DOM actions (dom.js), screenshots and
 // uploads through them, and the draw-mode overlay (overlay/worker.js).
 //

@@ -1,8 +1,8 @@
 // analyze accessibility: an axe-core audit of the tab's top document. The
 // pinned axe (audit/axe.min.js, `make axe` refreshes it; audit/axe.json
 // holds its version and SHA-256) is injected only for this action, into the
-// document's ISOLATED world beside the DOM runtime, never declared in the
-// manifest: pages no agent audits never run it, and the page's scripts can
+// document's ISOLATED world beside the DOM runtime, never declared as a
+// content script: pages no agent audits never run it, and the page's scripts can
 // neither see nor change it. The page function groups axe's violations by
 // rule and names each element by its outline ref (the runtime's ref map,
 // shared with analyze dom and interact) and its role and accessible name

@@ -7,11 +7,13 @@
 // of all, the capture; tabs/reach.js reads the registration it makes.
 //
 // Two modes, for the whole extension:
-//   idle     no agent command for IDLE_AFTER_MS: the scripts run in top
-//            documents only (allFrames false);
-//   at work  an agent command arrived less than IDLE_AFTER_MS ago: they run
-//            in every frame (allFrames true), so an agent's navigate loads
-//            its page with every iframe captured from document_start.
+//   idle     no agent command or tool call for IDLE_AFTER_MS: the scripts
+//            run in top documents only (allFrames false);
+//   at work  an agent command arrived, or the daemon reported an agent's
+//            tool call (observe included: poller.js onAgent), less than
+//            IDLE_AFTER_MS ago: they run in every frame (allFrames true), so
+//            an agent's navigate loads its page with every iframe captured
+//            from document_start.
 // Why: Chrome's own work to run content scripts in a frame (an isolated
 // world, its bindings, the injections) costs more than our code there. With
 // every frame scripted, each extra iframe of every page cost 4.2 ms of main
@@ -19,7 +21,8 @@
 // user pays that all day, agent or no agent. The trade: an iframe that loaded
 // while no agent was at work has no capture from before the agent's first
 // command in its tab, which brings the scripts into that tab's frames then
-// (tabs/reach.js withFrames).
+// (tabs/reach.js withFrames); the daemon's capture reads say so (a frames
+// note, from the at-work start each poll reports).
 //
 // What is declared (files, order, worlds, run_at, about:blank and other
 // opaque frames through matchOriginAsFallback) is declared.json, which
@@ -34,16 +37,21 @@
 // page ever loads between two entries' changes or with nothing registered
 // (unregistering and registering again would leave that window). Switches
 // run one after another on one chain; atWork changes only once Chrome
-// resolved the update; and a command awaits the switch it started (work())
-// before it runs. Node-tested with a fake chrome and clock
+// resolved the update; and a command awaits the switch it started (work(),
+// at most WORK_WAIT_MS) before it runs. Node-tested with a fake chrome and clock
 // (test/declared.test.js).
 
+import { within } from '../backoff.js';
+
 /**
- * IDLE_AFTER_MS is how long after the last agent command the extension goes
- * back to idle: 15 minutes, longer than an agent's pauses between steps of
- * one task (it reads, thinks, asks the user), so a task's iframes stay
- * captured throughout, and short enough that the user's browsing after the
- * agent is done is light again soon.
+ * IDLE_AFTER_MS is how long after an agent's last command or tool call the
+ * extension goes back to idle: 15 minutes, longer than an agent's pauses
+ * between steps of one task (it reads, thinks, asks the user), so a task's
+ * iframes stay captured throughout, and short enough that the user's
+ * browsing after the agent is done is light again soon. The daemon's
+ * apitype.AgentActiveFor is the same: it sends the time of an agent's last
+ * tool call (observe included) in its poll answers while that is less than
+ * 15 minutes ago (poller.js onAgent).
  */
 export const IDLE_AFTER_MS = 15 * 60 * 1000;
 
@@ -55,11 +63,26 @@ export const IDLE_AFTER_MS = 15 * 60 * 1000;
  */
 export const RENEW_MS = 60 * 1000;
 
+/**
+ * WORK_WAIT_MS bounds how long a command waits for the switch to every
+ * frame: a Chrome call that never settles must not hold every command. A
+ * switch takes a few ms; past this the command runs anyway (logged), its
+ * iframes perhaps without the scripts.
+ */
+export const WORK_WAIT_MS = 2000;
+
 /** IDLE_ALARM is the chrome.alarms name that wakes the worker at the idle deadline. */
 export const IDLE_ALARM = 'gasoline-idle';
 
 /** DEADLINE_KEY is the chrome.storage.session key of the idle deadline (ms since the epoch); absent while idle. */
 export const DEADLINE_KEY = 'capture:at_work_until';
+
+/**
+ * SINCE_KEY is the chrome.storage.session key of when the at-work
+ * registration came into place (ms since the epoch), written once Chrome
+ * accepted it and removed on going idle: what the popup shows.
+ */
+export const SINCE_KEY = 'capture:at_work_since';
 
 const DONE = Promise.resolve();
 
@@ -92,18 +115,23 @@ export function plan(registered, wanted) {
 /**
  * CaptureMode keeps the registration in step with the mode. Its zero state
  * is idle; start() (idempotent) registers and restores the mode a previous
- * worker instance left; work() marks an agent command; onAlarm(alarm) goes
- * idle at the deadline. atWork is true once the at-work registration is in
- * place. onWork() is called each time the extension goes from idle to at
- * work. now is injectable for tests.
+ * worker instance left; work() marks an agent command or tool call;
+ * onAlarm(alarm) goes idle at the deadline. atWork is true once the at-work
+ * registration is in place, since when it came (ms; 0 while idle).
+ * onWork() is called each time the extension goes from idle to at work;
+ * onReplace() after the registration was replaced (a first start, an
+ * update of the extension). now is injectable for tests; chain settles
+ * once every switch asked for so far has.
  */
 export class CaptureMode {
-  constructor({ api = globalThis.chrome, now = Date.now, load = () => loadDeclared(api), onWork = () => {}, log = console } = {}) {
-    Object.assign(this, { api, now, load, onWork, log });
+  constructor({ api = globalThis.chrome, now = Date.now, load = () => loadDeclared(api), onWork = () => {}, onReplace = () => {}, log = console, waitMs = WORK_WAIT_MS } = {}) {
+    Object.assign(this, { api, now, load, onWork, onReplace, log, waitMs });
     this.atWork = false;
+    this.since = 0; // when the at-work registration came into place; 0 while idle
     this.deadline = 0; // the idle deadline this instance last wrote or read; 0 while idle
     this.chain = DONE; // the switches, one after another
     this.started = null; // start()'s promise, until it failed
+    this.slow = null; // a switch a command stopped waiting for, until it settles
   }
 
   /**
@@ -124,17 +152,39 @@ export class CaptureMode {
   }
 
   /**
-   * work marks an agent command: it resolves once the extension is at work
-   * (every frame gets the scripts), with the idle deadline moved to
-   * IDLE_AFTER_MS from now. While at work it resolves at once without
-   * touching Chrome (a comparison), but once a minute. It never rejects: a
-   * refused switch is logged and the command runs anyway.
+   * work marks an agent command (at: now) or an agent's tool call the
+   * daemon reported (at: its time): the extension is at work (every frame
+   * gets the scripts) until IDLE_AFTER_MS after at. The first switch from
+   * idle is waited for, up to WORK_WAIT_MS (then it goes on, logged, and the
+   * command runs anyway); while at work it resolves at once: a comparison,
+   * and once a minute a renewal of the deadline the command does not wait
+   * for. It never rejects: a refused switch is logged.
    */
-  work() {
-    if (this.atWork && this.now() < this.deadline - IDLE_AFTER_MS + RENEW_MS) return DONE;
-    return this.start()
-      .then(() => this.#serial(() => this.#toWork()))
+  work(at = this.now()) {
+    if (!this.#due(at)) return DONE;
+    const switching = this.start()
+      .then(() => this.#serial(() => this.#toWork(at)))
       .catch((err) => this.log.warn('gasoline: capturing every frame for the agent:', err));
+    // A renewal (the deadline still ahead, so no switch to idle can be
+    // queued before it) does not hold the command.
+    if (this.atWork && this.now() < this.deadline) return DONE;
+    // A switch that already outlasted waitMs holds the chain: later
+    // commands do not wait for it again, each for as long.
+    if (this.slow) return DONE;
+    return within(switching, this.waitMs, () => {
+      const slow = (this.slow = switching);
+      slow.finally(() => {
+        if (this.slow === slow) this.slow = null;
+      });
+      this.log.warn(`gasoline: the switch to every frame took over ${this.waitMs} ms; the command runs meanwhile`);
+    });
+  }
+
+  // due says whether at moves the mode: idle, or the deadline by RENEW_MS or more.
+  #due(at) {
+    const until = at + IDLE_AFTER_MS;
+    if (until <= this.now()) return false;
+    return !this.atWork || until >= this.deadline + RENEW_MS;
   }
 
   /** onAlarm goes idle when alarm is IDLE_ALARM and the deadline has passed (else sets the alarm again). */
@@ -156,6 +206,8 @@ export class CaptureMode {
     const until = await this.#storedDeadline();
     if (until > this.now()) {
       await this.#apply(true);
+      const got = await this.api.storage.session.get(SINCE_KEY);
+      await this.#arrived(Number(got?.[SINCE_KEY]) || 0);
       this.deadline = until;
       await this.#arm(until);
       return;
@@ -164,17 +216,27 @@ export class CaptureMode {
     await this.#clear();
   }
 
-  async #toWork() {
-    if (this.atWork && this.now() < this.deadline - IDLE_AFTER_MS + RENEW_MS) return;
-    const until = this.now() + IDLE_AFTER_MS;
-    // The deadline first: a worker stopped mid-switch finds it and completes the switch at its start.
-    await this.api.storage.session.set({ [DEADLINE_KEY]: until });
-    this.deadline = until;
-    await this.#arm(until);
+  async #toWork(at) {
+    if (!this.#due(at)) return;
+    const until = at + IDLE_AFTER_MS;
+    if (until > this.deadline) {
+      // The deadline first: a worker stopped mid-switch finds it and completes the switch at its start.
+      await this.api.storage.session.set({ [DEADLINE_KEY]: until });
+      this.deadline = until;
+      await this.#arm(until);
+    }
     if (!this.atWork) {
       await this.#apply(true);
+      await this.#arrived(0);
       this.onWork();
     }
+  }
+
+  // arrived notes when the at-work registration came into place (since, or
+  // now), for the popup and the daemon, once Chrome accepted it.
+  async #arrived(since) {
+    this.since = since || this.now();
+    await this.api.storage.session.set({ [SINCE_KEY]: this.since });
   }
 
   async #toIdleIfDue() {
@@ -196,10 +258,13 @@ export class CaptureMode {
       await this.api.scripting.updateContentScripts(wanted);
     } else if (step === 'replace') {
       // Only when the declaration's ids changed (a first start, an update
-      // of the extension): a page loading meanwhile gets what the
-      // worker's reach brings afterwards.
+      // of the extension, which clears the registration): a page that
+      // began loading before it is in place gets nothing from Chrome, so
+      // onReplace (background.js) reaches the tabs still loading once they
+      // have loaded (tabs/reach.js reachWhenLoaded).
       if (registered.length) await this.api.scripting.unregisterContentScripts({ ids: registered.map((s) => s.id) });
       await this.api.scripting.registerContentScripts(wanted);
+      this.onReplace();
     }
     this.atWork = atWork;
   }
@@ -215,7 +280,8 @@ export class CaptureMode {
 
   async #clear() {
     this.deadline = 0;
-    await this.api.storage.session.remove(DEADLINE_KEY);
+    this.since = 0;
+    await this.api.storage.session.remove([DEADLINE_KEY, SINCE_KEY]);
     await this.api.alarms.clear(IDLE_ALARM);
   }
 }

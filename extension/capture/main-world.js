@@ -1,6 +1,6 @@
-// MAIN-world capture: runs in every frame at document_start, before any of
-// the page's own scripts, in the page's JavaScript world (manifest
-// "world": "MAIN"). It records what the page does (console, errors, fetch and
+// MAIN-world capture: runs at document_start in the frames capture/declared.js
+// registers, before any of the page's own scripts, in the page's JavaScript world
+// ("world": "MAIN"). It records what the page does (console, errors, fetch and
 // XHR, SPA navigations, web vitals; user actions are capture/record.js's)
 // and hands the records to the ISOLATED-world relay (relay.js) over a
 // private MessageChannel.
@@ -15,7 +15,7 @@
 // Handshake (see relay.js and extension/README.md): this script creates the
 // channel and dispatches a synchronous, cancelable MessageEvent
 // "gasoline:capture-port" carrying port2 on window; the relay, which Chrome
-// runs first (manifest order), takes the first port it is given, cancels the
+// runs first (registration order), takes the first port it is given, cancels the
 // event and stops listening. Both happen at document_start, before the page
 // has run a line, so the page can neither see nor replace the port. Whatever
 // comes through the port is data to the relay and the worker: the worker

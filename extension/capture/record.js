@@ -1,6 +1,6 @@
-// The user-action recorder: runs in every frame at document_start, in the
-// extension's ISOLATED world, after capture/relay.js and dom/early.js
-// (manifest order). It listens (capturing, passive) for the user's own
+// The user-action recorder: runs at document_start in the frames capture/declared.js
+// registers, in the extension's ISOLATED world, after capture/relay.js and dom/early.js
+// (registration order). It listens (capturing, passive) for the user's own
 // clicks, typing, changes, submits and Enter/Escape/Tab keys, describes the
 // element with the DOM engine (role, accessible name, CSS path and the
 // engine's stable locator, which interact can replay) and hands one record
@@ -22,7 +22,7 @@
 // (capture/main-world.js does the same for console and network records).
 (() => {
   if (globalThis.gasolineRecorder || typeof document === 'undefined') return;
-  // The engine comes at document_end (manifest.json); an action before it
+  // The engine comes at document_end (capture/declared.json); an action before it
   // is described at once by dom/early.js (test id or CSS locator, no role).
   const early = globalThis.gasolineEarlyEngine;
   const engine = new Proxy({}, { get: (_, k) => (globalThis.gasolineEngine ?? early)[k] });

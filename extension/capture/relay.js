@@ -1,5 +1,5 @@
-// ISOLATED-world relay: runs in every frame at document_start, before
-// main-world.js (manifest order), in the extension's isolated world. It takes
+// ISOLATED-world relay: at document_start in the frames capture/declared.js registers,
+// before main-world.js (registration order), in the extension's isolated world. It takes
 // the private MessagePort the MAIN-world script hands over, treats everything
 // that arrives on it as untrusted data (shape checked, sizes capped), and
 // forwards it to the worker in batches with chrome.runtime.sendMessage. The

@@ -89,7 +89,8 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   // reports, rather than by the frame's page script (capture/main-world.js),
   // whose message to the worker would cost every such frame on every page
   // a round trip (issue 18). Chrome reports a failed load as an error, not
-  // a commit, and injects the content scripts into every frame this takes.
+  // a commit. While no agent works a subframe gets no content scripts
+  // (capture/declared.js), so this is then all that is known of its load.
   // The top document's load, with its referrer, and those of frames
   // without a URL of their own still come from the page.
   const subframeLoaded = (d) => {

@@ -9,8 +9,9 @@
 //
 // A classic script (content scripts cannot be ES modules): it defines
 // globalThis.gasolineEngine and nothing else, in whatever world loads it
-// (the ISOLATED world of every document, at document_start, before
-// capture/record.js; the worker imports it before core.js). It touches only
+// (the ISOLATED world of every scripted document, at document_end, in
+// dist/end-isolated.js after capture/record.js, which uses dom/early.js
+// until then; the worker imports it before core.js). It touches only
 // this part of the DOM, which the node tests fake (extension/test/fakedom.js):
 //   node:     nodeType, childNodes, parentNode, textContent / data
 //   element:  localName, getAttribute, hasAttribute, id, shadowRoot, labels,

@@ -6,7 +6,8 @@
 //     user installs, enables or updates it) have none: reachOpenTabs, which
 //     background.js runs over every open tab on install, browser start and
 //     worker start, brings them into each tab's top document (never into
-//     iframes: the user's other tabs stay light, capture/declared.js);
+//     iframes: the user's other tabs stay light, capture/declared.js), and
+//     reachWhenLoaded into those still loading then, once they have loaded;
 //   - while idle, iframes get none: on an agent's first command in a tab
 //     while at work (withFrames), reachTab brings them into that tab's
 //     documents lacking them, iframes included, before the command runs.
@@ -34,8 +35,17 @@
 import { within } from '../backoff.js';
 import { activeTab } from './resolve.js';
 
-/** REACH_PROBE_MS bounds the look at a tab's documents (a frozen tab does not answer). */
+/**
+ * REACH_PROBE_MS bounds how long a command waits for the look at its tab's
+ * documents (withFrames): a frozen tab, or a frame that does not answer,
+ * must not hold it longer. The look goes on (up to REACH_GIVE_UP_MS) and
+ * brings the scripts when the frames answer; meanwhile later commands to
+ * the tab do not wait for it again.
+ */
 export const REACH_PROBE_MS = 2000;
+
+/** REACH_GIVE_UP_MS bounds a look itself (a frozen tab does not answer): then it rejects. */
+export const REACH_GIVE_UP_MS = 30000;
 
 /** scriptable reports whether Chrome lets the extension's content scripts into a tab's URL. */
 export function scriptable(url) {
@@ -55,7 +65,7 @@ export function missing(isolated, main) {
   return { ISOLATED: lacking(isolated), MAIN: lacking(main) };
 }
 
-/** PRISTINE_FILES bring pristine.js: itself, or the bundle the manifest declares it in (scripts/bundle). */
+/** PRISTINE_FILES bring pristine.js: itself, or the bundle capture/declared.json declares it in (scripts/bundle). */
 const PRISTINE_FILES = ['pristine.js', 'dist/start-main.js'];
 
 /**
@@ -109,14 +119,19 @@ const locks = new Map();
  * tab (Chrome's Tab) that lack them (with topOnly, its top document only:
  * its iframes are not even probed), and resolves to the number of
  * documents it brought them into (0: none lacked them, or the tab is not
- * a loaded web page). It skips a tab still loading (its new document gets
- * the scripts from Chrome). It rejects when Chrome refuses or the tab does
- * not answer within REACH_PROBE_MS. Calls for one tab are serialised.
+ * a web page). It skips a tab still loading (its new document gets the
+ * scripts from Chrome), unless loading is set: then it brings them into
+ * the tab's iframes only (those that loaded idle; the top document that
+ * is loading gets them from Chrome). It rejects when Chrome refuses or the
+ * tab does not answer within REACH_GIVE_UP_MS. Calls for one tab are
+ * serialised.
  */
-export function reachTab(tab, api = chrome, { topOnly = false } = {}) {
-  if (!tab || tab.status !== 'complete' || !scriptable(tab.url)) return Promise.resolve(0);
+export function reachTab(tab, api = chrome, { topOnly = false, loading = false } = {}) {
+  if (!tab || !scriptable(tab.url)) return Promise.resolve(0);
+  const framesOnly = tab.status !== 'complete';
+  if (framesOnly && (!loading || topOnly)) return Promise.resolve(0);
   const prev = locks.get(tab.id) || Promise.resolve();
-  const next = prev.catch(() => {}).then(() => reachOnce(tab, api, topOnly));
+  const next = prev.catch(() => {}).then(() => reachOnce(tab, api, topOnly, framesOnly));
   locks.set(tab.id, next);
   const release = () => {
     if (locks.get(tab.id) === next) locks.delete(tab.id);
@@ -125,13 +140,18 @@ export function reachTab(tab, api = chrome, { topOnly = false } = {}) {
   return next;
 }
 
-async function reachOnce(tab, api, topOnly) {
+// reachOnce probes at once (injectImmediately: else Chrome waits for
+// every frame's document_idle, and a frame still loading holds the look).
+async function reachOnce(tab, api, topOnly, framesOnly) {
   const target = topOnly ? { tabId: tab.id, frameIds: [0] } : { tabId: tab.id, allFrames: true };
   const [isolated, main] = await bounded(Promise.all([
-    api.scripting.executeScript({ target, world: 'ISOLATED', func: hasIsolated }),
-    api.scripting.executeScript({ target, world: 'ISOLATED', func: hasPristine }),
-  ]), REACH_PROBE_MS);
+    api.scripting.executeScript({ target, world: 'ISOLATED', func: hasIsolated, injectImmediately: true }),
+    api.scripting.executeScript({ target, world: 'ISOLATED', func: hasPristine, injectImmediately: true }),
+  ]), REACH_GIVE_UP_MS);
   const lacking = missing(isolated, main);
+  if (framesOnly) {
+    for (const world of ['ISOLATED', 'MAIN']) lacking[world] = lacking[world].filter((d) => d.frameId !== 0);
+  }
   const plan = injections(await api.scripting.getRegisteredContentScripts(), lacking);
   for (const step of plan) {
     const where = { tabId: tab.id, documentIds: step.documentIds };
@@ -155,12 +175,50 @@ export async function reachOpenTabs({ api = chrome, noted = () => {}, all = fals
   }));
 }
 
+/** LOADED_WAIT_MS bounds how long reachWhenLoaded waits for tabs to finish loading. */
+export const LOADED_WAIT_MS = 5 * 60 * 1000;
+
+/**
+ * reachWhenLoaded brings the scripts into the top document of each tab
+ * that is loading now once it has loaded (tabs.onUpdated complete), and
+ * calls noted(tabId) for each it brought them into. background.js runs it
+ * after the registration was replaced (a first start, an update of the
+ * extension, which clears it): a page that began loading before the new
+ * registration was in place gets nothing from Chrome, and reachOpenTabs
+ * skips a tab still loading. It waits at most waitMs; it never rejects.
+ */
+export async function reachWhenLoaded({ api = chrome, noted = () => {}, waitMs = LOADED_WAIT_MS } = {}) {
+  const waiting = new Set();
+  let timer;
+  const done = () => {
+    api.tabs.onUpdated.removeListener(onUpdated);
+    clearTimeout(timer);
+  };
+  const reach = (tab) => {
+    if (!waiting.delete(tab.id)) return;
+    if (!waiting.size) done();
+    reachTab(tab, api, { topOnly: true }).then((n) => n && noted(tab.id), () => {});
+  };
+  function onUpdated(tabId, change, tab) {
+    if (change.status === 'complete') reach({ ...tab, id: tabId });
+  }
+  // The listener first: a tab that completes meanwhile is then seen by one of the two.
+  api.tabs.onUpdated.addListener(onUpdated);
+  const loading = await api.tabs.query({ status: 'loading' }).catch(() => []);
+  for (const tab of loading) waiting.add(tab.id);
+  if (!waiting.size) return done();
+  timer = setTimeout(done, waitMs);
+  await Promise.all(loading.map((t) => api.tabs.get(t.id).then((tab) => tab.status === 'complete' && reach(tab), () => {})));
+}
+
 /**
  * NEW_DOCUMENT are the actions after which a tab's documents may be ones
  * this worker did not look at while at work: back and forward can restore
  * a page from the back/forward cache that loaded while idle. Its next
  * command looks again. (navigate and refresh load a new document, which
- * gets every frame's scripts from Chrome at work.)
+ * gets every frame's scripts from Chrome at work.) Any other way a tab's
+ * top document changes (history.back() from a script, a click, Alt+Left,
+ * the user, a prerender activation) is caught by watchNavigations.
  */
 const NEW_DOCUMENT = new Set(['back', 'forward']);
 
@@ -171,12 +229,31 @@ const SKIP = new Set(['navigate', 'refresh', 'new_tab', 'close_tab', 'switch_tab
 const MAX_FRAMED = 1000;
 
 // framed holds, per tab id, the look at its documents made since the
-// extension last went to work (forgetFramed clears it).
-const framed = new Map(); // tabId → Promise
+// extension last went to work (forgetFramed clears it), as {look, late}:
+// look resolves to whether it succeeded; late is set once a command
+// stopped waiting for it.
+const framed = new Map(); // tabId → {look, late}
 
 /** forgetFramed forgets which tabs were looked at: the extension just went to work (capture/declared.js onWork). */
 export function forgetFramed() {
   framed.clear();
+}
+
+/**
+ * watchNavigations forgets a tab's look when its top document changes
+ * (webNavigation.onCommitted for frame 0: a new load, a back/forward cache
+ * restore, a prerender activation) or Chrome replaces the tab: the new
+ * document's iframes may have loaded idle. A same-document change
+ * (onHistoryStateUpdated) keeps the frames, and the look.
+ */
+export function watchNavigations(api = chrome) {
+  api.webNavigation.onCommitted.addListener((d) => {
+    if (d.frameId === 0) framed.delete(d.tabId);
+  });
+  api.tabs.onReplaced?.addListener((added, removed) => {
+    framed.delete(added);
+    framed.delete(removed);
+  });
 }
 
 /**
@@ -189,34 +266,40 @@ export function forgetFramed() {
  * tab's document skip it. A tab that cannot be reached runs the command
  * anyway.
  */
-export function withFrames(exec, { atWork, api = globalThis.chrome }) {
+export function withFrames(exec, { atWork, api = globalThis.chrome, waitMs = REACH_PROBE_MS }) {
   return async (query, signal, hooks) => {
-    if (atWork() && !SKIP.has(query?.action)) await framesOf(query?.params?.tab_id, api);
-    const result = await exec(query, signal, hooks);
-    if (NEW_DOCUMENT.has(query?.action)) framed.delete(Number(query?.params?.tab_id));
-    return result;
+    if (atWork() && !SKIP.has(query?.action)) await framesOf(query?.params?.tab_id, api, waitMs);
+    try {
+      return await exec(query, signal, hooks);
+    } finally {
+      if (NEW_DOCUMENT.has(query?.action)) framed.delete(Number(query?.params?.tab_id));
+    }
   };
 }
 
-// framesOf looks at the tab's documents once per period at work. A tab
-// still loading is looked at again by its next command (reachTab skips
-// it, yet iframes may have loaded in it while idle).
-function framesOf(tabId, api) {
+// framesOf looks at the tab's documents once per period at work (a tab
+// still loading included: its iframes that loaded idle), and waits for
+// the look up to waitMs. A look that outlasts that goes on in the
+// background and is remembered once it succeeds; later commands to the tab
+// do not wait for it (they would only wait as long again for the same
+// frames); a look that fails is forgotten, so the next command looks again.
+function framesOf(tabId, api, waitMs) {
   const id = Number(tabId);
   const known = Number.isInteger(id) && tabId !== null && tabId !== '';
-  if (known && framed.has(id)) return framed.get(id);
-  const look = (known ? api.tabs.get(id) : activeTab(api))
-    .then(async (tab) => {
-      await reachTab(tab, api);
-      return tab?.status === 'complete';
-    })
-    .catch(() => false);
+  const had = known && framed.get(id);
+  if (had) return had.late ? undefined : had.look;
+  const entry = { late: false };
+  entry.look = (known ? api.tabs.get(id) : activeTab(api))
+    .then((tab) => reachTab(tab, api, { loading: true }))
+    .then(() => true, () => false);
   if (known) {
     if (framed.size >= MAX_FRAMED) framed.clear();
-    framed.set(id, look);
-    look.then((looked) => {
-      if (!looked && framed.get(id) === look) framed.delete(id);
+    framed.set(id, entry);
+    entry.look.then((looked) => {
+      if (!looked && framed.get(id) === entry) framed.delete(id);
     });
   }
-  return look;
+  return within(entry.look, waitMs, () => {
+    entry.late = true;
+  });
 }

@@ -124,6 +124,9 @@ test('pendingQueries signs the request, never sends the token, and checks the an
   assert.match(req.headers.authorization, /^Gasoline-HMAC /);
   assert.equal(req.headers['x-gasoline-instance'], 'i2');
   assert.ok(!JSON.stringify(req).includes(TOKEN), 'the token is not in the request');
+
+  await new DaemonClient({ port, token: TOKEN, instance: 'i2' }).pendingQueries({ waitMs: 1500, frames: 0 });
+  assert.equal(seen.at(-1).url, '/pending-queries?wait_ms=1500&frames=0', 'frames is signed with the URI');
 });
 
 test('a batch the paired daemon did not sign is a SignatureError', async (t) => {

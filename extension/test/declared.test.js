@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { CaptureMode, DEADLINE_KEY, IDLE_AFTER_MS, IDLE_ALARM, RENEW_MS, plan, registrations } from '../capture/declared.js';
+import { CaptureMode, DEADLINE_KEY, IDLE_AFTER_MS, IDLE_ALARM, RENEW_MS, SINCE_KEY, plan, registrations } from '../capture/declared.js';
 
 const declared = JSON.parse(fs.readFileSync(new URL('../capture/declared.json', import.meta.url)));
 
@@ -44,7 +44,7 @@ function fakeChrome({ registered = [], session = new Map() } = {}) {
       session: {
         get: async (k) => (state.session.has(k) ? { [k]: state.session.get(k) } : {}),
         set: async (o) => Object.entries(o).forEach(([k, v]) => state.session.set(k, v)),
-        remove: async (k) => state.session.delete(k),
+        remove: async (k) => [k].flat().forEach((key) => state.session.delete(key)),
       },
     },
     alarms: {
@@ -128,8 +128,9 @@ test('the idle deadline moves with the commands, at most once a minute, and the 
   await mode.work();
   const first = state.session.get(DEADLINE_KEY);
 
-  c.t += RENEW_MS + 1; // a command a minute later moves the deadline
+  c.t += RENEW_MS + 1; // a command a minute later moves the deadline (the command does not wait for it)
   await mode.work();
+  await mode.chain;
   const moved = state.session.get(DEADLINE_KEY);
   assert.equal(moved, c.t + IDLE_AFTER_MS);
   assert.ok(moved > first);
@@ -216,9 +217,13 @@ test('a browser restart (session storage gone) turns a persisted at-work registr
 
 test('a registration of other ids (an older version) is replaced; a refused start is retried', async () => {
   const state = fakeChrome({ registered: [{ id: 'old', js: ['old.js'], matches: ['<all_urls>'] }] });
-  const mode = modeOf(state, clock());
+  let replaced = 0;
+  const mode = modeOf(state, clock(), { onReplace: () => replaced++ });
   await mode.start();
   assert.deepEqual(state.calls, [['unregister', ['old']], ['register', ['start-isolated', 'start-main', 'end-isolated']]]);
+  assert.equal(replaced, 1, 'onReplace: the tabs loading meanwhile are reached once loaded (tabs/reach.js reachWhenLoaded)');
+  await mode.work();
+  assert.equal(replaced, 1, 'a mode switch is an update, not a replace');
 
   const refusing = fakeChrome();
   let fail = true;
@@ -245,4 +250,95 @@ test('plan compares ids in order and every declared field', () => {
   assert.equal(plan(changed, idle), 'update');
   // Chrome leaves out false booleans it was given; that is no difference.
   assert.equal(plan(idle.map(({ allFrames, ...s }) => s), idle), 'none');
+});
+
+test('a renewal while at work does not hold the command, even when Chrome never answers', async () => {
+  const state = fakeChrome();
+  const c = clock();
+  const mode = modeOf(state, c);
+  await mode.work();
+  state.api.storage.session.set = () => new Promise(() => {}); // never settles
+  c.t += RENEW_MS + 1;
+  let done = false;
+  mode.work().then(() => {
+    done = true;
+  });
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal(done, true, 'the command ran without waiting for the renewal');
+});
+
+test('a first switch that never settles holds a command at most waitMs, then the command runs', async () => {
+  const state = fakeChrome();
+  const warned = [];
+  const mode = modeOf(state, clock(), { waitMs: 30, log: { warn: (...a) => warned.push(a.join(' ')) } });
+  await mode.start();
+  state.api.scripting.updateContentScripts = () => new Promise(() => {}); // never settles
+  const t0 = Date.now();
+  await mode.work();
+  assert.ok(Date.now() - t0 >= 25, 'waited for the switch first');
+  assert.equal(mode.atWork, false);
+  assert.match(warned.join('\n'), /took over 30 ms/);
+  const t1 = Date.now();
+  await mode.work();
+  assert.ok(Date.now() - t1 < 25, 'the next command does not wait for the stuck switch again');
+});
+
+test('an agent\'s tool call the daemon reports keeps the extension at work until 15 minutes after it', async () => {
+  const state = fakeChrome();
+  const c = clock(10_000_000);
+  const mode = modeOf(state, c);
+  await mode.start();
+  await mode.work(c.t - IDLE_AFTER_MS); // a call 15 minutes ago: over
+  assert.equal(mode.atWork, false);
+  const at = c.t - 60_000; // a call a minute ago
+  await mode.work(at);
+  assert.equal(mode.atWork, true);
+  assert.equal(state.session.get(DEADLINE_KEY), at + IDLE_AFTER_MS);
+  assert.equal(mode.since, c.t);
+  state.calls.length = 0;
+  await mode.work(at); // the same call, reported by the next poll: nothing
+  await mode.chain;
+  assert.equal(state.session.get(DEADLINE_KEY), at + IDLE_AFTER_MS);
+  assert.deepEqual(state.calls, []);
+});
+
+test('the popup\'s "at work since" is stored only once Chrome accepted the switch', async () => {
+  const state = fakeChrome();
+  const c = clock();
+  const mode = modeOf(state, c);
+  await mode.start();
+  const real = state.api.scripting.updateContentScripts;
+  state.api.scripting.updateContentScripts = async () => {
+    throw new Error('refused');
+  };
+  await mode.work();
+  assert.equal(mode.atWork, false);
+  assert.equal(state.session.has(SINCE_KEY), false, 'a refused switch says nothing is captured');
+  state.api.scripting.updateContentScripts = real;
+  c.t += 1;
+  await mode.work();
+  assert.equal(state.session.get(SINCE_KEY), c.t);
+  c.t = state.session.get(DEADLINE_KEY);
+  await mode.onAlarm({ name: IDLE_ALARM });
+  assert.equal(state.session.has(SINCE_KEY), false);
+});
+
+test('a worker stopped mid-switch (deadline stored, registration still idle): the next start switches to every frame', async () => {
+  const state = fakeChrome();
+  const c = clock();
+  const first = modeOf(state, c);
+  await first.start();
+  state.api.scripting.updateContentScripts = () => new Promise(() => {}); // the worker stops during it
+  first.work();
+  await new Promise((r) => setTimeout(r, 10));
+  assert.ok(state.session.get(DEADLINE_KEY) > c.t, 'the deadline was stored first');
+  assert.deepEqual(frames(state), ['start-isolated:false', 'start-main:false', 'end-isolated:false']);
+
+  const again = fakeChrome({ registered: state.registered, session: state.session }); // a new worker
+  c.t += 1000;
+  const next = modeOf(again, c);
+  await next.start();
+  assert.equal(next.atWork, true);
+  assert.deepEqual(frames(again), ['start-isolated:true', 'start-main:true', 'end-isolated:true']);
+  assert.equal(again.session.get(SINCE_KEY), c.t);
 });

@@ -11,9 +11,12 @@ import { DaemonError, NetworkError, SignatureError } from '../daemon.js';
 // until aborted.
 function scripted(steps) {
   const calls = [];
+  const args = [];
   const makeClient = (config) => ({
-    pendingQueries: ({ signal }) => {
+    pendingQueries: (opts) => {
+      const { signal } = opts;
       calls.push(config);
+      args.push(opts);
       const step = steps.shift();
       if (typeof step === 'function') return step(signal);
       if (step instanceof Error) return Promise.reject(step);
@@ -21,7 +24,7 @@ function scripted(steps) {
       return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
     },
   });
-  return { makeClient, calls };
+  return { makeClient, calls, args };
 }
 
 function statusRecorder() {
@@ -250,4 +253,47 @@ test('reconnectDelay caps only while the daemon was seen recently', () => {
   assert.equal(reconnectDelay(b(), RECENT_DAEMON_MS - 1), RECONNECT_CAP_MS);
   assert.equal(reconnectDelay(b(), RECENT_DAEMON_MS), 4000);
   assert.equal(reconnectDelay(b(), Infinity), 4000);
+});
+
+test('ready is awaited before the first poll', async () => {
+  const { makeClient, calls } = scripted([]);
+  const gate = deferred();
+  const p = new Poller({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient, dispatch: () => {}, status: statusRecorder(),
+    ready: () => gate.promise, backoff: fastBackoff() });
+  p.start();
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(calls.length, 0, 'no poll before the registration is in place');
+  gate.resolve();
+  await until(() => calls.length === 1, 'the first poll');
+  await p.stop();
+});
+
+test('each poll carries frames(); an agent_at in the answer reaches onAgent after the answer, not for a stale generation', async () => {
+  const agent = [];
+  let since = 0;
+  const steps = [
+    (signal, opts) => {
+      opts.onAgent(1234);
+      return Promise.resolve([]);
+    },
+  ];
+  const calls = [];
+  const makeClient = () => ({
+    pendingQueries: (opts) => {
+      calls.push(opts);
+      const step = steps.shift();
+      if (step) return step(opts.signal, opts);
+      return new Promise((_, reject) => opts.signal.addEventListener('abort', () => reject(opts.signal.reason)));
+    },
+  });
+  const p = new Poller({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient, dispatch: () => {}, status: statusRecorder(),
+    frames: () => since, onAgent: (at) => {
+      agent.push(at);
+      since = 5678;
+    }, backoff: fastBackoff() });
+  p.start();
+  await until(() => calls.length === 2, 'the second poll');
+  assert.deepEqual(agent, [1234]);
+  assert.deepEqual(calls.map((c) => c.frames), [0, 5678]);
+  await p.stop();
 });

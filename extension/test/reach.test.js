@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { missing, injections, scriptable, hasIsolated, hasPristine, withFrames, forgetFramed, reachOpenTabs } from '../tabs/reach.js';
+import { missing, injections, scriptable, hasIsolated, hasPristine, withFrames, forgetFramed, reachOpenTabs, reachTab, reachWhenLoaded, watchNavigations } from '../tabs/reach.js';
 import { registrations } from '../capture/declared.js';
 import { HungTabs, RECOVERS } from '../tabs/hung.js';
 import { CommandError } from '../runner.js';
@@ -204,16 +204,20 @@ test('a tab held by a native dialog is not frozen', async () => {
 function framesChrome(docsOf) {
   const injected = [];
   const probed = [];
+  const probeOptions = [];
+  const listeners = [];
   const api = {
+    webNavigation: { onCommitted: { addListener: (f) => listeners.push(f) } },
     tabs: {
       get: async (id) => ({ id, url: `http://x/${id}`, status: 'complete' }),
       query: async () => [{ id: 1, url: 'http://x/1', status: 'complete' }],
     },
     scripting: {
       getRegisteredContentScripts: async () => atWork,
-      executeScript: async ({ target, func, files, world }) => {
+      executeScript: async function ({ target, func, files, world }) {
         const docs = docsOf(target.tabId).filter((d) => (target.frameIds ? target.frameIds.includes(d.frameId) : true));
         if (func) probed.push(target);
+        if (func && !target.documentIds) probeOptions.push(Object.fromEntries(Object.entries(arguments[0]).filter(([k]) => k !== 'func')));
         if (func) return docs.map((d) => ({ frameId: d.frameId, documentId: d.documentId, result: func(d.g) }));
         injected.push([target.tabId, world, files.join('+'), target.documentIds.join('+')]);
         for (const d of docs.filter((x) => target.documentIds.includes(x.documentId))) {
@@ -224,7 +228,8 @@ function framesChrome(docsOf) {
       },
     },
   };
-  return { api, injected, probed };
+  const committed = (d) => listeners.forEach((f) => f(d));
+  return { api, injected, probed, probeOptions, committed };
 }
 
 test('at work, the first command to a tab brings the scripts into its iframes that loaded idle, once; idle, nothing', async () => {
@@ -235,7 +240,7 @@ test('at work, the first command to a tab brings the scripts into its iframes th
   };
   tabs.set(1, page(1));
   tabs.set(2, page(2));
-  const { api, injected } = framesChrome((id) => tabs.get(id));
+  const { api, injected, probed } = framesChrome((id) => tabs.get(id));
   let working = false;
   const ran = [];
   const exec = withFrames(async (q) => {
@@ -255,9 +260,11 @@ test('at work, the first command to a tab brings the scripts into its iframes th
   ], 'the iframe only, before the command ran');
   assert.deepEqual(ran.at(-1), ['click', 3]);
 
+  const probes = probed.length;
   await exec({ action: 'get_text', params: { tab_id: 1 } });
   await exec({ action: 'navigate', params: { tab_id: 2 } });
-  assert.equal(injected.length, 3, 'a tab is looked at once; navigate needs nothing of the old page');
+  assert.equal(probed.length, probes, 'a tab is looked at once; navigate needs nothing of the old page');
+  assert.equal(injected.length, 3);
 
   // A new period at work looks again (the tab's iframes may have loaded idle meanwhile).
   forgetFramed();
@@ -277,17 +284,97 @@ test('the worker-start reach looks at top documents only', async () => {
   assert.deepEqual(noted, [1]);
 });
 
-test('at work, a tab still loading at its first command is looked at again by its next', async () => {
-  const top = isolatedWorld({ relay: true, main: true });
+test('at work, a tab still loading is looked at by its first command: its iframes that loaded idle, never its loading top document', async () => {
+  const top = isolatedWorld(); // a top document loading: Chrome brings its scripts
   const docs = [{ frameId: 0, documentId: 'top9', g: top }, { frameId: 2, documentId: 'sub9', g: isolatedWorld({ top }) }];
-  const { api, injected } = framesChrome(() => docs);
-  let status = 'loading';
-  api.tabs.get = async (id) => ({ id, url: `http://x/${id}`, status });
+  const { api, injected, probed } = framesChrome(() => docs);
+  api.tabs.get = async (id) => ({ id, url: `http://x/${id}`, status: 'loading' });
   forgetFramed();
   const exec = withFrames(async () => ({ ok: true }), { atWork: () => true, api });
   await exec({ action: 'click', params: { tab_id: 9 } });
-  assert.deepEqual(injected, [], 'reachTab leaves a loading tab alone');
-  status = 'complete';
+  assert.deepEqual(injected.map((i) => i[3]), ['sub9', 'sub9', 'sub9'], 'the iframe only');
+  const probes = probed.length;
   await exec({ action: 'click', params: { tab_id: 9 } });
-  assert.deepEqual(injected.map((i) => i[3]), ['sub9', 'sub9', 'sub9'], 'its iframe that loaded idle, at the next command');
+  assert.equal(probed.length, probes, 'looked at once');
+  // The worker-start reach still leaves a loading tab to Chrome.
+  assert.equal(await reachTab({ id: 9, url: 'http://x/9', status: 'loading' }, api, { topOnly: true }), 0);
+});
+
+test('the probes run at once (injectImmediately), not at every frame\'s document_idle', async () => {
+  const top = isolatedWorld();
+  const { api, probeOptions } = framesChrome(() => [{ frameId: 0, documentId: 'top', g: top }]);
+  await reachTab({ id: 1, url: 'http://x/1', status: 'complete' }, api);
+  assert.ok(probeOptions.length === 2 && probeOptions.every((o) => o.injectImmediately === true), JSON.stringify(probeOptions));
+});
+
+test('a look that does not answer holds the first command at most waitMs and the next not at all; it is kept once it answers', async () => {
+  const top = isolatedWorld({ relay: true, main: true });
+  const docs = [{ frameId: 0, documentId: 'top8', g: top }, { frameId: 2, documentId: 'sub8', g: isolatedWorld({ top }) }];
+  const { api, injected, probed } = framesChrome(() => docs);
+  const real = api.scripting.executeScript;
+  let release;
+  const gate = new Promise((r) => {
+    release = r;
+  });
+  api.scripting.executeScript = async (o) => {
+    if (o.func) await gate; // a frame that does not answer yet
+    return real(o);
+  };
+  forgetFramed();
+  const exec = withFrames(async () => ({ ok: true }), { atWork: () => true, api, waitMs: 30 });
+  const t0 = Date.now();
+  await exec({ action: 'click', params: { tab_id: 8 } });
+  assert.ok(Date.now() - t0 >= 25, 'the first command waited for the look');
+  const t1 = Date.now();
+  await exec({ action: 'click', params: { tab_id: 8 } });
+  assert.ok(Date.now() - t1 < 25, 'the next command did not wait again');
+  assert.deepEqual(injected, []);
+  release();
+  for (let i = 0; i < 100 && injected.length < 3; i++) await new Promise((r) => setTimeout(r, 2));
+  assert.deepEqual(injected.map((i) => i[3]), ['sub8', 'sub8', 'sub8'], 'the late look brought the scripts when the frames answered');
+  const probes = probed.length;
+  await exec({ action: 'click', params: { tab_id: 8 } });
+  assert.equal(probed.length, probes, 'and is remembered');
+});
+
+test('a new top document (onCommitted frame 0: a back/forward cache restore by any means, a prerender activation) is looked at again; an iframe\'s is not', async () => {
+  const top = isolatedWorld({ relay: true, main: true });
+  const docs = [{ frameId: 0, documentId: 'top7', g: top }];
+  const { api, probed, committed } = framesChrome(() => docs);
+  watchNavigations(api);
+  forgetFramed();
+  const exec = withFrames(async (q) => {
+    if (q.action === 'back') throw new Error('no history');
+    return { ok: true };
+  }, { atWork: () => true, api });
+  await exec({ action: 'click', params: { tab_id: 7 } });
+  const once = probed.length;
+  committed({ tabId: 7, frameId: 3 });
+  await exec({ action: 'click', params: { tab_id: 7 } });
+  assert.equal(probed.length, once, 'an iframe navigating keeps the look');
+  committed({ tabId: 7, frameId: 0 });
+  await exec({ action: 'click', params: { tab_id: 7 } });
+  assert.equal(probed.length, 2 * once, 'a new top document is looked at again');
+  await assert.rejects(exec({ action: 'back', params: { tab_id: 7 } }));
+  await exec({ action: 'click', params: { tab_id: 7 } });
+  assert.equal(probed.length, 3 * once, 'a back that failed forgets the look too (it may have half-happened)');
+});
+
+test('after a replaced registration, a tab that was loading is reached once it has loaded; the others are left alone', async () => {
+  const top = isolatedWorld(); // began loading before the registration: nothing from Chrome
+  const { api, injected } = framesChrome(() => [{ frameId: 0, documentId: 'top5', g: top }]);
+  const listeners = new Set();
+  const status = new Map([[5, 'loading'], [6, 'complete']]);
+  api.tabs.onUpdated = { addListener: (f) => listeners.add(f), removeListener: (f) => listeners.delete(f) };
+  api.tabs.query = async (q) => [...status].filter(([, s]) => !q.status || s === q.status).map(([id, s]) => ({ id, url: `http://x/${id}`, status: s }));
+  api.tabs.get = async (id) => ({ id, url: `http://x/${id}`, status: status.get(id) });
+  const noted = [];
+  await reachWhenLoaded({ api, noted: (id) => noted.push(id) });
+  assert.deepEqual(injected, [], 'still loading: Chrome may yet bring them');
+  status.set(5, 'complete');
+  for (const f of [...listeners]) f(5, { status: 'complete' }, { id: 5, url: 'http://x/5', status: 'complete' });
+  for (let i = 0; i < 100 && noted.length === 0; i++) await new Promise((r) => setTimeout(r, 2));
+  assert.deepEqual(injected.map((i) => i[3]), ['top5', 'top5', 'top5']);
+  assert.deepEqual(noted, [5]);
+  assert.equal(listeners.size, 0, 'the listener is gone once every tab loaded');
 });

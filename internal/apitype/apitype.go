@@ -112,7 +112,17 @@ type PendingQuery struct {
 // PendingQueries is the body of GET /pending-queries.
 type PendingQueries struct {
 	Queries []PendingQuery `json:"queries"`
+	// AgentAt is when an MCP client last called a tool (any, observe
+	// included; ms since the epoch), sent while that is less than
+	// AgentActiveFor ago: the extension then captures every frame until
+	// AgentActiveFor after it, as for a command (extension/capture/declared.js).
+	AgentAt int64 `json:"agent_at,omitempty"`
 }
+
+// AgentActiveFor is how long after an agent's last tool call the daemon
+// still counts it as at work; the extension's IDLE_AFTER_MS
+// (capture/declared.js) is the same 15 minutes.
+const AgentActiveFor = 15 * time.Minute
 
 // QueryResult is the body of POST /query-result.
 type QueryResult struct {

@@ -152,6 +152,8 @@ type Store struct {
 	// notify is created by a blocked Wait and closed (and cleared) when
 	// entries are stored or Close is called; guarded by mu.
 	notify chan struct{}
+	// frames is what the extension last said about iframe capture (frames.go); guarded by mu.
+	frames Frames
 }
 
 // settings are the capture settings served by GET /capture/config.

@@ -11,6 +11,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/gasoline-mcp/gasoline/pkg/protocol"
 	"github.com/rs/zerolog"
@@ -69,12 +72,42 @@ type Server struct {
 	resources    Resources // nil: no resources capability
 	names        clientNames
 	log          zerolog.Logger
+	now          func() time.Time
+	lastCall     atomic.Int64 // unix ns of the last tools/call; 0: none yet
+	callMu       sync.Mutex
+	nextCall     chan struct{} // closed by the next tools/call; guarded by callMu
 }
 
 // NewServer returns a server that introduces itself as info and gives
 // clients instructions in initialize.
 func NewServer(info protocol.Implementation, instructions string, log zerolog.Logger) *Server {
-	return &Server{info: info, instructions: instructions, tools: map[string]Tool{}, log: log}
+	return &Server{info: info, instructions: instructions, tools: map[string]Tool{}, log: log, now: time.Now}
+}
+
+// SetClock replaces the server's clock (tests). Call it before the first Handle.
+func (s *Server) SetClock(now func() time.Time) { s.now = now }
+
+// NextCall returns a channel closed by the next tools/call: a held poll
+// of the extension answers then, so an agent's first call (an observe)
+// reaches the extension at once.
+func (s *Server) NextCall() <-chan struct{} {
+	s.callMu.Lock()
+	defer s.callMu.Unlock()
+	if s.nextCall == nil {
+		s.nextCall = make(chan struct{})
+	}
+	return s.nextCall
+}
+
+// CalledWithin returns when a client last called a tool (any tool), if
+// that is less than d ago (else the zero time): the daemon tells the
+// extension from it that an agent is at work.
+func (s *Server) CalledWithin(d time.Duration) time.Time {
+	ns := s.lastCall.Load()
+	if ns == 0 || s.now().Sub(time.Unix(0, ns)) >= d {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
 }
 
 // AddTool registers t. It panics on a duplicate name (a programming error).
@@ -255,6 +288,13 @@ func (s *Server) toolsCall(ctx context.Context, client string, params json.RawMe
 		sort.Strings(names)
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "unknown tool %q; available tools: %s", p.Name, strings.Join(names, ", "))
 	}
+	s.lastCall.Store(s.now().UnixNano())
+	s.callMu.Lock()
+	if s.nextCall != nil {
+		close(s.nextCall)
+		s.nextCall = nil
+	}
+	s.callMu.Unlock()
 	args := p.Arguments
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")

@@ -44,8 +44,20 @@ func instanceOf(c echo.Context) string {
 
 // pendingQueries is the extension's long-poll: it answers at once with any
 // queued commands, else holds up to wait_ms (≤ 25 s) and answers the moment
-// one is queued.
+// one is queued. Its frames parameter is the extension's iframe capture
+// (ms since the epoch it began capturing every frame; 0: top documents
+// only), which capture reads note; its answer says when an agent last
+// called a tool, while that is less than apitype.AgentActiveFor ago.
 func (s *Server) pendingQueries(c echo.Context) error {
+	if v := c.QueryParam("frames"); v != "" && s.cfg.Capture != nil {
+		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms >= 0 {
+			since := time.Time{}
+			if ms > 0 {
+				since = time.UnixMilli(ms)
+			}
+			s.cfg.Capture.SetFrames(since)
+		}
+	}
 	wait := time.Duration(0)
 	if v := c.QueryParam("wait_ms"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -60,6 +72,9 @@ func (s *Server) pendingQueries(c echo.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), wait)
 	defer cancel()
+	if s.cfg.MCP != nil {
+		s.answerAtNewCall(ctx, cancel)
+	}
 	cmds, err := s.cfg.Tracker.Poll(ctx, instanceOf(c), 0)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		if errors.Is(err, tracker.ErrClosed) {
@@ -68,6 +83,12 @@ func (s *Server) pendingQueries(c echo.Context) error {
 		return err
 	}
 	out := apitype.PendingQueries{Queries: make([]apitype.PendingQuery, 0, len(cmds))}
+	if s.cfg.MCP != nil {
+		if at := s.cfg.MCP.CalledWithin(apitype.AgentActiveFor); !at.IsZero() {
+			out.AgentAt = at.UnixMilli()
+			s.agentTold.Store(out.AgentAt)
+		}
+	}
 	for _, cmd := range cmds {
 		name := ""
 		if s.cfg.MCP != nil && cmd.Client != "" {
@@ -85,6 +106,42 @@ func (s *Server) pendingQueries(c echo.Context) error {
 		})
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// agentRetell is how much newer than the agent_at the extension was last
+// told a tool call must be to answer a held poll at once: the extension
+// moves its idle deadline at most once a minute (RENEW_MS), so a newer call
+// changes nothing for it sooner.
+const agentRetell = time.Minute
+
+// answerAtNewCall calls answer (ending the held poll of ctx) at a tool call
+// the extension has not been told of (agent_at), so an agent's first call,
+// an observe, reaches it at once and not up to a poll later.
+func (s *Server) answerAtNewCall(ctx context.Context, answer func()) {
+	told := s.agentTold.Load()
+	untold := func() bool {
+		at := s.cfg.MCP.CalledWithin(apitype.AgentActiveFor)
+		return !at.IsZero() && at.UnixMilli()-told >= agentRetell.Milliseconds()
+	}
+	called := s.cfg.MCP.NextCall() // before the look, so a call in between is not missed
+	if untold() {
+		answer()
+		return
+	}
+	go func() {
+		for {
+			select {
+			case <-called:
+			case <-ctx.Done():
+				return
+			}
+			called = s.cfg.MCP.NextCall()
+			if untold() {
+				answer()
+				return
+			}
+		}
+	}()
 }
 
 // queryResult applies an extension's report on a command.

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
@@ -77,6 +78,8 @@ type Server struct {
 	// unverified and unverifiedPair count the body bytes held by requests
 	// not yet verified (MaxUnverifiedBytes, MaxUnverifiedPairBytes).
 	unverified, unverifiedPair byteBudget
+	// agentTold is the agent_at last sent in a poll answer (ms; handlers.go).
+	agentTold atomic.Int64
 }
 
 // New builds the server and its route table.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/extauth"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/pairing"
@@ -31,6 +32,8 @@ type env struct {
 	port    int
 	tracker *tracker.Tracker
 	pairing *pairing.Pairing
+	mcp     *mcp.Server
+	capture *capture.Store
 }
 
 // newEnv serves the real echo handler on 127.0.0.1 with real tools.
@@ -54,15 +57,18 @@ func newEnvWith(t *testing.T, deps tools.Deps) *env {
 	m := mcp.NewServer(protocol.Implementation{Name: "gasoline", Version: "test"}, "", log)
 	health := func() apitype.Health { return apitype.Health{Service: apitype.ServiceName, Port: port} }
 	deps.Tracker, deps.Health, deps.Log = trk, health, log
+	if deps.Capture == nil {
+		deps.Capture = capture.New(capture.Options{})
+	}
 	tools.New(deps).Register(m)
 	m.SetTasks(task.New(trk))
-	srv := server.New(server.Config{Port: port, Token: token, Tracker: trk, MCP: m, Pairing: pair, Health: health, Log: log})
+	srv := server.New(server.Config{Port: port, Token: token, Tracker: trk, MCP: m, Pairing: pair, Health: health, Capture: deps.Capture, Log: log})
 	ts := httptest.NewUnstartedServer(srv.Handler())
 	ts.Listener.Close()
 	ts.Listener = ln
 	ts.Start()
 	t.Cleanup(func() { trk.Close(); ts.Close() })
-	return &env{url: ts.URL, port: port, tracker: trk, pairing: pair}
+	return &env{url: ts.URL, port: port, tracker: trk, pairing: pair, mcp: m, capture: deps.Capture}
 }
 
 type req struct {

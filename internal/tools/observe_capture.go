@@ -206,6 +206,8 @@ func (t *Tools) network(ctx context.Context, client string, a networkArgs) (any,
 type entriesView struct {
 	capture.Page
 	Hint string `json:"hint,omitempty"`
+	// Frames says when iframes were not watched over what was read (capture.Frames.Note).
+	Frames string `json:"frames,omitempty"`
 }
 
 // entries serves a capture mode: one entry in full by id; else a page of
@@ -242,7 +244,7 @@ func (t *Tools) entries(ctx context.Context, client string, a entryArgs, f captu
 	if err != nil {
 		return nil, captureError(err)
 	}
-	v := &entriesView{Page: p, Hint: t.emptyHint(len(p.Entries) == 0, timedOut, p.Hidden, f.Kind, f.Also...)}
+	v := &entriesView{Page: p, Hint: t.emptyHint(len(p.Entries) == 0, timedOut, p.Hidden, f.Kind, f.Also...), Frames: t.d.Capture.Frames().Note(a.Since)}
 	if v.Hint == "" && len(p.Entries) == 0 {
 		v.Hint = sc.hint()
 	}
@@ -317,6 +319,7 @@ type groupsView struct {
 	Missed            bool   `json:"missed,omitempty"`
 	Hidden            int    `json:"hidden,omitempty"`
 	Hint              string `json:"hint,omitempty"`
+	Frames            string `json:"frames,omitempty"`
 }
 
 // errorGroups serves errors: the groups of every buffered error (or those
@@ -354,7 +357,8 @@ func (t *Tools) errorGroups(ctx context.Context, client string, a waitingArgs) (
 		return nil, captureError(err)
 	}
 	v := &groupsView{Entries: p.Groups, Omitted: p.Omitted, NextCursor: p.NextCursor, Dropped: p.Dropped, DroppedTabUnknown: p.DroppedTabUnknown,
-		Missed: p.Missed, Hidden: p.Hidden, Hint: t.emptyHint(len(p.Groups) == 0, timedOut, p.Hidden, capture.KindError)}
+		Missed: p.Missed, Hidden: p.Hidden, Hint: t.emptyHint(len(p.Groups) == 0, timedOut, p.Hidden, capture.KindError),
+		Frames: t.d.Capture.Frames().Note(a.Since)}
 	if v.Hint == "" && len(p.Groups) == 0 {
 		v.Hint = sc.hint()
 	}

@@ -9,7 +9,8 @@ import (
 // the capture hooks (capture/main-world.js) come in one MAIN-world entry
 // (scripts/bundle), so a frame without a URL of its own (about:blank,
 // about:srcdoc, one a script makes) has both or neither: here both, as the
-// manifest's match_origin_as_fallback brings them by the parent's origin.
+// registration's matchOriginAsFallback (extension/capture/declared.json)
+// brings them by the parent's origin.
 func TestHandsDialogBlankFrames(t *testing.T) {
 	e := ready(t)
 	e.open("/hands/blank-frames.html")

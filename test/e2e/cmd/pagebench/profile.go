@@ -69,8 +69,8 @@ func (s *side) profile(ctx context.Context, url string, settle time.Duration) (m
 
 // debugExtension writes into dir (a new directory under pagebench's
 // temporary one, removed with it) the extension of the repository at root
-// as scripts/bundle -debug makes it: its manifest declares each bundle's
-// readable sources, each its own script, so the profiler names each file
+// as scripts/bundle -debug makes it: its capture/declared.json declares each
+// bundle's readable sources, each its own script, so the profiler names each file
 // and function as written. The bench's table measures the real extension.
 func debugExtension(ctx context.Context, root, dir string) (string, error) {
 	logf("writing a debug copy of the extension (content scripts unbundled) to %s", dir)
