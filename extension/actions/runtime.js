@@ -931,9 +931,10 @@
       const now = Array.from(el.options || []).filter((op) => op.selected).map((op) => String(op.value));
       const was = Array.isArray(res?.selected) ? res.selected : now;
       if (now.length !== was.length || now.some((v, i) => v !== was[i])) out.value_differs = true;
+      out.selected_count = now.length; // for a secret one, all it says: that it is a <select> (analyze test replays it with selectOption)
       if (secret) return out;
       out.selected = now.slice(0, PREVIEW_OPTIONS).map((v) => core.clip(v, PREVIEW));
-      if (now.length > PREVIEW_OPTIONS) out.selected_count = now.length;
+      if (now.length <= PREVIEW_OPTIONS) delete out.selected_count;
       return out;
     }
     return textOutcome(el, sent, secret, out);

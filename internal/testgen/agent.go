@@ -46,6 +46,20 @@ func secret(a AgentAction, p agentParams) bool {
 	return secretWords.MatchString(p.Selector + " " + p.Name)
 }
 
+// secretSelect is secret for a select: its result says "secret": true, or
+// gives the "selected" options when it is not; with neither, the target's
+// words decide.
+func secretSelect(a AgentAction, p agentParams) bool {
+	var r struct {
+		Secret   bool            `json:"secret"`
+		Selected json.RawMessage `json:"selected"`
+	}
+	if json.Unmarshal(a.Result, &r) == nil && (r.Secret || r.Selected != nil) {
+		return r.Secret
+	}
+	return secretWords.MatchString(p.Selector + " " + p.Name)
+}
+
 // agentParams are the arguments of interact's DOM actions Generate reads.
 type agentParams struct {
 	Target    json.RawMessage `json:"target"`
@@ -111,6 +125,9 @@ func agentView(a AgentAction) (v *capture.ActionView, note string, ok bool) {
 		}
 	case "select":
 		v.Type, v.Value, v.Role = "change", strings.Join(p.Values, ","), "combobox"
+		if secretSelect(a, p) { // as a fill's: an environment variable, never the option
+			v.Value, v.Name = "[redacted]", cmp.Or(p.Name, p.Selector)
+		}
 	case "check":
 		v.Type, v.Value = "change", "checked"
 	case "uncheck":
@@ -183,8 +200,9 @@ func agentSteps(a AgentAction, notes *[]string) []AgentAction {
 		// field's says secret), so it stands as the step's.
 		step := AgentAction{ID: a.ID, TS: a.TS, Result: r.Fields[i]}
 		var got struct {
-			Checked  *bool           `json:"checked"`
-			Selected json.RawMessage `json:"selected"`
+			Checked       *bool           `json:"checked"`
+			Selected      json.RawMessage `json:"selected"`
+			SelectedCount *int            `json:"selected_count"` // all a secret <select> says of itself
 		}
 		json.Unmarshal(r.Fields[i], &got)
 		var text string
@@ -194,7 +212,7 @@ func agentSteps(a AgentAction, notes *[]string) []AgentAction {
 			step.Action, params = "check", map[string]any{"target": f.Target}
 		case got.Checked != nil:
 			step.Action, params = "uncheck", map[string]any{"target": f.Target}
-		case len(got.Selected) > 0 || json.Unmarshal(f.Value, &text) != nil:
+		case len(got.Selected) > 0 || got.SelectedCount != nil || json.Unmarshal(f.Value, &text) != nil:
 			var values []string
 			if json.Unmarshal(f.Value, &values) != nil {
 				json.Unmarshal(f.Value, &text)

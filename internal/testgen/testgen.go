@@ -405,7 +405,11 @@ func (g *gen) actionCode(loc string, a *capture.ActionView) (code, comment strin
 			g.secrets[a.Selector] = env
 			g.res.Secrets = append(g.res.Secrets, Secret{Env: env, Field: fieldName(a)})
 		}
-		return fmt.Sprintf("await %s.fill(process.env.%s ?? '');", loc, env),
+		do := "fill"
+		if a.Type == "change" && (a.Role == "combobox" || a.Role == "listbox") {
+			do = "selectOption"
+		}
+		return fmt.Sprintf("await %s.%s(process.env.%s ?? '');", loc, do, env),
 			fmt.Sprintf("%s: a secret, never recorded; set %s.", fieldName(a), env)
 	case a.Type == "change" && (a.Role == "combobox" || a.Role == "listbox"):
 		return fmt.Sprintf("await %s.selectOption(%s);", loc, q(a.Value)), ""

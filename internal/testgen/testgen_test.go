@@ -237,6 +237,41 @@ func TestGenerateAgentSecret(t *testing.T) {
 	}
 }
 
+// TestGenerateAgentSecretSelect replays a secret <select> (a card's expiry
+// month), by fill_form or select, with selectOption from an environment
+// variable: its result says only secret and selected_count, and the option
+// chosen is never written.
+func TestGenerateAgentSecretSelect(t *testing.T) {
+	user := []capture.View{&capture.NavView{Head: capture.Head{ID: 1, TS: 1000}, Type: "load", To: "http://x/"}}
+	res, err := Generate(Recording{Entries: user, Agent: []AgentAction{
+		{ID: "form_1", Action: "fill_form", TS: 2000,
+			Params: json.RawMessage(`{"fields":[{"target":"#exp-month","value":"07"}]}`),
+			Result: json.RawMessage(`{"tab_id":7,"fields":[{"role":"combobox","secret":true,"selected_count":1}]}`)},
+		{ID: "select_2", Action: "select", TS: 3000, Params: json.RawMessage(`{"target":"#exp-year","values":["2031"]}`),
+			Result: json.RawMessage(`{"tab_id":7,"secret":true}`)},
+		{ID: "select_3", Action: "select", TS: 4000, Params: json.RawMessage(`{"target":"#card-kind","values":["visa"]}`),
+			Result: json.RawMessage(`{"tab_id":7,"selected":["visa"]}`)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code []string
+	for _, s := range res.Steps[1:] {
+		code = append(code, s.Code)
+	}
+	want := []string{
+		"await page.locator('#exp-month').selectOption(process.env.GASOLINE_SECRET_1 ?? '');",
+		"await page.locator('#exp-year').selectOption(process.env.GASOLINE_SECRET_2 ?? '');",
+		"await page.locator('#card-kind').selectOption('visa');",
+	}
+	if got := strings.Join(code, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("got steps\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+	if strings.Contains(res.File, "'07'") || strings.Contains(res.File, "2031") {
+		t.Errorf("a secret option is in the test:\n%s", res.File)
+	}
+}
+
 // TestGenerateRequestBeforeItsClick: the recorder hands a click over when
 // the page is idle, so the request its handler made can arrive first, in
 // the same millisecond; the request is still the click's, not the step's
