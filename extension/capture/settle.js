@@ -38,13 +38,15 @@ const REPROBE_MS = 25;
  *            action and again when the timers are due, never while a
  *            navigation is under way
  *   now, timers  the clock and {setTimeout, clearTimeout}
+ *   load     true when what is followed is a page's load (navigate), not
+ *            an action: pending then names what the page started while loading
  *
  * settle() resolves to {settled: true} or {settled: false, pending: [..]}
  * naming what was still under way when the cap passed. It never rejects.
  */
 export class Settler {
-  constructor({ capMs = SETTLE_CAP_MS, quietMs = QUIET_MS, probe = async () => null, now = Date.now, timers = globalThis } = {}) {
-    Object.assign(this, { capMs, quietMs, probe, now, timers });
+  constructor({ capMs = SETTLE_CAP_MS, quietMs = QUIET_MS, probe = async () => null, now = Date.now, timers = globalThis, load = false } = {}) {
+    Object.assign(this, { capMs, quietMs, probe, now, timers, load });
     this.nav = null; // {url, committed, ready}
     this.requests = new Map(); // id -> {method, url}
     this.tabs = new Map(); // tab id -> url: tabs the action opened, until their DOMContentLoaded
@@ -54,6 +56,7 @@ export class Settler {
     this.navExpected = 0; // a form submit or link click said a navigation comes, until then
     this.pageRequests = 0; // fetch/XHR the action started that the page has not finished reading
     this.reprobe = 0; // when to ask the page again about them
+    this.probeNew = false; // a navigation reached its new document, not asked yet
     this.last = now();
     this.wake = null;
   }
@@ -75,6 +78,7 @@ export class Settler {
   /** navReady: the new document's DOMContentLoaded (or the navigation failed, or was same-document). */
   navReady() {
     if (!this.nav) this.nav = { url: '', committed: true, ready: false };
+    if (!this.nav.ready) this.probeNew = true; // the new document's load-time timers and requests are asked for
     this.nav.ready = true;
     this.#activity();
   }
@@ -134,8 +138,9 @@ export class Settler {
     if (this.navigating) out.push(`navigation to ${this.nav.url || 'a new page'} (${this.nav.committed ? 'loading' : 'not committed'})`);
     for (const r of [...this.requests.values()].slice(0, MAX_PENDING_LISTED)) out.push(`request ${r.method} ${r.url}`);
     if (this.requests.size > MAX_PENDING_LISTED) out.push(`${this.requests.size - MAX_PENDING_LISTED} more requests`);
-    if (this.pageRequests && !this.requests.size) out.push(`${this.pageRequests} fetch/XHR the action started (still being read)`);
-    if (this.timerCount) out.push(`${this.timerCount} timer(s) the action's handlers scheduled`);
+    const by = this.load ? 'the page started while loading' : 'the action started';
+    if (this.pageRequests && !this.requests.size) out.push(`${this.pageRequests} fetch/XHR ${by} (still being read)`);
+    if (this.timerCount) out.push(`${this.timerCount} timer(s) ${this.load ? 'the page set while loading (or that those set)' : 'the action\'s handlers scheduled'}`);
     for (const [id, url] of this.tabs) out.push(`new tab ${id} loading ${url || 'a page'}`);
     return out;
   }
@@ -148,8 +153,9 @@ export class Settler {
     if (!this.navigating) await this.#probe();
     for (;;) {
       const t = this.now();
-      if (((this.timersDue && t >= this.timersDue) || (this.pageRequests && t >= this.reprobe)) && !this.navigating) {
+      if (((this.timersDue && t >= this.timersDue) || (this.pageRequests && t >= this.reprobe) || this.probeNew) && !this.navigating) {
         this.reprobe = t + REPROBE_MS;
+        this.probeNew = false;
         await this.#probe();
         continue;
       }
