@@ -138,9 +138,12 @@ export class Settler {
     if (this.navigating) out.push(`navigation to ${this.nav.url || 'a new page'} (${this.nav.committed ? 'loading' : 'not committed'})`);
     for (const r of [...this.requests.values()].slice(0, MAX_PENDING_LISTED)) out.push(`request ${r.method} ${r.url}`);
     if (this.requests.size > MAX_PENDING_LISTED) out.push(`${this.requests.size - MAX_PENDING_LISTED} more requests`);
-    const by = this.load ? 'the page started while loading' : 'the action started';
-    if (this.pageRequests && !this.requests.size) out.push(`${this.pageRequests} fetch/XHR ${by} (still being read)`);
-    if (this.timerCount) out.push(`${this.timerCount} timer(s) ${this.load ? 'the page set while loading (or that those set)' : 'the action\'s handlers scheduled'}`);
+    // after a navigation, what is pending is the new page's own work
+    const loading = this.load || Boolean(this.nav?.ready);
+    if (this.pageRequests && !this.requests.size) {
+      out.push(`${this.pageRequests} fetch/XHR ${loading ? 'the page started while loading' : 'the action started'} (still being read)`);
+    }
+    if (this.timerCount) out.push(`${this.timerCount} timer(s) ${loading ? 'the page set while loading or in their callbacks' : 'the action\'s handlers scheduled'}`);
     for (const [id, url] of this.tabs) out.push(`new tab ${id} loading ${url || 'a page'}`);
     return out;
   }
