@@ -150,7 +150,7 @@ export async function settleLoad(tab, signal, capMs = SETTLE_CAP_MS) {
   for (let hop = 0; ; hop++) {
     const first = await probe();
     let r = { settled: true };
-    if (first && (first.timers || first.action_requests || first.navigating)) {
+    if (!first || first.timers || first.action_requests || first.navigating) { // null: the page did not answer in time
       const settler = new Settler({ capMs: Math.max(0, end - Date.now()), probe, load: true });
       const watch = navWatch(tab.id, settler);
       try {

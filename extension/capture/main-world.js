@@ -726,8 +726,9 @@
     const { win, doc, addListener, removeListener, setTimeout_ } = page;
     // While an agent's action runs (the runtime's "acting" signal, below),
     // while the document loads (until just after its load event), inside
-    // the callbacks of the timers tracked then, and for GRACE_MS after a
-    // request counted then was read (its .then handlers run), setTimeout
+    // the callbacks of the timers tracked then, and while a request counted
+    // then is in flight or for GRACE_MS after it was read (its .then
+    // handlers run), setTimeout
     // calls of at most TRACK_MS are counted until they run or are cleared,
     // so the worker can wait for "a click whose handler throws 200 ms later"
     // or "a page that redirects 50 ms after load" instead of a fixed delay.
@@ -748,7 +749,9 @@
     const origin = () => {
       if (arming) return ACT;
       if (ctx && live(ctx)) return ctx;
-      if (loading) return LOAD;
+      if (loading && !loadOver) return LOAD;
+      if (netBy[ACT]) return ACT;
+      if (netBy[LOAD] && !loadOver) return LOAD;
       if (graceUntil && now() < graceUntil && live(graceOrigin)) return graceOrigin;
       return 0;
     };

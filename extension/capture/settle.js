@@ -57,6 +57,7 @@ export class Settler {
     this.pageRequests = 0; // fetch/XHR the action started that the page has not finished reading
     this.reprobe = 0; // when to ask the page again about them
     this.probeNew = false; // a navigation reached its new document, not asked yet
+    this.unanswered = false; // the page did not answer the last probe (load only)
     this.last = now();
     this.wake = null;
   }
@@ -122,6 +123,13 @@ export class Settler {
       r = null;
     }
     if (this.navigating) return; // answered by a document on its way out
+    // Following a load, a page that did not answer (busy: the flush waits
+    // FLUSH_FRAME_MS) is asked again, up to the cap: nothing known is not quiet.
+    this.unanswered = this.load && r === null;
+    if (this.unanswered) {
+      this.last = this.now();
+      return;
+    }
     if (r?.navigating && !this.nav && !this.opened) this.navExpected = this.now() + NAV_START_MS;
     this.pageRequests = Number.isSafeInteger(r?.action_requests) ? r.action_requests : 0;
     if (this.pageRequests) this.last = this.now();
@@ -143,6 +151,7 @@ export class Settler {
     if (this.pageRequests && !this.requests.size) {
       out.push(`${this.pageRequests} fetch/XHR ${loading ? 'the page started while loading' : 'the action started'} (still being read)`);
     }
+    if (this.unanswered) out.push('the page did not answer whether it is still working (busy, or frozen)');
     if (this.timerCount) out.push(`${this.timerCount} timer(s) ${loading ? 'the page set while loading or in their callbacks' : 'the action\'s handlers scheduled'}`);
     for (const [id, url] of this.tabs) out.push(`new tab ${id} loading ${url || 'a page'}`);
     return out;
@@ -156,21 +165,21 @@ export class Settler {
     if (!this.navigating) await this.#probe();
     for (;;) {
       const t = this.now();
-      if (((this.timersDue && t >= this.timersDue) || (this.pageRequests && t >= this.reprobe) || this.probeNew) && !this.navigating) {
+      if (((this.timersDue && t >= this.timersDue) || ((this.pageRequests || this.unanswered) && t >= this.reprobe) || this.probeNew) && !this.navigating) {
         this.reprobe = t + REPROBE_MS;
         this.probeNew = false;
         await this.#probe();
         continue;
       }
       const expecting = !this.nav && this.navExpected > t;
-      const busy = expecting || this.navigating || this.requests.size > 0 || this.tabs.size > 0 || this.timersDue > t || this.pageRequests > 0;
+      const busy = expecting || this.navigating || this.requests.size > 0 || this.tabs.size > 0 || this.timersDue > t || this.pageRequests > 0 || this.unanswered;
       if (!busy && t - this.last >= this.quietMs) return { settled: true };
       if (t >= deadline) return { settled: false, pending: this.pending().length ? this.pending() : ['activity within the last ' + this.quietMs + ' ms'] };
       let until = deadline;
       if (!busy) until = Math.min(until, this.last + this.quietMs);
       if (this.timersDue && !this.navigating) until = Math.min(until, this.timersDue);
       if (expecting) until = Math.min(until, this.navExpected);
-      if (this.pageRequests && !this.navigating) until = Math.min(until, Math.max(t + 1, this.reprobe));
+      if ((this.pageRequests || this.unanswered) && !this.navigating) until = Math.min(until, Math.max(t + 1, this.reprobe));
       await new Promise((resolve) => {
         const timer = this.timers.setTimeout(resolve, Math.max(1, until - t));
         this.wake = () => {

@@ -236,3 +236,30 @@ test('following a load (navigate), pending names what the page started while loa
   await c.run(500);
   assert.deepEqual(result().pending, ['1 fetch/XHR the page started while loading (still being read)', '2 timer(s) the page set while loading or in their callbacks']);
 });
+
+test('following a load, a page that does not answer is asked again, not taken as quiet', async () => {
+  let answer = null;
+  let probes = 0;
+  const { c, start, result } = setup({ capMs: 1000, load: true, probe: async () => (probes++, answer) });
+  start();
+  await c.run(200);
+  assert.equal(result(), null, 'no answer is not quiet');
+  answer = { timers: 0, due_ms: 0 };
+  await c.run(30 + QUIET_MS);
+  assert.equal(result()?.settled, true);
+  assert.ok(probes > 2, `asked ${probes} times`);
+});
+
+test('following a load, a page that never answers ends at the cap, saying so', async () => {
+  const { c, start, result } = setup({ capMs: 500, load: true, probe: async () => null });
+  start();
+  await c.run(500);
+  assert.deepEqual(result(), { settled: false, at: 500, pending: ['the page did not answer whether it is still working (busy, or frozen)'] });
+});
+
+test('after an action, a page that does not answer is taken as quiet, as before', async () => {
+  const { c, start, result } = setup({ probe: async () => null });
+  start();
+  await c.run(QUIET_MS);
+  assert.equal(result()?.settled, true);
+});
