@@ -20,6 +20,9 @@ const MAX_PENDING_LISTED = 3;
 /** NAV_START_MS is how long a submitted form or followed link has to start its navigation. */
 export const NAV_START_MS = 1000;
 
+/** MAX_MISSES is how many times a loaded page that does not answer is asked before it is left unknown. */
+const MAX_MISSES = 3;
+
 /** REPROBE_MS is how often the page is asked again while requests it started are being read. */
 const REPROBE_MS = 25;
 
@@ -57,7 +60,9 @@ export class Settler {
     this.pageRequests = 0; // fetch/XHR the action started that the page has not finished reading
     this.reprobe = 0; // when to ask the page again about them
     this.probeNew = false; // a navigation reached its new document, not asked yet
-    this.unanswered = false; // the page did not answer the last probe (load only)
+    this.unanswered = false; // the page did not answer the last probe and is asked again (load only)
+    this.silent = false; // the page did not answer the last probe (load only)
+    this.misses = 0;
     this.last = now();
     this.wake = null;
   }
@@ -124,9 +129,13 @@ export class Settler {
     }
     if (this.navigating) return; // answered by a document on its way out
     // Following a load, a page that did not answer (busy: the flush waits
-    // FLUSH_FRAME_MS) is asked again, up to the cap: nothing known is not quiet.
-    this.unanswered = this.load && r === null;
-    if (this.unanswered) {
+    // FLUSH_FRAME_MS) is asked again, MAX_MISSES times in all: nothing
+    // known is not quiet. (A page back from the back/forward cache may
+    // never answer: it is not waited for to the cap.)
+    this.silent = this.load && r === null;
+    this.misses = this.silent ? this.misses + 1 : 0;
+    this.unanswered = this.silent && this.misses < MAX_MISSES;
+    if (this.silent) {
       this.last = this.now();
       return;
     }
@@ -151,7 +160,7 @@ export class Settler {
     if (this.pageRequests && !this.requests.size) {
       out.push(`${this.pageRequests} fetch/XHR ${loading ? 'the page started while loading' : 'the action started'} (still being read)`);
     }
-    if (this.unanswered) out.push('the page did not answer whether it is still working (busy, or frozen)');
+    if (this.silent) out.push('the page did not answer whether it is still working (busy, or frozen)');
     if (this.timerCount) out.push(`${this.timerCount} timer(s) ${loading ? 'the page set while loading or in their callbacks' : 'the action\'s handlers scheduled'}`);
     for (const [id, url] of this.tabs) out.push(`new tab ${id} loading ${url || 'a page'}`);
     return out;
@@ -165,7 +174,8 @@ export class Settler {
     if (!this.navigating) await this.#probe();
     for (;;) {
       const t = this.now();
-      if (((this.timersDue && t >= this.timersDue) || ((this.pageRequests || this.unanswered) && t >= this.reprobe) || this.probeNew) && !this.navigating) {
+      const due = (this.timersDue && t >= this.timersDue) || ((this.pageRequests || this.unanswered) && t >= this.reprobe) || this.probeNew;
+      if (due && !this.navigating && t < deadline) { // a slow probe must not keep the loop past the cap
         this.reprobe = t + REPROBE_MS;
         this.probeNew = false;
         await this.#probe();
@@ -173,7 +183,7 @@ export class Settler {
       }
       const expecting = !this.nav && this.navExpected > t;
       const busy = expecting || this.navigating || this.requests.size > 0 || this.tabs.size > 0 || this.timersDue > t || this.pageRequests > 0 || this.unanswered;
-      if (!busy && t - this.last >= this.quietMs) return { settled: true };
+      if (!busy && t - this.last >= this.quietMs) return this.silent ? { settled: false, pending: this.pending() } : { settled: true };
       if (t >= deadline) return { settled: false, pending: this.pending().length ? this.pending() : ['activity within the last ' + this.quietMs + ' ms'] };
       let until = deadline;
       if (!busy) until = Math.min(until, this.last + this.quietMs);

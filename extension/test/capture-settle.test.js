@@ -238,23 +238,23 @@ test('following a load (navigate), pending names what the page started while loa
 });
 
 test('following a load, a page that does not answer is asked again, not taken as quiet', async () => {
-  let answer = null;
-  let probes = 0;
-  const { c, start, result } = setup({ capMs: 1000, load: true, probe: async () => (probes++, answer) });
+  const answers = [null, { timers: 1, due_ms: 100 }, { timers: 0, due_ms: 0 }];
+  const { c, start, result } = setup({ capMs: 1000, load: true, probe: async () => (answers.length ? answers.shift() : { timers: 0 }) });
   start();
-  await c.run(200);
-  assert.equal(result(), null, 'no answer is not quiet');
-  answer = { timers: 0, due_ms: 0 };
+  await c.run(90);
+  assert.equal(result(), null, 'the second answer has a timer to wait for');
   await c.run(30 + QUIET_MS);
   assert.equal(result()?.settled, true);
-  assert.ok(probes > 2, `asked ${probes} times`);
+  assert.equal(answers.length, 0);
 });
 
-test('following a load, a page that never answers ends at the cap, saying so', async () => {
-  const { c, start, result } = setup({ capMs: 500, load: true, probe: async () => null });
+test('following a load, a page that never answers is asked three times, then reported as not known to be quiet', async () => {
+  let probes = 0;
+  const { c, start, result } = setup({ capMs: 2000, load: true, probe: async () => (probes++, null) });
   start();
   await c.run(500);
-  assert.deepEqual(result(), { settled: false, at: 500, pending: ['the page did not answer whether it is still working (busy, or frozen)'] });
+  assert.equal(probes, 3);
+  assert.deepEqual(result(), { settled: false, at: 25 + QUIET_MS, pending: ['the page did not answer whether it is still working (busy, or frozen)'] });
 });
 
 test('after an action, a page that does not answer is taken as quiet, as before', async () => {
@@ -262,4 +262,14 @@ test('after an action, a page that does not answer is taken as quiet, as before'
   start();
   await c.run(QUIET_MS);
   assert.equal(result()?.settled, true);
+});
+
+test('a probe slower than the reprobe interval still ends at the cap', async () => {
+  const c = new Clock();
+  const s2 = new Settler({ capMs: 500, load: true, now: c.now, timers: c, probe: () => new Promise((r) => c.setTimeout(() => r(null), 200)) });
+  let out = null;
+  s2.settle().then((r) => { out = { ...r, at: c.t }; });
+  await c.run(800);
+  assert.equal(out?.settled, false);
+  assert.ok(out.at <= 700, `ended at ${out.at}`);
 });
