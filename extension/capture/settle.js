@@ -21,7 +21,7 @@ const MAX_PENDING_LISTED = 3;
 export const NAV_START_MS = 1000;
 
 /** MAX_MISSES is how many times a loaded page that does not answer is asked before it is left unknown. */
-const MAX_MISSES = 3;
+const MAX_MISSES = 2;
 
 /** REPROBE_MS is how often the page is asked again while requests it started are being read. */
 const REPROBE_MS = 25;
