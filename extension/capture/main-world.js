@@ -745,14 +745,18 @@
     let ctx = 0; // the origin (LOAD or ACT) of the tracked timer callback running now
     let graceUntil = 0;
     let graceOrigin = 0;
+    let adopted = false; // origin() answered from a request: its timer's callback does not count what it sets
     const live = (o) => o === ACT || (o === LOAD && !loadOver);
     const origin = () => {
+      adopted = false;
       if (arming) return ACT;
       if (ctx && live(ctx)) return ctx;
       if (loading && !loadOver) return LOAD;
+      adopted = true; // a clock ticking meanwhile is counted once, not adopted for good
       if (netBy[ACT]) return ACT;
       if (netBy[LOAD] && !loadOver) return LOAD;
       if (graceUntil && now() < graceUntil && live(graceOrigin)) return graceOrigin;
+      adopted = false;
       return 0;
     };
     if (loading) {
@@ -811,12 +815,13 @@
           if (!o) return apply(origSetTimeout, this, arguments);
           const delay = +ms || 0;
           if (!(delay <= TRACK_MS)) return apply(origSetTimeout, this, arguments);
+          const chain = !adopted;
           let id = 0;
           const args = arguments;
           args[0] = function () {
             untrack(id);
             const prev = ctx;
-            ctx = o;
+            if (chain) ctx = o;
             try {
               return apply(fn, this, arguments);
             } finally {

@@ -49,8 +49,9 @@ func TestSettleLoadTimerRender(t *testing.T) {
 
 // TestSettleLoadNeverQuiet: a clock that sets a 50 ms timer forever. navigate
 // still completes within the settle cap (2 s after load, with a wide
-// margin for a busy machine) and says the page did not go quiet; a click
-// afterwards is not held up by the clock the load started.
+// margin for a busy machine) and says the page did not go quiet; clicks
+// afterwards are not held up by the clock the load started, nor by its
+// ticks during a click's fetch.
 func TestSettleLoadNeverQuiet(t *testing.T) {
 	e := ready(t)
 	e.open("/a")
@@ -67,5 +68,15 @@ func TestSettleLoadNeverQuiet(t *testing.T) {
 	c := e.ok("click", map[string]any{"role": "button", "name": "Say"})
 	if eff := effectsOf(t, "click", c); eff["settled"] != true {
 		t.Errorf("click on the ticking page: effects %v, want settled (the load's clock is not the click's)", eff)
+	}
+	// A click whose fetch is in flight while the clock ticks: the tick set
+	// meanwhile is waited for once, the clock is not adopted for good.
+	c = e.ok("click", map[string]any{"role": "button", "name": "Search"})
+	if eff := effectsOf(t, "click", c); eff["settled"] != true || e.pageText("#said", nil) != "2 found" {
+		t.Errorf("click Search: effects %v, want settled with the answer rendered", eff)
+	}
+	c = e.ok("click", map[string]any{"role": "button", "name": "Say"})
+	if eff := effectsOf(t, "click", c); eff["settled"] != true {
+		t.Errorf("click after the search: effects %v, want settled (the clock ticking during the search is not the click's)", eff)
 	}
 }
