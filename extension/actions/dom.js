@@ -188,7 +188,7 @@ async function childRuntimes(tab, parentId) {
  * error} of the last one that ended before committing (a download, a 204,
  * a cancelled navigation: the page stayed).
  */
-function navWatch(tabId, settler) {
+export function navWatch(tabId, settler) {
   const w = { started: false, committed: false, failed: null, done: false, listeners: [] };
   const on = (event, fn) => {
     event.addListener(fn);
@@ -355,7 +355,7 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
 }
 
 // untilAborted resolves to what p resolves to, or to null once signal aborts.
-function untilAborted(p, signal) {
+export function untilAborted(p, signal) {
   if (!signal) return p;
   if (signal.aborted) return Promise.resolve(null);
   return new Promise((resolve) => {

@@ -6,6 +6,9 @@ import { CommandError } from '../runner.js';
 import { checkURL } from '../params.js';
 import { resolveTab } from '../tabs/resolve.js';
 import { injectionErrorText } from './execute.js';
+import { navWatch, untilAborted } from './dom.js';
+import { probeFrame } from '../capture/worker.js';
+import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
 
 const LOAD_CHECK_MS = 1000; // safety-net re-check of a loading tab's status
 
@@ -20,7 +23,7 @@ export async function navigate(params, signal) {
   const url = checkURL(params.url, 'navigate');
   const tab = await resolveTab(params.tab_id);
   const loaded = await loadAndWait(tab.id, () => chrome.tabs.update(tab.id, { url }), signal);
-  return { tab_id: loaded.id, url: loaded.url, title: loaded.title ?? '' };
+  return landed(loaded, signal);
 }
 
 export async function newTab(params, signal, { onCreated } = {}) {
@@ -37,7 +40,7 @@ export async function newTab(params, signal, { onCreated } = {}) {
   if (onCreated) await onCreated(created);
   if (!url) return { tab_id: created.id, url: created.pendingUrl || created.url || '' };
   const loaded = await loadAndWait(created.id, async () => {}, signal);
-  return { tab_id: loaded.id, url: loaded.url, title: loaded.title ?? '' };
+  return landed(loaded, signal);
 }
 
 // switchTab makes the tab the one shown in its window. It does not focus
@@ -63,7 +66,7 @@ export async function refresh(params, signal) {
     settleMs: HISTORY_SETTLE_MS,
     nothing: `tab ${tab.id} did not start reloading within ${HISTORY_SETTLE_MS} ms; try again, or navigate to its url`,
   });
-  return { tab_id: loaded.id, url: loaded.url, title: loaded.title ?? '' };
+  return landed(loaded, signal);
 }
 
 export function back(params, signal) {
@@ -113,7 +116,62 @@ export async function historyStep(params, signal, delta, settleMs = HISTORY_SETT
     }
     if (injected?.[0]?.result === 1) throw new CommandError(`${none}: its history holds only the page it shows`);
   }, signal, { settleMs, nothing: `${none} (it did not navigate within ${settleMs} ms)` });
-  return { tab_id: loaded.id, url: loaded.url, title: loaded.title ?? '' };
+  return landed(loaded, signal);
+}
+
+/**
+ * landed is the result of a navigation that loaded tab: its tab, url and
+ * title once what the page does right after loading has settled
+ * (settleLoad), with settled:false and pending when it did not go quiet.
+ */
+async function landed(tab, signal) {
+  const r = await settleLoad(tab, signal);
+  const out = { tab_id: r.tab.id, url: r.tab.url, title: r.tab.title ?? '' };
+  if (!r.settled) Object.assign(out, { settled: false, pending: r.pending });
+  return out;
+}
+
+/** MAX_HOPS is how many script redirects after a load a navigation follows. */
+const MAX_HOPS = 3;
+
+/**
+ * settleLoad follows what a page does right after its load event, as an
+ * action's settle does (capture/settle.js): the short timers it set while
+ * loading (and those their callbacks set), the fetch/XHR they start, and a
+ * navigation they start (a script redirect: location.replace, a form
+ * submitted by script), followed to that page's load and settled there, up
+ * to capMs in all. A page with nothing pending costs one flush of its top
+ * frame. Resolves to {tab, settled, pending?}; tab is the tab as it is at
+ * the end.
+ */
+export async function settleLoad(tab, signal, capMs = SETTLE_CAP_MS) {
+  const end = Date.now() + capMs;
+  const probe = () => probeFrame(tab.id, undefined, 0);
+  for (let hop = 0; ; hop++) {
+    const first = await probe();
+    let r = { settled: true };
+    if (!first || first.timers || first.action_requests || first.navigating) { // null: the page did not answer in time
+      const settler = new Settler({ capMs: Math.max(0, end - Date.now()), probe, load: true });
+      const watch = navWatch(tab.id, settler);
+      try {
+        r = await untilAborted(settler.settle(), signal);
+      } finally {
+        watch.stop();
+      }
+      if (!r) throw signal.reason;
+    }
+    const now = await chrome.tabs.get(tab.id).catch(() => null);
+    if (!now) throw new CommandError(`tab ${tab.id} was closed while loading`);
+    const moved = now.status !== 'complete' || now.pendingUrl || now.url !== tab.url;
+    if (!moved) return { tab: now, ...r };
+    if (hop >= MAX_HOPS) {
+      return { tab: now, settled: false, pending: [`the page sent the tab on again after ${MAX_HOPS} script redirects; it now loads ${now.pendingUrl || now.url}`] };
+    }
+    tab = await loadAndWait(tab.id, async () => {}, signal);
+    if (Date.now() >= end) {
+      return { tab, settled: false, pending: [`what ${tab.url} does after loading was not followed: the ${capMs} ms for a load's timers and redirects were used up`] };
+    }
+  }
 }
 
 /**

@@ -721,61 +721,115 @@
     };
   }
 
-  /** trackWork counts the short timers and the requests an agent's action started (relay flush answers). */
+  /** trackWork counts the short timers and the requests an agent's action, or the page's load, started (relay flush answers). */
   function trackWork(page) {
-    const { win, addListener, removeListener } = page;
+    const { win, doc, addListener, removeListener, setTimeout_ } = page;
     // While an agent's action runs (the runtime's "acting" signal, below),
-    // and inside the callbacks of the timers
-    // it scheduled, setTimeout calls of at most TRACK_MS are counted until
-    // they run or are cleared, so the worker can wait for "a click whose
-    // handler throws 200 ms later" instead of a fixed delay. Outside those
-    // moments the hook only checks a flag.
+    // while the document loads (until just after its load event), inside
+    // the callbacks of the timers tracked then, and while a request counted
+    // then is in flight or for GRACE_MS after it was read (its .then
+    // handlers run), setTimeout
+    // calls of at most TRACK_MS are counted until they run or are cleared,
+    // so the worker can wait for "a click whose handler throws 200 ms later"
+    // or "a page that redirects 50 ms after load" instead of a fixed delay.
+    // An action's start forgets what the load started: a page that polls
+    // forever holds up its navigate, not every click after it. Otherwise
+    // the hook only checks flags.
     const TRACK_MS = 1000;
+    const GRACE_MS = 20;
+    const LOAD = 1;
+    const ACT = 2;
+    let arming = false;
+    let loading = doc.readyState !== 'complete';
+    let loadOver = false; // an action began: what the load started no longer counts
+    let ctx = 0; // the origin (LOAD or ACT) of the tracked timer callback running now
+    let graceUntil = 0;
+    let graceOrigin = 0;
+    let adopted = false; // origin() answered from a request: its timer's callback does not count what it sets
+    const live = (o) => o === ACT || (o === LOAD && !loadOver);
+    const origin = () => {
+      adopted = false;
+      if (arming) return ACT;
+      if (ctx && live(ctx)) return ctx;
+      if (loading && !loadOver) return LOAD;
+      adopted = true; // a clock ticking meanwhile is counted once, not adopted for good
+      if (netBy[ACT]) return ACT;
+      if (netBy[LOAD] && !loadOver) return LOAD;
+      if (graceUntil && now() < graceUntil && live(graceOrigin)) return graceOrigin;
+      adopted = false;
+      return 0;
+    };
+    if (loading) {
+      addListener(win, 'load', () => {
+        setTimeout_(() => {
+          loading = false;
+        }, 0); // after the page's own load handlers
+      }, true);
+    }
     // fetch/XHR the page started whose record (with bodies) is not out yet,
-    // and those of them an action started (as for timers, above)
+    // and those of them an action or the load started (as for timers, above)
     let netInflight = 0;
-    let netActing = 0;
+    const netBy = [0, 0, 0]; // by origin
     const started = (info) => {
       info.counted = true;
-      info.acting = arming || inTracked > 0;
+      info.origin = origin();
       netInflight++;
-      if (info.acting) netActing++;
+      if (info.origin) netBy[info.origin]++;
     };
     const ended = (info) => {
       if (!info.counted) return;
       info.counted = false;
       netInflight = MathMax(0, netInflight - 1);
-      if (info.acting) netActing = MathMax(0, netActing - 1);
+      const o = info.origin;
+      if (!o) return;
+      // Counted a moment longer: what the page does with the answer may set a timer.
+      graceUntil = now() + GRACE_MS;
+      graceOrigin = o;
+      setTimeout_(() => {
+        netBy[o] = MathMax(0, netBy[o] - 1);
+      }, GRACE_MS);
     };
-    const tracked = { ids: new Map(), n: 0, due: 0 }; // timer id -> due time; n = ids.size
-    let arming = false;
-    let inTracked = 0;
+    const tracked = { ids: new Map(), n: 0, due: 0 }; // timer id -> origin; n = ids.size
     const origSetTimeout = win.setTimeout;
     const origClearTimeout = win.clearTimeout;
     const mapSet = uncurry(Map.prototype.set);
     const mapDelete = uncurry(Map.prototype.delete);
+    const mapForEach = uncurry(Map.prototype.forEach);
     const untrack = (id) => {
       if (mapDelete(tracked.ids, id)) tracked.n--;
+    };
+    const forgetLoad = () => {
+      if (loadOver) return;
+      loadOver = true;
+      netBy[LOAD] = 0;
+      const drop = [];
+      mapForEach(tracked.ids, (o, id) => {
+        if (o === LOAD) arrPush(drop, id);
+      });
+      for (let i = 0; i < drop.length; i++) untrack(drop[i]);
     };
     if (typeof origSetTimeout === 'function') {
       win.setTimeout = {
         setTimeout(fn, ms) {
-          if ((!arming && !inTracked) || typeof fn !== 'function') return apply(origSetTimeout, this, arguments);
+          const o = typeof fn === 'function' ? origin() : 0;
+          if (!o) return apply(origSetTimeout, this, arguments);
           const delay = +ms || 0;
           if (!(delay <= TRACK_MS)) return apply(origSetTimeout, this, arguments);
+          const chain = !adopted;
           let id = 0;
           const args = arguments;
           args[0] = function () {
             untrack(id);
-            inTracked++;
+            const prev = ctx;
+            if (chain) ctx = o;
             try {
               return apply(fn, this, arguments);
             } finally {
-              inTracked--;
+              ctx = prev;
             }
           };
           id = apply(origSetTimeout, this, args);
-          mapSet(tracked.ids, id, 1);
+          mapSet(tracked.ids, id, o);
           tracked.n++;
           tracked.due = MathMax(tracked.n > 1 ? tracked.due : 0, now() + delay);
           return id;
@@ -798,6 +852,7 @@
       try {
         const d = parseJSON(e.detail);
         arming = Boolean(d && d.on);
+        if (arming) forgetLoad();
       } catch {
         arming = false;
       }
@@ -814,7 +869,7 @@
     /** report is the answer to the relay's flush number n: what is still to come. */
     function report(n) {
       return { flushed: n, timers: tracked.n, due_ms: tracked.n ? MathMax(0, tracked.due - now()) : 0, requests: netInflight,
-        action_requests: netActing };
+        action_requests: netBy[ACT] + (loadOver ? 0 : netBy[LOAD]) };
     }
     return { started, ended, report };
   }

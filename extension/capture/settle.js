@@ -20,6 +20,9 @@ const MAX_PENDING_LISTED = 3;
 /** NAV_START_MS is how long a submitted form or followed link has to start its navigation. */
 export const NAV_START_MS = 1000;
 
+/** MAX_MISSES is how many times a loaded page that does not answer is asked before it is left unknown. */
+const MAX_MISSES = 2;
+
 /** REPROBE_MS is how often the page is asked again while requests it started are being read. */
 const REPROBE_MS = 25;
 
@@ -38,13 +41,15 @@ const REPROBE_MS = 25;
  *            action and again when the timers are due, never while a
  *            navigation is under way
  *   now, timers  the clock and {setTimeout, clearTimeout}
+ *   load     true when what is followed is a page's load (navigate), not
+ *            an action: pending then names what the page started while loading
  *
  * settle() resolves to {settled: true} or {settled: false, pending: [..]}
  * naming what was still under way when the cap passed. It never rejects.
  */
 export class Settler {
-  constructor({ capMs = SETTLE_CAP_MS, quietMs = QUIET_MS, probe = async () => null, now = Date.now, timers = globalThis } = {}) {
-    Object.assign(this, { capMs, quietMs, probe, now, timers });
+  constructor({ capMs = SETTLE_CAP_MS, quietMs = QUIET_MS, probe = async () => null, now = Date.now, timers = globalThis, load = false } = {}) {
+    Object.assign(this, { capMs, quietMs, probe, now, timers, load });
     this.nav = null; // {url, committed, ready}
     this.requests = new Map(); // id -> {method, url}
     this.tabs = new Map(); // tab id -> url: tabs the action opened, until their DOMContentLoaded
@@ -54,6 +59,10 @@ export class Settler {
     this.navExpected = 0; // a form submit or link click said a navigation comes, until then
     this.pageRequests = 0; // fetch/XHR the action started that the page has not finished reading
     this.reprobe = 0; // when to ask the page again about them
+    this.probeNew = false; // a navigation reached its new document, not asked yet
+    this.unanswered = false; // the page did not answer the last probe and is asked again (load only)
+    this.silent = false; // the page did not answer the last probe (load only)
+    this.misses = 0;
     this.last = now();
     this.wake = null;
   }
@@ -75,6 +84,7 @@ export class Settler {
   /** navReady: the new document's DOMContentLoaded (or the navigation failed, or was same-document). */
   navReady() {
     if (!this.nav) this.nav = { url: '', committed: true, ready: false };
+    if (!this.nav.ready) this.probeNew = true; // the new document's load-time timers and requests are asked for
     this.nav.ready = true;
     this.#activity();
   }
@@ -118,6 +128,17 @@ export class Settler {
       r = null;
     }
     if (this.navigating) return; // answered by a document on its way out
+    // Following a load, a page that did not answer (busy: the flush waits
+    // FLUSH_FRAME_MS) is asked again, MAX_MISSES times in all: nothing
+    // known is not quiet. (A page back from the back/forward cache may
+    // never answer: it is not waited for to the cap.)
+    this.silent = this.load && r === null;
+    this.misses = this.silent ? this.misses + 1 : 0;
+    this.unanswered = this.silent && this.misses < MAX_MISSES;
+    if (this.silent) {
+      this.last = this.now();
+      return;
+    }
     if (r?.navigating && !this.nav && !this.opened) this.navExpected = this.now() + NAV_START_MS;
     this.pageRequests = Number.isSafeInteger(r?.action_requests) ? r.action_requests : 0;
     if (this.pageRequests) this.last = this.now();
@@ -134,8 +155,13 @@ export class Settler {
     if (this.navigating) out.push(`navigation to ${this.nav.url || 'a new page'} (${this.nav.committed ? 'loading' : 'not committed'})`);
     for (const r of [...this.requests.values()].slice(0, MAX_PENDING_LISTED)) out.push(`request ${r.method} ${r.url}`);
     if (this.requests.size > MAX_PENDING_LISTED) out.push(`${this.requests.size - MAX_PENDING_LISTED} more requests`);
-    if (this.pageRequests && !this.requests.size) out.push(`${this.pageRequests} fetch/XHR the action started (still being read)`);
-    if (this.timerCount) out.push(`${this.timerCount} timer(s) the action's handlers scheduled`);
+    // after a navigation, what is pending is the new page's own work
+    const loading = this.load || Boolean(this.nav?.ready);
+    if (this.pageRequests && !this.requests.size) {
+      out.push(`${this.pageRequests} fetch/XHR ${loading ? 'the page started while loading' : 'the action started'} (still being read)`);
+    }
+    if (this.silent) out.push('the page did not answer whether it is still working (busy, or frozen)');
+    if (this.timerCount) out.push(`${this.timerCount} timer(s) ${loading ? 'the page set while loading or in their callbacks' : 'the action\'s handlers scheduled'}`);
     for (const [id, url] of this.tabs) out.push(`new tab ${id} loading ${url || 'a page'}`);
     return out;
   }
@@ -148,20 +174,22 @@ export class Settler {
     if (!this.navigating) await this.#probe();
     for (;;) {
       const t = this.now();
-      if (((this.timersDue && t >= this.timersDue) || (this.pageRequests && t >= this.reprobe)) && !this.navigating) {
+      const due = (this.timersDue && t >= this.timersDue) || ((this.pageRequests || this.unanswered) && t >= this.reprobe) || this.probeNew;
+      if (due && !this.navigating && t < deadline) { // a slow probe must not keep the loop past the cap
         this.reprobe = t + REPROBE_MS;
+        this.probeNew = false;
         await this.#probe();
         continue;
       }
       const expecting = !this.nav && this.navExpected > t;
-      const busy = expecting || this.navigating || this.requests.size > 0 || this.tabs.size > 0 || this.timersDue > t || this.pageRequests > 0;
-      if (!busy && t - this.last >= this.quietMs) return { settled: true };
+      const busy = expecting || this.navigating || this.requests.size > 0 || this.tabs.size > 0 || this.timersDue > t || this.pageRequests > 0 || this.unanswered;
+      if (!busy && t - this.last >= this.quietMs) return this.silent ? { settled: false, pending: this.pending() } : { settled: true };
       if (t >= deadline) return { settled: false, pending: this.pending().length ? this.pending() : ['activity within the last ' + this.quietMs + ' ms'] };
       let until = deadline;
       if (!busy) until = Math.min(until, this.last + this.quietMs);
       if (this.timersDue && !this.navigating) until = Math.min(until, this.timersDue);
       if (expecting) until = Math.min(until, this.navExpected);
-      if (this.pageRequests && !this.navigating) until = Math.min(until, Math.max(t + 1, this.reprobe));
+      if ((this.pageRequests || this.unanswered) && !this.navigating) until = Math.min(until, Math.max(t + 1, this.reprobe));
       await new Promise((resolve) => {
         const timer = this.timers.setTimeout(resolve, Math.max(1, until - t));
         this.wake = () => {

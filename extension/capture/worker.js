@@ -317,10 +317,10 @@ export function hushRequests(tabId, urls) {
  * tabId) and resolves to {timers, due_ms, navigating}: the short timers an
  * action scheduled there that have not run, and whether a form it submitted
  * or a link it followed is about to navigate; null when the frame did not
- * answer.
+ * answer (before startCapture: nothing tracked, no timers).
  */
 export function probeFrame(tabId, documentId, frameId) {
-  return started ? started.flushFrame(tabId, { documentId, frameId }) : Promise.resolve(null);
+  return started ? started.flushFrame(tabId, { documentId, frameId }) : Promise.resolve({ timers: 0, due_ms: 0 }); // no capture: nothing tracked
 }
 
 /**

