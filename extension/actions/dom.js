@@ -187,14 +187,15 @@ async function childRuntimes(tab, parentId) {
  * that one replaced the document (or changed its url), failed is {url,
  * error} of the last one that ended before committing (a download, a 204,
  * a cancelled navigation: the page stayed). A navigation that starts
- * clears failed, and the failure of one it replaced (navigation A,
- * aborted because B started: a link whose handler sets location, a double
- * submit) is not B's: webNavigation gives no navigation id, so the url
- * tells them apart (an A with B's url, or one redirected before B, cannot
- * be told apart).
+ * clears failed, and the end of one it replaced (navigation A, not
+ * committed when B started: a link whose handler sets location, a double
+ * submit) is not B's: Chrome aborts A (net::ERR_ABORTED) after B's
+ * onBeforeNavigate, and webNavigation gives no navigation id, so the
+ * first aborts after a replacement are taken as the replaced ones', one
+ * each, whatever their url.
  */
 export function navWatch(tabId, settler) {
-  const w = { started: false, committed: false, failed: null, done: false, url: null, superseded: new Set(), listeners: [] };
+  const w = { started: false, committed: false, failed: null, done: false, inFlight: false, replaced: 0, listeners: [] };
   const on = (event, fn) => {
     event.addListener(fn);
     w.listeners.push(() => event.removeListener(fn));
@@ -203,26 +204,31 @@ export function navWatch(tabId, settler) {
     if (d.tabId === tabId && d.frameId === 0) fn(d);
   };
   on(chrome.webNavigation.onBeforeNavigate, top((d) => {
-    if (w.started && !w.done && w.url !== null) w.superseded.add(w.url);
+    if (w.inFlight) w.replaced++; // Chrome aborts the one in flight
     w.started = true;
     w.done = false;
     w.failed = null;
-    w.url = d.url;
+    w.inFlight = true;
     settler.navStarted(d.url);
   }));
   on(chrome.webNavigation.onCommitted, top((d) => {
     w.started = true;
     w.committed = true;
+    w.inFlight = false;
     settler.navCommitted(d.url);
   }));
   const ready = top(() => {
     w.done = true;
+    w.inFlight = false;
     settler.navReady();
   });
   on(chrome.webNavigation.onDOMContentLoaded, ready);
   on(chrome.webNavigation.onCompleted, ready);
   on(chrome.webNavigation.onErrorOccurred, top((d) => {
-    if (d.url !== w.url && w.superseded.has(d.url)) return; // a replaced navigation's end, not this one's
+    if (w.replaced > 0 && d.error === 'net::ERR_ABORTED') {
+      w.replaced--; // a replaced navigation's end, not the one in progress
+      return;
+    }
     if (!w.committed) w.failed = { url: d.url, error: d.error };
     ready(d);
   }));

@@ -17,15 +17,15 @@ const { Settler } = await import('../capture/settle.js');
 const fire = (name, d) => (listeners[name] || []).forEach((f) => f({ tabId: 7, frameId: 0, ...d }));
 const effects = (w, s) => navEffects(w, s.navigating, 'http://x/form', 'http://x/form', 'Form');
 
-test('navigation A aborted because B started (either order): the tab is navigating to B, not "the page stayed"', () => {
-  for (const abortFirst of [false, true]) {
+test('navigation A aborted because B started (either order, another url or the same): the tab is navigating to B, not "the page stayed"', () => {
+  for (const [abortFirst, a] of [[false, 'http://x/a'], [true, 'http://x/a'], [false, 'http://x/b']]) {
     const s = new Settler({ capMs: 0 });
     const w = navWatch(7, s);
-    fire('onBeforeNavigate', { url: 'http://x/a' });
-    if (abortFirst) fire('onErrorOccurred', { url: 'http://x/a', error: 'net::ERR_ABORTED' });
+    fire('onBeforeNavigate', { url: a });
+    if (abortFirst) fire('onErrorOccurred', { url: a, error: 'net::ERR_ABORTED' });
     fire('onBeforeNavigate', { url: 'http://x/b' });
-    if (!abortFirst) fire('onErrorOccurred', { url: 'http://x/a', error: 'net::ERR_ABORTED' });
-    assert.equal(w.failed, null, `abort first: ${abortFirst}`);
+    if (!abortFirst) fire('onErrorOccurred', { url: a, error: 'net::ERR_ABORTED' });
+    assert.equal(w.failed, null, `abort first: ${abortFirst}, ${a}`);
     assert.equal(s.navigating, true, 'A\'s end does not mark B ready');
     const e = effects(w, s);
     assert.equal(e.navigation_failed, undefined);
@@ -77,4 +77,26 @@ test('openWatch follows the first five tabs an action opened and counts the othe
   assert.deepEqual([...w.opened.keys()], [100, 101, 102, 103, 104]);
   assert.equal(w.more, 3);
   w.stop();
+});
+
+test('after a replaced navigation\'s abort, the next one\'s own abort (a download) is its failure; a committed one replaced aborts nothing', () => {
+  const s = new Settler({ capMs: 0 });
+  const w = navWatch(7, s);
+  fire('onBeforeNavigate', { url: 'http://x/export' });
+  fire('onBeforeNavigate', { url: 'http://x/export' });
+  fire('onErrorOccurred', { url: 'http://x/export', error: 'net::ERR_ABORTED' });
+  assert.equal(s.navigating, true);
+  fire('onErrorOccurred', { url: 'http://x/export', error: 'net::ERR_ABORTED' });
+  assert.equal(s.navigating, false);
+  assert.ok(effects(w, s).navigation_failed);
+  w.stop();
+
+  const s2 = new Settler({ capMs: 0 });
+  const w2 = navWatch(7, s2);
+  fire('onBeforeNavigate', { url: 'http://x/a' });
+  fire('onCommitted', { url: 'http://x/a' });
+  fire('onBeforeNavigate', { url: 'http://x/file.zip' });
+  fire('onErrorOccurred', { url: 'http://x/file.zip', error: 'net::ERR_ABORTED' });
+  assert.equal(s2.navigating, false, 'the download ended what was followed');
+  w2.stop();
 });
