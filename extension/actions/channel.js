@@ -31,11 +31,15 @@
     } catch {
       return; // not a report
     }
-    const late = d?.late === true; // a popup blocked after the action's end (actions/dialog.js)
-    if (typeof d?.showing !== 'boolean' && !late) return;
+    // late: a popup blocked after the action's end; only its url goes
+    // (actions/dialog.js writes the advice and drops a url over 2 KB).
+    if (d?.late === true && d.type === 'popup') {
+      chrome.runtime.sendMessage({ gasoline: 'dialog', late: true, type: 'popup', message: String(d.message ?? '').slice(0, 2049) }).catch(() => {});
+      return;
+    }
+    if (typeof d?.showing !== 'boolean') return;
     chrome.runtime.sendMessage({
       gasoline: 'dialog', showing: d.showing, type: String(d.type).slice(0, 20), message: String(d.message ?? '').slice(0, 200),
-      ...(late ? { late, answered: String(d.answered).slice(0, 200) } : {}),
     }).catch(() => {});
   };
 

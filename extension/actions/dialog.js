@@ -12,8 +12,10 @@
 //     running into their deadline;
 //   - the worker keeps, per tab, the popups its documents reported blocked
 //     just after an agent's action ended ({gasoline: "dialog", late: true,
-//     type: "popup", message: url, answered}: a handler's timer called
-//     window.open), so the action still settling lists them (actionDialogs).
+//     type: "popup", message: url}: a handler's timer called window.open),
+//     so the action still settling lists them (actionDialogs), with advice
+//     written here: only the url comes from the page, and only the frame
+//     the action acted in, within LATE_MS of its end, is believed.
 
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
@@ -44,29 +46,63 @@ function save(tabId) {
   else chrome.storage.session.remove(KEY(tabId)).catch(() => {});
 }
 
+/**
+ * LATE_MS is how long after an action's end a popup its page reports
+ * blocked is still the action's: as long as settle follows a handler's
+ * timer (capture/main-world.js TRACK_MS; dialogs.js has the same figure,
+ * a test checks).
+ */
+export const LATE_MS = 1000;
+
+/** LATE_SLACK_MS covers the trip of the action's answer and of the report to the worker. */
+const LATE_SLACK_MS = 250;
+
+/** MAX_URL is the longest popup url kept (longer ones are dropped, never clipped). */
+export const MAX_URL = 2048;
+
+/** BLOCKED_ADVICE is what a blocked popup's answered says. */
+export const BLOCKED_ADVICE = 'blocked (Chrome opens none for a script\'s click): open its url with interact({action:"new_tab", url})';
+
 // blocked holds, per tab, the popups reported blocked after an action's
-// end, newest last, at most 5: tabId → [{type, message, answered, at}].
+// end, newest last, at most 5: tabId → [{url, frameId, at}].
 const blocked = new Map();
 
 /**
- * blockedSince lists the popups tab tabId reported blocked after an action's
- * end since time t (Date.now()), as the action's dialogs: {type: "popup",
+ * blockedSince lists the popups frame frameId of tab tabId reported blocked
+ * after an action's end, between t (Date.now()) and LATE_MS after ended
+ * (when the action answered), as the action's dialogs: {type: "popup",
  * message: url, answered}.
  */
-export function blockedSince(tabId, t) {
-  return (blocked.get(tabId) || []).filter((p) => p.at >= t).map(({ at, ...p }) => p);
+export function blockedSince(tabId, t, { frameId = 0, ended = Infinity } = {}) {
+  return (blocked.get(tabId) || [])
+    .filter((p) => p.at >= t && p.at <= ended + LATE_MS + LATE_SLACK_MS && p.frameId === frameId)
+    .map((p) => ({ type: 'popup', message: p.url, answered: BLOCKED_ADVICE }));
 }
 
 /**
  * actionDialogs is what an action's effects list as its dialogs: those the
- * page reported while it acted (dialogs), then the popups tab tabId reported
- * blocked after it ended (blockedSince started), less the popups whose url
- * a tab the action opened shows (opened: tabId → url; a noopener
- * window.open returns null even when its tab opened).
+ * page reported while it acted (dialogs), then the popups frame
+ * acted.frameId of tab tabId reported blocked after it ended (blockedSince
+ * started; acted.ended is when the action answered), less the popups whose
+ * url a tab the action opened shows (opened: tabId → url; a noopener
+ * window.open returns null even when its tab opened). The runtime clips a
+ * message to 200 characters ("…" last): a clipped url matches on its prefix.
  */
-export function actionDialogs(dialogs, tabId, started, opened) {
-  const urls = new Set(opened?.values());
-  return [...(dialogs || []), ...blockedSince(tabId, started)].filter((d) => d.type !== 'popup' || !urls.has(d.message));
+export function actionDialogs(dialogs, tabId, started, opened, acted) {
+  const urls = [...(opened?.values() || [])];
+  const shown = (m) => urls.some((u) => u === m || (m.length === 200 && m.endsWith('…') && u.startsWith(m.slice(0, -1))));
+  return [...(dialogs || []), ...blockedSince(tabId, started, acted)].filter((d) => d.type !== 'popup' || !shown(String(d.message)));
+}
+
+/** lateUrl is the url of a late popup report, or null when it is none a tab could open. */
+function lateUrl(msg) {
+  if (msg.type !== 'popup' || typeof msg.message !== 'string' || msg.message.length > MAX_URL) return null;
+  try {
+    const { href } = new URL(msg.message);
+    return href.length <= MAX_URL ? href : null;
+  } catch {
+    return null;
+  }
 }
 
 /** record notes that frame frameId of tab tabId shows dialog d, or none (d null). */
@@ -99,8 +135,10 @@ export function watchDialogs() {
   chrome.runtime.onMessage.addListener((msg, sender) => {
     if (sender.id !== chrome.runtime.id || msg?.gasoline !== 'dialog' || !sender.tab) return false;
     if (msg.late === true) {
+      const url = lateUrl(msg);
+      if (!url) return false;
       const list = blocked.get(sender.tab.id) || [];
-      list.push({ type: String(msg.type), message: String(msg.message ?? ''), answered: String(msg.answered), at: Date.now() });
+      list.push({ url, frameId: sender.frameId ?? 0, at: Date.now() });
       blocked.set(sender.tab.id, list.slice(-5));
       return false;
     }

@@ -33,7 +33,9 @@
 // "gasoline:channel-hello" asks for it again). No page listener is on that
 // element, no name is left on window, and the handlers of "acting" and
 // "arm" call only built-ins saved here before the page ran, so a page that
-// hooks JSON, Number, Array or event methods learns nothing of them. The
+// hooks JSON, Number, Array or event methods learns nothing of them (the
+// recent dialogs are a ring written by index: no Array method of the page
+// ever gets it as this, so none can read or forge the history). The
 // wrappers are installed only once the runtime holds the channel. A
 // document older than the extension gets this script late (dialog.js); its
 // page's scripts could then hear the handover and take the channel.
@@ -43,6 +45,8 @@
   const parse = JSON.parse;
   const stringify = JSON.stringify;
   const num = Number;
+  const str = String;
+  const slice = String.prototype.slice;
   const CE = CustomEvent;
   const detailOf = Object.getOwnPropertyDescriptor(CustomEvent.prototype, 'detail').get;
   const dispatch = EventTarget.prototype.dispatchEvent;
@@ -53,8 +57,14 @@
   const node = document.createElement('span');
   const RECENT = 5;
   const RECENT_MS = 60000;
-  const LATE_MS = 2000; // an action's longest default settle (capture/settle.js SETTLE_CAP_MS)
-  const recent = []; // the last dialogs: {type, message, answered, at}
+  // LATE_MS is how long after an action's end a blocked popup is still its
+  // own: as long as settle follows a handler's timer (capture/main-world.js
+  // TRACK_MS), and the worker's LATE_MS (actions/dialog.js); a test checks.
+  const LATE_MS = 1000;
+  // recent is a ring of the last RECENT dialogs, {type, message, answered,
+  // at}, written by index (count: how many ever): no Array method.
+  const recent = [null, null, null, null, null];
+  let count = 0;
 
   let acting = null; // {dialog?, text?} while an agent's action runs
   let armed = null; // {accept, text, until, used} from the dialog action
@@ -72,8 +82,8 @@
     if (d !== null && typeof d === 'object') fn(d);
   }]);
   const report = (d) => {
-    recent.push({ type: d.type, message: d.message, answered: d.answered, at: now() });
-    if (recent.length > RECENT) recent.shift();
+    recent[count % RECENT] = { __proto__: null, type: d.type, message: d.message, answered: d.answered, at: now() };
+    count++;
     send('dialog', stringify(d));
   };
 
@@ -87,8 +97,8 @@
     armed = ms > 0 ? { accept: own(d, 'dialog') === 'accept', text: own(d, 'text'), until: now() + ms, used: false } : null;
     const t = now();
     let list = '';
-    for (let i = 0; i < recent.length; i++) {
-      const r = recent[i];
+    for (let i = count > RECENT ? count - RECENT : 0; i < count; i++) {
+      const r = recent[i % RECENT];
       if (t - r.at >= RECENT_MS) continue;
       list += (list ? ',' : '') + stringify({ __proto__: null, type: r.type, message: r.message, answered: r.answered, ago_ms: t - r.at });
     }
@@ -116,17 +126,17 @@
   }
 
   const open = (type, message, fallback) => {
-    const text = String(message ?? '').slice(0, 500);
+    const text = apply(slice, str(message ?? ''), [0, 500]);
     const answer = answerOf(type);
     if (!answer) {
       report({ __proto__: null, type, message: text, answered: 'by the user', showing: true });
       let got;
       try {
-        got = native[type].call(window, message, fallback);
+        got = apply(native[type], window, [message, fallback]);
       } finally {
         const accepted = type === 'alert' || (type === 'confirm' ? got === true : got !== null && got !== undefined);
         send('dialog', stringify({ __proto__: null, type, message: text, answered: accepted ? 'accepted by the user' : 'dismissed by the user', showing: false }));
-        const last = recent[recent.length - 1];
+        const last = count ? recent[(count - 1) % RECENT] : null;
         if (last?.answered === 'by the user') last.answered = accepted ? 'accepted by the user' : 'dismissed by the user';
       }
       return got;

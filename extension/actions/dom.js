@@ -186,10 +186,16 @@ async function childRuntimes(tab, parentId) {
  * done at once) until stop() is called. started says one began, committed
  * that one replaced the document (or changed its url), failed is {url,
  * error} of the last one that ended before committing (a download, a 204,
- * a cancelled navigation: the page stayed).
+ * a cancelled navigation: the page stayed). A navigation that starts
+ * clears failed, and the end of one it replaced (navigation A, not
+ * committed when B started: a link whose handler sets location, a double
+ * submit) is not B's: Chrome aborts A (net::ERR_ABORTED) after B's
+ * onBeforeNavigate, and webNavigation gives no navigation id, so the
+ * first aborts after a replacement are taken as the replaced ones', one
+ * each, whatever their url.
  */
 export function navWatch(tabId, settler) {
-  const w = { started: false, committed: false, failed: null, done: false, listeners: [] };
+  const w = { started: false, committed: false, failed: null, done: false, inFlight: false, replaced: 0, listeners: [] };
   const on = (event, fn) => {
     event.addListener(fn);
     w.listeners.push(() => event.removeListener(fn));
@@ -198,22 +204,31 @@ export function navWatch(tabId, settler) {
     if (d.tabId === tabId && d.frameId === 0) fn(d);
   };
   on(chrome.webNavigation.onBeforeNavigate, top((d) => {
+    if (w.inFlight) w.replaced++; // Chrome aborts the one in flight
     w.started = true;
     w.done = false;
+    w.failed = null;
+    w.inFlight = true;
     settler.navStarted(d.url);
   }));
   on(chrome.webNavigation.onCommitted, top((d) => {
     w.started = true;
     w.committed = true;
+    w.inFlight = false;
     settler.navCommitted(d.url);
   }));
   const ready = top(() => {
     w.done = true;
+    w.inFlight = false;
     settler.navReady();
   });
   on(chrome.webNavigation.onDOMContentLoaded, ready);
   on(chrome.webNavigation.onCompleted, ready);
   on(chrome.webNavigation.onErrorOccurred, top((d) => {
+    if (w.replaced > 0 && d.error === 'net::ERR_ABORTED') {
+      w.replaced--; // a replaced navigation's end, not the one in progress
+      return;
+    }
     if (!w.committed) w.failed = { url: d.url, error: d.error };
     ready(d);
   }));
@@ -232,16 +247,21 @@ export function navWatch(tabId, settler) {
 /**
  * openWatch feeds settler the tabs opened from tabId (a target=_blank link
  * or form, window.open) until stop() is called, each followed to its first
- * DOMContentLoaded. opened maps their ids to the url they were opened on.
+ * DOMContentLoaded. opened maps their ids to the url they were opened on
+ * (at most MAX_REQUESTS_LISTED); more counts the tabs opened beyond them.
  */
-function openWatch(tabId, settler) {
-  const w = { opened: new Map(), listeners: [] };
+export function openWatch(tabId, settler) {
+  const w = { opened: new Map(), more: 0, listeners: [] };
   const on = (event, fn) => {
     event.addListener(fn);
     w.listeners.push(() => event.removeListener(fn));
   };
   on(chrome.webNavigation.onCreatedNavigationTarget, (d) => {
-    if (d.sourceTabId !== tabId || w.opened.has(d.tabId) || w.opened.size >= MAX_REQUESTS_LISTED) return;
+    if (d.sourceTabId !== tabId || w.opened.has(d.tabId)) return;
+    if (w.opened.size >= MAX_REQUESTS_LISTED) {
+      w.more++; // said as more_tabs, not followed
+      return;
+    }
     w.opened.set(d.tabId, d.url);
     settler.tabOpened(d.tabId, d.url);
   });
@@ -307,6 +327,7 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
     }
   });
   let resp;
+  let ended = Date.now(); // when the action answered (a popup blocked after it is its own for LATE_MS)
   let settled = null;
   try {
     try {
@@ -316,6 +337,7 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
       if (!watch.started) throw new CommandError(`the page in tab ${tab.id} went away during ${action} (it closed or reloaded); check it and retry`);
       resp = {}; // the action made the page navigate before it could answer
     }
+    ended = Date.now();
     if (!reads) settled = await untilAborted(settler.settle(), signal);
   } finally {
     watch.stop();
@@ -327,21 +349,15 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
   const out = { tab_id: tab.id, url: after?.url || after?.pendingUrl || before, ...rest };
   if (reads) return out;
   const effects = {};
-  if (watch.committed || out.url !== before || (watch.started && !watch.failed)) {
-    Object.assign(effects, { navigated: true, url_before: before, url: out.url, title: after?.title || '' });
-    if (settler.navigating) effects.loading = true;
-  } else if (watch.failed) {
-    // It tried to go and did not commit: say so, not "navigated".
-    const stayed = watch.failed.error === 'net::ERR_ABORTED';
-    effects.navigation_failed = { ...watch.failed, note: stayed ? 'the page stayed (a download, a 204 answer or a cancelled navigation)' : 'the tab may show the browser\'s error page' };
-  }
+  Object.assign(effects, navEffects(watch, settler.navigating, before, out.url, after?.title));
   const listed = [...requests.values()];
   if (listed.length) {
     effects.requests = listed.slice(0, MAX_REQUESTS_LISTED).map((q) => ({ method: q.method, url: q.url, status: q.error ? `failed: ${q.error}` : q.status ?? 'pending' }));
     if (listed.length > MAX_REQUESTS_LISTED) effects.more_requests = listed.length - MAX_REQUESTS_LISTED;
   }
-  const listedDialogs = actionDialogs(dialogs, tab.id, started, opens?.opened);
+  const listedDialogs = actionDialogs(dialogs, tab.id, started, opens?.opened, { frameId, ended });
   if (listedDialogs.length) effects.dialogs = listedDialogs;
+  if (opens?.more) effects.more_tabs = opens.more;
   if (opens?.opened.size) {
     effects.new_tabs = await Promise.all([...opens.opened].map(async ([id, url]) => {
       const t = await chrome.tabs.get(id).catch(() => null);
@@ -352,6 +368,24 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
   if (!effects.settled) effects.pending = settled?.pending ?? ['the command ended before settling'];
   out.effects = effects;
   return out;
+}
+
+/**
+ * navEffects is what an action's effects say of its navigation (watch:
+ * navWatch's), given whether the settler still follows one (navigating):
+ * navigated (url_before, url, title, loading while it loads), or
+ * navigation_failed when one started and ended before committing. Never
+ * navigation_failed while the tab navigates: a failure seen was of one
+ * the next replaced.
+ */
+export function navEffects(watch, navigating, before, url, title) {
+  if (watch.committed || url !== before || (watch.started && (!watch.failed || navigating))) {
+    return { navigated: true, url_before: before, url, title: title || '', ...(navigating ? { loading: true } : {}) };
+  }
+  if (!watch.failed) return {};
+  // It tried to go and did not commit: say so, not "navigated".
+  const stayed = watch.failed.error === 'net::ERR_ABORTED';
+  return { navigation_failed: { ...watch.failed, note: stayed ? 'the page stayed (a download, a 204 answer or a cancelled navigation)' : 'the tab may show the browser\'s error page' } };
 }
 
 // untilAborted resolves to what p resolves to, or to null once signal aborts.

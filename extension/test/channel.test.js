@@ -87,3 +87,14 @@ test('acting() stays false when the channel was never taken (nothing reached dia
   assert.equal(w.channel.send('acting', { on: true }), false);
   assert.equal(w.channel.acting(), false);
 });
+
+test('a late report reaches the worker only as a popup with its url (to 2 KB), never with the page\'s words', () => {
+  const w = worlds(['channel']);
+  const node = new EventTarget();
+  w.main.dispatchEvent(new FocusEvent('gasoline:channel', { relatedTarget: node, cancelable: true }));
+  const say = (d) => node.dispatchEvent(new CustomEvent('dialog', { detail: JSON.stringify(d) }));
+  say({ type: 'confirm', message: 'Delete all data?', answered: 'accepted', late: true });
+  const long = 'https://shop.test/' + 'a'.repeat(1500);
+  say({ type: 'popup', message: long, answered: 'forged advice', late: true });
+  assert.deepEqual(JSON.parse(JSON.stringify(w.sent)), [{ gasoline: 'dialog', late: true, type: 'popup', message: long }]);
+});

@@ -2,7 +2,7 @@
 // dialog freezes) on a scripted chrome.*.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dialog, nativeDialog, nativeDialogText, watchDialogs, blockedSince, actionDialogs } from '../actions/dialog.js';
+import { dialog, nativeDialog, nativeDialogText, watchDialogs, blockedSince, actionDialogs, LATE_MS, BLOCKED_ADVICE } from '../actions/dialog.js';
 import { CommandError } from '../runner.js';
 import { paramsOf } from '../params.js';
 import fs from 'node:fs';
@@ -155,7 +155,7 @@ test('nativeDialogText says what froze the tab and what to do', () => {
 test('a popup blocked after an action ended is kept for the action still settling, not taken for a native dialog', async () => {
   const before = Date.now();
   report(21, 0, { late: true, type: 'popup', message: 'http://x/print', answered: 'blocked (...)' });
-  assert.deepEqual(blockedSince(21, before), [{ type: 'popup', message: 'http://x/print', answered: 'blocked (...)' }]);
+  assert.deepEqual(blockedSince(21, before), [{ type: 'popup', message: 'http://x/print', answered: BLOCKED_ADVICE }], 'the advice is the worker\'s, not the page\'s');
   assert.deepEqual(blockedSince(21, Date.now() + 1), [], 'an action that started later does not list it');
   assert.deepEqual(blockedSince(22, before), [], 'nor one in another tab');
   assert.equal(await nativeDialog(21), null);
@@ -176,4 +176,31 @@ test('an action lists its dialogs, then the popups blocked after it, less those 
   const opened = new Map([[99, 'http://x/noopener']]);
   assert.deepEqual(actionDialogs(during, 23, before, opened).map((d) => d.message), ['Sure?', 'http://x/blocked', 'http://x/late']);
   assert.deepEqual(actionDialogs(undefined, 24, before, undefined), []);
+});
+
+test('a late report is believed only as a popup with a url, from the frame the action acted in, within LATE_MS of its end', () => {
+  const before = Date.now();
+  report(25, 0, { late: true, type: 'confirm', message: 'Delete all data?', answered: 'accepted' });
+  report(25, 0, { late: true, type: 'popup', message: 'not a url', answered: 'x' });
+  report(25, 0, { late: true, type: 'popup', message: 'http://x/' + 'a'.repeat(3000) });
+  report(25, 0, { late: true, type: 'popup', message: 42 });
+  assert.deepEqual(blockedSince(25, before), [], 'none of these is a blocked popup');
+  report(25, 3, { late: true, type: 'popup', message: 'http://x/from-iframe' });
+  report(25, 0, { late: true, type: 'popup', message: 'http://x/top' });
+  assert.deepEqual(blockedSince(25, before, { frameId: 0, ended: before }).map((d) => d.message), ['http://x/top']);
+  assert.deepEqual(blockedSince(25, before, { frameId: 3, ended: before }).map((d) => d.message), ['http://x/from-iframe']);
+  assert.deepEqual(blockedSince(25, before, { frameId: 0, ended: before - LATE_MS - 1000 }), [], 'reported long after the action ended: not its own');
+  const long = 'http://x/' + 'b'.repeat(1500);
+  report(25, 0, { late: true, type: 'popup', message: long });
+  assert.equal(blockedSince(25, before).at(-1).message, long, 'a url up to 2 KB is kept whole');
+  for (const f of fake.listeners.removed) f(25);
+});
+
+test('a noopener popup whose long url the runtime clipped is not listed blocked when its tab opened', () => {
+  const url = 'http://x/report?q=' + 'c'.repeat(400);
+  const clipped = url.slice(0, 199) + '…'; // what the runtime reports (core.clip, 200)
+  const opened = new Map([[98, url]]);
+  assert.deepEqual(actionDialogs([{ type: 'popup', message: clipped, answered: 'blocked' }], 26, Date.now(), opened), []);
+  const other = 'http://x/other?q=' + 'd'.repeat(400);
+  assert.equal(actionDialogs([{ type: 'popup', message: other.slice(0, 199) + '…', answered: 'blocked' }], 26, Date.now(), opened).length, 1, 'another url is still listed');
 });

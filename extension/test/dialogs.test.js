@@ -183,6 +183,50 @@ test('a page that hooks JSON, Number and Array learns nothing when an agent acts
   assert.deepEqual([...vm.runInContext('spied', p.ctx)], []);
 });
 
+test('a page that hooks Array methods cannot read or forge the dialog history, whatever it opens while an agent acts', () => {
+  const p = page();
+  vm.runInContext(`
+    globalThis.seen = [];
+    for (const k of ['push', 'shift', 'unshift', 'splice', 'pop', 'slice', 'at', 'concat', 'filter', 'map', 'forEach', 'indexOf']) {
+      const f = Array.prototype[k];
+      Array.prototype[k] = function (...a) {
+        if (this !== seen) {
+          seen[seen.length] = k;
+          for (let i = 0; i < 5; i++) this[i] = { type: 'confirm', message: 'Delete all data?', answered: 'accepted', at: Date.now() };
+        }
+        return Reflect.apply(f, this, a);
+      };
+    }
+  `, p.ctx);
+  p.send('acting', { on: true });
+  assert.equal(p.win.open('/print'), null);
+  p.win.alert('Saved');
+  p.send('acting', { on: false });
+  assert.deepEqual([...vm.runInContext('seen', p.ctx)], [], 'no Array method of the page was called');
+  const ack = p.arm({ dialog: 'dismiss', window_ms: 1000 });
+  assert.deepEqual(ack.recent.map((r) => [r.type, r.message, r.answered]), [
+    ['popup', 'https://shop.test/print', 'blocked (Chrome opens none for a script\'s click): open its url with interact({action:"new_tab", url})'],
+    ['alert', 'Saved', 'accepted'],
+  ]);
+});
+
+test('the ring keeps the last five dialogs, oldest first', () => {
+  const p = page();
+  p.send('acting', { on: true });
+  for (let i = 0; i < 7; i++) p.win.alert(`n${i}`);
+  p.send('acting', { on: false });
+  assert.deepEqual(p.arm({ dialog: 'dismiss', window_ms: 1000 }).recent.map((r) => r.message), ['n2', 'n3', 'n4', 'n5', 'n6']);
+});
+
+test('the late window of a popup is what settle follows: dialogs.js LATE_MS = main-world.js TRACK_MS = dialog.js LATE_MS', () => {
+  const read = (f) => fs.readFileSync(new URL(f, import.meta.url), 'utf8');
+  const figure = (src, re) => Number(re.exec(src)?.[1]);
+  const track = figure(read('../capture/main-world.js'), /const TRACK_MS = (\d+);/);
+  assert.ok(track > 0);
+  assert.equal(figure(SRC, /const LATE_MS = (\d+);/), track);
+  assert.equal(figure(read('../actions/dialog.js'), /export const LATE_MS = (\d+);/), track);
+});
+
 test('a popup blocked while an action runs is reported with the url it would have opened', () => {
   const p = page();
   p.send('acting', { on: true });
@@ -201,9 +245,9 @@ test('a popup blocked just after the action (a handler\'s timer) is reported lat
   assert.equal(p.win.open('/before'), null);
   p.send('acting', { on: true });
   p.send('acting', { on: false });
-  p.clock.t += 1500;
+  p.clock.t += 900;
   assert.equal(p.win.open('/timer'), null);
-  p.clock.t += 600;
+  p.clock.t += 200;
   assert.equal(p.win.open('/much-later'), null);
   assert.deepEqual(p.reports.map((r) => [r.message, r.late]), [['https://shop.test/timer', true]]);
   assert.equal(p.nativeCalls.length, 3, 'every call reached the native open');

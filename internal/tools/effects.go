@@ -10,9 +10,13 @@ import (
 )
 
 // Effects are what an action caused, beside its result: the extension
-// reports the navigation (url_before, url, title), the requests the action
-// started with their status, dialogs, and whether everything it started
-// landed within its settle time (settled, or pending); the daemon adds the
+// reports the navigation (navigated with url_before, url, title, loading;
+// or navigation_failed, url and error, when one began and never replaced
+// the page), the requests the action started with their status
+// (more_requests beyond five), the tabs it opened (new_tabs, more_tabs
+// beyond five), dialogs (with popups Chrome blocked), and whether
+// everything it started landed within its settle time (settled, or
+// pending); the daemon adds the
 // errors and failed requests the capture buffers hold for the tab from when
 // the action was queued to when its result arrived. The extension delivers
 // the tab's capture events before it posts the result (SPEC section 14), so

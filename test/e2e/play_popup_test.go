@@ -76,3 +76,29 @@ func TestPlayPopupAfterUserClick(t *testing.T) {
 		t.Errorf("the page logged %q: a noopener window.open returns null even when it opens", got)
 	}
 }
+
+// TestPlayPopupLongURLAfterUserClick: as TestPlayPopupAfterUserClick, with
+// a noopener popup whose url is over 300 characters (the runtime clips a
+// reported message to 200). The tab it opened is listed, and the popup is
+// not also listed as blocked.
+func TestPlayPopupLongURLAfterUserClick(t *testing.T) {
+	e := ready(t)
+	e.open("/play/popup.html")
+	p := e.userPage("/play/popup.html")
+	var box struct{ X, Y float64 }
+	p.eval(`(() => { const r = document.querySelector('h1').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 } })()`, &box)
+	p.clickAsync(box.X, box.Y)
+
+	r := e.ok("click", map[string]any{"role": "button", "name": "Print the full history"})
+	eff := effectsOf(t, "click", r)
+	tabs, _ := eff["new_tabs"].([]any)
+	if len(tabs) != 1 || eff["dialogs"] != nil {
+		t.Fatalf("click a noopener window.open of a long url after the user's click: effects %v, want the one new tab and no blocked popup", eff)
+	}
+	if nt, _ := tabs[0].(map[string]any); !strings.HasSuffix(fmt.Sprint(nt["url"]), "/play/print.html?n=4&rows="+strings.Repeat("0123456789", 30)) {
+		t.Errorf("the new tab in effects: %v, want /play/print.html?n=4&rows=...", nt)
+	}
+	if got := e.pageText("#log", nil); got != "long null" {
+		t.Errorf("the page logged %q: a noopener window.open returns null even when it opens", got)
+	}
+}
