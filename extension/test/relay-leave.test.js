@@ -51,3 +51,55 @@ test('takeBatch takes one record larger than a batch on its own', () => {
   assert.deepEqual(ids(events), [1]);
   assert.deepEqual(ids(rest), [2]);
 });
+
+// takeBatch as it was before it stopped at the batch's end: it walked and
+// copied the whole queue on every batch. The batches must not change.
+function takeBatchWhole(queue, busy, charsOf) {
+  const events = [];
+  const rest = [];
+  let chars = 0;
+  let full = false;
+  for (const r of queue) {
+    const size = charsOf(r);
+    full ||= events.length >= LIMITS.batchEvents || (events.length > 0 && chars + size > LIMITS.batchChars);
+    if (full || (r.request_id !== undefined && busy.has(r.request_id))) {
+      rest.push(r);
+      continue;
+    }
+    chars += size;
+    events.push(r);
+  }
+  return { events, rest, chars };
+}
+
+test('takeBatch drains a queue in the same batches as walking all of it did', () => {
+  let seed = 7; // a fixed pseudo-random sequence: the same queues every run
+  const rand = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  for (let round = 0; round < 50; round++) {
+    const queue = Array.from({ length: rand(LIMITS.queue) + 1 }, (_, id) => {
+      const r = { id, kind: rand(2) ? 'network' : 'log' };
+      if (r.kind === 'network') r.request_id = `r${rand(20)}`;
+      if (!rand(40)) r.message = 'x'.repeat(rand(LIMITS.batchChars));
+      return r;
+    });
+    // Nothing in flight (a paced page), then some requests in flight (a page being left).
+    for (const busy of [new Set(), new Set([`r${rand(20)}`, `r${rand(20)}`])]) {
+      let left = queue;
+      let batches = 0;
+      while (left.length) {
+        const got = takeBatch(left, busy, charsOf);
+        const want = takeBatchWhole(left, busy, charsOf);
+        assert.deepEqual(ids(got.events), ids(want.events), `round ${round}, batch ${batches}`);
+        assert.deepEqual(ids(got.rest), ids(want.rest), `round ${round}, batch ${batches}`);
+        assert.equal(got.chars, want.chars);
+        if (!got.events.length) break; // only records of busy requests are left
+        left = got.rest;
+        batches++;
+      }
+      if (!busy.size) assert.equal(left.length, 0, 'with nothing in flight the queue drains');
+    }
+  }
+});
