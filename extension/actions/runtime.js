@@ -570,7 +570,8 @@
    * become \n). It throws not_editable when the browser itself refuses the
    * text (an <input type=date> given "tomorrow", a text input given line
    * breaks): that is checked right after the value is set, before any
-   * event reaches the page. What the page's listeners then make of it (a
+   * event reaches the page, and the field is given its previous value back
+   * (the page saw nothing change). What the page's listeners then make of it (a
    * mask, a formatter, a framework setting it back) is no failure: the
    * read-back says value_differs. A secret field's text is never in the
    * error.
@@ -583,9 +584,11 @@
       if (!text) deleteText(el, true);
       return text;
     }
+    const before = el.value;
     setValue(el, text);
     const took = String(el.value);
     if (took !== (el.localName === 'textarea' ? text.replace(/\r\n?/g, '\n') : text)) {
+      setValue(el, before); // refused: the field holds what it held, as no event said otherwise
       const shown = secret ? '' : ` ${JSON.stringify(core.clip(text, PREVIEW))} (the browser made it ${JSON.stringify(core.clip(took, PREVIEW))})`;
       throw new Failure('not_editable', `${core.describe(el, view)} did not take the value${shown}; an input of type ${el.type} accepts only its own format (one line for text, yyyy-mm-dd for a date, digits for a number): send the text in it`);
     }

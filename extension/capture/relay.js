@@ -133,20 +133,23 @@
    */
   function takeBatch(queue, busy, charsOf) {
     const events = [];
-    const rest = [];
+    const behind = []; // records of busy requests before the batch's end
     let chars = 0;
-    let full = false;
-    for (const r of queue) {
+    let i = 0;
+    // Only the records up to the batch's end are walked: the queue after it
+    // is copied as it is (a paced page's queue may hold thousands).
+    for (; i < queue.length; i++) {
+      const r = queue[i];
       const size = charsOf(r);
-      full ||= events.length >= LIMITS.batchEvents || (events.length > 0 && chars + size > LIMITS.batchChars);
-      if (full || (r.request_id !== undefined && busy.has(r.request_id))) {
-        rest.push(r);
-        continue;
+      if (events.length >= LIMITS.batchEvents || (events.length > 0 && chars + size > LIMITS.batchChars)) break;
+      if (r.request_id !== undefined && busy.has(r.request_id)) {
+        behind.push(r);
+      } else {
+        chars += size;
+        events.push(r);
       }
-      chars += size;
-      events.push(r);
     }
-    return { events, rest, chars };
+    return { events, rest: behind.concat(queue.slice(i)), chars };
   }
 
   if (typeof document === 'undefined') {

@@ -73,6 +73,10 @@ test('a text the browser refuses is not_editable, before any event reaches the p
   assert.throws(() => fillText(date, 'tomorrow', false), (e) => e.reason === 'not_editable' && /"tomorrow"/.test(e.message) && /yyyy-mm-dd/.test(e.message));
   assert.deepEqual(date.events, [], 'no event was sent');
   assert.equal(fillText(date, '2026-11-27', false), '2026-11-27');
+  date.events = [];
+  assert.throws(() => fillText(date, 'tomorrow', false), (e) => e.reason === 'not_editable');
+  assert.equal(date.value, '2026-11-27', 'a refused text leaves the value the field held');
+  assert.deepEqual(date.events, [], 'no event was sent');
 
   const pin = field('input', { type: 'text', autocomplete: 'one-time-code' }, (v) => v.replace(/[\r\n]/g, ''));
   assert.throws(() => fillText(pin, '123\n456', true), (e) => e.reason === 'not_editable' && !e.message.includes('123'));

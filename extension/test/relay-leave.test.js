@@ -1,7 +1,11 @@
 // The relay's next batch (capture/relay.js takeBatch), and what may go to
-// the worker at once as the page is left, beside batches in flight.
+// the worker at once as the page is left, beside batches in flight; then
+// the relay itself, run against a fake page, worker and clock: pacing,
+// leaving (pagehide, pageshow), retries and a flush while leaving.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import vm from 'node:vm';
 import { loadScript } from './capture-dom.js';
 
 const { takeBatch, LIMITS } = loadScript('relay.js', 'gasolineRelayKit');
@@ -50,4 +54,204 @@ test('takeBatch takes one record larger than a batch on its own', () => {
   const { events, rest } = takeBatch(queue, new Set(), charsOf);
   assert.deepEqual(ids(events), [1]);
   assert.deepEqual(ids(rest), [2]);
+});
+
+// takeBatch as it was before it stopped at the batch's end: it walked and
+// copied the whole queue on every batch. The batches must not change.
+function takeBatchWhole(queue, busy, charsOf) {
+  const events = [];
+  const rest = [];
+  let chars = 0;
+  let full = false;
+  for (const r of queue) {
+    const size = charsOf(r);
+    full ||= events.length >= LIMITS.batchEvents || (events.length > 0 && chars + size > LIMITS.batchChars);
+    if (full || (r.request_id !== undefined && busy.has(r.request_id))) {
+      rest.push(r);
+      continue;
+    }
+    chars += size;
+    events.push(r);
+  }
+  return { events, rest, chars };
+}
+
+test('takeBatch drains a queue in the same batches as walking all of it did', () => {
+  let seed = 7; // a fixed pseudo-random sequence: the same queues every run
+  const rand = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  for (let round = 0; round < 50; round++) {
+    const queue = Array.from({ length: rand(LIMITS.queue) + 1 }, (_, id) => {
+      const r = { id, kind: rand(2) ? 'network' : 'log' };
+      if (r.kind === 'network') r.request_id = `r${rand(20)}`;
+      if (!rand(40)) r.message = 'x'.repeat(rand(LIMITS.batchChars));
+      return r;
+    });
+    // Nothing in flight (a paced page), then some requests in flight (a page being left).
+    for (const busy of [new Set(), new Set([`r${rand(20)}`, `r${rand(20)}`])]) {
+      let left = queue;
+      let batches = 0;
+      while (left.length) {
+        const got = takeBatch(left, busy, charsOf);
+        const want = takeBatchWhole(left, busy, charsOf);
+        assert.deepEqual(ids(got.events), ids(want.events), `round ${round}, batch ${batches}`);
+        assert.deepEqual(ids(got.rest), ids(want.rest), `round ${round}, batch ${batches}`);
+        assert.equal(got.chars, want.chars);
+        if (!got.events.length) break; // only records of busy requests are left
+        left = got.rest;
+        batches++;
+      }
+      if (!busy.size) assert.equal(left.length, 0, 'with nothing in flight the queue drains');
+    }
+  }
+});
+
+/**
+ * relayPage runs capture/relay.js as in a page, with every global it uses
+ * faked: the page's listeners, a worker whose replies the test gives
+ * (sent[i].ok(), sent[i].fail()), and a clock that moves only on tick.
+ */
+function relayPage() {
+  const src = fs.readFileSync(new URL('../capture/relay.js', import.meta.url), 'utf8');
+  let now = 1000;
+  let timers = [];
+  const listeners = {};
+  const sent = [];
+  let onMessage = null;
+  const win = {};
+  const page = {
+    globalThis: win,
+    document: {},
+    addEventListener: (type, fn) => (listeners[type] ??= []).push(fn),
+    removeEventListener: (type, fn) => { listeners[type] = (listeners[type] ?? []).filter((f) => f !== fn); },
+    dispatchEvent: () => true,
+    CustomEvent: class { constructor(type) { this.type = type; } },
+    setTimeout: (fn, ms) => timers.push({ at: now + ms, fn }),
+    Date: { now: () => now },
+    chrome: {
+      runtime: {
+        id: 'gasoline',
+        sendMessage: (batch) => new Promise((resolve, reject) => {
+          sent.push({ batch, ok: () => resolve({ ok: true, config: { version: 1, kinds: {} } }), fail: () => reject(new Error('no worker')) });
+        }),
+        onMessage: { addListener: (fn) => { onMessage = fn; } },
+      },
+    },
+  };
+  vm.runInThisContext(`(function (${Object.keys(page).join(', ')}) {\n${src}\n})`, { filename: 'relay.js' })(...Object.values(page));
+  const settle = async () => {
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  return {
+    sent,
+    settle,
+    /** batches is the ids of the records of each batch sent so far. */
+    batches: () => sent.map((s) => ids(s.batch.events)),
+    record: (r) => win.gasolineRecord(r),
+    fire: (type) => (listeners[type] ?? []).forEach((fn) => fn({ type })),
+    /** tick moves the clock on by ms and runs the timers due by then, in order. */
+    async tick(ms) {
+      now += ms;
+      for (;;) {
+        const due = timers.filter((t) => t.at <= now).sort((a, b) => a.at - b.at)[0];
+        if (!due) break;
+        timers = timers.filter((t) => t !== due);
+        due.fn();
+        await settle();
+      }
+      await settle();
+    },
+    /** flush asks the relay as the worker does; it resolves with the answer. */
+    flush: () => new Promise((resolve) => onMessage({ gasoline: 'capture', op: 'flush' }, { id: 'gasoline' }, resolve)),
+  };
+}
+
+// A record of about 100 000 characters: the relay paces the next batch 100 ms after it.
+const big = (r) => ({ ...r, request_body: 'x'.repeat(100000 - 200) });
+
+test('the relay sends one batch at a time, the next after the time its characters take', async () => {
+  const p = relayPage();
+  p.record(big({ id: 1, kind: 'log' }));
+  p.record({ id: 2, kind: 'log' });
+  assert.deepEqual(p.batches(), [[1]], 'one batch in flight; the next record waits for it');
+  p.sent[0].ok();
+  await p.settle();
+  assert.deepEqual(p.batches(), [[1]], 'paced: 100 ms for 100 000 characters');
+  await p.tick(99);
+  assert.deepEqual(p.batches(), [[1]]);
+  await p.tick(1);
+  assert.deepEqual(p.batches(), [[1], [2]]);
+});
+
+test('leaving sends at once what is not of a request in flight; back from the cache the page is paced again', async () => {
+  const p = relayPage();
+  p.record(big({ id: 1, kind: 'network', request_id: 'r1' }));
+  p.record({ id: 2, kind: 'network', request_id: 'r1', body_update: true }); // completes 1: must not overtake it
+  p.record({ id: 3, kind: 'action' });
+  assert.deepEqual(p.batches(), [[1]]);
+
+  p.fire('pagehide');
+  assert.deepEqual(p.batches(), [[1], [3]], 'no pacing, beside the batch in flight, without its request');
+  p.record({ id: 4, kind: 'action' }); // record.js's last action at pagehide
+  assert.deepEqual(p.batches(), [[1], [3], [4]], 'a record made while leaving goes at once');
+
+  p.sent[0].ok();
+  await p.settle();
+  assert.deepEqual(p.batches(), [[1], [3], [4], [2]], 'the request\'s next record follows once it landed');
+  for (const s of p.sent.slice(1)) s.ok();
+  await p.settle();
+
+  p.fire('pageshow');
+  await p.tick(1);
+  p.record(big({ id: 5, kind: 'log' }));
+  p.record({ id: 6, kind: 'log' });
+  assert.deepEqual(p.batches().slice(4), [[5]], 'one batch in flight again');
+  p.sent[4].ok();
+  await p.settle();
+  assert.deepEqual(p.batches().slice(4), [[5]], 'paced again');
+  await p.tick(100);
+  assert.deepEqual(p.batches().slice(4), [[5], [6]]);
+});
+
+test('a batch the worker does not take is retried while in flight, then counted as dropped', async () => {
+  const p = relayPage();
+  p.record({ id: 1, kind: 'log' });
+  p.record({ id: 2, kind: 'action' });
+  for (const wait of [250, 1000, 4000]) {
+    p.sent.at(-1).fail();
+    await p.settle();
+    await p.tick(wait);
+  }
+  assert.deepEqual(p.batches(), [[1], [1], [1], [1]], 'the same batch, retried; the next waits while it flies');
+  p.sent.at(-1).fail();
+  await p.settle();
+  await p.tick(4000);
+  assert.deepEqual(p.batches().at(-1), [2], 'after the last retry the next batch goes');
+  assert.deepEqual({ ...p.sent.at(-1).batch.dropped }, { log: 1 }, 'and says the record given up on was dropped');
+});
+
+test('a flush while leaving answers once no batch is in flight, with what waited', async () => {
+  const p = relayPage();
+  p.record(big({ id: 1, kind: 'network', request_id: 'r1' }));
+  p.fire('pagehide');
+  p.record({ id: 2, kind: 'network', request_id: 'r1', body_update: true });
+  p.record({ id: 3, kind: 'action' });
+  assert.deepEqual(p.batches(), [[1], [3]]);
+
+  let answer = null;
+  p.flush().then((a) => { answer = a; });
+  await p.settle();
+  assert.equal(answer, null, 'no answer while batches fly: it could overtake them');
+  p.sent[1].ok();
+  await p.settle();
+  assert.equal(answer, null, 'one batch still in flight');
+  assert.equal(p.sent.length, 2, 'an acknowledgement while a flush waits sends no next batch');
+  p.sent[0].ok();
+  await p.settle();
+  assert.equal(answer?.ok, true);
+  assert.deepEqual(ids(answer.events), [2], 'the flush takes the record that waited for its request');
+  assert.equal(answer.page, false, 'no page script linked');
+  assert.equal(p.sent.length, 2, 'and it is not sent again');
 });

@@ -171,7 +171,8 @@ func TestHandsFillFormEcho(t *testing.T) {
 // letter comes back as a clipped preview and its length, a password not at
 // all, a field the page's input handler reformats before the event
 // returns says value_differs instead of failing, and a text the browser
-// refuses (a date field given "tomorrow") fails before the page sees it;
+// refuses (a date field given "tomorrow") fails before the page sees it
+// and leaves the value the field held;
 // select of a secret <select> (a card's expiry month) repeats no value.
 func TestHandsFillEcho(t *testing.T) {
 	e := ready(t)
@@ -209,6 +210,11 @@ func TestHandsFillEcho(t *testing.T) {
 	}
 	if r := e.ok("fill", map[string]any{"selector": "#start", "text": "2026-11-27"}); r["value"] != "2026-11-27" || r["value_differs"] != nil {
 		t.Errorf("fill of a date: %v, want value 2026-11-27", r)
+	}
+	// Refused, it leaves the date the field held: the page saw no change.
+	e.fails("fill", map[string]any{"selector": "#start", "text": "tomorrow"}, "not_editable")
+	if got := complete(t, e.js("document.getElementById('start').value", nil)); string(got.Value) != `"2026-11-27"` {
+		t.Errorf("after a refused fill the date field holds %s, want the 2026-11-27 it held", got.Value)
 	}
 	if r := e.ok("type", map[string]any{"selector": "#fullname", "text": "Ada"}); r["value"] != "Ada" || r["value_differs"] != nil {
 		t.Errorf("type's result: %v, want value Ada", r)

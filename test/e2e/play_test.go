@@ -34,19 +34,8 @@ import (
 //	GET  /play/report.csv  an attachment
 //	POST /play/ticket      a page "Ticket received: <subject>"
 func playPages() http.Handler {
-	files := http.FileServer(http.Dir("testdata"))
-	later := func(r *http.Request, d time.Duration) bool {
-		select {
-		case <-time.After(d):
-			return true
-		case <-r.Context().Done():
-			return false
-		}
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		switch {
-		case r.Method == http.MethodPost && r.URL.Path == "/play/login":
+	return routedPages(map[string]http.HandlerFunc{
+		"POST /play/login": func(w http.ResponseWriter, r *http.Request) {
 			r.ParseForm()
 			if r.PostForm.Get("email") == "" {
 				http.Error(w, "email missing", http.StatusBadRequest)
@@ -54,12 +43,14 @@ func playPages() http.Handler {
 			}
 			http.SetCookie(w, &http.Cookie{Name: "session", Value: "s3cr3t-session", Path: "/play", HttpOnly: true})
 			http.Redirect(w, r, "/play/dashboard.html", http.StatusSeeOther)
-		case r.Method == http.MethodPost && r.URL.Path == "/play/widget-login":
+		},
+		"POST /play/widget-login": func(w http.ResponseWriter, r *http.Request) {
 			r.ParseForm()
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			email := strings.NewReplacer("<", "", "&", "", "'", "", "\\", "").Replace(r.PostForm.Get("email"))
 			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><title>Signed in</title></head><body><p>Welcome</p><script>parent.postMessage({signedIn: '%s'}, location.origin)</script></body></html>`, email)
-		case r.URL.Path == "/play/api/stats":
+		},
+		"/play/api/stats": func(w http.ResponseWriter, r *http.Request) {
 			if c, err := r.Cookie("session"); err != nil || c.Value != "s3cr3t-session" {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusUnauthorized)
@@ -70,20 +61,23 @@ func playPages() http.Handler {
 				w.Header().Set("Content-Type", "application/json")
 				io.WriteString(w, `{"orders":7}`)
 			}
-		case r.URL.Path == "/play/api/report":
+		},
+		"/play/api/report": func(w http.ResponseWriter, r *http.Request) {
 			if later(r, 800*time.Millisecond) {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusBadGateway)
 				io.WriteString(w, `{"error":"upstream timed out"}`)
 			}
-		case r.Method == http.MethodPost && r.URL.Path == "/play/api/save":
+		},
+		"POST /play/api/save": func(w http.ResponseWriter, r *http.Request) {
 			io.Copy(io.Discard, r.Body)
 			if later(r, 800*time.Millisecond) {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusInternalServerError)
 				io.WriteString(w, `{"error":"disk full"}`)
 			}
-		case r.URL.Path == "/play/api/search":
+		},
+		"/play/api/search": func(w http.ResponseWriter, r *http.Request) {
 			q := r.URL.Query().Get("q")
 			var hits []string
 			for _, n := range []string{"gasoline", "gas-meter", "python3-doc", "chromium"} {
@@ -95,7 +89,8 @@ func playPages() http.Handler {
 				w.Header().Set("Content-Type", "application/json")
 				io.WriteString(w, "["+strings.Join(hits, ",")+"]")
 			}
-		case r.URL.Path == "/play/api/route":
+		},
+		"/play/api/route": func(w http.ResponseWriter, r *http.Request) {
 			texts := map[string]string{"home": `{"title":"Home","text":"Welcome back"}`, "orders": `{"title":"Orders","text":"3 orders shipped"}`}
 			body, ok := texts[r.URL.Query().Get("name")]
 			if !ok {
@@ -106,21 +101,50 @@ func playPages() http.Handler {
 				w.Header().Set("Content-Type", "application/json")
 				io.WriteString(w, body)
 			}
-		case r.URL.Path == "/play/report.csv":
+		},
+		"/play/report.csv": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/csv")
 			w.Header().Set("Content-Disposition", `attachment; filename="report.csv"`)
 			io.WriteString(w, "id,total\n1,42\n")
-		case r.Method == http.MethodPost && r.URL.Path == "/play/ticket":
+		},
+		"POST /play/ticket": func(w http.ResponseWriter, r *http.Request) {
 			r.ParseForm()
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><title>Ticket</title></head><body><h1>Ticket received: %s</h1></body></html>`,
 				strings.NewReplacer("<", "&lt;", "&", "&amp;").Replace(r.PostForm.Get("subject")))
-		case r.Method == http.MethodGet:
+		},
+	})
+}
+
+// routedPages serves the pages of a play or truth test: every answer is
+// not to be cached; a request goes to the route for its "METHOD /path",
+// else to the one for its path (any method), else a GET is served from
+// testdata and anything else is 404.
+func routedPages(routes map[string]http.HandlerFunc) http.Handler {
+	files := http.FileServer(http.Dir("testdata"))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		if h := routes[r.Method+" "+r.URL.Path]; h != nil {
+			h(w, r)
+		} else if h := routes[r.URL.Path]; h != nil {
+			h(w, r)
+		} else if r.Method == http.MethodGet {
 			files.ServeHTTP(w, r)
-		default:
+		} else {
 			http.NotFound(w, r)
 		}
 	})
+}
+
+// later waits d and reports true, or reports false when the client gave up
+// on r first.
+func later(r *http.Request, d time.Duration) bool {
+	select {
+	case <-time.After(d):
+		return true
+	case <-r.Context().Done():
+		return false
+	}
 }
 
 // requestsOf returns the requests an action's effects list.

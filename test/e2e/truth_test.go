@@ -23,34 +23,27 @@ import (
 //	GET  /truth/api/fail 500 with a JSON body sent 150 ms after the headers
 //	GET  /truth/api/ok   200 "42"
 func truthPages() http.Handler {
-	files := http.FileServer(http.Dir("testdata"))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		switch {
-		case r.Method == http.MethodPost && r.URL.Path == "/truth/signup":
+	return routedPages(map[string]http.HandlerFunc{
+		"POST /truth/signup": func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/truth/welcome.html", http.StatusSeeOther)
-		case r.URL.Path == "/truth/results":
+		},
+		"/truth/results": func(w http.ResponseWriter, r *http.Request) {
 			q := html.EscapeString(r.URL.Query().Get("q"))
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><title>Results</title></head><body><h1>Results for %s</h1></body></html>`, q)
-		case r.URL.Path == "/truth/api/fail":
+		},
+		"/truth/api/fail": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusInternalServerError)
 			w.(http.Flusher).Flush()
-			select {
-			case <-time.After(150 * time.Millisecond):
-			case <-r.Context().Done():
-				return
+			if later(r, 150*time.Millisecond) {
+				w.Write([]byte(`{"error":"database down"}`))
 			}
-			w.Write([]byte(`{"error":"database down"}`))
-		case r.URL.Path == "/truth/api/ok":
+		},
+		"/truth/api/ok": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/plain")
 			w.Write([]byte("42"))
-		case r.Method == http.MethodGet:
-			files.ServeHTTP(w, r)
-		default:
-			http.NotFound(w, r)
-		}
+		},
 	})
 }
 
