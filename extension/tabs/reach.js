@@ -286,20 +286,53 @@ export function withFrames(exec, { atWork, api = globalThis.chrome, waitMs = REA
 function framesOf(tabId, api, waitMs) {
   const id = Number(tabId);
   const known = Number.isInteger(id) && tabId !== null && tabId !== '';
-  const had = known && framed.get(id);
-  if (had) return had.late ? undefined : had.look;
+  const entry = (known && framed.get(id)) || look(known ? api.tabs.get(id) : activeTab(api), known ? id : null, api);
+  if (entry.late) return undefined;
+  return within(entry.look, waitMs, () => {
+    entry.late = true;
+  });
+}
+
+// look starts the look at a tab (tab: a promise of Chrome's Tab) and, for
+// a known id, remembers it in framed until it fails.
+function look(tab, id, api) {
   const entry = { late: false };
-  entry.look = (known ? api.tabs.get(id) : activeTab(api))
-    .then((tab) => reachTab(tab, api, { loading: true }))
+  entry.look = tab
+    .then((t) => reachTab(t, api, { loading: true }))
     .then(() => true, () => false);
-  if (known) {
+  if (id !== null) {
     if (framed.size >= MAX_FRAMED) framed.clear();
     framed.set(id, entry);
     entry.look.then((looked) => {
       if (!looked && framed.get(id) === entry) framed.delete(id);
     });
   }
-  return within(entry.look, waitMs, () => {
-    entry.late = true;
-  });
+  return entry;
+}
+
+/** REACH_PARALLEL bounds how many tabs reachFramesOfOpenTabs looks at at once. */
+export const REACH_PARALLEL = 2;
+
+/**
+ * reachFramesOfOpenTabs brings the registered scripts into the documents
+ * lacking them in every open tab (the iframes that loaded while idle), in
+ * the background: background.js runs it each time the extension goes to
+ * work (capture/declared.js onWork), after forgetFramed, so that at work
+ * every frame is captured, not only those of tabs an agent sends a command
+ * to (an agent that only reads never does). One look per tab (a command to
+ * a tab shares its look, waiting for it at most as long as for its own),
+ * at most parallel tabs at once; tabs already looked at since are skipped.
+ * It resolves once every tab was looked at; it never rejects.
+ */
+export async function reachFramesOfOpenTabs({ api = chrome, parallel = REACH_PARALLEL } = {}) {
+  const tabs = (await api.tabs.query({}).catch(() => [])).filter((t) => scriptable(t.url));
+  let next = 0;
+  const worker = async () => {
+    while (next < tabs.length) {
+      const tab = tabs[next++];
+      const entry = framed.get(tab.id) || look(Promise.resolve(tab), tab.id, api);
+      await entry.look;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, tabs.length) }, worker));
 }

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { missing, injections, scriptable, hasIsolated, hasPristine, withFrames, forgetFramed, reachOpenTabs, reachTab, reachWhenLoaded, watchNavigations } from '../tabs/reach.js';
+import { missing, injections, scriptable, hasIsolated, hasPristine, withFrames, forgetFramed, reachFramesOfOpenTabs, reachOpenTabs, reachTab, reachWhenLoaded, watchNavigations } from '../tabs/reach.js';
 import { registrations } from '../capture/declared.js';
 import { HungTabs, RECOVERS } from '../tabs/hung.js';
 import { CommandError } from '../runner.js';
@@ -377,4 +377,38 @@ test('after a replaced registration, a tab that was loading is reached once it h
   assert.deepEqual(injected.map((i) => i[3]), ['top5', 'top5', 'top5']);
   assert.deepEqual(noted, [5]);
   assert.equal(listeners.size, 0, 'the listener is gone once every tab loaded');
+});
+
+test('going to work brings the scripts into every open tab\'s iframes that loaded idle, a few tabs at once; a command shares its tab\'s look', async () => {
+  const tabs = new Map();
+  const page = (id) => {
+    const top = isolatedWorld({ relay: true, main: true });
+    return [{ frameId: 0, documentId: `top${id}`, g: top }, { frameId: 2, documentId: `sub${id}`, g: isolatedWorld({ top }) }];
+  };
+  for (const id of [1, 2, 3]) tabs.set(id, page(id));
+  const { api, injected, probed } = framesChrome((id) => tabs.get(id));
+  api.tabs.query = async () => [1, 2, 3, 4].map((id) => ({ id, url: id === 4 ? 'chrome://settings' : `http://x/${id}`, status: 'complete' }));
+  const real = api.scripting.executeScript;
+  let inFlight = 0;
+  let most = 0;
+  api.scripting.executeScript = async (o) => {
+    inFlight++;
+    most = Math.max(most, inFlight);
+    await Promise.resolve();
+    try {
+      return await real(o);
+    } finally {
+      inFlight--;
+    }
+  };
+  forgetFramed();
+  await reachFramesOfOpenTabs({ api, parallel: 2 });
+  assert.deepEqual(injected.map((i) => `${i[0]}:${i[3]}`).sort(), ['1:sub1', '1:sub1', '1:sub1', '2:sub2', '2:sub2', '2:sub2', '3:sub3', '3:sub3', '3:sub3'],
+    'each web tab\'s idle iframe, and nothing for a page scripts cannot enter');
+  assert.ok(most <= 4, `at most 2 tabs at once (2 probes each): ${most} calls in flight`);
+  const probes = probed.length;
+  const exec = withFrames(async () => ({ ok: true }), { atWork: () => true, api });
+  await exec({ action: 'click', params: { tab_id: 2 } });
+  await reachFramesOfOpenTabs({ api });
+  assert.equal(probed.length, probes, 'a tab is looked at once per period at work');
 });
