@@ -20,7 +20,8 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  *   ready()             awaited before the loop's first turn (the worker's
  *                       content-script registration); optional.
  *   frames()            since when every frame is captured (ms; 0: top
- *                       documents only), sent with each poll; optional.
+ *                       documents only), sent with each poll with when it
+ *                       was read (now()); optional.
  *   onAgent(at)         called with an agent's last tool call (ms) when the
  *                       daemon's answer has one (the worker goes at work);
  *                       optional, must not block or throw.
@@ -97,7 +98,7 @@ export class Poller {
     try {
       const config = await this.loadConfig();
       if (!config.token || gen !== this.generation) return;
-      const queries = await this.makeClient(config).pendingQueries({ waitMs: 0, frames: this.frames() });
+      const queries = await this.makeClient(config).pendingQueries({ waitMs: 0, frames: this.frames(), framesAt: this.now() });
       if (gen !== this.generation) return;
       for (const q of queries) {
         try {
@@ -134,7 +135,7 @@ export class Poller {
       }
       try {
         let agentAt = 0;
-        const queries = await this.makeClient(config).pendingQueries({ waitMs: this.waitMs, signal: turn.signal, frames: this.frames(),
+        const queries = await this.makeClient(config).pendingQueries({ waitMs: this.waitMs, signal: turn.signal, frames: this.frames(), framesAt: this.now(),
           onAgent: (at) => {
             agentAt = at;
           } });

@@ -319,6 +319,7 @@ test('tell sends frames() at once in a poll that does not wait, beside the held 
   await p.tell();
   assert.equal(calls.length, 2);
   assert.deepEqual({ waitMs: calls[1].waitMs, frames: calls[1].frames }, { waitMs: 0, frames: 5678 });
+  assert.ok(calls[1].framesAt >= calls[0].framesAt && calls[0].framesAt > 0, 'each report says when it was read: the daemon keeps the latest');
   assert.deepEqual(dispatched, ['queued']);
   assert.equal(calls[0].signal.aborted, false, 'the held poll goes on');
   await p.stop();

@@ -56,7 +56,11 @@ func (s *Server) pendingQueries(c echo.Context) error {
 			if ms > 0 {
 				since = time.UnixMilli(ms)
 			}
-			s.cfg.Capture.SetFrames(since)
+			var at time.Time
+			if n, err := strconv.ParseInt(c.QueryParam("frames_at"), 10, 64); err == nil && n > 0 {
+				at = time.UnixMilli(n)
+			}
+			s.cfg.Capture.SetFrames(since, at)
 		}
 	}
 	wait := time.Duration(0)
