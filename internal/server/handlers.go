@@ -47,7 +47,8 @@ func instanceOf(c echo.Context) string {
 // queued commands, else holds up to wait_ms (≤ 25 s) and answers the moment
 // one is queued. Its frames parameter is the extension's iframe capture
 // (ms since the epoch it began capturing every frame; 0: top documents
-// only), which capture reads note; its answer says when an agent last
+// only; frames_at: when the extension read it, the latest reading wins),
+// which capture reads note; its answer says when an agent last
 // called a tool, while that is less than apitype.AgentActiveFor ago.
 func (s *Server) pendingQueries(c echo.Context) error {
 	if v := c.QueryParam("frames"); v != "" && s.cfg.Capture != nil {
