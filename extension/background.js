@@ -34,7 +34,7 @@ import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
 import { TabOwners } from './tabs/owners.js';
 import { HungTabs } from './tabs/hung.js';
-import { forgetFramed, reachOpenTabs, reachWhenLoaded, watchNavigations, withFrames } from './tabs/reach.js';
+import { forgetFramed, reachFramesOfOpenTabs, reachOpenTabs, reachWhenLoaded, watchNavigations, withFrames } from './tabs/reach.js';
 
 /** INSTANCE identifies this worker instance to the daemon (X-Gasoline-Instance). */
 const INSTANCE = crypto.randomUUID();
@@ -56,11 +56,22 @@ const hung = new HungTabs({ dialogShown: nativeDialog });
 
 // Which frames get the content scripts (capture/declared.js): every frame
 // while an agent works, top documents only otherwise. A command switches
-// it before it runs (dispatch), and its first command to a tab brings the
-// scripts into that tab's iframes that loaded while idle (withFrames).
+// it before it runs (dispatch); on going to work the scripts are brought,
+// in the background, into every open tab's iframes that loaded while idle
+// (reachFramesOfOpenTabs: an agent that only reads sends no command), and a
+// command to a tab waits for its tab's look a short while (withFrames).
 // A replaced registration (install, update) missed the pages loading
-// meanwhile: they are reached once loaded.
-const mode = new CaptureMode({ onWork: forgetFramed, onReplace: () => reachWhenLoaded({ noted: noteTab }) });
+// meanwhile: they are reached once loaded. Going to work also tells the
+// daemon since when every frame is captured at once (poller.tell), not when
+// the held poll ends.
+const mode = new CaptureMode({
+  onWork: () => {
+    forgetFramed();
+    reachFramesOfOpenTabs();
+    poller.tell();
+  },
+  onReplace: () => reachWhenLoaded({ noted: noteTab }),
+});
 const runFramed = withFrames(runQuery, { atWork: () => mode.atWork });
 watchNavigations();
 

@@ -147,12 +147,15 @@ export class DaemonClient {
    * pendingQueries long-polls GET /pending-queries: it resolves with the
    * queued commands as soon as there are any, or with [] after about waitMs.
    * frames (when a number) tells the daemon since when every frame is
-   * captured (ms since the epoch; 0: top documents only); onAgent(at) is
+   * captured (ms since the epoch; 0: top documents only), as of framesAt
+   * (when frames() was read, ms: the daemon keeps the latest reading, so a
+   * poll that carried an older one and arrives later changes nothing); onAgent(at) is
    * called with the answer's agent_at (an agent's last tool call, ms) when
    * it has one.
    */
-  async pendingQueries({ waitMs = POLL_WAIT_MS, signal, frames, onAgent } = {}) {
-    const extra = Number.isInteger(frames) && frames >= 0 ? `&frames=${frames}` : '';
+  async pendingQueries({ waitMs = POLL_WAIT_MS, signal, frames, framesAt, onAgent } = {}) {
+    let extra = Number.isInteger(frames) && frames >= 0 ? `&frames=${frames}` : '';
+    if (extra && Number.isInteger(framesAt) && framesAt > 0) extra += `&frames_at=${framesAt}`;
     const body = await this.#request('GET', `/pending-queries?wait_ms=${waitMs}${extra}`, {
       signal,
       timeoutMs: waitMs + POLL_GRACE_MS,

@@ -20,7 +20,8 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  *   ready()             awaited before the loop's first turn (the worker's
  *                       content-script registration); optional.
  *   frames()            since when every frame is captured (ms; 0: top
- *                       documents only), sent with each poll; optional.
+ *                       documents only), sent with each poll with when it
+ *                       was read (now()); optional.
  *   onAgent(at)         called with an agent's last tool call (ms) when the
  *                       daemon's answer has one (the worker goes at work);
  *                       optional, must not block or throw.
@@ -83,6 +84,34 @@ export class Poller {
     this.start();
   }
 
+  /**
+   * tell sends a poll that does not wait (beside the held one, which goes
+   * on), carrying frames(), and dispatches what it brings: the worker calls
+   * it when frames() changed (going to work), so the daemon learns it now
+   * and not when the held poll ends (up to waitMs later). The daemon
+   * delivers each command once, to whichever poll takes it, so nothing is
+   * lost or run twice. It never rejects; it does nothing while not running.
+   */
+  async tell() {
+    if (!this.running || this.stopped) return;
+    const gen = this.generation;
+    try {
+      const config = await this.loadConfig();
+      if (!config.token || gen !== this.generation) return;
+      const queries = await this.makeClient(config).pendingQueries({ waitMs: 0, frames: this.frames(), framesAt: this.now() });
+      if (gen !== this.generation) return;
+      for (const q of queries) {
+        try {
+          this.dispatch(q);
+        } catch (err) {
+          this.log.error('gasoline: dispatching', q?.correlation_id, err);
+        }
+      }
+    } catch (err) {
+      this.log.warn('gasoline: telling the daemon since when every frame is captured:', err?.message || err);
+    }
+  }
+
   /** stop ends the loop; nothing more is dispatched. done settles when it has ended. */
   stop() {
     this.stopped = true;
@@ -106,7 +135,7 @@ export class Poller {
       }
       try {
         let agentAt = 0;
-        const queries = await this.makeClient(config).pendingQueries({ waitMs: this.waitMs, signal: turn.signal, frames: this.frames(),
+        const queries = await this.makeClient(config).pendingQueries({ waitMs: this.waitMs, signal: turn.signal, frames: this.frames(), framesAt: this.now(),
           onAgent: (at) => {
             agentAt = at;
           } });

@@ -19,10 +19,11 @@
 // every frame scripted, each extra iframe of every page cost 4.2 ms of main
 // thread (p50, test/e2e/cmd/pagebench); with top documents only 1.6 ms; the
 // user pays that all day, agent or no agent. The trade: an iframe that loaded
-// while no agent was at work has no capture from before the agent's first
-// command in its tab, which brings the scripts into that tab's frames then
-// (tabs/reach.js withFrames); the daemon's capture reads say so (a frames
-// note, from the at-work start each poll reports).
+// while no agent was at work has no capture from before the extension went
+// to work, which brings the scripts into every open tab's frames then, in
+// the background (onWork: tabs/reach.js reachFramesOfOpenTabs); the daemon's
+// capture reads say so (a frames note, from the at-work start the poller
+// reports at once).
 //
 // What is declared (files, order, worlds, run_at, about:blank and other
 // opaque frames through matchOriginAsFallback) is declared.json, which

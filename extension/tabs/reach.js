@@ -8,12 +8,13 @@
 //     worker start, brings them into each tab's top document (never into
 //     iframes: the user's other tabs stay light, capture/declared.js), and
 //     reachWhenLoaded into those still loading then, once they have loaded;
-//   - while idle, iframes get none: on an agent's first command in a tab
-//     while at work (withFrames), reachTab brings them into that tab's
-//     documents lacking them, iframes included, before the command runs.
-//     Such an iframe has no capture from before that command (what it
-//     logged or requested while loading), and its pristine built-ins, if
-//     it were ever asked for them, are marked as the page's own;
+//   - while idle, iframes get none: when the extension goes to work,
+//     reachFramesOfOpenTabs brings them, in the background, into every
+//     open tab's documents lacking them, iframes included, and a command to
+//     a tab waits a short while for its tab's look (withFrames). Such an
+//     iframe has no capture from before then (what it logged or requested
+//     while loading), and its pristine built-ins, if it were ever asked for
+//     them, are marked as the page's own;
 //   - a command to a document lacking them brings them first
 //     (actions/inject.js, execute.js, the dialog action).
 // What is brought is what Chrome has registered now (in the registration's
@@ -259,10 +260,11 @@ export function watchNavigations(api = chrome) {
 /**
  * withFrames wraps exec(query, signal, hooks) (the executor tabs/hung.js
  * guards, called with the query's tab_id filled in by tabs/owners.js):
- * while atWork() says the extension is at work, the first command to a tab
- * brings the registered scripts into its documents lacking them (iframes
- * that loaded while idle) before it runs; later commands to the tab wait
- * for that look only while it lasts. Actions that replace or leave the
+ * while atWork() says the extension is at work, a command to a tab waits
+ * for the look that brings the registered scripts into its documents
+ * lacking them (iframes that loaded while idle): the one
+ * reachFramesOfOpenTabs began, or its own when the tab was not looked at
+ * yet, at most waitMs, once per look. Actions that replace or leave the
  * tab's document skip it. A tab that cannot be reached runs the command
  * anyway.
  */
@@ -278,28 +280,61 @@ export function withFrames(exec, { atWork, api = globalThis.chrome, waitMs = REA
 }
 
 // framesOf looks at the tab's documents once per period at work (a tab
-// still loading included: its iframes that loaded idle), and waits for
-// the look up to waitMs. A look that outlasts that goes on in the
-// background and is remembered once it succeeds; later commands to the tab
-// do not wait for it (they would only wait as long again for the same
-// frames); a look that fails is forgotten, so the next command looks again.
+// still loading included: its iframes that loaded idle), or takes the look
+// in flight, and waits for it up to waitMs. A look that outlasts that goes
+// on in the background and is remembered once it succeeds; later commands
+// to the tab do not wait for it (they would only wait as long again for the
+// same frames); a look that fails is forgotten, so the next command looks again.
 function framesOf(tabId, api, waitMs) {
   const id = Number(tabId);
   const known = Number.isInteger(id) && tabId !== null && tabId !== '';
-  const had = known && framed.get(id);
-  if (had) return had.late ? undefined : had.look;
+  const entry = (known && framed.get(id)) || look(known ? api.tabs.get(id) : activeTab(api), known ? id : null, api);
+  if (entry.late) return undefined;
+  return within(entry.look, waitMs, () => {
+    entry.late = true;
+  });
+}
+
+// look starts the look at a tab (tab: a promise of Chrome's Tab) and, for
+// a known id, remembers it in framed until it fails.
+function look(tab, id, api) {
   const entry = { late: false };
-  entry.look = (known ? api.tabs.get(id) : activeTab(api))
-    .then((tab) => reachTab(tab, api, { loading: true }))
+  entry.look = tab
+    .then((t) => reachTab(t, api, { loading: true }))
     .then(() => true, () => false);
-  if (known) {
+  if (id !== null) {
     if (framed.size >= MAX_FRAMED) framed.clear();
     framed.set(id, entry);
     entry.look.then((looked) => {
       if (!looked && framed.get(id) === entry) framed.delete(id);
     });
   }
-  return within(entry.look, waitMs, () => {
-    entry.late = true;
-  });
+  return entry;
+}
+
+/** REACH_PARALLEL bounds how many tabs reachFramesOfOpenTabs looks at at once. */
+export const REACH_PARALLEL = 2;
+
+/**
+ * reachFramesOfOpenTabs brings the registered scripts into the documents
+ * lacking them in every open tab (the iframes that loaded while idle), in
+ * the background: background.js runs it each time the extension goes to
+ * work (capture/declared.js onWork), after forgetFramed, so that at work
+ * every frame is captured, not only those of tabs an agent sends a command
+ * to (an agent that only reads never does). One look per tab (a command to
+ * a tab shares its look, waiting for it at most as long as for its own),
+ * at most parallel tabs at once; tabs already looked at since are skipped.
+ * It resolves once every tab was looked at; it never rejects.
+ */
+export async function reachFramesOfOpenTabs({ api = chrome, parallel = REACH_PARALLEL } = {}) {
+  const tabs = (await api.tabs.query({}).catch(() => [])).filter((t) => scriptable(t.url));
+  let next = 0;
+  const worker = async () => {
+    while (next < tabs.length) {
+      const tab = tabs[next++];
+      const entry = framed.get(tab.id) || look(Promise.resolve(tab), tab.id, api);
+      await entry.look;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, tabs.length) }, worker));
 }

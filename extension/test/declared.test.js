@@ -7,13 +7,26 @@ import { CaptureMode, DEADLINE_KEY, IDLE_AFTER_MS, IDLE_ALARM, RENEW_MS, SINCE_K
 
 const declared = JSON.parse(fs.readFileSync(new URL('../capture/declared.json', import.meta.url)));
 
+// turn lets one turn of the event loop pass (setImmediate: the tests that
+// fake setTimeout, for the waits capture/declared.js bounds, leave it real).
+const turn = () => new Promise((r) => setImmediate(r));
+
+// until lets turns pass until cond() holds (at most 1000).
+async function until(cond, what) {
+  for (let i = 0; i < 1000; i++) {
+    if (cond()) return;
+    await turn();
+  }
+  assert.fail(`never happened: ${what}`);
+}
+
 // fakeChrome keeps what Chrome would: the registered scripts (in
 // registration order, persisted: the same object survives a "worker
 // restart"), chrome.storage.session, and the alarms. Each scripting call
 // takes a turn of the event loop, and is logged.
 function fakeChrome({ registered = [], session = new Map() } = {}) {
   const state = { registered, session, alarms: new Map(), calls: [], frames: [] };
-  const tick = () => new Promise((r) => setTimeout(r, 1));
+  const tick = turn;
   const copy = (l) => l.map((s) => ({ ...s }));
   state.api = {
     scripting: {
@@ -263,24 +276,37 @@ test('a renewal while at work does not hold the command, even when Chrome never 
   mode.work().then(() => {
     done = true;
   });
-  await new Promise((r) => setTimeout(r, 5));
-  assert.equal(done, true, 'the command ran without waiting for the renewal');
+  await until(() => done, 'the command ran without waiting for the renewal');
 });
 
-test('a first switch that never settles holds a command at most waitMs, then the command runs', async () => {
+test('a first switch that never settles holds a command at most waitMs, then the command runs', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const state = fakeChrome();
   const warned = [];
   const mode = modeOf(state, clock(), { waitMs: 30, log: { warn: (...a) => warned.push(a.join(' ')) } });
   await mode.start();
-  state.api.scripting.updateContentScripts = () => new Promise(() => {}); // never settles
-  const t0 = Date.now();
-  await mode.work();
-  assert.ok(Date.now() - t0 >= 25, 'waited for the switch first');
+  let updating = false;
+  state.api.scripting.updateContentScripts = () => {
+    updating = true;
+    return new Promise(() => {}); // never settles
+  };
+  let first = false;
+  mode.work().then(() => {
+    first = true;
+  });
+  await until(() => updating, 'the switch asked Chrome');
+  t.mock.timers.tick(29);
+  for (let i = 0; i < 20; i++) await turn();
+  assert.equal(first, false, 'waits for the switch first');
+  t.mock.timers.tick(1);
+  await until(() => first, 'the command runs after waitMs');
   assert.equal(mode.atWork, false);
   assert.match(warned.join('\n'), /took over 30 ms/);
-  const t1 = Date.now();
-  await mode.work();
-  assert.ok(Date.now() - t1 < 25, 'the next command does not wait for the stuck switch again');
+  let next = false;
+  mode.work().then(() => {
+    next = true;
+  });
+  await until(() => next, 'the next command does not wait for the stuck switch again (no time passes)');
 });
 
 test('an agent\'s tool call the daemon reports keeps the extension at work until 15 minutes after it', async () => {
@@ -329,8 +355,14 @@ test('a worker stopped mid-switch (deadline stored, registration still idle): th
   const first = modeOf(state, c);
   await first.start();
   state.api.scripting.updateContentScripts = () => new Promise(() => {}); // the worker stops during it
+  let updating = false;
+  const stuck = state.api.scripting.updateContentScripts;
+  state.api.scripting.updateContentScripts = (...a) => {
+    updating = true;
+    return stuck(...a);
+  };
   first.work();
-  await new Promise((r) => setTimeout(r, 10));
+  await until(() => updating, 'the switch asked Chrome');
   assert.ok(state.session.get(DEADLINE_KEY) > c.t, 'the deadline was stored first');
   assert.deepEqual(frames(state), ['start-isolated:false', 'start-main:false', 'end-isolated:false']);
 

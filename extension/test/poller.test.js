@@ -297,3 +297,30 @@ test('each poll carries frames(); an agent_at in the answer reaches onAgent afte
   assert.deepEqual(calls.map((c) => c.frames), [0, 5678]);
   await p.stop();
 });
+
+test('tell sends frames() at once in a poll that does not wait, beside the held one, and dispatches what it brings', async () => {
+  let since = 0;
+  const calls = [];
+  const makeClient = () => ({
+    pendingQueries: (opts) => {
+      calls.push(opts);
+      if (opts.waitMs === 0) return Promise.resolve([{ correlation_id: 'queued' }]);
+      return new Promise((_, reject) => opts.signal.addEventListener('abort', () => reject(opts.signal.reason)));
+    },
+  });
+  const dispatched = [];
+  const p = new Poller({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient, dispatch: (q) => dispatched.push(q.correlation_id),
+    status: statusRecorder(), frames: () => since, backoff: fastBackoff() });
+  await p.tell(); // not running: nothing
+  assert.equal(calls.length, 0);
+  p.start();
+  await until(() => calls.length === 1, 'the held poll');
+  since = 5678;
+  await p.tell();
+  assert.equal(calls.length, 2);
+  assert.deepEqual({ waitMs: calls[1].waitMs, frames: calls[1].frames }, { waitMs: 0, frames: 5678 });
+  assert.ok(calls[1].framesAt >= calls[0].framesAt && calls[0].framesAt > 0, 'each report says when it was read: the daemon keeps the latest');
+  assert.deepEqual(dispatched, ['queued']);
+  assert.equal(calls[0].signal.aborted, false, 'the held poll goes on');
+  await p.stop();
+});

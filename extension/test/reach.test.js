@@ -3,10 +3,24 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { missing, injections, scriptable, hasIsolated, hasPristine, withFrames, forgetFramed, reachOpenTabs, reachTab, reachWhenLoaded, watchNavigations } from '../tabs/reach.js';
+import { missing, injections, scriptable, hasIsolated, hasPristine, withFrames, forgetFramed, reachFramesOfOpenTabs, reachOpenTabs, reachTab, reachWhenLoaded, watchNavigations } from '../tabs/reach.js';
 import { registrations } from '../capture/declared.js';
 import { HungTabs, RECOVERS } from '../tabs/hung.js';
 import { CommandError } from '../runner.js';
+
+// turns lets n turns of the event loop pass; until, turns until cond() holds
+// (setImmediate: tests that fake setTimeout leave it real).
+const turn = () => new Promise((r) => setImmediate(r));
+const turns = async (n) => {
+  for (let i = 0; i < n; i++) await turn();
+};
+async function until(cond, what) {
+  for (let i = 0; i < 1000; i++) {
+    if (cond()) return;
+    await turn();
+  }
+  assert.fail(`never happened: ${what}`);
+}
 
 const declared = JSON.parse(readFileSync(new URL('../capture/declared.json', import.meta.url)));
 // atWork and idle are the registrations of capture/declared.js's two modes.
@@ -307,7 +321,8 @@ test('the probes run at once (injectImmediately), not at every frame\'s document
   assert.ok(probeOptions.length === 2 && probeOptions.every((o) => o.injectImmediately === true), JSON.stringify(probeOptions));
 });
 
-test('a look that does not answer holds the first command at most waitMs and the next not at all; it is kept once it answers', async () => {
+test('a look that does not answer holds the first command at most waitMs and the next not at all; it is kept once it answers', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const top = isolatedWorld({ relay: true, main: true });
   const docs = [{ frameId: 0, documentId: 'top8', g: top }, { frameId: 2, documentId: 'sub8', g: isolatedWorld({ top }) }];
   const { api, injected, probed } = framesChrome(() => docs);
@@ -322,15 +337,24 @@ test('a look that does not answer holds the first command at most waitMs and the
   };
   forgetFramed();
   const exec = withFrames(async () => ({ ok: true }), { atWork: () => true, api, waitMs: 30 });
-  const t0 = Date.now();
-  await exec({ action: 'click', params: { tab_id: 8 } });
-  assert.ok(Date.now() - t0 >= 25, 'the first command waited for the look');
-  const t1 = Date.now();
-  await exec({ action: 'click', params: { tab_id: 8 } });
-  assert.ok(Date.now() - t1 < 25, 'the next command did not wait again');
+  let first = false;
+  exec({ action: 'click', params: { tab_id: 8 } }).then(() => {
+    first = true;
+  });
+  await turns(20);
+  t.mock.timers.tick(29);
+  await turns(20);
+  assert.equal(first, false, 'the first command waits for the look');
+  t.mock.timers.tick(1);
+  await until(() => first, 'the first command runs after waitMs');
+  let next = false;
+  exec({ action: 'click', params: { tab_id: 8 } }).then(() => {
+    next = true;
+  });
+  await until(() => next, 'the next command did not wait again (no time passes)');
   assert.deepEqual(injected, []);
   release();
-  for (let i = 0; i < 100 && injected.length < 3; i++) await new Promise((r) => setTimeout(r, 2));
+  await until(() => injected.length >= 3, 'the late look brought the scripts');
   assert.deepEqual(injected.map((i) => i[3]), ['sub8', 'sub8', 'sub8'], 'the late look brought the scripts when the frames answered');
   const probes = probed.length;
   await exec({ action: 'click', params: { tab_id: 8 } });
@@ -373,8 +397,42 @@ test('after a replaced registration, a tab that was loading is reached once it h
   assert.deepEqual(injected, [], 'still loading: Chrome may yet bring them');
   status.set(5, 'complete');
   for (const f of [...listeners]) f(5, { status: 'complete' }, { id: 5, url: 'http://x/5', status: 'complete' });
-  for (let i = 0; i < 100 && noted.length === 0; i++) await new Promise((r) => setTimeout(r, 2));
+  await until(() => noted.length > 0, 'the tab that loaded was reached');
   assert.deepEqual(injected.map((i) => i[3]), ['top5', 'top5', 'top5']);
   assert.deepEqual(noted, [5]);
   assert.equal(listeners.size, 0, 'the listener is gone once every tab loaded');
+});
+
+test('going to work brings the scripts into every open tab\'s iframes that loaded idle, a few tabs at once; a command shares its tab\'s look', async () => {
+  const tabs = new Map();
+  const page = (id) => {
+    const top = isolatedWorld({ relay: true, main: true });
+    return [{ frameId: 0, documentId: `top${id}`, g: top }, { frameId: 2, documentId: `sub${id}`, g: isolatedWorld({ top }) }];
+  };
+  for (const id of [1, 2, 3]) tabs.set(id, page(id));
+  const { api, injected, probed } = framesChrome((id) => tabs.get(id));
+  api.tabs.query = async () => [1, 2, 3, 4].map((id) => ({ id, url: id === 4 ? 'chrome://settings' : `http://x/${id}`, status: 'complete' }));
+  const real = api.scripting.executeScript;
+  let inFlight = 0;
+  let most = 0;
+  api.scripting.executeScript = async (o) => {
+    inFlight++;
+    most = Math.max(most, inFlight);
+    await Promise.resolve();
+    try {
+      return await real(o);
+    } finally {
+      inFlight--;
+    }
+  };
+  forgetFramed();
+  await reachFramesOfOpenTabs({ api, parallel: 2 });
+  assert.deepEqual(injected.map((i) => `${i[0]}:${i[3]}`).sort(), ['1:sub1', '1:sub1', '1:sub1', '2:sub2', '2:sub2', '2:sub2', '3:sub3', '3:sub3', '3:sub3'],
+    'each web tab\'s idle iframe, and nothing for a page scripts cannot enter');
+  assert.ok(most <= 4, `at most 2 tabs at once (2 probes each): ${most} calls in flight`);
+  const probes = probed.length;
+  const exec = withFrames(async () => ({ ok: true }), { atWork: () => true, api });
+  await exec({ action: 'click', params: { tab_id: 2 } });
+  await reachFramesOfOpenTabs({ api });
+  assert.equal(probed.length, probes, 'a tab is looked at once per period at work');
 });

@@ -15,17 +15,30 @@ type Frames struct {
 	// Seq is the last sequence number stored when the daemon learnt Since:
 	// a read from a cursor below it reaches back before Since.
 	Seq uint64
+	// At is when the extension read the mode it reported (its clock; zero:
+	// not said).
+	At time.Time
 }
 
 // SetFrames records the extension's report: since is when it began
-// capturing every frame, or zero while it captures top documents only.
-func (s *Store) SetFrames(since time.Time) {
+// capturing every frame, or zero while it captures top documents only, as
+// of at (when the extension read it; zero: unknown). A report read before
+// the one recorded is stale and changes nothing: a poll held since before a
+// switch can arrive after the report of the switch (the extension reports
+// it at once, in a poll that does not wait).
+func (s *Store) SetFrames(since, at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.frames.Reported && s.frames.Since.Equal(since) {
+	if !at.IsZero() && at.Before(s.frames.At) {
 		return
 	}
-	s.frames = Frames{Reported: true, Since: since, Seq: s.seq}
+	if s.frames.Reported && s.frames.Since.Equal(since) {
+		if at.After(s.frames.At) {
+			s.frames.At = at
+		}
+		return
+	}
+	s.frames = Frames{Reported: true, Since: since, Seq: s.seq, At: at}
 }
 
 // Frames returns the extension's last report on iframe capture.

@@ -76,6 +76,7 @@ type Server struct {
 	lastCall     atomic.Int64 // unix ns of the last tools/call; 0: none yet
 	callMu       sync.Mutex
 	nextCall     chan struct{} // closed by the next tools/call; guarded by callMu
+	lastDone     chan struct{} // closed when the last tools/call begun ends; guarded by callMu
 }
 
 // NewServer returns a server that introduces itself as info and gives
@@ -98,6 +99,26 @@ func (s *Server) NextCall() <-chan struct{} {
 	}
 	return s.nextCall
 }
+
+// LastCallDone returns a channel closed when the last tools/call begun
+// ends (closed at once when it has, or none began): a held poll woken by
+// a call answers then, so the command that call queues (interact) goes out
+// in the same answer, not a poll later, and one that queues none (observe)
+// ends the poll as soon as it returns.
+func (s *Server) LastCallDone() <-chan struct{} {
+	s.callMu.Lock()
+	defer s.callMu.Unlock()
+	if s.lastDone == nil {
+		return closedChan
+	}
+	return s.lastDone
+}
+
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // CalledWithin returns when a client last called a tool (any tool), if
 // that is less than d ago (else the zero time): the daemon tells the
@@ -289,7 +310,10 @@ func (s *Server) toolsCall(ctx context.Context, client string, params json.RawMe
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "unknown tool %q; available tools: %s", p.Name, strings.Join(names, ", "))
 	}
 	s.lastCall.Store(s.now().UnixNano())
+	done := make(chan struct{})
+	defer close(done)
 	s.callMu.Lock()
+	s.lastDone = done
 	if s.nextCall != nil {
 		close(s.nextCall)
 		s.nextCall = nil

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -84,33 +85,114 @@ func TestAgentActiveForMatchesTheExtension(t *testing.T) {
 	}
 }
 
+// heldPoll starts ext's poll held up to 25 s and returns its answer's
+// channel once the tracker has it in flight.
+func (e *env) heldPoll(t *testing.T, ext *signer, instance string) <-chan apitype.PendingQueries {
+	t.Helper()
+	answered := make(chan apitype.PendingQueries, 1)
+	go func() {
+		_, body := ext.do(t, "GET", "/pending-queries?wait_ms=25000", "")
+		var pq apitype.PendingQueries
+		if err := json.Unmarshal(body, &pq); err != nil {
+			t.Errorf("the held poll's answer: %v: %s", err, body)
+		}
+		answered <- pq
+	}()
+	// Presence gives an instance's last contact, or the tracker's now while
+	// a Poll of it is in flight: three looks each later than the one
+	// before see the poll held (contacts are its request, its Poll's start
+	// and end; the end answers the test's channel, which then fails).
+	var seen []time.Time
+	for deadline := time.Now().Add(10 * time.Second); ; runtime.Gosched() {
+		p := e.tracker.Presence()
+		if p.Instance != instance || (len(seen) > 0 && !p.LastSeen.After(seen[len(seen)-1])) {
+			seen = seen[:0]
+		}
+		if p.Instance == instance {
+			seen = append(seen, p.LastSeen)
+		}
+		if len(seen) == 3 {
+			return answered
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the poll of %s is not held after 10 s", instance)
+		}
+	}
+}
+
+// answer waits for a held poll's answer, at most 10 s (it is held 25 s).
+func answer(t *testing.T, held <-chan apitype.PendingQueries, what string) apitype.PendingQueries {
+	t.Helper()
+	select {
+	case pq := <-held:
+		return pq
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s: the held poll did not answer within 10 s", what)
+	}
+	return apitype.PendingQueries{}
+}
+
+// toolCall calls tool with arguments args as an agent does.
+func (e *env) toolCall(t *testing.T, id int, tool, args string) {
+	t.Helper()
+	params := `"name":"` + tool + `","arguments":` + args
+	h := modernHeaders("tools/call", tool)
+	h["Authorization"] = "Bearer " + token
+	got, body := e.do(t, req{"POST", "/mcp", h, modernReq(id, "tools/call", params, false)})
+	if got != 200 {
+		t.Fatalf("tools/call %s: %d %s", params, got, body)
+	}
+}
+
+// agentRetell is handlers.go's: a call this much newer than the agent_at an
+// instance was told wakes its held poll.
+const agentRetell = time.Minute
+
 // A poll held while no agent works answers at the first tool call, so an
-// agent's first observe reaches the extension at once, not a poll later
-// (whether the call comes before the poll is held or while it is).
+// agent's first observe reaches the extension at once, not a poll later.
 func TestHeldPollAnswersAtAnAgentsFirstCall(t *testing.T) {
 	e := newEnv(t)
 	ext := e.signer(e.pairExtension(t), "i1")
-	held := make(chan []byte, 1)
+	held := e.heldPoll(t, ext, "i1")
+	e.toolCall(t, 1, "observe", `{"what":"logs"}`)
+	if pq := answer(t, held, "an observe"); pq.AgentAt == 0 {
+		t.Errorf("the answer has no agent_at: %+v", pq)
+	}
+}
+
+// The wake-up does not cost the first command a poll round trip: the held
+// poll answers once the call that woke it returned, with agent_at and the
+// command it queued. Every extension instance is told on its own: a
+// second browser's held poll wakes too, and one already told of the call
+// is not woken by a call within agentRetell (by the daemon's clock).
+func TestHeldPollWokenByACallCarriesItsCommand(t *testing.T) {
+	e := newEnv(t)
+	var now atomic.Int64
+	now.Store(time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC).UnixNano())
+	e.mcp.SetClock(func() time.Time { return time.Unix(0, now.Load()) })
+	tok := e.pairExtension(t)
+	one, two := e.signer(tok, "i1"), e.signer(tok, "i2")
+
+	held := e.heldPoll(t, one, "i1")
+	e.toolCall(t, 1, "interact", `{"action":"execute_js","script":"1","tab_id":7}`)
+	pq := answer(t, held, "an interact")
+	if pq.AgentAt == 0 || len(pq.Queries) != 1 || pq.Queries[0].Action != "execute_js" {
+		t.Fatalf("the woken poll answered %+v, want agent_at and the execute_js command", pq)
+	}
+
+	// Not told yet: its poll answers at once (held 25 s otherwise).
 	start := time.Now()
-	go func() {
-		_, body := ext.do(t, "GET", "/pending-queries?wait_ms=25000", "")
-		held <- body
-	}()
-	h := modernHeaders("tools/call", "observe")
-	h["Authorization"] = "Bearer " + token
-	call := modernReq(1, "tools/call", `"name":"observe","arguments":{"what":"logs"}`, false)
-	if got, body := e.do(t, req{"POST", "/mcp", h, call}); got != 200 {
-		t.Fatalf("observe: %d %s", got, body)
+	_, body := two.do(t, "GET", "/pending-queries?wait_ms=25000", "")
+	if err := json.Unmarshal(body, &pq); err != nil || pq.AgentAt == 0 || time.Since(start) > 10*time.Second {
+		t.Errorf("the second instance's poll: %s after %v, want agent_at at once", body, time.Since(start))
 	}
-	body := <-held
-	if d := time.Since(start); d > 15*time.Second {
-		t.Fatalf("the held poll answered after %v, not at the call", d)
-	}
-	var pq apitype.PendingQueries
-	if err := json.Unmarshal(body, &pq); err != nil {
-		t.Fatalf("%v: %s", err, body)
-	}
-	if pq.AgentAt == 0 {
-		t.Errorf("the answer has no agent_at: %s", body)
+
+	held = e.heldPoll(t, one, "i1")
+	now.Add(int64(agentRetell / 2))
+	e.toolCall(t, 2, "observe", `{"what":"logs"}`) // told of the first call half agentRetell ago: not woken
+	now.Add(int64(agentRetell))
+	e.toolCall(t, 3, "observe", `{"what":"logs"}`)
+	if pq := answer(t, held, "a call agentRetell after the one told"); pq.AgentAt != time.Unix(0, now.Load()).UnixMilli() {
+		t.Errorf("agent_at %d, want the third call's %d (the second must not have woken it)", pq.AgentAt, time.Unix(0, now.Load()).UnixMilli())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
@@ -46,7 +47,8 @@ func instanceOf(c echo.Context) string {
 // queued commands, else holds up to wait_ms (≤ 25 s) and answers the moment
 // one is queued. Its frames parameter is the extension's iframe capture
 // (ms since the epoch it began capturing every frame; 0: top documents
-// only), which capture reads note; its answer says when an agent last
+// only; frames_at: when the extension read it, the latest reading wins),
+// which capture reads note; its answer says when an agent last
 // called a tool, while that is less than apitype.AgentActiveFor ago.
 func (s *Server) pendingQueries(c echo.Context) error {
 	if v := c.QueryParam("frames"); v != "" && s.cfg.Capture != nil {
@@ -55,7 +57,11 @@ func (s *Server) pendingQueries(c echo.Context) error {
 			if ms > 0 {
 				since = time.UnixMilli(ms)
 			}
-			s.cfg.Capture.SetFrames(since)
+			var at time.Time
+			if n, err := strconv.ParseInt(c.QueryParam("frames_at"), 10, 64); err == nil && n > 0 {
+				at = time.UnixMilli(n)
+			}
+			s.cfg.Capture.SetFrames(since, at)
 		}
 	}
 	wait := time.Duration(0)
@@ -72,10 +78,21 @@ func (s *Server) pendingQueries(c echo.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), wait)
 	defer cancel()
+	inst := instanceOf(c)
+	held := ctx // ended early by the wake-up at an agent's call
 	if s.cfg.MCP != nil {
-		s.answerAtNewCall(ctx, cancel)
+		var wake context.CancelFunc
+		held, wake = context.WithCancel(ctx)
+		defer wake()
+		s.answerAtNewCall(ctx, inst, wake)
 	}
-	cmds, err := s.cfg.Tracker.Poll(ctx, instanceOf(c), 0)
+	cmds, err := s.cfg.Tracker.Poll(held, inst, 0)
+	if len(cmds) == 0 && held.Err() != nil && ctx.Err() == nil {
+		// Woken by a tool call that has returned: what it queued (an
+		// interact's command) goes in this answer. A woken Poll may return
+		// without it (a Poll whose ctx ended delivers only at its first look).
+		cmds, err = s.cfg.Tracker.Poll(held, inst, 0)
+	}
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		if errors.Is(err, tracker.ErrClosed) {
 			return apiError(http.StatusServiceUnavailable, "shutting_down", "the daemon is shutting down", "reconnect in a moment")
@@ -86,7 +103,7 @@ func (s *Server) pendingQueries(c echo.Context) error {
 	if s.cfg.MCP != nil {
 		if at := s.cfg.MCP.CalledWithin(apitype.AgentActiveFor); !at.IsZero() {
 			out.AgentAt = at.UnixMilli()
-			s.agentTold.Store(out.AgentAt)
+			s.told.set(inst, out.AgentAt)
 		}
 	}
 	for _, cmd := range cmds {
@@ -114,34 +131,59 @@ func (s *Server) pendingQueries(c echo.Context) error {
 // changes nothing for it sooner.
 const agentRetell = time.Minute
 
-// answerAtNewCall calls answer (ending the held poll of ctx) at a tool call
-// the extension has not been told of (agent_at), so an agent's first call,
-// an observe, reaches it at once and not up to a poll later.
-func (s *Server) answerAtNewCall(ctx context.Context, answer func()) {
-	told := s.agentTold.Load()
+// answerAtNewCall calls answer (ending the held poll of ctx, for the
+// extension instance inst) at a tool call that instance has not been told
+// of (agent_at), so an agent's first call, an observe, reaches it at once
+// and not up to a poll later. It answers once that call has returned: a
+// command the call queues meanwhile (an interact) wakes the poll itself and
+// goes out in that answer, not a poll round trip later.
+func (s *Server) answerAtNewCall(ctx context.Context, inst string, answer func()) {
+	told := s.told.get(inst)
 	untold := func() bool {
 		at := s.cfg.MCP.CalledWithin(apitype.AgentActiveFor)
 		return !at.IsZero() && at.UnixMilli()-told >= agentRetell.Milliseconds()
 	}
 	called := s.cfg.MCP.NextCall() // before the look, so a call in between is not missed
-	if untold() {
-		answer()
-		return
-	}
 	go func() {
-		for {
+		for !untold() {
 			select {
 			case <-called:
 			case <-ctx.Done():
 				return
 			}
 			called = s.cfg.MCP.NextCall()
-			if untold() {
-				answer()
-				return
-			}
+		}
+		select {
+		case <-s.cfg.MCP.LastCallDone():
+			answer()
+		case <-ctx.Done():
 		}
 	}()
+}
+
+// maxTold bounds the extension instances toldAt remembers (each worker
+// start is a new one); forgetting them all costs each a poll answered early.
+const maxTold = 64
+
+// toldAt holds, per extension instance, the agent_at its last poll answer carried (ms).
+type toldAt struct {
+	mu sync.Mutex
+	at map[string]int64
+}
+
+func (t *toldAt) get(inst string) int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.at[inst]
+}
+
+func (t *toldAt) set(inst string, at int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.at == nil || len(t.at) >= maxTold {
+		t.at = map[string]int64{}
+	}
+	t.at[inst] = at
 }
 
 // queryResult applies an extension's report on a command.

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
@@ -78,8 +77,8 @@ type Server struct {
 	// unverified and unverifiedPair count the body bytes held by requests
 	// not yet verified (MaxUnverifiedBytes, MaxUnverifiedPairBytes).
 	unverified, unverifiedPair byteBudget
-	// agentTold is the agent_at last sent in a poll answer (ms; handlers.go).
-	agentTold atomic.Int64
+	// told is the agent_at last sent in a poll answer, per extension instance (handlers.go).
+	told toldAt
 }
 
 // New builds the server and its route table.

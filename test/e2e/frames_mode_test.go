@@ -91,8 +91,9 @@ func (e *env) popupFrames(want bool) {
 
 // TestFramesCapturedWhileAgentWorks: while no agent works, an iframe of
 // the user's page runs no content script, so what it does while loading is
-// not captured (its top document's is); the agent's first command in the
-// tab brings the capture into that iframe (what it does afterwards is
+// not captured (its top document's is); the agent's first command puts the
+// extension at work, which brings the capture into that iframe before the
+// command runs in its tab (what it does afterwards is
 // captured, what it did before is not: the trade capture/declared.js
 // states), which the popup shows; and from then on a page the agent navigates to has its
 // iframe's load-time log and uncaught error in observe right after the
@@ -131,8 +132,8 @@ func TestFramesCapturedWhileAgentWorks(t *testing.T) {
 		t.Errorf("an iframe loaded while no agent worked had its load-time error captured:\n%s", errs.Raw)
 	}
 
-	// The agent's command brought the capture into that iframe: what it
-	// logs now is captured.
+	// Going to work brought the capture into that iframe: what it logs now
+	// is captured.
 	p.eval(`document.getElementById("f").contentWindow.eval('console.log("frame later idle"); true')`, nil)
 	complete(t, e.js("document.title", tab)) // a result goes after its tab's capture
 	later := e.observe(map[string]any{"what": "logs", "text": "frame later idle"})

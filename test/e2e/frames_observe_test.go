@@ -26,7 +26,9 @@ func framesNote(t *testing.T, o observed) string {
 // reads (observe errors, while the user reproduces a bug) puts the
 // extension at work as a command does: the daemon reports its tool call in
 // the poll answer, so an iframe of a page the user opens afterwards is
-// captured from its start without any command. The reads say honestly
+// captured from its start without any command, and the iframes of pages
+// already open get the capture then, so they are watched from then on
+// (what they did before is not). The reads say honestly
 // when iframes were not watched: "not captured until now" before the extension
 // switched, "captured only since" for a read reaching back before the
 // switch, and nothing for a read within it.
@@ -34,7 +36,7 @@ func TestFramesCapturedFromAnAgentsObserve(t *testing.T) {
 	e := ready(t)
 	pages := modeSite(t)
 	e.popupFrames(false)
-	e.openPage(pages.URL + "/top?n=idle") // the user's page, loaded while no agent works
+	idle := e.openPage(pages.URL + "/top?n=idle") // the user's page, loaded while no agent works
 
 	first := e.observe(map[string]any{"what": "errors"})
 	if note := framesNote(t, first); !strings.Contains(note, "not captured until now") {
@@ -48,6 +50,24 @@ func TestFramesCapturedFromAnAgentsObserve(t *testing.T) {
 		return nil
 	})
 	e.popupFrames(true)
+
+	// At work every frame is captured: the iframe that loaded idle got the
+	// scripts when the extension went to work, with no command to its tab.
+	logged := 0
+	later := e.observeUntil(map[string]any{"what": "logs", "text": "frame later idle", "since": at.NextCursor}, 20*time.Second, func(o observed) error {
+		if len(o.Entries) > 0 {
+			return nil
+		}
+		logged++
+		idle.eval(fmt.Sprintf(`document.getElementById("f").contentWindow.eval('console.log("frame later idle %d"); true')`, logged), nil)
+		return fmt.Errorf("the idle-loaded iframe's log is not captured yet")
+	})
+	if later.Entries[0].num("frame_id") == 0 {
+		t.Errorf("the idle-loaded iframe's log has frame_id 0: %v", later.Entries[0])
+	}
+	if note := framesNote(t, later); note != "" {
+		t.Errorf("a read after the switch, the idle-loaded iframe captured: frames note %q, want none\n%s", note, later.Raw)
+	}
 
 	// No command: the user opens another page; its iframe's load-time error is captured.
 	e.openPage(pages.URL + "/top?n=work")
