@@ -139,9 +139,10 @@ const MAX_HOPS = 3;
  * action's settle does (capture/settle.js): the short timers it set while
  * loading (and those their callbacks set), the fetch/XHR they start, and a
  * navigation they start (a script redirect: location.replace, a form
- * submitted by script), followed to that page's load and settled there, up
- * to capMs in all. A page with nothing pending costs one flush of its top
- * frame. Resolves to {tab, settled, pending?}; tab is the tab as it is at
+ * submitted by script), followed to that page's load and settled there.
+ * The settling is bounded by capMs in all; a redirect's own load is waited
+ * for as navigate waits for a load. A page with nothing pending costs one
+ * flush of its top frame. Resolves to {tab, settled, pending?}; tab is the tab as it is at
  * the end.
  */
 export async function settleLoad(tab, signal, capMs = SETTLE_CAP_MS) {
@@ -165,7 +166,7 @@ export async function settleLoad(tab, signal, capMs = SETTLE_CAP_MS) {
     const moved = now.status !== 'complete' || now.pendingUrl || now.url !== tab.url;
     if (!moved) return { tab: now, ...r };
     if (hop >= MAX_HOPS) {
-      return { tab: now, settled: false, pending: [`the page sent the tab on again after ${MAX_HOPS} script redirects; it now loads ${now.pendingUrl || now.url}`] };
+      return { tab: now, settled: false, pending: [`the page changed the tab's url again after ${MAX_HOPS} changes (script redirects or history entries); it is now at ${now.pendingUrl || now.url}`] };
     }
     tab = await loadAndWait(tab.id, async () => {}, signal);
     if (Date.now() >= end) {

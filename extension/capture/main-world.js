@@ -723,7 +723,7 @@
 
   /** trackWork counts the short timers and the requests an agent's action, or the page's load, started (relay flush answers). */
   function trackWork(page) {
-    const { win, doc, addListener, removeListener, setTimeout_ } = page;
+    const { win, doc, addListener, removeListener, setTimeout_, isTrusted } = page;
     // While an agent's action runs (the runtime's "acting" signal, below),
     // while the document loads (until just after its load event), inside
     // the callbacks of the timers tracked then, and while a request counted
@@ -760,7 +760,8 @@
       return 0;
     };
     if (loading) {
-      addListener(win, 'load', () => {
+      addListener(win, 'load', (e) => {
+        if (!isTrusted(e)) return; // the page's own dispatchEvent does not end the load
         setTimeout_(() => {
           loading = false;
         }, 0); // after the page's own load handlers
@@ -802,11 +803,11 @@
       if (loadOver) return;
       loadOver = true;
       netBy[LOAD] = 0;
-      const drop = [];
+      // Deleting while Map.prototype.forEach walks is safe; an array here
+      // would go through the page's Array.prototype setters.
       mapForEach(tracked.ids, (o, id) => {
-        if (o === LOAD) arrPush(drop, id);
+        if (o === LOAD) untrack(id);
       });
-      for (let i = 0; i < drop.length; i++) untrack(drop[i]);
     };
     if (typeof origSetTimeout === 'function') {
       win.setTimeout = {

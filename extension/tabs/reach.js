@@ -333,7 +333,9 @@ export async function reachFramesOfOpenTabs({ api = chrome, parallel = REACH_PAR
     while (next < tabs.length) {
       const tab = tabs[next++];
       const entry = framed.get(tab.id) || look(Promise.resolve(tab), tab.id, api);
-      await entry.look;
+      // A tab whose injection hangs (frozen, discarded) keeps its lock, so
+      // nothing is brought twice, but does not hold up the other tabs.
+      await within(entry.look, REACH_GIVE_UP_MS, () => {}).catch(() => {});
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallel, tabs.length) }, worker));

@@ -309,11 +309,12 @@ func (s *Server) toolsCall(ctx context.Context, client string, params json.RawMe
 		sort.Strings(names)
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "unknown tool %q; available tools: %s", p.Name, strings.Join(names, ", "))
 	}
-	s.lastCall.Store(s.now().UnixNano())
 	done := make(chan struct{})
 	defer close(done)
 	s.callMu.Lock()
+	// lastDone before lastCall: a look that sees this call must find its done.
 	s.lastDone = done
+	s.lastCall.Store(s.now().UnixNano())
 	if s.nextCall != nil {
 		close(s.nextCall)
 		s.nextCall = nil

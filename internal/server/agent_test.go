@@ -160,6 +160,34 @@ func TestHeldPollAnswersAtAnAgentsFirstCall(t *testing.T) {
 	}
 }
 
+// An agent whose first call is an observe that waits for events (the very
+// iframe errors the extension captures only at work) tells the extension
+// at once: the held poll does not wait for that call to return.
+func TestHeldPollAnswersDuringAWaitingObserve(t *testing.T) {
+	e := newEnv(t)
+	ext := e.signer(e.pairExtension(t), "i1")
+	held := e.heldPoll(t, ext, "i1")
+	returned := make(chan struct{})
+	go func() {
+		defer close(returned)
+		params := `"name":"observe","arguments":{"what":"errors","wait_ms":8000}`
+		h := modernHeaders("tools/call", "observe")
+		h["Authorization"] = "Bearer " + token
+		e.do(t, req{"POST", "/mcp", h, modernReq(1, "tools/call", params, false)})
+	}()
+	select {
+	case pq := <-held:
+		if pq.AgentAt == 0 {
+			t.Errorf("the answer has no agent_at: %+v", pq)
+		}
+	case <-returned:
+		t.Fatal("the held poll answered only after the observe waiting 8 s returned")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held poll did not answer within 10 s")
+	}
+	<-returned
+}
+
 // The wake-up does not cost the first command a poll round trip: the held
 // poll answers once the call that woke it returned, with agent_at and the
 // command it queued. Every extension instance is told on its own: a

@@ -134,7 +134,8 @@ const agentRetell = time.Minute
 // answerAtNewCall calls answer (ending the held poll of ctx, for the
 // extension instance inst) at a tool call that instance has not been told
 // of (agent_at), so an agent's first call, an observe, reaches it at once
-// and not up to a poll later. It answers once that call has returned: a
+// and not up to a poll later. It answers once that call has returned, or
+// after callQueueWait if it has not (an observe that waits for events): a
 // command the call queues meanwhile (an interact) wakes the poll itself and
 // goes out in that answer, not a poll round trip later.
 func (s *Server) answerAtNewCall(ctx context.Context, inst string, answer func()) {
@@ -153,13 +154,22 @@ func (s *Server) answerAtNewCall(ctx context.Context, inst string, answer func()
 			}
 			called = s.cfg.MCP.NextCall()
 		}
+		wait := time.NewTimer(callQueueWait)
+		defer wait.Stop()
 		select {
 		case <-s.cfg.MCP.LastCallDone():
+			answer()
+		case <-wait.C:
 			answer()
 		case <-ctx.Done():
 		}
 	}()
 }
+
+// callQueueWait bounds how long a woken poll waits for the waking call to
+// return: long enough for an interact to queue its command, short next to
+// an observe that waits for the very events the extension must capture.
+const callQueueWait = 200 * time.Millisecond
 
 // maxTold bounds the extension instances toldAt remembers (each worker
 // start is a new one); forgetting them all costs each a poll answered early.
