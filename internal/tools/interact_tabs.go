@@ -13,7 +13,7 @@ func tabActions() []action {
 }
 
 func navigate() action {
-	return browser[navigateArgs]("navigate", "nav", "waits for the load")
+	return browser[navigateArgs]("navigate", "nav", "waits for the load and what it starts")
 }
 
 func refresh() action { return browser[tabArg]("refresh", "nav", "") }
