@@ -113,14 +113,13 @@ var (
 	ErrUnknownEntry  = errors.New("no buffered entry has this id (evicted, cleared or never captured): list the entries again for current ids")
 	ErrNoBody        = errors.New("no body was captured for this request")
 	ErrBodyPending   = errors.New("the body is still being read by the page")
-	// ErrBodyNotKept: the request came from a lean page (lean.go).
-	ErrBodyNotKept  = errors.New("the body was not kept")
-	ErrBadRule      = errors.New("invalid noise rule")
-	ErrUnknownRule  = errors.New("no noise rule has this id: list the rules for current ids")
-	ErrTooManyRules = errors.New("too many noise rules: remove some first")
-	ErrBadConfig    = errors.New("invalid capture setting")
-	ErrNoTab        = errors.New("no tab known: the extension has reported no tab yet (is it paired and capturing?)")
-	ErrUnknownTab   = errors.New("no tab with this id is known: list tabs for current ids")
+	ErrBodyNotKept   = errors.New("the body was not kept")
+	ErrBadRule       = errors.New("invalid noise rule")
+	ErrUnknownRule   = errors.New("no noise rule has this id: list the rules for current ids")
+	ErrTooManyRules  = errors.New("too many noise rules: remove some first")
+	ErrBadConfig     = errors.New("invalid capture setting")
+	ErrNoTab         = errors.New("no tab known: the extension has reported no tab yet (is it paired and capturing?)")
+	ErrUnknownTab    = errors.New("no tab with this id is known: list tabs for current ids")
 )
 
 // Store holds the capture buffers: one ring per kind bounded by entry count
