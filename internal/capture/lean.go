@@ -90,7 +90,7 @@ func leanRequestsNote(n int, stillLean []int64) string {
 	if len(stillLean) == 1 {
 		return s + "; refresh the page (" + refreshCall(stillLean) + ") to capture bodies"
 	}
-	return s + "; refresh the pages (" + refreshCall(stillLean) + ") to capture bodies"
+	return s + "; refresh the pages of tabs " + tabList(stillLean) + " (" + refreshCall(stillLean) + ") to capture bodies"
 }
 
 // leanPagesNote says the pages of tabs are lean, so what (e.g. "web
@@ -122,12 +122,13 @@ func leanVitalsNote(tabs []int64) string {
 // leanWebSocketNote is a WebSocket list's line for the lean pages of tabs.
 func leanWebSocketNote(tabs []int64) string { return leanPagesNote(tabs, "WebSocket traffic is") }
 
-// refreshCall is the interact call that reloads tabs (one, or any of them).
+// refreshCall is the interact call that reloads tabs: the one, or any of
+// them (the caller names them).
 func refreshCall(tabs []int64) string {
 	if len(tabs) == 1 {
 		return fmt.Sprintf(`interact({action:"refresh", tab_id:%d})`, tabs[0])
 	}
-	return `interact({action:"refresh", tab_id}) on tabs ` + tabList(tabs)
+	return `interact({action:"refresh", tab_id})`
 }
 
 // maxLeanTabsListed bounds the tabs a note names.

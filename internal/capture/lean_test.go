@@ -117,6 +117,16 @@ func TestLeanRequests(t *testing.T) {
 	if v, _ := s.Entry(5); v.(*capture.NetworkView).Body != "" {
 		t.Errorf("request at work in full: got body %q, want none", v.(*capture.NetworkView).Body)
 	}
+
+	ingest(t, s, loadEv(6, true), leanReq(6, "http://localhost:3000/api/d", true))
+	want := `3 requests came from pages loaded while no agent was at work: their bodies were not kept; ` +
+		`refresh the pages of tabs 1, 6 (interact({action:"refresh", tab_id})) to capture bodies`
+	if p := query(t, s, capture.Filter{Kind: capture.KindNetwork}); p.Lean != want {
+		t.Errorf("two lean tabs: got lean %q, want %q", p.Lean, want)
+	}
+	if p := query(t, s, capture.Filter{Kind: capture.KindNetwork, Limit: 1}); !strings.HasPrefix(p.Lean, "1 request came") {
+		t.Errorf("a page of one lean request: got lean %q, want it counted alone", p.Lean)
+	}
 }
 
 // A tab reloaded while an agent works: its newer records are not lean, no
@@ -168,7 +178,7 @@ func TestLeanPages(t *testing.T) {
 		t.Errorf("vitals of tabs 3 and 4: got lean %q (%d entries), want %q", p.Lean, len(p.Entries), one)
 	}
 	both := `tabs 3, 5 show pages loaded while no agent was at work: their web vitals are not captured until each is reloaded ` +
-		`(interact({action:"refresh", tab_id}) on tabs 3, 5); analyze({what:"performance", tab_id}) measures one now`
+		`(interact({action:"refresh", tab_id})); analyze({what:"performance", tab_id}) measures one now`
 	if p := query(t, s, capture.Filter{Kind: capture.KindVital}); p.Lean != both {
 		t.Errorf("vitals of every tab: got lean %q, want %q", p.Lean, both)
 	}
