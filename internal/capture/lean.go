@@ -159,6 +159,6 @@ func bodyNotKept(id uint64, tab int64, stillLean bool) error {
 		return fmt.Errorf("%w: entry %d came from tab %d's page, loaded while no agent was at work (such a page keeps no bodies until it is reloaded); "+
 			"refresh it (%s), redo what sent the request, and read the new request's body", ErrBodyNotKept, id, tab, refreshCall([]int64{tab}))
 	}
-	return fmt.Errorf("%w: entry %d came from a page loaded while no agent was at work; tab %d has been reloaded since, "+
+	return fmt.Errorf("%w: entry %d came from a page loaded while no agent was at work; tab %d has been reloaded (or closed) since, "+
 		`so its newer requests have bodies: find the request again with observe({what:"network"})`, ErrBodyNotKept, id, tab)
 }

@@ -155,7 +155,7 @@ func TestLeanTabReloadedAtWork(t *testing.T) {
 		t.Errorf("websockets after the reload: got lean %q, want none", p.Lean)
 	}
 	_, err := s.Body(2, "response")
-	if !errors.Is(err, capture.ErrBodyNotKept) || !strings.Contains(err.Error(), "tab 3 has been reloaded since") {
+	if !errors.Is(err, capture.ErrBodyNotKept) || !strings.Contains(err.Error(), "tab 3 has been reloaded (or closed) since") {
 		t.Errorf("old lean body: got %v, want ErrBodyNotKept saying the tab was reloaded", err)
 	}
 	if b, err := s.Body(5, "response"); err != nil || b.Text == "" {
