@@ -3,6 +3,7 @@ package capture_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -214,5 +215,24 @@ func TestLeanMerged(t *testing.T) {
 	p := query(t, s, capture.Filter{Kind: capture.KindNetwork})
 	if len(p.Entries) != 1 || p.Entries[0].(*capture.NetworkView).Source != "page+browser" || !strings.HasPrefix(p.Lean, "1 request came") {
 		t.Errorf("got %+v, lean %q, want one merged lean request", p.Entries, p.Lean)
+	}
+}
+
+// The lean tabs are bounded like the tab table: past capture.MaxTabs the
+// oldest known is forgotten.
+func TestLeanTabsBounded(t *testing.T) {
+	s := capture.New(capture.Options{})
+	var evs []apitype.Event
+	for tab := int64(0); tab <= capture.MaxTabs; tab++ {
+		evs = append(evs, loadEv(tab, true))
+	}
+	for len(evs) > 0 {
+		n := min(len(evs), 200)
+		ingest(t, s, evs[:n]...)
+		evs = evs[n:]
+	}
+	p := query(t, s, capture.Filter{Kind: capture.KindVital})
+	if want := fmt.Sprintf(" and %d more show pages", capture.MaxTabs-5); !strings.Contains(p.Lean, want) {
+		t.Errorf("got lean %q, want %d tabs named (%q)", p.Lean, capture.MaxTabs, want)
 	}
 }
