@@ -93,6 +93,11 @@ type Event struct {
 	// BodyUpdate marks the event that carries the bodies of an earlier
 	// BodyPending event of the same tab and RequestID.
 	BodyUpdate bool `json:"body_update,omitempty"`
+	// Lean marks a record of a page (top document) loaded while no agent
+	// was at work: its network records (sent without bodies) and its load
+	// nav record. Such a page's capture keeps no bodies, WebSocket traffic
+	// or web vitals until it is reloaded while an agent works.
+	Lean bool `json:"lean,omitempty"`
 
 	// action
 	Selector  string   `json:"selector,omitempty"`

@@ -113,6 +113,7 @@ var (
 	ErrUnknownEntry  = errors.New("no buffered entry has this id (evicted, cleared or never captured): list the entries again for current ids")
 	ErrNoBody        = errors.New("no body was captured for this request")
 	ErrBodyPending   = errors.New("the body is still being read by the page")
+	ErrBodyNotKept   = errors.New("the body was not kept")
 	ErrBadRule       = errors.New("invalid noise rule")
 	ErrUnknownRule   = errors.New("no noise rule has this id: list the rules for current ids")
 	ErrTooManyRules  = errors.New("too many noise rules: remove some first")
@@ -154,6 +155,9 @@ type Store struct {
 	notify chan struct{}
 	// frames is what the extension last said about iframe capture (frames.go); guarded by mu.
 	frames Frames
+	// lean holds the tabs whose current top document is a lean page
+	// (lean.go), at most MaxTabs; guarded by mu.
+	lean map[int64]struct{}
 }
 
 // settings are the capture settings served by GET /capture/config.
@@ -180,6 +184,7 @@ func New(opts Options) *Store {
 		now:     opts.Now,
 		tabs:    make(map[int64]*tabState),
 		pending: make(map[bodyKey]pendingBody),
+		lean:    make(map[int64]struct{}),
 		cfg:     settings{version: 1, redact: true, bodyCap: DefaultBodyCap},
 		ws:      wsTable{byKey: make(map[wsKey]*wsConn)},
 		merge: mergeIndex{

@@ -109,7 +109,8 @@ func init() {
 	for _, k := range []string{"events", "dropped", "dropped_by_tab", "batch_id", "kind", "ts", "tab_id", "frame_id", "page_url", "type", "level",
 		"message", "stack", "source", "line", "column", "element", "resource_url", "request_id", "method", "url",
 		"status", "error", "resource_type", "duration_ms", "mime_type", "request_headers", "response_headers",
-		"request_body", "response_body", "request_body_size", "response_body_size", "body_truncated", "selector",
+		"request_body", "response_body", "request_body_size", "response_body_size", "body_truncated", "body_pending",
+		"body_update", "lean", "selector",
 		"role", "name", "text", "value", "key", "modifiers", "from", "to", "unit", "title", "active", "window_id",
 		"owner", "owner_name", "group", "locator", "by", "attr", "conn_id", "direction", "size", "binary", "code",
 		"reason", "frames_dropped"} {
@@ -658,6 +659,8 @@ func (p *parser) field(e *apitype.Event, key string) bool {
 		return p.boolean(&e.BodyPending)
 	case "body_update":
 		return p.boolean(&e.BodyUpdate)
+	case "lean":
+		return p.boolean(&e.Lean)
 	case "selector":
 		return p.strInto(&e.Selector)
 	case "role":

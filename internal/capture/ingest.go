@@ -263,6 +263,9 @@ func (s *Store) storeLocked(e *entry, now time.Time, evicted *[numKinds]int64) {
 		s.storeWSLocked(e, w, evicted)
 		return
 	}
+	if nav, ok := e.rec.(*navRec); ok {
+		s.noteLoadLocked(e, nav)
+	}
 	net, isNet := e.rec.(*netRec)
 	if isNet && net.bodyUpdate {
 		if s.bodyArrivedLocked(e, net, evicted) {

@@ -96,6 +96,7 @@ func mergeNet(a, b *netRec) *netRec {
 	}
 	m := *page
 	m.source = "page+browser"
+	m.lean = page.lean || browser.lean
 	if browser.status != 0 || browser.err != "" {
 		m.status, m.err = browser.status, browser.err
 	}

@@ -87,6 +87,10 @@ type Page struct {
 	// Hidden counts the matching entries in the range read that noise rules
 	// hid.
 	Hidden int `json:"hidden,omitempty"`
+	// Lean says what this read lacks because pages were loaded while no
+	// agent was at work (lean.go): the bodies of the requests listed that
+	// came from them, or a vitals read's tabs whose page is lean now.
+	Lean string `json:"lean,omitempty"`
 }
 
 // matcher is a validated Filter.
@@ -286,6 +290,10 @@ type collected struct {
 	unknown int64 // dropped from no known tab
 	missed  bool
 	hidden  int
+	// leanNow are the tabs whose page is lean now: those of the lean
+	// requests read, or, for a vitals read, those the read covers.
+	leanNow []int64
+	vitals  bool // a vitals read
 }
 
 // collectLocked reads up to limit entries m selects: after *since, or the
@@ -321,15 +329,58 @@ func (s *Store) collectLocked(m *matcher, since *uint64, limit int) collected {
 		s.walkLocked(m.rings, nil, take)
 		slices.Reverse(c.entries)
 		c.next = s.seq
-		return c
+	} else {
+		s.walkLocked(m.rings, since, take)
+		c.next = max(*since, s.seq)
+		if c.more {
+			c.next = c.entries[len(c.entries)-1].seq
+		}
+		c.missed = *since < evicted
 	}
-	s.walkLocked(m.rings, since, take)
-	c.next = max(*since, s.seq)
-	if c.more {
-		c.next = c.entries[len(c.entries)-1].seq
-	}
-	c.missed = *since < evicted
+	s.leanLocked(m, &c)
 	return c
+}
+
+// leanLocked notes in c the tabs whose page is lean now that c's lean note
+// needs. s.mu must be held.
+func (s *Store) leanLocked(m *matcher, c *collected) {
+	if len(s.lean) == 0 {
+		return
+	}
+	if m.kind == KindVital {
+		c.vitals = true
+		c.leanNow = s.leanTabsLocked(m.tabScope())
+		return
+	}
+	for i := range c.entries {
+		e := &c.entries[i]
+		if r, ok := e.rec.(*netRec); ok && r.lean && !slices.Contains(c.leanNow, e.tab) {
+			if _, now := s.lean[e.tab]; now {
+				c.leanNow = append(c.leanNow, e.tab)
+			}
+		}
+	}
+	slices.Sort(c.leanNow)
+}
+
+// leanNote is the Lean line of a page showing c.entries[lo:hi].
+func leanNote(c collected, lo, hi int) string {
+	if c.vitals {
+		return leanVitalsNote(c.leanNow)
+	}
+	n := 0
+	var tabs []int64
+	for i := lo; i < hi; i++ {
+		e := &c.entries[i]
+		if r, ok := e.rec.(*netRec); ok && r.lean {
+			n++
+			if slices.Contains(c.leanNow, e.tab) && !slices.Contains(tabs, e.tab) {
+				tabs = append(tabs, e.tab)
+			}
+		}
+	}
+	slices.Sort(tabs)
+	return leanRequestsNote(n, tabs)
 }
 
 // walkLocked calls visit on the entries of rings in sequence order until it
@@ -394,12 +445,16 @@ func (s *Store) page(c collected) Page {
 		p.HasMore = c.more
 	}
 	if len(c.entries) == 0 {
+		if c.vitals {
+			p.Lean = leanNote(c, 0, 0)
+		}
 		return p
 	}
 	lo, hi, views := fit(len(c.entries), 1, s.budget(), c.tail, func(lo, hi int, lv clipLevel) []View {
 		return renderList(c.entries[lo:hi], lv)
 	})
 	p.Entries = views
+	p.Lean = leanNote(c, lo, hi)
 	if c.tail && lo > 0 {
 		p.Earlier = true
 	}
@@ -664,8 +719,9 @@ type Body struct {
 // Body returns the stored body of the network entry id; part is "request"
 // or "response". The text is not clipped: a caller with a token budget hands
 // a large one to the large-output store. It fails with ErrUnknownEntry,
-// ErrNoBody, or ErrBadFilter for another part or an entry that is not a
-// request.
+// ErrNoBody, ErrBodyNotKept (the request came from a page loaded while no
+// agent was at work), or ErrBadFilter for another part or an entry that is
+// not a request.
 func (s *Store) Body(id uint64, part string) (Body, error) {
 	if part != "request" && part != "response" {
 		return Body{}, fmt.Errorf("%w: body part %q: use \"request\" or \"response\"", ErrBadFilter, clipReason(part))
@@ -675,12 +731,15 @@ func (s *Store) Body(id uint64, part string) (Body, error) {
 	var r *netRec
 	var kind Kind
 	var since time.Time
+	stillLean, tab := false, int64(0)
 	if e != nil {
+		tab = e.tab
 		r, _ = e.rec.(*netRec)
 		kind = e.kind
 		if r != nil && r.bodyPending {
 			since = s.pending[bodyKey{e.tab, r.requestID}].since
 		}
+		_, stillLean = s.lean[tab]
 	}
 	s.mu.Unlock()
 	switch {
@@ -700,6 +759,9 @@ func (s *Store) Body(id uint64, part string) (Body, error) {
 			return Body{}, fmt.Errorf("%w: entry %d's %s body never arrived (the page was left or closed while reading it)", ErrNoBody, id, part)
 		}
 		return Body{}, fmt.Errorf("%w: entry %d's %s body; wait for it with wait_ms", ErrBodyPending, id, part)
+	}
+	if b.Text == "" && r.lean {
+		return Body{}, bodyNotKept(id, tab, stillLean)
 	}
 	if b.Text == "" {
 		return Body{}, fmt.Errorf("%w: entry %d has no %s body (not a text type, empty, or captured by the browser only, or capture of bodies is off)", ErrNoBody, id, part)

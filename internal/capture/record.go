@@ -104,6 +104,9 @@ type netRec struct {
 	// bodyUpdate and the same request id brings them (ingest.go).
 	bodyPending bool
 	bodyUpdate  bool
+	// lean: a page loaded while no agent was at work made it, so its bodies
+	// were not kept (lean.go).
+	lean bool
 }
 
 type header struct{ name, value string }
@@ -123,6 +126,7 @@ type actionRec struct {
 type navRec struct {
 	typ      string
 	from, to text
+	lean     bool // a load of a page loaded while no agent was at work (lean.go)
 }
 
 type vitalRec struct {

@@ -28,6 +28,7 @@ type tabState struct {
 func (s *Store) applyTabLocked(u *tabUpdate) {
 	if u.typ == "removed" {
 		delete(s.tabs, u.tab)
+		delete(s.lean, u.tab)
 		return
 	}
 	t := s.tabs[u.tab]

@@ -220,7 +220,7 @@ func validateNetwork(ev *apitype.Event, cfg settings) (record, rejection) {
 		durationMS: ev.DurationMS, mimeType: capText(ev.MimeType, capShort).s,
 		reqHeaders: capHeaders(ev.RequestHeaders, cfg.redact), respHeaders: capHeaders(ev.ResponseHeaders, cfg.redact),
 		reqSize: ev.RequestBodySize, respSize: ev.ResponseBodySize, truncated: ev.BodyTruncated,
-		bodyPending: ev.BodyPending && !ev.BodyUpdate, bodyUpdate: ev.BodyUpdate,
+		bodyPending: ev.BodyPending && !ev.BodyUpdate, bodyUpdate: ev.BodyUpdate, lean: ev.Lean,
 	}
 	rec.reqBody, rec.reqSize = capBody(ev.RequestBody, ev.RequestBodySize, cfg.bodyCap, &rec.truncated)
 	rec.respBody, rec.respSize = capBody(ev.ResponseBody, ev.ResponseBodySize, cfg.bodyCap, &rec.truncated)
@@ -330,7 +330,7 @@ func validateNav(ev *apitype.Event) (record, rejection) {
 	if ev.To == "" {
 		return nil, reject("to is required")
 	}
-	return &navRec{typ: ev.Type, from: capText(ev.From, capURL), to: capText(ev.To, capURL)}, ""
+	return &navRec{typ: ev.Type, from: capText(ev.From, capURL), to: capText(ev.To, capURL), lean: ev.Lean && ev.Type == "load"}, ""
 }
 
 func validateVital(ev *apitype.Event) (record, rejection) {

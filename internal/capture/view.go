@@ -72,8 +72,13 @@ type NetworkView struct {
 	ResponseSize int64   `json:"response_body_size,omitempty"`  // bytes the server sent
 	// BodyTruncated says a body was cut at the body cap when captured.
 	BodyTruncated bool `json:"body_truncated,omitempty"`
-	// Body is "pending" while the page is still reading the bodies.
+	// Body is "pending" while the page is still reading the bodies; in full
+	// detail (Store.Entry) it says why a lean request's bodies were not kept.
 	Body string `json:"body,omitempty"`
+	// Lean says a page loaded while no agent was at work made the request,
+	// so its bodies were not kept (lean.go); a list says it once, in
+	// Page.Lean.
+	Lean bool `json:"-"`
 	// Headers are given only by Store.Entry.
 	RequestHeaders  map[string]string `json:"request_headers,omitempty"`
 	ResponseHeaders map[string]string `json:"response_headers,omitempty"`
@@ -174,6 +179,10 @@ func render(e *entry, lv clipLevel, withURL, headers bool) View {
 		v.RequestBody, v.ResponseBody = r.reqBody.count(), r.respBody.count()
 		if r.bodyPending {
 			v.Body = "pending"
+		}
+		v.Lean = r.lean
+		if headers && r.lean && r.reqBody.s == "" && r.respBody.s == "" {
+			v.Body = leanBody
 		}
 		if headers {
 			v.RequestHeaders = headerMap(r.reqHeaders, lv.header)

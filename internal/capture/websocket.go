@@ -209,6 +209,9 @@ type WSConnPage struct {
 	Connections []WSConn `json:"connections"`
 	// Earlier says older connections match too than the list shows.
 	Earlier bool `json:"earlier,omitempty"`
+	// Lean names the tabs the list covers whose page was loaded while no
+	// agent was at work, so its WebSocket traffic is not captured (lean.go).
+	Lean string `json:"lean,omitempty"`
 }
 
 // WebSockets lists the newest f.Limit connections f's tab fields select
@@ -239,6 +242,7 @@ func (s *Store) WebSockets(f Filter) (WSConnPage, error) {
 			Sent: c.sent, Received: c.received, Dropped: c.dropped, Code: c.code, Reason: c.reason, TS: c.first, LastTS: c.last})
 	}
 	slices.Reverse(p.Connections)
+	p.Lean = leanWebSocketNote(s.leanTabsLocked(m.tabScope()))
 	return p, nil
 }
 

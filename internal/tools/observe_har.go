@@ -93,6 +93,9 @@ type harView struct {
 	Bodies map[string]int `json:"bodies"`
 	storedView
 	Hint string `json:"hint,omitempty"`
+	// Lean counts the requests of pages loaded while no agent was at work,
+	// exported without bodies (capture.Store.LeanRequestsNote).
+	Lean string `json:"lean,omitempty"`
 }
 
 // networkHAR serves format:"har".
@@ -104,7 +107,7 @@ func (t *Tools) networkHAR(ctx context.Context, client string, a networkArgs) (a
 		return nil, err
 	}
 	sc.apply(&f)
-	xs, tabs, err := t.exchanges(f)
+	xs, tabs, lean, err := t.exchanges(f)
 	if err != nil {
 		return nil, captureError(err)
 	}
@@ -138,7 +141,8 @@ func (t *Tools) networkHAR(ctx context.Context, client string, a networkArgs) (a
 		return nil, mcp.Errorf("too_large", `select fewer requests (url, status, method, since, tab_id) and export again`,
 			"the HAR of %d requests is %d bytes, above the output store's per-output cap of %d", len(xs), h.OriginalBytes, h.Bytes)
 	}
-	v := &harView{Entries: len(xs), Bodies: map[string]int{}, storedView: storedViewOf(hid, "HAR", &result.Stored{Handle: h}), Hint: hint}
+	v := &harView{Entries: len(xs), Bodies: map[string]int{}, storedView: storedViewOf(hid, "HAR", &result.Stored{Handle: h}), Hint: hint,
+		Lean: t.d.Capture.LeanRequestsNote(lean)}
 	for _, x := range xs {
 		if x.ResponseBody.Text != "" {
 			v.Bodies[x.ResponseBody.Source]++
@@ -155,8 +159,9 @@ type origin struct {
 }
 
 // exchanges reads the requests f selects, oldest first, in full (headers
-// and captured bodies), with the origin of each.
-func (t *Tools) exchanges(f capture.Filter) ([]har.Exchange, []origin, error) {
+// and captured bodies), with the origin of each, and counts per tab those
+// that came from lean pages (their bodies were not kept).
+func (t *Tools) exchanges(f capture.Filter) ([]har.Exchange, []origin, map[int64]int, error) {
 	since := uint64(0)
 	if f.Since != nil {
 		since = *f.Since
@@ -168,11 +173,12 @@ func (t *Tools) exchanges(f capture.Filter) ([]har.Exchange, []origin, error) {
 	f.Limit = capture.MaxLimit
 	var xs []har.Exchange
 	var tabs []origin
+	lean := map[int64]int{}
 	for len(xs) < most {
 		f.Since = &since
 		p, err := t.d.Capture.Query(f)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for _, e := range p.Entries {
 			if len(xs) == most {
@@ -185,13 +191,16 @@ func (t *Tools) exchanges(f capture.Filter) ([]har.Exchange, []origin, error) {
 			}
 			xs = append(xs, t.exchange(n))
 			tabs = append(tabs, origin{n.TabID, n.Type})
+			if n.Lean {
+				lean[n.TabID]++
+			}
 		}
 		if !p.HasMore || p.NextCursor <= since {
 			break
 		}
 		since = p.NextCursor
 	}
-	return xs, tabs, nil
+	return xs, tabs, lean, nil
 }
 
 // exchange is the archive's view of request n, with its captured bodies.
@@ -199,6 +208,9 @@ func (t *Tools) exchange(n *capture.NetworkView) har.Exchange {
 	x := har.Exchange{Started: time.UnixMilli(n.TS), PageURL: n.PageURL, Method: n.Method, URL: n.URL, Status: n.Status,
 		Error: n.Error, DurationMS: n.DurationMS, MimeType: n.MimeType, RequestHeaders: n.RequestHeaders, ResponseHeaders: n.ResponseHeaders,
 		Note: fmt.Sprintf("gasoline entry %d, %s, tab %d", n.ID, n.Type, n.TabID)}
+	if n.Lean {
+		x.Note += ", bodies not kept (its page was loaded while no agent was at work)"
+	}
 	x.RequestBody = t.capturedBody(n, "request")
 	x.ResponseBody = t.capturedBody(n, "response")
 	return x
@@ -215,8 +227,11 @@ func (t *Tools) capturedBody(n *capture.NetworkView, part string) har.Body {
 		if slices.Contains(harBodyTypes, n.Type) {
 			why = "not captured, and not re-read from the page"
 		}
-		if errors.Is(err, capture.ErrBodyPending) {
+		switch {
+		case errors.Is(err, capture.ErrBodyPending):
 			why = "still being read by the page"
+		case errors.Is(err, capture.ErrBodyNotKept):
+			why = "not kept: the page was loaded while no agent was at work (reload it while an agent works, then export again)"
 		}
 		return har.Body{Size: size, Why: why}
 	}

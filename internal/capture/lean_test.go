@@ -1,0 +1,238 @@
+package capture_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/capture"
+)
+
+// loadEv is a top document's load in tab (lean: loaded while no agent was
+// at work).
+func loadEv(tab int64, lean bool) apitype.Event {
+	return apitype.Event{Kind: "nav", TS: 1_700_000_000_000, TabID: tab, PageURL: pageURL, Type: "load", To: pageURL, Lean: lean}
+}
+
+// leanReq is a request of tab's page: lean (no bodies), or with a response
+// body.
+func leanReq(tab int64, url string, lean bool) apitype.Event {
+	e := netEv(tab, "page", "GET", url, 200)
+	e.RequestID = url
+	e.Lean = lean
+	if !lean {
+		e.ResponseBody, e.ResponseBodySize = `{"ok":true}`, 11
+	}
+	return e
+}
+
+func vitalEv(tab int64) apitype.Event {
+	return apitype.Event{Kind: "vital", TS: 1_700_000_000_000, TabID: tab, PageURL: pageURL, Name: "LCP", Value: apitype.Num(900), Unit: "ms"}
+}
+
+// The extension's lean mark survives the wire (the fast decoder and
+// encoding/json alike) on requests and on top-document loads.
+func TestLeanDecoded(t *testing.T) {
+	for _, body := range []string{
+		`{"events":[{"kind":"nav","ts":1,"tab_id":4,"frame_id":0,"page_url":"http://a/","type":"load","to":"http://a/","lean":true},` +
+			`{"kind":"network","ts":2,"tab_id":4,"frame_id":0,"page_url":"http://a/","request_id":"1","source":"page","method":"GET","url":"http://a/api","status":200,"resource_type":"fetch","lean":true}]}`,
+		// an unknown key sends the batch to encoding/json, which keeps lean too
+		`{"events":[{"kind":"nav","ts":1,"tab_id":4,"page_url":"http://a/","type":"load","to":"http://a/","lean":true,"later":1},` +
+			`{"kind":"network","ts":2,"tab_id":4,"page_url":"http://a/","request_id":"1","source":"page","method":"GET","url":"http://a/api","status":200,"resource_type":"fetch","lean":true}]}`,
+	} {
+		s := capture.New(capture.Options{})
+		if ack, err := s.IngestJSON([]byte(body)); err != nil || ack.Accepted != 2 {
+			t.Fatalf("ingest: got %+v, %v, want 2 accepted", ack, err)
+		}
+		p := query(t, s, capture.Filter{Kind: capture.KindNetwork})
+		if len(p.Entries) != 1 || !p.Entries[0].(*capture.NetworkView).Lean {
+			t.Fatalf("got %+v, want one lean request", p.Entries)
+		}
+		if !strings.Contains(p.Lean, "refresh the page (interact({action:\"refresh\", tab_id:4}))") {
+			t.Errorf("lean note %q does not say tab 4's page is still lean", p.Lean)
+		}
+	}
+}
+
+// A read of requests some of which came from lean pages says so once, with
+// how many and what to do; a read of other tabs, or with nothing lean, adds
+// nothing (and its JSON has no lean key).
+func TestLeanRequests(t *testing.T) {
+	s := capture.New(capture.Options{})
+	ingest(t, s,
+		loadEv(1, true), leanReq(1, "http://localhost:3000/api/a", true), leanReq(1, "http://localhost:3000/api/b", true),
+		loadEv(2, false), leanReq(2, "http://localhost:3000/api/c", false),
+	)
+	tests := []struct {
+		name string
+		f    capture.Filter
+		want string
+	}{
+		{"every tab", capture.Filter{Kind: capture.KindNetwork},
+			`2 requests came from pages loaded while no agent was at work: their bodies were not kept; refresh the page (interact({action:"refresh", tab_id:1})) to capture bodies`},
+		{"one lean request", capture.Filter{Kind: capture.KindNetwork, URL: "/api/b"},
+			`1 request came from a page loaded while no agent was at work: its bodies were not kept; refresh the page (interact({action:"refresh", tab_id:1})) to capture bodies`},
+		{"the tab at work", capture.Filter{Kind: capture.KindNetwork, TabID: ptr(int64(2))}, ""},
+		{"logs", capture.Filter{Kind: capture.KindLog}, ""},
+		{"vitals of the tab at work", capture.Filter{Kind: capture.KindVital, Tabs: []int64{2}}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := query(t, s, tc.f)
+			if p.Lean != tc.want {
+				t.Errorf("got lean %q, want %q", p.Lean, tc.want)
+			}
+			b, _ := json.Marshal(p)
+			if tc.want == "" && strings.Contains(string(b), "lean") {
+				t.Errorf("a read with nothing lean says lean: %s", b)
+			}
+			if strings.Count(string(b), "not kept") > 1 {
+				t.Errorf("the note is repeated per entry: %s", b)
+			}
+		})
+	}
+
+	// A lean request's body: why there is none and what to do; a request
+	// of a page at work without a body is still plain "no body".
+	_, err := s.Body(2, "response")
+	if !errors.Is(err, capture.ErrBodyNotKept) || errors.Is(err, capture.ErrNoBody) ||
+		!strings.Contains(err.Error(), `interact({action:"refresh", tab_id:1})`) || !strings.Contains(err.Error(), "no agent was at work") {
+		t.Errorf("lean body: got %v, want ErrBodyNotKept naming the refresh", err)
+	}
+	if b, err := s.Body(5, "response"); err != nil || b.Text != `{"ok":true}` {
+		t.Errorf("body at work: got %+v, %v", b, err)
+	}
+	if _, err := s.Body(5, "request"); !errors.Is(err, capture.ErrNoBody) {
+		t.Errorf("empty request body at work: got %v, want ErrNoBody", err)
+	}
+	v, err := s.Entry(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := v.(*capture.NetworkView); !strings.HasPrefix(n.Body, "not kept: its page was loaded while no agent was at work") {
+		t.Errorf("lean request in full: got body %q, want why it was not kept", n.Body)
+	}
+	if v, _ := s.Entry(5); v.(*capture.NetworkView).Body != "" {
+		t.Errorf("request at work in full: got body %q, want none", v.(*capture.NetworkView).Body)
+	}
+
+	ingest(t, s, loadEv(6, true), leanReq(6, "http://localhost:3000/api/d", true))
+	want := `3 requests came from pages loaded while no agent was at work: their bodies were not kept; ` +
+		`refresh the pages of tabs 1, 6 (interact({action:"refresh", tab_id})) to capture bodies`
+	if p := query(t, s, capture.Filter{Kind: capture.KindNetwork}); p.Lean != want {
+		t.Errorf("two lean tabs: got lean %q, want %q", p.Lean, want)
+	}
+	if p := query(t, s, capture.Filter{Kind: capture.KindNetwork, Limit: 1}); !strings.HasPrefix(p.Lean, "1 request came") {
+		t.Errorf("a page of one lean request: got lean %q, want it counted alone", p.Lean)
+	}
+}
+
+// A tab reloaded while an agent works: its newer records are not lean, no
+// note shows for its current page, and its older lean requests say the
+// reload already brought bodies.
+func TestLeanTabReloadedAtWork(t *testing.T) {
+	s := capture.New(capture.Options{})
+	ingest(t, s, loadEv(3, true), leanReq(3, "http://localhost:3000/api/old", true), vitalEv(3))
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital}); !strings.HasPrefix(p.Lean, "tab 3's page was loaded while no agent was at work") {
+		t.Fatalf("vitals of the lean page: got lean %q", p.Lean)
+	}
+	cursor := s.Head()
+	ingest(t, s, loadEv(3, false), leanReq(3, "http://localhost:3000/api/new", false), vitalEv(3))
+
+	if p := query(t, s, capture.Filter{Kind: capture.KindNetwork, Since: &cursor}); p.Lean != "" || len(p.Entries) != 1 || p.Entries[0].(*capture.NetworkView).Lean {
+		t.Errorf("requests since the reload: got lean %q, entries %+v, want nothing lean", p.Lean, p.Entries)
+	}
+	want := `1 request came from a page loaded while no agent was at work: its bodies were not kept; requests made since the page was reloaded have them`
+	if p := query(t, s, capture.Filter{Kind: capture.KindNetwork}); p.Lean != want {
+		t.Errorf("every request: got lean %q, want %q", p.Lean, want)
+	}
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital}); p.Lean != "" {
+		t.Errorf("vitals after the reload: got lean %q, want none", p.Lean)
+	}
+	if p, _ := s.WebSockets(capture.Filter{}); p.Lean != "" {
+		t.Errorf("websockets after the reload: got lean %q, want none", p.Lean)
+	}
+	_, err := s.Body(2, "response")
+	if !errors.Is(err, capture.ErrBodyNotKept) || !strings.Contains(err.Error(), "tab 3 has been reloaded (or closed) since") {
+		t.Errorf("old lean body: got %v, want ErrBodyNotKept saying the tab was reloaded", err)
+	}
+	if b, err := s.Body(5, "response"); err != nil || b.Text == "" {
+		t.Errorf("body after the reload: got %+v, %v", b, err)
+	}
+}
+
+// Vitals and WebSocket reads name the tabs they cover whose page is lean
+// now; an iframe's load does not change its tab's page, a closed tab is
+// forgotten.
+func TestLeanPages(t *testing.T) {
+	s := capture.New(capture.Options{})
+	frame := loadEv(5, false)
+	frame.FrameID = 2 // an iframe of the lean page, captured at work
+	ingest(t, s, loadEv(3, true), loadEv(4, false), loadEv(5, true), frame, vitalEv(4))
+
+	one := `tab 3's page was loaded while no agent was at work: its web vitals are not captured until it is reloaded ` +
+		`(interact({action:"refresh", tab_id:3})); analyze({what:"performance", tab_id:3}) measures it now`
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital, Tabs: []int64{3, 4}}); p.Lean != one || len(p.Entries) != 1 {
+		t.Errorf("vitals of tabs 3 and 4: got lean %q (%d entries), want %q", p.Lean, len(p.Entries), one)
+	}
+	both := `tabs 3, 5 show pages loaded while no agent was at work: their web vitals are not captured until each is reloaded ` +
+		`(interact({action:"refresh", tab_id})); analyze({what:"performance", tab_id}) measures one now`
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital}); p.Lean != both {
+		t.Errorf("vitals of every tab: got lean %q, want %q", p.Lean, both)
+	}
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital, ExceptTabs: []int64{3, 5}}); p.Lean != "" {
+		t.Errorf("vitals of other tabs: got lean %q, want none", p.Lean)
+	}
+	ws := `tab 5's page was loaded while no agent was at work: its WebSocket traffic is not captured until it is reloaded (interact({action:"refresh", tab_id:5}))`
+	if p, _ := s.WebSockets(capture.Filter{TabID: ptr(int64(5))}); p.Lean != ws {
+		t.Errorf("websockets of tab 5: got lean %q, want %q", p.Lean, ws)
+	}
+
+	ingest(t, s, apitype.Event{Kind: "tab", TS: 1_700_000_000_000, TabID: 3, Type: "removed"})
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital}); !strings.HasPrefix(p.Lean, "tab 5's page") {
+		t.Errorf("after tab 3 closed: got lean %q, want tab 5 only", p.Lean)
+	}
+
+	var evs []apitype.Event
+	for tab := int64(10); tab < 18; tab++ {
+		evs = append(evs, loadEv(tab, true))
+	}
+	ingest(t, s, evs...)
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital}); !strings.HasPrefix(p.Lean, "tabs 5, 10, 11, 12, 13 and 4 more show pages") {
+		t.Errorf("many lean tabs: got lean %q, want the first five and a count", p.Lean)
+	}
+}
+
+// A lean page half merged with its browser half stays lean.
+func TestLeanMerged(t *testing.T) {
+	s := capture.New(capture.Options{})
+	page := leanReq(1, "http://localhost:3000/api/a", true)
+	browser := netEv(1, "browser", "GET", "http://localhost:3000/api/a", 200)
+	ingest(t, s, loadEv(1, true), browser, page)
+	p := query(t, s, capture.Filter{Kind: capture.KindNetwork})
+	if len(p.Entries) != 1 || p.Entries[0].(*capture.NetworkView).Source != "page+browser" || !strings.HasPrefix(p.Lean, "1 request came") {
+		t.Errorf("got %+v, lean %q, want one merged lean request", p.Entries, p.Lean)
+	}
+}
+
+// The lean tabs are bounded like the tab table: past capture.MaxTabs the
+// oldest known is forgotten.
+func TestLeanTabsBounded(t *testing.T) {
+	s := capture.New(capture.Options{})
+	var evs []apitype.Event
+	for tab := int64(0); tab <= capture.MaxTabs; tab++ {
+		evs = append(evs, loadEv(tab, true))
+	}
+	for len(evs) > 0 {
+		n := min(len(evs), 200)
+		ingest(t, s, evs[:n]...)
+		evs = evs[n:]
+	}
+	p := query(t, s, capture.Filter{Kind: capture.KindVital})
+	if want := fmt.Sprintf(" and %d more show pages", capture.MaxTabs-5); !strings.Contains(p.Lean, want) {
+		t.Errorf("got lean %q, want %d tabs named (%q)", p.Lean, capture.MaxTabs, want)
+	}
+}
