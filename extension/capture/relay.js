@@ -433,8 +433,12 @@
   chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     // Only the worker: content scripts cannot call tabs.sendMessage.
     if (sender.id !== chrome.runtime.id || msg?.gasoline !== 'capture' || msg.op !== 'flush') return false;
+    const at = shown;
     askPage().then(async (page) => {
       await noneInFlight();
+      // Asked before the page entered the back/forward cache: the answer's
+      // channel is closed, so what waits goes in batches.
+      if (at !== shown) return send();
       const events = queue.splice(0, LIMITS.queue);
       queueChars = 0;
       const reply = { ok: !dead, events, timers: page.timers, due_ms: page.due_ms, requests: page.requests ?? 0,

@@ -265,16 +265,15 @@ test('back from the back/forward cache, what was in flight as the page entered i
   assert.deepEqual(p.batches(), [[1], [2]]);
   // Chrome closed both messages' channels as the page entered the cache: no answer ever comes.
 
-  let answer = null;
-  p.flush().then((a) => { answer = a; });
-  await p.settle();
-  assert.equal(answer, null, 'the flush waits for the batches in flight');
-
   p.fire('pageshow', { persisted: true });
   assert.deepEqual(p.batches(), [[1], [2], [1], [2]], 'both sent again at the restore');
   assert.deepEqual(p.sent.slice(2).map((s) => s.batch.batch), p.sent.slice(0, 2).map((s) => s.batch.batch),
     'under their ids: the worker does not store a batch it has twice');
   p.record({ id: 3, kind: 'log' }); // the restored page's pageshow handler logs
+  let answer = null;
+  p.flush().then((a) => { answer = a; }); // back's settle
+  await p.settle();
+  assert.equal(answer, null, 'the flush waits for the batches in flight');
   p.sent[2].ok();
   p.sent[3].ok();
   await p.settle();
@@ -320,4 +319,22 @@ test('a pageshow of a page not from the cache sends nothing again', async () => 
   p.record({ id: 1, kind: 'log' });
   p.fire('pageshow', { persisted: false });
   assert.deepEqual(p.batches(), [[1]]);
+});
+
+test('a flush asked before the page entered the cache does not take what waits: its answer would be lost', async () => {
+  const p = relayPage();
+  p.record({ id: 1, kind: 'log' });
+  let answer = null;
+  p.flush().then((a) => { answer = a; });
+  await p.settle();
+  p.fire('pagehide', { persisted: true });
+  p.record({ id: 2, kind: 'action' }); // sent at once beside batch 1: it waits for nothing now
+  p.fire('pageshow', { persisted: true });
+  p.record({ id: 3, kind: 'log' }); // waits: a flush is waiting
+  assert.deepEqual(p.batches(), [[1], [2], [1], [2]]);
+  p.sent[2].ok();
+  p.sent[3].ok();
+  await p.tick(1); // the pacing after the batch before
+  assert.equal(answer, null, 'no answer into the closed channel');
+  assert.deepEqual(p.batches().at(-1), [3], 'the record goes in a batch');
 });
