@@ -117,6 +117,24 @@ func TestBackToCachedPage(t *testing.T) {
 			t.Errorf("observe network: the fetch of count n=%s %v, want it once, status 200", n, got)
 		}
 	}
+	// The largest paint of the shop is reported as it is left (pagehide),
+	// as it enters the cache: once, as the top frame's.
+	vit := e.observe(map[string]any{"what": "vitals", "tab_id": tab, "limit": 100})
+	lcp, at := 0, ""
+	for _, v := range vit.Entries {
+		if u := v.str("page_url"); u != "" {
+			at = u
+		}
+		if v.str("name") == "LCP" && at == shop {
+			lcp++
+			if _, framed := v["frame_id"]; framed {
+				t.Errorf("observe vitals: the shop's LCP is stamped as another frame's: %v", v)
+			}
+		}
+	}
+	if lcp != 1 {
+		t.Errorf("observe vitals: the shop's LCP %d times, want once:\n%s", lcp, vit.Raw)
+	}
 	if t.Failed() {
 		t.Logf("logs:\n%s\nnetwork:\n%s", logs.Raw, net.Raw)
 	}
