@@ -295,7 +295,8 @@
   // messages' channels, so their answers never come (nothing would be
   // sent after them, and a flush would wait for them for ever). The worker
   // acknowledges a batch it stored already without storing it twice (its
-  // id); the answers and retries of the sends before are ignored.
+  // id, under the frame the document had while active: capture/worker.js);
+  // the answers and retries of the sends before are ignored.
   let shown = 0; // restores from the back/forward cache: a delivery of an earlier one is void
   addEventListener('pagehide', () => {
     leaving = true;
