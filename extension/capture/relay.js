@@ -288,14 +288,26 @@
   // (this listener comes before record.js's and main-world.js's: this
   // script is injected first) pacing is off and every record goes at once,
   // beside the batches in flight but for those of their requests
-  // (takeBatch), which follow them as usual if the page lives on. A page
-  // back from the back/forward cache is paced again.
+  // (takeBatch), which follow them as usual if the page lives on.
+  //
+  // A page back from the back/forward cache is paced again, and what was
+  // in flight as it entered the cache is sent again: Chrome closed those
+  // messages' channels, so their answers never come (nothing would be
+  // sent after them, and a flush would wait for them for ever). The worker
+  // acknowledges a batch it stored already without storing it twice (its
+  // id, under the frame the document had while active: capture/worker.js);
+  // the answers and retries of the sends before are ignored.
+  let shown = 0; // restores from the back/forward cache: a delivery of an earlier one is void
   addEventListener('pagehide', () => {
     leaving = true;
     send();
   }, true);
-  addEventListener('pageshow', () => {
+  addEventListener('pageshow', (e) => {
     leaving = false;
+    if (!e.persisted || dead) return;
+    shown++;
+    flying.forEach((b) => deliver(b, 0));
+    send();
   }, true);
 
   function sendAll() {
@@ -306,6 +318,7 @@
   }
 
   function deliver(batch, attempt) {
+    const at = shown;
     let sent;
     try {
       sent = chrome.runtime.sendMessage(batch);
@@ -314,15 +327,17 @@
       return;
     }
     sent.then((reply) => {
+      if (at !== shown) return;
       if (!reply || reply.ok !== true) throw new Error(reply?.error?.message || 'the worker did not take the batch');
       acknowledged(batch, reply);
     }).catch((err) => {
+      if (at !== shown) return;
       if (/context invalidated/i.test(String(err?.message))) {
         orphaned(err);
         return;
       }
       if (attempt < RETRY_MS.length) {
-        setTimeout(() => deliver(batch, attempt + 1), RETRY_MS[attempt]);
+        setTimeout(() => at === shown && deliver(batch, attempt + 1), RETRY_MS[attempt]);
         return;
       }
       // Give up on this batch but say so: its records count as dropped.
@@ -419,8 +434,12 @@
   chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     // Only the worker: content scripts cannot call tabs.sendMessage.
     if (sender.id !== chrome.runtime.id || msg?.gasoline !== 'capture' || msg.op !== 'flush') return false;
+    const at = shown;
     askPage().then(async (page) => {
       await noneInFlight();
+      // Asked before the page entered the back/forward cache: the answer's
+      // channel is closed, so what waits goes in batches.
+      if (at !== shown) return send();
       const events = queue.splice(0, LIMITS.queue);
       queueChars = 0;
       const reply = { ok: !dead, events, timers: page.timers, due_ms: page.due_ms, requests: page.requests ?? 0,

@@ -130,8 +130,8 @@ export class Settler {
     if (this.navigating) return; // answered by a document on its way out
     // Following a load, a page that did not answer (busy: the flush waits
     // FLUSH_FRAME_MS) is asked again, MAX_MISSES times in all: nothing
-    // known is not quiet. (A page back from the back/forward cache may
-    // never answer: it is not waited for to the cap.)
+    // known is not quiet. (A frozen page may never answer: it is not
+    // waited for to the cap.)
     this.silent = this.load && r === null;
     this.misses = this.silent ? this.misses + 1 : 0;
     this.unanswered = this.silent && this.misses < MAX_MISSES;

@@ -143,13 +143,28 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     api.tabs.query({ groupId: group.id }).then((tabs) => tabs.forEach((t) => addTab(tabNoted(t), t)), () => {});
   });
 
+  // A document's frame id while it is active: the top document of a page
+  // entering the back/forward cache sends what it records at pagehide
+  // under another frame id (0 is the tab's shown page only), and sends it
+  // again, under 0, if it is restored (capture/relay.js).
+  const documentFrames = new Map();
+  const frameOf = (sender) => {
+    const id = Number.isInteger(sender.frameId) ? sender.frameId : 0;
+    const doc = sender.documentId;
+    if (typeof doc !== 'string') return id;
+    if ((sender.documentLifecycle ?? 'active') !== 'active') return documentFrames.get(doc) ?? id;
+    if (documentFrames.get(doc) !== id) documentFrames.set(doc, id);
+    if (documentFrames.size > MAX_DOCUMENTS) documentFrames.delete(documentFrames.keys().next().value);
+    return id;
+  };
+
   api.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     if (msg?.type !== CAPTURE_MESSAGE) return false;
     // Only content scripts: the extension's own pages never send capture data.
     if (sender?.id !== api.runtime.id || (typeof sender.url === 'string' && sender.url.startsWith(extensionUrl))) return false;
     const stamp = {
       tab_id: Number.isInteger(sender.tab?.id) ? sender.tab.id : -1,
-      frame_id: Number.isInteger(sender.frameId) ? sender.frameId : 0,
+      frame_id: frameOf(sender),
       page_url: documentUrls.get(sender.documentId) ?? (typeof sender.url === 'string' ? sender.url : ''),
     };
     if (!observer.documentOf(stamp.tab_id, stamp.frame_id)) observer.noteDocument(stamp.tab_id, stamp.frame_id, stamp.page_url);

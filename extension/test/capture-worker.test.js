@@ -90,6 +90,24 @@ test('a batch is stamped from the sender, acknowledged with the settings, and po
   assert.equal(e.page_url, 'https://shop.test/cart');
 });
 
+test('a top document entering the back/forward cache keeps its frame id, and what it sends again on its restore is stored once', async () => {
+  const top = { ...contentScript, frameId: 0, documentId: 'doc-top', url: 'https://shop.test/', documentLifecycle: 'active' };
+  await send({ type: CAPTURE_MESSAGE, batch: 'f:1', events: [log('loaded')] }, top);
+  // At pagehide, entering the cache: Chrome names the page's top frame otherwise.
+  const [, reply] = await send({ type: CAPTURE_MESSAGE, batch: 'f:2', events: [log('left')] }, { ...top, frameId: 5, documentLifecycle: 'cached' });
+  assert.equal(reply.ok, true);
+  await send({ type: CAPTURE_MESSAGE, batch: 'f:2', events: [log('left')] }, top); // sent again at the restore
+  await send({ type: CAPTURE_MESSAGE, batch: 'f:3', events: [log('restored')] }, top);
+  await until('the restored page\'s record is posted', () => posts.some((p) => p.events.some((e) => e.message === 'restored')));
+  const left = posts.flatMap((p) => p.events).filter((x) => x.message === 'left');
+  assert.equal(left.length, 1, 'stored once');
+  assert.equal(left[0].frame_id, 0, 'as the top frame\'s');
+  // A document never seen active (a prerendered page) keeps the id Chrome gives.
+  await send({ type: CAPTURE_MESSAGE, batch: 'p:1', events: [log('prerendered')] }, { ...top, frameId: 9, documentId: 'doc-pre', documentLifecycle: 'prerender' });
+  await until('the prerendered page\'s record is posted', () => posts.some((p) => p.events.some((e) => e.message === 'prerendered')));
+  assert.equal(posts.flatMap((p) => p.events).find((x) => x.message === 'prerendered').frame_id, 9);
+});
+
 test('settings from GET /capture/config apply to pages and to the worker', async () => {
   config = { version: 2, redact_headers: false, body_cap: 1000, kinds: { log: false, error: true, network: true, action: true, nav: true, vital: true } };
   // The next accepted batch carries config_version 2, which makes the worker re-read the config.

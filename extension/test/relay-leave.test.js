@@ -1,7 +1,8 @@
 // The relay's next batch (capture/relay.js takeBatch), and what may go to
 // the worker at once as the page is left, beside batches in flight; then
 // the relay itself, run against a fake page, worker and clock: pacing,
-// leaving (pagehide, pageshow), retries and a flush while leaving.
+// leaving (pagehide, pageshow), retries, a flush while leaving, and a
+// page back from the back/forward cache.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -150,7 +151,7 @@ function relayPage() {
     /** batches is the ids of the records of each batch sent so far. */
     batches: () => sent.map((s) => ids(s.batch.events)),
     record: (r) => win.gasolineRecord(r),
-    fire: (type) => (listeners[type] ?? []).forEach((fn) => fn({ type })),
+    fire: (type, init = {}) => (listeners[type] ?? []).forEach((fn) => fn({ type, ...init })),
     /** tick moves the clock on by ms and runs the timers due by then, in order. */
     async tick(ms) {
       now += ms;
@@ -254,4 +255,86 @@ test('a flush while leaving answers once no batch is in flight, with what waited
   assert.deepEqual(ids(answer.events), [2], 'the flush takes the record that waited for its request');
   assert.equal(answer.page, false, 'no page script linked');
   assert.equal(p.sent.length, 2, 'and it is not sent again');
+});
+
+test('back from the back/forward cache, what was in flight as the page entered it is sent again, and a flush answers', async () => {
+  const p = relayPage();
+  p.record({ id: 1, kind: 'log' });
+  p.fire('pagehide', { persisted: true });
+  p.record({ id: 2, kind: 'action' }); // record.js's last action at pagehide
+  assert.deepEqual(p.batches(), [[1], [2]]);
+  // Chrome closed both messages' channels as the page entered the cache: no answer ever comes.
+
+  p.fire('pageshow', { persisted: true });
+  assert.deepEqual(p.batches(), [[1], [2], [1], [2]], 'both sent again at the restore');
+  assert.deepEqual(p.sent.slice(2).map((s) => s.batch.batch), p.sent.slice(0, 2).map((s) => s.batch.batch),
+    'under their ids: the worker does not store a batch it has twice');
+  p.record({ id: 3, kind: 'log' }); // the restored page's pageshow handler logs
+  let answer = null;
+  p.flush().then((a) => { answer = a; }); // back's settle
+  await p.settle();
+  assert.equal(answer, null, 'the flush waits for the batches in flight');
+  p.sent[2].ok();
+  p.sent[3].ok();
+  await p.settle();
+  assert.equal(answer?.ok, true, 'the flush answers once the batches sent again landed');
+  assert.deepEqual(ids(answer.events), [3], 'with the record made after the restore');
+
+  await p.tick(1); // the pacing after the batch before
+  p.record({ id: 4, kind: 'action' });
+  assert.deepEqual(p.batches().slice(4), [[4]], 'records after the restore go to the worker');
+  p.sent[0].ok(); // a late answer to a send before the restore changes nothing
+  p.sent[1].fail();
+  await p.settle();
+  await p.tick(5000);
+  assert.deepEqual(p.batches().slice(4), [[4]], 'nothing is sent twice');
+  p.sent[4].ok();
+  await p.tick(1);
+  p.record({ id: 5, kind: 'log' });
+  assert.deepEqual(p.batches().slice(4), [[4], [5]]);
+});
+
+test('a retry due before the page entered the cache is not sent beside the batch sent again at the restore', async () => {
+  const p = relayPage();
+  p.record({ id: 1, kind: 'log' });
+  p.sent[0].fail();
+  await p.settle(); // its retry waits 250 ms: no timer runs in the cache
+  p.fire('pagehide', { persisted: true });
+  p.fire('pageshow', { persisted: true });
+  assert.deepEqual(p.batches(), [[1], [1]], 'sent again at the restore');
+  await p.tick(250);
+  assert.deepEqual(p.batches(), [[1], [1]], 'the retry before the restore is void');
+  p.sent[1].fail();
+  await p.settle();
+  await p.tick(250);
+  assert.deepEqual(p.batches(), [[1], [1], [1]], 'the batch sent again is retried as usual');
+  p.sent[2].ok();
+  await p.tick(1);
+  p.record({ id: 2, kind: 'log' });
+  assert.deepEqual(p.batches().at(-1), [2]);
+});
+
+test('a pageshow of a page not from the cache sends nothing again', async () => {
+  const p = relayPage();
+  p.record({ id: 1, kind: 'log' });
+  p.fire('pageshow', { persisted: false });
+  assert.deepEqual(p.batches(), [[1]]);
+});
+
+test('a flush asked before the page entered the cache does not take what waits: its answer would be lost', async () => {
+  const p = relayPage();
+  p.record({ id: 1, kind: 'log' });
+  let answer = null;
+  p.flush().then((a) => { answer = a; });
+  await p.settle();
+  p.fire('pagehide', { persisted: true });
+  p.record({ id: 2, kind: 'action' }); // sent at once beside batch 1: it waits for nothing now
+  p.fire('pageshow', { persisted: true });
+  p.record({ id: 3, kind: 'log' }); // waits: a flush is waiting
+  assert.deepEqual(p.batches(), [[1], [2], [1], [2]]);
+  p.sent[2].ok();
+  p.sent[3].ok();
+  await p.tick(1); // the pacing after the batch before
+  assert.equal(answer, null, 'no answer into the closed channel');
+  assert.deepEqual(p.batches().at(-1), [3], 'the record goes in a batch');
 });
