@@ -1,11 +1,26 @@
-// The user-action recorder: runs at document_start in the frames capture/declared.js
-// registers, in the extension's ISOLATED world, after capture/relay.js and dom/early.js
-// (registration order). It listens (capturing, passive) for the user's own
-// clicks, typing, changes, submits and Enter/Escape/Tab keys, describes the
-// element with the DOM engine (role, accessible name, CSS path and the
-// engine's stable locator, which interact can replay) and hands one record
-// per action to the relay (globalThis.gasolineRecord), which sends it to
-// the worker like the page script's records.
+// The user-action recorder: runs at document_end in the frames capture/declared.js
+// registers, in the extension's ISOLATED world, after dom/engine.js
+// (extension/dist/end-isolated.js; capture/relay.js and actions/channel.js
+// came at document_start, in dist/start-isolated.js). It listens
+// (capturing, passive) for the user's own clicks, typing, changes, submits
+// and Enter/Escape/Tab keys, describes the element with the DOM engine
+// (role, accessible name, CSS path and the engine's stable locator, which
+// interact can replay) and hands one record per action to the relay
+// (globalThis.gasolineRecord), which sends it to the worker like the page
+// script's records. A document that lacked the scripts (older than the
+// extension, an iframe loaded while idle) gets it with the engine, late,
+// from tabs/reach.js; it installs itself once per document.
+//
+// The trade of starting at document_end (no page pays for the recorder or
+// the engine before its own first line; a user acts on a parsed page):
+//   - an action the user makes before DOMContentLoaded (a click while the
+//     page still parses) is not recorded;
+//   - the recorder's listeners on window's capture phase come after those
+//     the page registered there before document_end: such a page listener
+//     that calls stopImmediatePropagation hides the event from the recorder
+//     (stopPropagation does not: listeners on the same window still run).
+// Keeping the recorder first would take listeners registered at
+// document_start (a few hundred bytes in every frame of every page).
 //
 // Only trusted events count: an agent's actions are dispatched by the
 // runtime (untrusted) or by CDP Input (trusted, and recorded like the
@@ -22,12 +37,9 @@
 // (capture/main-world.js does the same for console and network records).
 (() => {
   if (globalThis.gasolineRecorder || typeof document === 'undefined') return;
-  // The engine comes at document_end (capture/declared.json); an action before it
-  // is described at once by dom/early.js (test id or CSS locator, no role).
-  const early = globalThis.gasolineEarlyEngine;
-  const engine = new Proxy({}, { get: (_, k) => (globalThis.gasolineEngine ?? early)[k] });
+  const engine = globalThis.gasolineEngine;
   const record = globalThis.gasolineRecord;
-  if (!early || typeof record !== 'function') return;
+  if (!engine || typeof record !== 'function') return;
   Object.defineProperty(globalThis, 'gasolineRecorder', { value: true });
 
   const LIMITS = { name: 200, text: 200, value: 500 };
@@ -116,7 +128,7 @@
   // cap), rendered, not removed meanwhile, unique (gasolineShown.pick): one
   // record {type: "appeared", selector, text: snippets by "\n"} at the
   // window's end, before the next action, or at pagehide. A top document
-  // reached by navigation watches from its start, headings first.
+  // reached by navigation watches from its DOMContentLoaded, headings first.
   // An agent's DOM action (the runtime's untrusted events between its
   // "acting" on and off, actions/channel.js) is watched the same way, as
   // type "agent_appeared" (testgen ties it to the agent's command): from
@@ -273,14 +285,19 @@
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'hidden') flushInput();
   }, true);
+  // Chrome runs document_end scripts just after DOMContentLoaded
+  // ("interactive"); a document reached late ("complete") has long shown
+  // what it arrived with.
   if (window.top === window && document.referrer) {
-    document.addEventListener('DOMContentLoaded', () => {
+    const arrived = () => {
       try {
         watchText('html', document.querySelectorAll('h1,[role=alert],[role=status],output'));
       } catch {
         // recording must never break the page
       }
-    }, { once: true });
+    };
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', arrived, { once: true });
+    else if (document.readyState === 'interactive') arrived();
   }
 })();
 
