@@ -1,8 +1,9 @@
 // The user-action recorder: runs at document_end in the frames capture/declared.js
 // registers, in the extension's ISOLATED world, after dom/engine.js
-// (extension/dist/end-isolated.js; capture/relay.js and actions/channel.js
-// came at document_start, in dist/start-isolated.js). It listens
-// (capturing, passive) for the user's own clicks, typing, changes, submits
+// (extension/dist/end-isolated.js; capture/relay.js, actions/channel.js
+// and capture/tap.js came at document_start, in dist/start-isolated.js).
+// It takes from capture/tap.js (window, capturing, passive, registered
+// before any page script) the user's own clicks, typing, changes, submits
 // and Enter/Escape/Tab keys, describes the element with the DOM engine
 // (role, accessible name, CSS path and the engine's stable locator, which
 // interact can replay) and hands one record per action to the relay
@@ -12,15 +13,11 @@
 // from tabs/reach.js; it installs itself once per document.
 //
 // The trade of starting at document_end (no page pays for the recorder or
-// the engine before its own first line; a user acts on a parsed page):
-//   - an action the user makes before DOMContentLoaded (a click while the
-//     page still parses) is not recorded;
-//   - the recorder's listeners on window's capture phase come after those
-//     the page registered there before document_end: such a page listener
-//     that calls stopImmediatePropagation hides the event from the recorder
-//     (stopPropagation does not: listeners on the same window still run).
-// Keeping the recorder first would take listeners registered at
-// document_start (a few hundred bytes in every frame of every page).
+// the engine, about 18 KB, before its own first line; a user acts on a
+// parsed page, and tap.js, 0.5 KB, holds what they do before): an action
+// made while the page parses is recorded only at document_end, as the
+// engine then describes its element (moved or removed meanwhile: as it is
+// then); one on a page left before document_end is not recorded.
 //
 // Only trusted events count: an agent's actions are dispatched by the
 // runtime (untrusted) or by CDP Input (trusted, and recorded like the
@@ -39,7 +36,8 @@
   if (globalThis.gasolineRecorder || typeof document === 'undefined') return;
   const engine = globalThis.gasolineEngine;
   const record = globalThis.gasolineRecord;
-  if (!engine || typeof record !== 'function') return;
+  const tap = globalThis.gasolineTap;
+  if (!engine || typeof record !== 'function' || typeof tap !== 'function') return;
   Object.defineProperty(globalThis, 'gasolineRecorder', { value: true });
 
   const LIMITS = { name: 200, text: 200, value: 500 };
@@ -68,11 +66,9 @@
 
   // --- records ---------------------------------------------------------------------
 
-  /** elementOf is the element an event is about: the innermost in open shadow roots. */
-  function elementOf(e) {
-    const path = e.composedPath();
-    let t = path.length ? path[0] : e.target;
-    if (t && t.nodeType !== 1) t = t.parentElement;
+  /** elementOf is the element an event was for (tap.js: the innermost in open shadow roots). */
+  function elementOf(at) {
+    const t = at && at.nodeType !== 1 ? at.parentElement : at;
     return t && t.nodeType === 1 ? t : null;
   }
 
@@ -236,33 +232,33 @@
     },
   };
 
-  for (const [type, fn] of Object.entries(handlers)) {
-    addEventListener(type, (e) => {
-      try {
-        if (!e.isTrusted) {
-          // an agent's action's, or, out of a user's event's task, a
-          // script's doing
-          if (channel?.acting()) {
-            const el = elementOf(e) || document.documentElement;
-            if (type === 'input' && engine.isSecret(el)) rememberSecret(el);
-            if (agent && type !== 'input' && (type !== 'keydown' || e.key === 'Enter')) {
-              agent.selector = engine.cssOf(el);
-              watchText(agent.selector, [], agent);
-              agent = null;
-            }
-          } else if (!inTrusted) {
-            endWatch();
+  tap((type, e, at) => {
+    try {
+      const fn = handlers[type];
+      if (!fn) return;
+      if (!e.isTrusted) {
+        // an agent's action's, or, out of a user's event's task, a
+        // script's doing
+        if (channel?.acting()) {
+          const el = elementOf(at) || document.documentElement;
+          if (type === 'input' && engine.isSecret(el)) rememberSecret(el);
+          if (agent && type !== 'input' && (type !== 'keydown' || e.key === 'Enter')) {
+            agent.selector = engine.cssOf(el);
+            watchText(agent.selector, [], agent);
+            agent = null;
           }
-          return;
+        } else if (!inTrusted) {
+          endWatch();
         }
-        inTrusted ||= Boolean(setTimeout(() => { inTrusted = false; }));
-        const el = elementOf(e);
-        if (el) fn(el, e);
-      } catch {
-        // recording must never break the page
+        return;
       }
-    }, { capture: true, passive: true });
-  }
+      inTrusted ||= Boolean(setTimeout(() => { inTrusted = false; }));
+      const el = elementOf(at);
+      if (el) fn(el, e);
+    } catch {
+      // recording must never break the page
+    }
+  });
   channel?.on('acting', (e) => {
     try {
       const on = JSON.parse(e.detail)?.on === true;

@@ -14,7 +14,7 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
 /**
  * START_BUDGET is the most bytes the document_start content scripts may
  * weigh together. capture/declared.json declares minified bundles (extension/dist/,
- * made from the readable sources by scripts/bundle): 41 149 bytes today,
+ * made from the readable sources by scripts/bundle): 41 631 bytes today,
  * from 137 776 unminified with the DOM engine at start. The target is
  * 30 KB (issue 18) and is not met; the minified bytes left are about:
  *   dist/start-main.js     32 733: capture/main-world.js 25 200 (the hooks of
@@ -23,10 +23,12 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  *                          vitals, each on built-ins it saves first),
  *                          pristine.js 3 400, actions/dialogs.js 3 400 (window.open's
  *                          blocked popups: 410)
- *   dist/start-isolated.js  8 416: capture/relay.js 6 000 (with what goes at
+ *   dist/start-isolated.js  8 898: capture/relay.js 6 000 (with what goes at
  *                          pagehide), actions/channel.js 1 200,
- *                          pristine-relay.js 800
- * The user-action recorder (capture/record.js, 5 800) runs at document_end
+ *                          pristine-relay.js 800, capture/tap.js 480 (the
+ *                          recorder's listeners, holding what a user does
+ *                          before it comes)
+ * The user-action recorder (capture/record.js, 5 700) runs at document_end
  * after the engine (dist/end-isolated.js): no user acts on a page before it
  * is parsed. What would remove the rest: main-world.js's parts that serve
  * only an agent or only the top document (response bodies, web vitals,
@@ -34,7 +36,7 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  * would have to go). Lower this as it shrinks; regenerate the bundles first
  * (make bundle).
  */
-const START_BUDGET = 41200;
+const START_BUDGET = 41700;
 
 /** startScripts lists the files registered at document_start (at work: the most), once each. */
 function startScripts() {
@@ -68,6 +70,7 @@ test('document_start runs minified bundles, and only what must precede the page'
     assert.ok(!sources.includes(f), `${f} runs at document_start`);
   }
   assert.ok(!sources.includes('capture/record.js'), 'capture/record.js runs at document_start: the recorder waits for the parsed page (document_end, after the engine)');
+  assert.ok(sources.includes('capture/tap.js'), 'the recorder\'s listeners (capture/tap.js) do not start with the page: a page listener could hide events from it, and what a user does before document_end is lost');
 });
 
 test('the DOM runtime, the outline and the overlay are not declared: they come on first use', () => {
