@@ -16,8 +16,11 @@
 // the engine, about 18 KB, before its own first line; a user acts on a
 // parsed page, and tap.js, 0.5 KB, holds what they do before): an action
 // made while the page parses is recorded only at document_end, as the
-// engine then describes its element (moved or removed meanwhile: as it is
-// then); one on a page left before document_end is not recorded.
+// engine then describes its element and reads a field's value (changed,
+// moved or removed meanwhile: as it is then); one on a page left before
+// document_end is not recorded. In a document reached late, the page's own
+// listeners on window's capture phase precede tap.js's: one that calls
+// stopImmediatePropagation hides that event from the recorder.
 //
 // Only trusted events count: an agent's actions are dispatched by the
 // runtime (untrusted) or by CDP Input (trusted, and recorded like the
