@@ -1,11 +1,26 @@
-// The user-action recorder: runs at document_start in the frames capture/declared.js
-// registers, in the extension's ISOLATED world, after capture/relay.js and dom/early.js
-// (registration order). It listens (capturing, passive) for the user's own
-// clicks, typing, changes, submits and Enter/Escape/Tab keys, describes the
-// element with the DOM engine (role, accessible name, CSS path and the
-// engine's stable locator, which interact can replay) and hands one record
-// per action to the relay (globalThis.gasolineRecord), which sends it to
-// the worker like the page script's records.
+// The user-action recorder: runs at document_end in the frames capture/declared.js
+// registers, in the extension's ISOLATED world, after dom/engine.js
+// (extension/dist/end-isolated.js; capture/relay.js, actions/channel.js
+// and capture/tap.js came at document_start, in dist/start-isolated.js).
+// It takes from capture/tap.js (window, capturing, passive, registered
+// before any page script) the user's own clicks, typing, changes, submits
+// and Enter/Escape/Tab keys, describes the element with the DOM engine
+// (role, accessible name, CSS path and the engine's stable locator, which
+// interact can replay) and hands one record per action to the relay
+// (globalThis.gasolineRecord), which sends it to the worker like the page
+// script's records. A document that lacked the scripts (older than the
+// extension, an iframe loaded while idle) gets it with the engine, late,
+// from tabs/reach.js; it installs itself once per document.
+//
+// The trade of starting at document_end (no page pays for the recorder or
+// the engine, about 18 KB, before its own first line; a user acts on a
+// parsed page, and tap.js, 0.5 KB, holds what they do before): an action
+// made while the page parses is recorded only at document_end, as the
+// engine then describes its element and reads a field's value (changed,
+// moved or removed meanwhile: as it is then); one on a page left before
+// document_end is not recorded. In a document reached late, the page's own
+// listeners on window's capture phase precede tap.js's: one that calls
+// stopImmediatePropagation hides that event from the recorder.
 //
 // Only trusted events count: an agent's actions are dispatched by the
 // runtime (untrusted) or by CDP Input (trusted, and recorded like the
@@ -22,12 +37,10 @@
 // (capture/main-world.js does the same for console and network records).
 (() => {
   if (globalThis.gasolineRecorder || typeof document === 'undefined') return;
-  // The engine comes at document_end (capture/declared.json); an action before it
-  // is described at once by dom/early.js (test id or CSS locator, no role).
-  const early = globalThis.gasolineEarlyEngine;
-  const engine = new Proxy({}, { get: (_, k) => (globalThis.gasolineEngine ?? early)[k] });
+  const engine = globalThis.gasolineEngine;
   const record = globalThis.gasolineRecord;
-  if (!early || typeof record !== 'function') return;
+  const tap = globalThis.gasolineTap;
+  if (!engine || typeof record !== 'function' || typeof tap !== 'function') return;
   Object.defineProperty(globalThis, 'gasolineRecorder', { value: true });
 
   const LIMITS = { name: 200, text: 200, value: 500 };
@@ -56,11 +69,9 @@
 
   // --- records ---------------------------------------------------------------------
 
-  /** elementOf is the element an event is about: the innermost in open shadow roots. */
-  function elementOf(e) {
-    const path = e.composedPath();
-    let t = path.length ? path[0] : e.target;
-    if (t && t.nodeType !== 1) t = t.parentElement;
+  /** elementOf is the element an event was for (tap.js: the innermost in open shadow roots). */
+  function elementOf(at) {
+    const t = at && at.nodeType !== 1 ? at.parentElement : at;
     return t && t.nodeType === 1 ? t : null;
   }
 
@@ -116,7 +127,7 @@
   // cap), rendered, not removed meanwhile, unique (gasolineShown.pick): one
   // record {type: "appeared", selector, text: snippets by "\n"} at the
   // window's end, before the next action, or at pagehide. A top document
-  // reached by navigation watches from its start, headings first.
+  // reached by navigation watches from its DOMContentLoaded, headings first.
   // An agent's DOM action (the runtime's untrusted events between its
   // "acting" on and off, actions/channel.js) is watched the same way, as
   // type "agent_appeared" (testgen ties it to the agent's command): from
@@ -224,33 +235,33 @@
     },
   };
 
-  for (const [type, fn] of Object.entries(handlers)) {
-    addEventListener(type, (e) => {
-      try {
-        if (!e.isTrusted) {
-          // an agent's action's, or, out of a user's event's task, a
-          // script's doing
-          if (channel?.acting()) {
-            const el = elementOf(e) || document.documentElement;
-            if (type === 'input' && engine.isSecret(el)) rememberSecret(el);
-            if (agent && type !== 'input' && (type !== 'keydown' || e.key === 'Enter')) {
-              agent.selector = engine.cssOf(el);
-              watchText(agent.selector, [], agent);
-              agent = null;
-            }
-          } else if (!inTrusted) {
-            endWatch();
+  tap((type, e, at) => {
+    try {
+      const fn = handlers[type];
+      if (!fn) return;
+      if (!e.isTrusted) {
+        // an agent's action's, or, out of a user's event's task, a
+        // script's doing
+        if (channel?.acting()) {
+          const el = elementOf(at) || document.documentElement;
+          if (type === 'input' && engine.isSecret(el)) rememberSecret(el);
+          if (agent && type !== 'input' && (type !== 'keydown' || e.key === 'Enter')) {
+            agent.selector = engine.cssOf(el);
+            watchText(agent.selector, [], agent);
+            agent = null;
           }
-          return;
+        } else if (!inTrusted) {
+          endWatch();
         }
-        inTrusted ||= Boolean(setTimeout(() => { inTrusted = false; }));
-        const el = elementOf(e);
-        if (el) fn(el, e);
-      } catch {
-        // recording must never break the page
+        return;
       }
-    }, { capture: true, passive: true });
-  }
+      inTrusted ||= Boolean(setTimeout(() => { inTrusted = false; }));
+      const el = elementOf(at);
+      if (el) fn(el, e);
+    } catch {
+      // recording must never break the page
+    }
+  });
   channel?.on('acting', (e) => {
     try {
       const on = JSON.parse(e.detail)?.on === true;
@@ -273,14 +284,19 @@
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'hidden') flushInput();
   }, true);
+  // Chrome runs document_end scripts just after DOMContentLoaded
+  // ("interactive"); a document reached late ("complete") has long shown
+  // what it arrived with.
   if (window.top === window && document.referrer) {
-    document.addEventListener('DOMContentLoaded', () => {
+    const arrived = () => {
       try {
         watchText('html', document.querySelectorAll('h1,[role=alert],[role=status],output'));
       } catch {
         // recording must never break the page
       }
-    }, { once: true });
+    };
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', arrived, { once: true });
+    else if (document.readyState === 'interactive') arrived();
   }
 })();
 

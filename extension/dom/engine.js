@@ -10,8 +10,8 @@
 // A classic script (content scripts cannot be ES modules): it defines
 // globalThis.gasolineEngine and nothing else, in whatever world loads it
 // (the ISOLATED world of every scripted document, at document_end, in
-// dist/end-isolated.js after capture/record.js, which uses dom/early.js
-// until then; the worker imports it before core.js). It touches only
+// dist/end-isolated.js before capture/record.js, which uses it; the
+// worker imports it before core.js). It touches only
 // this part of the DOM, which the node tests fake (extension/test/fakedom.js):
 //   node:     nodeType, childNodes, parentNode, textContent / data
 //   element:  localName, getAttribute, hasAttribute, id, shadowRoot, labels,
@@ -584,7 +584,7 @@
    * document (or shadow root): its person-written id, else a child path
    * (tag:nth-of-type) from the nearest ancestor with such an id, or from
    * body. A path over MAX_SELECTOR keeps its shortest tail that matches el
-   * alone (early.js does the same), else is "". "" for a non-element.
+   * alone, else is "". "" for a non-element.
    */
   function cssOf(el) {
     if (!isElement(el)) return '';

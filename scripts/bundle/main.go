@@ -51,13 +51,13 @@ type Bundle struct {
 // bundle holds one declared entry's files: the same world, run_at and
 // frames, so running it is running them one after the other.
 var Bundles = []Bundle{
-	{Out: "dist/start-isolated.js", World: "ISOLATED", Sources: []string{"pristine-relay.js", "capture/relay.js", "actions/channel.js", "dom/early.js", "capture/record.js"}},
+	{Out: "dist/start-isolated.js", World: "ISOLATED", Sources: []string{"pristine-relay.js", "capture/relay.js", "actions/channel.js", "capture/tap.js"}},
 	// One MAIN-world entry: each entry a frame runs costs it an injection
 	// (about a millisecond per frame, measured by test/e2e/cmd/pagebench),
 	// whatever it holds. dialogs.js keeps its names: window.alert =
 	// function alert(message) {...}, and the page reads alert.name.
 	{Out: "dist/start-main.js", World: "MAIN", KeepNames: []string{"actions/dialogs.js"}, Sources: []string{"pristine.js", "capture/main-world.js", "actions/dialogs.js"}},
-	{Out: "dist/end-isolated.js", World: "ISOLATED", Sources: []string{"dom/engine.js"}},
+	{Out: "dist/end-isolated.js", World: "ISOLATED", Sources: []string{"dom/engine.js", "capture/record.js"}},
 }
 
 // sourceURL is a source's "//# sourceURL=name" comment, which names the

@@ -143,6 +143,29 @@ func TestFramesCapturedWhileAgentWorks(t *testing.T) {
 	if later.Entries[0].num("frame_id") == 0 {
 		t.Errorf("the iframe's log has frame_id 0: %v", later.Entries[0])
 	}
+	// The recorder came with the engine too, once: the user's click in
+	// that iframe is recorded one time, with the engine's locator.
+	var box struct{ X, Y float64 }
+	p.eval(`(() => { const f = document.getElementById("f"), o = f.getBoundingClientRect();
+		const r = f.contentDocument.querySelector("p").getBoundingClientRect();
+		return { x: o.x + f.clientLeft + r.x + r.width / 2, y: o.y + f.clientTop + r.y + r.height / 2 } })()`, &box)
+	if err := p.s.Click(e.ctx, box.X, box.Y); err != nil {
+		t.Fatal(err)
+	}
+	framed := func(o observed) []ev {
+		return where(o.Entries, func(a ev) bool { return a.str("type") == "click" && a.num("frame_id") != 0 })
+	}
+	e.observeUntil(map[string]any{"what": "actions", "limit": 100}, 10*time.Second, func(o observed) error {
+		if len(framed(o)) == 0 {
+			return fmt.Errorf("the user's click in the iframe is not recorded yet")
+		}
+		return nil
+	})
+	complete(t, e.js("document.title", tab)) // a second record of the click would be in by now
+	acts := e.observe(map[string]any{"what": "actions", "limit": 100})
+	if c := framed(acts); len(c) != 1 || c[0].str("selector") != "body > p" || c[0]["locator"] == nil {
+		t.Errorf("the user's click in the iframe is recorded as %v, want once, on body > p, with a locator", c)
+	}
 
 	// At work: a page the agent navigates to has its iframe's load-time
 	// log and error readable as soon as the navigate completes.

@@ -5,6 +5,7 @@ package e2e
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +86,21 @@ func TestReachTabOpenedBefore(t *testing.T) {
 		}
 		return nil
 	})
+	// And the recorder with the engine, once: the user's click is recorded
+	// one time, with the engine's locator (the Escape after it is recorded
+	// after any second record of the click: one frame's records keep order).
+	p.click("#go")
+	p.press("Escape")
+	o := e.observeUntil(map[string]any{"what": "actions", "tabs": "all"}, 10*time.Second, func(o observed) error {
+		if len(where(o.Entries, func(a ev) bool { return a.str("key") == "Escape" })) == 0 {
+			return errors.New("the user's click and Escape are not recorded yet")
+		}
+		return nil
+	})
+	clicks := where(o.Entries, func(a ev) bool { return a.str("type") == "click" })
+	if loc, _ := clicks[0]["locator"].(map[string]any); len(clicks) != 1 || fmt.Sprintf("%v %v %v", loc["by"], loc["role"], loc["name"]) != "role button Count" {
+		t.Errorf("the user's click in the reached tab is recorded as %v, want once with the engine's locator (role button Count)", clicks)
+	}
 }
 
 // TestReachLaunchTab: the tab Chrome opens at launch, before the extension

@@ -1,0 +1,34 @@
+// The recorder's ears from document_start: capture/record.js, with the DOM
+// engine it describes elements with, comes only at document_end, but
+// Chrome runs document_end scripts a task or more after DOMContentLoaded
+// (tens of milliseconds on a busy machine), and a user may act meanwhile.
+// This listens, from before any page script, on window's capture phase
+// for the event types the recorder records: its listeners come first, so
+// no page listener can hide an event from the recorder. Until the
+// recorder takes them (gasolineTap(fn)) it holds the trusted ones (at
+// most 100, with the element the event was for: composedPath() is empty
+// once dispatch ends); from then on it hands every event to fn at once.
+//
+// A classic script in the ISOLATED world of every scripted document, in
+// dist/start-isolated.js; it defines globalThis.gasolineTap and nothing
+// else.
+(() => {
+  if (globalThis.gasolineTap || typeof addEventListener !== 'function') return;
+  let held = [];
+  let to = null;
+  for (const type of ['input', 'click', 'dblclick', 'change', 'submit', 'keydown']) {
+    addEventListener(type, (e) => {
+      const at = e.composedPath()[0] || e.target;
+      if (to) to(type, e, at);
+      else if (e.isTrusted && held.length < 100) held.push([type, e, at]);
+    }, { capture: true, passive: true });
+  }
+  Object.defineProperty(globalThis, 'gasolineTap', {
+    value(fn) {
+      if (to) return;
+      to = fn;
+      for (const h of held) fn(...h);
+      held = null;
+    },
+  });
+})();
