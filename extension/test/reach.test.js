@@ -106,8 +106,8 @@ test('while idle the registration brings the scripts into top documents only', (
     { frameId: 3, documentId: 'sub', g: isolatedWorld({ top }) },
   ];
   assert.deepEqual(injections(idle, probe(docs)).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
-    ['ISOLATED', 'dist/start-isolated.js', 'top'],
-    ['MAIN', 'dist/start-main.js', 'top'],
+    ['ISOLATED', 'dist/start-isolated-idle.js', 'top'],
+    ['MAIN', 'dist/start-main-idle.js', 'top'],
     ['ISOLATED', 'dist/end-isolated.js', 'top'],
   ]);
 });
