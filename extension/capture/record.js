@@ -197,7 +197,7 @@
     if (p) action('input', p, { value: valueOf(p) });
   }
 
-  const channel = globalThis.gasolineChannel;
+  let channel = globalThis.gasolineChannel; // or later (below)
   const handlers = {
     input(el) {
       if (engine.isSecret(el)) rememberSecret(el);
@@ -251,7 +251,7 @@
       }
     }, { capture: true, passive: true });
   }
-  channel?.on('acting', (e) => {
+  const onActing = (e) => {
     try {
       const on = JSON.parse(e.detail)?.on === true;
       if (agent) {
@@ -265,7 +265,11 @@
     } catch {
       // recording must never break the page
     }
-  });
+  };
+  if (channel) channel.on('acting', onActing);
+  // A document loaded while no agent worked gets channel.js when an agent
+  // acts there (tabs/reach.js), which hands itself over here.
+  else globalThis.gasolineChannelLate = (c) => { channel = c; c.on('acting', onActing); };
   addEventListener('pagehide', () => {
     flushInput();
     endWatch();

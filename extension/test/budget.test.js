@@ -15,7 +15,7 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  * START_BUDGET is the most bytes the document_start content scripts may
  * weigh together at work (every frame, while an agent works).
  * capture/declared.json declares minified bundles (extension/dist/, made
- * from the readable sources by scripts/bundle): 49 711 bytes, from 137 776
+ * from the readable sources by scripts/bundle): 49 844 bytes, from 137 776
  * unminified with the DOM engine at start. Minified, about:
  *   dist/start-main.js     32 761: capture/main-world.js 25 500 (the hooks of
  *                          console, errors, fetch/XHR with bodies,
@@ -23,14 +23,14 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  *                          vitals, each on built-ins it saves first),
  *                          pristine.js 3 500, actions/dialogs.js 3 400 (window.open's
  *                          blocked popups: 410)
- *   dist/start-isolated.js 16 950: capture/relay.js 6 000 (with what goes at
- *                          pagehide), capture/record.js 5 700 (with the watch
+ *   dist/start-isolated.js 17 083: capture/relay.js 6 000 (with what goes at
+ *                          pagehide), capture/record.js 5 800 (with the watch
  *                          of the text an action made appear), dom/early.js 2 700 (the
  *                          recorder's locator before the engine arrives at
  *                          document_end), actions/channel.js 1 300,
  *                          pristine-relay.js 800
  */
-const START_BUDGET = 49750;
+const START_BUDGET = 49850;
 
 /**
  * IDLE_START_BUDGET is the most bytes the document_start content scripts
