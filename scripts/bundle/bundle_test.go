@@ -272,14 +272,25 @@ func TestDebugCopyOfExtension(t *testing.T) {
 	if err := debugCopy(ext, dir, Bundles); err != nil {
 		t.Fatal(err)
 	}
+	leanMain := 0
 	for i, js := range declared(t, dir) {
 		for _, f := range js {
 			if strings.HasPrefix(f, "dist/") {
 				t.Errorf("the debug copy's declared[%d] still declares the bundle %s", i, f)
 			}
-			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
 				t.Errorf("the debug copy's declared[%d] declares %s: %v", i, f, err)
 			}
+			if strings.HasSuffix(f, "capture/main-world.js") && bytes.Contains(b, []byte("const LEAN = true;")) {
+				leanMain++
+				if !bytes.HasSuffix(b, []byte("//# sourceURL=gasoline-capture.js\n")) {
+					t.Errorf("the debug copy's lean %s lost its sourceURL", f)
+				}
+			}
 		}
+	}
+	if leanMain != 1 {
+		t.Errorf("the debug copy declares capture/main-world.js lean %d times, want once (idle_js)", leanMain)
 	}
 }
