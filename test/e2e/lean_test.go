@@ -159,3 +159,48 @@ func TestLeanPageThenAgentActs(t *testing.T) {
 		t.Errorf("click effects.dialogs %s in a page loaded at work, want the alert", got)
 	}
 }
+
+// TestLeanRecordsSayLean: what a page loaded idle sends says it is lean
+// (the contract the daemon's notes read): its load record and its request
+// records carry lean: true and no bodies; a page loaded at work sends
+// neither mark, and its request has its body.
+func TestLeanRecordsSayLean(t *testing.T) {
+	c := captureReady(t)
+	site := leanSite(t)
+	c.popupFrames(false)
+	c.openPage(site.URL + "/lean?n=idle")
+	sent := func(evs []ev, kind, url string) []ev {
+		return where(evs, func(e ev) bool {
+			return e.str("kind") == kind && strings.Contains(e.str("url")+e.str("to"), url) && e.str("source") != "browser"
+		})
+	}
+	c.tap.waitDelivered(t, 20*time.Second, func(evs []ev) error {
+		loads := where(sent(evs, "nav", "/lean?n=idle"), func(e ev) bool { return e.str("type") == "load" })
+		reqs := sent(evs, "network", "/data?n=idle")
+		if len(loads) == 0 || len(reqs) == 0 {
+			return fmt.Errorf("the idle page's load (%d) and request (%d) are not in yet", len(loads), len(reqs))
+		}
+		for _, e := range append(loads, reqs...) {
+			if e["lean"] != true || e["response_body"] != nil {
+				return fmt.Errorf("a record of a page loaded idle: %v, want lean: true and no body", e)
+			}
+		}
+		return nil
+	})
+
+	c.agentAtWork()
+	c.openPage(site.URL + "/lean?n=work")
+	c.tap.waitDelivered(t, 20*time.Second, func(evs []ev) error {
+		loads := where(sent(evs, "nav", "/lean?n=work"), func(e ev) bool { return e.str("type") == "load" })
+		reqs := where(sent(evs, "network", "/data?n=work"), func(e ev) bool { return e.str("response_body") != "" })
+		if len(loads) == 0 || len(reqs) == 0 {
+			return fmt.Errorf("the page loaded at work: its load (%d) and its request with its body (%d) are not in yet", len(loads), len(reqs))
+		}
+		for _, e := range append(loads, reqs...) {
+			if e["lean"] != nil {
+				return fmt.Errorf("a record of a page loaded at work says lean: %v", e)
+			}
+		}
+		return nil
+	})
+}
