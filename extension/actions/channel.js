@@ -89,4 +89,5 @@
       return ack;
     },
   });
+  globalThis.gasolineChannelLate?.(globalThis.gasolineChannel); // brought late: the recorder started without it (capture/record.js)
 })();

@@ -1,5 +1,6 @@
 // The content scripts every page runs (capture, the pristine built-ins, the
-// dialog wrappers, the DOM engine) and the frames they run in. The manifest
+// dialog wrappers, the DOM engine), the frames they run in, and in which
+// mode which files. The manifest
 // declares none: which frames get them changes at run time, which a
 // manifest's content_scripts cannot, so the worker registers them
 // (chrome.scripting.registerContentScripts) and this module is the one
@@ -24,6 +25,17 @@
 // the background (onWork: tabs/reach.js reachFramesOfOpenTabs); the daemon's
 // capture reads say so (a frames note, from the at-work start the poller
 // reports at once).
+//
+// Each mode has its own files too. At work an entry runs its "js"; idle,
+// its "idle_js" when it has one: the lean start bundles (scripts/bundle),
+// without what serves an agent only (request and response bodies,
+// WebSocket frames and web vitals in capture/main-world.js; the pristine
+// built-ins of execute_js and the dialog wrappers, with their ISOLATED
+// ends), about 27 KB at document_start instead of 50. A document loaded
+// idle keeps its lean capture until it is loaded again: an agent acting in
+// it gets the entry's "agent_js" brought in (tabs/reach.js, never twice,
+// and never main-world.js again, whose hooks must not wrap twice), and its
+// records say lean: true (the daemon tells the agent what it lacks).
 //
 // What is declared (files, order, worlds, run_at, about:blank and other
 // opaque frames through matchOriginAsFallback) is declared.json, which
@@ -93,9 +105,16 @@ export async function loadDeclared(api = chrome) {
   return res.json();
 }
 
-/** registrations returns declared's entries as registerContentScripts takes them in a mode. Pure. */
+/**
+ * registrations returns declared's entries as registerContentScripts takes
+ * them in a mode: at work each entry's js in every frame, idle its idle_js
+ * (else its js) in top documents. Pure.
+ */
 export function registrations(declared, atWork) {
-  return declared.map((d) => ({ ...d, allFrames: atWork, persistAcrossSessions: true }));
+  // agent_js is the worker's (tabs/reach.js): Chrome refuses a field it does not know.
+  return declared.map(({ idle_js: idleJs, agent_js: _late, ...d }) => ({
+    ...d, js: (!atWork && idleJs) || d.js, allFrames: atWork, persistAcrossSessions: true,
+  }));
 }
 
 /**

@@ -32,8 +32,21 @@
 // calling frame is an extension script (for chrome://extensions' error
 // list), which made each hooked console.log about twice as costly; under a
 // plain name the console call costs what the page's own would.
+//
+// Lean: registered while no agent is at work (capture/declared.js), this
+// script is the bundle dist/start-main-idle.js, built with GASOLINE_LEAN
+// defined true (scripts/bundle), so LEAN is true there and the minifier
+// drops what it leaves out: WebSocket frames, request and response bodies
+// and web vitals, which serve an agent only (about a fifth of this script's
+// bytes). Everything else (console, errors, requests without bodies,
+// history, secret fields, the work count that settles an action) stays, as
+// an agent may act later in a page the user opened before it came. A lean
+// document says so: its load record and each request record carry lean:
+// true. The at-work bundle defines it false; under node it is undefined,
+// and the tests see the full script.
 (function gasolineCapture(global) {
   'use strict';
+  const LEAN = typeof GASOLINE_LEAN !== 'undefined' && GASOLINE_LEAN === true;
 
   // --- built-ins, saved before page code runs ---------------------------------
   const FP = Function.prototype;
@@ -503,7 +516,7 @@
    * frames and WSL.allBytes; frames past a bound are counted in frames_dropped. on()
    * says whether network capture is on.
    */
-  function hookWebSockets(win, emit, on, cap, addListener) {
+  const hookWebSockets = LEAN ? null : function hookWebSockets(win, emit, on, cap, addListener) {
     const C = win.WebSocket;
     if (typeof C !== 'function' || !C.prototype) return;
     const P = C.prototype;
@@ -603,22 +616,20 @@
         },
       }.send;
     }
-  }
+  };
   const WSL = { frames: 500, bytes: 1048576, all: 5000, allBytes: 4194304 }; // websocket bounds (hookWebSockets)
 
   const kit = {
     LIMITS, clip, utf8Length, fmt, formatArgs, isSecretField, isTextMime, scrub, shortNode, Buffer, hookWebSockets, WSL,
   };
 
-  // NO_VITALS stands in for captureVitals' answer in an iframe; declared
-  // before install() runs, which would throw reading it earlier.
+  // NO_VITALS stands in for captureVitals' answer in an iframe and in a lean document.
   const NO_VITALS = { finalizeLCP() {}, sendPendingVitals() {} };
 
   if (!hasDOM) {
     global.gasolineCaptureKit = kit; // node unit tests only (see the header)
     return;
   }
-  install();
 
   // --- the page side ------------------------------------------------------------
 
@@ -640,9 +651,9 @@
     captureConsole(page, relay);
     captureErrors(page, relay);
     captureNetwork(page, relay, work);
-    captureWebSockets(page, relay);
+    if (!LEAN) captureWebSockets(page, relay);
     captureHistory(page, relay);
-    const vitals = isTop(page.win) ? captureVitals(page, relay) : NO_VITALS;
+    const vitals = !LEAN && isTop(page.win) ? captureVitals(page, relay) : NO_VITALS;
     watchInput(page, relay, vitals);
     flushOnLeave(page, relay, vitals);
   }
@@ -658,6 +669,7 @@
 
   /** savePage saves the page's built-ins the hooks call later, before any page script can replace them. */
   function savePage() {
+    // What only the parts LEAN leaves out read is not saved there (!LEAN && ...).
     const win = global;
     const doc = document;
     const loc = location;
@@ -676,35 +688,35 @@
     const locHref = dom(win.Location, 'href', true) || (() => StringCtor(loc.href));
     const URLCtor = win.URL;
     const ErrorEventCtor = win.ErrorEvent;
-    const Observer = win.PerformanceObserver;
-    const TextDecoderCtor = win.TextDecoder;
+    const Observer = !LEAN && win.PerformanceObserver;
+    const TextDecoderCtor = !LEAN && win.TextDecoder;
     const ResponseP = win.Response && win.Response.prototype;
-    const resClone = ResponseP && uncurry(ResponseP.clone);
+    const resClone = !LEAN && ResponseP && uncurry(ResponseP.clone);
     const resHeaders = ResponseP && dom(win.Response, 'headers', true);
     const resStatus = ResponseP && dom(win.Response, 'status', true);
     const resType = ResponseP && dom(win.Response, 'type', true);
-    const resBody = ResponseP && dom(win.Response, 'body', true);
+    const resBody = !LEAN && ResponseP && dom(win.Response, 'body', true);
     const RequestCtor = win.Request;
-    const reqClone = RequestCtor && uncurry(RequestCtor.prototype.clone);
-    const reqText = RequestCtor && uncurry(RequestCtor.prototype.text);
+    const reqClone = !LEAN && RequestCtor && uncurry(RequestCtor.prototype.clone);
+    const reqText = !LEAN && RequestCtor && uncurry(RequestCtor.prototype.text);
     const headersGet = win.Headers && uncurry(win.Headers.prototype.get);
     const headersForEach = win.Headers && uncurry(win.Headers.prototype.forEach);
     const HeadersCtor = win.Headers;
-    const readerOf = win.ReadableStream && uncurry(win.ReadableStream.prototype.getReader);
-    const readerRead = win.ReadableStreamDefaultReader && uncurry(win.ReadableStreamDefaultReader.prototype.read);
-    const readerCancel = win.ReadableStreamDefaultReader && uncurry(win.ReadableStreamDefaultReader.prototype.cancel);
-    const decode = TextDecoderCtor && uncurry(TextDecoderCtor.prototype.decode);
-    const URLSearchParamsCtor = win.URLSearchParams;
-    const FormDataCtor = win.FormData;
-    const BlobCtor = win.Blob;
-    const fdForEach = FormDataCtor && uncurry(FormDataCtor.prototype.forEach);
-    const uspToString = URLSearchParamsCtor && uncurry(URLSearchParamsCtor.prototype.toString);
-    const blobSize = BlobCtor && dom(BlobCtor, 'size', true);
+    const readerOf = !LEAN && win.ReadableStream && uncurry(win.ReadableStream.prototype.getReader);
+    const readerRead = !LEAN && win.ReadableStreamDefaultReader && uncurry(win.ReadableStreamDefaultReader.prototype.read);
+    const readerCancel = !LEAN && win.ReadableStreamDefaultReader && uncurry(win.ReadableStreamDefaultReader.prototype.cancel);
+    const decode = !LEAN && TextDecoderCtor && uncurry(TextDecoderCtor.prototype.decode);
+    const URLSearchParamsCtor = !LEAN && win.URLSearchParams;
+    const FormDataCtor = !LEAN && win.FormData;
+    const BlobCtor = !LEAN && win.Blob;
+    const fdForEach = !LEAN && FormDataCtor && uncurry(FormDataCtor.prototype.forEach);
+    const uspToString = !LEAN && URLSearchParamsCtor && uncurry(URLSearchParamsCtor.prototype.toString);
+    const blobSize = !LEAN && BlobCtor && dom(BlobCtor, 'size', true);
     const X = win.XMLHttpRequest && win.XMLHttpRequest.prototype;
     const xhrStatus = X && dom(win.XMLHttpRequest, 'status', true);
-    const xhrResponseType = X && dom(win.XMLHttpRequest, 'responseType', true);
-    const xhrResponseText = X && dom(win.XMLHttpRequest, 'responseText', true);
-    const xhrResponse = X && dom(win.XMLHttpRequest, 'response', true);
+    const xhrResponseType = !LEAN && X && dom(win.XMLHttpRequest, 'responseType', true);
+    const xhrResponseText = !LEAN && X && dom(win.XMLHttpRequest, 'responseText', true);
+    const xhrResponse = !LEAN && X && dom(win.XMLHttpRequest, 'response', true);
     const xhrGetAllHeaders = X && uncurry(X.getAllResponseHeaders);
     const xhrGetHeader = X && uncurry(X.getResponseHeader);
     const xhrReadyState = X && dom(win.XMLHttpRequest, 'readyState', true);
@@ -1149,14 +1161,14 @@
   }
 
   /** cappedText is a body's text cut to cap characters: {text, size, truncated?}, size in UTF-8 bytes. */
-  function cappedText(s, cap) {
+  const cappedText = LEAN ? null : function cappedText(s, cap) {
     return s.length > cap ? { text: strSlice(s, 0, cap), size: utf8Length(s), truncated: true } : { text: s, size: utf8Length(s) };
-  }
+  };
 
   /** captureNetwork records fetch and XHR requests with their capped bodies. */
   function captureNetwork(page, relay, work) {
     const net = networkRecorder(page, relay, work);
-    const bodies = bodyReaders(page);
+    const bodies = LEAN ? null : bodyReaders(page);
     hookFetch(page, relay, work, net, bodies);
     hookXHR(page, relay, work, net, bodies);
   }
@@ -1235,6 +1247,7 @@
 
     function record(info, type) {
       const rec = { kind: 'network', ts: info.ts, request_id: info.id, source: 'page', method: info.method, url: info.url, status: 0, resource_type: type };
+      if (LEAN) rec.lean = true; // no bodies: the document loaded while no agent was at work
       if (info.headers) rec.request_headers = info.headers;
       return rec;
     }
@@ -1270,7 +1283,7 @@
   }
 
   /** bodyReaders reads request and response bodies, capped. */
-  function bodyReaders(page) {
+  const bodyReaders = LEAN ? null : function bodyReaders(page) {
     const { TextDecoderCtor, resBody, readerOf, readerRead, readerCancel, decode, URLSearchParamsCtor, FormDataCtor,
       BlobCtor, fdForEach, uspToString, blobSize } = page;
 
@@ -1322,7 +1335,7 @@
     }
 
     return { requestBody, responseBody };
-  }
+  };
 
   /** hookFetch wraps fetch; bodies are read from clones. */
   function hookFetch(page, relay, work, net, bodies) {
@@ -1371,6 +1384,7 @@
       const url = net.absolute(isReq ? input.url : input);
       const info = { id: net.nextId('f'), method, url, ts: now(), t0: perfNow(), cap: settings.bodyCap };
       info.headers = net.plainHeaders(init && init.headers) || (isReq ? net.headerObject(input.headers) : undefined);
+      if (LEAN) return info;
       if (init && init.body != null) info.body = bodies.requestBody(init.body, info.cap);
       else if (isReq && input.body) {
         // The page's request is consumed by fetch; read a clone made first.
@@ -1395,7 +1409,7 @@
       }
       let read = PromiseCtor.resolve({});
       let reading = false;
-      if (isTextMime(mime) && info.cap > 0) {
+      if (!LEAN && isTextMime(mime) && info.cap > 0) {
         try {
           read = bodies.responseBody(resClone(res), info.cap);
           reading = true;
@@ -1488,7 +1502,7 @@
             info.ts = now();
             info.t0 = perfNow();
             info.cap = settings.bodyCap;
-            info.body = bodies.requestBody(body, info.cap);
+            if (!LEAN) info.body = bodies.requestBody(body, info.cap);
             const xhr = this;
             if (!wmGet(listening, xhr)) {
               // One listener per object, however often it is reused: it
@@ -1531,7 +1545,7 @@
         if (mime) rec.mime_type = clip(mime, 200);
         rec.response_headers = parseRawHeaders(xhrGetAllHeaders(xhr));
         const rt = xhrResponseType(xhr);
-        if (info.cap > 0 && isTextMime(mime || 'text/plain')) {
+        if (!LEAN && info.cap > 0 && isTextMime(mime || 'text/plain')) {
           let s;
           if (rt === '' || rt === 'text') s = xhrResponseText(xhr);
           else if (rt === 'json') {
@@ -1549,10 +1563,10 @@
   }
 
   /** captureWebSockets records the page's WebSocket connections and frames (hookWebSockets). */
-  function captureWebSockets(page, relay) {
+  const captureWebSockets = LEAN ? null : function captureWebSockets(page, relay) {
     const { emit, on, settings } = relay;
     hookWebSockets(page.win, emit, () => on('network'), () => settings.bodyCap, page.addListener);
-  }
+  };
 
   /** captureHistory records the page load and same-document navigations. */
   function captureHistory(page, relay) {
@@ -1603,12 +1617,13 @@
       } catch {
         // ignore
       }
+      if (LEAN) rec.lean = true;
       if (on('nav')) emit(rec);
     }
   }
 
   /** captureVitals records web vitals (LCP, CLS, INP, FCP, TTFB, long tasks). */
-  function captureVitals(page, relay) {
+  const captureVitals = LEAN ? null : function captureVitals(page, relay) {
     const { setTimeout_, clearTimeout_, Observer } = page;
     const { emit, on } = relay;
     // A metric that keeps improving (LCP candidates, CLS, INP) is sent once
@@ -1709,7 +1724,7 @@
       if (on('vital')) emit({ kind: 'vital', ts: now(), name: 'longtask', value: round(e.duration), unit: 'ms' });
     });
     return { finalizeLCP, sendPendingVitals };
-  }
+  };
 
   /** watchInput remembers secret fields the user types into and ends LCP at the first input. */
   function watchInput(page, relay, vitals) {
@@ -1769,5 +1784,8 @@
       }
     }, true);
   }
+
+  // Last: the parts LEAN leaves out are constants (null when lean), set only by now.
+  install();
 })(globalThis);
 //# sourceURL=gasoline-capture.js

@@ -208,7 +208,7 @@
     if (p) action('input', p, { value: valueOf(p) });
   }
 
-  const channel = globalThis.gasolineChannel;
+  let channel = globalThis.gasolineChannel; // or later (below)
   const handlers = {
     input(el) {
       if (engine.isSecret(el)) rememberSecret(el);
@@ -262,7 +262,7 @@
       // recording must never break the page
     }
   });
-  channel?.on('acting', (e) => {
+  const onActing = (e) => {
     try {
       const on = JSON.parse(e.detail)?.on === true;
       if (agent) {
@@ -276,7 +276,11 @@
     } catch {
       // recording must never break the page
     }
-  });
+  };
+  if (channel) channel.on('acting', onActing);
+  // A document loaded while no agent worked gets channel.js when an agent
+  // acts there (tabs/reach.js), which hands itself over here.
+  else globalThis.gasolineChannelLate = (c) => { channel = c; c.on('acting', onActing); };
   addEventListener('pagehide', () => {
     flushInput();
     endWatch();

@@ -21,19 +21,33 @@
 // order and worlds; an entry without allFrames goes to top documents only),
 // so it is what a document loading now would get.
 //
+// A top document loaded while idle ran the lean registration (capture/
+// declared.js): capture, without the pristine built-ins, the dialog
+// wrappers and their ISOLATED ends. At work, the look at its tab (the
+// agent's first command there, or the going to work of every open tab)
+// brings it each entry's agent_js (capture/declared.json) instead of the
+// entry's files: its lean capture stays (main-world.js never runs twice in
+// a document: its hooks would wrap twice), so it lacks bodies, WebSocket
+// frames and web vitals until it is loaded again, and its pristine
+// built-ins are marked as the page's own, as in a document older than the
+// extension.
+//
 // A document is taken to have the scripts of a world when its ISOLATED
 // world holds gasolineRelay (capture/relay.js, among that world's first
 // entries: Chrome brings a document's declared scripts together) and, for
 // the MAIN world, which leaves no name the page could not forge: in the top
 // document, its gasolinePristineRelay (pristine-relay.js) holds the port of
 // pristine.js; in an iframe (where neither makes a channel) the relay holds
-// capture/main-world.js's port (gasolineCaptureLinked, same bundle). Each
-// world gets only what it lacks, so nothing runs twice in a document. pristine.js
+// capture/main-world.js's port (gasolineCaptureLinked, same bundle). A top
+// document whose relay holds main-world.js's port but no pristine port is
+// lean (the MAIN probe says "lean"). Each world gets only what it lacks, so nothing runs
+// twice in a document. pristine.js
 // brought in late marks its built-ins as the page's own (they were saved
 // after the page's scripts ran). The DOM runtime is not declared: it comes
 // on an agent's first action in a document (actions/inject.js).
 
 import { within } from '../backoff.js';
+import { loadDeclared } from '../capture/declared.js';
 import { activeTab } from './resolve.js';
 
 /**
@@ -56,33 +70,43 @@ export function scriptable(url) {
 /**
  * missing returns the documents (of the frames Chrome listed in probe
  * results) that lack the extension's scripts: {ISOLATED: [...], MAIN:
- * [...]}, each entry {frameId, documentId}; a probe result is true when
- * the world has them. Pure: node tests it.
+ * [...], AGENT: [...]}, each entry {frameId, documentId}; a probe result is
+ * true when the world has them. AGENT are the lean top documents (the MAIN
+ * probe said "lean"): they lack only the agent's parts. Pure: node tests it.
  */
 export function missing(isolated, main) {
-  const lacking = (results) => (results || [])
-    .filter((r) => r && r.documentId && r.result !== true)
+  const lacking = (results, has = (r) => r.result === true) => (results || [])
+    .filter((r) => r && r.documentId && !has(r))
     .map((r) => ({ frameId: r.frameId, documentId: r.documentId }));
-  return { ISOLATED: lacking(isolated), MAIN: lacking(main) };
+  return {
+    ISOLATED: lacking(isolated),
+    MAIN: lacking(main, (r) => r.result === true || r.result === 'lean'),
+    AGENT: lacking(main, (r) => r.result !== 'lean' || r.frameId !== 0),
+  };
 }
 
-/** PRISTINE_FILES bring pristine.js: itself, or the bundle capture/declared.json declares it in (scripts/bundle). */
+/** PRISTINE_FILES bring pristine.js: itself, or the bundle capture/declared.json declares it in at work (scripts/bundle). */
 const PRISTINE_FILES = ['pristine.js', 'dist/start-main.js'];
 
 /**
  * injections returns the executeScript calls that bring the registered
  * content scripts (getRegisteredContentScripts, in order) into the
  * documents lacking them: [{world, files, documentIds, late}], late set for
- * an entry holding pristine.js. An entry without allFrames goes to top
- * documents only. Pure: node tests it.
+ * files holding pristine.js. An entry without allFrames goes to top
+ * documents only. While the at-work files are registered (an entry's js is
+ * declared's js for its id), a lean document (lacking.AGENT) gets the
+ * entry's agent_js instead, in the same order. Pure: node tests it.
  */
-export function injections(registered, lacking) {
+export function injections(registered, lacking, declared = []) {
   const out = [];
+  const step = (world, files, docs) => {
+    if (docs.length && files?.length) out.push({ world, files, documentIds: docs.map((d) => d.documentId), late: files.some((f) => PRISTINE_FILES.includes(f)) });
+  };
   for (const entry of registered || []) {
     const world = entry.world === 'MAIN' ? 'MAIN' : 'ISOLATED';
-    const docs = (lacking[world] ?? []).filter((d) => entry.allFrames || d.frameId === 0);
-    if (!docs.length || !entry.js?.length) continue;
-    out.push({ world, files: entry.js, documentIds: docs.map((d) => d.documentId), late: entry.js.some((f) => PRISTINE_FILES.includes(f)) });
+    step(world, entry.js, (lacking[world] ?? []).filter((d) => entry.allFrames || d.frameId === 0));
+    const d = (declared || []).find((x) => x.id === entry.id);
+    if (d?.agent_js && d.js?.join('\n') === entry.js?.join('\n')) step(world, d.agent_js, lacking.AGENT ?? []);
   }
   return out;
 }
@@ -94,11 +118,14 @@ export function hasIsolated(g = globalThis) {
 }
 /**
  * hasPristine is the MAIN-world probe, run in a document's ISOLATED world
- * (g: that world's global; exported so node can call it with a fake one).
+ * (g: that world's global; exported so node can call it with a fake one):
+ * true, or "lean" for a top document with capture/main-world.js but not
+ * pristine.js (loaded idle), or false.
  */
 export function hasPristine(g = globalThis) {
   if (g.top && g.top !== g) return g.gasolineCaptureLinked === true;
-  return g.gasolinePristineRelay?.connected() === true;
+  if (g.gasolinePristineRelay?.connected() === true) return true;
+  return g.gasolineCaptureLinked === true ? 'lean' : false;
 }
 function markLate() {
   globalThis.gasolinePristineRelay?.markLate();
@@ -151,15 +178,29 @@ async function reachOnce(tab, api, topOnly, framesOnly) {
   ]), REACH_GIVE_UP_MS);
   const lacking = missing(isolated, main);
   if (framesOnly) {
-    for (const world of ['ISOLATED', 'MAIN']) lacking[world] = lacking[world].filter((d) => d.frameId !== 0);
+    for (const world of ['ISOLATED', 'MAIN', 'AGENT']) lacking[world] = lacking[world].filter((d) => d.frameId !== 0);
   }
-  const plan = injections(await api.scripting.getRegisteredContentScripts(), lacking);
+  const declared = lacking.AGENT.length ? await declaredOf(api) : [];
+  const plan = injections(await api.scripting.getRegisteredContentScripts(), lacking, declared);
   for (const step of plan) {
     const where = { tabId: tab.id, documentIds: step.documentIds };
     await api.scripting.executeScript({ target: where, world: step.world, files: step.files });
     if (step.late) await api.scripting.executeScript({ target: where, world: 'ISOLATED', func: markLate });
   }
-  return new Set([...lacking.ISOLATED, ...lacking.MAIN].map((d) => d.documentId)).size;
+  return new Set(plan.flatMap((step) => step.documentIds)).size;
+}
+
+// declaredOf caches capture/declared.json's entries for the worker's life
+// (its agent_js); a failed read is tried again next time.
+let declaredP = null;
+function declaredOf(api) {
+  if (!declaredP) {
+    declaredP = loadDeclared(api).catch(() => {
+      declaredP = null;
+      return [];
+    });
+  }
+  return declaredP;
 }
 
 /**

@@ -13,34 +13,49 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
 
 /**
  * START_BUDGET is the most bytes the document_start content scripts may
- * weigh together. capture/declared.json declares minified bundles (extension/dist/,
- * made from the readable sources by scripts/bundle): 41 631 bytes today,
- * from 137 776 unminified with the DOM engine at start. The target is
- * 30 KB (issue 18) and is not met; the minified bytes left are about:
- *   dist/start-main.js     32 733: capture/main-world.js 25 200 (the hooks of
+ * weigh together at work (every frame, while an agent works).
+ * capture/declared.json declares minified bundles (extension/dist/, made
+ * from the readable sources by scripts/bundle): 41 865 bytes, from 137 776
+ * unminified with the DOM engine at start. Minified, about:
+ *   dist/start-main.js     32 761: capture/main-world.js 25 500 (the hooks of
  *                          console, errors, fetch/XHR with bodies,
  *                          WebSockets, history, short timers (while acting and loading) and web
  *                          vitals, each on built-ins it saves first),
- *                          pristine.js 3 400, actions/dialogs.js 3 400 (window.open's
+ *                          pristine.js 3 500, actions/dialogs.js 3 400 (window.open's
  *                          blocked popups: 410)
- *   dist/start-isolated.js  9 043: capture/relay.js 6 150 (with what goes at
- *                          pagehide), actions/channel.js 1 200,
+ *   dist/start-isolated.js  9 104: capture/relay.js 6 150 (with what goes at
+ *                          pagehide and back from the cache), actions/channel.js 1 300,
  *                          pristine-relay.js 800, capture/tap.js 480 (the
  *                          recorder's listeners, holding what a user does
  *                          before it comes)
- * The user-action recorder (capture/record.js, 5 700) runs at document_end
+ * The user-action recorder (capture/record.js, 5 800) runs at document_end
  * after the engine (dist/end-isolated.js): no user acts on a page before it
- * is parsed. What would remove the rest: main-world.js's parts that serve
- * only an agent or only the top document (response bodies, web vitals,
- * WebSocket frames) starting later or only in the top frame (about 11 KB
- * would have to go). Lower this as it shrinks; regenerate the bundles first
+ * is parsed.
+ */
+const START_BUDGET = 41950;
+
+/**
+ * IDLE_START_BUDGET is the most bytes the document_start content scripts
+ * may weigh while no agent is at work: what every top document the user
+ * opens pays, all day. Issue 18's target is 30 KB. 27 506 bytes today:
+ *   dist/start-main-idle.js     20 734: capture/main-world.js, lean (scripts/bundle
+ *                               defines GASOLINE_LEAN): without WebSocket frames,
+ *                               request and response bodies and web vitals
+ *                               (about 4 900 bytes)
+ *   dist/start-isolated-idle.js  6 772: capture/relay.js, capture/tap.js
+ * What idle lacks besides (about 9 000 bytes): pristine.js and
+ * pristine-relay.js (execute_js's built-ins), actions/dialogs.js and
+ * actions/channel.js (the dialog wrappers); an agent acting in such a
+ * document gets those late (tabs/reach.js, declared.json agent_js), and
+ * the document lacks bodies, WebSocket frames and web vitals until it is
+ * loaded again. Lower this as it shrinks; regenerate the bundles first
  * (make bundle).
  */
-const START_BUDGET = 41850;
+const IDLE_START_BUDGET = 27600;
 
-/** startScripts lists the files registered at document_start (at work: the most), once each. */
-function startScripts() {
-  const files = registrations(declared, true)
+/** startScripts lists the files registered at document_start in a mode (at work: the most), once each. */
+function startScripts(atWork = true) {
+  const files = registrations(declared, atWork)
     .filter((e) => (e.runAt ?? 'document_idle') === 'document_start')
     .flatMap((e) => e.js || []);
   return [...new Set(files)];
@@ -53,13 +68,27 @@ function sourcesOf(file) {
   return m ? m[1].split(', ') : [file];
 }
 
-test('the document_start content scripts stay within the budget', () => {
-  const files = startScripts();
-  const sizes = files.map((f) => [f, fs.statSync(new URL(`../${f}`, import.meta.url)).size]);
-  const total = sizes.reduce((n, [, s]) => n + s, 0);
-  const table = sizes.map(([f, s]) => `${f} ${s}`).join(', ');
-  assert.ok(total <= START_BUDGET, `document_start content scripts weigh ${total} bytes (${table}), over the budget of ${START_BUDGET}: ` +
-    'every frame of every page pays for them; inject what only an agent needs on first use (actions/inject.js)');
+for (const [mode, atWork, budget, who] of [
+  ['at work', true, START_BUDGET, 'every frame of every page pays for them while an agent works'],
+  ['idle', false, IDLE_START_BUDGET, 'every top document the user opens pays for them, agent or no agent'],
+]) {
+  test(`the document_start content scripts stay within the budget (${mode})`, () => {
+    const files = startScripts(atWork);
+    const sizes = files.map((f) => [f, fs.statSync(new URL(`../${f}`, import.meta.url)).size]);
+    const total = sizes.reduce((n, [, s]) => n + s, 0);
+    const table = sizes.map(([f, s]) => `${f} ${s}`).join(', ');
+    assert.ok(total <= budget, `document_start content scripts weigh ${total} bytes ${mode} (${table}), over the budget of ${budget}: ` +
+      `${who}; inject what only an agent needs on first use (actions/inject.js, tabs/reach.js)`);
+  });
+}
+
+test('idle, document_start runs no agent-only part', () => {
+  const sources = startScripts(false).flatMap(sourcesOf);
+  for (const f of ['pristine.js', 'pristine-relay.js', 'actions/dialogs.js', 'actions/channel.js']) {
+    assert.ok(!sources.includes(f), `${f} runs at document_start while idle: it serves an agent only (declared.json agent_js brings it late)`);
+  }
+  assert.ok(sources.includes('capture/main-world.js') && sources.includes('capture/relay.js'), 'idle pages are still captured');
+  assert.ok(IDLE_START_BUDGET <= 30000, 'issue 18: at most 30 KB at document_start');
 });
 
 test('document_start runs minified bundles, and only what must precede the page', () => {

@@ -89,10 +89,34 @@ test('the first start registers the declared scripts for top documents only, in 
   assert.ok(state.registered.every((s) => s.persistAcrossSessions === true));
   assert.equal(mode.atWork, false);
   assert.deepEqual(state.registered.map((s) => [s.world, s.runAt, s.js.join()]), [
-    ['ISOLATED', 'document_start', 'dist/start-isolated.js'],
-    ['MAIN', 'document_start', 'dist/start-main.js'],
+    ['ISOLATED', 'document_start', 'dist/start-isolated-idle.js'],
+    ['MAIN', 'document_start', 'dist/start-main-idle.js'],
     ['ISOLATED', 'document_end', 'dist/end-isolated.js'],
   ]);
+  for (const s of state.registered) {
+    assert.ok(!('idle_js' in s) && !('agent_js' in s), `${s.id}: Chrome refuses fields it does not know`);
+  }
+});
+
+test('idle runs the lean start bundles; at work every entry\'s full files, switched in the same one update', async () => {
+  const state = fakeChrome();
+  const mode = modeOf(state, clock());
+  await mode.start();
+  state.calls.length = 0;
+  await mode.work();
+  assert.deepEqual(state.calls, [['update', ['start-isolated:true', 'start-main:true', 'end-isolated:true']]]);
+  assert.deepEqual(state.registered.map((s) => s.js.join()), ['dist/start-isolated.js', 'dist/start-main.js', 'dist/end-isolated.js']);
+  const idle = registrations(declared, false).map((s) => s.js.join());
+  assert.deepEqual(idle, ['dist/start-isolated-idle.js', 'dist/start-main-idle.js', 'dist/end-isolated.js']);
+  // What idle leaves out comes late, when an agent acts (tabs/reach.js): the
+  // agent-only sources, each listed once, none of them lean main-world.js.
+  const late = declared.flatMap((d) => d.agent_js ?? []);
+  assert.deepEqual(late, ['pristine-relay.js', 'actions/channel.js', 'pristine.js', 'actions/dialogs.js']);
+  for (const d of declared) {
+    for (const f of [...d.js, ...(d.idle_js ?? []), ...(d.agent_js ?? [])]) {
+      assert.ok(fs.existsSync(new URL(`../${f}`, import.meta.url)), `${d.id} declares ${f}, which does not exist`);
+    }
+  }
 });
 
 test('registration is idempotent: a worker start that finds it in place changes nothing', async () => {

@@ -58,7 +58,7 @@ test('the MAIN probe: the pristine port in the top document, main-world.js\'s ca
   assert.equal(hasPristine(isolatedWorld({ relay: true })), false, 'a top document without pristine.js');
   const linkedTop = isolatedWorld({ relay: true });
   linkedTop.gasolineCaptureLinked = true;
-  assert.equal(hasPristine(linkedTop), false, 'the top document needs pristine.js\'s own port');
+  assert.equal(hasPristine(linkedTop), 'lean', 'a top document with capture but not pristine.js loaded idle');
   assert.equal(hasIsolated(top), true);
   assert.equal(hasIsolated(isolatedWorld({ top })), false);
 });
@@ -106,10 +106,36 @@ test('while idle the registration brings the scripts into top documents only', (
     { frameId: 3, documentId: 'sub', g: isolatedWorld({ top }) },
   ];
   assert.deepEqual(injections(idle, probe(docs)).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
-    ['ISOLATED', 'dist/start-isolated.js', 'top'],
-    ['MAIN', 'dist/start-main.js', 'top'],
+    ['ISOLATED', 'dist/start-isolated-idle.js', 'top'],
+    ['MAIN', 'dist/start-main-idle.js', 'top'],
     ['ISOLATED', 'dist/end-isolated.js', 'top'],
   ]);
+});
+
+// leanWorld is a top document's ISOLATED world as the idle registration
+// leaves it: the relay holds main-world.js's port; no pristine relay.
+function leanWorld() {
+  const g = isolatedWorld();
+  g.gasolineRelay = true;
+  g.gasolineCaptureLinked = true;
+  return g;
+}
+
+test('at work, a top document loaded idle gets the agent\'s parts only, never main-world.js again; idle, nothing', () => {
+  const top = leanWorld();
+  const docs = [
+    { frameId: 0, documentId: 'top', g: top },
+    { frameId: 3, documentId: 'sub', g: isolatedWorld({ top }) }, // an iframe that loaded idle: nothing
+  ];
+  assert.deepEqual(injections(atWork, probe(docs), declared).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+'), p.late]), [
+    ['ISOLATED', 'dist/start-isolated.js', 'sub', false],
+    ['ISOLATED', 'pristine-relay.js+actions/channel.js', 'top', false],
+    ['MAIN', 'dist/start-main.js', 'sub', true],
+    ['MAIN', 'pristine.js+actions/dialogs.js', 'top', true],
+    ['ISOLATED', 'dist/end-isolated.js', 'sub', false],
+  ]);
+  assert.deepEqual(injections(idle, probe(docs), declared), [], 'idle: the lean document is as a page loading now would be, and iframes get nothing');
+  assert.deepEqual(injections(atWork, probe(docs)).map((p) => p.documentIds.join('+')), ['sub', 'sub', 'sub'], 'without declared\'s agent_js, a lean document is left as it is');
 });
 
 test('the DOM runtime is not declared: it comes on first use (actions/inject.js)', () => {
@@ -221,6 +247,7 @@ function framesChrome(docsOf) {
   const probeOptions = [];
   const listeners = [];
   const api = {
+    runtime: { getURL: () => `data:application/json,${encodeURIComponent(JSON.stringify(declared))}` },
     webNavigation: { onCommitted: { addListener: (f) => listeners.push(f) } },
     tabs: {
       get: async (id) => ({ id, url: `http://x/${id}`, status: 'complete' }),
@@ -236,6 +263,7 @@ function framesChrome(docsOf) {
         injected.push([target.tabId, world, files.join('+'), target.documentIds.join('+')]);
         for (const d of docs.filter((x) => target.documentIds.includes(x.documentId))) {
           if (world === 'ISOLATED') d.g.gasolineRelay = true;
+          else if (files.includes('pristine.js')) d.g.gasolinePristineRelay = { connected: () => true };
           else d.g.gasolineCaptureLinked = true;
         }
         return [];
@@ -435,4 +463,29 @@ test('going to work brings the scripts into every open tab\'s iframes that loade
   await exec({ action: 'click', params: { tab_id: 2 } });
   await reachFramesOfOpenTabs({ api });
   assert.equal(probed.length, probes, 'a tab is looked at once per period at work');
+});
+
+test('a command to a tab loaded idle brings the agent\'s parts into its top document once, and marks pristine late', async () => {
+  const top = leanWorld();
+  const docs = [{ frameId: 0, documentId: 'top', g: top }];
+  const { api, injected, probed } = framesChrome(() => docs);
+  forgetFramed();
+  const markLate = [];
+  const exec = api.scripting.executeScript;
+  api.scripting.executeScript = async (opts) => {
+    if (opts.func?.name === 'markLate') {
+      markLate.push(opts.target.documentIds.join());
+      return [];
+    }
+    return exec(opts);
+  };
+  assert.equal(await reachTab({ id: 1, url: 'http://x/1', status: 'complete' }, api), 1);
+  assert.deepEqual(injected, [
+    [1, 'ISOLATED', 'pristine-relay.js+actions/channel.js', 'top'],
+    [1, 'MAIN', 'pristine.js+actions/dialogs.js', 'top'],
+  ]);
+  assert.deepEqual(markLate, ['top']);
+  assert.equal(await reachTab({ id: 1, url: 'http://x/1', status: 'complete' }, api), 0, 'the second look finds them');
+  assert.equal(injected.length, 2, 'nothing twice');
+  assert.ok(probed.length >= 4);
 });

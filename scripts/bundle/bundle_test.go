@@ -41,33 +41,97 @@ func TestBundles(t *testing.T) {
 }
 
 // TestDeclaredBundles checks the worker registers the bundles
-// (capture/declared.json), in Bundles' order and world, and no source on
-// its own: Chrome loads what is registered, so a source added there
-// directly would run twice or unminified.
+// (capture/declared.json), each entry one bundle of its world in each mode
+// (js at work, idle_js idle), every bundle registered, and no source on its
+// own: Chrome loads what is registered, so a source added there directly
+// would run twice or unminified. The files an entry brings late (agent_js,
+// tabs/reach.js) are sources of its at-work bundle that its idle bundle
+// lacks: a document loaded idle gets them when an agent acts there, and
+// nothing in it runs twice.
 func TestDeclaredBundles(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join(ext, Declared))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var entries []struct {
-		JS    []string `json:"js"`
-		World string   `json:"world"`
+		ID      string   `json:"id"`
+		JS      []string `json:"js"`
+		IdleJS  []string `json:"idle_js"`
+		AgentJS []string `json:"agent_js"`
+		World   string   `json:"world"`
 	}
 	if err := json.Unmarshal(raw, &entries); err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != len(Bundles) {
-		t.Fatalf("%s has %d entries, want one per bundle (%d)", Declared, len(entries), len(Bundles))
+	bundles := map[string]Bundle{}
+	for _, b := range Bundles {
+		bundles[b.Out] = b
 	}
-	for i, e := range entries {
-		b := Bundles[i]
+	registered := map[string]bool{}
+	for _, e := range entries {
 		world := e.World
 		if world == "" {
 			world = "ISOLATED"
 		}
-		if len(e.JS) != 1 || e.JS[0] != b.Out || world != b.World {
-			t.Errorf("%s[%d] = %v in %s, want [%s] in %s (scripts/bundle Bundles)", Declared, i, e.JS, world, b.Out, b.World)
+		idle := e.IdleJS
+		if idle == nil {
+			idle = e.JS
 		}
+		for _, js := range [][]string{e.JS, idle} {
+			b, ok := bundles[firstOf(js)]
+			if len(js) != 1 || !ok || b.World != world {
+				t.Errorf("%s %s declares %v in %s, want one bundle of scripts/bundle's Bundles made for %s", Declared, e.ID, js, world, world)
+				continue
+			}
+			registered[b.Out] = true
+		}
+		if len(e.AgentJS) > 0 {
+			full, lean := bundles[firstOf(e.JS)], bundles[firstOf(idle)]
+			for _, f := range e.AgentJS {
+				if !slices.Contains(full.Sources, f) || slices.Contains(lean.Sources, f) {
+					t.Errorf("%s %s brings %s late (agent_js): want a source of %s that %s lacks", Declared, e.ID, f, full.Out, lean.Out)
+				}
+			}
+		}
+	}
+	for _, b := range Bundles {
+		if !registered[b.Out] {
+			t.Errorf("%s is made but %s registers it in no mode", b.Out, Declared)
+		}
+	}
+}
+
+// firstOf is js's first file, or "".
+func firstOf(js []string) string {
+	if len(js) == 0 {
+		return ""
+	}
+	return js[0]
+}
+
+// TestLeanBundle checks what the idle start-main bundle leaves out, and
+// that the at-work one keeps it.
+func TestLeanBundle(t *testing.T) {
+	read := func(out string) string {
+		b, err := os.ReadFile(filepath.Join(ext, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	idle, work := read("dist/start-main-idle.js"), read("dist/start-main.js")
+	for _, part := range []string{".WebSocket", "PerformanceObserver", "getReader", "layout-shift", "GASOLINE_LEAN"} {
+		if strings.Contains(idle, part) {
+			t.Errorf("dist/start-main-idle.js holds %q: the lean capture leaves it out", part)
+		}
+	}
+	for _, part := range []string{"WebSocket", "getReader", "layout-shift"} {
+		if !strings.Contains(work, part) {
+			t.Errorf("dist/start-main.js lacks %q", part)
+		}
+	}
+	if !strings.Contains(idle, "lean=!0") || strings.Contains(work, "lean=!0") {
+		t.Errorf("only the lean bundle marks its records lean: true")
 	}
 }
 
@@ -124,7 +188,7 @@ try{(()=>{(function(n){n.b=2})(globalThis)})()}catch(e){queueMicrotask(()=>{thro
 }
 
 // declared lists the files each entry of the extension in dir declares
-// (capture/declared.json).
+// (capture/declared.json): its js, then its idle_js when it has one.
 func declared(t *testing.T, dir string) [][]string {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, Declared))
@@ -132,7 +196,8 @@ func declared(t *testing.T, dir string) [][]string {
 		t.Fatal(err)
 	}
 	var entries []struct {
-		JS []string `json:"js"`
+		JS     []string `json:"js"`
+		IdleJS []string `json:"idle_js"`
 	}
 	if err := json.Unmarshal(raw, &entries); err != nil {
 		t.Fatalf("%s/%s: %v", dir, Declared, err)
@@ -140,6 +205,9 @@ func declared(t *testing.T, dir string) [][]string {
 	var out [][]string
 	for _, e := range entries {
 		out = append(out, e.JS)
+		if e.IdleJS != nil {
+			out = append(out, e.IdleJS)
+		}
 	}
 	return out
 }
@@ -204,14 +272,25 @@ func TestDebugCopyOfExtension(t *testing.T) {
 	if err := debugCopy(ext, dir, Bundles); err != nil {
 		t.Fatal(err)
 	}
+	leanMain := 0
 	for i, js := range declared(t, dir) {
 		for _, f := range js {
 			if strings.HasPrefix(f, "dist/") {
 				t.Errorf("the debug copy's declared[%d] still declares the bundle %s", i, f)
 			}
-			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			b, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil {
 				t.Errorf("the debug copy's declared[%d] declares %s: %v", i, f, err)
 			}
+			if strings.HasSuffix(f, "capture/main-world.js") && bytes.Contains(b, []byte("const LEAN = true;")) {
+				leanMain++
+				if !bytes.HasSuffix(b, []byte("//# sourceURL=gasoline-capture.js\n")) {
+					t.Errorf("the debug copy's lean %s lost its sourceURL", f)
+				}
+			}
 		}
+	}
+	if leanMain != 1 {
+		t.Errorf("the debug copy declares capture/main-world.js lean %d times, want once (idle_js)", leanMain)
 	}
 }

@@ -5,8 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
 )
 
 // Declared is the file, under the extension's directory, that declares the
@@ -23,10 +29,31 @@ const Declared = "capture/declared.json"
 // what the extension's CSP forbids. For profiling only (pagebench
 // -profile): separate scripts cost Chrome a little more than one, and
 // capture/main-world.js's sourceURL no longer names pristine.js too.
+// Both modes' files are unbundled (each entry's js and idle_js); a bundle
+// with a Define declares its sources with the definitions applied, not
+// minified (written to debug/<bundle>/<source>), so the idle copy of
+// capture/main-world.js is lean there too.
 func debugCopy(ext, dir string, bundles []Bundle) error {
 	sources := map[string][]string{}
+	defined := map[string]string{} // a file the copy adds (under debug/) → its text
 	for _, b := range bundles {
-		sources[b.Out] = b.Sources
+		if len(b.Define) == 0 {
+			sources[b.Out] = b.Sources
+			continue
+		}
+		for _, src := range b.Sources {
+			text, err := os.ReadFile(filepath.Join(ext, src))
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", src, err)
+			}
+			out, err := define(src, string(text), b.Define)
+			if err != nil {
+				return err
+			}
+			to := path.Join("debug", strings.TrimSuffix(path.Base(b.Out), ".js"), src)
+			defined[to] = out
+			sources[b.Out] = append(sources[b.Out], to)
+		}
 	}
 	raw, err := os.ReadFile(filepath.Join(ext, Declared))
 	if err != nil {
@@ -38,21 +65,26 @@ func debugCopy(ext, dir string, bundles []Bundle) error {
 	}
 	replaced := 0
 	for i, e := range entries {
-		var js []string
-		if err := json.Unmarshal(e["js"], &js); err != nil {
-			return fmt.Errorf("reading %s[%d].js: %w", Declared, i, err)
-		}
-		var out []string
-		for _, f := range js {
-			if s, ok := sources[f]; ok {
-				out = append(out, s...)
-				replaced++
+		for _, key := range []string{"js", "idle_js"} {
+			if e[key] == nil {
 				continue
 			}
-			out = append(out, f)
-		}
-		if e["js"], err = marshal(out, ""); err != nil {
-			return err
+			var js []string
+			if err := json.Unmarshal(e[key], &js); err != nil {
+				return fmt.Errorf("reading %s[%d].%s: %w", Declared, i, key, err)
+			}
+			var out []string
+			for _, f := range js {
+				if s, ok := sources[f]; ok {
+					out = append(out, s...)
+					replaced++
+					continue
+				}
+				out = append(out, f)
+			}
+			if e[key], err = marshal(out, ""); err != nil {
+				return err
+			}
 		}
 	}
 	if replaced == 0 {
@@ -91,7 +123,37 @@ func debugCopy(ext, dir string, bundles []Bundle) error {
 	if err != nil {
 		return fmt.Errorf("copying %s to %s: %w", ext, dir, err)
 	}
+	for rel, text := range defined {
+		to := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(to, []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// define returns src (a classic script named name) with define's names
+// replaced by their values and the branches that makes dead dropped,
+// readable (not minified), keeping the sourceURL it declares.
+func define(name, src string, define map[string]string) (string, error) {
+	res := api.Transform(src, api.TransformOptions{
+		Sourcefile: name,
+		Loader:     api.LoaderJS,
+		Engines:    []api.Engine{{Name: api.EngineChrome, Version: "120"}},
+		Define:     define,
+	})
+	if len(res.Errors) > 0 {
+		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
+		return "", fmt.Errorf("defining %s in %s: %s", strings.Join(slices.Sorted(maps.Keys(define)), ", "), name, strings.Join(msgs, "\n"))
+	}
+	out := string(res.Code)
+	if m := sourceURL.FindStringSubmatch(src); m != nil && !sourceURL.MatchString(out) {
+		out += "//# sourceURL=" + m[1] + "\n"
+	}
+	return out, nil
 }
 
 // marshal is json.Marshal (indented by indent) that leaves <, > and &

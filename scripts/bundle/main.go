@@ -1,7 +1,7 @@
 // Command bundle writes the extension's content-script bundles
 // (extension/dist/), the one place the extension is not plain, unbundled
 // MV3 code: the content scripts the worker registers (capture/declared.json; those every frame of
-// every page runs at document_start, and the DOM engine at document_end)
+// every page runs at document_start, and the DOM engine with the recorder at document_end)
 // are each entry's sources concatenated in order and minified with esbuild.
 // Why: each of those bytes is parsed in every frame of every page the user
 // visits, agent or no agent, and issue 18 budgets them (extension/test/
@@ -39,13 +39,26 @@ import (
 // cost of a call per function made: a MAIN-world source that hands the page a function (a
 // wrapper of one of its built-ins) needs it unless it names that function
 // as a method (capture/main-world.js writes {fetch(input, init) {...}}.fetch,
-// whose name minifying keeps).
+// whose name minifying keeps). Define replaces each of its global names
+// with its value (a JavaScript literal) in every source before minifying,
+// which drops the branches the values make dead: a source reads such a name
+// as typeof NAME !== 'undefined' && NAME === true, which node (the tests
+// run the sources as written) sees as false.
 type Bundle struct {
 	Out       string
 	World     string
 	KeepNames []string
+	Define    map[string]string
 	Sources   []string
 }
+
+// lean and full are the values of GASOLINE_LEAN in the bundles registered
+// while no agent is at work (capture/declared.json "idle_js") and in the
+// others. Both define it, so a page can never set it for a bundle.
+var (
+	lean = map[string]string{"GASOLINE_LEAN": "true"}
+	full = map[string]string{"GASOLINE_LEAN": "false"}
+)
 
 // Bundles are the content scripts capture/declared.json declares, in its order. A
 // bundle holds one declared entry's files: the same world, run_at and
@@ -56,8 +69,15 @@ var Bundles = []Bundle{
 	// (about a millisecond per frame, measured by test/e2e/cmd/pagebench),
 	// whatever it holds. dialogs.js keeps its names: window.alert =
 	// function alert(message) {...}, and the page reads alert.name.
-	{Out: "dist/start-main.js", World: "MAIN", KeepNames: []string{"actions/dialogs.js"}, Sources: []string{"pristine.js", "capture/main-world.js", "actions/dialogs.js"}},
+	{Out: "dist/start-main.js", World: "MAIN", KeepNames: []string{"actions/dialogs.js"}, Define: full, Sources: []string{"pristine.js", "capture/main-world.js", "actions/dialogs.js"}},
 	{Out: "dist/end-isolated.js", World: "ISOLATED", Sources: []string{"dom/engine.js", "capture/record.js"}},
+	// The idle registration's start bundles (every top document pays for
+	// them while no agent works): without the agent-only parts. The
+	// pristine built-ins, the dialog wrappers and their ISOLATED ends come
+	// into such a document when an agent acts there (tabs/reach.js, from
+	// declared.json's "agent_js"); main-world.js is lean (see its header).
+	{Out: "dist/start-isolated-idle.js", World: "ISOLATED", Sources: []string{"capture/relay.js", "capture/tap.js"}},
+	{Out: "dist/start-main-idle.js", World: "MAIN", Define: lean, Sources: []string{"capture/main-world.js"}},
 }
 
 // sourceURL is a source's "//# sourceURL=name" comment, which names the
@@ -66,11 +86,13 @@ var Bundles = []Bundle{
 var sourceURL = regexp.MustCompile(`(?m)^//# sourceURL=(\S+)\s*$`)
 
 // minify returns src (a classic script) minified: white space and
-// identifiers, and with all, syntax too; keepNames keeps every function's
+// identifiers, and with all, syntax too (dropping the branches define
+// makes dead); keepNames keeps every function's
 // and class's name (what .name says) as written. esbuild renames only
 // names local to a function, never a script's top-level names.
-func minify(name, src string, all, keepNames bool) (string, error) {
+func minify(name, src string, all, keepNames bool, define map[string]string) (string, error) {
 	res := api.Transform(src, api.TransformOptions{
+		Define:            define,
 		Sourcefile:        name,
 		Loader:            api.LoaderJS,
 		Engines:           []api.Engine{{Name: api.EngineChrome, Version: "120"}},
@@ -93,11 +115,11 @@ func minify(name, src string, all, keepNames bool) (string, error) {
 // script's own in the wrapper. (A one-letter top-level name that the
 // renamer happens to give itself again goes unseen.)
 func topLevelNames(name, src string) (bool, error) {
-	bare, err := minify(name, src, false, false)
+	bare, err := minify(name, src, false, false, nil)
 	if err != nil {
 		return false, err
 	}
-	wrapped, err := minify(name, "(()=>{"+src+"\n})();", false, false)
+	wrapped, err := minify(name, "(()=>{"+src+"\n})();", false, false, nil)
 	if err != nil {
 		return false, err
 	}
@@ -128,7 +150,7 @@ func Render(ext string, b Bundle) ([]byte, error) {
 			}
 			url = string(m[1])
 		}
-		code, err := minify(s, string(src), true, slices.Contains(b.KeepNames, s))
+		code, err := minify(s, string(src), true, slices.Contains(b.KeepNames, s), b.Define)
 		if err != nil {
 			return nil, err
 		}

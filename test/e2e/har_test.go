@@ -88,6 +88,7 @@ func TestHARReplaysOffline(t *testing.T) {
 	site := harSite(t)
 	e.startBrowser(site.URL + "/favicon.ico")
 	e.pair()
+	e.agentAtWork() // bodies are captured in pages loaded at work
 	pageURL := site.URL + "/har/page.html"
 	p := e.openPage(pageURL)
 	var live string

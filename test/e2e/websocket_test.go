@@ -100,6 +100,7 @@ type wsConn struct {
 func TestWebSocketMessages(t *testing.T) {
 	c := captureReady(t)
 	srv := chatServer(t)
+	c.agentAtWork() // WebSocket frames are captured in pages loaded at work
 	p := c.openPage(srv.URL + "/chat.html")
 	var closed string
 	p.eval(`run()`, &closed)
