@@ -155,9 +155,12 @@ type Store struct {
 	notify chan struct{}
 	// frames is what the extension last said about iframe capture (frames.go); guarded by mu.
 	frames Frames
-	// lean holds the tabs whose current top document is a lean page
-	// (lean.go), at most MaxTabs; guarded by mu.
-	lean map[int64]struct{}
+	// lean holds what the store knows of each tab's current top document
+	// (lean.go), for at most MaxTabs tabs; guarded by mu.
+	lean map[int64]leanState
+	// leanSeen counts what lean learned, to forget the oldest first;
+	// guarded by mu.
+	leanSeen uint64
 }
 
 // settings are the capture settings served by GET /capture/config.
@@ -184,7 +187,7 @@ func New(opts Options) *Store {
 		now:     opts.Now,
 		tabs:    make(map[int64]*tabState),
 		pending: make(map[bodyKey]pendingBody),
-		lean:    make(map[int64]struct{}),
+		lean:    make(map[int64]leanState),
 		cfg:     settings{version: 1, redact: true, bodyCap: DefaultBodyCap},
 		ws:      wsTable{byKey: make(map[wsKey]*wsConn)},
 		merge: mergeIndex{

@@ -140,7 +140,7 @@ func TestLeanTabReloadedAtWork(t *testing.T) {
 		t.Fatalf("vitals of the lean page: got lean %q", p.Lean)
 	}
 	cursor := s.Head()
-	ingest(t, s, loadEv(3, false), leanReq(3, "http://localhost:3000/api/new", false), vitalEv(3))
+	ingest(t, s, at(loadEv(3, false), 10), at(leanReq(3, "http://localhost:3000/api/new", false), 11), at(vitalEv(3), 12))
 
 	if p := query(t, s, capture.Filter{Kind: capture.KindNetwork, Since: &cursor}); p.Lean != "" || len(p.Entries) != 1 || p.Entries[0].(*capture.NetworkView).Lean {
 		t.Errorf("requests since the reload: got lean %q, entries %+v, want nothing lean", p.Lean, p.Entries)
@@ -156,7 +156,7 @@ func TestLeanTabReloadedAtWork(t *testing.T) {
 		t.Errorf("websockets after the reload: got lean %q, want none", p.Lean)
 	}
 	_, err := s.Body(2, "response")
-	if !errors.Is(err, capture.ErrBodyNotKept) || !strings.Contains(err.Error(), "tab 3 has been reloaded (or closed) since") {
+	if !errors.Is(err, capture.ErrBodyNotKept) || !strings.Contains(err.Error(), "tab 3 has been reloaded while you work since") {
 		t.Errorf("old lean body: got %v, want ErrBodyNotKept saying the tab was reloaded", err)
 	}
 	if b, err := s.Body(5, "response"); err != nil || b.Text == "" {
@@ -218,8 +218,8 @@ func TestLeanMerged(t *testing.T) {
 	}
 }
 
-// The lean tabs are bounded like the tab table: past capture.MaxTabs the
-// oldest known is forgotten.
+// The lean tabs are bounded like the tab table (TestLeanTabsEvictOldest
+// says which goes).
 func TestLeanTabsBounded(t *testing.T) {
 	s := capture.New(capture.Options{})
 	var evs []apitype.Event

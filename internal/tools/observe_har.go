@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
@@ -161,7 +162,7 @@ type origin struct {
 // exchanges reads the requests f selects, oldest first, in full (headers
 // and captured bodies), with the origin of each, and counts per tab those
 // that came from lean pages (their bodies were not kept).
-func (t *Tools) exchanges(f capture.Filter) ([]har.Exchange, []origin, map[int64]int, error) {
+func (t *Tools) exchanges(f capture.Filter) ([]har.Exchange, []origin, map[int64]capture.LeanCount, error) {
 	since := uint64(0)
 	if f.Since != nil {
 		since = *f.Since
@@ -173,7 +174,7 @@ func (t *Tools) exchanges(f capture.Filter) ([]har.Exchange, []origin, map[int64
 	f.Limit = capture.MaxLimit
 	var xs []har.Exchange
 	var tabs []origin
-	lean := map[int64]int{}
+	lean := map[int64]capture.LeanCount{}
 	for len(xs) < most {
 		f.Since = &since
 		p, err := t.d.Capture.Query(f)
@@ -192,7 +193,8 @@ func (t *Tools) exchanges(f capture.Filter) ([]har.Exchange, []origin, map[int64
 			xs = append(xs, t.exchange(n))
 			tabs = append(tabs, origin{n.TabID, n.Type})
 			if n.Lean {
-				lean[n.TabID]++
+				k := lean[n.TabID]
+				lean[n.TabID] = capture.LeanCount{N: k.N + 1, Newest: max(k.Newest, n.TS)}
 			}
 		}
 		if !p.HasMore || p.NextCursor <= since {
@@ -222,6 +224,10 @@ func (t *Tools) capturedBody(n *capture.NetworkView, part string) har.Body {
 		size = n.ResponseSize
 	}
 	b, err := t.d.Capture.Body(n.ID, part)
+	if part == "request" && errors.Is(err, capture.ErrNoBody) &&
+		capture.SendsNoBody(n.Method, func(name string) string { return headerValue(n.RequestHeaders, name) }) {
+		return har.Body{None: true}
+	}
 	if err != nil {
 		why := "not captured (the capture keeps fetch/XHR text bodies only)"
 		if slices.Contains(harBodyTypes, n.Type) {
@@ -376,4 +382,15 @@ func (t *Tools) harBodies(ctx context.Context, client string, p harParams) (page
 		out.bodies[b.URL] = b
 	}
 	return out, nil
+}
+
+// headerValue is the value of the header named name in h, whatever its
+// case; "" when absent.
+func headerValue(h map[string]string, name string) string {
+	for k, v := range h {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
 }
