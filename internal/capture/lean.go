@@ -92,8 +92,9 @@ func (s *Store) leanTabsLocked(reads func(int64) bool) []int64 {
 	return out
 }
 
-// leanNow says what the store knows of tab's page for a lean record made at
-// ts: lean still, reloaded at work since, or unknown. s.mu must be held.
+// leanNowLocked says what the store knows of tab's page for a lean record
+// made at ts: lean still, reloaded at work since, or unknown. s.mu must be
+// held.
 func (s *Store) leanNowLocked(tab, ts int64) pageNow {
 	st, ok := s.lean[tab]
 	switch {

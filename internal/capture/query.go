@@ -733,8 +733,9 @@ type Body struct {
 // or "response". The text is not clipped: a caller with a token budget hands
 // a large one to the large-output store. It fails with ErrUnknownEntry,
 // ErrNoBody, ErrBodyNotKept (the request came from a page loaded while no
-// agent was at work), or ErrBadFilter for another part or an entry that is
-// not a request.
+// agent was at work; a request that sends no body, see SendsNoBody, still
+// has ErrNoBody for its request part), or ErrBadFilter for another part or
+// an entry that is not a request.
 func (s *Store) Body(id uint64, part string) (Body, error) {
 	if part != "request" && part != "response" {
 		return Body{}, fmt.Errorf("%w: body part %q: use \"request\" or \"response\"", ErrBadFilter, clipReason(part))

@@ -237,7 +237,7 @@ func (t *Tools) capturedBody(n *capture.NetworkView, part string) har.Body {
 		case errors.Is(err, capture.ErrBodyPending):
 			why = "still being read by the page"
 		case errors.Is(err, capture.ErrBodyNotKept):
-			why = "not kept: the page was loaded while no agent was at work (reload it while an agent works, then export again)"
+			why = "not kept: the page was loaded while no agent was at work (requests made after it is reloaded while an agent works have them)"
 		}
 		return har.Body{Size: size, Why: why}
 	}
