@@ -774,7 +774,10 @@ func (s *Store) Body(id uint64, part string) (Body, error) {
 		}
 		return Body{}, fmt.Errorf("%w: entry %d's %s body; wait for it with wait_ms", ErrBodyPending, id, part)
 	}
-	if b.Text == "" && r.lean && (part == "response" || !r.sendsNoBody()) {
+	if b.Text == "" && part == "request" && r.sendsNoBody() {
+		return Body{}, fmt.Errorf("%w: entry %d is a %s request, which sends no body; its response body may have one", ErrNoBody, id, r.method)
+	}
+	if b.Text == "" && r.lean {
 		return Body{}, bodyNotKept(id, tab, now)
 	}
 	if b.Text == "" {
