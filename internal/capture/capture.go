@@ -122,6 +122,10 @@ var (
 	ErrUnknownTab    = errors.New("no tab with this id is known: list tabs for current ids")
 )
 
+// ErrSendsNoBody is the ErrNoBody of the request part of a request that
+// sends no body (a GET, a HEAD, a Content-Length of 0), lean or not.
+var ErrSendsNoBody = fmt.Errorf("%w: the request sends none", ErrNoBody)
+
 // Store holds the capture buffers: one ring per kind bounded by entry count
 // and estimated bytes (oldest evicted first, and counted as dropped), the tab
 // table, the noise rules and the capture settings. Every entry gets a

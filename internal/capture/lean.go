@@ -252,19 +252,13 @@ func bodyNotKept(id uint64, tab int64, now pageNow) error {
 // sendsNoBody reports whether r's request carries no body by its method
 // (GET, HEAD) or its Content-Length of 0: it has none to keep, lean or not.
 func (r *netRec) sendsNoBody() bool {
-	return SendsNoBody(r.method, func(name string) string {
-		for _, h := range r.reqHeaders {
-			if strings.EqualFold(h.name, name) {
-				return h.value
-			}
+	if r.method == "GET" || r.method == "HEAD" {
+		return true
+	}
+	for _, h := range r.reqHeaders {
+		if strings.EqualFold(h.name, "content-length") {
+			return strings.TrimSpace(h.value) == "0"
 		}
-		return ""
-	})
-}
-
-// SendsNoBody reports whether a request of method whose request header
-// named name is header(name) carries no body: a GET or HEAD, or a
-// Content-Length of 0.
-func SendsNoBody(method string, header func(name string) string) bool {
-	return method == "GET" || method == "HEAD" || strings.TrimSpace(header("content-length")) == "0"
+	}
+	return false
 }

@@ -733,8 +733,8 @@ type Body struct {
 // or "response". The text is not clipped: a caller with a token budget hands
 // a large one to the large-output store. It fails with ErrUnknownEntry,
 // ErrNoBody, ErrBodyNotKept (the request came from a page loaded while no
-// agent was at work; a request that sends no body, see SendsNoBody, still
-// has ErrNoBody for its request part), or ErrBadFilter for another part or
+// agent was at work; a request that sends no body has ErrSendsNoBody, an
+// ErrNoBody, for its request part), or ErrBadFilter for another part or
 // an entry that is not a request.
 func (s *Store) Body(id uint64, part string) (Body, error) {
 	if part != "request" && part != "response" {
@@ -775,7 +775,7 @@ func (s *Store) Body(id uint64, part string) (Body, error) {
 		return Body{}, fmt.Errorf("%w: entry %d's %s body; wait for it with wait_ms", ErrBodyPending, id, part)
 	}
 	if b.Text == "" && part == "request" && r.sendsNoBody() {
-		return Body{}, fmt.Errorf("%w: entry %d is a %s request, which sends no body; its response body may have one", ErrNoBody, id, r.method)
+		return Body{}, fmt.Errorf("%w (entry %d is a %s request); its response body may have one", ErrSendsNoBody, id, r.method)
 	}
 	if b.Text == "" && r.lean {
 		return Body{}, bodyNotKept(id, tab, now)

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
@@ -224,8 +223,7 @@ func (t *Tools) capturedBody(n *capture.NetworkView, part string) har.Body {
 		size = n.ResponseSize
 	}
 	b, err := t.d.Capture.Body(n.ID, part)
-	if part == "request" && errors.Is(err, capture.ErrNoBody) &&
-		capture.SendsNoBody(n.Method, func(name string) string { return headerValue(n.RequestHeaders, name) }) {
+	if errors.Is(err, capture.ErrSendsNoBody) {
 		return har.Body{None: true}
 	}
 	if err != nil {
@@ -382,15 +380,4 @@ func (t *Tools) harBodies(ctx context.Context, client string, p harParams) (page
 		out.bodies[b.URL] = b
 	}
 	return out, nil
-}
-
-// headerValue is the value of the header named name in h, whatever its
-// case; "" when absent.
-func headerValue(h map[string]string, name string) string {
-	for k, v := range h {
-		if strings.EqualFold(k, name) {
-			return v
-		}
-	}
-	return ""
 }
