@@ -122,6 +122,10 @@ var (
 	ErrUnknownTab    = errors.New("no tab with this id is known: list tabs for current ids")
 )
 
+// ErrSendsNoBody is the ErrNoBody of the request part of a request that
+// sends no body (a GET, a HEAD, a Content-Length of 0), lean or not.
+var ErrSendsNoBody = fmt.Errorf("%w: the request sends none", ErrNoBody)
+
 // Store holds the capture buffers: one ring per kind bounded by entry count
 // and estimated bytes (oldest evicted first, and counted as dropped), the tab
 // table, the noise rules and the capture settings. Every entry gets a
@@ -155,9 +159,12 @@ type Store struct {
 	notify chan struct{}
 	// frames is what the extension last said about iframe capture (frames.go); guarded by mu.
 	frames Frames
-	// lean holds the tabs whose current top document is a lean page
-	// (lean.go), at most MaxTabs; guarded by mu.
-	lean map[int64]struct{}
+	// lean holds what the store knows of each tab's current top document
+	// (lean.go), for at most MaxTabs tabs; guarded by mu.
+	lean map[int64]leanState
+	// leanSeen counts what lean learned, to forget the oldest first;
+	// guarded by mu.
+	leanSeen uint64
 }
 
 // settings are the capture settings served by GET /capture/config.
@@ -184,7 +191,7 @@ func New(opts Options) *Store {
 		now:     opts.Now,
 		tabs:    make(map[int64]*tabState),
 		pending: make(map[bodyKey]pendingBody),
-		lean:    make(map[int64]struct{}),
+		lean:    make(map[int64]leanState),
 		cfg:     settings{version: 1, redact: true, bodyCap: DefaultBodyCap},
 		ws:      wsTable{byKey: make(map[wsKey]*wsConn)},
 		merge: mergeIndex{

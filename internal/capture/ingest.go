@@ -195,6 +195,7 @@ func (s *Store) ingest(b apitype.EventBatch, bad map[int]string) (apitype.Events
 	}
 	// Validation runs outside the lock: it is most of the work.
 	good := make([]validated, 0, len(b.Events))
+	accepted := 0
 	for i := range b.Events {
 		if reason, ok := bad[i]; ok {
 			rejected(i, reason)
@@ -203,8 +204,12 @@ func (s *Store) ingest(b apitype.EventBatch, bad map[int]string) (apitype.Events
 		v, r := validate(&b.Events[i], cfg, nowMS)
 		if r != "" {
 			rejected(i, string(r))
+			if v.sign != nil {
+				good = append(good, v) // learned from, not stored
+			}
 			continue
 		}
+		accepted++
 		good = append(good, v)
 	}
 
@@ -233,6 +238,10 @@ func (s *Store) ingest(b apitype.EventBatch, bad map[int]string) (apitype.Events
 	s.merge.prune(now.Add(-s.opts.MergeWindow))
 	stored := false
 	for _, v := range good {
+		if v.sign != nil {
+			s.learnLeanLocked(*v.sign)
+			continue
+		}
 		if v.tab != nil {
 			s.applyTabLocked(v.tab)
 			continue
@@ -240,7 +249,7 @@ func (s *Store) ingest(b apitype.EventBatch, bad map[int]string) (apitype.Events
 		stored = true
 		s.storeLocked(v.e, now, &evicted)
 	}
-	ack.Accepted = len(good)
+	ack.Accepted = accepted
 	for i, n := range evicted {
 		if n > 0 {
 			ack.DroppedByDaemon[string(Kinds[i])] = n
@@ -263,8 +272,8 @@ func (s *Store) storeLocked(e *entry, now time.Time, evicted *[numKinds]int64) {
 		s.storeWSLocked(e, w, evicted)
 		return
 	}
-	if nav, ok := e.rec.(*navRec); ok {
-		s.noteLoadLocked(e, nav)
+	if sign, ok := leanSignOf(e); ok {
+		s.learnLeanLocked(sign)
 	}
 	net, isNet := e.rec.(*netRec)
 	if isNet && net.bodyUpdate {

@@ -140,7 +140,7 @@ func TestLeanTabReloadedAtWork(t *testing.T) {
 		t.Fatalf("vitals of the lean page: got lean %q", p.Lean)
 	}
 	cursor := s.Head()
-	ingest(t, s, loadEv(3, false), leanReq(3, "http://localhost:3000/api/new", false), vitalEv(3))
+	ingest(t, s, at(loadEv(3, false), 10), at(leanReq(3, "http://localhost:3000/api/new", false), 11), at(vitalEv(3), 12))
 
 	if p := query(t, s, capture.Filter{Kind: capture.KindNetwork, Since: &cursor}); p.Lean != "" || len(p.Entries) != 1 || p.Entries[0].(*capture.NetworkView).Lean {
 		t.Errorf("requests since the reload: got lean %q, entries %+v, want nothing lean", p.Lean, p.Entries)
@@ -156,7 +156,7 @@ func TestLeanTabReloadedAtWork(t *testing.T) {
 		t.Errorf("websockets after the reload: got lean %q, want none", p.Lean)
 	}
 	_, err := s.Body(2, "response")
-	if !errors.Is(err, capture.ErrBodyNotKept) || !strings.Contains(err.Error(), "tab 3 has been reloaded (or closed) since") {
+	if !errors.Is(err, capture.ErrBodyNotKept) || !strings.Contains(err.Error(), "tab 3 has been reloaded while you work since") {
 		t.Errorf("old lean body: got %v, want ErrBodyNotKept saying the tab was reloaded", err)
 	}
 	if b, err := s.Body(5, "response"); err != nil || b.Text == "" {
@@ -218,8 +218,8 @@ func TestLeanMerged(t *testing.T) {
 	}
 }
 
-// The lean tabs are bounded like the tab table: past capture.MaxTabs the
-// oldest known is forgotten.
+// The lean tabs are bounded like the tab table (TestLeanTabsEvictOldest
+// says which goes).
 func TestLeanTabsBounded(t *testing.T) {
 	s := capture.New(capture.Options{})
 	var evs []apitype.Event
@@ -234,5 +234,163 @@ func TestLeanTabsBounded(t *testing.T) {
 	p := query(t, s, capture.Filter{Kind: capture.KindVital})
 	if want := fmt.Sprintf(" and %d more show pages", capture.MaxTabs-5); !strings.Contains(p.Lean, want) {
 		t.Errorf("got lean %q, want %d tabs named (%q)", p.Lean, capture.MaxTabs, want)
+	}
+}
+
+// at returns ev at ms milliseconds past the tests' epoch.
+func at(ev apitype.Event, ms float64) apitype.Event {
+	ev.TS = 1_700_000_000_000 + ms
+	return ev
+}
+
+// The store learns a tab's page is lean, or full, from the top frame's
+// page-side requests when it saw no load (the daemon started after it, the
+// record was lost, or the page came back from the back/forward cache), and
+// a record older than what it knows changes nothing.
+func TestLeanLearnedFromRequests(t *testing.T) {
+	s := capture.New(capture.Options{})
+	ingest(t, s, at(leanReq(7, "http://localhost:3000/api/old", true), 10))
+	refresh := `1 request came from a page loaded while no agent was at work: its bodies were not kept; refresh the page (interact({action:"refresh", tab_id:7})) to capture bodies`
+	if p := query(t, s, capture.Filter{Kind: capture.KindNetwork}); p.Lean != refresh {
+		t.Errorf("lean request, no load: got lean %q, want %q", p.Lean, refresh)
+	}
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital}); !strings.HasPrefix(p.Lean, "tab 7's page was loaded while no agent was at work") {
+		t.Errorf("vitals of a page known lean from its requests: got lean %q", p.Lean)
+	}
+
+	// A full page's request, newer: the tab was reloaded at work.
+	ingest(t, s, at(leanReq(7, "http://localhost:3000/api/new", false), 20))
+	reloaded := `1 request came from a page loaded while no agent was at work: its bodies were not kept; requests made since the page was reloaded have them`
+	if p := query(t, s, capture.Filter{Kind: capture.KindNetwork}); p.Lean != reloaded {
+		t.Errorf("after a request at work: got lean %q, want %q", p.Lean, reloaded)
+	}
+	// The old page's late record does not undo that.
+	ingest(t, s, at(leanReq(7, "http://localhost:3000/api/late", true), 15))
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital}); p.Lean != "" {
+		t.Errorf("a late record of the old page: got vitals lean %q, want none", p.Lean)
+	}
+	// An iframe's request or the browser's half does not speak for the page.
+	frame := at(leanReq(7, "http://localhost:3000/api/frame", true), 30)
+	frame.FrameID = 3
+	browser := at(netEv(7, "browser", "GET", "http://localhost:3000/api/b", 200), 31)
+	browser.Lean = true
+	ingest(t, s, frame, browser)
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital}); p.Lean != "" {
+		t.Errorf("an iframe's lean request: got vitals lean %q, want none", p.Lean)
+	}
+}
+
+// A page loaded at work, left while idle, then restored from the
+// back/forward cache (no load): its first request says it is full again.
+func TestLeanBackForward(t *testing.T) {
+	s := capture.New(capture.Options{})
+	ingest(t, s, at(loadEv(4, false), 0), at(loadEv(4, true), 100))
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital}); p.Lean == "" {
+		t.Fatalf("the idle page: got no lean note")
+	}
+	ingest(t, s, at(leanReq(4, "http://localhost:3000/api/in-flight", false), 50)) // resent as it entered the cache
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital}); p.Lean == "" {
+		t.Errorf("an older request of the restored page overturned the newer load")
+	}
+	ingest(t, s, at(leanReq(4, "http://localhost:3000/api/restored", false), 200))
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital}); p.Lean != "" {
+		t.Errorf("the restored page at work: got lean %q, want none", p.Lean)
+	}
+}
+
+// When the daemon cannot know whether a lean request's tab was reloaded
+// since (the request is an iframe's and no load was seen, or the tab
+// closed), the note and the body error claim no reload.
+func TestLeanUnknown(t *testing.T) {
+	s := capture.New(capture.Options{})
+	post := at(leanReq(7, "http://localhost:3000/api/frame", true), 10)
+	post.FrameID, post.Method = 2, "POST"
+	ingest(t, s, post)
+	want := `1 request came from a page loaded while no agent was at work: its bodies were not kept; ` +
+		`requests made after the page is reloaded while you work have them (interact({action:"refresh", tab_id:7}))`
+	if p := query(t, s, capture.Filter{Kind: capture.KindNetwork}); p.Lean != want {
+		t.Errorf("unknown tab: got lean %q, want %q", p.Lean, want)
+	}
+	_, err := s.Body(1, "request")
+	if !errors.Is(err, capture.ErrBodyNotKept) || strings.Contains(err.Error(), "has been reloaded") ||
+		!strings.Contains(err.Error(), `interact({action:"refresh", tab_id:7})`) {
+		t.Errorf("unknown tab's body: got %v, want ErrBodyNotKept claiming no reload", err)
+	}
+
+	ingest(t, s, at(loadEv(8, true), 0), at(leanReq(8, "http://localhost:3000/api/x", true), 1),
+		apitype.Event{Kind: "tab", TS: 1_700_000_000_002, TabID: 8, Type: "removed"})
+	if _, err := s.Body(3, "response"); !errors.Is(err, capture.ErrBodyNotKept) || strings.Contains(err.Error(), "has been reloaded") {
+		t.Errorf("closed tab's body: got %v, want ErrBodyNotKept claiming no reload", err)
+	}
+	both := `2 requests came from pages loaded while no agent was at work: their bodies were not kept; ` +
+		`requests made after a page is reloaded while you work have them (interact({action:"refresh", tab_id}) on tabs 7, 8)`
+	if p := query(t, s, capture.Filter{Kind: capture.KindNetwork}); p.Lean != both {
+		t.Errorf("two unknown tabs: got lean %q, want %q", p.Lean, both)
+	}
+}
+
+// With nav capture switched off, loads are not stored but still tell the
+// store whether the tab's page is lean: a refresh at work is seen.
+func TestLeanNavOff(t *testing.T) {
+	s := capture.New(capture.Options{})
+	if _, err := s.Configure(capture.Settings{Kinds: map[capture.Kind]bool{capture.KindNav: false}}); err != nil {
+		t.Fatal(err)
+	}
+	ack, err := s.Ingest(apitype.EventBatch{Events: []apitype.Event{at(loadEv(3, true), 0)}})
+	if err != nil || ack.Accepted != 0 || len(ack.Rejected) != 1 {
+		t.Fatalf("a load with nav off: got %+v, %v, want it rejected", ack, err)
+	}
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital}); !strings.HasPrefix(p.Lean, "tab 3's page was loaded while no agent was at work") {
+		t.Errorf("lean load with nav off: got vitals lean %q", p.Lean)
+	}
+	s.Ingest(apitype.EventBatch{Events: []apitype.Event{at(loadEv(3, false), 10)}})
+	if p := query(t, s, capture.Filter{Kind: capture.KindVital}); p.Lean != "" {
+		t.Errorf("refresh at work with nav off: got vitals lean %q, want none", p.Lean)
+	}
+	if p := query(t, s, capture.Filter{Kind: capture.KindNav}); len(p.Entries) != 0 {
+		t.Errorf("nav off stored %+v", p.Entries)
+	}
+}
+
+// A request that sends no body (GET, HEAD, or Content-Length 0) has none
+// to keep: its request body is "no body" even from a lean page.
+func TestLeanNoRequestBody(t *testing.T) {
+	s := capture.New(capture.Options{})
+	head := leanReq(1, "http://localhost:3000/api/h", true)
+	head.Method = "HEAD"
+	empty := leanReq(1, "http://localhost:3000/api/e", true)
+	empty.Method, empty.RequestHeaders = "POST", map[string]string{"Content-Length": "0"}
+	post := leanReq(1, "http://localhost:3000/api/p", true)
+	post.Method = "POST"
+	ingest(t, s, loadEv(1, true), leanReq(1, "http://localhost:3000/api/g", true), head, empty, post)
+	for id, want := range map[uint64]error{2: capture.ErrSendsNoBody, 3: capture.ErrSendsNoBody, 4: capture.ErrSendsNoBody, 5: capture.ErrBodyNotKept} {
+		if _, err := s.Body(id, "request"); !errors.Is(err, want) || want == capture.ErrSendsNoBody && !errors.Is(err, capture.ErrNoBody) {
+			t.Errorf("request body of entry %d: got %v, want %v", id, err, want)
+		}
+		if _, err := s.Body(id, "response"); !errors.Is(err, capture.ErrBodyNotKept) {
+			t.Errorf("response body of entry %d: got %v, want ErrBodyNotKept", id, err)
+		}
+	}
+}
+
+// Past capture.MaxTabs the tab learned of longest ago is forgotten, not
+// any: here tab 1, as tab 0 was learned of again.
+func TestLeanTabsEvictOldest(t *testing.T) {
+	s := capture.New(capture.Options{})
+	var evs []apitype.Event
+	for tab := int64(0); tab < capture.MaxTabs; tab++ {
+		evs = append(evs, at(loadEv(tab, true), float64(tab)))
+	}
+	evs = append(evs, at(loadEv(0, true), capture.MaxTabs), at(loadEv(capture.MaxTabs, true), capture.MaxTabs+1))
+	for len(evs) > 0 {
+		n := min(len(evs), 200)
+		ingest(t, s, evs[:n]...)
+		evs = evs[n:]
+	}
+	for tab, lean := range map[int64]bool{0: true, 1: false, 2: true, capture.MaxTabs: true} {
+		p := query(t, s, capture.Filter{Kind: capture.KindVital, Tabs: []int64{tab}})
+		if (p.Lean != "") != lean {
+			t.Errorf("tab %d: got lean %q, want lean %v", tab, p.Lean, lean)
+		}
 	}
 }

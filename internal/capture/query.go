@@ -290,10 +290,13 @@ type collected struct {
 	unknown int64 // dropped from no known tab
 	missed  bool
 	hidden  int
-	// leanNow are the tabs whose page is lean now: those of the lean
-	// requests read, or, for a vitals read, those the read covers.
+	// leanNow are, for a vitals read, the tabs it covers whose page is
+	// lean now.
 	leanNow []int64
 	vitals  bool // a vitals read
+	// leanPages says, by sequence number, what the store knows now of the
+	// pages of the tabs the lean requests read came from.
+	leanPages map[uint64]pageNow
 }
 
 // collectLocked reads up to limit entries m selects: after *since, or the
@@ -354,13 +357,13 @@ func (s *Store) leanLocked(m *matcher, c *collected) {
 	}
 	for i := range c.entries {
 		e := &c.entries[i]
-		if r, ok := e.rec.(*netRec); ok && r.lean && !slices.Contains(c.leanNow, e.tab) {
-			if _, now := s.lean[e.tab]; now {
-				c.leanNow = append(c.leanNow, e.tab)
+		if r, ok := e.rec.(*netRec); ok && r.lean {
+			if c.leanPages == nil {
+				c.leanPages = map[uint64]pageNow{}
 			}
+			c.leanPages[e.seq] = s.leanNowLocked(e.tab, e.ts)
 		}
 	}
-	slices.Sort(c.leanNow)
 }
 
 // leanNote is the Lean line of a page showing c.entries[lo:hi].
@@ -369,18 +372,28 @@ func leanNote(c collected, lo, hi int) string {
 		return leanVitalsNote(c.leanNow)
 	}
 	n := 0
-	var tabs []int64
+	var lean, unknown []int64
 	for i := lo; i < hi; i++ {
 		e := &c.entries[i]
 		if r, ok := e.rec.(*netRec); ok && r.lean {
 			n++
-			if slices.Contains(c.leanNow, e.tab) && !slices.Contains(tabs, e.tab) {
-				tabs = append(tabs, e.tab)
+			switch c.leanPages[e.seq] {
+			case pageLean:
+				lean = appendNew(lean, e.tab)
+			case pageUnknown:
+				unknown = appendNew(unknown, e.tab)
 			}
 		}
 	}
-	slices.Sort(tabs)
-	return leanRequestsNote(n, tabs)
+	return leanRequestsNote(n, lean, unknown)
+}
+
+// appendNew appends tab to tabs unless it is there.
+func appendNew(tabs []int64, tab int64) []int64 {
+	if slices.Contains(tabs, tab) {
+		return tabs
+	}
+	return append(tabs, tab)
 }
 
 // walkLocked calls visit on the entries of rings in sequence order until it
@@ -720,8 +733,9 @@ type Body struct {
 // or "response". The text is not clipped: a caller with a token budget hands
 // a large one to the large-output store. It fails with ErrUnknownEntry,
 // ErrNoBody, ErrBodyNotKept (the request came from a page loaded while no
-// agent was at work), or ErrBadFilter for another part or an entry that is
-// not a request.
+// agent was at work; a request that sends no body has ErrSendsNoBody, an
+// ErrNoBody, for its request part), or ErrBadFilter for another part or
+// an entry that is not a request.
 func (s *Store) Body(id uint64, part string) (Body, error) {
 	if part != "request" && part != "response" {
 		return Body{}, fmt.Errorf("%w: body part %q: use \"request\" or \"response\"", ErrBadFilter, clipReason(part))
@@ -731,7 +745,7 @@ func (s *Store) Body(id uint64, part string) (Body, error) {
 	var r *netRec
 	var kind Kind
 	var since time.Time
-	stillLean, tab := false, int64(0)
+	now, tab := pageUnknown, int64(0)
 	if e != nil {
 		tab = e.tab
 		r, _ = e.rec.(*netRec)
@@ -739,7 +753,7 @@ func (s *Store) Body(id uint64, part string) (Body, error) {
 		if r != nil && r.bodyPending {
 			since = s.pending[bodyKey{e.tab, r.requestID}].since
 		}
-		_, stillLean = s.lean[tab]
+		now = s.leanNowLocked(tab, e.ts)
 	}
 	s.mu.Unlock()
 	switch {
@@ -760,8 +774,11 @@ func (s *Store) Body(id uint64, part string) (Body, error) {
 		}
 		return Body{}, fmt.Errorf("%w: entry %d's %s body; wait for it with wait_ms", ErrBodyPending, id, part)
 	}
+	if b.Text == "" && part == "request" && r.sendsNoBody() {
+		return Body{}, fmt.Errorf("%w (entry %d is a %s request); its response body may have one", ErrSendsNoBody, id, r.method)
+	}
 	if b.Text == "" && r.lean {
-		return Body{}, bodyNotKept(id, tab, stillLean)
+		return Body{}, bodyNotKept(id, tab, now)
 	}
 	if b.Text == "" {
 		return Body{}, fmt.Errorf("%w: entry %d has no %s body (not a text type, empty, or captured by the browser only, or capture of bodies is off)", ErrNoBody, id, part)

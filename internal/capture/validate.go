@@ -68,10 +68,12 @@ type tabUpdate struct {
 }
 
 // validated is the outcome of validating one event: an entry to buffer, or
-// a tab update.
+// a tab update. A rejected event may still carry a sign of its tab's page
+// (its kind's capture is off), which the store learns without storing it.
 type validated struct {
-	e   *entry
-	tab *tabUpdate
+	e    *entry
+	tab  *tabUpdate
+	sign *leanSign
 }
 
 // rejection is why an event was refused; it becomes EventRejection.Reason.
@@ -127,8 +129,10 @@ func validate(ev *apitype.Event, cfg settings, nowMS int64) (validated, rejectio
 	if k == KindWebSocket {
 		i = KindNetwork.index() // network's switch is the WebSockets'
 	}
-	if cfg.off[i] {
-		return validated{}, reject("capture of %q is switched off (capture config version %d); the event was not stored", k, cfg.version)
+	// A switched-off kind is not validated, but for a record that may say
+	// whether its tab's page is lean (leanSignOf).
+	if cfg.off[i] && (ev.FrameID != 0 || !(k == KindNav && ev.Type == "load" || k == KindNetwork && ev.Source == "page")) {
+		return validated{}, switchedOff(k, cfg)
 	}
 	var rec record
 	var r rejection
@@ -152,8 +156,19 @@ func validate(ev *apitype.Event, cfg settings, nowMS int64) (validated, rejectio
 		return validated{}, r
 	}
 	e := &entry{kind: k, ts: ts, tab: ev.TabID, frame: ev.FrameID, pageURL: capText(ev.PageURL, capURL), rec: rec}
+	if cfg.off[i] { // not stored, but what it says of its page is learned (lean.go)
+		v := validated{}
+		if sign, ok := leanSignOf(e); ok {
+			v.sign = &sign
+		}
+		return v, switchedOff(k, cfg)
+	}
 	e.size = entrySize(e)
 	return validated{e: e}, ""
+}
+
+func switchedOff(k Kind, cfg settings) rejection {
+	return reject("capture of %q is switched off (capture config version %d); the event was not stored", k, cfg.version)
 }
 
 func validateLog(ev *apitype.Event) (record, rejection) {

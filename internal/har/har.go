@@ -221,6 +221,8 @@ type Body struct {
 	Truncated bool  // Text is the first body-cap bytes only
 	Source    string
 	Why       string // why there is no text
+	// None says the request sent no body (a GET, say): its bodySize is 0.
+	None bool
 }
 
 // Build returns the archive of xs, in their order, made by creator. Pages
@@ -460,6 +462,8 @@ func note(b Body) string {
 // size is a body's bodySize: its full size, -1 when unknown.
 func size(b Body) int64 {
 	switch {
+	case b.None:
+		return 0
 	case b.Size > 0:
 		return b.Size
 	case b.Text != "":

@@ -364,3 +364,23 @@ func TestPageTimings(t *testing.T) {
 		t.Errorf("the document's startedDateTime: got %s, want its navigation start", got)
 	}
 }
+
+// TestBodySize: a body's bodySize is its size, 0 for a request that sent
+// none (Body.None), -1 when unknown.
+func TestBodySize(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		b    Body
+		want int64
+	}{
+		{"captured", Body{Text: "abc"}, 3},
+		{"sized", Body{Size: 10, Why: "not captured"}, 10},
+		{"none sent", Body{None: true}, 0},
+		{"unknown", Body{Why: "not kept"}, -1},
+	} {
+		x := Exchange{Started: time.UnixMilli(1_700_000_000_000), Method: "GET", URL: "http://a/", Status: 200, RequestBody: c.b}
+		if got := Build(Creator{Name: "t", Version: "1"}, []Exchange{x}).Log.Entries[0].Request.BodySize; got != c.want {
+			t.Errorf("%s: got bodySize %d, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -40,6 +40,8 @@ func TestLeanReads(t *testing.T) {
 		{name: "requests of the tab at work", args: `{"what":"network","tab_id":2}`, wantNot: []string{"lean"}},
 		{name: "a lean request in full", args: `{"what":"network","id":2}`,
 			want: []string{`"body":"not kept: its page was loaded while no agent was at work; a reload of the page while you work captures bodies"`}},
+		{name: "a lean GET's request body", args: `{"what":"network","id":2,"body":"request"}`, code: "no_body",
+			want: []string{"entry 2 is a GET request", `body:\"response\"`}, wantNot: []string{"refresh"}},
 		{name: "a lean request's body", args: `{"what":"network","id":3,"body":"request"}`, code: "body_not_kept",
 			want: []string{`entry 3 came from tab 1's page, loaded while no agent was at work`, `interact({action:\"refresh\", tab_id:1})`}},
 		{name: "a body at work", args: `{"what":"network","id":5,"body":"response"}`, want: []string{`"text":"{\"name\":\"Ada\"}"`}, wantNot: []string{"lean"}},
@@ -82,9 +84,13 @@ func TestLeanReads(t *testing.T) {
 		for i, x := range h.Log.Entries[:2] {
 			c := x.Response.Content
 			if c.Text != "" || !strings.HasPrefix(c.Comment, "not kept: the page was loaded while no agent was at work") ||
-				!strings.Contains(x.Comment, "bodies not kept") || x.Response.BodySize != -1 || x.Request.BodySize != -1 {
-				t.Errorf("lean entry %d: got %+v, want no body, sizes unknown, and why", i, x)
+				!strings.Contains(x.Comment, "bodies not kept") || x.Response.BodySize != -1 {
+				t.Errorf("lean entry %d: got %+v, want no body, size unknown, and why", i, x)
 			}
+		}
+		// A GET sends no body: its size is 0, lean or not; a POST's is unknown.
+		if get, post := h.Log.Entries[0].Request, h.Log.Entries[1].Request; get.BodySize != 0 || post.BodySize != -1 {
+			t.Errorf("lean requests' body sizes: got GET %d, POST %d, want 0 and -1", get.BodySize, post.BodySize)
 		}
 		if c := h.Log.Entries[2].Response.Content; c.Text != `{"name":"Ada"}` || strings.Contains(h.Log.Entries[2].Comment, "not kept") {
 			t.Errorf("entry at work: got %+v, want its body", h.Log.Entries[2])

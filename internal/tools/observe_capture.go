@@ -475,6 +475,8 @@ func captureError(err error) error {
 		code, hint = "body_pending", "the response is still arriving; read it again with a larger wait_ms"
 	case errors.Is(err, capture.ErrBodyNotKept):
 		code, hint = "body_not_kept", "a page loaded while no agent was at work keeps no bodies until it is reloaded"
+	case errors.Is(err, capture.ErrSendsNoBody):
+		code, hint = "no_body", `read its response body instead (body:"response")`
 	case errors.Is(err, capture.ErrNoBody):
 		code, hint = "no_body", `bodies are captured for fetch/XHR text bodies up to the body cap; configure({action:"capture"}) shows the settings`
 	case errors.Is(err, capture.ErrTooManyRules):

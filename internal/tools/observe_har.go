@@ -161,7 +161,7 @@ type origin struct {
 // exchanges reads the requests f selects, oldest first, in full (headers
 // and captured bodies), with the origin of each, and counts per tab those
 // that came from lean pages (their bodies were not kept).
-func (t *Tools) exchanges(f capture.Filter) ([]har.Exchange, []origin, map[int64]int, error) {
+func (t *Tools) exchanges(f capture.Filter) ([]har.Exchange, []origin, map[int64]capture.LeanCount, error) {
 	since := uint64(0)
 	if f.Since != nil {
 		since = *f.Since
@@ -173,7 +173,7 @@ func (t *Tools) exchanges(f capture.Filter) ([]har.Exchange, []origin, map[int64
 	f.Limit = capture.MaxLimit
 	var xs []har.Exchange
 	var tabs []origin
-	lean := map[int64]int{}
+	lean := map[int64]capture.LeanCount{}
 	for len(xs) < most {
 		f.Since = &since
 		p, err := t.d.Capture.Query(f)
@@ -192,7 +192,8 @@ func (t *Tools) exchanges(f capture.Filter) ([]har.Exchange, []origin, map[int64
 			xs = append(xs, t.exchange(n))
 			tabs = append(tabs, origin{n.TabID, n.Type})
 			if n.Lean {
-				lean[n.TabID]++
+				k := lean[n.TabID]
+				lean[n.TabID] = capture.LeanCount{N: k.N + 1, Newest: max(k.Newest, n.TS)}
 			}
 		}
 		if !p.HasMore || p.NextCursor <= since {
@@ -222,6 +223,9 @@ func (t *Tools) capturedBody(n *capture.NetworkView, part string) har.Body {
 		size = n.ResponseSize
 	}
 	b, err := t.d.Capture.Body(n.ID, part)
+	if errors.Is(err, capture.ErrSendsNoBody) {
+		return har.Body{None: true}
+	}
 	if err != nil {
 		why := "not captured (the capture keeps fetch/XHR text bodies only)"
 		if slices.Contains(harBodyTypes, n.Type) {
@@ -231,7 +235,7 @@ func (t *Tools) capturedBody(n *capture.NetworkView, part string) har.Body {
 		case errors.Is(err, capture.ErrBodyPending):
 			why = "still being read by the page"
 		case errors.Is(err, capture.ErrBodyNotKept):
-			why = "not kept: the page was loaded while no agent was at work (reload it while an agent works, then export again)"
+			why = "not kept: the page was loaded while no agent was at work (requests made after it is reloaded while an agent works have them)"
 		}
 		return har.Body{Size: size, Why: why}
 	}
