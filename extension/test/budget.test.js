@@ -36,7 +36,7 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  * would have to go). Lower this as it shrinks; regenerate the bundles first
  * (make bundle).
  */
-const START_BUDGET = 41850;
+const START_BUDGET = 41886;
 
 /** startScripts lists the files registered at document_start (at work: the most), once each. */
 function startScripts() {
