@@ -242,3 +242,32 @@ test('a web or file subframe\'s load is recorded from its commit; the top frame\
   assert.deepEqual(navs.map((e) => [e.tab_id, e.frame_id, e.type, e.to, e.page_url, e.ts, 'from' in e]),
     [[12, 7, 'load', 'https://ads.test/frame?id=1', 'https://ads.test/frame?id=1', 1700000000000, false]]);
 });
+
+test('a worker stopped while a page is in the back/forward cache: what the page sends again at its restore is stored once', async () => {
+  const error = (message) => ({ kind: 'error', ts: 1, type: 'uncaught', message }); // logs are switched off by now
+  const top = { ...contentScript, frameId: 0, documentId: 'doc-restart', url: 'https://shop.test/restart', documentLifecycle: 'active' };
+  await send({ type: CAPTURE_MESSAGE, batch: 'h:1', events: [error('restart: in flight')] }, top);
+  await send({ type: CAPTURE_MESSAGE, batch: 'h:2', events: [error('restart: at pagehide')] }, { ...top, frameId: 5, documentLifecycle: 'cached' });
+  await until('the first worker delivered what it holds', () => posts.some((p) => p.events.some((e) => e.message === 'restart: at pagehide')) &&
+    ![...store.keys()].some((k) => k.startsWith('capture:chunk:') || k.startsWith('capture:post:')));
+
+  // The worker stops; a new one starts, with the same session storage.
+  const { startCapture: startAgain } = await import('../capture/worker.js?restarted');
+  const again = { ...api, runtime: { ...api.runtime, onMessage: event() }, storage: { ...api.storage, onChanged: event() },
+    tabs: { ...api.tabs, onUpdated: event(), onRemoved: event(), onActivated: event() }, webRequest: undefined,
+    webNavigation: { onHistoryStateUpdated: event(), onReferenceFragmentUpdated: event(), onCommitted: event() } };
+  const posted = [];
+  startAgain({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient: () => ({ ...client, postEvents: async (body) => {
+    posted.push(body);
+    return { accepted: body.events.length, rejected: [], config_version: config.version };
+  } }), api: again, log: { warn() {}, error() {} } });
+  const sendAgain = (msg, sender) => new Promise((resolve) => again.runtime.onMessage.listeners[0](msg, sender, resolve));
+  for (const [batch, message] of [['h:1', 'restart: in flight'], ['h:2', 'restart: at pagehide']]) {
+    assert.equal((await sendAgain({ type: CAPTURE_MESSAGE, batch, events: [error(message)] }, top)).ok, true);
+  }
+  await sendAgain({ type: CAPTURE_MESSAGE, batch: 'h:3', events: [error('restart: restored')] }, top);
+  await until('the restored page\'s record is posted', () => posted.some((p) => p.events.some((e) => e.message === 'restart: restored')));
+  assert.deepEqual(posted.flatMap((p) => p.events).filter((e) => e.message.startsWith('restart: ')).map((e) => [e.message, e.frame_id]),
+    [['restart: restored', 0]], 'what was sent before the restart is not stored again');
+  await until('the document back in the page is no longer kept', () => !store.has('capture:left:doc-restart'));
+});
