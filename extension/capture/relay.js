@@ -297,15 +297,25 @@
   // acknowledges a batch it stored already without storing it twice (its
   // id, under the frame the document had while active: capture/worker.js);
   // the answers and retries of the sends before are ignored.
+  //
+  // Only the browser's own pagehide and pageshow count: the page can
+  // dispatch its own (untrusted) to turn pacing off or have every batch
+  // in flight sent again, over and over.
+  //
+  // A link the agent followed as the page was left is not followed again:
+  // a page back from the cache answers the next flush as not navigating.
   let shown = 0; // restores from the back/forward cache: a delivery of an earlier one is void
-  addEventListener('pagehide', () => {
+  addEventListener('pagehide', (e) => {
+    if (!e.isTrusted) return;
     leaving = true;
     send();
   }, true);
   addEventListener('pageshow', (e) => {
+    if (!e.isTrusted) return;
     leaving = false;
     if (!e.persisted || dead) return;
     shown++;
+    navEvent = null;
     flying.forEach((b) => deliver(b, 0));
     send();
   }, true);

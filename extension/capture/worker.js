@@ -16,7 +16,11 @@ export const CAPTURE_MESSAGE = 'gasoline.capture';
 
 /** MAX_EVENTS_PER_MESSAGE is the most records checkBatch takes from one message. */
 export const MAX_EVENTS_PER_MESSAGE = 500;
-const MAX_DOCUMENTS = 1000; // documentId -> URL after same-document navigations
+const MAX_DOCUMENTS = 1000; // documentId -> URL after same-document navigations; documents that sent batches
+const DOCUMENT_BATCHES_ACTIVE = 4; // batch ids kept of a document while it is active
+const DOCUMENT_BATCHES = 64; // and once it is left (a relay's whole queue goes at once)
+const LEFT_PREFIX = 'capture:left:'; // chrome.storage.session: a left document's frame id and batch ids
+const MAX_LEFT_DOCUMENTS = 100;
 
 let started = null;
 
@@ -143,36 +147,93 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     api.tabs.query({ groupId: group.id }).then((tabs) => tabs.forEach((t) => addTab(tabNoted(t), t)), () => {});
   });
 
-  // A document's frame id while it is active: the top document of a page
-  // entering the back/forward cache sends what it records at pagehide
-  // under another frame id (0 is the tab's shown page only), and sends it
-  // again, under 0, if it is restored (capture/relay.js).
-  const documentFrames = new Map();
-  const frameOf = (sender) => {
+  // What the worker knows of each document that sent a batch, least
+  // recently heard from first: its frame id while it is active, and the
+  // ids of the last batches it sent. The top document of a page entering
+  // the back/forward cache sends what it records at pagehide under another
+  // frame id (0 is the tab's shown page only), and, if the page is
+  // restored, sends again under 0 every batch then in flight
+  // (capture/relay.js): those are stamped with the frame id the document
+  // had while active and not stored twice, however many batches other
+  // documents sent meanwhile (the Batcher remembers the last 1000 of all
+  // tabs) and however long the page stayed in the cache. While active a
+  // relay has one batch in flight; as its page is left, all it holds.
+  // What a left document sent is kept in chrome.storage.session too
+  // (LEFT_PREFIX + documentId, the last MAX_LEFT_DOCUMENTS), so a worker
+  // stopped while the page is in the cache still knows it; it goes at the
+  // document's first new batch back in the page.
+  const documents = new Map(); // documentId -> {frame, batches: Set, kept?: true}
+  const store = api.storage.session;
+  const kept = []; // documentIds with a LEFT_PREFIX key, oldest first
+  const known = store.get(null).then((all) => {
+    for (const [k, v] of Object.entries(all ?? {})) {
+      if (!k.startsWith(LEFT_PREFIX) || !Array.isArray(v?.batches)) continue;
+      const doc = k.slice(LEFT_PREFIX.length);
+      if (!documents.has(doc)) documents.set(doc, { frame: v.frame ?? undefined, batches: new Set(v.batches), kept: true });
+      kept.push(doc);
+    }
+  }, () => {});
+  const keep = (doc, d) => {
+    const key = LEFT_PREFIX + doc;
+    if (!d) return store.remove(key).catch(() => {});
+    if (!d.kept) kept.push(doc);
+    d.kept = true;
+    if (kept.length > MAX_LEFT_DOCUMENTS) store.remove(LEFT_PREFIX + kept.shift()).catch(() => {});
+    return store.set({ [key]: { frame: d.frame ?? null, batches: [...d.batches] } }).catch(() => {});
+  };
+  const heard = (sender, batch) => {
     const id = Number.isInteger(sender.frameId) ? sender.frameId : 0;
     const doc = sender.documentId;
-    if (typeof doc !== 'string') return id;
-    if ((sender.documentLifecycle ?? 'active') !== 'active') return documentFrames.get(doc) ?? id;
-    if (documentFrames.get(doc) !== id) documentFrames.set(doc, id);
-    if (documentFrames.size > MAX_DOCUMENTS) documentFrames.delete(documentFrames.keys().next().value);
-    return id;
+    if (typeof doc !== 'string') return { frame: id, again: false };
+    const active = (sender.documentLifecycle ?? 'active') === 'active';
+    const d = documents.get(doc) ?? { frame: undefined, batches: new Set() };
+    documents.delete(doc);
+    documents.set(doc, d);
+    if (documents.size > MAX_DOCUMENTS) documents.delete(documents.keys().next().value);
+    if (active) d.frame = id;
+    const again = batch !== undefined && d.batches.has(batch);
+    let saved = null;
+    if (batch !== undefined && !again) {
+      d.batches.add(batch);
+      for (const b of d.batches) {
+        if (d.batches.size <= (active ? DOCUMENT_BATCHES_ACTIVE : DOCUMENT_BATCHES)) break;
+        d.batches.delete(b);
+      }
+      if (!active && sender.documentLifecycle !== 'prerender') saved = keep(doc, d); // a prerendered page is not left
+      else if (d.kept) { // back in the page: what it sent before it was left is known
+        d.kept = false;
+        if (kept.includes(doc)) kept.splice(kept.indexOf(doc), 1);
+        keep(doc, null);
+      }
+    }
+    return { frame: active ? id : d.frame ?? id, again, saved };
   };
 
   api.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     if (msg?.type !== CAPTURE_MESSAGE) return false;
     // Only content scripts: the extension's own pages never send capture data.
     if (sender?.id !== api.runtime.id || (typeof sender.url === 'string' && sender.url.startsWith(extensionUrl))) return false;
+    known.then(() => take(msg, sender, sendResponse));
+    return true; // the reply (the acknowledgement) comes once the batch is stored
+  });
+  const take = (msg, sender, sendResponse) => {
+    const id = typeof msg.batch === 'string' && msg.batch.length <= 64 ? msg.batch : undefined;
+    const { frame, again, saved } = heard(sender, id);
+    if (again) { // stored already: acknowledged, not checked again
+      sendResponse({ ok: true, config: pageConfig(settings) });
+      return;
+    }
     const stamp = {
       tab_id: Number.isInteger(sender.tab?.id) ? sender.tab.id : -1,
-      frame_id: frameOf(sender),
+      frame_id: frame,
       page_url: documentUrls.get(sender.documentId) ?? (typeof sender.url === 'string' ? sender.url : ''),
     };
     if (!observer.documentOf(stamp.tab_id, stamp.frame_id)) observer.noteDocument(stamp.tab_id, stamp.frame_id, stamp.page_url);
     const { events, dropped } = checkBatch(msg, stamp, settings);
-    const batch = typeof msg.batch === 'string' && msg.batch.length <= 64 ? `${stamp.tab_id}:${stamp.frame_id}:${msg.batch}` : undefined;
-    batcher.addBatch(events, { batch, dropped, tab: stamp.tab_id }).then(() => sendResponse({ ok: true, config: pageConfig(settings) }));
-    return true; // the reply (the acknowledgement) comes once the batch is stored
-  });
+    const batch = id !== undefined ? `${stamp.tab_id}:${stamp.frame_id}:${id}` : undefined;
+    Promise.all([batcher.addBatch(events, { batch, dropped, tab: stamp.tab_id }), saved])
+      .then(() => sendResponse({ ok: true, config: pageConfig(settings) }));
+  };
 
   api.storage.onChanged.addListener((changes, area) => {
     if (area === 'local' && ('token' in changes || 'port' in changes)) {

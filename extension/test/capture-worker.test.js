@@ -108,6 +108,37 @@ test('a top document entering the back/forward cache keeps its frame id, and wha
   assert.equal(posts.flatMap((p) => p.events).find((x) => x.message === 'prerendered').frame_id, 9);
 });
 
+test('what a page sends again on its restore is stored once however many batches others sent meanwhile', async () => {
+  const top = { ...contentScript, frameId: 0, documentId: 'doc-left', url: 'https://shop.test/left', documentLifecycle: 'active' };
+  await send({ type: CAPTURE_MESSAGE, batch: 'g:1', events: [log('in flight at pagehide')] }, top);
+  await send({ type: CAPTURE_MESSAGE, batch: 'g:2', events: [log('sent at pagehide')] }, { ...top, frameId: 5, documentLifecycle: 'cached' });
+  // A busy tab meanwhile: more batches than the Batcher remembers.
+  const busy = { ...contentScript, tab: { id: 13 }, frameId: 0, documentId: 'doc-busy', url: 'https://busy.test/' };
+  for (let i = 0; i < 1100; i++) await send({ type: CAPTURE_MESSAGE, batch: `busy:${i}`, events: [] }, busy);
+  for (const b of ['g:1', 'g:2']) {
+    const [, reply] = await send({ type: CAPTURE_MESSAGE, batch: b, events: [log(b === 'g:1' ? 'in flight at pagehide' : 'sent at pagehide')] }, top);
+    assert.equal(reply?.ok, true, 'a batch sent again is acknowledged');
+  }
+  await send({ type: CAPTURE_MESSAGE, batch: 'g:3', events: [log('after the restore')] }, top);
+  await until('the restored page\'s record is posted', () => posts.some((p) => p.events.some((e) => e.message === 'after the restore')));
+  const all = posts.flatMap((p) => p.events);
+  for (const m of ['in flight at pagehide', 'sent at pagehide']) {
+    assert.deepEqual(all.filter((e) => e.message === m).map((e) => e.frame_id), [0], `${m}: stored once, as the top frame's`);
+  }
+});
+
+test('a long-lived top document keeps its frame id while a thousand other documents come and go', async () => {
+  const top = { ...contentScript, frameId: 0, documentId: 'doc-long', url: 'https://shop.test/long', documentLifecycle: 'active' };
+  // It was first heard from over 1000 documents ago, last 200 ago.
+  for (let i = 0; i < 1100; i++) {
+    if (i % 300 === 0) await send({ type: CAPTURE_MESSAGE, batch: `long:${i}`, events: [] }, top);
+    await send({ type: CAPTURE_MESSAGE, batch: `frame:${i}`, events: [] }, { ...contentScript, frameId: 3, documentId: `doc-frame-${i}` });
+  }
+  await send({ type: CAPTURE_MESSAGE, batch: 'long:left', events: [log('long left')] }, { ...top, frameId: 5, documentLifecycle: 'cached' });
+  await until('the record made at pagehide is posted', () => posts.some((p) => p.events.some((e) => e.message === 'long left')));
+  assert.equal(posts.flatMap((p) => p.events).find((e) => e.message === 'long left').frame_id, 0, 'as the top frame\'s');
+});
+
 test('settings from GET /capture/config apply to pages and to the worker', async () => {
   config = { version: 2, redact_headers: false, body_cap: 1000, kinds: { log: false, error: true, network: true, action: true, nav: true, vital: true } };
   // The next accepted batch carries config_version 2, which makes the worker re-read the config.
@@ -210,4 +241,33 @@ test('a web or file subframe\'s load is recorded from its commit; the top frame\
   const navs = posts.flatMap((p) => p.events).filter((e) => e.kind === 'nav');
   assert.deepEqual(navs.map((e) => [e.tab_id, e.frame_id, e.type, e.to, e.page_url, e.ts, 'from' in e]),
     [[12, 7, 'load', 'https://ads.test/frame?id=1', 'https://ads.test/frame?id=1', 1700000000000, false]]);
+});
+
+test('a worker stopped while a page is in the back/forward cache: what the page sends again at its restore is stored once', async () => {
+  const error = (message) => ({ kind: 'error', ts: 1, type: 'uncaught', message }); // logs are switched off by now
+  const top = { ...contentScript, frameId: 0, documentId: 'doc-restart', url: 'https://shop.test/restart', documentLifecycle: 'active' };
+  await send({ type: CAPTURE_MESSAGE, batch: 'h:1', events: [error('restart: in flight')] }, top);
+  await send({ type: CAPTURE_MESSAGE, batch: 'h:2', events: [error('restart: at pagehide')] }, { ...top, frameId: 5, documentLifecycle: 'cached' });
+  await until('the first worker delivered what it holds', () => posts.some((p) => p.events.some((e) => e.message === 'restart: at pagehide')) &&
+    ![...store.keys()].some((k) => k.startsWith('capture:chunk:') || k.startsWith('capture:post:')));
+
+  // The worker stops; a new one starts, with the same session storage.
+  const { startCapture: startAgain } = await import('../capture/worker.js?restarted');
+  const again = { ...api, runtime: { ...api.runtime, onMessage: event() }, storage: { ...api.storage, onChanged: event() },
+    tabs: { ...api.tabs, onUpdated: event(), onRemoved: event(), onActivated: event() }, webRequest: undefined,
+    webNavigation: { onHistoryStateUpdated: event(), onReferenceFragmentUpdated: event(), onCommitted: event() } };
+  const posted = [];
+  startAgain({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient: () => ({ ...client, postEvents: async (body) => {
+    posted.push(body);
+    return { accepted: body.events.length, rejected: [], config_version: config.version };
+  } }), api: again, log: { warn() {}, error() {} } });
+  const sendAgain = (msg, sender) => new Promise((resolve) => again.runtime.onMessage.listeners[0](msg, sender, resolve));
+  for (const [batch, message] of [['h:1', 'restart: in flight'], ['h:2', 'restart: at pagehide']]) {
+    assert.equal((await sendAgain({ type: CAPTURE_MESSAGE, batch, events: [error(message)] }, top)).ok, true);
+  }
+  await sendAgain({ type: CAPTURE_MESSAGE, batch: 'h:3', events: [error('restart: restored')] }, top);
+  await until('the restored page\'s record is posted', () => posted.some((p) => p.events.some((e) => e.message === 'restart: restored')));
+  assert.deepEqual(posted.flatMap((p) => p.events).filter((e) => e.message.startsWith('restart: ')).map((e) => [e.message, e.frame_id]),
+    [['restart: restored', 0]], 'what was sent before the restart is not stored again');
+  await until('the document back in the page is no longer kept', () => !store.has('capture:left:doc-restart'));
 });

@@ -129,6 +129,7 @@ function relayPage() {
     removeEventListener: (type, fn) => { listeners[type] = (listeners[type] ?? []).filter((f) => f !== fn); },
     dispatchEvent: () => true,
     CustomEvent: class { constructor(type) { this.type = type; } },
+    Element: class {},
     setTimeout: (fn, ms) => timers.push({ at: now + ms, fn }),
     Date: { now: () => now },
     chrome: {
@@ -151,7 +152,12 @@ function relayPage() {
     /** batches is the ids of the records of each batch sent so far. */
     batches: () => sent.map((s) => ids(s.batch.events)),
     record: (r) => win.gasolineRecord(r),
-    fire: (type, init = {}) => (listeners[type] ?? []).forEach((fn) => fn({ type, ...init })),
+    /** fire dispatches a browser's (trusted) event; init.isTrusted false makes it the page's own. */
+    fire: (type, init = {}) => (listeners[type] ?? []).forEach((fn) => fn({ type, isTrusted: true, ...init })),
+    /** acting switches the runtime's "acting" signal (actions/channel.js) on. */
+    acting: () => { win.gasolineChannel = { acting: () => true }; },
+    /** link is a link's element as a click's target. */
+    link: (href) => Object.assign(new page.Element(), { closest: () => ({ hasAttribute: () => false, getAttribute: (n) => (n === 'href' ? href : null) }) }),
     /** tick moves the clock on by ms and runs the timers due by then, in order. */
     async tick(ms) {
       now += ms;
@@ -337,4 +343,32 @@ test('a flush asked before the page entered the cache does not take what waits: 
   await p.tick(1); // the pacing after the batch before
   assert.equal(answer, null, 'no answer into the closed channel');
   assert.deepEqual(p.batches().at(-1), [3], 'the record goes in a batch');
+});
+
+test('a page\'s own pagehide and pageshow change nothing: pacing stays on, nothing is sent again', async () => {
+  const p = relayPage();
+  p.record(big({ id: 1, kind: 'log' }));
+  p.record({ id: 2, kind: 'log' });
+  p.fire('pagehide', { persisted: true, isTrusted: false });
+  assert.deepEqual(p.batches(), [[1]], 'not leaving: the next record waits for the batch in flight');
+  for (let i = 0; i < 5; i++) p.fire('pageshow', { persisted: true, isTrusted: false });
+  assert.deepEqual(p.batches(), [[1]], 'no batch sent again');
+  let answer = null;
+  p.flush().then((a) => { answer = a; });
+  p.sent[0].ok();
+  await p.settle();
+  assert.equal(answer?.ok, true, 'the answer to the batch in flight still counts: the flush answers');
+  assert.deepEqual(ids(answer.events), [2]);
+});
+
+test('a link the agent followed as the page entered the cache is not announced again after the restore', async () => {
+  const p = relayPage();
+  p.acting();
+  p.fire('click', { target: p.link('/next.html') });
+  assert.equal((await p.flush()).navigating, true, 'a link followed: the flush says a navigation is coming');
+  p.fire('click', { target: p.link('/next.html') }); // no flush before the navigation began
+  p.fire('pagehide', { persisted: true });
+  p.fire('pageshow', { persisted: true });
+  const answer = await p.flush(); // back's settle
+  assert.equal(answer.navigating, false, 'the restored page is going nowhere');
 });

@@ -20,7 +20,8 @@ import (
 //	                    to window.shown (its persisted flag) and a restore
 //	                    logs "bf restored"; the Count button logs
 //	                    "bf clicked N" and fetches /bf/api/count?n=N, whose
-//	                    answer it shows in #n
+//	                    answer it shows in #n; the Next link goes to
+//	                    /bf/next.html
 //	GET /bf/next.html   "Next"
 //	GET /bf/api/count   ?n, as text, 100 ms later
 func newBFSite(t *testing.T) *httptest.Server {
@@ -30,7 +31,7 @@ func newBFSite(t *testing.T) *httptest.Server {
 		fmt.Fprintf(w, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title></head><body>%s</body></html>", title, body)
 	}
 	mux.HandleFunc("GET /bf/shop.html", func(w http.ResponseWriter, r *http.Request) {
-		html(w, "Shop", `<h1>Shop</h1><button id="count">Count</button> <output id="n">0</output>
+		html(w, "Shop", `<h1>Shop</h1><button id="count">Count</button> <output id="n">0</output> <a id="next" href="/bf/next.html">Next</a>
 <script>
 window.shown = [];
 addEventListener('pageshow', (e) => {
@@ -137,6 +138,84 @@ func TestBackToCachedPage(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("logs:\n%s\nnetwork:\n%s", logs.Raw, net.Raw)
+	}
+}
+
+// TestBackToCachedPageLeftByLink: the agent leaves the shop by clicking
+// its Next link and goes back. The shop's relay noted the link followed
+// (to answer a flush that a navigation is coming); back, restoring the
+// page from the back/forward cache, settles with nothing pending and no
+// word of a navigation still to begin. (The relay forgets the link at the
+// restore: extension/test/relay-leave.test.js. Here, a link not yet
+// announced would be announced to back's first probe, and its settler's
+// own probe would find it gone: only a settler's pass longer.)
+func TestBackToCachedPageLeftByLink(t *testing.T) {
+	e := ready(t)
+	site := newBFSite(t)
+	shop, next := site.URL+"/bf/shop.html", site.URL+"/bf/next.html"
+
+	tab := e.ok("new_tab", map[string]any{"url": shop})["tab_id"]
+	c := e.ok("click", map[string]any{"tab_id": tab, "selector": "#next"})
+	if eff := effectsOf(t, "click", c); eff["navigated"] != true || eff["url"] != next {
+		t.Fatalf("click Next: effects %v, want navigated to %s", eff, next)
+	}
+
+	start := time.Now()
+	r := e.ok("back", map[string]any{"tab_id": tab})
+	t.Logf("back to the cached page left by a link took %v: %v", time.Since(start), r)
+
+	var shown []bool
+	if err := json.Unmarshal(complete(t, e.js("window.shown", map[string]any{"tab_id": tab})).Value, &shown); err != nil || len(shown) != 2 || shown[0] || !shown[1] {
+		why := complete(t, e.js("JSON.stringify(performance.getEntriesByType('navigation')[0].notRestoredReasons)", map[string]any{"tab_id": tab})).Value
+		t.Fatalf("the page's pageshow events (persisted flags): %v (%v), want [false true]: it was not restored from the back/forward cache; notRestoredReasons %s", shown, err, why)
+	}
+	if r["url"] != shop || r["settled"] != nil || r["pending"] != nil || r["capture"] != nil {
+		t.Errorf("back to the cached page: %v, want url %s, settled with nothing pending, capture complete", r, shop)
+	}
+	if strings.Contains(fmt.Sprint(r), "navigation") {
+		t.Errorf("back to the cached page: %v, want no word of a navigation still to begin", r)
+	}
+}
+
+// TestUserBackToPageLeftByLink: the agent leaves the shop by clicking its
+// Next link and the user goes back, so no command of the agent's asks the
+// restored page anything before its next action. That action, a click on
+// the shop's heading with settle_ms 800, settles: it does not wait 1 s
+// (the settler's NAV_START_MS, past its cap) for the navigation of the
+// link followed before the page entered the back/forward cache.
+func TestUserBackToPageLeftByLink(t *testing.T) {
+	e := ready(t)
+	site := newBFSite(t)
+	shop, next := site.URL+"/bf/shop.html", site.URL+"/bf/next.html"
+
+	tab := e.ok("new_tab", map[string]any{"url": shop})["tab_id"]
+	c := e.ok("click", map[string]any{"tab_id": tab, "selector": "#next"})
+	if eff := effectsOf(t, "click", c); eff["navigated"] != true || eff["url"] != next {
+		t.Fatalf("click Next: effects %v, want navigated to %s", eff, next)
+	}
+	s := e.pageSession(next)
+	if err := s.Evaluate(e.ctx, "history.back()", nil); err != nil {
+		t.Fatalf("the user goes back: %v", err)
+	}
+	var shown []bool
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		err := s.Evaluate(e.ctx, `location.pathname === "/bf/shop.html" && document.readyState === "complete" ? window.shown : null`, &shown)
+		if err == nil && len(shown) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the shop is not back within 10 s after history.back(): %v", err)
+		}
+	}
+	if len(shown) != 2 || shown[0] || !shown[1] {
+		t.Fatalf("the page's pageshow events (persisted flags): %v, want [false true]: it was not restored from the back/forward cache", shown)
+	}
+
+	start := time.Now()
+	c = e.ok("click", map[string]any{"tab_id": tab, "selector": "h1", "settle_ms": 800})
+	t.Logf("the first click on the restored page took %v", time.Since(start))
+	if eff := effectsOf(t, "click", c); eff["settled"] != true || eff["navigated"] != nil {
+		t.Errorf("click the restored page's heading: effects %v, want settled, not navigated", eff)
 	}
 }
 
