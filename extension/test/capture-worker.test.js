@@ -271,3 +271,39 @@ test('a worker stopped while a page is in the back/forward cache: what the page 
     [['restart: restored', 0]], 'what was sent before the restart is not stored again');
   await until('the document back in the page is no longer kept', () => !store.has('capture:left:doc-restart'));
 });
+
+test('only a document in the back/forward cache is kept in storage: one left for good is not', async () => {
+  const gone = { ...contentScript, frameId: 0, documentId: 'doc-gone', url: 'https://shop.test/gone', documentLifecycle: 'active' };
+  await send({ type: CAPTURE_MESSAGE, batch: 'k:1', events: [] }, gone);
+  const [, reply] = await send({ type: CAPTURE_MESSAGE, batch: 'k:2', events: [] }, { ...gone, frameId: 6, documentLifecycle: 'pending_deletion' });
+  assert.equal(reply?.ok, true);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(store.has('capture:left:doc-gone'), false, 'a page navigated away from for good is not written to storage');
+});
+
+test('the documents kept in storage are the last 100 kept, each once, however they come and go', async () => {
+  const leftKeys = () => [...store.keys()].filter((k) => k.startsWith('capture:left:'));
+  const cached = (doc, batch) => send({ type: CAPTURE_MESSAGE, batch, events: [] },
+    { ...contentScript, frameId: 5, documentId: doc, url: 'https://shop.test/kept', documentLifecycle: 'cached' });
+  // A document pushed out by 100 newer ones, then kept again (a second
+  // pagehide batch): its key is counted again, and goes in its turn.
+  await cached('doc-again', 'a:1');
+  for (let i = 0; i < 100; i++) await cached(`doc-k${i}`, 'k:1');
+  assert.equal(store.has('capture:left:doc-again'), false, 'pushed out by 100 newer documents');
+  await cached('doc-again', 'a:2');
+  for (let i = 100; i < 200; i++) await cached(`doc-k${i}`, 'k:1');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(store.has('capture:left:doc-again'), false, 'no key left behind');
+  assert.equal(leftKeys().length, 100);
+  // A document evicted from memory by 1000 others and kept again is counted
+  // once: its key stays while it is among the last 100 kept.
+  await cached('doc-evicted', 'e:1');
+  for (let i = 0; i < 1001; i++) {
+    await send({ type: CAPTURE_MESSAGE, batch: 'x:1', events: [] }, { ...contentScript, frameId: 3, documentId: `doc-busy-${i}` });
+  }
+  await cached('doc-evicted', 'e:2');
+  for (let i = 200; i < 299; i++) await cached(`doc-k${i}`, 'k:1');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.ok(store.has('capture:left:doc-evicted'), 'kept once, among the last 100');
+  assert.equal(leftKeys().length, 100);
+});
