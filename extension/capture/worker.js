@@ -165,7 +165,13 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   // in the page. Only such a document's batch waits for that write: a
   // document left for good (pending_deletion) is not restored, and an
   // active one's batch never waits on storage.
-  const documents = new Map(); // documentId -> {frame, batches: Set}
+  // A page may enter the cache with a batch whose acknowledgement it will
+  // not get, and send nothing at pagehide. Chrome tells the worker of no
+  // document entering the cache (webNavigation.getFrame does not find a
+  // cached one), so when a tab's top frame commits another document, its
+  // documents still storing a batch are kept too, written in the
+  // background: rare, and bounded like the rest.
+  const documents = new Map(); // documentId -> {frame, tab, batches: Set, storing: number}
   const store = api.storage.session;
   // The documents with a LEFT_PREFIX key, least recently kept first, each
   // once: a document evicted from documents is still found here.
@@ -197,6 +203,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     documents.set(doc, d);
     if (documents.size > MAX_DOCUMENTS) documents.delete(documents.keys().next().value);
     if (active) d.frame = id;
+    if (Number.isInteger(sender.tab?.id)) d.tab = sender.tab.id;
     const again = batch !== undefined && d.batches.has(batch);
     let saved = null;
     if (batch !== undefined && !again) {
@@ -208,8 +215,13 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
       if (lifecycle === 'cached') saved = keep(doc, d);
       else if (active) forget(doc); // back in the page: what it sent before it was left is known
     }
-    return { frame: active ? id : d.frame ?? id, again, saved };
+    return { frame: active ? id : d.frame ?? id, again, saved, d };
   };
+
+  api.webNavigation?.onCommitted?.addListener((n) => {
+    if (n?.frameId !== 0 || !Number.isInteger(n.tabId)) return;
+    for (const [doc, d] of documents) if (d.tab === n.tabId && d.storing > 0 && doc !== n.documentId) keep(doc, d);
+  });
 
   api.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     if (msg?.type !== CAPTURE_MESSAGE) return false;
@@ -220,7 +232,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   });
   const take = (msg, sender, sendResponse) => {
     const id = typeof msg.batch === 'string' && msg.batch.length <= 64 ? msg.batch : undefined;
-    const { frame, again, saved } = heard(sender, id);
+    const { frame, again, saved, d } = heard(sender, id);
     if (again) { // stored already: acknowledged, not checked again
       sendResponse({ ok: true, config: pageConfig(settings) });
       return;
@@ -233,8 +245,11 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     if (!observer.documentOf(stamp.tab_id, stamp.frame_id)) observer.noteDocument(stamp.tab_id, stamp.frame_id, stamp.page_url);
     const { events, dropped } = checkBatch(msg, stamp, settings);
     const batch = id !== undefined ? `${stamp.tab_id}:${stamp.frame_id}:${id}` : undefined;
-    Promise.all([batcher.addBatch(events, { batch, dropped, tab: stamp.tab_id }), saved])
-      .then(() => sendResponse({ ok: true, config: pageConfig(settings) }));
+    if (d) d.storing = (d.storing || 0) + 1;
+    Promise.all([batcher.addBatch(events, { batch, dropped, tab: stamp.tab_id }), saved]).then(() => {
+      if (d) d.storing--;
+      sendResponse({ ok: true, config: pageConfig(settings) });
+    });
   };
 
   api.storage.onChanged.addListener((changes, area) => {

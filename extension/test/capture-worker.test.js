@@ -307,3 +307,30 @@ test('the documents kept in storage are the last 100 kept, each once, however th
   assert.ok(store.has('capture:left:doc-evicted'), 'kept once, among the last 100');
   assert.equal(leftKeys().length, 100);
 });
+
+test('a page that enters the cache while its batch is being stored, sending nothing at pagehide, is kept when its tab commits another document', async () => {
+  const error = (message) => ({ kind: 'error', ts: 1, type: 'uncaught', message }); // logs are switched off by now
+  const top = { ...contentScript, tab: { id: 14 }, frameId: 0, documentId: 'doc-quiet', url: 'https://shop.test/quiet', documentLifecycle: 'active' };
+  const calm = { ...top, tab: { id: 15 }, documentId: 'doc-calm', url: 'https://shop.test/calm' };
+  await send({ type: CAPTURE_MESSAGE, batch: 'q:1', events: [error('quiet: answered')] }, top);
+  await send({ type: CAPTURE_MESSAGE, batch: 'c:1', events: [error('calm: answered')] }, calm);
+  const set = api.storage.session.set;
+  let release;
+  const gate = new Promise((r) => { release = r; });
+  api.storage.session.set = async (items) => {
+    if (Object.keys(items).some((k) => !k.startsWith('capture:left:'))) await gate; // the batch's records are slow to store
+    return set(items);
+  };
+  const pending = send({ type: CAPTURE_MESSAGE, batch: 'q:2', events: [error('quiet: in flight')] }, top);
+  await new Promise((r) => setTimeout(r, 20));
+  const commit = (tabId, documentId, frameId = 0) => api.webNavigation.onCommitted.listeners.forEach((f) => f({ tabId, frameId, documentId, url: 'https://shop.test/next', timeStamp: 1 }));
+  commit(14, 'doc-quiet-sub', 4); // a subframe's commit: the page is not left
+  commit(15, 'doc-calm-next'); // another tab's page left with nothing being stored
+  commit(14, 'doc-next');
+  await until('the page left while its batch was being stored is kept', () => store.has('capture:left:doc-quiet'));
+  assert.deepEqual(JSON.parse(store.get('capture:left:doc-quiet')), { frame: 0, batches: ['q:1', 'q:2'] });
+  assert.equal(store.has('capture:left:doc-calm'), false, 'a page left with every batch answered is not written');
+  release();
+  api.storage.session.set = set;
+  assert.equal((await pending)[1]?.ok, true);
+});
