@@ -158,39 +158,52 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   // documents sent meanwhile (the Batcher remembers the last 1000 of all
   // tabs) and however long the page stayed in the cache. While active a
   // relay has one batch in flight; as its page is left, all it holds.
-  // What a left document sent is kept in chrome.storage.session too
-  // (LEFT_PREFIX + documentId, the last MAX_LEFT_DOCUMENTS), so a worker
-  // stopped while the page is in the cache still knows it; it goes at the
-  // document's first new batch back in the page.
-  const documents = new Map(); // documentId -> {frame, batches: Set, kept?: true}
+  // What a document in the back/forward cache sent is kept in
+  // chrome.storage.session too (LEFT_PREFIX + documentId, the last
+  // MAX_LEFT_DOCUMENTS), so a worker stopped while the page is in the
+  // cache still knows it; it goes at the document's first new batch back
+  // in the page. Only such a document's batch waits for that write: a
+  // document left for good (pending_deletion) is not restored, and an
+  // active one's batch never waits on storage.
+  // A page may enter the cache with a batch whose acknowledgement it will
+  // not get, and send nothing at pagehide. Chrome tells the worker of no
+  // document entering the cache (webNavigation.getFrame does not find a
+  // cached one), so when a tab's top frame commits another document, its
+  // documents still storing a batch are kept too, written in the
+  // background: rare, and bounded like the rest.
+  const documents = new Map(); // documentId -> {frame, tab, batches: Set, storing: number}
   const store = api.storage.session;
-  const kept = []; // documentIds with a LEFT_PREFIX key, oldest first
+  // The documents with a LEFT_PREFIX key, least recently kept first, each
+  // once: a document evicted from documents is still found here.
+  const kept = new Map(); // documentId -> its entry in documents
+  const forget = (doc) => {
+    if (kept.delete(doc)) store.remove(LEFT_PREFIX + doc).catch(() => {});
+  };
   const known = store.get(null).then((all) => {
     for (const [k, v] of Object.entries(all ?? {})) {
       if (!k.startsWith(LEFT_PREFIX) || !Array.isArray(v?.batches)) continue;
-      const doc = k.slice(LEFT_PREFIX.length);
-      if (!documents.has(doc)) documents.set(doc, { frame: v.frame ?? undefined, batches: new Set(v.batches), kept: true });
-      kept.push(doc);
+      kept.set(k.slice(LEFT_PREFIX.length), { frame: v.frame ?? undefined, batches: new Set(v.batches) });
     }
+    while (kept.size > MAX_LEFT_DOCUMENTS) forget(kept.keys().next().value);
   }, () => {});
   const keep = (doc, d) => {
-    const key = LEFT_PREFIX + doc;
-    if (!d) return store.remove(key).catch(() => {});
-    if (!d.kept) kept.push(doc);
-    d.kept = true;
-    if (kept.length > MAX_LEFT_DOCUMENTS) store.remove(LEFT_PREFIX + kept.shift()).catch(() => {});
-    return store.set({ [key]: { frame: d.frame ?? null, batches: [...d.batches] } }).catch(() => {});
+    kept.delete(doc);
+    kept.set(doc, d);
+    if (kept.size > MAX_LEFT_DOCUMENTS) forget(kept.keys().next().value);
+    return store.set({ [LEFT_PREFIX + doc]: { frame: d.frame ?? null, batches: [...d.batches] } }).catch(() => {});
   };
   const heard = (sender, batch) => {
     const id = Number.isInteger(sender.frameId) ? sender.frameId : 0;
     const doc = sender.documentId;
     if (typeof doc !== 'string') return { frame: id, again: false };
-    const active = (sender.documentLifecycle ?? 'active') === 'active';
-    const d = documents.get(doc) ?? { frame: undefined, batches: new Set() };
+    const lifecycle = sender.documentLifecycle ?? 'active';
+    const active = lifecycle === 'active';
+    const d = documents.get(doc) ?? kept.get(doc) ?? { frame: undefined, batches: new Set() };
     documents.delete(doc);
     documents.set(doc, d);
     if (documents.size > MAX_DOCUMENTS) documents.delete(documents.keys().next().value);
     if (active) d.frame = id;
+    if (Number.isInteger(sender.tab?.id)) d.tab = sender.tab.id;
     const again = batch !== undefined && d.batches.has(batch);
     let saved = null;
     if (batch !== undefined && !again) {
@@ -199,15 +212,16 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
         if (d.batches.size <= (active ? DOCUMENT_BATCHES_ACTIVE : DOCUMENT_BATCHES)) break;
         d.batches.delete(b);
       }
-      if (!active && sender.documentLifecycle !== 'prerender') saved = keep(doc, d); // a prerendered page is not left
-      else if (d.kept) { // back in the page: what it sent before it was left is known
-        d.kept = false;
-        if (kept.includes(doc)) kept.splice(kept.indexOf(doc), 1);
-        keep(doc, null);
-      }
+      if (lifecycle === 'cached') saved = keep(doc, d);
+      else if (active) forget(doc); // back in the page: what it sent before it was left is known
     }
-    return { frame: active ? id : d.frame ?? id, again, saved };
+    return { frame: active ? id : d.frame ?? id, again, saved, d };
   };
+
+  api.webNavigation?.onCommitted?.addListener((n) => {
+    if (n?.frameId !== 0 || !Number.isInteger(n.tabId)) return;
+    for (const [doc, d] of documents) if (d.tab === n.tabId && d.storing > 0 && doc !== n.documentId) keep(doc, d);
+  });
 
   api.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     if (msg?.type !== CAPTURE_MESSAGE) return false;
@@ -218,7 +232,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   });
   const take = (msg, sender, sendResponse) => {
     const id = typeof msg.batch === 'string' && msg.batch.length <= 64 ? msg.batch : undefined;
-    const { frame, again, saved } = heard(sender, id);
+    const { frame, again, saved, d } = heard(sender, id);
     if (again) { // stored already: acknowledged, not checked again
       sendResponse({ ok: true, config: pageConfig(settings) });
       return;
@@ -231,8 +245,11 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     if (!observer.documentOf(stamp.tab_id, stamp.frame_id)) observer.noteDocument(stamp.tab_id, stamp.frame_id, stamp.page_url);
     const { events, dropped } = checkBatch(msg, stamp, settings);
     const batch = id !== undefined ? `${stamp.tab_id}:${stamp.frame_id}:${id}` : undefined;
-    Promise.all([batcher.addBatch(events, { batch, dropped, tab: stamp.tab_id }), saved])
-      .then(() => sendResponse({ ok: true, config: pageConfig(settings) }));
+    if (d) d.storing = (d.storing || 0) + 1;
+    Promise.all([batcher.addBatch(events, { batch, dropped, tab: stamp.tab_id }), saved]).then(() => {
+      if (d) d.storing--;
+      sendResponse({ ok: true, config: pageConfig(settings) });
+    });
   };
 
   api.storage.onChanged.addListener((changes, area) => {

@@ -271,3 +271,66 @@ test('a worker stopped while a page is in the back/forward cache: what the page 
     [['restart: restored', 0]], 'what was sent before the restart is not stored again');
   await until('the document back in the page is no longer kept', () => !store.has('capture:left:doc-restart'));
 });
+
+test('only a document in the back/forward cache is kept in storage: one left for good is not', async () => {
+  const gone = { ...contentScript, frameId: 0, documentId: 'doc-gone', url: 'https://shop.test/gone', documentLifecycle: 'active' };
+  await send({ type: CAPTURE_MESSAGE, batch: 'k:1', events: [] }, gone);
+  const [, reply] = await send({ type: CAPTURE_MESSAGE, batch: 'k:2', events: [] }, { ...gone, frameId: 6, documentLifecycle: 'pending_deletion' });
+  assert.equal(reply?.ok, true);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(store.has('capture:left:doc-gone'), false, 'a page navigated away from for good is not written to storage');
+});
+
+test('the documents kept in storage are the last 100 kept, each once, however they come and go', async () => {
+  const leftKeys = () => [...store.keys()].filter((k) => k.startsWith('capture:left:'));
+  const cached = (doc, batch) => send({ type: CAPTURE_MESSAGE, batch, events: [] },
+    { ...contentScript, frameId: 5, documentId: doc, url: 'https://shop.test/kept', documentLifecycle: 'cached' });
+  // A document pushed out by 100 newer ones, then kept again (a second
+  // pagehide batch): its key is counted again, and goes in its turn.
+  await cached('doc-again', 'a:1');
+  for (let i = 0; i < 100; i++) await cached(`doc-k${i}`, 'k:1');
+  assert.equal(store.has('capture:left:doc-again'), false, 'pushed out by 100 newer documents');
+  await cached('doc-again', 'a:2');
+  for (let i = 100; i < 200; i++) await cached(`doc-k${i}`, 'k:1');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(store.has('capture:left:doc-again'), false, 'no key left behind');
+  assert.equal(leftKeys().length, 100);
+  // A document evicted from memory by 1000 others and kept again is counted
+  // once: its key stays while it is among the last 100 kept.
+  await cached('doc-evicted', 'e:1');
+  for (let i = 0; i < 1001; i++) {
+    await send({ type: CAPTURE_MESSAGE, batch: 'x:1', events: [] }, { ...contentScript, frameId: 3, documentId: `doc-busy-${i}` });
+  }
+  await cached('doc-evicted', 'e:2');
+  for (let i = 200; i < 299; i++) await cached(`doc-k${i}`, 'k:1');
+  await new Promise((r) => setTimeout(r, 20));
+  assert.ok(store.has('capture:left:doc-evicted'), 'kept once, among the last 100');
+  assert.equal(leftKeys().length, 100);
+});
+
+test('a page that enters the cache while its batch is being stored, sending nothing at pagehide, is kept when its tab commits another document', async () => {
+  const error = (message) => ({ kind: 'error', ts: 1, type: 'uncaught', message }); // logs are switched off by now
+  const top = { ...contentScript, tab: { id: 14 }, frameId: 0, documentId: 'doc-quiet', url: 'https://shop.test/quiet', documentLifecycle: 'active' };
+  const calm = { ...top, tab: { id: 15 }, documentId: 'doc-calm', url: 'https://shop.test/calm' };
+  await send({ type: CAPTURE_MESSAGE, batch: 'q:1', events: [error('quiet: answered')] }, top);
+  await send({ type: CAPTURE_MESSAGE, batch: 'c:1', events: [error('calm: answered')] }, calm);
+  const set = api.storage.session.set;
+  let release;
+  const gate = new Promise((r) => { release = r; });
+  api.storage.session.set = async (items) => {
+    if (Object.keys(items).some((k) => !k.startsWith('capture:left:'))) await gate; // the batch's records are slow to store
+    return set(items);
+  };
+  const pending = send({ type: CAPTURE_MESSAGE, batch: 'q:2', events: [error('quiet: in flight')] }, top);
+  await new Promise((r) => setTimeout(r, 20));
+  const commit = (tabId, documentId, frameId = 0) => api.webNavigation.onCommitted.listeners.forEach((f) => f({ tabId, frameId, documentId, url: 'https://shop.test/next', timeStamp: 1 }));
+  commit(14, 'doc-quiet-sub', 4); // a subframe's commit: the page is not left
+  commit(15, 'doc-calm-next'); // another tab's page left with nothing being stored
+  commit(14, 'doc-next');
+  await until('the page left while its batch was being stored is kept', () => store.has('capture:left:doc-quiet'));
+  assert.deepEqual(JSON.parse(store.get('capture:left:doc-quiet')), { frame: 0, batches: ['q:1', 'q:2'] });
+  assert.equal(store.has('capture:left:doc-calm'), false, 'a page left with every batch answered is not written');
+  release();
+  api.storage.session.set = set;
+  assert.equal((await pending)[1]?.ok, true);
+});
