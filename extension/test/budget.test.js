@@ -23,8 +23,8 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  *                          vitals, each on built-ins it saves first),
  *                          pristine.js 3 400, actions/dialogs.js 3 400 (window.open's
  *                          blocked popups: 410)
- *   dist/start-isolated.js  9 043: capture/relay.js 6 150 (with what goes at
- *                          pagehide), actions/channel.js 1 200,
+ *   dist/start-isolated.js  9 155: capture/relay.js 6 260 (with what goes at
+ *                          pagehide, and the gathering of a burst), actions/channel.js 1 200,
  *                          pristine-relay.js 800, capture/tap.js 480 (the
  *                          recorder's listeners, holding what a user does
  *                          before it comes)
@@ -36,7 +36,7 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  * would have to go). Lower this as it shrinks; regenerate the bundles first
  * (make bundle).
  */
-const START_BUDGET = 41850;
+const START_BUDGET = 41962;
 
 /** startScripts lists the files registered at document_start (at work: the most), once each. */
 function startScripts() {
