@@ -146,15 +146,23 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   // A document's frame id while it is active: the top document of a page
   // entering the back/forward cache sends what it records at pagehide
   // under another frame id (0 is the tab's shown page only), and sends it
-  // again, under 0, if it is restored (capture/relay.js).
+  // again, under 0, if it is restored (capture/relay.js). It is known from
+  // the document's commit too: a document may send nothing while active
+  // (the relay gathers a burst, a flush takes it).
   const documentFrames = new Map();
+  const noteFrame = (doc, id) => {
+    if (documentFrames.get(doc) !== id) documentFrames.set(doc, id);
+    if (documentFrames.size > MAX_DOCUMENTS) documentFrames.delete(documentFrames.keys().next().value);
+  };
+  api.webNavigation?.onCommitted?.addListener((d) => {
+    if (typeof d?.documentId === 'string' && Number.isInteger(d.frameId)) noteFrame(d.documentId, d.frameId);
+  });
   const frameOf = (sender) => {
     const id = Number.isInteger(sender.frameId) ? sender.frameId : 0;
     const doc = sender.documentId;
     if (typeof doc !== 'string') return id;
     if ((sender.documentLifecycle ?? 'active') !== 'active') return documentFrames.get(doc) ?? id;
-    if (documentFrames.get(doc) !== id) documentFrames.set(doc, id);
-    if (documentFrames.size > MAX_DOCUMENTS) documentFrames.delete(documentFrames.keys().next().value);
+    noteFrame(doc, id);
     return id;
   };
 
