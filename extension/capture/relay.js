@@ -38,6 +38,7 @@
     rateChars: 1000000, // approximate characters per second one frame sends on its own (a flush takes all)
     batchEvents: 100, // records per message to the worker
     batchChars: 600000, // approximate characters per message to the worker
+    gatherMs: 100, // how long a burst's first record waits for the rest (below)
   };
   const RETRY_MS = [250, 1000, 4000];
 
@@ -191,6 +192,14 @@
   // first, and counted.
   let nextAt = 0;
   let paceTimer = null;
+  // Records come one by one (a load's nav, console lines, vitals,
+  // requests) and every message to the worker costs the page's main
+  // thread (cloning, IPC, the reply's continuation): the first record of
+  // a burst waits up to gatherMs for the rest, unless they fill a batch.
+  // The worker's flush (before an action's result, a settle, a read) and
+  // leaving the page take what waits at once; an agent's observe with
+  // wait_ms sees a record at most gatherMs later.
+  let gatherAt = 0; // when the records waiting go (pacing permitting)
   const charsOf = (r) => (r.request_body?.length || 0) + (r.response_body?.length || 0) + (r.message?.length || 0) + (r.stack?.length || 0) + 200;
   let dropped = {}; // counts not yet delivered to the worker
   let droppedAny = false;
@@ -220,6 +229,7 @@
   }
 
   function enqueue(r) {
+    if (!queue.length) gatherAt = Date.now() + LIMITS.gatherMs;
     queue.push(r);
     queueChars += charsOf(r);
     while (queue.length > LIMITS.queue || (queueChars > LIMITS.queueChars && queue.length > 1)) {
@@ -268,7 +278,8 @@
       return;
     }
     if (flying.size || (!queue.length && !droppedAny)) return;
-    const wait = nextAt - Date.now();
+    const full = queue.length >= LIMITS.batchEvents || queueChars >= LIMITS.batchChars;
+    const wait = (full ? nextAt : Math.max(nextAt, gatherAt)) - Date.now();
     if (wait > 0) {
       if (!paceTimer) {
         paceTimer = setTimeout(() => {

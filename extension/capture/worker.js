@@ -171,6 +171,8 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   // cached one), so when a tab's top frame commits another document, its
   // documents still storing a batch are kept too, written in the
   // background: rare, and bounded like the rest.
+  // A document's frame id is known from its commit too: it may send
+  // nothing while active (the relay gathers a burst, a flush takes it).
   const documents = new Map(); // documentId -> {frame, tab, batches: Set, storing: number}
   const store = api.storage.session;
   // The documents with a LEFT_PREFIX key, least recently kept first, each
@@ -192,16 +194,21 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     if (kept.size > MAX_LEFT_DOCUMENTS) forget(kept.keys().next().value);
     return store.set({ [LEFT_PREFIX + doc]: { frame: d.frame ?? null, batches: [...d.batches] } }).catch(() => {});
   };
+  // entry is doc's entry in documents, made most recently heard from.
+  const entry = (doc) => {
+    const d = documents.get(doc) ?? kept.get(doc) ?? { frame: undefined, batches: new Set() };
+    documents.delete(doc);
+    documents.set(doc, d);
+    if (documents.size > MAX_DOCUMENTS) documents.delete(documents.keys().next().value);
+    return d;
+  };
   const heard = (sender, batch) => {
     const id = Number.isInteger(sender.frameId) ? sender.frameId : 0;
     const doc = sender.documentId;
     if (typeof doc !== 'string') return { frame: id, again: false };
     const lifecycle = sender.documentLifecycle ?? 'active';
     const active = lifecycle === 'active';
-    const d = documents.get(doc) ?? kept.get(doc) ?? { frame: undefined, batches: new Set() };
-    documents.delete(doc);
-    documents.set(doc, d);
-    if (documents.size > MAX_DOCUMENTS) documents.delete(documents.keys().next().value);
+    const d = entry(doc);
     if (active) d.frame = id;
     if (Number.isInteger(sender.tab?.id)) d.tab = sender.tab.id;
     const again = batch !== undefined && d.batches.has(batch);
@@ -219,6 +226,11 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
   };
 
   api.webNavigation?.onCommitted?.addListener((n) => {
+    if (typeof n?.documentId === 'string' && Number.isInteger(n.frameId)) {
+      const d = entry(n.documentId);
+      d.frame = n.frameId;
+      if (Number.isInteger(n.tabId)) d.tab = n.tabId;
+    }
     if (n?.frameId !== 0 || !Number.isInteger(n.tabId)) return;
     for (const [doc, d] of documents) if (d.tab === n.tabId && d.storing > 0 && doc !== n.documentId) keep(doc, d);
   });

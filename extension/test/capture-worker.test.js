@@ -139,6 +139,19 @@ test('a long-lived top document keeps its frame id while a thousand other docume
   assert.equal(posts.flatMap((p) => p.events).find((e) => e.message === 'long left').frame_id, 0, 'as the top frame\'s');
 });
 
+test('a top document that sent nothing while active is known from its commit when it enters the back/forward cache', async () => {
+  // Its records were gathered (capture/relay.js) or taken by a flush: its first message comes at pagehide.
+  for (const f of api.webNavigation.onCommitted.listeners) f({ tabId: 12, frameId: 0, documentId: 'doc-quiet', url: 'https://shop.test/quiet', timeStamp: 1 });
+  const top = { ...contentScript, frameId: 0, documentId: 'doc-quiet', url: 'https://shop.test/quiet', documentLifecycle: 'active' };
+  await send({ type: CAPTURE_MESSAGE, batch: 'q:1', events: [log('quiet left')] }, { ...top, frameId: 6, documentLifecycle: 'cached' });
+  await send({ type: CAPTURE_MESSAGE, batch: 'q:1', events: [log('quiet left')] }, top); // sent again at the restore
+  await send({ type: CAPTURE_MESSAGE, batch: 'q:2', events: [log('quiet restored')] }, top);
+  await until('the restored page\'s record is posted', () => posts.some((p) => p.events.some((e) => e.message === 'quiet restored')));
+  const left = posts.flatMap((p) => p.events).filter((x) => x.message === 'quiet left');
+  assert.equal(left.length, 1, 'stored once');
+  assert.equal(left[0].frame_id, 0, 'as the top frame\'s');
+});
+
 test('settings from GET /capture/config apply to pages and to the worker', async () => {
   config = { version: 2, redact_headers: false, body_cap: 1000, kinds: { log: false, error: true, network: true, action: true, nav: true, vital: true } };
   // The next accepted batch carries config_version 2, which makes the worker re-read the config.

@@ -175,26 +175,86 @@ function relayPage() {
   };
 }
 
-// A record of about 100 000 characters: the relay paces the next batch 100 ms after it.
-const big = (r) => ({ ...r, request_body: 'x'.repeat(100000 - 200) });
+// A record of about 300 000 characters: the relay paces the next batch 300 ms after it.
+const big = (r) => ({ ...r, request_body: 'x'.repeat(300000 - 200) });
+const GATHER = LIMITS.gatherMs;
 
 test('the relay sends one batch at a time, the next after the time its characters take', async () => {
   const p = relayPage();
   p.record(big({ id: 1, kind: 'log' }));
+  await p.tick(GATHER);
   p.record({ id: 2, kind: 'log' });
   assert.deepEqual(p.batches(), [[1]], 'one batch in flight; the next record waits for it');
   p.sent[0].ok();
   await p.settle();
-  assert.deepEqual(p.batches(), [[1]], 'paced: 100 ms for 100 000 characters');
-  await p.tick(99);
+  await p.tick(GATHER);
+  assert.deepEqual(p.batches(), [[1]], 'paced: 300 ms for 300 000 characters');
+  await p.tick(299 - GATHER);
   assert.deepEqual(p.batches(), [[1]]);
   await p.tick(1);
   assert.deepEqual(p.batches(), [[1], [2]]);
 });
 
+test('the records of a burst wait for the rest of it, at most gatherMs, and go in one batch', async () => {
+  const p = relayPage();
+  p.record({ id: 1, kind: 'nav' });
+  await p.tick(GATHER / 2);
+  p.record({ id: 2, kind: 'log' });
+  await p.tick(GATHER / 2 - 1);
+  p.record({ id: 3, kind: 'vital' });
+  assert.deepEqual(p.batches(), [], 'gathering');
+  await p.tick(1);
+  assert.deepEqual(p.batches(), [[1, 2, 3]], 'the first record waited gatherMs, no longer');
+  p.record({ id: 4, kind: 'vital' }); // while the batch flies: a new burst
+  p.sent[0].ok();
+  await p.tick(GATHER - 1);
+  assert.deepEqual(p.batches(), [[1, 2, 3]]);
+  await p.tick(1);
+  assert.deepEqual(p.batches(), [[1, 2, 3], [4]], 'gatherMs after the record, though the batch before landed earlier');
+  p.sent[1].ok();
+  await p.tick(5 * GATHER);
+  p.record({ id: 5, kind: 'log' }); // a record long after: it waits gatherMs too
+  await p.tick(GATHER);
+  assert.deepEqual(p.batches().at(-1), [5]);
+  assert.deepEqual(p.sent.map((s) => s.batch.batch.split(':')[1]), ['1', '2', '3'], 'batches numbered in order');
+});
+
+test('a burst that fills a batch goes at once', async () => {
+  const p = relayPage();
+  for (let id = 0; id < LIMITS.batchEvents; id++) p.record({ id, kind: 'log' });
+  assert.equal(p.sent.length, 1, 'a full batch does not wait');
+  assert.equal(p.sent[0].batch.events.length, LIMITS.batchEvents);
+  p.sent[0].ok();
+  await p.tick(LIMITS.batchEvents * 200 * 1000 / LIMITS.rateChars); // the pacing after it (20 ms): less than gatherMs
+  p.record({ id: 'a', kind: 'network', request_body: 'x'.repeat(LIMITS.batchChars) });
+  await p.settle();
+  assert.deepEqual(p.batches().at(-1), ['a'], 'nor one batch\'s characters');
+});
+
+test('the worker\'s flush takes what a burst gathered, at once, and nothing is sent twice', async () => {
+  const p = relayPage();
+  p.record({ id: 1, kind: 'log' });
+  p.record({ id: 2, kind: 'log' });
+  const answer = await p.flush();
+  assert.deepEqual(ids(answer.events), [1, 2], 'no wait for the gathering');
+  await p.tick(GATHER);
+  assert.deepEqual(p.batches(), [], 'what the flush took is not sent again');
+  p.record({ id: 3, kind: 'log' });
+  await p.tick(GATHER);
+  assert.deepEqual(p.batches(), [[3]]);
+});
+
+test('leaving the page sends what a burst gathered at once', async () => {
+  const p = relayPage();
+  p.record({ id: 1, kind: 'log' });
+  p.fire('pagehide');
+  assert.deepEqual(p.batches(), [[1]]);
+});
+
 test('leaving sends at once what is not of a request in flight; back from the cache the page is paced again', async () => {
   const p = relayPage();
   p.record(big({ id: 1, kind: 'network', request_id: 'r1' }));
+  await p.tick(GATHER);
   p.record({ id: 2, kind: 'network', request_id: 'r1', body_update: true }); // completes 1: must not overtake it
   p.record({ id: 3, kind: 'action' });
   assert.deepEqual(p.batches(), [[1]]);
@@ -213,18 +273,20 @@ test('leaving sends at once what is not of a request in flight; back from the ca
   p.fire('pageshow');
   await p.tick(1);
   p.record(big({ id: 5, kind: 'log' }));
+  await p.tick(GATHER);
   p.record({ id: 6, kind: 'log' });
   assert.deepEqual(p.batches().slice(4), [[5]], 'one batch in flight again');
   p.sent[4].ok();
-  await p.settle();
+  await p.tick(GATHER);
   assert.deepEqual(p.batches().slice(4), [[5]], 'paced again');
-  await p.tick(100);
+  await p.tick(300 - GATHER);
   assert.deepEqual(p.batches().slice(4), [[5], [6]]);
 });
 
 test('a batch the worker does not take is retried while in flight, then counted as dropped', async () => {
   const p = relayPage();
   p.record({ id: 1, kind: 'log' });
+  await p.tick(GATHER);
   p.record({ id: 2, kind: 'action' });
   for (const wait of [250, 1000, 4000]) {
     p.sent.at(-1).fail();
@@ -288,6 +350,7 @@ test('back from the back/forward cache, what was in flight as the page entered i
 
   await p.tick(1); // the pacing after the batch before
   p.record({ id: 4, kind: 'action' });
+  await p.tick(GATHER);
   assert.deepEqual(p.batches().slice(4), [[4]], 'records after the restore go to the worker');
   p.sent[0].ok(); // a late answer to a send before the restore changes nothing
   p.sent[1].fail();
@@ -297,12 +360,14 @@ test('back from the back/forward cache, what was in flight as the page entered i
   p.sent[4].ok();
   await p.tick(1);
   p.record({ id: 5, kind: 'log' });
+  await p.tick(GATHER);
   assert.deepEqual(p.batches().slice(4), [[4], [5]]);
 });
 
 test('a retry due before the page entered the cache is not sent beside the batch sent again at the restore', async () => {
   const p = relayPage();
   p.record({ id: 1, kind: 'log' });
+  await p.tick(GATHER);
   p.sent[0].fail();
   await p.settle(); // its retry waits 250 ms: no timer runs in the cache
   p.fire('pagehide', { persisted: true });
@@ -317,12 +382,14 @@ test('a retry due before the page entered the cache is not sent beside the batch
   p.sent[2].ok();
   await p.tick(1);
   p.record({ id: 2, kind: 'log' });
+  await p.tick(GATHER);
   assert.deepEqual(p.batches().at(-1), [2]);
 });
 
 test('a pageshow of a page not from the cache sends nothing again', async () => {
   const p = relayPage();
   p.record({ id: 1, kind: 'log' });
+  await p.tick(GATHER);
   p.fire('pageshow', { persisted: false });
   assert.deepEqual(p.batches(), [[1]]);
 });
@@ -330,6 +397,7 @@ test('a pageshow of a page not from the cache sends nothing again', async () => 
 test('a flush asked before the page entered the cache does not take what waits: its answer would be lost', async () => {
   const p = relayPage();
   p.record({ id: 1, kind: 'log' });
+  await p.tick(GATHER);
   let answer = null;
   p.flush().then((a) => { answer = a; });
   await p.settle();
@@ -340,7 +408,7 @@ test('a flush asked before the page entered the cache does not take what waits: 
   assert.deepEqual(p.batches(), [[1], [2], [1], [2]]);
   p.sent[2].ok();
   p.sent[3].ok();
-  await p.tick(1); // the pacing after the batch before
+  await p.tick(GATHER); // the pacing after the batch before, and gathering
   assert.equal(answer, null, 'no answer into the closed channel');
   assert.deepEqual(p.batches().at(-1), [3], 'the record goes in a batch');
 });
@@ -348,7 +416,9 @@ test('a flush asked before the page entered the cache does not take what waits: 
 test('a page\'s own pagehide and pageshow change nothing: pacing stays on, nothing is sent again', async () => {
   const p = relayPage();
   p.record(big({ id: 1, kind: 'log' }));
+  await p.tick(GATHER); // batch 1 goes once gathered
   p.record({ id: 2, kind: 'log' });
+  await p.tick(GATHER);
   p.fire('pagehide', { persisted: true, isTrusted: false });
   assert.deepEqual(p.batches(), [[1]], 'not leaving: the next record waits for the batch in flight');
   for (let i = 0; i < 5; i++) p.fire('pageshow', { persisted: true, isTrusted: false });
