@@ -149,8 +149,10 @@ const locks = new Map();
  * documents it brought them into (0: none lacked them, or the tab is not
  * a web page). It skips a tab still loading (its new document gets the
  * scripts from Chrome), unless loading is set: then it brings them into
- * the tab's iframes only (those that loaded idle; the top document that
- * is loading gets them from Chrome). It rejects when Chrome refuses or the
+ * the tab's iframes (those that loaded idle; the top document that is
+ * loading gets them from Chrome) and the agent's parts into a lean top
+ * document (its start scripts ran under the idle registration: Chrome
+ * brings it nothing more). It rejects when Chrome refuses or the
  * tab does not answer within REACH_GIVE_UP_MS. Calls for one tab are
  * serialised.
  */
@@ -178,7 +180,10 @@ async function reachOnce(tab, api, topOnly, framesOnly) {
   ]), REACH_GIVE_UP_MS);
   const lacking = missing(isolated, main);
   if (framesOnly) {
-    for (const world of ['ISOLATED', 'MAIN', 'AGENT']) lacking[world] = lacking[world].filter((d) => d.frameId !== 0);
+    // A loading top document gets its start scripts from Chrome, unless it
+    // already ran the lean ones (loaded idle): Chrome gives it nothing more,
+    // so it gets the agent's parts now.
+    for (const world of ['ISOLATED', 'MAIN']) lacking[world] = lacking[world].filter((d) => d.frameId !== 0);
   }
   const declared = lacking.AGENT.length ? await declaredOf(api) : [];
   const plan = injections(await api.scripting.getRegisteredContentScripts(), lacking, declared);

@@ -489,3 +489,20 @@ test('a command to a tab loaded idle brings the agent\'s parts into its top docu
   assert.equal(injected.length, 2, 'nothing twice');
   assert.ok(probed.length >= 4);
 });
+
+test('at work, a lean top document still loading gets the agent\'s parts from its first command', async () => {
+  // Opened while idle, still loading (a slow image): its start scripts ran
+  // under the idle registration, so Chrome brings it nothing more.
+  const top = isolatedWorld({ relay: true });
+  top.gasolineCaptureLinked = true;
+  const docs = [{ frameId: 0, documentId: 'top7', g: top }];
+  const { api, injected } = framesChrome(() => docs);
+  api.tabs.get = async (id) => ({ id, url: `http://x/${id}`, status: 'loading' });
+  forgetFramed();
+  const exec = withFrames(async () => ({ ok: true }), { atWork: () => true, api });
+  await exec({ action: 'click', params: { tab_id: 7 } });
+  const agent = declared.flatMap((d) => d.agent_js ? [[d.world, d.agent_js.join('+')]] : []);
+  assert.deepEqual(injected.map((i) => [i[1], i[2]]), agent, 'the agent\'s parts, in the declared order, nothing else');
+  assert.ok(injected.every((i) => i[3] === 'top7'));
+  assert.equal(hasPristine(top), true, 'the pristine port came with them');
+});
