@@ -85,8 +85,12 @@ export function missing(isolated, main) {
   };
 }
 
-/** PRISTINE_FILES bring pristine.js: itself, or the bundle capture/declared.json declares it in at work (scripts/bundle). */
-const PRISTINE_FILES = ['pristine.js', 'dist/start-main.js'];
+/**
+ * PRISTINE_FILES are the base names of the files that bring pristine.js:
+ * itself (also as the debug copy's debug/start-main/pristine.js), or the
+ * bundle capture/declared.json declares it in at work (scripts/bundle).
+ */
+const PRISTINE_FILES = ['pristine.js', 'start-main.js'];
 
 /**
  * injections returns the executeScript calls that bring the registered
@@ -100,7 +104,7 @@ const PRISTINE_FILES = ['pristine.js', 'dist/start-main.js'];
 export function injections(registered, lacking, declared = []) {
   const out = [];
   const step = (world, files, docs) => {
-    if (docs.length && files?.length) out.push({ world, files, documentIds: docs.map((d) => d.documentId), late: files.some((f) => PRISTINE_FILES.includes(f)) });
+    if (docs.length && files?.length) out.push({ world, files, documentIds: docs.map((d) => d.documentId), late: files.some((f) => PRISTINE_FILES.includes(f.split('/').pop())) });
   };
   for (const entry of registered || []) {
     const world = entry.world === 'MAIN' ? 'MAIN' : 'ISOLATED';

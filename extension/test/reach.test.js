@@ -506,3 +506,13 @@ test('at work, a lean top document still loading gets the agent\'s parts from it
   assert.ok(injected.every((i) => i[3] === 'top7'));
   assert.equal(hasPristine(top), true, 'the pristine port came with them');
 });
+
+test('pristine.js brought late is marked late, also from the debug copy\'s per-source files (scripts/bundle/debug.go)', () => {
+  const debugCopy = [
+    { id: 'start-isolated', world: 'ISOLATED', js: ['debug/start-isolated/pristine-relay.js', 'debug/start-isolated/relay.js'] },
+    { id: 'start-main', world: 'MAIN', js: ['debug/start-main/pristine.js', 'debug/start-main/main-world.js'] },
+  ];
+  const lacking = { ISOLATED: [{ frameId: 0, documentId: 'top' }], MAIN: [{ frameId: 0, documentId: 'top' }], AGENT: [] };
+  assert.deepEqual(injections(debugCopy, lacking).map((s) => s.late), [false, true]);
+  assert.deepEqual(injections(atWork, lacking).map((s) => [s.files.join('+'), s.late]).filter(([, late]) => late).map(([f]) => f), ['dist/start-main.js']);
+});
