@@ -292,7 +292,7 @@
   if (channel) channel.on('acting', onActing);
   // A document loaded while no agent worked gets channel.js when an agent
   // acts there (tabs/reach.js), which hands itself over here.
-  else globalThis.gasolineChannelLate = (c) => { channel = c; c.on('acting', onActing); };
+  else (globalThis.gasolineChannelLate ??= []).push((c) => { channel = c; c.on('acting', onActing); });
   addEventListener('pagehide', () => {
     flushInput();
     endWatch();

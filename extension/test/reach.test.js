@@ -39,6 +39,7 @@ function isolatedWorld({ top = null, relay = false, main = false } = {}) {
   g.gasolineRelay = true;
   if (main) g.gasolineCaptureLinked = true;
   if (g.top === g) g.gasolinePristineRelay = { connected: () => main };
+  if (g.top === g && main) g.gasolineChannel = {};
   return g;
 }
 
@@ -58,7 +59,14 @@ test('the MAIN probe: the pristine port in the top document, main-world.js\'s ca
   assert.equal(hasPristine(isolatedWorld({ relay: true })), false, 'a top document without pristine.js');
   const linkedTop = isolatedWorld({ relay: true });
   linkedTop.gasolineCaptureLinked = true;
-  assert.equal(hasPristine(linkedTop), 'lean', 'a top document with capture but not pristine.js loaded idle');
+  assert.deepEqual(hasPristine(linkedTop), ['pristine', 'channel'], 'a top document with capture but not pristine.js loaded idle: what it lacks');
+  linkedTop.gasolinePristineRelay = { connected: () => true };
+  assert.deepEqual(hasPristine(linkedTop), ['channel'], 'execute_js brought pristine alone: the channel is still lacking');
+  linkedTop.gasolineChannel = {};
+  assert.equal(hasPristine(linkedTop), true);
+  const older = isolatedWorld({ relay: true });
+  older.gasolinePristineRelay = { connected: () => true };
+  assert.equal(hasPristine(older), true, 'no capture, but pristine.js (execute_js brought it): its MAIN scripts must not come again');
   assert.equal(hasIsolated(top), true);
   assert.equal(hasIsolated(isolatedWorld({ top })), false);
 });
@@ -263,6 +271,7 @@ function framesChrome(docsOf) {
         injected.push([target.tabId, world, files.join('+'), target.documentIds.join('+')]);
         for (const d of docs.filter((x) => target.documentIds.includes(x.documentId))) {
           if (world === 'ISOLATED') d.g.gasolineRelay = true;
+          if (files.some((f) => f.endsWith('channel.js') || f === 'dist/start-isolated.js') && d.g.top === d.g) d.g.gasolineChannel = {};
           else if (files.includes('pristine.js')) d.g.gasolinePristineRelay = { connected: () => true };
           else d.g.gasolineCaptureLinked = true;
         }
@@ -515,4 +524,17 @@ test('pristine.js brought late is marked late, also from the debug copy\'s per-s
   const lacking = { ISOLATED: [{ frameId: 0, documentId: 'top' }], MAIN: [{ frameId: 0, documentId: 'top' }], AGENT: [] };
   assert.deepEqual(injections(debugCopy, lacking).map((s) => s.late), [false, true]);
   assert.deepEqual(injections(atWork, lacking).map((s) => [s.files.join('+'), s.late]).filter(([, late]) => late).map(([f]) => f), ['dist/start-main.js']);
+});
+
+test('a lean top document that has pristine (execute_js brought it while it loaded) gets only the channel and dialogs.js', () => {
+  const top = isolatedWorld({ relay: true });
+  top.gasolineCaptureLinked = true;
+  top.gasolinePristineRelay = { connected: () => true };
+  const plan = injections(atWork, probe([{ frameId: 0, documentId: 'top', g: top }]), declared);
+  assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.late]), [['ISOLATED', 'actions/channel.js', false], ['MAIN', 'actions/dialogs.js', false]]);
+  const bare = isolatedWorld({ relay: true });
+  bare.gasolineCaptureLinked = true;
+  bare.gasolineChannel = {};
+  assert.deepEqual(injections(atWork, probe([{ frameId: 0, documentId: 'top', g: bare }]), declared).map((p) => [p.world, p.files.join('+'), p.late]),
+    [['ISOLATED', 'pristine-relay.js', false], ['MAIN', 'pristine.js', true]], 'and one with the channel but no pristine port, pristine only');
 });
