@@ -18,6 +18,8 @@
 // channel is taken; send tells dialogs.js something as JSON text (objects do
 // not cross worlds), false without the channel; arm hands it the dialog
 // action's answer and returns its acknowledgement {recent}, or null.
+// globalThis.gasolineChannelLate: a list of functions a script that
+// started before this one pushes; each is called with gasolineChannel.
 (() => {
   if (globalThis.gasolineChannel) return;
   let node = null;
@@ -89,5 +91,7 @@
       return ack;
     },
   });
-  globalThis.gasolineChannelLate?.(globalThis.gasolineChannel); // brought late: the recorder started without it (capture/record.js)
+  // Brought late: the recorder (capture/record.js) and the DOM runtime
+  // (actions/runtime.js) may have started without it.
+  for (const fn of globalThis.gasolineChannelLate ?? []) fn(globalThis.gasolineChannel);
 })();

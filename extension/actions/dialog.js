@@ -214,7 +214,7 @@ export async function dialog(params, signal, ctx) {
   // or dialogs.js yet: bring the declared scripts (tabs/reach.js), then arm
   // them. The DOM runtime is not needed to arm.
   const bare = results.filter((r) => !r.result).map((r) => r.frameId);
-  if (bare.length && await reachTab(tab).catch(() => 0)) {
+  if (bare.length && await reachTab(tab, chrome, { loading: true }).catch(() => 0)) {
     const again = await armIn(tab, { tabId: tab.id, frameIds: bare }, arm).catch(() => []);
     results = [...results.filter((r) => r.result), ...again];
   }

@@ -44,15 +44,17 @@ export async function executeJs(params, signal) {
     const run = () => watch.race(inject(tab, target, { world: 'ISOLATED', func: runInPristine, args: [PAGE_RUN_SOURCE, body, expr, MAX_RESULT_CHARS] }));
     let injected = await run();
     if (injected.result?.kind === 'no_pristine') {
-      // A document loaded before the extension started: no content script
-      // ran at its start. Bring them all (capture too, tabs/reach.js); their
-      // pristine built-ins are marked as the page's own.
-      await watch.race(reachTab(tab).catch(() => 0));
+      // A document loaded before the extension started (no content script
+      // ran at its start: bring them all, capture too) or while idle, even
+      // still loading (it lacks the agent's parts): tabs/reach.js brings
+      // what it lacks; pristine built-ins come marked as the page's own.
+      await watch.race(reachTab(tab, chrome, { loading: true }).catch(() => 0));
       injected = await run();
     }
     if (injected.result?.kind === 'no_pristine') {
-      // Still none (a page reachTab skips, such as one still loading):
-      // save the built-ins now, marked as the page's own.
+      // Still none (a page reachTab skips, such as one still loading
+      // whose start scripts have not run): save the built-ins now, marked
+      // as the page's own (reach brings the channel and dialogs.js later).
       await watch.race(inject(tab, target, { world: 'ISOLATED', files: ['pristine-relay.js'] }));
       await watch.race(inject(tab, target, { files: ['pristine.js'] }));
       await watch.race(inject(tab, target, { world: 'ISOLATED', func: markPristineLate }));

@@ -534,9 +534,11 @@
   // (MAIN world) reported during actions, newest last, at most 50.
   // dialogs.js's private channel is held by channel.js (this world, from
   // document_start), which also tells the worker about native ones.
+  // In a document loaded idle, channel.js may come after this runtime
+  // (tabs/reach.js): it then hands itself over (gasolineChannelLate).
   const dialogs = [];
-  const channel = globalThis.gasolineChannel;
-  channel?.on('dialog', (e) => {
+  let channel = globalThis.gasolineChannel;
+  const onDialog = (e) => {
     let d;
     try {
       d = JSON.parse(e.detail);
@@ -546,7 +548,14 @@
     if (d.showing === false || d.unsure) return; // the answer to one already listed, or one that may not show
     dialogs.push({ type: String(d.type), message: core.clip(String(d.message ?? ''), 200), answered: String(d.answered) });
     if (dialogs.length > 50) dialogs.shift();
-  });
+  };
+  if (channel) channel.on('dialog', onDialog);
+  else {
+    (globalThis.gasolineChannelLate ??= []).push((c) => {
+      channel = c;
+      c.on('dialog', onDialog);
+    });
+  }
 
   /** toMain tells dialogs.js (MAIN world) something, through channel.js. */
   const toMain = (type, data) => channel?.send(type, data);

@@ -31,7 +31,7 @@
 // without what serves an agent only (request and response bodies,
 // WebSocket frames and web vitals in capture/main-world.js; the pristine
 // built-ins of execute_js and the dialog wrappers, with their ISOLATED
-// ends), about 27 KB at document_start instead of 50. A document loaded
+// ends), about 27.6 KB at document_start instead of 42. A document loaded
 // idle keeps its lean capture until it is loaded again: an agent acting in
 // it gets the entry's "agent_js" brought in (tabs/reach.js, never twice,
 // and never main-world.js again, whose hooks must not wrap twice), and its

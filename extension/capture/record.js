@@ -102,12 +102,16 @@
     return m.length ? m : undefined;
   }
 
-  /** action records one action of type on el; extra's defined fields are added. */
-  function action(type, el, extra) {
+  /**
+   * action records one action of type on el, made at ts (the event's time:
+   * one tap.js held till document_end happened before the requests it
+   * started); extra's defined fields are added.
+   */
+  function action(type, el, extra, ts = Date.now()) {
     if (type !== 'input') flushInput();
     endWatch();
     const role = engine.roleOf(el);
-    const rec = { kind: 'action', ts: Date.now(), type, selector: engine.cssOf(el), locator: engine.locatorOf(el, view) };
+    const rec = { kind: 'action', ts, type, selector: engine.cssOf(el), locator: engine.locatorOf(el, view) };
     if (role) rec.role = role;
     const name = line(engine.nameOf(el, view, role), LIMITS.name);
     if (name) rec.name = name;
@@ -199,39 +203,47 @@
   // Typing fires an input event per key; one record per field per pause
   // (or before any other action) says the same with far fewer records.
   let pendingInput = null;
+  let inputTs = 0; // the last input event's time
   let inputTimer = 0;
   function flushInput() {
     clearTimeout(inputTimer);
     inputTimer = 0;
     const p = pendingInput;
     pendingInput = null;
-    if (p) action('input', p, { value: valueOf(p) });
+    if (p) action('input', p, { value: valueOf(p) }, inputTs);
+  }
+
+  // stamp is when e happened, in the wall clock of Date.now() (at most now).
+  function stamp(e) {
+    const t = Math.round(performance.timeOrigin + e.timeStamp);
+    return Number.isFinite(t) ? Math.min(t, Date.now()) : Date.now();
   }
 
   let channel = globalThis.gasolineChannel; // or later (below)
   const handlers = {
-    input(el) {
+    input(el, e) {
       if (engine.isSecret(el)) rememberSecret(el);
       if (pendingInput && pendingInput !== el) flushInput();
       pendingInput = el;
+      inputTs = stamp(e);
       clearTimeout(inputTimer);
       inputTimer = setTimeout(flushInput, 500);
     },
     click(el, e) {
-      action('click', el.closest(INTERACTIVE) || el, { modifiers: modifiers(e) });
+      action('click', el.closest(INTERACTIVE) || el, { modifiers: modifiers(e) }, stamp(e));
     },
     dblclick(el, e) {
-      action('dblclick', el.closest(INTERACTIVE) || el, { modifiers: modifiers(e) });
+      action('dblclick', el.closest(INTERACTIVE) || el, { modifiers: modifiers(e) }, stamp(e));
     },
-    change(el) {
-      action('change', el, { value: valueOf(el) });
+    change(el, e) {
+      action('change', el, { value: valueOf(el) }, stamp(e));
     },
-    submit(el) {
-      action('submit', el);
+    submit(el, e) {
+      action('submit', el, undefined, stamp(e));
     },
     keydown(el, e) {
       if ((e.key !== 'Enter' && e.key !== 'Escape' && e.key !== 'Tab') || e.isComposing) return;
-      action('keydown', el, { key: e.key, modifiers: modifiers(e) });
+      action('keydown', el, { key: e.key, modifiers: modifiers(e) }, stamp(e));
     },
   };
 
@@ -280,7 +292,7 @@
   if (channel) channel.on('acting', onActing);
   // A document loaded while no agent worked gets channel.js when an agent
   // acts there (tabs/reach.js), which hands itself over here.
-  else globalThis.gasolineChannelLate = (c) => { channel = c; c.on('acting', onActing); };
+  else (globalThis.gasolineChannelLate ??= []).push((c) => { channel = c; c.on('acting', onActing); });
   addEventListener('pagehide', () => {
     flushInput();
     endWatch();
@@ -288,9 +300,10 @@
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'hidden') flushInput();
   }, true);
-  // Chrome runs document_end scripts just after DOMContentLoaded
-  // ("interactive"); a document reached late ("complete") has long shown
-  // what it arrived with.
+  // Chrome runs document_end scripts a task or more after
+  // DOMContentLoaded: a fast page may be "complete" by then. A document
+  // reached late (tap.js did not run while it parsed) has long shown what
+  // it arrived with.
   if (window.top === window && document.referrer) {
     const arrived = () => {
       try {
@@ -300,7 +313,7 @@
       }
     };
     if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', arrived, { once: true });
-    else if (document.readyState === 'interactive') arrived();
+    else if (document.readyState === 'interactive' || tap.early) arrived();
   }
 })();
 

@@ -8,6 +8,8 @@
 // recorder takes them (gasolineTap(fn)) it holds the trusted ones (at
 // most 100, with the element the event was for: composedPath() is empty
 // once dispatch ends); from then on it hands every event to fn at once.
+// gasolineTap.early says it ran while the document was still parsing (at
+// document_start, not brought late by tabs/reach.js).
 //
 // A classic script in the ISOLATED world of every scripted document, in
 // dist/start-isolated.js; it defines globalThis.gasolineTap and nothing
@@ -23,12 +25,12 @@
       else if (e.isTrusted && held.length < 100) held.push([type, e, at]);
     }, { capture: true, passive: true });
   }
-  Object.defineProperty(globalThis, 'gasolineTap', {
-    value(fn) {
-      if (to) return;
-      to = fn;
-      for (const h of held) fn(...h);
-      held = null;
-    },
-  });
+  const tap = (fn) => {
+    if (to) return;
+    to = fn;
+    for (const h of held) fn(...h);
+    held = null;
+  };
+  tap.early = globalThis.document?.readyState === 'loading';
+  Object.defineProperty(globalThis, 'gasolineTap', { value: tap });
 })();

@@ -40,7 +40,10 @@
 // pristine.js; in an iframe (where neither makes a channel) the relay holds
 // capture/main-world.js's port (gasolineCaptureLinked, same bundle). A top
 // document whose relay holds main-world.js's port but no pristine port is
-// lean (the MAIN probe says "lean"). Each world gets only what it lacks, so nothing runs
+// lean: the MAIN probe then lists the agent's parts it lacks, "pristine"
+// (no pristine port) and "channel" (no gasolineChannel), and it gets only
+// those (execute_js may have brought pristine alone into a page still
+// loading). Each world gets only what it lacks, so nothing runs
 // twice in a document. pristine.js
 // brought in late marks its built-ins as the page's own (they were saved
 // after the page's scripts ran). The DOM runtime is not declared: it comes
@@ -72,21 +75,30 @@ export function scriptable(url) {
  * results) that lack the extension's scripts: {ISOLATED: [...], MAIN:
  * [...], AGENT: [...]}, each entry {frameId, documentId}; a probe result is
  * true when the world has them. AGENT are the lean top documents (the MAIN
- * probe said "lean"): they lack only the agent's parts. Pure: node tests it.
+ * probe listed the agent's parts they lack): they lack only those, which
+ * their entry's lacks holds. Pure: node tests it.
  */
 export function missing(isolated, main) {
+  const lean = (r) => r.frameId === 0 && Array.isArray(r.result);
   const lacking = (results, has = (r) => r.result === true) => (results || [])
     .filter((r) => r && r.documentId && !has(r))
-    .map((r) => ({ frameId: r.frameId, documentId: r.documentId }));
+    .map((r) => ({ frameId: r.frameId, documentId: r.documentId, ...(lean(r) ? { lacks: r.result } : {}) }));
   return {
     ISOLATED: lacking(isolated),
-    MAIN: lacking(main, (r) => r.result === true || r.result === 'lean'),
-    AGENT: lacking(main, (r) => r.result !== 'lean' || r.frameId !== 0),
+    MAIN: lacking(main, (r) => r.result === true || lean(r)).map(({ frameId, documentId }) => ({ frameId, documentId })),
+    AGENT: lacking(main, (r) => !lean(r)),
   };
 }
 
-/** PRISTINE_FILES bring pristine.js: itself, or the bundle capture/declared.json declares it in at work (scripts/bundle). */
-const PRISTINE_FILES = ['pristine.js', 'dist/start-main.js'];
+/** PARTS names the agent's part each agent_js file (by base name) belongs to, as the MAIN probe reports it lacking; a file not named comes with any part. */
+const PARTS = { 'pristine-relay.js': 'pristine', 'pristine.js': 'pristine', 'channel.js': 'channel', 'dialogs.js': 'channel' };
+
+/**
+ * PRISTINE_FILES are the base names of the files that bring pristine.js:
+ * itself (also as the debug copy's debug/start-main/pristine.js), or the
+ * bundle capture/declared.json declares it in at work (scripts/bundle).
+ */
+const PRISTINE_FILES = ['pristine.js', 'start-main.js'];
 
 /**
  * injections returns the executeScript calls that bring the registered
@@ -95,18 +107,27 @@ const PRISTINE_FILES = ['pristine.js', 'dist/start-main.js'];
  * files holding pristine.js. An entry without allFrames goes to top
  * documents only. While the at-work files are registered (an entry's js is
  * declared's js for its id), a lean document (lacking.AGENT) gets the
- * entry's agent_js instead, in the same order. Pure: node tests it.
+ * entry's agent_js instead, in the same order: the files of the parts it
+ * lacks. Pure: node tests it.
  */
 export function injections(registered, lacking, declared = []) {
   const out = [];
   const step = (world, files, docs) => {
-    if (docs.length && files?.length) out.push({ world, files, documentIds: docs.map((d) => d.documentId), late: files.some((f) => PRISTINE_FILES.includes(f)) });
+    if (docs.length && files?.length) out.push({ world, files, documentIds: docs.map((d) => d.documentId), late: files.some((f) => PRISTINE_FILES.includes(f.split('/').pop())) });
   };
   for (const entry of registered || []) {
     const world = entry.world === 'MAIN' ? 'MAIN' : 'ISOLATED';
     step(world, entry.js, (lacking[world] ?? []).filter((d) => entry.allFrames || d.frameId === 0));
     const d = (declared || []).find((x) => x.id === entry.id);
-    if (d?.agent_js && d.js?.join('\n') === entry.js?.join('\n')) step(world, d.agent_js, lacking.AGENT ?? []);
+    if (!d?.agent_js || d.js?.join('\n') !== entry.js?.join('\n')) continue;
+    const byFiles = new Map(); // the files a lean document lacks → those documents
+    for (const doc of lacking.AGENT ?? []) {
+      const files = d.agent_js.filter((f) => !PARTS[f.split('/').pop()] || (doc.lacks ?? ['pristine', 'channel']).includes(PARTS[f.split('/').pop()]));
+      const key = files.join('\n');
+      if (!byFiles.has(key)) byFiles.set(key, { files, docs: [] });
+      byFiles.get(key).docs.push(doc);
+    }
+    for (const { files, docs } of byFiles.values()) step(world, files, docs);
   }
   return out;
 }
@@ -119,13 +140,22 @@ export function hasIsolated(g = globalThis) {
 /**
  * hasPristine is the MAIN-world probe, run in a document's ISOLATED world
  * (g: that world's global; exported so node can call it with a fake one):
- * true, or "lean" for a top document with capture/main-world.js but not
- * pristine.js (loaded idle), or false.
+ * true; for a top document with capture/main-world.js that lacks an
+ * agent's part (loaded idle), the parts it lacks: "pristine" (no pristine
+ * port: pristine-relay.js and pristine.js), "channel" (no gasolineChannel:
+ * actions/channel.js and dialogs.js); or false.
  */
 export function hasPristine(g = globalThis) {
   if (g.top && g.top !== g) return g.gasolineCaptureLinked === true;
-  if (g.gasolinePristineRelay?.connected() === true) return true;
-  return g.gasolineCaptureLinked === true ? 'lean' : false;
+  const pristine = g.gasolinePristineRelay?.connected() === true;
+  // Without capture, the pristine port alone (execute_js brought it into a
+  // document older than the extension) counts as the MAIN scripts: they
+  // hold pristine.js, which must not run twice.
+  if (g.gasolineCaptureLinked !== true) return pristine;
+  const lacks = [];
+  if (!pristine) lacks.push('pristine');
+  if (!g.gasolineChannel) lacks.push('channel');
+  return lacks.length ? lacks : true;
 }
 function markLate() {
   globalThis.gasolinePristineRelay?.markLate();
@@ -149,8 +179,10 @@ const locks = new Map();
  * documents it brought them into (0: none lacked them, or the tab is not
  * a web page). It skips a tab still loading (its new document gets the
  * scripts from Chrome), unless loading is set: then it brings them into
- * the tab's iframes only (those that loaded idle; the top document that
- * is loading gets them from Chrome). It rejects when Chrome refuses or the
+ * the tab's iframes (those that loaded idle; the top document that is
+ * loading gets them from Chrome) and the agent's parts into a lean top
+ * document (its start scripts ran under the idle registration: Chrome
+ * brings it nothing more). It rejects when Chrome refuses or the
  * tab does not answer within REACH_GIVE_UP_MS. Calls for one tab are
  * serialised.
  */
@@ -178,7 +210,10 @@ async function reachOnce(tab, api, topOnly, framesOnly) {
   ]), REACH_GIVE_UP_MS);
   const lacking = missing(isolated, main);
   if (framesOnly) {
-    for (const world of ['ISOLATED', 'MAIN', 'AGENT']) lacking[world] = lacking[world].filter((d) => d.frameId !== 0);
+    // A loading top document gets its start scripts from Chrome, unless it
+    // already ran the lean ones (loaded idle): Chrome gives it nothing more,
+    // so it gets the agent's parts now.
+    for (const world of ['ISOLATED', 'MAIN']) lacking[world] = lacking[world].filter((d) => d.frameId !== 0);
   }
   const declared = lacking.AGENT.length ? await declaredOf(api) : [];
   const plan = injections(await api.scripting.getRegisteredContentScripts(), lacking, declared);

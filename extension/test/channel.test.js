@@ -98,3 +98,20 @@ test('a late report reaches the worker only as a popup with its url (to 2 KB), n
   say({ type: 'popup', message: long, answered: 'forged advice', late: true });
   assert.deepEqual(JSON.parse(JSON.stringify(w.sent)), [{ gasoline: 'dialog', late: true, type: 'popup', message: long }]);
 });
+
+test('channel.js brought late hands itself to every script that started without it (the recorder and the DOM runtime)', () => {
+  const target = new EventTarget();
+  const got = [];
+  const isolated = vm.createContext({
+    addEventListener: target.addEventListener.bind(target),
+    removeEventListener: target.removeEventListener.bind(target),
+    dispatchEvent: target.dispatchEvent.bind(target),
+    CustomEvent, Event, FocusEvent, EventTarget, performance,
+    document: { readyState: 'complete' },
+    chrome: { runtime: { sendMessage: async () => {} } },
+  });
+  isolated.gasolineChannelLate = [(c) => got.push(['recorder', c]), (c) => got.push(['runtime', c])];
+  vm.runInContext(CHANNEL, isolated, { filename: 'channel.js' });
+  assert.deepEqual(got.map(([who]) => who), ['recorder', 'runtime']);
+  assert.ok(got.every(([, c]) => c === isolated.gasolineChannel));
+});

@@ -39,6 +39,7 @@ function isolatedWorld({ top = null, relay = false, main = false } = {}) {
   g.gasolineRelay = true;
   if (main) g.gasolineCaptureLinked = true;
   if (g.top === g) g.gasolinePristineRelay = { connected: () => main };
+  if (g.top === g && main) g.gasolineChannel = {};
   return g;
 }
 
@@ -58,7 +59,14 @@ test('the MAIN probe: the pristine port in the top document, main-world.js\'s ca
   assert.equal(hasPristine(isolatedWorld({ relay: true })), false, 'a top document without pristine.js');
   const linkedTop = isolatedWorld({ relay: true });
   linkedTop.gasolineCaptureLinked = true;
-  assert.equal(hasPristine(linkedTop), 'lean', 'a top document with capture but not pristine.js loaded idle');
+  assert.deepEqual(hasPristine(linkedTop), ['pristine', 'channel'], 'a top document with capture but not pristine.js loaded idle: what it lacks');
+  linkedTop.gasolinePristineRelay = { connected: () => true };
+  assert.deepEqual(hasPristine(linkedTop), ['channel'], 'execute_js brought pristine alone: the channel is still lacking');
+  linkedTop.gasolineChannel = {};
+  assert.equal(hasPristine(linkedTop), true);
+  const older = isolatedWorld({ relay: true });
+  older.gasolinePristineRelay = { connected: () => true };
+  assert.equal(hasPristine(older), true, 'no capture, but pristine.js (execute_js brought it): its MAIN scripts must not come again');
   assert.equal(hasIsolated(top), true);
   assert.equal(hasIsolated(isolatedWorld({ top })), false);
 });
@@ -263,6 +271,7 @@ function framesChrome(docsOf) {
         injected.push([target.tabId, world, files.join('+'), target.documentIds.join('+')]);
         for (const d of docs.filter((x) => target.documentIds.includes(x.documentId))) {
           if (world === 'ISOLATED') d.g.gasolineRelay = true;
+          if (files.some((f) => f.endsWith('channel.js') || f === 'dist/start-isolated.js') && d.g.top === d.g) d.g.gasolineChannel = {};
           else if (files.includes('pristine.js')) d.g.gasolinePristineRelay = { connected: () => true };
           else d.g.gasolineCaptureLinked = true;
         }
@@ -488,4 +497,44 @@ test('a command to a tab loaded idle brings the agent\'s parts into its top docu
   assert.equal(await reachTab({ id: 1, url: 'http://x/1', status: 'complete' }, api), 0, 'the second look finds them');
   assert.equal(injected.length, 2, 'nothing twice');
   assert.ok(probed.length >= 4);
+});
+
+test('at work, a lean top document still loading gets the agent\'s parts from its first command', async () => {
+  // Opened while idle, still loading (a slow image): its start scripts ran
+  // under the idle registration, so Chrome brings it nothing more.
+  const top = isolatedWorld({ relay: true });
+  top.gasolineCaptureLinked = true;
+  const docs = [{ frameId: 0, documentId: 'top7', g: top }];
+  const { api, injected } = framesChrome(() => docs);
+  api.tabs.get = async (id) => ({ id, url: `http://x/${id}`, status: 'loading' });
+  forgetFramed();
+  const exec = withFrames(async () => ({ ok: true }), { atWork: () => true, api });
+  await exec({ action: 'click', params: { tab_id: 7 } });
+  const agent = declared.flatMap((d) => d.agent_js ? [[d.world, d.agent_js.join('+')]] : []);
+  assert.deepEqual(injected.map((i) => [i[1], i[2]]), agent, 'the agent\'s parts, in the declared order, nothing else');
+  assert.ok(injected.every((i) => i[3] === 'top7'));
+  assert.equal(hasPristine(top), true, 'the pristine port came with them');
+});
+
+test('pristine.js brought late is marked late, also from the debug copy\'s per-source files (scripts/bundle/debug.go)', () => {
+  const debugCopy = [
+    { id: 'start-isolated', world: 'ISOLATED', js: ['debug/start-isolated/pristine-relay.js', 'debug/start-isolated/relay.js'] },
+    { id: 'start-main', world: 'MAIN', js: ['debug/start-main/pristine.js', 'debug/start-main/main-world.js'] },
+  ];
+  const lacking = { ISOLATED: [{ frameId: 0, documentId: 'top' }], MAIN: [{ frameId: 0, documentId: 'top' }], AGENT: [] };
+  assert.deepEqual(injections(debugCopy, lacking).map((s) => s.late), [false, true]);
+  assert.deepEqual(injections(atWork, lacking).map((s) => [s.files.join('+'), s.late]).filter(([, late]) => late).map(([f]) => f), ['dist/start-main.js']);
+});
+
+test('a lean top document that has pristine (execute_js brought it while it loaded) gets only the channel and dialogs.js', () => {
+  const top = isolatedWorld({ relay: true });
+  top.gasolineCaptureLinked = true;
+  top.gasolinePristineRelay = { connected: () => true };
+  const plan = injections(atWork, probe([{ frameId: 0, documentId: 'top', g: top }]), declared);
+  assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.late]), [['ISOLATED', 'actions/channel.js', false], ['MAIN', 'actions/dialogs.js', false]]);
+  const bare = isolatedWorld({ relay: true });
+  bare.gasolineCaptureLinked = true;
+  bare.gasolineChannel = {};
+  assert.deepEqual(injections(atWork, probe([{ frameId: 0, documentId: 'top', g: bare }]), declared).map((p) => [p.world, p.files.join('+'), p.late]),
+    [['ISOLATED', 'pristine-relay.js', false], ['MAIN', 'pristine.js', true]], 'and one with the channel but no pristine port, pristine only');
 });

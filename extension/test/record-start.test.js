@@ -1,0 +1,113 @@
+// capture/record.js at document_end with capture/tap.js's held events: a
+// held event is stamped when it happened, not when the recorder came, and
+// a top document reached by navigation that is already "complete" at
+// document_end still gets its "appeared" watch. Loaded in a bare context
+// with a stub engine (the engine's own tests are engine.test.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import vm from 'node:vm';
+
+const tapSrc = readFileSync(new URL('../capture/tap.js', import.meta.url), 'utf8');
+const recordSrc = readFileSync(new URL('../capture/record.js', import.meta.url), 'utf8');
+
+const engine = {
+  roleOf: () => 'button',
+  nameOf: () => 'Save',
+  cssOf: (el) => `#${el.id}`,
+  locatorOf: () => ({ by: 'role', role: 'button', name: 'Save' }),
+  clip: (s) => s,
+  norm: (s) => String(s ?? '').trim(),
+  isSecret: () => false,
+  pageView: { visible: () => true },
+};
+
+/**
+ * loadAt runs tap.js while the document is in readyState start, then
+ * record.js once it is in end (document_end); now is the wall clock,
+ * timeOrigin the page's. It returns the records, fire(type, event) and
+ * the querySelectorAll calls (the arrival watch).
+ */
+function loadAt({ start, end, now, timeOrigin = now - 5000, referrer = 'http://x/from' }) {
+  const listeners = [];
+  const records = [];
+  const arrivals = [];
+  const document = {
+    readyState: start,
+    referrer,
+    documentElement: { nodeType: 1 },
+    addEventListener: () => {},
+    querySelectorAll: (sel) => {
+      arrivals.push(sel);
+      return [];
+    },
+  };
+  const ctx = vm.createContext({
+    document,
+    addEventListener: (type, fn) => listeners.push({ type, fn }),
+    setTimeout: () => 0,
+    clearTimeout: () => {},
+    MutationObserver: class {
+      observe() {}
+      disconnect() {}
+      takeRecords() {
+        return [];
+      }
+    },
+    performance: { timeOrigin },
+    Date: { now: () => now },
+    Math,
+    Number,
+    JSON,
+    Object,
+    gasolineEngine: engine,
+    gasolineRecord: (r) => records.push(r),
+  });
+  ctx.window = ctx;
+  ctx.top = ctx;
+  vm.runInContext(tapSrc, ctx);
+  const fire = (type, e) => {
+    for (const l of listeners) if (l.type === type) l.fn({ composedPath: () => [e.at], target: e.at, ...e });
+  };
+  return {
+    records,
+    arrivals,
+    fire,
+    recorder() {
+      document.readyState = end;
+      vm.runInContext(recordSrc, ctx);
+    },
+  };
+}
+
+test('a click tap.js held while the page parsed is stamped when it happened, not at document_end', () => {
+  const now = 1_700_000_000_000;
+  const p = loadAt({ start: 'loading', end: 'interactive', now, timeOrigin: now - 5000 });
+  p.fire('click', { isTrusted: true, at: { nodeType: 1, id: 'save', closest: () => null }, timeStamp: 1200 });
+  p.recorder();
+  const clicks = p.records.filter((r) => r.type === 'click');
+  assert.equal(clicks.length, 1);
+  assert.equal(clicks[0].ts, now - 5000 + 1200, 'timeOrigin + the event\'s timeStamp');
+});
+
+test('an event without a usable timeStamp is stamped now', () => {
+  const now = 1_700_000_000_000;
+  const p = loadAt({ start: 'loading', end: 'interactive', now });
+  p.recorder();
+  p.fire('click', { isTrusted: true, at: { nodeType: 1, id: 'save', closest: () => null } });
+  assert.equal(p.records.find((r) => r.type === 'click')?.ts, now);
+});
+
+test('a top document reached by navigation watches what it arrived with, also when already complete at document_end', () => {
+  for (const end of ['interactive', 'complete']) {
+    const p = loadAt({ start: 'loading', end, now: 1e12 });
+    p.recorder();
+    assert.equal(p.arrivals.length, 1, `${end}: the arrival watch ran`);
+  }
+});
+
+test('a document the recorder was brought into late (tap.js ran when it was complete) watches no arrival', () => {
+  const p = loadAt({ start: 'complete', end: 'complete', now: 1e12 });
+  p.recorder();
+  assert.deepEqual(p.arrivals, []);
+});
