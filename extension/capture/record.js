@@ -213,10 +213,14 @@
     if (p) action('input', p, { value: valueOf(p) }, inputTs);
   }
 
-  // stamp is when e happened, in the wall clock of Date.now() (at most now).
+  // stamp is when e happened, in the wall clock of Date.now(): now less
+  // the event's age. Not timeOrigin + timeStamp: the monotonic clock stops
+  // while the machine sleeps, so that sum falls behind Date.now() by the
+  // sleep, and a click would sort before the requests it started.
   function stamp(e) {
-    const t = Math.round(performance.timeOrigin + e.timeStamp);
-    return Number.isFinite(t) ? Math.min(t, Date.now()) : Date.now();
+    const now = Date.now();
+    const age = performance.now() - e.timeStamp;
+    return Number.isFinite(age) ? Math.round(now - Math.max(0, age)) : now;
   }
 
   let channel = globalThis.gasolineChannel; // or later (below)

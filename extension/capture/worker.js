@@ -225,14 +225,21 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     return { frame: active ? id : d.frame ?? id, again, saved, d };
   };
 
+  // Only top documents: theirs is the frame id the back/forward cache
+  // changes, and the commits of every iframe (ads that refresh) would push
+  // the documents that sent batches out of documents. After known, as
+  // batches are: a commit that woke the worker must not make an entry that
+  // hides the one kept in storage.
   api.webNavigation?.onCommitted?.addListener((n) => {
-    if (typeof n?.documentId === 'string' && Number.isInteger(n.frameId)) {
-      const d = entry(n.documentId);
-      d.frame = n.frameId;
-      if (Number.isInteger(n.tabId)) d.tab = n.tabId;
-    }
     if (n?.frameId !== 0 || !Number.isInteger(n.tabId)) return;
-    for (const [doc, d] of documents) if (d.tab === n.tabId && d.storing > 0 && doc !== n.documentId) keep(doc, d);
+    known.then(() => {
+      if (typeof n.documentId === 'string') {
+        const d = entry(n.documentId);
+        d.frame = 0;
+        d.tab = n.tabId;
+      }
+      for (const [doc, d] of documents) if (d.tab === n.tabId && d.storing > 0 && doc !== n.documentId) keep(doc, d);
+    });
   });
 
   api.runtime.onMessage.addListener((msg, sender, sendResponse) => {

@@ -275,6 +275,8 @@ test('a worker stopped while a page is in the back/forward cache: what the page 
     return { accepted: body.events.length, rejected: [], config_version: config.version };
   } }), api: again, log: { warn() {}, error() {} } });
   const sendAgain = (msg, sender) => new Promise((resolve) => again.runtime.onMessage.listeners[0](msg, sender, resolve));
+  // Chrome wakes the worker for the restore's commit, before its storage answered.
+  for (const f of again.webNavigation.onCommitted.listeners) f({ tabId: 12, frameId: 0, documentId: 'doc-restart', url: top.url, timeStamp: 2 });
   for (const [batch, message] of [['h:1', 'restart: in flight'], ['h:2', 'restart: at pagehide']]) {
     assert.equal((await sendAgain({ type: CAPTURE_MESSAGE, batch, events: [error(message)] }, top)).ok, true);
   }

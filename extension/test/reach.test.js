@@ -270,9 +270,10 @@ function framesChrome(docsOf) {
         if (func) return docs.map((d) => ({ frameId: d.frameId, documentId: d.documentId, result: func(d.g) }));
         injected.push([target.tabId, world, files.join('+'), target.documentIds.join('+')]);
         for (const d of docs.filter((x) => target.documentIds.includes(x.documentId))) {
-          if (world === 'ISOLATED') d.g.gasolineRelay = true;
-          if (files.some((f) => f.endsWith('channel.js') || f === 'dist/start-isolated.js') && d.g.top === d.g) d.g.gasolineChannel = {};
-          else if (files.includes('pristine.js')) d.g.gasolinePristineRelay = { connected: () => true };
+          if (world === 'ISOLATED') {
+            d.g.gasolineRelay = true;
+            if (files.some((f) => f.endsWith('channel.js') || f === 'dist/start-isolated.js') && d.g.top === d.g) d.g.gasolineChannel = {};
+          } else if (files.includes('pristine.js')) d.g.gasolinePristineRelay = { connected: () => true };
           else d.g.gasolineCaptureLinked = true;
         }
         return [];

@@ -28,7 +28,7 @@ const engine = {
  * timeOrigin the page's. It returns the records, fire(type, event) and
  * the querySelectorAll calls (the arrival watch).
  */
-function loadAt({ start, end, now, timeOrigin = now - 5000, referrer = 'http://x/from' }) {
+function loadAt({ start, end, now, timeOrigin = now - 5000, slept = 0, referrer = 'http://x/from' }) {
   const listeners = [];
   const records = [];
   const arrivals = [];
@@ -54,7 +54,7 @@ function loadAt({ start, end, now, timeOrigin = now - 5000, referrer = 'http://x
         return [];
       }
     },
-    performance: { timeOrigin },
+    performance: { timeOrigin, now: () => now - timeOrigin - slept }, // the monotonic clock stops while the machine sleeps
     Date: { now: () => now },
     Math,
     Number,
@@ -87,7 +87,15 @@ test('a click tap.js held while the page parsed is stamped when it happened, not
   p.recorder();
   const clicks = p.records.filter((r) => r.type === 'click');
   assert.equal(clicks.length, 1);
-  assert.equal(clicks[0].ts, now - 5000 + 1200, 'timeOrigin + the event\'s timeStamp');
+  assert.equal(clicks[0].ts, now - 5000 + 1200, 'now less the event\'s age (performance.now() - timeStamp)');
+});
+
+test('after the machine slept, a click is stamped now less its age, not hours back', () => {
+  const now = 1_700_000_000_000;
+  const p = loadAt({ start: 'loading', end: 'interactive', now, timeOrigin: now - 8 * 3600e3, slept: 8 * 3600e3 - 5000 });
+  p.recorder();
+  p.fire('click', { isTrusted: true, at: { nodeType: 1, id: 'save', closest: () => null }, timeStamp: 4900 });
+  assert.equal(p.records.find((r) => r.type === 'click')?.ts, now - 100);
 });
 
 test('an event without a usable timeStamp is stamped now', () => {

@@ -86,11 +86,7 @@ func TestBackToCachedPage(t *testing.T) {
 	t.Logf("back to the cached page took %v", time.Since(start))
 	logs := e.observe(map[string]any{"what": "logs", "tab_id": tab, "limit": 100})
 
-	var shown []bool
-	if err := json.Unmarshal(complete(t, e.js("window.shown", map[string]any{"tab_id": tab})).Value, &shown); err != nil || len(shown) != 2 || shown[0] || !shown[1] {
-		why := complete(t, e.js("JSON.stringify(performance.getEntriesByType('navigation')[0].notRestoredReasons)", map[string]any{"tab_id": tab})).Value
-		t.Fatalf("the page's pageshow events (persisted flags): %v (%v), want [false true]: it was not restored from the back/forward cache; notRestoredReasons %s", shown, err, why)
-	}
+	e.restoredFromCache(tab)
 	if r["url"] != shop || r["settled"] != nil || r["capture"] != nil {
 		t.Errorf("back to the cached page: %v, want url %s, settled, capture complete", r, shop)
 	}
@@ -164,11 +160,7 @@ func TestBackToCachedPageLeftByLink(t *testing.T) {
 	r := e.ok("back", map[string]any{"tab_id": tab})
 	t.Logf("back to the cached page left by a link took %v: %v", time.Since(start), r)
 
-	var shown []bool
-	if err := json.Unmarshal(complete(t, e.js("window.shown", map[string]any{"tab_id": tab})).Value, &shown); err != nil || len(shown) != 2 || shown[0] || !shown[1] {
-		why := complete(t, e.js("JSON.stringify(performance.getEntriesByType('navigation')[0].notRestoredReasons)", map[string]any{"tab_id": tab})).Value
-		t.Fatalf("the page's pageshow events (persisted flags): %v (%v), want [false true]: it was not restored from the back/forward cache; notRestoredReasons %s", shown, err, why)
-	}
+	e.restoredFromCache(tab)
 	if r["url"] != shop || r["settled"] != nil || r["pending"] != nil || r["capture"] != nil {
 		t.Errorf("back to the cached page: %v, want url %s, settled with nothing pending, capture complete", r, shop)
 	}
@@ -222,4 +214,16 @@ func TestUserBackToPageLeftByLink(t *testing.T) {
 // count is how many of o's entries have message line.
 func count(o observed, line string) int {
 	return len(where(o.Entries, func(v ev) bool { return v.str("message") == line }))
+}
+
+// restoredFromCache fails the test unless the shop page in tab was shown
+// twice, the second time restored from the back/forward cache (its
+// pageshow events' persisted flags), saying why Chrome did not restore it.
+func (e *env) restoredFromCache(tab any) {
+	e.t.Helper()
+	var shown []bool
+	if err := json.Unmarshal(complete(e.t, e.js("window.shown", map[string]any{"tab_id": tab})).Value, &shown); err != nil || len(shown) != 2 || shown[0] || !shown[1] {
+		why := complete(e.t, e.js("JSON.stringify(performance.getEntriesByType('navigation')[0].notRestoredReasons)", map[string]any{"tab_id": tab})).Value
+		e.t.Fatalf("the page's pageshow events (persisted flags): %v (%v), want [false true]: it was not restored from the back/forward cache; notRestoredReasons %s", shown, err, why)
+	}
 }
