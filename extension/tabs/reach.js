@@ -103,8 +103,8 @@ const PRISTINE_FILES = ['pristine.js', 'start-main.js'];
 /**
  * injections returns the executeScript calls that bring the registered
  * content scripts (getRegisteredContentScripts, in order) into the
- * documents lacking them: [{world, files, documentIds, late}], late set for
- * files holding pristine.js. An entry without allFrames goes to top
+ * documents lacking them: [{world, files, documentIds, late, agent?}], late
+ * set for files holding pristine.js, agent for a lean document's parts. An entry without allFrames goes to top
  * documents only. While the at-work files are registered (an entry's js is
  * declared's js for its id), a lean document (lacking.AGENT) gets the
  * entry's agent_js instead, in the same order: the files of the parts it
@@ -112,8 +112,11 @@ const PRISTINE_FILES = ['pristine.js', 'start-main.js'];
  */
 export function injections(registered, lacking, declared = []) {
   const out = [];
-  const step = (world, files, docs) => {
-    if (docs.length && files?.length) out.push({ world, files, documentIds: docs.map((d) => d.documentId), late: files.some((f) => PRISTINE_FILES.includes(f.split('/').pop())) });
+  const step = (world, files, docs, agent = false) => {
+    if (!docs.length || !files?.length) return;
+    const s = { world, files, documentIds: docs.map((d) => d.documentId), late: files.some((f) => PRISTINE_FILES.includes(f.split('/').pop())) };
+    if (agent) s.agent = true;
+    out.push(s);
   };
   for (const entry of registered || []) {
     const world = entry.world === 'MAIN' ? 'MAIN' : 'ISOLATED';
@@ -127,7 +130,7 @@ export function injections(registered, lacking, declared = []) {
       if (!byFiles.has(key)) byFiles.set(key, { files, docs: [] });
       byFiles.get(key).docs.push(doc);
     }
-    for (const { files, docs } of byFiles.values()) step(world, files, docs);
+    for (const { files, docs } of byFiles.values()) step(world, files, docs, true);
   }
   return out;
 }
@@ -219,8 +222,12 @@ async function reachOnce(tab, api, topOnly, framesOnly) {
   const plan = injections(await api.scripting.getRegisteredContentScripts(), lacking, declared);
   for (const step of plan) {
     const where = { tabId: tab.id, documentIds: step.documentIds };
-    await api.scripting.executeScript({ target: where, world: step.world, files: step.files });
-    if (step.late) await api.scripting.executeScript({ target: where, world: 'ISOLATED', func: markLate });
+    // The agent's parts go in at once: they belong at document_start, and
+    // a lean top document still loading (a page that streams) may never
+    // reach the document_idle Chrome otherwise waits for.
+    const now = step.agent === true;
+    await api.scripting.executeScript({ target: where, world: step.world, files: step.files, injectImmediately: now });
+    if (step.late) await api.scripting.executeScript({ target: where, world: 'ISOLATED', func: markLate, injectImmediately: now });
   }
   return new Set(plan.flatMap((step) => step.documentIds)).size;
 }

@@ -251,6 +251,7 @@ test('a tab held by a native dialog is not frozen', async () => {
 // at work, and every injection logged.
 function framesChrome(docsOf) {
   const injected = [];
+  const immediate = []; // injectImmediately of each injection
   const probed = [];
   const probeOptions = [];
   const listeners = [];
@@ -263,12 +264,13 @@ function framesChrome(docsOf) {
     },
     scripting: {
       getRegisteredContentScripts: async () => atWork,
-      executeScript: async function ({ target, func, files, world }) {
+      executeScript: async function ({ target, func, files, world, injectImmediately }) {
         const docs = docsOf(target.tabId).filter((d) => (target.frameIds ? target.frameIds.includes(d.frameId) : true));
         if (func) probed.push(target);
         if (func && !target.documentIds) probeOptions.push(Object.fromEntries(Object.entries(arguments[0]).filter(([k]) => k !== 'func')));
         if (func) return docs.map((d) => ({ frameId: d.frameId, documentId: d.documentId, result: func(d.g) }));
         injected.push([target.tabId, world, files.join('+'), target.documentIds.join('+')]);
+        immediate.push(injectImmediately === true);
         for (const d of docs.filter((x) => target.documentIds.includes(x.documentId))) {
           if (world === 'ISOLATED') {
             d.g.gasolineRelay = true;
@@ -281,7 +283,7 @@ function framesChrome(docsOf) {
     },
   };
   const committed = (d) => listeners.forEach((f) => f(d));
-  return { api, injected, probed, probeOptions, committed };
+  return { api, injected, immediate, probed, probeOptions, committed };
 }
 
 test('at work, the first command to a tab brings the scripts into its iframes that loaded idle, once; idle, nothing', async () => {
@@ -506,7 +508,7 @@ test('at work, a lean top document still loading gets the agent\'s parts from it
   const top = isolatedWorld({ relay: true });
   top.gasolineCaptureLinked = true;
   const docs = [{ frameId: 0, documentId: 'top7', g: top }];
-  const { api, injected } = framesChrome(() => docs);
+  const { api, injected, immediate } = framesChrome(() => docs);
   api.tabs.get = async (id) => ({ id, url: `http://x/${id}`, status: 'loading' });
   forgetFramed();
   const exec = withFrames(async () => ({ ok: true }), { atWork: () => true, api });
@@ -514,6 +516,7 @@ test('at work, a lean top document still loading gets the agent\'s parts from it
   const agent = declared.flatMap((d) => d.agent_js ? [[d.world, d.agent_js.join('+')]] : []);
   assert.deepEqual(injected.map((i) => [i[1], i[2]]), agent, 'the agent\'s parts, in the declared order, nothing else');
   assert.ok(injected.every((i) => i[3] === 'top7'));
+  assert.ok(immediate.length === injected.length && immediate.every(Boolean), 'at once: a page still loading (one that streams) may never reach document_idle');
   assert.equal(hasPristine(top), true, 'the pristine port came with them');
 });
 
