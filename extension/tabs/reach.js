@@ -19,7 +19,9 @@
 //     (actions/inject.js, execute.js, the dialog action).
 // What is brought is what Chrome has registered now (in the registration's
 // order and worlds; an entry without allFrames goes to top documents only),
-// so it is what a document loading now would get.
+// then what the worker injects at DOMContentLoaded (the DOM engine and the
+// recorder, capture/declared.js byWorker), so it is what a document
+// loading now would get.
 //
 // A top document loaded while idle ran the lean registration (capture/
 // declared.js): capture, without the pristine built-ins, the dialog
@@ -50,7 +52,7 @@
 // on an agent's first action in a document (actions/inject.js).
 
 import { within } from '../backoff.js';
-import { loadDeclared } from '../capture/declared.js';
+import { byWorker, loadDeclared } from '../capture/declared.js';
 import { activeTab } from './resolve.js';
 
 /**
@@ -108,7 +110,9 @@ const PRISTINE_FILES = ['pristine.js', 'start-main.js'];
  * documents only. While the at-work files are registered (an entry's js is
  * declared's js for its id), a lean document (lacking.AGENT) gets the
  * entry's agent_js instead, in the same order: the files of the parts it
- * lacks. Pure: node tests it.
+ * lacks. Then the entries the worker injects itself (byWorker, not
+ * registered), into the documents lacking their world's scripts. Pure:
+ * node tests it.
  */
 export function injections(registered, lacking, declared = []) {
   const out = [];
@@ -131,6 +135,12 @@ export function injections(registered, lacking, declared = []) {
       byFiles.get(key).docs.push(doc);
     }
     for (const { files, docs } of byFiles.values()) step(world, files, docs, true);
+  }
+  // The entries the worker injects at DOMContentLoaded (capture/declared.js
+  // byWorker) come last, into the frames the registration's mode covers.
+  if (registered?.length) {
+    const every = registered.some((r) => r.allFrames);
+    for (const { world, files } of byWorker(declared)) step(world, files, (lacking[world] ?? []).filter((d) => every || d.frameId === 0));
   }
   return out;
 }
@@ -218,7 +228,7 @@ async function reachOnce(tab, api, topOnly, framesOnly) {
     // so it gets the agent's parts now.
     for (const world of ['ISOLATED', 'MAIN']) lacking[world] = lacking[world].filter((d) => d.frameId !== 0);
   }
-  const declared = lacking.AGENT.length ? await declaredOf(api) : [];
+  const declared = lacking.ISOLATED.length || lacking.AGENT.length ? await declaredOf(api) : [];
   const plan = injections(await api.scripting.getRegisteredContentScripts(), lacking, declared);
   for (const step of plan) {
     const where = { tabId: tab.id, documentIds: step.documentIds };

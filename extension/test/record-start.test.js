@@ -1,7 +1,7 @@
-// capture/record.js at document_end with capture/tap.js's held events: a
+// capture/record.js coming after DOMContentLoaded with capture/tap.js's held events: a
 // held event is stamped when it happened, not when the recorder came, and
 // a top document reached by navigation that is already "complete" at
-// document_end still gets its "appeared" watch. Loaded in a bare context
+// its coming still gets its "appeared" watch. Loaded in a bare context
 // with a stub engine (the engine's own tests are engine.test.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

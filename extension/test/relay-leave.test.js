@@ -219,6 +219,19 @@ test('the records of a burst wait for the rest of it, at most gatherMs, and go i
   assert.deepEqual(p.sent.map((s) => s.batch.batch.split(':')[1]), ['1', '2', '3'], 'batches numbered in order');
 });
 
+test('a user\'s action goes at once, with what gathered before it: frames\' actions reach the worker in the order they were made', async () => {
+  const p = relayPage();
+  p.record({ id: 1, kind: 'log' });
+  await p.tick(GATHER / 2);
+  p.record({ id: 2, kind: 'action', type: 'click' });
+  await p.settle();
+  assert.deepEqual(p.batches(), [[1, 2]], 'no wait for the rest of the burst');
+  p.record({ id: 3, kind: 'action', type: 'click' }); // while the batch flies: it goes once that one landed
+  p.sent[0].ok();
+  await p.tick(1); // the pacing after two small records (under 1 ms)
+  assert.deepEqual(p.batches(), [[1, 2], [3]]);
+});
+
 test('a burst that fills a batch goes at once', async () => {
   const p = relayPage();
   for (let id = 0; id < LIMITS.batchEvents; id++) p.record({ id, kind: 'log' });
