@@ -50,9 +50,12 @@
 // trade: it arrives a worker's round trip after DOMContentLoaded instead
 // of a task (a little later when Chrome has to start the worker), while
 // capture/tap.js holds what the user does meanwhile, as before; a frame
-// that never reports DOMContentLoaded (an about:blank a script makes) has
-// no recorder, and tabs/reach.js brings it with the other entries into
-// documents that lack them.
+// that never reports DOMContentLoaded (an about:blank a script makes and
+// writes into) has no recorder. tabs/reach.js brings it, when it looks at
+// a tab, into parsed documents that lack it (one that missed the
+// injection: the worker failed to start, the page went into the
+// back/forward cache first), with the other entries into documents
+// lacking those.
 //
 // What is declared (files, order, worlds, run_at, about:blank and other
 // opaque frames through matchOriginAsFallback) is declared.json, which
@@ -252,8 +255,9 @@ export class CaptureMode {
   /**
    * loaded injects the by_worker entries (byWorker) into the document
    * whose DOMContentLoaded webNavigation reported (d: {tabId, frameId,
-   * documentId}) when the mode covers its frame (a top document always,
-   * an iframe while at work), at once (injectImmediately: the document is
+   * parentFrameId, documentId}) when the mode covers its frame (a top
+   * document always, a prerendered one included, whose frameId is not 0
+   * until it is shown; an iframe while at work), at once (injectImmediately: the document is
    * parsed). It resolves once injected, or once Chrome refused (the
    * document is gone, or is one Chrome does not let extensions script):
    * it never rejects. The engine and the recorder install themselves once
@@ -262,7 +266,7 @@ export class CaptureMode {
    */
   async loaded(d) {
     if (!d?.documentId || !(await this.start())) return;
-    if (d.frameId !== 0 && !this.atWork) return;
+    if (d.frameId !== 0 && d.parentFrameId !== -1 && !this.atWork) return;
     for (const { world, files } of byWorker(this.declared)) {
       try {
         await this.api.scripting.executeScript({ target: { tabId: d.tabId, documentIds: [d.documentId] }, world, files, injectImmediately: true });

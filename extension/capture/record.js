@@ -107,7 +107,7 @@
 
   /**
    * action records one action of type on el, made at ts (the event's time:
-   * one tap.js held till document_end happened before the requests it
+   * one tap.js held till the recorder came happened before the requests it
    * started); extra's defined fields are added.
    */
   function action(type, el, extra, ts = Date.now()) {

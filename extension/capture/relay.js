@@ -199,8 +199,8 @@
   // The worker's flush (before an action's result, a settle, a read) and
   // leaving the page take what waits at once; an agent's observe with
   // wait_ms sees a record at most gatherMs later. A user's action (kind
-  // "action", capture/record.js) does not wait, and takes what gathered
-  // before it: each frame has a relay of its own, and the worker stores
+  // "action", capture/record.js) does not wait for a gathering (only for a
+  // batch in flight and the pacing), and takes what gathered before it: each frame has a relay of its own, and the worker stores
   // records as they come, so a click in one frame gathered behind a click
   // in another would be listed after it (and a test made from the
   // recording would replay them out of order).
@@ -234,8 +234,13 @@
   }
 
   function enqueue(r) {
-    if (r.kind === 'action') gatherAt = Date.now();
-    else if (!queue.length) gatherAt = Date.now() + LIMITS.gatherMs;
+    if (r.kind === 'action') {
+      gatherAt = Date.now();
+      if (paceTimer) { // set for the gathering's end: send() sets it again for the pacing alone
+        clearTimeout(paceTimer);
+        paceTimer = null;
+      }
+    } else if (!queue.length) gatherAt = Date.now() + LIMITS.gatherMs;
     queue.push(r);
     queueChars += charsOf(r);
     while (queue.length > LIMITS.queue || (queueChars > LIMITS.queueChars && queue.length > 1)) {

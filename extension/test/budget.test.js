@@ -15,7 +15,7 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  * START_BUDGET is the most bytes the document_start content scripts may
  * weigh together at work (every frame, while an agent works).
  * capture/declared.json declares minified bundles (extension/dist/, made
- * from the readable sources by scripts/bundle): 42 126 bytes, from 137 776
+ * from the readable sources by scripts/bundle): 42 156 bytes, from 137 776
  * unminified with the DOM engine at start. Minified, about:
  *   dist/start-main.js     32 761: capture/main-world.js 25 500 (the hooks of
  *                          console, errors, fetch/XHR with bodies,
@@ -23,7 +23,7 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  *                          vitals, each on built-ins it saves first),
  *                          pristine.js 3 500, actions/dialogs.js 3 400 (window.open's
  *                          blocked popups: 410)
- *   dist/start-isolated.js  9 365: capture/relay.js 6 290 (with what goes at
+ *   dist/start-isolated.js  9 395: capture/relay.js 6 320 (with what goes at
  *                          pagehide and back from the cache, and the gathering of a burst
  *                          but a user's action), actions/channel.js 1 300,
  *                          pristine-relay.js 800, capture/tap.js 540 (the
@@ -33,17 +33,17 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  * DOMContentLoaded with the engine (dist/end-isolated.js, injected by the
  * worker): no user acts on a page before it is parsed.
  */
-const START_BUDGET = 42155;
+const START_BUDGET = 42215;
 
 /**
  * IDLE_START_BUDGET is the most bytes the document_start content scripts
  * may weigh while no agent is at work: what every top document the user
- * opens pays, all day. Issue 18's target is 30 KB. 27 748 bytes today:
+ * opens pays, all day. Issue 18's target is 30 KB. 27 778 bytes today:
  *   dist/start-main-idle.js     20 734: capture/main-world.js, lean (scripts/bundle
  *                               defines GASOLINE_LEAN): without WebSocket frames,
  *                               request and response bodies and web vitals
  *                               (about 4 900 bytes)
- *   dist/start-isolated-idle.js  7 014: capture/relay.js, capture/tap.js
+ *   dist/start-isolated-idle.js  7 044: capture/relay.js, capture/tap.js
  * What idle lacks besides (about 9 000 bytes): pristine.js and
  * pristine-relay.js (execute_js's built-ins), actions/dialogs.js and
  * actions/channel.js (the dialog wrappers); an agent acting in such a
@@ -52,7 +52,7 @@ const START_BUDGET = 42155;
  * loaded again. Lower this as it shrinks; regenerate the bundles first
  * (make bundle).
  */
-const IDLE_START_BUDGET = 27777;
+const IDLE_START_BUDGET = 27840;
 
 /** startScripts lists the files registered at document_start in a mode (at work: the most), once each. */
 function startScripts(atWork = true) {

@@ -416,12 +416,16 @@ test('the DOM engine and the recorder are not registered: the worker injects the
   };
   const mode = modeOf(state, clock());
   const top = { tabId: 4, frameId: 0, documentId: 'D0', url: 'http://x/' };
-  const sub = { tabId: 4, frameId: 7, documentId: 'D7', url: 'about:srcdoc' };
+  const sub = { tabId: 4, frameId: 7, parentFrameId: 0, documentId: 'D7', url: 'about:srcdoc' };
   // A worker Chrome woke for the event starts first: the mode is read, then the document gets the files.
   await mode.loaded(top);
   assert.deepEqual(injected, [{ target: { tabId: 4, documentIds: ['D0'] }, world: 'ISOLATED', files: ['dist/end-isolated.js'], injectImmediately: true }]);
   await mode.loaded(sub);
   assert.equal(injected.length, 1, 'idle: iframes get nothing, as the registration');
+  // A prerendered page's top document has a frame id of its own until it is shown.
+  await mode.loaded({ tabId: 4, frameId: 9, parentFrameId: -1, documentId: 'P9', url: 'http://x/next' });
+  assert.deepEqual(injected.map((o) => o.target.documentIds[0]), ['D0', 'P9'], 'a prerendered top document is a top document');
+  injected.pop();
   await mode.work();
   await mode.loaded(sub);
   assert.deepEqual(injected.map((o) => o.target.documentIds[0]), ['D0', 'D7'], 'at work: every frame');

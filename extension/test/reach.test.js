@@ -32,11 +32,12 @@ const idle = registrations(declared, false);
 // (start-isolated.js ran), main (start-main.js ran too and handed its ports
 // over: pristine.js's only in the top document, pristine-relay.js returns
 // at once in iframes; capture/main-world.js's in every frame).
-function isolatedWorld({ top = null, relay = false, main = false } = {}) {
-  const g = {};
+function isolatedWorld({ top = null, relay = false, main = false, recorder = relay, loading = false } = {}) {
+  const g = { document: { readyState: loading ? 'loading' : 'complete' } };
   g.top = top ?? g;
   if (!relay) return g;
   g.gasolineRelay = true;
+  if (recorder) g.gasolineRecorder = true;
   if (main) g.gasolineCaptureLinked = true;
   if (g.top === g) g.gasolinePristineRelay = { connected: () => main };
   if (g.top === g && main) g.gasolineChannel = {};
@@ -107,6 +108,19 @@ test('a document lacking the scripts gets every entry in declared order, each wo
   ]);
 });
 
+test('a parsed document that missed the recorder (the worker injects it at DOMContentLoaded) gets it alone; one still loading gets it then', () => {
+  const top = isolatedWorld({ relay: true, main: true, recorder: false });
+  const docs = [
+    { frameId: 0, documentId: 'top', g: top },
+    { frameId: 3, documentId: 'sub', g: isolatedWorld({ top, relay: true, main: true, recorder: false }) },
+    { frameId: 4, documentId: 'parsing', g: isolatedWorld({ top, relay: true, main: true, recorder: false, loading: true }) },
+  ];
+  assert.deepEqual(injections(atWork, probe(docs), declared).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
+    ['ISOLATED', 'dist/end-isolated.js', 'top+sub'],
+  ]);
+  assert.deepEqual(injections(idle, probe(docs), declared).map((p) => p.documentIds.join('+')), ['top'], 'idle: top documents only');
+});
+
 test('while idle the registration brings the scripts into top documents only', () => {
   const top = isolatedWorld();
   const docs = [
@@ -125,6 +139,7 @@ test('while idle the registration brings the scripts into top documents only', (
 function leanWorld() {
   const g = isolatedWorld();
   g.gasolineRelay = true;
+  g.gasolineRecorder = true; // the worker brought it at DOMContentLoaded
   g.gasolineCaptureLinked = true;
   return g;
 }
