@@ -23,7 +23,7 @@
 
 import { Backoff, sleep } from './backoff.js';
 import { flushAfter, noteTab, startCapture } from './capture/worker.js';
-import { CaptureMode } from './capture/declared.js';
+import { CaptureMode, LOADED_FILTER } from './capture/declared.js';
 import { runQuery, timeoutMessage } from './commands.js';
 import { nativeDialog, watchDialogs } from './actions/dialog.js';
 import { watchRequests } from './actions/busy.js';
@@ -314,6 +314,10 @@ chrome.runtime.onStartup.addListener(() => {
   start();
   reachTabs(true);
 });
+// The DOM engine and the recorder, injected at DOMContentLoaded rather than
+// registered at document_end, which holds the page's load event
+// (capture/declared.js).
+chrome.webNavigation.onDOMContentLoaded.addListener((d) => mode.loaded(d), LOADED_FILTER);
 chrome.tabs.onRemoved.addListener((tabId) => hung.forget(tabId));
 chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name === ALARM) start();

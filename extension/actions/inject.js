@@ -13,9 +13,9 @@ import { reachTab } from '../tabs/reach.js';
 
 /**
  * RUNTIME_FILES are the DOM runtime's classic scripts, injected in order
- * into a document's ISOLATED world: the DOM engine (declared at
- * document_end, so a frame that has not reached it yet lacks it; it does
- * nothing where it already is), the pure logic, the runtime (which answers
+ * into a document's ISOLATED world: the DOM engine (the worker injects it
+ * at DOMContentLoaded, so a frame that has not reached it yet lacks it; it
+ * does nothing where it already is), the pure logic, the runtime (which answers
  * {gasoline: "dom"} messages), and what action modules add to it.
  */
 export const RUNTIME_FILES = ['dom/engine.js', 'actions/core.js', 'actions/runtime.js', 'actions/upload-page.js'];

@@ -37,6 +37,26 @@
 // and never main-world.js again, whose hooks must not wrap twice), and its
 // records say lean: true (the daemon tells the agent what it lacks).
 //
+// An entry with "by_worker" (the DOM engine and the recorder, in
+// dist/end-isolated.js) is not registered: the worker injects it into each
+// document of the mode's frames when webNavigation reports its
+// DOMContentLoaded (CaptureMode.loaded), as Chrome would at document_end.
+// Why: Chrome runs a registered document_end script in a task of its own
+// and holds the page's load event until that task has run, and that
+// costs the page more than the script: with an empty document_end script
+// registered, Python's docs pages fired their load event 10 to 25 ms later
+// (p50, test/e2e/cmd/pagebench, which prints the load's phases). An
+// injection by the worker runs when it arrives and holds nothing. The
+// trade: it arrives a worker's round trip after DOMContentLoaded instead
+// of a task (a little later when Chrome has to start the worker), while
+// capture/tap.js holds what the user does meanwhile, as before; a frame
+// that never reports DOMContentLoaded (an about:blank a script makes and
+// writes into) has no recorder. tabs/reach.js brings it, when it looks at
+// a tab, into parsed documents that lack it (one that missed the
+// injection: the worker failed to start, the page went into the
+// back/forward cache first), with the other entries into documents
+// lacking those.
+//
 // What is declared (files, order, worlds, run_at, about:blank and other
 // opaque frames through matchOriginAsFallback) is declared.json, which
 // extension/test/budget.test.js and scripts/bundle (its staleness test and
@@ -112,10 +132,27 @@ export async function loadDeclared(api = chrome) {
  */
 export function registrations(declared, atWork) {
   // agent_js is the worker's (tabs/reach.js): Chrome refuses a field it does not know.
-  return declared.map(({ idle_js: idleJs, agent_js: _late, ...d }) => ({
+  return declared.filter((d) => !d.by_worker).map(({ idle_js: idleJs, agent_js: _late, ...d }) => ({
     ...d, js: (!atWork && idleJs) || d.js, allFrames: atWork, persistAcrossSessions: true,
   }));
 }
+
+/**
+ * byWorker returns declared's entries the worker injects itself at a
+ * document's DOMContentLoaded ("by_worker": not registered) as
+ * executeScript takes them: [{world, files}], in declared's order. Pure.
+ */
+export function byWorker(declared) {
+  return (declared || []).filter((d) => d.by_worker).map((d) => ({ world: d.world === 'MAIN' ? 'MAIN' : 'ISOLATED', files: d.js }));
+}
+
+/**
+ * LOADED_FILTER is the webNavigation event filter of CaptureMode.loaded's
+ * listener: the schemes the registered entries run in (about:, data: and
+ * blob: frames through matchOriginAsFallback), so Chrome's own pages do
+ * not wake the worker.
+ */
+export const LOADED_FILTER = { url: [{ schemes: ['http', 'https', 'file', 'about', 'data', 'blob'] }] };
 
 /**
  * plan compares Chrome's registration (getRegisteredContentScripts) with
@@ -213,6 +250,30 @@ export class CaptureMode {
     return this.start()
       .then(() => this.#serial(() => this.#toIdleIfDue()))
       .catch((err) => this.log.warn('gasoline: going back to top documents only:', err));
+  }
+
+  /**
+   * loaded injects the by_worker entries (byWorker) into the document
+   * whose DOMContentLoaded webNavigation reported (d: {tabId, frameId,
+   * parentFrameId, documentId}) when the mode covers its frame (a top
+   * document always, a prerendered one included, whose frameId is not 0
+   * until it is shown; an iframe while at work), at once (injectImmediately: the document is
+   * parsed). It resolves once injected, or once Chrome refused (the
+   * document is gone, or is one Chrome does not let extensions script):
+   * it never rejects. The engine and the recorder install themselves once
+   * per document, so a document that has them already (tabs/reach.js)
+   * is unchanged.
+   */
+  async loaded(d) {
+    if (!d?.documentId || !(await this.start())) return;
+    if (d.frameId !== 0 && d.parentFrameId !== -1 && !this.atWork) return;
+    for (const { world, files } of byWorker(this.declared)) {
+      try {
+        await this.api.scripting.executeScript({ target: { tabId: d.tabId, documentIds: [d.documentId] }, world, files, injectImmediately: true });
+      } catch {
+        return; // gone, or not scriptable: nothing to record there
+      }
+    }
   }
 
   #serial(fn) {

@@ -1,7 +1,10 @@
-// The user-action recorder: runs at document_end in the frames capture/declared.js
-// registers, in the extension's ISOLATED world, after dom/engine.js
-// (extension/dist/end-isolated.js; capture/relay.js, actions/channel.js
-// and capture/tap.js came at document_start, in dist/start-isolated.js).
+// The user-action recorder: runs once the document is parsed, in the frames
+// capture/declared.js captures, in the extension's ISOLATED world, after
+// dom/engine.js (extension/dist/end-isolated.js, which the worker injects
+// when webNavigation reports the document's DOMContentLoaded: a registered
+// document_end script would hold the page's load event; capture/relay.js,
+// actions/channel.js and capture/tap.js came at document_start, in
+// dist/start-isolated.js).
 // It takes from capture/tap.js (window, capturing, passive, registered
 // before any page script) the user's own clicks, typing, changes, submits
 // and Enter/Escape/Tab keys, describes the element with the DOM engine
@@ -12,13 +15,13 @@
 // extension, an iframe loaded while idle) gets it with the engine, late,
 // from tabs/reach.js; it installs itself once per document.
 //
-// The trade of starting at document_end (no page pays for the recorder or
-// the engine, about 18 KB, before its own first line; a user acts on a
-// parsed page, and tap.js, 0.5 KB, holds what they do before): an action
-// made while the page parses is recorded only at document_end, as the
-// engine then describes its element and reads a field's value (changed,
-// moved or removed meanwhile: as it is then); one on a page left before
-// document_end is not recorded. In a document reached late, the page's own
+// The trade of starting once the page is parsed (no page pays for the
+// recorder or the engine, about 18 KB, before its own first line; a user
+// acts on a parsed page, and tap.js, 0.5 KB, holds what they do before):
+// an action made while the page parses is recorded only when the recorder
+// comes, as the engine then describes its element and reads a field's
+// value (changed, moved or removed meanwhile: as it is then); one on a page
+// left before then is not recorded. In a document reached late, the page's own
 // listeners on window's capture phase precede tap.js's: one that calls
 // stopImmediatePropagation hides that event from the recorder.
 //
@@ -104,7 +107,7 @@
 
   /**
    * action records one action of type on el, made at ts (the event's time:
-   * one tap.js held till document_end happened before the requests it
+   * one tap.js held till the recorder came happened before the requests it
    * started); extra's defined fields are added.
    */
   function action(type, el, extra, ts = Date.now()) {
@@ -304,8 +307,8 @@
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'hidden') flushInput();
   }, true);
-  // Chrome runs document_end scripts a task or more after
-  // DOMContentLoaded: a fast page may be "complete" by then. A document
+  // The recorder comes a worker's round trip after DOMContentLoaded: a
+  // fast page may be "complete" by then. A document
   // reached late (tap.js did not run while it parsed) has long shown what
   // it arrived with.
   if (window.top === window && document.referrer) {

@@ -198,7 +198,12 @@
   // a burst waits up to gatherMs for the rest, unless they fill a batch.
   // The worker's flush (before an action's result, a settle, a read) and
   // leaving the page take what waits at once; an agent's observe with
-  // wait_ms sees a record at most gatherMs later.
+  // wait_ms sees a record at most gatherMs later. A user's action (kind
+  // "action", capture/record.js) does not wait for a gathering (only for a
+  // batch in flight and the pacing), and takes what gathered before it: each frame has a relay of its own, and the worker stores
+  // records as they come, so a click in one frame gathered behind a click
+  // in another would be listed after it (and a test made from the
+  // recording would replay them out of order).
   let gatherAt = 0; // when the records waiting go (pacing permitting)
   const charsOf = (r) => (r.request_body?.length || 0) + (r.response_body?.length || 0) + (r.message?.length || 0) + (r.stack?.length || 0) + 200;
   let dropped = {}; // counts not yet delivered to the worker
@@ -229,7 +234,13 @@
   }
 
   function enqueue(r) {
-    if (!queue.length) gatherAt = Date.now() + LIMITS.gatherMs;
+    if (r.kind === 'action') {
+      gatherAt = Date.now();
+      if (paceTimer) { // set for the gathering's end: send() sets it again for the pacing alone
+        clearTimeout(paceTimer);
+        paceTimer = null;
+      }
+    } else if (!queue.length) gatherAt = Date.now() + LIMITS.gatherMs;
     queue.push(r);
     queueChars += charsOf(r);
     while (queue.length > LIMITS.queue || (queueChars > LIMITS.queueChars && queue.length > 1)) {

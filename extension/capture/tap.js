@@ -1,7 +1,8 @@
 // The recorder's ears from document_start: capture/record.js, with the DOM
-// engine it describes elements with, comes only at document_end, but
-// Chrome runs document_end scripts a task or more after DOMContentLoaded
-// (tens of milliseconds on a busy machine), and a user may act meanwhile.
+// engine it describes elements with, comes only after DOMContentLoaded
+// (the worker injects it when webNavigation reports it: a worker's round
+// trip, tens of milliseconds on a busy machine or one that starts the
+// worker), and a user may act meanwhile.
 // This listens, from before any page script, on window's capture phase
 // for the event types the recorder records: its listeners come first, so
 // no page listener can hide an event from the recorder. Until the

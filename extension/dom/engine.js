@@ -9,7 +9,7 @@
 //
 // A classic script (content scripts cannot be ES modules): it defines
 // globalThis.gasolineEngine and nothing else, in whatever world loads it
-// (the ISOLATED world of every scripted document, at document_end, in
+// (the ISOLATED world of every scripted document, once parsed, in
 // dist/end-isolated.js before capture/record.js, which uses it; the
 // worker imports it before core.js). It touches only
 // this part of the DOM, which the node tests fake (extension/test/fakedom.js):

@@ -19,7 +19,9 @@
 //     (actions/inject.js, execute.js, the dialog action).
 // What is brought is what Chrome has registered now (in the registration's
 // order and worlds; an entry without allFrames goes to top documents only),
-// so it is what a document loading now would get.
+// then what the worker injects at DOMContentLoaded (the DOM engine and the
+// recorder, capture/declared.js byWorker), so it is what a document
+// loading now would get.
 //
 // A top document loaded while idle ran the lean registration (capture/
 // declared.js): capture, without the pristine built-ins, the dialog
@@ -50,7 +52,7 @@
 // on an agent's first action in a document (actions/inject.js).
 
 import { within } from '../backoff.js';
-import { loadDeclared } from '../capture/declared.js';
+import { byWorker, loadDeclared } from '../capture/declared.js';
 import { activeTab } from './resolve.js';
 
 /**
@@ -73,10 +75,12 @@ export function scriptable(url) {
 /**
  * missing returns the documents (of the frames Chrome listed in probe
  * results) that lack the extension's scripts: {ISOLATED: [...], MAIN:
- * [...], AGENT: [...]}, each entry {frameId, documentId}; a probe result is
+ * [...], AGENT: [...], RECORDER: [...]}, each entry {frameId, documentId}; a probe result is
  * true when the world has them. AGENT are the lean top documents (the MAIN
  * probe listed the agent's parts they lack): they lack only those, which
- * their entry's lacks holds. Pure: node tests it.
+ * their entry's lacks holds. RECORDER have the ISOLATED world's scripts
+ * but not the recorder (the ISOLATED probe said "recorder"). Pure: node
+ * tests it.
  */
 export function missing(isolated, main) {
   const lean = (r) => r.frameId === 0 && Array.isArray(r.result);
@@ -84,7 +88,8 @@ export function missing(isolated, main) {
     .filter((r) => r && r.documentId && !has(r))
     .map((r) => ({ frameId: r.frameId, documentId: r.documentId, ...(lean(r) ? { lacks: r.result } : {}) }));
   return {
-    ISOLATED: lacking(isolated),
+    ISOLATED: lacking(isolated, (r) => r.result === true || r.result === 'recorder'),
+    RECORDER: lacking(isolated, (r) => r.result !== 'recorder'),
     MAIN: lacking(main, (r) => r.result === true || lean(r)).map(({ frameId, documentId }) => ({ frameId, documentId })),
     AGENT: lacking(main, (r) => !lean(r)),
   };
@@ -108,7 +113,9 @@ const PRISTINE_FILES = ['pristine.js', 'start-main.js'];
  * documents only. While the at-work files are registered (an entry's js is
  * declared's js for its id), a lean document (lacking.AGENT) gets the
  * entry's agent_js instead, in the same order: the files of the parts it
- * lacks. Pure: node tests it.
+ * lacks. Then the entries the worker injects itself (byWorker, not
+ * registered), into the documents lacking their world's scripts. Pure:
+ * node tests it.
  */
 export function injections(registered, lacking, declared = []) {
   const out = [];
@@ -132,13 +139,30 @@ export function injections(registered, lacking, declared = []) {
     }
     for (const { files, docs } of byFiles.values()) step(world, files, docs, true);
   }
+  // The entries the worker injects at DOMContentLoaded (capture/declared.js
+  // byWorker) come last, into the frames the registration's mode covers,
+  // and into the documents that missed them (lacking.RECORDER).
+  if (registered?.length) {
+    const every = registered.some((r) => r.allFrames);
+    for (const { world, files } of byWorker(declared)) {
+      const docs = [...(lacking[world] ?? []), ...(world === 'ISOLATED' ? lacking.RECORDER ?? [] : [])];
+      step(world, files, docs.filter((d) => every || d.frameId === 0));
+    }
+  }
   return out;
 }
 
 // In the page (self-contained: chrome.scripting serialises them).
-/** hasIsolated is the ISOLATED-world probe (g: that world's global). */
+/**
+ * hasIsolated is the ISOLATED-world probe (g: that world's global): true,
+ * false (no relay: the world lacks the scripts), or "recorder" for a
+ * parsed document with the relay but not the recorder, which the worker
+ * injects at DOMContentLoaded (capture/declared.js loaded) and this one
+ * missed.
+ */
 export function hasIsolated(g = globalThis) {
-  return g.gasolineRelay === true;
+  if (g.gasolineRelay !== true) return false;
+  return g.gasolineRecorder === true || g.document?.readyState === 'loading' ? true : 'recorder';
 }
 /**
  * hasPristine is the MAIN-world probe, run in a document's ISOLATED world
@@ -218,7 +242,7 @@ async function reachOnce(tab, api, topOnly, framesOnly) {
     // so it gets the agent's parts now.
     for (const world of ['ISOLATED', 'MAIN']) lacking[world] = lacking[world].filter((d) => d.frameId !== 0);
   }
-  const declared = lacking.AGENT.length ? await declaredOf(api) : [];
+  const declared = lacking.ISOLATED.length || lacking.RECORDER.length || lacking.AGENT.length ? await declaredOf(api) : [];
   const plan = injections(await api.scripting.getRegisteredContentScripts(), lacking, declared);
   for (const step of plan) {
     const where = { tabId: tab.id, documentIds: step.documentIds };

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { CaptureMode, DEADLINE_KEY, IDLE_AFTER_MS, IDLE_ALARM, RENEW_MS, SINCE_KEY, plan, registrations } from '../capture/declared.js';
+import { CaptureMode, DEADLINE_KEY, IDLE_AFTER_MS, IDLE_ALARM, LOADED_FILTER, RENEW_MS, SINCE_KEY, byWorker, plan, registrations } from '../capture/declared.js';
 
 const declared = JSON.parse(fs.readFileSync(new URL('../capture/declared.json', import.meta.url)));
 
@@ -84,17 +84,16 @@ test('the first start registers the declared scripts for top documents only, in 
   const state = fakeChrome();
   const mode = modeOf(state, clock());
   assert.equal(await mode.start(), true);
-  assert.deepEqual(state.calls, [['register', ['start-isolated', 'start-main', 'end-isolated']]]);
-  assert.deepEqual(frames(state), ['start-isolated:false', 'start-main:false', 'end-isolated:false']);
+  assert.deepEqual(state.calls, [['register', ['start-isolated', 'start-main']]]);
+  assert.deepEqual(frames(state), ['start-isolated:false', 'start-main:false']);
   assert.ok(state.registered.every((s) => s.persistAcrossSessions === true));
   assert.equal(mode.atWork, false);
   assert.deepEqual(state.registered.map((s) => [s.world, s.runAt, s.js.join()]), [
     ['ISOLATED', 'document_start', 'dist/start-isolated-idle.js'],
     ['MAIN', 'document_start', 'dist/start-main-idle.js'],
-    ['ISOLATED', 'document_end', 'dist/end-isolated.js'],
   ]);
   for (const s of state.registered) {
-    assert.ok(!('idle_js' in s) && !('agent_js' in s), `${s.id}: Chrome refuses fields it does not know`);
+    assert.ok(!('idle_js' in s) && !('agent_js' in s) && !('by_worker' in s), `${s.id}: Chrome refuses fields it does not know`);
   }
 });
 
@@ -104,10 +103,10 @@ test('idle runs the lean start bundles; at work every entry\'s full files, switc
   await mode.start();
   state.calls.length = 0;
   await mode.work();
-  assert.deepEqual(state.calls, [['update', ['start-isolated:true', 'start-main:true', 'end-isolated:true']]]);
-  assert.deepEqual(state.registered.map((s) => s.js.join()), ['dist/start-isolated.js', 'dist/start-main.js', 'dist/end-isolated.js']);
+  assert.deepEqual(state.calls, [['update', ['start-isolated:true', 'start-main:true']]]);
+  assert.deepEqual(state.registered.map((s) => s.js.join()), ['dist/start-isolated.js', 'dist/start-main.js']);
   const idle = registrations(declared, false).map((s) => s.js.join());
-  assert.deepEqual(idle, ['dist/start-isolated-idle.js', 'dist/start-main-idle.js', 'dist/end-isolated.js']);
+  assert.deepEqual(idle, ['dist/start-isolated-idle.js', 'dist/start-main-idle.js']);
   // What idle leaves out comes late, when an agent acts (tabs/reach.js): the
   // agent-only sources, each listed once, none of them lean main-world.js.
   const late = declared.flatMap((d) => d.agent_js ?? []);
@@ -139,9 +138,9 @@ test('an agent command switches to every frame before it runs, in one update; la
   // Three commands arrive together: one switch, all wait for it.
   const seen = [];
   await Promise.all([1, 2, 3].map((i) => mode.work().then(() => seen.push([i, frames(state).join()]))));
-  const all = 'start-isolated:true,start-main:true,end-isolated:true';
+  const all = 'start-isolated:true,start-main:true';
   assert.deepEqual(seen, [[1, all], [2, all], [3, all]], 'every command ran after the switch');
-  assert.deepEqual(state.calls, [['update', ['start-isolated:true', 'start-main:true', 'end-isolated:true']]], 'one update carries every entry: never a moment with some or none registered');
+  assert.deepEqual(state.calls, [['update', ['start-isolated:true', 'start-main:true']]], 'one update carries every entry: never a moment with some or none registered');
   assert.equal(mode.atWork, true);
   assert.equal(works, 1);
   assert.equal(state.session.get(DEADLINE_KEY), c.t + IDLE_AFTER_MS);
@@ -177,7 +176,7 @@ test('the idle deadline moves with the commands, at most once a minute, and the 
   c.t = first;
   await mode.onAlarm({ name: IDLE_ALARM });
   assert.equal(mode.atWork, true);
-  assert.deepEqual(frames(state), ['start-isolated:true', 'start-main:true', 'end-isolated:true']);
+  assert.deepEqual(frames(state), ['start-isolated:true', 'start-main:true']);
   assert.deepEqual(state.alarms.get(IDLE_ALARM), { when: moved });
 
   await mode.onAlarm({ name: 'gasoline-keepalive' }); // not ours
@@ -188,7 +187,7 @@ test('the idle deadline moves with the commands, at most once a minute, and the 
   c.t = moved;
   await mode.onAlarm({ name: IDLE_ALARM });
   assert.equal(mode.atWork, false);
-  assert.deepEqual(state.calls, [['update', ['start-isolated:false', 'start-main:false', 'end-isolated:false']]]);
+  assert.deepEqual(state.calls, [['update', ['start-isolated:false', 'start-main:false']]]);
   assert.equal(state.session.has(DEADLINE_KEY), false);
   assert.equal(state.alarms.has(IDLE_ALARM), false);
 
@@ -210,7 +209,7 @@ test('a command during the switch to idle runs at work', async () => {
   const idle = mode.onAlarm({ name: IDLE_ALARM });
   const work = mode.work().then(() => frames(state).join());
   await idle;
-  assert.equal(await work, 'start-isolated:true,start-main:true,end-isolated:true');
+  assert.equal(await work, 'start-isolated:true,start-main:true');
   assert.equal(mode.atWork, true);
 });
 
@@ -235,7 +234,7 @@ test('a restarted worker keeps the mode while the deadline is ahead, and goes id
   const woken = modeOf(state, c);
   await woken.start();
   assert.equal(woken.atWork, false);
-  assert.deepEqual(frames(state), ['start-isolated:false', 'start-main:false', 'end-isolated:false']);
+  assert.deepEqual(frames(state), ['start-isolated:false', 'start-main:false']);
   await woken.onAlarm({ name: IDLE_ALARM });
   assert.equal(woken.atWork, false);
 });
@@ -244,12 +243,12 @@ test('a browser restart (session storage gone) turns a persisted at-work registr
   const state = fakeChrome();
   const c = clock();
   await modeOf(state, c).work();
-  assert.deepEqual(frames(state), ['start-isolated:true', 'start-main:true', 'end-isolated:true']);
+  assert.deepEqual(frames(state), ['start-isolated:true', 'start-main:true']);
   const restarted = fakeChrome({ registered: state.registered }); // persisted; session storage empty
   const mode = modeOf(restarted, c);
   await mode.start();
   assert.equal(mode.atWork, false);
-  assert.deepEqual(restarted.calls, [['update', ['start-isolated:false', 'start-main:false', 'end-isolated:false']]]);
+  assert.deepEqual(restarted.calls, [['update', ['start-isolated:false', 'start-main:false']]]);
 });
 
 test('a registration of other ids (an older version) is replaced; a refused start is retried', async () => {
@@ -257,7 +256,7 @@ test('a registration of other ids (an older version) is replaced; a refused star
   let replaced = 0;
   const mode = modeOf(state, clock(), { onReplace: () => replaced++ });
   await mode.start();
-  assert.deepEqual(state.calls, [['unregister', ['old']], ['register', ['start-isolated', 'start-main', 'end-isolated']]]);
+  assert.deepEqual(state.calls, [['unregister', ['old']], ['register', ['start-isolated', 'start-main']]]);
   assert.equal(replaced, 1, 'onReplace: the tabs loading meanwhile are reached once loaded (tabs/reach.js reachWhenLoaded)');
   await mode.work();
   assert.equal(replaced, 1, 'a mode switch is an update, not a replace');
@@ -273,7 +272,7 @@ test('a registration of other ids (an older version) is replaced; a refused star
   assert.equal(await m.start(), false, 'start resolves false, never rejects');
   fail = false;
   assert.equal(await m.start(), true, 'the next start tries again');
-  assert.equal(refusing.registered.length, 3);
+  assert.equal(refusing.registered.length, 2);
 });
 
 test('plan compares ids in order and every declared field', () => {
@@ -388,13 +387,51 @@ test('a worker stopped mid-switch (deadline stored, registration still idle): th
   first.work();
   await until(() => updating, 'the switch asked Chrome');
   assert.ok(state.session.get(DEADLINE_KEY) > c.t, 'the deadline was stored first');
-  assert.deepEqual(frames(state), ['start-isolated:false', 'start-main:false', 'end-isolated:false']);
+  assert.deepEqual(frames(state), ['start-isolated:false', 'start-main:false']);
 
   const again = fakeChrome({ registered: state.registered, session: state.session }); // a new worker
   c.t += 1000;
   const next = modeOf(again, c);
   await next.start();
   assert.equal(next.atWork, true);
-  assert.deepEqual(frames(again), ['start-isolated:true', 'start-main:true', 'end-isolated:true']);
+  assert.deepEqual(frames(again), ['start-isolated:true', 'start-main:true']);
   assert.equal(again.session.get(SINCE_KEY), c.t);
+});
+
+test('the DOM engine and the recorder are not registered: the worker injects them at DOMContentLoaded, into the frames the mode covers', async () => {
+  // Chrome holds a page's load event for a registered document_end script
+  // (capture/declared.js): the entry is declared by_worker instead.
+  assert.deepEqual(byWorker(declared), [{ world: 'ISOLATED', files: ['dist/end-isolated.js'] }]);
+  assert.ok(registrations(declared, true).every((r) => r.id !== 'end-isolated') && registrations(declared, false).every((r) => r.id !== 'end-isolated'));
+  assert.deepEqual(LOADED_FILTER.url[0].schemes.sort(), ['about', 'blob', 'data', 'file', 'http', 'https']);
+
+  const state = fakeChrome();
+  const injected = [];
+  let refuse = false;
+  state.api.scripting.executeScript = async (opts) => {
+    await turn();
+    if (refuse) throw new Error('Cannot access contents of the page');
+    injected.push(opts);
+    return [];
+  };
+  const mode = modeOf(state, clock());
+  const top = { tabId: 4, frameId: 0, documentId: 'D0', url: 'http://x/' };
+  const sub = { tabId: 4, frameId: 7, parentFrameId: 0, documentId: 'D7', url: 'about:srcdoc' };
+  // A worker Chrome woke for the event starts first: the mode is read, then the document gets the files.
+  await mode.loaded(top);
+  assert.deepEqual(injected, [{ target: { tabId: 4, documentIds: ['D0'] }, world: 'ISOLATED', files: ['dist/end-isolated.js'], injectImmediately: true }]);
+  await mode.loaded(sub);
+  assert.equal(injected.length, 1, 'idle: iframes get nothing, as the registration');
+  // A prerendered page's top document has a frame id of its own until it is shown.
+  await mode.loaded({ tabId: 4, frameId: 9, parentFrameId: -1, documentId: 'P9', url: 'http://x/next' });
+  assert.deepEqual(injected.map((o) => o.target.documentIds[0]), ['D0', 'P9'], 'a prerendered top document is a top document');
+  injected.pop();
+  await mode.work();
+  await mode.loaded(sub);
+  assert.deepEqual(injected.map((o) => o.target.documentIds[0]), ['D0', 'D7'], 'at work: every frame');
+  await mode.loaded({ tabId: 4, frameId: 0 });
+  assert.equal(injected.length, 2, 'no document id: nothing to address');
+  refuse = true;
+  await mode.loaded(top); // a page Chrome does not let extensions script, or gone: it resolves
+  assert.equal(injected.length, 2);
 });

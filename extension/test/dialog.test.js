@@ -22,7 +22,12 @@ const fake = {
 };
 const event = (list) => ({ addListener: (f) => list.push(f) });
 globalThis.chrome = {
-  runtime: { id: 'gasoline', onMessage: event(fake.listeners.message), },
+  runtime: {
+    id: 'gasoline',
+    onMessage: event(fake.listeners.message),
+    // capture/declared.json, read by tabs/reach.js for the entries the worker injects itself
+    getURL: () => `data:application/json,${encodeURIComponent(fs.readFileSync(new URL('../capture/declared.json', import.meta.url), 'utf8'))}`,
+  },
   tabs: {
     get: async (id) => ({ id, url: `http://x/${id}`, status: 'complete' }),
     sendMessage: (tabId, msg, { frameId }) => (fake.frozen.has(`${tabId}:${frameId}`) ? new Promise(() => {}) : Promise.resolve({ ok: true })),

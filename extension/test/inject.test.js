@@ -8,13 +8,16 @@ import { ensureRuntime, RUNTIME_FILES } from '../actions/inject.js';
 import { registrations } from '../capture/declared.js';
 
 // registered is the registration at work (capture/declared.js): every frame.
-const registered = registrations(JSON.parse(fs.readFileSync(new URL('../capture/declared.json', import.meta.url))), true);
+const declared = JSON.parse(fs.readFileSync(new URL('../capture/declared.json', import.meta.url)));
+const registered = registrations(declared, true);
 
 // fakeChrome answers present() with has[documentId] ({runtime, relay}),
 // after a turn of the event loop, and records every injection.
 function fakeChrome(has) {
   const calls = [];
   const api = {
+    // capture/declared.json, read by tabs/reach.js for the entries the worker injects itself
+    runtime: { getURL: () => `data:application/json,${encodeURIComponent(JSON.stringify(declared))}` },
     scripting: {
       getRegisteredContentScripts: async () => registered,
       executeScript: async (opts) => {

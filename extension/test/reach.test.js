@@ -32,11 +32,12 @@ const idle = registrations(declared, false);
 // (start-isolated.js ran), main (start-main.js ran too and handed its ports
 // over: pristine.js's only in the top document, pristine-relay.js returns
 // at once in iframes; capture/main-world.js's in every frame).
-function isolatedWorld({ top = null, relay = false, main = false } = {}) {
-  const g = {};
+function isolatedWorld({ top = null, relay = false, main = false, recorder = relay, loading = false } = {}) {
+  const g = { document: { readyState: loading ? 'loading' : 'complete' } };
   g.top = top ?? g;
   if (!relay) return g;
   g.gasolineRelay = true;
+  if (recorder) g.gasolineRecorder = true;
   if (main) g.gasolineCaptureLinked = true;
   if (g.top === g) g.gasolinePristineRelay = { connected: () => main };
   if (g.top === g && main) g.gasolineChannel = {};
@@ -88,7 +89,7 @@ test('a document lacking the scripts gets every entry in declared order, each wo
     { frameId: 3, documentId: 'sub', g: isolatedWorld({ top }) },
     { frameId: 5, documentId: 'has', g: isolatedWorld({ top, relay: true, main: true }) }, // loaded after the extension started
   ];
-  const plan = injections(atWork, probe(docs));
+  const plan = injections(atWork, probe(docs), declared);
   assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.documentIds.join('+'), p.late]), [
     ['ISOLATED', 'dist/start-isolated.js', 'top+sub', false],
     ['MAIN', 'dist/start-main.js', 'top+sub', true],
@@ -102,9 +103,22 @@ test('a document lacking the scripts gets every entry in declared order, each wo
     { frameId: 0, documentId: 'top', g: reached },
     { frameId: 3, documentId: 'sub', g: isolatedWorld({ top: reached, relay: true }) },
   ];
-  assert.deepEqual(injections(atWork, probe(half)).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
+  assert.deepEqual(injections(atWork, probe(half), declared).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
     ['MAIN', 'dist/start-main.js', 'sub'],
   ]);
+});
+
+test('a parsed document that missed the recorder (the worker injects it at DOMContentLoaded) gets it alone; one still loading gets it then', () => {
+  const top = isolatedWorld({ relay: true, main: true, recorder: false });
+  const docs = [
+    { frameId: 0, documentId: 'top', g: top },
+    { frameId: 3, documentId: 'sub', g: isolatedWorld({ top, relay: true, main: true, recorder: false }) },
+    { frameId: 4, documentId: 'parsing', g: isolatedWorld({ top, relay: true, main: true, recorder: false, loading: true }) },
+  ];
+  assert.deepEqual(injections(atWork, probe(docs), declared).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
+    ['ISOLATED', 'dist/end-isolated.js', 'top+sub'],
+  ]);
+  assert.deepEqual(injections(idle, probe(docs), declared).map((p) => p.documentIds.join('+')), ['top'], 'idle: top documents only');
 });
 
 test('while idle the registration brings the scripts into top documents only', () => {
@@ -113,7 +127,7 @@ test('while idle the registration brings the scripts into top documents only', (
     { frameId: 0, documentId: 'top', g: top },
     { frameId: 3, documentId: 'sub', g: isolatedWorld({ top }) },
   ];
-  assert.deepEqual(injections(idle, probe(docs)).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
+  assert.deepEqual(injections(idle, probe(docs), declared).map((p) => [p.world, p.files.join('+'), p.documentIds.join('+')]), [
     ['ISOLATED', 'dist/start-isolated-idle.js', 'top'],
     ['MAIN', 'dist/start-main-idle.js', 'top'],
     ['ISOLATED', 'dist/end-isolated.js', 'top'],
@@ -125,6 +139,7 @@ test('while idle the registration brings the scripts into top documents only', (
 function leanWorld() {
   const g = isolatedWorld();
   g.gasolineRelay = true;
+  g.gasolineRecorder = true; // the worker brought it at DOMContentLoaded
   g.gasolineCaptureLinked = true;
   return g;
 }
@@ -143,7 +158,7 @@ test('at work, a top document loaded idle gets the agent\'s parts only, never ma
     ['ISOLATED', 'dist/end-isolated.js', 'sub', false],
   ]);
   assert.deepEqual(injections(idle, probe(docs), declared), [], 'idle: the lean document is as a page loading now would be, and iframes get nothing');
-  assert.deepEqual(injections(atWork, probe(docs)).map((p) => p.documentIds.join('+')), ['sub', 'sub', 'sub'], 'without declared\'s agent_js, a lean document is left as it is');
+  assert.deepEqual(injections(atWork, probe(docs)).map((p) => p.documentIds.join('+')), ['sub', 'sub'], 'without declared (its agent_js, its by_worker entries), a lean document is left as it is, and the registered entries alone come');
 });
 
 test('the DOM runtime is not declared: it comes on first use (actions/inject.js)', () => {

@@ -1,7 +1,7 @@
-// capture/record.js at document_end with capture/tap.js's held events: a
+// capture/record.js coming after DOMContentLoaded with capture/tap.js's held events: a
 // held event is stamped when it happened, not when the recorder came, and
 // a top document reached by navigation that is already "complete" at
-// document_end still gets its "appeared" watch. Loaded in a bare context
+// its coming still gets its "appeared" watch. Loaded in a bare context
 // with a stub engine (the engine's own tests are engine.test.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,7 +24,7 @@ const engine = {
 
 /**
  * loadAt runs tap.js while the document is in readyState start, then
- * record.js once it is in end (document_end); now is the wall clock,
+ * record.js once it is in end (its coming after DOMContentLoaded); now is the wall clock,
  * timeOrigin the page's. It returns the records, fire(type, event) and
  * the querySelectorAll calls (the arrival watch).
  */
@@ -80,7 +80,7 @@ function loadAt({ start, end, now, timeOrigin = now - 5000, slept = 0, referrer 
   };
 }
 
-test('a click tap.js held while the page parsed is stamped when it happened, not at document_end', () => {
+test('a click tap.js held while the page parsed is stamped when it happened, not when the recorder came', () => {
   const now = 1_700_000_000_000;
   const p = loadAt({ start: 'loading', end: 'interactive', now, timeOrigin: now - 5000 });
   p.fire('click', { isTrusted: true, at: { nodeType: 1, id: 'save', closest: () => null }, timeStamp: 1200 });
@@ -106,7 +106,7 @@ test('an event without a usable timeStamp is stamped now', () => {
   assert.equal(p.records.find((r) => r.type === 'click')?.ts, now);
 });
 
-test('a top document reached by navigation watches what it arrived with, also when already complete at document_end', () => {
+test('a top document reached by navigation watches what it arrived with, also when already complete when the recorder comes', () => {
   for (const end of ['interactive', 'complete']) {
     const p = loadAt({ start: 'loading', end, now: 1e12 });
     p.recorder();

@@ -130,7 +130,12 @@ function relayPage() {
     dispatchEvent: () => true,
     CustomEvent: class { constructor(type) { this.type = type; } },
     Element: class {},
-    setTimeout: (fn, ms) => timers.push({ at: now + ms, fn }),
+    setTimeout: (fn, ms) => {
+      const t = { at: now + ms, fn };
+      timers.push(t);
+      return t;
+    },
+    clearTimeout: (t) => { timers = timers.filter((x) => x !== t); },
     Date: { now: () => now },
     chrome: {
       runtime: {
@@ -217,6 +222,36 @@ test('the records of a burst wait for the rest of it, at most gatherMs, and go i
   await p.tick(GATHER);
   assert.deepEqual(p.batches().at(-1), [5]);
   assert.deepEqual(p.sent.map((s) => s.batch.batch.split(':')[1]), ['1', '2', '3'], 'batches numbered in order');
+});
+
+test('a user\'s action goes at once, with what gathered before it: frames\' actions reach the worker in the order they were made', async () => {
+  const p = relayPage();
+  p.record({ id: 1, kind: 'log' });
+  await p.tick(GATHER / 2);
+  p.record({ id: 2, kind: 'action', type: 'click' });
+  await p.settle();
+  assert.deepEqual(p.batches(), [[1, 2]], 'no wait for the rest of the burst');
+  p.record({ id: 3, kind: 'action', type: 'click' }); // while the batch flies: it goes once that one landed
+  p.sent[0].ok();
+  await p.tick(1); // the pacing after two small records (under 1 ms)
+  assert.deepEqual(p.batches(), [[1, 2], [3]]);
+
+  // Paced (a big record just went) while a gathering waits: the action
+  // goes when the pacing allows, not at the gathering's end.
+  p.sent[1].ok();
+  await p.tick(1);
+  p.record(big({ id: 4, kind: 'log' }));
+  await p.tick(GATHER); // [4] goes: the next batch is paced 300 ms after it
+  p.sent[2].ok();
+  await p.settle();
+  await p.tick(250);
+  p.record({ id: 5, kind: 'log' }); // gathers GATHER from now: past the pacing's end, 50 ms from now
+  await p.tick(10);
+  p.record({ id: 6, kind: 'action', type: 'click' });
+  await p.tick(39);
+  assert.deepEqual(p.batches().at(-1), [4], 'paced');
+  await p.tick(1);
+  assert.deepEqual(p.batches().at(-1), [5, 6], 'at the pacing\'s end, not the gathering\'s, with the record gathered before it');
 });
 
 test('a burst that fills a batch goes at once', async () => {

@@ -1,6 +1,6 @@
 // capture/tap.js, the recorder's listeners from document_start: it holds
-// the trusted events a user makes before capture/record.js comes (at
-// document_end), with the element each was for, and hands them over in
+// the trusted events a user makes before capture/record.js comes (after
+// DOMContentLoaded), with the element each was for, and hands them over in
 // order, then every event at once; loaded in a bare context.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,7 +1,8 @@
 // Command bundle writes the extension's content-script bundles
 // (extension/dist/), the one place the extension is not plain, unbundled
 // MV3 code: the content scripts the worker registers (capture/declared.json; those every frame of
-// every page runs at document_start, and the DOM engine with the recorder at document_end)
+// every page runs at document_start, and the DOM engine with the recorder, which the worker
+// injects at DOMContentLoaded)
 // are each entry's sources concatenated in order and minified with esbuild.
 // Why: each of those bytes is parsed in every frame of every page the user
 // visits, agent or no agent, and issue 18 budgets them (extension/test/

@@ -84,7 +84,7 @@ func (s *readySite) release(n string) { close(s.gate(n)) }
 
 // clickAtReady opens readyPage (?n=n) in a new tab as the user does, and
 // clicks as a user would (CDP Input) its Go button while the page parses
-// (before document_end), then its Save button right after the page's
+// (before DOMContentLoaded), then its Save button right after the page's
 // DOMContentLoaded: the test's listener, registered while the parser waits
 // for held.js, answers from that event with the button's place. It
 // returns the page and the URL it loaded.
@@ -136,8 +136,9 @@ func (e *env) clickAtReady(site *readySite, n string) (*page, string) {
 // TestRecordedRightAfterReady clicks, as a user, a button of a page while
 // it parses and another right after its DOMContentLoaded (before its
 // load), on a page loaded while no agent works (top documents only) and on
-// one loaded at work. The recorder and the DOM engine come at
-// document_end, which Chrome runs a task or more after DOMContentLoaded;
+// one loaded at work. The recorder and the DOM engine come from the
+// worker, which injects them when webNavigation reports the document's
+// DOMContentLoaded (capture/declared.js), a round trip later;
 // capture/tap.js holds the clicks till then. Each click is recorded once,
 // with the engine's locator (role and name), which interact matches to
 // the same button.
@@ -196,4 +197,83 @@ func clicksOn(o observed, url string) []ev {
 		}
 	}
 	return out
+}
+
+// framesSite serves a page with three iframes, one loaded from the site,
+// one inline (srcdoc, an about: document) and one from a data: URL (an
+// opaque origin the top document cannot read: its button fills its
+// top-left 100 × 40 pixels), each with one button.
+func framesSite(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/frames.html":
+			fmt.Fprint(w, `<!doctype html><title>frames</title><h1>Frames</h1>
+<iframe id="web" src="/inner.html" width="300" height="100"></iframe>
+<iframe id="inline" width="300" height="100" srcdoc="<button>Inline</button>"></iframe>
+<iframe id="data" width="300" height="100" src="data:text/html,<style>body{margin:0}button{width:100px;height:40px}</style><button>Data</button>"></iframe>`)
+		case "/inner.html":
+			fmt.Fprint(w, `<!doctype html><title>inner</title><button>Web</button>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// clickInFrame clicks, as a user (CDP Input), the button of the iframe
+// whose id is frame: where the frame's document says it is, or, in one the
+// top document cannot read, at (50, 20) in the frame.
+func (p *page) clickInFrame(frame string) {
+	p.e.t.Helper()
+	var box struct{ X, Y float64 }
+	p.eval(fmt.Sprintf(`(() => {
+		const f = document.getElementById(%q), r = f.getBoundingClientRect();
+		const b = f.contentDocument?.querySelector("button").getBoundingClientRect() ?? { x: 0, y: 0, width: 100, height: 40 };
+		return { x: r.x + f.clientLeft + b.x + b.width / 2, y: r.y + f.clientTop + b.y + b.height / 2 };
+	})()`, frame), &box)
+	if err := p.s.Click(p.e.ctx, box.X, box.Y); err != nil {
+		p.e.t.Fatal(err)
+	}
+}
+
+// TestRecordedInFramesAtWork: while an agent works, the worker brings the
+// recorder into every frame of a page the user opens, at each frame's
+// DOMContentLoaded (capture/declared.js: it is not registered at
+// document_end, which would hold the page's load event). The user's clicks
+// in an iframe loaded from the site, an inline one and a data: one are
+// recorded, each once, in its frame, in order, with the engine's locator.
+func TestRecordedInFramesAtWork(t *testing.T) {
+	e := ready(t)
+	srv := framesSite(t)
+	e.agentAtWork()
+	u := srv.URL + "/frames.html"
+	p := e.openPage(u)
+	p.eval(`(window.hits = [], [...document.querySelectorAll("iframe")].forEach((f) =>
+		f.contentDocument?.addEventListener("click", (e) => hits.push(e.target.textContent), true)), true)`, new(bool))
+	for _, frame := range []string{"web", "inline", "data"} {
+		p.clickInFrame(frame)
+	}
+	var hits []string
+	if p.eval(`window.hits`, &hits); !slices.Equal(hits, []string{"Web", "Inline"}) {
+		t.Fatalf("the user's clicks reached %v, want [Web Inline] (and one in the data: frame)", hits)
+	}
+	o := e.observeUntil(map[string]any{"what": "actions", "tabs": "all", "limit": 100}, 15*time.Second, func(o observed) error {
+		if n := len(clicksOn(o, u)); n < 3 {
+			return fmt.Errorf("%d of the 3 clicks in %s's iframes recorded", n, u)
+		}
+		return nil
+	})
+	clicks := clicksOn(o, u)
+	if len(clicks) != 3 {
+		t.Fatalf("%d clicks recorded on %s, want 3 (each once): %v", len(clicks), u, clicks)
+	}
+	for i, name := range []string{"Web", "Inline", "Data"} {
+		a := clicks[i]
+		loc, _ := a["locator"].(map[string]any)
+		if fmt.Sprintf("%v %v %v", loc["by"], loc["role"], loc["name"]) != "role button "+name || a.num("frame_id") <= 0 {
+			t.Errorf("click %d is %v, want the engine's locator (role button %s) in an iframe (frame_id > 0)", i, a, name)
+		}
+	}
 }

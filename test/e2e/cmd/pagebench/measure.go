@@ -37,7 +37,18 @@ type sample struct {
 	wall   time.Duration // main thread's wall time in tasks (TaskDuration, timeTicks)
 	script time.Duration // CPU time running script (ScriptDuration, threadTicks)
 	load   time.Duration // navigation start → load event end, page clock
+	phases phases        // where in the load the time went, page clock
 	frames int           // frames in the page after load (the main one included)
+}
+
+// phases are the navigation's milestones from its start, page clock
+// (PerformanceNavigationTiming): where a slower load lost its time. Scripts
+// injected at document_start delay parsing (dcl), those at document_end
+// the DOMContentLoaded handlers and what follows (load start).
+type phases struct {
+	response time.Duration // responseEnd: the document's bytes arrived
+	dcl      time.Duration // domContentLoadedEventStart: parsed, deferred scripts ran
+	loadAt   time.Duration // loadEventStart: subresources done
 }
 
 // startSide starts a quiet headless browser in profile, with the extension
@@ -211,10 +222,16 @@ func (s *side) navigate(ctx context.Context, url string, settle time.Duration) (
 	if err != nil {
 		return sample{}, err
 	}
-	var loadMS float64
-	if err := s.tab.Evaluate(ctx, `performance.getEntriesByType("navigation")[0].loadEventEnd`, &loadMS); err != nil {
+	var timing struct {
+		ResponseEnd                float64 `json:"responseEnd"`
+		DomContentLoadedEventStart float64 `json:"domContentLoadedEventStart"`
+		LoadEventStart             float64 `json:"loadEventStart"`
+		LoadEventEnd               float64 `json:"loadEventEnd"`
+	}
+	if err := s.tab.Evaluate(ctx, `performance.getEntriesByType("navigation")[0].toJSON()`, &timing); err != nil {
 		return sample{}, fmt.Errorf("%s browser: %w", s.name, err)
 	}
+	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	var tree struct {
 		FrameTree frameTree `json:"frameTree"`
 	}
@@ -229,7 +246,8 @@ func (s *side) navigate(ctx context.Context, url string, settle time.Duration) (
 		cpu:    spent(before.cpu, committed.cpu, after.cpu, "TaskDuration"),
 		wall:   spent(before.wall, committed.wall, after.wall, "TaskDuration"),
 		script: spent(before.cpu, committed.cpu, after.cpu, "ScriptDuration"),
-		load:   time.Duration(loadMS * float64(time.Millisecond)),
+		load:   ms(timing.LoadEventEnd),
+		phases: phases{response: ms(timing.ResponseEnd), dcl: ms(timing.DomContentLoadedEventStart), loadAt: ms(timing.LoadEventStart)},
 		frames: tree.FrameTree.count(),
 	}, nil
 }

@@ -39,6 +39,18 @@ func printTable(list []*page, version, load0, load1 string) {
 			many = p
 		}
 	}
+	fmt.Println("\nWhere the load time goes, p50 from navigation start, no extension → with (added): the document's bytes arrived (responseEnd); " +
+		"parsed (DOMContentLoaded start: document_start scripts delay it); subresources done (load event start: document_end scripts and DOMContentLoaded handlers delay it); load event end.")
+	fmt.Println()
+	fmt.Println("| page | responseEnd | DOMContentLoaded start | load event start | load event end |")
+	fmt.Println("|---|---|---|---|---|")
+	for _, p := range list {
+		cell := func(f func(sample) time.Duration) string {
+			w, x := pct(field(p.without, f), 50), pct(field(p.with, f), 50)
+			return fmt.Sprintf("%s → %s (%s)", fmtMS(w), fmtMS(x), fmtMS(x-w))
+		}
+		fmt.Printf("| %s | %s | %s | %s | %s |\n", p.name, cell(responseOf), cell(dclOf), cell(loadAtOf), cell(loadOf))
+	}
 	if base != nil && many != nil {
 		added := func(p *page, f func(sample) time.Duration, q int) time.Duration {
 			return pct(field(p.with, f), q) - pct(field(p.without, f), q)
@@ -56,6 +68,10 @@ func cpuOf(s sample) time.Duration    { return s.cpu }
 func wallOf(s sample) time.Duration   { return s.wall }
 func scriptOf(s sample) time.Duration { return s.script }
 func loadOf(s sample) time.Duration   { return s.load }
+
+func responseOf(s sample) time.Duration { return s.phases.response }
+func dclOf(s sample) time.Duration      { return s.phases.dcl }
+func loadAtOf(s sample) time.Duration   { return s.phases.loadAt }
 
 func field(ss []sample, f func(sample) time.Duration) []time.Duration {
 	out := make([]time.Duration, len(ss))
