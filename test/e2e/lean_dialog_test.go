@@ -86,13 +86,14 @@ func (e *env) userTab(u string) *page {
 // alert shows natively, freezes the page, and the worker does not know of
 // it. An agent then acts on that tab.
 //
-// What it gets today (pinned here): the first action fails at its probe
-// with tab_unresponsive (the tab "does not answer", true), the next fails
-// at once with the same, and once the user has closed the alert the same
-// actions work. The error does not name the alert, so the agent cannot
-// tell the user what to answer (the gap that remains; see extension/
-// README.md): when a fix makes these dialog_showing, this test must
-// require the alert's text in them.
+// What it gets (pinned here): the first action fails at its probe with
+// tab_unresponsive (the tab "does not answer", true), which says a native
+// dialog the page opened while no agent worked may be the cause and to ask
+// the user first (a refresh would discard the page); the next fails at
+// once with the same; once the user has closed the alert the same actions
+// work. The error cannot name the alert's text: the worker does not know
+// of it (the gap that remains, README.md): when a fix makes these
+// dialog_showing, this test must require the alert's text in them.
 func TestLeanPageDialogBeforeAgent(t *testing.T) {
 	e := ready(t)
 	site := sessionSite(t)
@@ -119,6 +120,11 @@ func TestLeanPageDialogBeforeAgent(t *testing.T) {
 			t.Logf("%s: %s on the frozen tab: %s %q after %v", when, a.action, r.Status, r.Error, took.Round(time.Millisecond))
 			if r.Status != "error" || r.Reason != "tab_unresponsive" || !strings.Contains(r.Error, fmt.Sprintf("tab %d does not answer", tab)) {
 				t.Errorf("%s: %s on a tab frozen by an alert: %s, want tab_unresponsive", when, a.action, r)
+			}
+			for _, want := range []string{"or a native dialog", "ask the user to answer it, then retry"} {
+				if !strings.Contains(r.Error, want) {
+					t.Errorf("%s: %s on a tab frozen by an alert: %q, want it to say %q", when, a.action, r.Error, want)
+				}
 			}
 			// The first waits for its probe (within the action's 10 s
 			// deadline); the next is refused at once.
