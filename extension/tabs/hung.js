@@ -13,7 +13,9 @@
 // does not answer, discard it
 // (chrome.tabs.discard ends its renderer; the tab keeps its id and
 // reloads). A tab showing a native dialog (alert, confirm) is waiting for
-// the user, not frozen: the dialog path reports it. State is per worker
+// the user, not frozen: the dialog path reports it, when the page's
+// dialogs.js told the worker; one opened in a page loaded while idle (no
+// dialogs.js) looks frozen, which unresponsiveText says. State is per worker
 // instance: a restarted worker learns again at the next deadline.
 
 import { CommandError } from '../runner.js';
@@ -42,11 +44,19 @@ export function probeTab(tabId, ms, api = chrome) {
   return within(answered, ms, () => false);
 }
 
-/** unresponsiveText is the error of a command stopped or refused because tab tabId is frozen. */
+/**
+ * unresponsiveText is the error of a command stopped or refused because tab
+ * tabId is frozen. The probe cannot tell an endless loop from a native
+ * dialog the worker was not told of (one a page loaded while idle opened:
+ * the idle registration has no dialogs.js, capture/declared.js), and a
+ * refresh discards the page, so the text names both and asks first.
+ */
 export function unresponsiveText(tabId, refused) {
-  return `tab ${tabId} does not answer: its page's main thread is blocked (a script in an endless loop, or a frozen page)` +
+  return `tab ${tabId} does not answer: its page's main thread is blocked (a script in an endless loop, or a native dialog ` +
+    '(alert, confirm, prompt, "Leave site?") the page opened while no agent worked, which the extension can neither see nor close)' +
     (refused ? ', so the command was not started' : ', so the command was stopped waiting for it') +
-    `; commands to this tab fail at once until it answers. Reload it with interact({action:"refresh", tab_id:${tabId}}) ` +
+    '; commands to this tab fail at once until it answers. If a dialog may show in it, ask the user to answer it, then retry; ' +
+    `else reload it with interact({action:"refresh", tab_id:${tabId}}) (it discards the page first: what the user did not save is lost) ` +
     `or close it with interact({action:"close_tab", tab_id:${tabId}}).`;
 }
 

@@ -202,6 +202,8 @@ test('a frozen tab: the deadline verdict, then commands refused at once until it
   assert.equal(v.reason, 'tab_unresponsive');
   assert.match(v.error, /refresh/);
   assert.match(v.error, /close_tab/);
+  assert.match(v.error, /native dialog .* the page opened while no agent worked/, 'a dialog the worker was not told of looks the same');
+  assert.match(v.error, /ask the user to answer it, then retry; else reload/, 'the user first: a refresh discards the page');
 
   let ran = 0;
   const exec = hung.guard(async () => {

@@ -28,7 +28,7 @@ var hints = map[string]string{
 	tracker.ReasonNavigated:             "The page navigated away while the command ran, so its result is lost. Check where the tab is now and run the command again if it is still needed.",
 	tracker.ReasonCancelled:             "The command was cancelled by its client.",
 	tracker.ReasonWaitExpired:           "Nobody completed this wait in time; start it again if it is still needed.",
-	tracker.ReasonTabUnresponsive:       "The tab's page is frozen (its main thread does not answer, e.g. a script in an endless loop); commands to it fail at once until it answers. Recover it with interact({action:\"refresh\"}) or interact({action:\"close_tab\"}), then run the command again.",
+	tracker.ReasonTabUnresponsive:       "The tab's page is frozen (its main thread does not answer: a script in an endless loop, or a native dialog only the user can answer); commands to it fail at once until it answers. If a dialog may show, ask the user to answer it; else recover it with interact({action:\"refresh\"}) (which discards the page) or interact({action:\"close_tab\"}), then run the command again.",
 	tracker.ReasonNotFound:              "No element matched the target. Take a fresh snapshot with analyze({what:\"dom\"}) or query, and retry with a ref or selector from it (wait_for first if the element appears later).",
 	tracker.ReasonAmbiguous:             "More than one element matched (the error lists candidates). Retry with one candidate's ref, or a more specific selector, or role with name and exact:true.",
 	tracker.ReasonNotVisible:            "The element exists but is hidden or has no size. Make it visible first (open its menu, scroll_to it, or wait_for it with state:\"visible\"), then retry.",
