@@ -151,7 +151,9 @@ export async function settleLoad(tab, signal, capMs = SETTLE_CAP_MS) {
   for (let hop = 0; ; hop++) {
     const first = await probe();
     let r = { settled: true };
-    if (!first || first.timers || first.action_requests || first.navigating) { // null: the page did not answer in time
+    // null: the frame did not answer in time; page false: its relay did, but
+    // not the page script, whose count of timers is unknown then
+    if (!first || first.page === false || first.timers || first.action_requests || first.navigating) {
       const settler = new Settler({ capMs: Math.max(0, end - Date.now()), probe, load: true });
       const watch = navWatch(tab.id, settler);
       try {

@@ -129,10 +129,12 @@ export class Settler {
     }
     if (this.navigating) return; // answered by a document on its way out
     // Following a load, a page that did not answer (busy: the flush waits
-    // FLUSH_FRAME_MS) is asked again, MAX_MISSES times in all: nothing
-    // known is not quiet. (A frozen page may never answer: it is not
-    // waited for to the cap.)
-    this.silent = this.load && r === null;
+    // FLUSH_FRAME_MS), or whose relay answered without the page script's
+    // count (page: false: it did not answer the relay within the relay's
+    // wait), is asked again, MAX_MISSES times in all: nothing known is not
+    // quiet. (A frozen page may never answer: it is not waited for to the
+    // cap.)
+    this.silent = this.load && (r === null || r?.page === false);
     this.misses = this.silent ? this.misses + 1 : 0;
     this.unanswered = this.silent && this.misses < MAX_MISSES;
     if (this.silent) {
@@ -182,7 +184,11 @@ export class Settler {
         continue;
       }
       const expecting = !this.nav && this.navExpected > t;
-      const busy = expecting || this.navigating || this.requests.size > 0 || this.tabs.size > 0 || this.timersDue > t || this.pageRequests > 0 || this.unanswered;
+      // A probe due but not made (the cap came first) leaves the page
+      // busy: its timers were pending when last asked, and ending here as
+      // quiet would say settled of a page that never stopped (a clock
+      // whose next tick the timer woke up just after).
+      const busy = expecting || this.navigating || this.requests.size > 0 || this.tabs.size > 0 || this.timersDue > t || this.pageRequests > 0 || this.unanswered || (due && !this.navigating);
       if (!busy && t - this.last >= this.quietMs) return this.silent ? { settled: false, pending: this.pending() } : { settled: true };
       if (t >= deadline) return { settled: false, pending: this.pending().length ? this.pending() : ['activity within the last ' + this.quietMs + ' ms'] };
       let until = deadline;

@@ -53,6 +53,19 @@ function setup({ capMs = 2000, probe, load = false } = {}) {
   return { c, s, start, result: () => out };
 }
 
+test('timers that were pending when last asked, due just as the cap comes, are reported, not taken as quiet', async () => {
+  // The page always has a timer to run (a clock); the last answer's due time
+  // falls on the cap, so no probe follows it: the wait ends at the cap with
+  // the timer pending, never settled.
+  const capMs = 1000;
+  let probes = 0;
+  const { c, start, result } = setup({ capMs, load: true, probe: async () => (probes++, { timers: 1, due_ms: capMs - 5, page: true }) });
+  start();
+  await c.run(capMs + 50);
+  assert.equal(probes, 1);
+  assert.deepEqual(result(), { settled: false, at: capMs, pending: ['1 timer(s) the page set while loading or in their callbacks'] });
+});
+
 test('nothing follows: settled after the quiet window', async () => {
   const { c, start, result } = setup();
   start();
@@ -239,6 +252,17 @@ test('following a load (navigate), pending names what the page started while loa
 
 test('following a load, a page that does not answer is asked again, not taken as quiet', async () => {
   const answers = [null, { timers: 1, due_ms: 100 }, { timers: 0, due_ms: 0 }];
+  const { c, start, result } = setup({ capMs: 1000, load: true, probe: async () => (answers.length ? answers.shift() : { timers: 0 }) });
+  start();
+  await c.run(90);
+  assert.equal(result(), null, 'the second answer has a timer to wait for');
+  await c.run(30 + QUIET_MS);
+  assert.equal(result()?.settled, true);
+  assert.equal(answers.length, 0);
+});
+
+test('following a load, a relay answer without the page script\'s count (page: false) is no answer: asked again, not taken as quiet', async () => {
+  const answers = [{ timers: 0, due_ms: 0, page: false }, { timers: 1, due_ms: 100, page: true }, { timers: 0, due_ms: 0, page: true }];
   const { c, start, result } = setup({ capMs: 1000, load: true, probe: async () => (answers.length ? answers.shift() : { timers: 0 }) });
   start();
   await c.run(90);
