@@ -20,6 +20,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/client"
+	"github.com/gasoline-mcp/gasoline/internal/extdir"
 	"github.com/gasoline-mcp/gasoline/internal/pairing"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/version"
@@ -93,6 +94,7 @@ func (d *doctor) run(ctx context.Context) {
 	d.checkBinaries(ctx)
 	d.checkBrowser()
 	token := d.checkState()
+	d.checkExtensionFolder()
 	h, up := d.checkDaemon(ctx)
 	if !up {
 		for _, s := range []string{"auth", "extension", "round trip"} {
@@ -140,6 +142,27 @@ func (d *doctor) checkBinaries(ctx context.Context) {
 			"rebuild both with 'make build' so they match, then restart your agent")
 	default:
 		d.ok("bridge", "version %s at %s", got, bridge)
+	}
+}
+
+// checkExtensionFolder compares the extension folder of the state dir, when
+// 'gasoline extension install' wrote one, with the extension this binary
+// carries.
+func (d *doctor) checkExtensionFolder() {
+	got, ok := extdir.Installed(d.dir)
+	if !ok {
+		d.skip("ext folder", "none in the state dir ('gasoline extension install' writes one; a clone's extension/ works too)")
+		return
+	}
+	want, err := extdir.Embedded(version.Version)
+	switch {
+	case err != nil:
+		d.problem("ext folder", "reading the extension this gasoline carries: "+err.Error(), "rebuild gasoline")
+	case got.SHA256 != want.SHA256:
+		d.problem("ext folder", fmt.Sprintf("%s holds the extension of gasoline %s, not this one's (%s)", extdir.Dir(d.dir), got.Version, want.Version),
+			"gasoline extension install\nthen press reload on gasoline's card in chrome://extensions")
+	default:
+		d.ok("ext folder", "%s holds this gasoline's extension", extdir.Dir(d.dir))
 	}
 }
 
@@ -319,7 +342,7 @@ func (d *doctor) checkExtension(h apitype.Health) bool {
 		d.problem("pairing", err.Error(), "restart the daemon, then pair again with 'gasoline pair'")
 	case !p.Paired():
 		d.problem("pairing", "no extension has paired with this daemon",
-			"load the extension (chrome://extensions → Developer mode → Load unpacked → extension/),\n"+
+			loadHint(d.dir)+",\n"+
 				"run 'gasoline pair' and type the code into the extension's popup (its icon may hide under the puzzle piece)")
 	default:
 		d.ok("pairing", "an extension is paired")
