@@ -28,6 +28,11 @@ install: ## Install gasoline and gasoline-mcp by those names into $GOBIN (defaul
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o "$$dir/gasoline-mcp" ./cmd/bridge && \
 	echo "installed $$dir/gasoline and $$dir/gasoline-mcp"
 
+DIST_FLAGS ?=
+
+dist: ## Build a release into dist/: both binaries for linux/darwin (x64, arm64) and windows x64, archives, npm packages (npm pack), the extension's store zip, SHA256SUMS (DIST_FLAGS='-platforms linux/amd64')
+	$(GO) run ./scripts/dist -pack $(DIST_FLAGS)
+
 stop: ## Stop the background daemon
 	@./bin/gasoline daemon stop
 
@@ -128,6 +133,6 @@ axe: ## Refresh the accessibility audit's axe-core (extension/audit/axe.min.js) 
 	./scripts/axe.sh
 
 clean: ## Remove build output
-	rm -rf bin .bench
+	rm -rf bin .bench dist
 
-.PHONY: help build run install stop test check npm-deps npm-test e2e fuzz soak bench bench-pages bundle icons axe clean
+.PHONY: help build run install dist stop test check npm-deps npm-test e2e fuzz soak bench bench-pages bundle icons axe clean

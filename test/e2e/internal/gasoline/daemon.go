@@ -118,6 +118,13 @@ func StartDaemon(ctx context.Context, bins Bins, stateDir string, flags ...strin
 	return d, nil
 }
 
+// Attach is a Daemon for one already started on port with its state in
+// stateDir, by bins (an install other than the test's build, say). Stop
+// stops it.
+func Attach(bins Bins, port int, stateDir string) *Daemon {
+	return &Daemon{Bins: bins, Port: port, StateDir: stateDir, http: &http.Client{Timeout: 30 * time.Second}}
+}
+
 // CLI runs 'gasoline args... --port P --state-dir D' and returns its stdout.
 func (d *Daemon) CLI(ctx context.Context, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
