@@ -56,6 +56,15 @@ func RepoRoot() (string, error) {
 type Bins struct {
 	Daemon string // gasoline
 	Bridge string // gasoline-mcp
+	// Wrap, when set, is the command line each binary runs under (such as
+	// ip netns exec NS: the agent's side of a remote setup).
+	Wrap []string
+}
+
+// Command is the command that runs bin (one of b's) with args, under Wrap.
+func (b Bins) Command(ctx context.Context, bin string, args ...string) *exec.Cmd {
+	argv := append(append(append([]string{}, b.Wrap...), bin), args...)
+	return exec.CommandContext(ctx, argv[0], argv[1:]...)
 }
 
 // Build compiles gasoline and gasoline-mcp from the repository at root into
@@ -130,7 +139,7 @@ func (d *Daemon) CLI(ctx context.Context, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	args = append(args, "--port", strconv.Itoa(d.Port), "--state-dir", d.StateDir)
-	cmd := exec.CommandContext(ctx, d.Bins.Daemon, args...)
+	cmd := d.Bins.Command(ctx, d.Bins.Daemon, args...)
 	cmd.Env = cleanEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
