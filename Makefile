@@ -79,7 +79,7 @@ npm-test: build npm-deps ## Official MCP clients from npm (Inspector CLI, TypeSc
 E2E_MODES ?= headless headed
 E2E_RUN ?= .
 
-e2e: npm-deps ## Browser end-to-end tests with the real extension: headless Chromium, then headed on Xvfb (E2E_MODES, E2E_RUN)
+e2e: npm-deps ## Browser end-to-end tests with the real extension: headless Chromium, then headed on Xvfb (E2E_MODES, E2E_RUN); a line per test as it ends, a failed test's whole output
 	@if [ -f test/e2e/testdata/react/package-lock.json ]; then npm ci --prefix test/e2e/testdata/react --no-audit --no-fund --loglevel=error; fi
 	@if [ ! -f test/e2e/go.mod ]; then echo "no browser e2e tests yet"; exit 0; fi; \
 	for mode in $(E2E_MODES); do \
@@ -89,7 +89,7 @@ e2e: npm-deps ## Browser end-to-end tests with the real extension: headless Chro
 	    echo "skipping the headed e2e run: no Xvfb (apt-get install xvfb)"; continue; \
 	  fi; \
 	  echo "=== e2e, $$mode Chromium"; start=$$(date +%s); \
-	  (cd test/e2e && GASOLINE_HEADED=$$headed $(GO) test -count=1 -timeout 30m -run '$(E2E_RUN)' ./...) || exit 1; \
+	  (cd test/e2e && set -o pipefail && GASOLINE_HEADED=$$headed $(GO) test -json -count=1 -timeout 30m -run '$(E2E_RUN)' ./... | $(GO) run ./cmd/progress) || exit 1; \
 	  echo "=== e2e, $$mode Chromium: passed in $$(( $$(date +%s) - start )) s"; \
 	done
 
