@@ -28,6 +28,11 @@ install: ## Install gasoline and gasoline-mcp by those names into $GOBIN (defaul
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o "$$dir/gasoline-mcp" ./cmd/bridge && \
 	echo "installed $$dir/gasoline and $$dir/gasoline-mcp"
 
+DIST_FLAGS ?=
+
+dist: ## Build a release into dist/: both binaries for linux/darwin (x64, arm64) and windows x64, archives, npm packages (npm pack), the extension's store zip, SHA256SUMS (DIST_FLAGS='-platforms linux/amd64')
+	$(GO) run ./scripts/dist -pack $(DIST_FLAGS)
+
 stop: ## Stop the background daemon
 	@./bin/gasoline daemon stop
 
@@ -74,7 +79,7 @@ npm-test: build npm-deps ## Official MCP clients from npm (Inspector CLI, TypeSc
 E2E_MODES ?= headless headed
 E2E_RUN ?= .
 
-e2e: npm-deps ## Browser end-to-end tests with the real extension: headless Chromium, then headed on Xvfb (E2E_MODES, E2E_RUN)
+e2e: npm-deps ## Browser end-to-end tests with the real extension: headless Chromium, then headed on Xvfb (E2E_MODES, E2E_RUN); a line per test as it ends, a failed test's whole output
 	@if [ -f test/e2e/testdata/react/package-lock.json ]; then npm ci --prefix test/e2e/testdata/react --no-audit --no-fund --loglevel=error; fi
 	@if [ ! -f test/e2e/go.mod ]; then echo "no browser e2e tests yet"; exit 0; fi; \
 	for mode in $(E2E_MODES); do \
@@ -84,7 +89,7 @@ e2e: npm-deps ## Browser end-to-end tests with the real extension: headless Chro
 	    echo "skipping the headed e2e run: no Xvfb (apt-get install xvfb)"; continue; \
 	  fi; \
 	  echo "=== e2e, $$mode Chromium"; start=$$(date +%s); \
-	  (cd test/e2e && GASOLINE_HEADED=$$headed $(GO) test -count=1 -timeout 30m -run '$(E2E_RUN)' ./...) || exit 1; \
+	  (cd test/e2e && set -o pipefail && GASOLINE_HEADED=$$headed $(GO) test -json -count=1 -timeout 30m -run '$(E2E_RUN)' ./... | $(GO) run ./cmd/progress) || exit 1; \
 	  echo "=== e2e, $$mode Chromium: passed in $$(( $$(date +%s) - start )) s"; \
 	done
 
@@ -128,6 +133,6 @@ axe: ## Refresh the accessibility audit's axe-core (extension/audit/axe.min.js) 
 	./scripts/axe.sh
 
 clean: ## Remove build output
-	rm -rf bin .bench
+	rm -rf bin .bench dist
 
-.PHONY: help build run install stop test check npm-deps npm-test e2e fuzz soak bench bench-pages bundle icons axe clean
+.PHONY: help build run install dist stop test check npm-deps npm-test e2e fuzz soak bench bench-pages bundle icons axe clean

@@ -34,8 +34,12 @@ func bridgeBinary() string {
 // environment it needs (nil when the defaults apply).
 type launch struct {
 	Command string
+	Args    []string
 	Env     map[string]string
 }
+
+// commandLine is the command and its arguments as a shell would take them.
+func (s launch) commandLine() string { return shellJoin(append([]string{s.Command}, s.Args...)) }
 
 // agentClient is one MCP client gasoline can be configured in. Exactly one
 // of jsonKey and toml is set.
@@ -69,11 +73,14 @@ func (c agentClient) noteFor(fileFlag string) string {
 type stdioEntry struct {
 	Type    string            `json:"type,omitempty"`
 	Command string            `json:"command"`
+	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
 }
 
-func plainEntry(s launch) any { return stdioEntry{Command: s.Command, Env: s.Env} }
-func typedEntry(s launch) any { return stdioEntry{Type: "stdio", Command: s.Command, Env: s.Env} }
+func plainEntry(s launch) any { return stdioEntry{Command: s.Command, Args: s.Args, Env: s.Env} }
+func typedEntry(s launch) any {
+	return stdioEntry{Type: "stdio", Command: s.Command, Args: s.Args, Env: s.Env}
+}
 
 // agentClients are the supported clients, in the order 'gasoline config'
 // lists them. Their file locations and formats are those each client's own
@@ -208,19 +215,10 @@ func (f *configFlags) launch(g *globals) (launch, error) {
 	if err != nil {
 		return launch{}, err
 	}
-	bridge := f.bridge
-	if bridge == "" {
-		if bridge, err = bridgeNextToSelf(); err != nil {
-			return launch{}, err
-		}
-	}
-	if bridge, err = filepath.Abs(bridge); err != nil {
+	s, err := f.command()
+	if err != nil {
 		return launch{}, err
 	}
-	if fi, err := os.Stat(bridge); err != nil || fi.IsDir() {
-		return launch{}, fmt.Errorf("%s is not the gasoline-mcp executable (build it with 'make build', or pass --bridge)", bridge)
-	}
-	s := launch{Command: bridge}
 	if port != config.DefaultPort {
 		s.Env = map[string]string{config.EnvPort: fmt.Sprint(port)}
 	}
@@ -231,6 +229,52 @@ func (f *configFlags) launch(g *globals) (launch, error) {
 		s.Env[config.EnvStateDir] = dir
 	}
 	return s, nil
+}
+
+// command is how the client starts the bridge: --bridge, else npx when this
+// gasoline runs from the npm package (so an update of the package reaches
+// the client without a new config), else the gasoline-mcp beside it.
+func (f *configFlags) command() (launch, error) {
+	if pkg, ok := npmPackage(); ok && f.bridge == "" {
+		if runtime.GOOS == "windows" {
+			// Clients start commands without a shell, and npx is a .cmd.
+			return launch{Command: "cmd", Args: []string{"/c", "npx", "-y", pkg}}, nil
+		}
+		return launch{Command: "npx", Args: []string{"-y", pkg}}, nil
+	}
+	bridge := f.bridge
+	if bridge == "" {
+		var err error
+		if bridge, err = bridgeNextToSelf(); err != nil {
+			return launch{}, err
+		}
+	}
+	bridge, err := filepath.Abs(bridge)
+	if err != nil {
+		return launch{}, err
+	}
+	if fi, err := os.Stat(bridge); err != nil || fi.IsDir() {
+		return launch{}, fmt.Errorf("%s is not the gasoline-mcp executable (build it with 'make build', or pass --bridge)", bridge)
+	}
+	return launch{Command: bridge}, nil
+}
+
+// EnvNPMPackage names the npm package whose launcher started this gasoline;
+// the launcher sets it.
+const EnvNPMPackage = "GASOLINE_NPM_PACKAGE"
+
+// npmPackage is the npm package this gasoline runs from, if any.
+func npmPackage() (string, bool) {
+	pkg := os.Getenv(EnvNPMPackage)
+	if pkg == "" || len(pkg) > 214 {
+		return "", false
+	}
+	for _, r := range pkg {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("@/._-", r)) {
+			return "", false
+		}
+	}
+	return pkg, true
 }
 
 // bridgeNextToSelf finds gasoline-mcp beside the running gasoline, also
@@ -295,7 +339,7 @@ func snippet(c agentClient, s launch) (string, error) {
 // of 'claude mcp add' takes several values and would swallow the name.
 func claudeCommand(s launch) ([]string, error) {
 	if len(s.Env) == 0 {
-		return []string{"claude", "mcp", "add", "--scope", "user", serverName, "--", s.Command}, nil
+		return append([]string{"claude", "mcp", "add", "--scope", "user", serverName, "--", s.Command}, s.Args...), nil
 	}
 	entry, err := marshalEntry(typedEntry(s))
 	if err != nil {
@@ -372,7 +416,7 @@ func installAgentConfig(out io.Writer, c agentClient, s launch, fileFlag string)
 		return fmt.Errorf("%s: %w\nnothing was written; add this by hand:\n\n%s", path, err, text)
 	}
 	if !changed {
-		fmt.Fprintf(out, "%s already launches %s from %s; nothing changed.\n", path, serverName, s.Command)
+		fmt.Fprintf(out, "%s already launches %s with %s; nothing changed.\n", path, serverName, s.commandLine())
 		return nil
 	}
 	if existed {
@@ -385,7 +429,7 @@ func installAgentConfig(out io.Writer, c agentClient, s launch, fileFlag string)
 	if err := writeFileAtomic(path, updated); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Wrote %s to %s: it launches %s\n%s\n", serverName, path, s.Command, c.noteFor(fileFlag))
+	fmt.Fprintf(out, "Wrote %s to %s: it launches %s\n%s\n", serverName, path, s.commandLine(), c.noteFor(fileFlag))
 	return nil
 }
 

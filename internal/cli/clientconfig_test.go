@@ -360,3 +360,43 @@ func TestConfigErrors(t *testing.T) {
 		t.Errorf("config without a client: exit %d, %q; want the list", code, out)
 	}
 }
+
+// TestConfigFromNPM: a gasoline started by the npm package's launcher
+// configures clients to start the bridge through npx, so that updating the
+// package needs no new config.
+func TestConfigFromNPM(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("on Windows the command is cmd /c npx, as clients start no shell")
+	}
+	t.Setenv(EnvNPMPackage, "gasoline-browser-mcp")
+	dir := filepath.Join(t.TempDir(), "state")
+	for _, tc := range []struct{ client, want string }{
+		{"cursor", `"command": "npx",` + "\n" + `      "args": [` + "\n" + `        "-y",` + "\n" + `        "gasoline-browser-mcp"`},
+		{"codex", `command = "npx"` + "\n" + `args = ["-y", "gasoline-browser-mcp"]`},
+		{"claude", `claude mcp add-json --scope user gasoline '{"type":"stdio","command":"npx","args":["-y","gasoline-browser-mcp"]`},
+	} {
+		t.Run(tc.client, func(t *testing.T) {
+			code, out, errOut := runCLI(t, "config", tc.client, "--state-dir", dir)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("got:\n%s\nwant it to contain:\n%s", out, tc.want)
+			}
+		})
+	}
+	t.Run("--bridge wins", func(t *testing.T) {
+		bridge := filepath.Join(t.TempDir(), bridgeBinary())
+		os.WriteFile(bridge, []byte("x"), 0o755)
+		_, out, _ := runCLI(t, "config", "cursor", "--state-dir", dir, "--bridge", bridge)
+		if strings.Contains(out, "npx") || !strings.Contains(out, bridge) {
+			t.Errorf("got:\n%s\nwant the --bridge path, no npx", out)
+		}
+	})
+	t.Run("a hostile package name is ignored", func(t *testing.T) {
+		t.Setenv(EnvNPMPackage, "x; rm -rf ~")
+		if _, ok := npmPackage(); ok {
+			t.Error("accepted a package name with a shell command")
+		}
+	})
+}

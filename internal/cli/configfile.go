@@ -176,6 +176,13 @@ func codexTable(s launch) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[mcp_servers.%s]\n", serverName)
 	fmt.Fprintf(&b, "command = %s\n", tomlString(s.Command))
+	if len(s.Args) > 0 {
+		quoted := make([]string, len(s.Args))
+		for i, a := range s.Args {
+			quoted[i] = tomlString(a)
+		}
+		fmt.Fprintf(&b, "args = [%s]\n", strings.Join(quoted, ", "))
+	}
 	fmt.Fprintf(&b, "tool_timeout_sec = %d\n", codexToolTimeout)
 	if len(s.Env) > 0 {
 		pairs := make([]string, 0, len(s.Env))

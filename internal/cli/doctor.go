@@ -20,6 +20,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/client"
+	"github.com/gasoline-mcp/gasoline/internal/extdir"
 	"github.com/gasoline-mcp/gasoline/internal/pairing"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/version"
@@ -66,6 +67,9 @@ type doctor struct {
 	port     int
 	dir      string
 	problems int
+	// noBrowser is set when no Chrome or Chromium is on this machine: the
+	// agent's side of a remote setup (WSL, a container, SSH).
+	noBrowser bool
 }
 
 func (d *doctor) ok(subject, format string, args ...any) {
@@ -93,6 +97,7 @@ func (d *doctor) run(ctx context.Context) {
 	d.checkBinaries(ctx)
 	d.checkBrowser()
 	token := d.checkState()
+	d.checkExtensionFolder()
 	h, up := d.checkDaemon(ctx)
 	if !up {
 		for _, s := range []string{"auth", "extension", "round trip"} {
@@ -143,14 +148,38 @@ func (d *doctor) checkBinaries(ctx context.Context) {
 	}
 }
 
+// checkExtensionFolder compares the extension folder of the state dir, when
+// 'gasoline extension install' wrote one, with the extension this binary
+// carries.
+func (d *doctor) checkExtensionFolder() {
+	got, ok := extdir.Installed(d.dir)
+	if !ok {
+		d.skip("ext folder", "none in the state dir ('gasoline extension install' writes one; a clone's extension/ works too)")
+		return
+	}
+	want, err := extdir.Embedded(version.Version)
+	switch {
+	case err != nil:
+		d.problem("ext folder", "reading the extension this gasoline carries: "+err.Error(), "rebuild gasoline")
+	case got.SHA256 != want.SHA256:
+		d.problem("ext folder", fmt.Sprintf("%s holds the extension of gasoline %s, not this one's (%s)", extdir.Dir(d.dir), got.Version, want.Version),
+			"gasoline extension install\nthen press reload on gasoline's card in chrome://extensions")
+	default:
+		d.ok("ext folder", "%s holds this gasoline's extension", extdir.Dir(d.dir))
+	}
+}
+
 // checkBrowser looks for Chrome or Chromium where each OS installs it.
 func (d *doctor) checkBrowser() {
 	if p, ok := findBrowser(); ok {
 		d.ok("browser", "%s", p)
 		return
 	}
-	d.problem("browser", "neither Google Chrome nor Chromium was found",
-		"install Google Chrome or Chromium (120 or newer), then load the extension (README, 'Load the extension')")
+	// Not a problem by itself: the agent may run away from the browser, whose
+	// extension reaches this daemon through a forwarded port; the extension
+	// check says whether it does.
+	d.noBrowser = true
+	d.skip("browser", "none on this machine: fine when Chrome runs on another (WSL, a container, SSH); the extension line says whether it reaches this daemon")
 }
 
 func findBrowser() (string, bool) {
@@ -319,7 +348,7 @@ func (d *doctor) checkExtension(h apitype.Health) bool {
 		d.problem("pairing", err.Error(), "restart the daemon, then pair again with 'gasoline pair'")
 	case !p.Paired():
 		d.problem("pairing", "no extension has paired with this daemon",
-			"load the extension (chrome://extensions → Developer mode → Load unpacked → extension/),\n"+
+			loadHint(d.dir)+",\n"+
 				"run 'gasoline pair' and type the code into the extension's popup (its icon may hide under the puzzle piece)")
 	default:
 		d.ok("pairing", "an extension is paired")
@@ -335,6 +364,14 @@ func (d *doctor) checkExtension(h apitype.Health) bool {
 	what := "no extension has polled this daemon since it started"
 	if h.Extension.LastSeen != nil {
 		what = fmt.Sprintf("the extension is not polling; last poll %s ago", time.Since(*h.Extension.LastSeen).Round(time.Second))
+	}
+	if d.noBrowser {
+		// The browser side is missing, as seen from here.
+		d.problem("extension", what+"; no browser runs on this machine, so the extension must reach it from another",
+			fmt.Sprintf("on the machine with Chrome, forward its 127.0.0.1:%d to this machine's 127.0.0.1:%d (the same port on both sides):\n"+
+				"ssh -L %d:127.0.0.1:%d <this host>, the editor's forwarded port (devcontainer), or WSL's localhost forwarding;\n"+
+				"then set port %d in the extension's popup and pair with 'gasoline pair' run here", d.port, d.port, d.port, d.port, d.port))
+		return false
 	}
 	d.problem("extension", what,
 		fmt.Sprintf("open Chrome; if it is open, check the extension's popup says paired and shows port %d,\n"+
@@ -386,8 +423,10 @@ func (d *doctor) checkRoundTrip(ctx context.Context, c *client.Client) {
 		d.ok("round trip", "the extension ran a script in the active tab (%v) in %s", res.Value, took)
 	case r.Status == "error" && r.Reason == tracker.ReasonCommandError:
 		// The extension answered; the page refused the script (a
-		// chrome:// page, the Web Store). The chain works.
-		d.ok("round trip", "the extension answered in %s; the active tab refused the script (%s): agents need a web page there", took, r.Error)
+		// chrome:// page, the Web Store). The chain works, but the check
+		// did not: an agent acting there now would fail the same way.
+		d.problem("round trip", fmt.Sprintf("the extension answered in %s, but the active tab refused the script: %s", took, r.Error),
+			"open a web page (http:, https: or file:) in the active tab and run 'gasoline doctor' again")
 	case r.Status == "queued" || r.Status == "pending":
 		d.problem("round trip", fmt.Sprintf("the extension did not finish a one-line script within %s (status %s)", roundTripWait, r.Status),
 			"reload the extension in chrome://extensions, then run 'gasoline doctor' again; 'gasoline logs' shows what happened")

@@ -86,9 +86,27 @@ func TestDoctorExtensionFailures(t *testing.T) {
 	})
 	d.waitConnected(t)
 	_, out, _ = runCLI(t, append([]string{"doctor"}, d.flags()...)...)
-	wantFindings(t, out, map[string]string{"pairing": "ok", "extension": "ok", "round trip": "ok"})
-	if f := parseDoctor(out)["round trip"]; !strings.Contains(f.text, "chrome://") {
-		t.Errorf("round trip line %q should say the page refused the script", f.text)
+	// The chain works, but an agent could not act in that tab: a problem.
+	wantFindings(t, out, map[string]string{"pairing": "ok", "extension": "ok", "round trip": "problem"})
+	if f := parseDoctor(out)["round trip"]; !strings.Contains(f.text, "chrome://") || !strings.Contains(out, "open a web page") {
+		t.Errorf("round trip %q should say the page refused the script and what to open:\n%s", f.text, out)
+	}
+}
+
+// TestDoctorAgentAwayFromBrowser: on the agent's side of a remote setup
+// (no browser on this machine) a missing browser is no problem by itself,
+// and an extension that does not reach the daemon is told how to forward
+// the port from the browser's machine.
+func TestDoctorAgentAwayFromBrowser(t *testing.T) {
+	d := startTestDaemon(t)
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("HOME", t.TempDir()) // no ~/Applications browser on macOS
+	_, out, _ := runCLI(t, append([]string{"doctor"}, d.flags()...)...)
+	wantFindings(t, out, map[string]string{"browser": "skip", "daemon": "ok", "extension": "problem"})
+	for _, s := range []string{"ssh -L " + fmt.Sprint(d.port) + ":127.0.0.1:" + fmt.Sprint(d.port), "no browser runs on this machine", "gasoline pair"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
 	}
 }
 
@@ -133,10 +151,10 @@ func TestDoctorBrokenSetup(t *testing.T) {
 
 	code, out, errOut := runCLI(t, "doctor", "--port", fmt.Sprint(port), "--state-dir", dir)
 	wantFindings(t, out, map[string]string{
-		"bridge": "problem", "browser": "problem", "state dir": "problem", "token": "problem",
+		"bridge": "problem", "browser": "skip", "state dir": "problem", "token": "problem",
 		"port": "problem", "extension": "skip", "round trip": "skip",
 	})
-	for _, fix := range []string{"chmod 700 " + dir, "rm " + tokenFile, "make build", "Chromium", "--port"} {
+	for _, fix := range []string{"chmod 700 " + dir, "rm " + tokenFile, "make build", "--port"} {
 		if !strings.Contains(out, fix) {
 			t.Errorf("output lacks the fix %q:\n%s", fix, out)
 		}

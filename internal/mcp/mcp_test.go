@@ -236,7 +236,10 @@ func TestImageContent(t *testing.T) {
 
 // fakeTasks is a TaskSource of one command that is working until Wait,
 // which ends it.
-type fakeTasks struct{ ended chan struct{} }
+type fakeTasks struct {
+	ended  chan struct{}
+	failed bool // the command ends without completing
+}
 
 func (f *fakeTasks) State(client, id string) (TaskState, error) {
 	if id != "exec_1" || client != "c1" {
@@ -244,7 +247,7 @@ func (f *fakeTasks) State(client, id string) (TaskState, error) {
 	}
 	select {
 	case <-f.ended:
-		return TaskState{Status: protocol.TaskCompleted, Message: "finished: complete"}, nil
+		return TaskState{Status: protocol.TaskCompleted, Message: "finished: complete", Failed: f.failed}, nil
 	default:
 		return TaskState{Status: protocol.TaskWorking, Message: "running"}, nil
 	}
@@ -258,6 +261,33 @@ func (f *fakeTasks) CancelCall(id string) (string, json.RawMessage) {
 func (f *fakeTasks) Wait(context.Context, string, string) error {
 	close(f.ended)
 	return nil
+}
+
+// A command that ended without completing is a failed task in 2025-11-25,
+// and its result an error; the Tasks extension calls it completed.
+func TestLegacyTaskFailed(t *testing.T) {
+	s := testServer(t)
+	f := &fakeTasks{ended: make(chan struct{}), failed: true}
+	s.SetTasks(f)
+	var sent []string
+	ctx := WithSender(context.Background(), func(_ context.Context, msg []byte) error {
+		sent = append(sent, string(msg))
+		return nil
+	})
+	out := s.Handle(ctx, "c1", []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/result","params":{"taskId":"exec_1"}}`))
+	if !strings.Contains(string(out), `"isError":true`) {
+		t.Errorf("tasks/result of a failed task: got %s, want isError", out)
+	}
+	if len(sent) != 1 || !strings.Contains(sent[0], `"status":"failed"`) {
+		t.Errorf("notifications: got %v, want the failed task", sent)
+	}
+	get := s.Handle(ctx, "c1", []byte(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"exec_1"}}`))
+	if !strings.Contains(string(get), `"status":"failed"`) {
+		t.Errorf("tasks/get: got %s, want failed", get)
+	}
+	if modern := taskOf("exec_1", TaskState{Status: protocol.TaskCompleted, Failed: true}); modern.Status != protocol.TaskCompleted {
+		t.Errorf("the Tasks extension's status: got %s, want completed", modern.Status)
+	}
 }
 
 // tasks/result (2025-11-25) waits for the task, sends the status

@@ -53,7 +53,12 @@ func (s *Server) resourcesMethod(ctx context.Context, client string, req *protoc
 		}
 		contents, err := s.resources.Read(ctx, client, p.URI)
 		if errors.Is(err, ErrResourceNotFound) {
-			return nil, protocol.Errorf(protocol.CodeInvalidParams, "%v", err), true
+			// SEP-2164: -32602, with the URI in data.
+			werr := protocol.Errorf(protocol.CodeInvalidParams, "%v", err)
+			werr.Data, _ = json.Marshal(struct {
+				URI string `json:"uri"`
+			}{p.URI})
+			return nil, werr, true
 		}
 		if err != nil {
 			return nil, protocol.Errorf(protocol.CodeInternalError, "reading %s: %v", p.URI, err), true

@@ -47,6 +47,11 @@ type TaskState struct {
 	TTL time.Duration
 	// PollInterval is how often a client should ask.
 	PollInterval time.Duration
+	// Failed is set on a completed task whose command did not complete (an
+	// error, a timeout, expiry): 2025-11-25 calls such a task failed and
+	// marks its result isError; the Tasks extension calls it completed,
+	// the failure in its result.
+	Failed bool
 }
 
 // ErrUnknownTask is wrapped by TaskSource.State for an id it does not know.
@@ -122,7 +127,7 @@ func (s *Server) legacyTask(client, tool string, out any, err error) json.RawMes
 	}
 	b, _ := json.Marshal(struct {
 		Task protocol.LegacyTask `json:"task"`
-	}{taskOf(id, st).Legacy()})
+	}{legacyTaskOf(id, st)})
 	return b
 }
 
@@ -134,6 +139,16 @@ func taskOf(id string, st TaskState) protocol.Task {
 	if st.TTL > 0 {
 		ttl := st.TTL.Milliseconds()
 		t.TTLMS = &ttl
+	}
+	return t
+}
+
+// legacyTaskOf is st as 2025-11-25 has it: a command that did not complete
+// is a failed task.
+func legacyTaskOf(id string, st TaskState) protocol.LegacyTask {
+	t := taskOf(id, st).Legacy()
+	if st.Failed && t.Status == protocol.TaskCompleted {
+		t.Status = protocol.TaskFailed
 	}
 	return t
 }
@@ -189,7 +204,7 @@ func (s *Server) tasksMethod(ctx context.Context, client string, req *protocol.R
 		if st, err = s.tasks.State(client, p.TaskID); err != nil {
 			return nil, protocol.Errorf(protocol.CodeInvalidParams, "%v", err), true
 		}
-		b, _ := json.Marshal(taskOf(p.TaskID, st).Legacy())
+		b, _ := json.Marshal(legacyTaskOf(p.TaskID, st))
 		return b, nil, true
 	case req.Method == protocol.MethodTasksResult:
 		wctx, cancel := context.WithTimeout(ctx, MaxTaskResultWait)
@@ -198,17 +213,21 @@ func (s *Server) tasksMethod(ctx context.Context, client string, req *protocol.R
 		if err != nil {
 			return nil, protocol.Errorf(protocol.CodeInternalError, "task %s is still working after %s (%v); call tasks/result again, or poll tasks/get", p.TaskID, MaxTaskResultWait, err), true
 		}
-		if st.Status == protocol.TaskWorking {
+		end, endErr := s.tasks.State(client, p.TaskID)
+		if st.Status == protocol.TaskWorking && endErr == nil {
 			// The status notification, where the transport carries one
 			// (an SSE stream): the task ended during this request.
-			if end, err := s.tasks.State(client, p.TaskID); err == nil {
-				Notify(ctx, protocol.MethodTasksStatusNotice, taskOf(p.TaskID, end).Legacy())
-			}
+			Notify(ctx, protocol.MethodTasksStatusNotice, legacyTaskOf(p.TaskID, end))
 		}
 		tool, args := s.tasks.ResultCall(p.TaskID)
-		return relatedTask(s.callTool(ctx, client, tool, args), p.TaskID), nil, true
+		result := s.callTool(ctx, client, tool, args)
+		if endErr == nil && end.Failed {
+			// A failed task's result is an error (2025-11-25).
+			result = AppendField(result, "isError", json.RawMessage("true"))
+		}
+		return relatedTask(result, p.TaskID), nil, true
 	case !modern:
-		b, _ := json.Marshal(taskOf(p.TaskID, st).Legacy())
+		b, _ := json.Marshal(legacyTaskOf(p.TaskID, st))
 		return b, nil, true
 	}
 	var result json.RawMessage
@@ -232,7 +251,7 @@ func (s *Server) doneTask(method, id string, st TaskState, res json.RawMessage) 
 	case protocol.MethodTasksResult:
 		return relatedTask(res, id), nil, true
 	}
-	b, _ := json.Marshal(taskOf(id, st).Legacy())
+	b, _ := json.Marshal(legacyTaskOf(id, st))
 	return b, nil, true
 }
 

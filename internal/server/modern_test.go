@@ -224,8 +224,17 @@ func TestLegacyTaskAtOnce(t *testing.T) {
 }
 
 // notifications/cancelled on a session ends the wait of the request it
-// names, which then gets no JSON-RPC response, as on stdio.
+// names, which then gets no JSON-RPC response, as on stdio: the POST ends
+// with an event stream that carries no event, or for a client that takes
+// only JSON, the id with a cancellation error (never 204 with no content
+// type, which the transport does not allow for a request).
 func TestSessionCancellation(t *testing.T) {
+	for _, accept := range []string{"application/json, text/event-stream", "application/json"} {
+		t.Run(accept, func(t *testing.T) { testSessionCancellation(t, accept) })
+	}
+}
+
+func testSessionCancellation(t *testing.T, accept string) {
 	e := newStreamEnv(t)
 	id := e.session(t, "2025-11-25")
 	h := map[string]string{"Mcp-Session-Id": id}
@@ -239,9 +248,10 @@ func TestSessionCancellation(t *testing.T) {
 	}
 	json.Unmarshal(body, &q)
 	type answer struct {
-		status int
-		body   string
-		took   time.Duration
+		status      int
+		contentType string
+		body        string
+		took        time.Duration
 	}
 	done := make(chan answer, 1)
 	go func() {
@@ -250,6 +260,7 @@ func TestSessionCancellation(t *testing.T) {
 			`{"jsonrpc":"2.0","id":"w-1","method":"tools/call","params":{"name":"observe","arguments":{"what":"command_result","correlation_id":"`+q.Result.StructuredContent.CorrelationID+`","wait_ms":30000}}}`))
 		req.Header.Set("Authorization", "Bearer "+token)
 		req.Header.Set("Mcp-Session-Id", id)
+		req.Header.Set("Accept", accept)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			done <- answer{}
@@ -257,7 +268,7 @@ func TestSessionCancellation(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		done <- answer{resp.StatusCode, string(b), time.Since(start)}
+		done <- answer{resp.StatusCode, resp.Header.Get("Content-Type"), string(b), time.Since(start)}
 	}()
 	// Cancel until the wait has begun and ended: the notification may come
 	// before the request is in flight, and is then simply ignored.
@@ -266,8 +277,18 @@ func TestSessionCancellation(t *testing.T) {
 		e.post(t, "POST", h, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w-1","reason":"user"}}`)
 		select {
 		case a := <-done:
-			if a.status != http.StatusNoContent || a.body != "" || a.took > 15*time.Second {
-				t.Errorf("cancelled wait: got %d %q after %v, want 204 and no response long before 30 s", a.status, a.body, a.took)
+			if a.took > 15*time.Second {
+				t.Errorf("cancelled wait answered after %v, want long before 30 s", a.took)
+			}
+			if accept == "application/json, text/event-stream" {
+				// An event stream that ends without the response.
+				if a.status != http.StatusOK || a.contentType != "text/event-stream" || a.body != "" {
+					t.Errorf("cancelled wait: got %d %q %q, want 200, an event stream and no event", a.status, a.contentType, a.body)
+				}
+			} else if a.status != http.StatusOK || !strings.HasPrefix(a.contentType, "application/json") ||
+				!strings.Contains(a.body, `"id":"w-1"`) || !strings.Contains(a.body, "-32800") {
+				// A JSON-only client gets the id and a cancellation error.
+				t.Errorf("cancelled wait: got %d %q %q, want 200 JSON with id w-1 and -32800", a.status, a.contentType, a.body)
 			}
 			return
 		case <-deadline:

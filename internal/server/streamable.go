@@ -442,13 +442,34 @@ func (s *Server) mcpRespond(c echo.Context, call mcpCall, msg protocol.Message) 
 		}
 	}
 	if cancelled() {
-		return c.NoContent(http.StatusNoContent)
+		return cancelledAnswer(c, msg)
 	}
 	status := http.StatusOK
 	if protocol.IsModern(call.version) {
 		status = modernStatus(resp)
 	}
 	return c.JSONBlob(status, resp)
+}
+
+// cancelledAnswer ends the POST of a request the client cancelled. The
+// request gets no JSON-RPC response, as on stdio, but the transport wants a
+// request answered by an event stream or a JSON body: a client that takes
+// SSE (every conforming one) gets a stream that ends without an event; one
+// that takes only JSON gets the request's id with an error saying it was
+// cancelled, which it may ignore.
+func cancelledAnswer(c echo.Context, msg protocol.Message) error {
+	if acceptsSSE(c.Request()) {
+		h := c.Response().Header()
+		h.Set(echo.HeaderContentType, "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		c.Response().WriteHeader(http.StatusOK)
+		return nil
+	}
+	var id protocol.ID
+	if req, ok := msg.(*protocol.Request); ok {
+		id = req.ID
+	}
+	return mcpError(c, http.StatusOK, id, protocol.CodeRequestCancelled, "cancelled", "request cancelled by the client", "")
 }
 
 // modernStatus is the HTTP status of a stateless request's JSON answer.

@@ -72,8 +72,12 @@ func (s *Source) stateOf(c tracker.Command) mcp.TaskState {
 		st.UpdatedAt = *c.FinishedAt
 		st.TTL = c.FinishedAt.Sub(c.CreatedAt) + o.ResultTTL
 		st.Status, st.Message = protocol.TaskCompleted, "finished: "+string(c.State)
-		if c.State == tracker.StateCancelled {
+		switch c.State {
+		case tracker.StateCancelled:
 			st.Status = protocol.TaskCancelled
+		case tracker.StateComplete:
+		default: // error, timeout, expired
+			st.Failed = true
 		}
 		if c.Reason != "" {
 			st.Message += " (" + c.Reason + ")"

@@ -65,6 +65,13 @@ func TestStates(t *testing.T) {
 	c = lost
 	clock.Advance(31 * time.Second)
 	check("never taken", protocol.TaskCompleted, "extension_no_response", 30*time.Second+time.Minute)
+	if st, _ := src.State("agent", lost.ID); !st.Failed {
+		t.Errorf("an expired command: got %+v, want Failed (2025-11-25's failed task)", st)
+	}
+	c = ann
+	if st, _ := src.State("agent", ann.ID); st.Failed {
+		t.Errorf("a cancelled command: got %+v, want not Failed", st)
+	}
 }
 
 // TestStatusMessageLeavesOutPageText: a failed command's error text can be

@@ -20,6 +20,9 @@ const (
 	CodeMethodNotFound = -32601
 	CodeInvalidParams  = -32602
 	CodeInternalError  = -32603
+	// CodeRequestCancelled answers, over HTTP, a request the client
+	// cancelled when the client takes no event stream (LSP's code for it).
+	CodeRequestCancelled = -32800
 	// CodeRequestTimeout is returned by the bridge when the daemon did not
 	// answer within the call's timeout.
 	CodeRequestTimeout = -32001

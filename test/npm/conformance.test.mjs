@@ -34,7 +34,8 @@ async function scenario(name, expected = {}) {
   return checks;
 }
 
-for (const name of ['server-initialize', 'ping', 'tools-list', 'server-session-lifecycle', 'http-header-validation']) {
+for (const name of ['server-initialize', 'ping', 'tools-list', 'server-session-lifecycle', 'http-header-validation',
+  'sep-2164-resource-not-found']) {
   test(`conformance ${name}`, () => scenario(name));
 }
 

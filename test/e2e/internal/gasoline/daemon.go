@@ -56,6 +56,15 @@ func RepoRoot() (string, error) {
 type Bins struct {
 	Daemon string // gasoline
 	Bridge string // gasoline-mcp
+	// Wrap, when set, is the command line each binary runs under (such as
+	// ip netns exec NS: the agent's side of a remote setup).
+	Wrap []string
+}
+
+// Command is the command that runs bin (one of b's) with args, under Wrap.
+func (b Bins) Command(ctx context.Context, bin string, args ...string) *exec.Cmd {
+	argv := append(append(append([]string{}, b.Wrap...), bin), args...)
+	return exec.CommandContext(ctx, argv[0], argv[1:]...)
 }
 
 // Build compiles gasoline and gasoline-mcp from the repository at root into
@@ -118,12 +127,19 @@ func StartDaemon(ctx context.Context, bins Bins, stateDir string, flags ...strin
 	return d, nil
 }
 
+// Attach is a Daemon for one already started on port with its state in
+// stateDir, by bins (an install other than the test's build, say). Stop
+// stops it.
+func Attach(bins Bins, port int, stateDir string) *Daemon {
+	return &Daemon{Bins: bins, Port: port, StateDir: stateDir, http: &http.Client{Timeout: 30 * time.Second}}
+}
+
 // CLI runs 'gasoline args... --port P --state-dir D' and returns its stdout.
 func (d *Daemon) CLI(ctx context.Context, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	args = append(args, "--port", strconv.Itoa(d.Port), "--state-dir", d.StateDir)
-	cmd := exec.CommandContext(ctx, d.Bins.Daemon, args...)
+	cmd := d.Bins.Command(ctx, d.Bins.Daemon, args...)
 	cmd.Env = cleanEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,7 +24,7 @@ func Connect(ctx context.Context, d *Daemon) (*Client, error) {
 // ConnectAs is Connect for a client that calls itself name in initialize
 // (clientInfo.name): another agent, with its own gasoline-mcp process.
 func ConnectAs(ctx context.Context, d *Daemon, name string) (*Client, error) {
-	cmd := exec.Command(d.Bins.Bridge, "--port", strconv.Itoa(d.Port), "--state-dir", d.StateDir)
+	cmd := d.Bins.Command(context.Background(), d.Bins.Bridge, "--port", strconv.Itoa(d.Port), "--state-dir", d.StateDir)
 	cmd.Env = cleanEnv()
 	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0.0"}, nil)
 	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)

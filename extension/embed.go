@@ -1,0 +1,15 @@
+// Package extension carries the browser extension's files inside the
+// gasoline binary, so that 'gasoline extension install' can write the
+// extension to a stable folder for Chrome's "Load unpacked" without a clone
+// of the repository.
+package extension
+
+import "embed"
+
+// Files is the extension as Chrome loads it: the manifest and everything it
+// and its pages reach. The tests, README.md and this Go file are left out.
+// A test fails when a top-level entry of this folder is neither listed here
+// nor left out on purpose (embed_test.go).
+//
+//go:embed manifest.json *.js *.html *.css actions audit capture dist dom har icons overlay perf tabs userscripts
+var Files embed.FS
