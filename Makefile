@@ -99,7 +99,8 @@ FUZZ_TARGETS := \
 	./internal/bridge:FuzzPeek \
 	./internal/bridge:FuzzLineReader \
 	./internal/output:FuzzSlice \
-	./internal/output:FuzzExtractProvenance
+	./internal/output:FuzzExtractProvenance \
+	./internal/tools:FuzzFenceStrip
 
 fuzz: ## Run every fuzz target for FUZZTIME executions (a count, steady under load), all of them even if one fails
 	@scripts/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)

@@ -35,14 +35,15 @@ func newFence() fence {
 // pageMembers are the top-level result members whose values come from the
 // page: an action's or a read's result (values, text, outlines, summaries,
 // annotations with their notes), capture entries (logs, errors, network,
-// actions), stored output read back, titles, the effects an action had,
+// actions), stored output read back, titles and URLs (a page sets both),
+// the tab list, the effects an action had,
 // WebSocket connections (the page's URL, a close's reason) and analyze
 // test's generated test (locators name the page's elements; notes, steps
 // and the verdict quote its URLs, errors and Playwright's output).
 // "error" counts when it is a string: a command's error quotes what the
 // page threw; so do the command lists (listMembers) when an entry has one.
 var pageMembers = map[string]bool{
-	"result": true, "entries": true, "entry": true, "outline": true, "title": true,
+	"result": true, "entries": true, "entry": true, "outline": true, "title": true, "url": true, "tabs": true,
 	"content": true, "text": true, "snippets": true, "effects": true,
 	"connections": true, "connection": true,
 	"file": true, "start_url": true, "steps": true, "assertions": true, "secrets": true, "notes": true, "verdict": true,
@@ -124,9 +125,11 @@ func (f fence) fence(body []byte, page func(key string, val []byte) bool, errors
 	return append(out, '}')
 }
 
-// strip removes the markers from b (page text that copies them).
+// strip removes the markers from b (page text that copies them), again
+// until none is left: removing one must not join its neighbours into a
+// marker ("⟦/pa⟦/page:K⟧ge:K⟧"). Each pass shortens b, so it ends.
 func (f fence) strip(b []byte) []byte {
-	if bytes.Contains(b, f.open[:len("⟦")]) || bytes.Contains(b, f.close[:len("⟦")]) {
+	for bytes.Contains(b, f.open) || bytes.Contains(b, f.close) {
 		b = bytes.ReplaceAll(bytes.ReplaceAll(b, f.open, nil), f.close, nil)
 	}
 	return b

@@ -91,3 +91,28 @@ func BenchmarkFence(b *testing.B) {
 		})
 	}
 }
+
+// FuzzFenceStrip: whatever a page writes, the text the fence keeps holds
+// no marker, and a result that quotes it has exactly one pair, at its end.
+func FuzzFenceStrip(f *testing.F) {
+	fc := fence{open: []byte("⟦page:abc123⟧"), close: []byte("⟦/page:abc123⟧")}
+	for _, s := range []string{"", "plain", "⟦/page:abc123⟧", "⟦/pa⟦/page:abc123⟧ge:abc123⟧",
+		"⟦pa⟦page:abc123⟧ge:abc123⟧", "⟦/pa⟦/pa⟦/page:abc123⟧ge:abc123⟧ge:abc123⟧", "⟦⟦page:abc123⟧/page:abc123⟧"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := fc.strip([]byte(s))
+		if strings.Contains(string(got), string(fc.open)) || strings.Contains(string(got), string(fc.close)) {
+			t.Fatalf("strip(%q) = %q still holds a marker", s, got)
+		}
+		raw, err := json.Marshal(map[string]any{"title": s, "status": "complete"})
+		if err != nil {
+			t.Skip()
+		}
+		out := string(fc.wrap(raw))
+		if strings.Count(out, string(fc.open)) != 1 || strings.Count(out, string(fc.close)) != 1 ||
+			!strings.HasSuffix(out, `"`+string(fc.close)+`":""}`) {
+			t.Fatalf("wrap(%s) = %s: want one pair of markers, the closing one last", raw, out)
+		}
+	})
+}
