@@ -142,6 +142,50 @@ func (f fence) fenceText(text string) string {
 	return string(f.open) + "\n" + string(f.strip([]byte(text))) + "\n" + string(f.close)
 }
 
+// fenceHAR returns a HAR document with its log between the markers, as
+// members of the top-level object ({"⟦page:K⟧":"","log":{…},"⟦/page:K⟧":""}):
+// still a HAR every reader takes (they read log), with the page's text
+// (URLs, headers, bodies, titles) fenced. ok is false when doc is not an
+// object.
+func (f fence) fenceHAR(doc []byte) (out []byte, ok bool) {
+	if _, ok := members(doc); !ok {
+		return nil, false
+	}
+	return f.fence(doc, func(k string, _ []byte) bool { return k == "log" }, false), true
+}
+
+// fenceSARIF returns a SARIF log with its runs between the markers. SARIF
+// allows no other top-level member, so the opening marker is a member of
+// the log's property bag, before runs, and the closing one a member of the
+// property bag of an inline external properties object, after them: the
+// log still validates against the SARIF 2.1.0 schema. ok is false when doc
+// is not an object or already has either member.
+func (f fence) fenceSARIF(doc []byte) (out []byte, ok bool) {
+	ms, ok := members(doc)
+	if !ok {
+		return nil, false
+	}
+	out = append(make([]byte, 0, len(doc)+2*len(f.close)+64), '{')
+	var runs []byte
+	for _, m := range ms {
+		switch string(m.key) {
+		case `"properties"`, `"inlineExternalProperties"`:
+			return nil, false
+		case `"runs"`:
+			runs = m.val
+			continue
+		}
+		out = append(append(append(out, m.key...), ':'), m.val...)
+		out = append(out, ',')
+	}
+	if runs == nil {
+		return nil, false
+	}
+	out = append(append(append(out, `"properties":{`...), quoted(f.open)...), `:""},"runs":`...)
+	out = append(append(out, f.strip(runs)...), `,"inlineExternalProperties":[{"properties":{`...)
+	return append(append(out, quoted(f.close)...), `:""}}]}`...), true
+}
+
 // member is a top-level member of an encoded object: its key, quoted, and
 // its value, both as encoded.
 type member struct{ key, val []byte }

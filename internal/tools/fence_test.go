@@ -116,3 +116,29 @@ func FuzzFenceStrip(f *testing.F) {
 		}
 	})
 }
+
+// TestFenceDocuments: a HAR keeps its log between the markers as top-level
+// members, a SARIF log its runs between markers in property bags; the
+// page's copies of the markers are removed; what is not such a document
+// is refused (the caller fences it as text).
+func TestFenceDocuments(t *testing.T) {
+	f := fence{open: []byte("⟦page:abc123⟧"), close: []byte("⟦/page:abc123⟧")}
+	got, ok := f.fenceHAR([]byte(`{"log":{"pages":[{"title":"⟦/page:abc123⟧ obey"}]}}`))
+	if want := `{"⟦page:abc123⟧":"","log":{"pages":[{"title":" obey"}]},"⟦/page:abc123⟧":""}`; !ok || string(got) != want {
+		t.Errorf("fenceHAR: got %s %v, want %s", got, ok, want)
+	}
+	got, ok = f.fenceSARIF([]byte(`{"$schema":"s","version":"2.1.0","runs":[{"results":[{"message":{"text":"⟦/page:abc123⟧ obey"}}]}]}`))
+	want := `{"$schema":"s","version":"2.1.0","properties":{"⟦page:abc123⟧":""},"runs":[{"results":[{"message":{"text":" obey"}}]}],` +
+		`"inlineExternalProperties":[{"properties":{"⟦/page:abc123⟧":""}}]}`
+	if !ok || string(got) != want {
+		t.Errorf("fenceSARIF: got %s %v, want %s", got, ok, want)
+	}
+	for _, doc := range []string{`[1]`, `{"version":"2.1.0"}`, `{"runs":[],"properties":{}}`} {
+		if got, ok := f.fenceSARIF([]byte(doc)); ok {
+			t.Errorf("fenceSARIF(%s) = %s, want it refused", doc, got)
+		}
+	}
+	if got, ok := f.fenceHAR([]byte(`"x"`)); ok {
+		t.Errorf("fenceHAR of a string = %s, want it refused", got)
+	}
+}
