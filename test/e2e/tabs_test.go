@@ -106,7 +106,7 @@ func (a *agent) tabs() (map[int64]observedTab, error) {
 // front for one of them. observe tabs names the owners and their tab groups;
 // close_tab without tab_id refuses a tab the agent does not own; a third
 // client with no tab of its own is refused the agents' tab in front, and an
-// agent reaches another's tab only by naming it.
+// agent reaches another's tab only by naming it with force:true.
 func TestTwoAgentsOwnTabs(t *testing.T) {
 	e := ready(t)
 	alpha, beta := e.agent("agent-alpha"), e.agent("agent-beta")
