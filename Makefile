@@ -104,7 +104,9 @@ FUZZ_TARGETS := \
 	./internal/bridge:FuzzPeek \
 	./internal/bridge:FuzzLineReader \
 	./internal/output:FuzzSlice \
-	./internal/output:FuzzExtractProvenance
+	./internal/output:FuzzExtractProvenance \
+	./internal/tools:FuzzFenceStrip \
+	./internal/testgen:FuzzEscape
 
 fuzz: ## Run every fuzz target for FUZZTIME executions (a count, steady under load), all of them even if one fails
 	@scripts/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)

@@ -13,22 +13,27 @@ export const CONTRACT = {
     interactive_only: {"type":"boolean"},
     max_tokens: {"type":"integer","min":100,"max":9000},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
   },
   page_summary: {
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
   },
   performance: {
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
   },
   accessibility: {
     scope: {"type":"string"},
     tags: {"type":"array","items":"string"},
     format: {"type":"string","enum":["sarif"]},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
   },
   execute_js: {
     script: {"type":"string","required":true},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
   },
   navigate: {
     url: {"type":"string","required":true},
@@ -37,12 +42,15 @@ export const CONTRACT = {
   },
   refresh: {
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
   },
   back: {
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
   },
   forward: {
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
   },
   new_tab: {
     url: {"type":"string"},
@@ -64,6 +72,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     button: {"type":"string","enum":["left","middle","right"]},
     click_count: {"type":"integer","min":1,"max":3},
     modifiers: {"type":"array","items":"string"},
@@ -79,6 +88,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   fill: {
@@ -90,6 +100,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   type: {
@@ -101,6 +112,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   select: {
@@ -112,6 +124,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     values: {"type":"array","items":"string","required":true},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
@@ -124,6 +137,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   uncheck: {
@@ -135,6 +149,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   key_press: {
@@ -148,6 +163,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     dialog: {"type":"string","enum":["accept","dismiss"]},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
@@ -160,6 +176,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   wait_for: {
@@ -171,6 +188,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     gone: {"type":"boolean"},
     url: {"type":"string"},
     network_idle: {"type":"boolean"},
@@ -184,6 +202,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     max_chars: {"type":"integer","min":1,"max":40000},
   },
   query: {
@@ -195,6 +214,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     limit: {"type":"integer","min":1,"max":100},
   },
   drag: {
@@ -206,6 +226,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     to: {"type":null,"required":true},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
@@ -213,17 +234,20 @@ export const CONTRACT = {
     fields: {"type":"array","items":"object","required":true},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   resize: {
     width: {"type":"integer","min":100,"required":true},
     height: {"type":"integer","min":100,"required":true},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
   },
   dialog: {
     dialog: {"type":"string","enum":["accept","dismiss"],"required":true},
     text: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     window_ms: {"type":"integer"},
   },
   upload: {
@@ -235,6 +259,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     files: {"type":"array","items":"object","required":true},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
@@ -247,6 +272,7 @@ export const CONTRACT = {
     name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
     full_page: {"type":"boolean"},
     max_dim: {"type":"integer","min":64,"max":8000},
     full_resolution: {"type":"boolean"},
@@ -257,6 +283,7 @@ export const CONTRACT = {
     mode: {"type":"string"},
     max_items: {"type":"integer"},
     tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
   },
   har_bodies: {
     tab_id: {"type":"integer","required":true},

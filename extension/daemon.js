@@ -193,7 +193,7 @@ export class DaemonClient {
     return this.#request('POST', '/draw-mode/complete', { body, signal });
   }
 
-  /** captureConfig reads GET /capture/config: {version, redact_headers, body_cap, kinds}. */
+  /** captureConfig reads GET /capture/config: {version, redact_headers, redact_names?, body_cap, kinds}. */
   captureConfig({ signal } = {}) {
     return this.#request('GET', '/capture/config', { signal });
   }

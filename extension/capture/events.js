@@ -3,6 +3,8 @@
 // kind, with their types, caps every string, stamps tab, frame and URL from
 // Chrome's sender, and redacts credential headers. No chrome.* dependency.
 
+import { SECRET_HEADERS, SECRET_VALUE } from './secrets.js';
+
 /** KINDS are the event kinds of POST /events. Pages may send all but "tab". */
 export const KINDS = Object.freeze(['log', 'error', 'network', 'action', 'nav', 'vital', 'websocket', 'tab']);
 
@@ -10,6 +12,7 @@ export const KINDS = Object.freeze(['log', 'error', 'network', 'action', 'nav', 
 export const DEFAULT_SETTINGS = Object.freeze({
   version: 0,
   redact_headers: true,
+  redact_names: Object.freeze([]),
   body_cap: 262144,
   kinds: Object.freeze({ log: true, error: true, network: true, action: true, nav: true, vital: true }),
 });
@@ -23,7 +26,25 @@ export const MAX_BODY_CHARS = 400000;
 /** REDACTED replaces a redacted header value or a secret form value. */
 export const REDACTED = '[redacted]';
 
-const REDACTED_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+/**
+ * isSecretHeader reports whether a header holds a credential: its name
+ * matches SECRET_HEADERS or one of extra (the daemon's added names, patterns
+ * alike), or its value looks like a token (SECRET_VALUE). The rules are
+ * generated from Go (capture.SecretHeaders), which applies them again.
+ */
+export function isSecretHeader(name, value, extra = []) {
+  const n = name.trim().toLowerCase();
+  const match = (p) => {
+    const pre = p.startsWith('*');
+    const suf = p.length > 1 && p.endsWith('*');
+    const core = p.slice(pre ? 1 : 0, suf ? -1 : undefined);
+    if (pre && suf) return n.includes(core);
+    if (pre) return n.endsWith(core);
+    if (suf) return n.startsWith(core);
+    return n === core;
+  };
+  return SECRET_HEADERS.some(match) || extra.some(match) || SECRET_VALUE.test(value);
+}
 
 const CAP = { short: 64, name: 200, text: 200, value: 500, url: 2048, selector: 400, message: 8000, stack: 4000, header: 2000 };
 
@@ -90,12 +111,12 @@ export function clip(s, n) {
 
 /**
  * redactHeaders returns a copy of a header object with at most 64 entries,
- * values capped, and Authorization, Proxy-Authorization, Cookie and
- * Set-Cookie replaced by "[redacted]" when redact is true. It accepts an
+ * values capped, and credential headers (isSecretHeader, with the extra
+ * names) replaced by "[redacted]" when redact is true. It accepts an
  * object or chrome.webRequest's [{name, value}] array; anything else is
  * undefined.
  */
-export function redactHeaders(headers, redact = true) {
+export function redactHeaders(headers, redact = true, extra = []) {
   if (!headers || typeof headers !== 'object') return undefined;
   const pairs = Array.isArray(headers)
     ? headers.filter((h) => h && typeof h.name === 'string').map((h) => [h.name, typeof h.value === 'string' ? h.value : ''])
@@ -103,7 +124,7 @@ export function redactHeaders(headers, redact = true) {
   const out = {};
   for (const [name, value] of pairs.slice(0, 64)) {
     const k = clip(name, CAP.name);
-    out[k] = redact && REDACTED_HEADERS.has(k.toLowerCase()) ? REDACTED : clip(value, CAP.header);
+    out[k] = redact && isSecretHeader(k, value, extra) ? REDACTED : clip(value, CAP.header);
   }
   return Object.keys(out).length ? out : undefined;
 }
@@ -167,7 +188,7 @@ export function sanitiseReason(raw, stamp, settings = DEFAULT_SETTINGS, { allowT
         if (typeof v === 'boolean') event[name] = v;
         break;
       case 'headers': {
-        const h = redactHeaders(v, settings.redact_headers !== false);
+        const h = redactHeaders(v, settings.redact_headers !== false, settings.redact_names ?? []);
         if (h) event[name] = h;
         break;
       }
@@ -214,6 +235,9 @@ export function normaliseSettings(c) {
     version: Number.isSafeInteger(c.version) ? c.version : d.version,
     redact_headers: typeof c.redact_headers === 'boolean' ? c.redact_headers : d.redact_headers,
     body_cap: Number.isSafeInteger(c.body_cap) && c.body_cap >= 0 ? c.body_cap : d.body_cap,
+    redact_names: Array.isArray(c.redact_names)
+      ? c.redact_names.filter((n) => typeof n === 'string' && n).slice(0, 64).map((n) => n.toLowerCase())
+      : [],
     kinds,
   };
 }

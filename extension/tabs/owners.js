@@ -14,10 +14,12 @@
 // passes runQuery as exec); it is the one place the rules apply:
 //   - new_tab: the new tab is the client's, joins its group, becomes its
 //     last used tab;
-//   - an explicit tab_id works also on another agent's tab, except that
-//     navigate and close_tab there are refused, naming the owner, unless
-//     params.force is true (an agent must not close or navigate away from
-//     another agent's page by mistake);
+//   - an explicit tab_id of another agent's tab is refused, naming the
+//     owner, unless params.force is true, for every action but switch_tab
+//     (which only brings it to the front) and har_bodies (the daemon's own
+//     read for a HAR export): an agent that mistypes or reuses a stale tab
+//     id must not run scripts in, act in, reload, screenshot or close
+//     another agent's page. Tabs no agent owns (the user's) need no force;
 //   - without tab_id: the client's last used tab if it still exists (for
 //     navigate and close_tab only if the client owns it), else another tab it
 //     owns; else navigate opens a tab for it (at its URL, so that the tab's
@@ -49,8 +51,9 @@ const OPEN = Symbol('open a tab');
 // front: without tab_id they keep to the active tab, whoever owns it.
 const USER_FACING = new Set(['draw_mode_show']);
 
-// GUARDED actions on another agent's tab need params.force.
-const GUARDED = new Set(['navigate', 'close_tab']);
+// UNGUARDED actions take another agent's tab_id without params.force:
+// they neither change nor read its page.
+const UNGUARDED = new Set(['switch_tab', 'har_bodies']);
 
 /** fallbackName names a client that sent no clientInfo.name. */
 export function fallbackName(client) {
@@ -298,8 +301,12 @@ export class TabOwners {
     const client = typeof query?.client === 'string' ? query.client : '';
     const params = query?.params && typeof query.params === 'object' ? query.params : {};
     const action = query?.action;
-    if (!client || USER_FACING.has(action)) return exec(query, signal);
+    if (!client) return exec(query, signal);
+    const explicit = params.tab_id !== undefined && params.tab_id !== null && params.tab_id !== '';
+    if (USER_FACING.has(action) && !explicit) return exec(query, signal);
     await this.ready();
+    if (explicit && !UNGUARDED.has(action) && params.force !== true) this.guard(client, action, Number(params.tab_id));
+    if (USER_FACING.has(action)) return exec(query, signal);
     const name = this.nameOf(client, query.client_name);
 
     if (action === 'new_tab') {
@@ -307,11 +314,9 @@ export class TabOwners {
       this.use(client, result?.tab_id);
       return result;
     }
-    const explicit = params.tab_id !== undefined && params.tab_id !== null && params.tab_id !== '';
     let chosen;
     let result;
     if (explicit || action === 'switch_tab') {
-      if (explicit && GUARDED.has(action) && params.force !== true) this.guard(client, action, Number(params.tab_id));
       result = await exec(query, signal);
     } else {
       let opening;
@@ -335,7 +340,7 @@ export class TabOwners {
     const owner = this.state.tabs[tabId];
     if (!owner || owner.client === client) return;
     throw new CommandError(`tab ${tabId} belongs to agent ${owner.name}, so ${action} there is refused; ` +
-      `pass force:true to ${action === 'close_tab' ? 'close' : 'navigate'} it anyway, or use a tab of your own (new_tab)`);
+      `pass force:true to ${action} there anyway, or use a tab of your own (new_tab)`);
   }
 
   /** serial runs fn after client's earlier choices: two navigates at once open one tab. */
@@ -374,7 +379,7 @@ export class TabOwners {
     const active = await activeTab(this.api);
     const owner = this.state.tabs[active.id];
     if (owner && owner.client !== client) {
-      throw new CommandError(`tab ${active.id} (the active tab) belongs to agent ${owner.name}; pass tab_id:${active.id} to act on it anyway, ` +
+      throw new CommandError(`tab ${active.id} (the active tab) belongs to agent ${owner.name}; pass tab_id:${active.id} and force:true to act on it anyway, ` +
         'or open your own tab with new_tab');
     }
     return active.id;

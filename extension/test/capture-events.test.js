@@ -108,6 +108,17 @@ test('redactHeaders hides credentials unless switched off', () => {
   assert.deepEqual(e.request_headers, { Authorization: '[redacted]' });
 });
 
+test('redactHeaders hides API keys, tokens and bearer values, and the daemon\'s added names', () => {
+  const h = { 'X-Api-Key': 'sk-live-1', 'X-Auth-Token': 't', 'x-csrf-token': 'c', 'X-Custom': 'Bearer abc',
+    'X-Jwt-Ish': 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.s', 'X-Tenant': 'acme', Accept: 'text/html' };
+  assert.deepEqual(redactHeaders(h, true, ['x-tenant']), {
+    'X-Api-Key': '[redacted]', 'X-Auth-Token': '[redacted]', 'x-csrf-token': '[redacted]', 'X-Custom': '[redacted]',
+    'X-Jwt-Ish': '[redacted]', 'X-Tenant': '[redacted]', Accept: 'text/html',
+  });
+  assert.equal(redactHeaders(h)['X-Tenant'], 'acme');
+  assert.deepEqual(normaliseSettings({ redact_names: ['X-Tenant', 3] }).redact_names, ['x-tenant']);
+});
+
 test('normaliseSettings falls back to the defaults field by field', () => {
   assert.deepEqual(normaliseSettings(null), { ...DEFAULT_SETTINGS, kinds: { ...DEFAULT_SETTINGS.kinds } });
   const s = normaliseSettings({ version: 4, redact_headers: false, body_cap: 'big', kinds: { log: false, bogus: true } });

@@ -216,14 +216,24 @@ test('navigate and close_tab never default to a tab the client does not own', as
   assert.equal(owners.ownerOf(n), undefined, 'forgotten once closed');
 });
 
-test('another agent\'s tab: never by default, always by naming it', async () => {
+test('another agent\'s tab: never by default, only by naming it with force', async () => {
   const { b, owners, run } = setup();
   const { tab_id: a } = await run('A', 'new_tab', {});
   // B has no tab; the active tab is A's.
   await assert.rejects(run('B', 'type', { selector: '#q', text: 'hi' }), (err) => err instanceof CommandError &&
-    err.message === `tab ${a} (the active tab) belongs to agent claude-code; pass tab_id:${a} to act on it anyway, or open your own tab with new_tab`);
-  assert.deepEqual(await run('B', 'type', { selector: '#q', text: 'hi', tab_id: a }), { tab_id: a });
+    err.message === `tab ${a} (the active tab) belongs to agent claude-code; pass tab_id:${a} and force:true to act on it anyway, or open your own tab with new_tab`);
+  // A mistyped or stale tab_id must not read or change A's page.
+  for (const action of ['type', 'execute_js', 'refresh', 'back', 'forward', 'screenshot', 'get_text', 'dom', 'draw_mode_show']) {
+    const before = b.acted.length;
+    await assert.rejects(run('B', action, { selector: '#q', text: 'hi', script: 'x', tab_id: a }), (err) => err instanceof CommandError &&
+      err.message === `tab ${a} belongs to agent claude-code, so ${action} there is refused; pass force:true to ${action} there anyway, or use a tab of your own (new_tab)`,
+    `${action} with A's tab_id`);
+    assert.equal(b.acted.length, before, `${action} was refused before it ran`);
+  }
+  assert.deepEqual(await run('B', 'type', { selector: '#q', text: 'hi', tab_id: a, force: true }), { tab_id: a });
+  assert.deepEqual(await run('B', 'switch_tab', { tab_id: a }), { tab_id: a }, 'switch_tab only brings it to the front');
   assert.equal(owners.lastOf('B'), undefined, 'naming another agent\'s tab does not make it a default');
+  assert.deepEqual(await run('B', 'type', { selector: '#q', text: 'hi', tab_id: 1 }), { tab_id: 1 }, 'the user\'s tab needs no force');
   const { tab_id: bt } = await run('B', 'new_tab', {});
   for (const action of ['close_tab', 'navigate']) {
     await assert.rejects(run('B', action, { tab_id: a, url: 'http://x/' }), (err) => err instanceof CommandError &&

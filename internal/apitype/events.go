@@ -248,6 +248,7 @@ type EventsAck struct {
 type CaptureConfig struct {
 	Version       int64           `json:"version"`
 	RedactHeaders bool            `json:"redact_headers"`
-	BodyCap       int             `json:"body_cap"` // bytes per request or response body
-	Kinds         map[string]bool `json:"kinds"`    // log, error, network, action, nav, vital
+	RedactNames   []string        `json:"redact_names,omitempty"` // header names redacted besides the built-in list
+	BodyCap       int             `json:"body_cap"`               // bytes per request or response body
+	Kinds         map[string]bool `json:"kinds"`                  // log, error, network, action, nav, vital
 }

@@ -99,6 +99,9 @@ type Options struct {
 	// MergeWindow is how far apart a "page" and a "browser" network event
 	// of the same request may arrive and still be merged.
 	MergeWindow time.Duration
+	// RedactHeaders are header names redacted besides SecretHeaders,
+	// patterns like theirs.
+	RedactHeaders []string
 	// Now is the clock for arrival times (merging, tab last-seen, events
 	// without ts); nil means time.Now.
 	Now func() time.Time
@@ -171,6 +174,7 @@ type Store struct {
 type settings struct {
 	version int64
 	redact  bool
+	secrets *Secrets // which headers redact redacts; set once by New
 	bodyCap int
 	off     [numKinds]bool // capture switched off per kind
 }
@@ -192,7 +196,7 @@ func New(opts Options) *Store {
 		tabs:    make(map[int64]*tabState),
 		pending: make(map[bodyKey]pendingBody),
 		lean:    make(map[int64]leanState),
-		cfg:     settings{version: 1, redact: true, bodyCap: DefaultBodyCap},
+		cfg:     settings{version: 1, redact: true, secrets: NewSecrets(opts.RedactHeaders), bodyCap: DefaultBodyCap},
 		ws:      wsTable{byKey: make(map[wsKey]*wsConn)},
 		merge: mergeIndex{
 			byKey: make(map[mergeKey][]*list.Element),
@@ -303,7 +307,7 @@ func (s *Store) Config() apitype.CaptureConfig {
 }
 
 func (c settings) wire() apitype.CaptureConfig {
-	out := apitype.CaptureConfig{Version: c.version, RedactHeaders: c.redact, BodyCap: c.bodyCap,
+	out := apitype.CaptureConfig{Version: c.version, RedactHeaders: c.redact, RedactNames: c.secrets.Extra(), BodyCap: c.bodyCap,
 		Kinds: make(map[string]bool, numKinds)}
 	for i, k := range Kinds {
 		if k != KindWebSocket { // network's switch is the WebSockets'

@@ -33,9 +33,6 @@ const (
 // Redacted replaces the value of a redacted header.
 const Redacted = "[redacted]"
 
-// redactedHeaders are redacted when the redaction switch is on (lower case).
-var redactedHeaders = []string{"authorization", "cookie", "set-cookie"}
-
 var (
 	logLevels     = []string{"debug", "info", "log", "warn", "error"}
 	errorTypes    = []string{"uncaught", "unhandled_rejection", "resource"}
@@ -233,7 +230,7 @@ func validateNetwork(ev *apitype.Event, cfg settings) (record, rejection) {
 		requestID: ev.RequestID, source: ev.Source, method: method, url: capText(ev.URL, capURL),
 		status: status, err: capText(ev.Error, capShort).s, resourceType: ev.ResourceType,
 		durationMS: ev.DurationMS, mimeType: capText(ev.MimeType, capShort).s,
-		reqHeaders: capHeaders(ev.RequestHeaders, cfg.redact), respHeaders: capHeaders(ev.ResponseHeaders, cfg.redact),
+		reqHeaders: capHeaders(ev.RequestHeaders, cfg), respHeaders: capHeaders(ev.ResponseHeaders, cfg),
 		reqSize: ev.RequestBodySize, respSize: ev.ResponseBodySize, truncated: ev.BodyTruncated,
 		bodyPending: ev.BodyPending && !ev.BodyUpdate, bodyUpdate: ev.BodyUpdate, lean: ev.Lean,
 	}
@@ -254,9 +251,9 @@ func capBody(body string, size int64, bodyCap int, truncated *bool) (text, int64
 }
 
 // capHeaders returns h sorted by name, at most maxHeaders of them, with
-// names and values capped and, when redact is on, the credential headers
-// redacted.
-func capHeaders(h map[string]string, redact bool) []header {
+// names and values capped and, when redaction is on, the credential headers
+// (Secrets) redacted.
+func capHeaders(h map[string]string, cfg settings) []header {
 	if len(h) == 0 {
 		return nil
 	}
@@ -271,7 +268,7 @@ func capHeaders(h map[string]string, redact bool) []header {
 	out := make([]header, 0, len(names))
 	for _, k := range names {
 		v := h[k]
-		if redact && slices.Contains(redactedHeaders, strings.ToLower(strings.TrimSpace(k))) {
+		if cfg.redact && cfg.secrets.Redact(k, v) {
 			v = Redacted
 		}
 		out = append(out, header{name: capText(k, capHeaderName).s, value: capText(v, capHeaderValue).s})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/client"
 	"github.com/gasoline-mcp/gasoline/internal/daemon"
 	"github.com/gasoline-mcp/gasoline/internal/output"
@@ -47,6 +48,7 @@ type runFlags struct {
 	outputBudgetMB  int
 	logLevel        string
 	uploadDirs      []string
+	redactHeaders   []string
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -60,7 +62,13 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "daemon.log level: debug, info, warn, error")
 	fs.StringArrayVar(&f.uploadDirs, "upload-dir", nil,
 		"let the upload action read files under this directory (repeatable; default: $"+upload.EnvDirs+", a list like PATH; none: uploads are off)")
+	fs.StringArrayVar(&f.redactHeaders, "redact-header", nil,
+		"also redact this captured header, e.g. x-tenant-key or x-my-* (repeatable; added to $"+EnvRedactHeaders+", comma-separated, and the built-in credential names)")
 }
+
+// EnvRedactHeaders lists, comma-separated, header names the daemon redacts
+// besides the built-in credential names (capture.SecretHeaders).
+const EnvRedactHeaders = "GASOLINE_REDACT_HEADERS"
 
 func (f *runFlags) options(port int, dir string) (daemon.Options, error) {
 	lvl, err := zerolog.ParseLevel(f.logLevel)
@@ -96,6 +104,7 @@ func (f *runFlags) options(port int, dir string) (daemon.Options, error) {
 		LogLevel:      lvl,
 		Tracker:       trackerOptions(f),
 		Output:        output.Options{InlineTokens: f.inlineTokens, ByteBudget: int64(f.outputBudgetMB) << 20},
+		Capture:       capture.Options{RedactHeaders: append(strings.Split(os.Getenv(EnvRedactHeaders), ","), f.redactHeaders...)},
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/upload"
 	"github.com/spf13/pflag"
 )
@@ -43,5 +44,26 @@ func TestUploadDirs(t *testing.T) {
 				t.Errorf("got %q, want %q", o.UploadDirs, tt.want)
 			}
 		})
+	}
+}
+
+// TestRedactHeaders: the names added to the built-in credential headers
+// come from $GASOLINE_REDACT_HEADERS (comma-separated) and the repeated
+// --redact-header flag, both; the capture store drops blanks and case.
+func TestRedactHeaders(t *testing.T) {
+	t.Setenv(EnvRedactHeaders, "X-Tenant-Key, ,x-corp-*")
+	f := &runFlags{}
+	fs := pflag.NewFlagSet("daemon", pflag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse([]string{"--redact-header=X-Internal"}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := f.options(7890, filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := capture.New(o.Capture).Config().RedactNames
+	if want := []string{"x-tenant-key", "x-corp-*", "x-internal"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -279,7 +279,7 @@ func (g *gen) step(n int, s *pstep) {
 	loc := locator(a)
 	code, comment := g.actionCode(loc, a)
 	if comment != "" {
-		g.emit("  // %s", comment)
+		g.emit("  // %s", jsComment(comment))
 	}
 	var waits []string
 	for i, r := range s.reqs {
@@ -419,9 +419,9 @@ func (g *gen) actionCode(loc string, a *capture.ActionView) (code, comment strin
 
 func fieldName(a *capture.ActionView) string {
 	if a.Name != "" {
-		return fmt.Sprintf("the field %q", a.Name)
+		return "the field " + q(a.Name)
 	}
-	return "the field " + a.Selector
+	return "the field " + q(a.Selector)
 }
 
 func clickOpts(mods []string) string {
@@ -473,39 +473,6 @@ func pathOf(u string) string {
 		return cmpOr(u, "/")
 	}
 	return p.Path
-}
-
-// q is s as a single-quoted TypeScript string. s may come from the page
-// (untrusted): every control and line-separator character is escaped, and
-// "${" and "*/" are broken up, so the literal stays one literal wherever
-// it is pasted (a template, a comment).
-func q(s string) string {
-	var b strings.Builder
-	b.WriteByte('\'')
-	prev := rune(0)
-	for _, r := range s {
-		switch {
-		case r == '\'' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029':
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case (r == '{' && prev == '$') || (r == '/' && prev == '*'):
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-		prev = r
-	}
-	b.WriteByte('\'')
-	return b.String()
 }
 
 func clip(s string, n int) string {

@@ -116,7 +116,7 @@ func TestVisibleTextEscaped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `await expect(page.getByText('It\'s \\ done *\/ $\{x} ` + "`y`" + ` \u0000end', { exact: false })).toBeVisible();`
+	want := `await expect(page.getByText('It\'s \\ done *\/ $\{x} \` + "`y\\`" + ` \u0000end', { exact: false })).toBeVisible();`
 	if got := visibleLine(res); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}

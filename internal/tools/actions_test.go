@@ -180,7 +180,7 @@ func TestArguments(t *testing.T) {
 		// One decoder (decodeArgs): unknown arguments are refused with the
 		// allowed ones, and the tags' enums and bounds are enforced.
 		{name: "an unknown argument", tool: "interact", args: `{"action":"get_text","selector":"main","max_char":500}`,
-			wantCode: "invalid_arguments", wantIn: `unknown argument "max_char" for get_text; allowed: action, target, ref, selector, text, role, name, frame, tab_id, max_chars, timeout_ms, wait_ms`},
+			wantCode: "invalid_arguments", wantIn: `unknown argument "max_char" for get_text; allowed: action, target, ref, selector, text, role, name, frame, tab_id, force, max_chars, timeout_ms, wait_ms`},
 		{name: "an argument of another action", tool: "interact", args: `{"action":"click","ref":"e1","limit":3}`,
 			wantCode: "invalid_arguments", wantIn: `unknown argument "limit" for click`},
 		{name: "get_text max_chars", tool: "interact", args: `{"action":"get_text","selector":"main","max_chars":500}`,

@@ -19,7 +19,7 @@ var analyze = tool{
 	name:        "analyze",
 	key:         "what",
 	title:       "Read the page compactly",
-	preamble:    "Read the page in few tokens; async like interact (correlation_id, wait_ms, tab_id?).",
+	preamble:    "Read the page in few tokens; async like interact (correlation_id, wait_ms, tab_id?, force?).",
 	label:       "what",
 	annotations: protocol.ToolAnnotations{ReadOnlyHint: boolp(true), IdempotentHint: boolp(false), OpenWorldHint: boolp(true)},
 	tasks:       true,
@@ -37,12 +37,12 @@ func pageModes() []action {
 }
 
 // asAnalyze makes a, a browser action, an idempotent mode of analyze
-// whose schema leaves tab_id, timeout_ms and wait_ms undescribed:
+// whose schema leaves tab_id, force, timeout_ms and wait_ms undescribed:
 // interact describes them, with their bounds (still enforced here).
 func asAnalyze(a *action) {
 	a.Tool, a.Idempotent = "analyze", true
 	for i, f := range a.fields {
-		if f.name == "tab_id" || f.name == "timeout_ms" || f.name == "wait_ms" {
+		if f.name == "tab_id" || f.name == "force" || f.name == "timeout_ms" || f.name == "wait_ms" {
 			a.fields[i] = bare(a.fields[i : i+1])[0]
 			a.fields[i].min, a.fields[i].max = nil, nil
 		}

@@ -39,6 +39,7 @@ type startArgs struct {
 	Instructions string `json:"instructions,omitempty"`
 	Mode         string `json:"mode,omitempty" enum:"draw,pick"`
 	pageArgs
+	forceArg
 }
 
 func (a startArgs) check() error { return drawArgs{startArgs: a}.check() }
@@ -74,6 +75,7 @@ type showParams struct {
 	Mode          string `json:"mode"`
 	MaxItems      int    `json:"max_items"`
 	TabID         *int64 `json:"tab_id,omitempty"`
+	Force         bool   `json:"force,omitempty"` // on another agent's tab
 }
 
 // annotationsView is the answer of analyze annotations and draw_mode_start.
@@ -113,7 +115,7 @@ func (t *Tools) annotations(_ context.Context, client string, a annArgs) (*annot
 	if err != nil {
 		return nil, submitError(err)
 	}
-	p, _ := json.Marshal(showParams{CorrelationID: ann.ID, Instructions: a.Instructions, Mode: a.Mode, MaxItems: a.MaxItems, TabID: a.TabID})
+	p, _ := json.Marshal(showParams{CorrelationID: ann.ID, Instructions: a.Instructions, Mode: a.Mode, MaxItems: a.MaxItems, TabID: a.TabID, Force: a.Force})
 	show, err := t.d.Tracker.Submit(tracker.Spec{Client: client, Prefix: "draw", Action: "draw_mode_show", Params: p})
 	if err != nil {
 		t.d.Tracker.CancelExternal(ann.ID, "the overlay could not be asked for: "+err.Error())

@@ -40,8 +40,13 @@ func TestAuditSARIF(t *testing.T) {
 	if len(rr.Contents) != 1 || rr.Contents[0].MIMEType != "application/json" {
 		t.Fatalf("resources/read: %.300s, want one application/json content", read)
 	}
-	if err := sarifcheck.Validate([]byte(rr.Contents[0].Text)); err != nil {
+	text := rr.Contents[0].Text
+	if err := sarifcheck.Validate([]byte(text)); err != nil {
 		t.Errorf("the stored log does not validate: %v", err)
+	}
+	open, runs, closing := strings.Index(text, string(pageFence.open)), strings.Index(text, `"runs":`), strings.Index(text, string(pageFence.close))
+	if open < 0 || runs < open || closing < runs || strings.Count(text, string(pageFence.open)) != 1 {
+		t.Errorf("the SARIF log read as a resource: want its runs between the page fence's markers: %.300s … %.200s", text, text[max(0, len(text)-200):])
 	}
 	if _, msg := e.rpc(t, "other", "resources/read", `{"uri":"`+outputURI(id+sarifSuffix)+`"}`, true); !strings.Contains(msg, "not a stored output of yours") {
 		t.Errorf("another client's read: %q, want not found", msg)

@@ -210,7 +210,7 @@ func (t *Tools) captureSettings(_ context.Context, _ string, a captureArgs) (*ca
 		v.Hint = "the extension applies the change from its next batch of events; entries already buffered keep what they were captured with"
 	}
 	if !cfg.RedactHeaders {
-		v.Warning = "Authorization, Cookie and Set-Cookie headers are captured in clear; turn redaction back on with redact:true"
+		v.Warning = "credential headers (Authorization, Cookie, API keys, tokens) are captured in clear; turn redaction back on with redact:true"
 	}
 	return v, nil
 }

@@ -35,14 +35,15 @@ func newFence() fence {
 // pageMembers are the top-level result members whose values come from the
 // page: an action's or a read's result (values, text, outlines, summaries,
 // annotations with their notes), capture entries (logs, errors, network,
-// actions), stored output read back, titles, the effects an action had,
+// actions), stored output read back, titles and URLs (a page sets both),
+// the tab list, the effects an action had,
 // WebSocket connections (the page's URL, a close's reason) and analyze
 // test's generated test (locators name the page's elements; notes, steps
 // and the verdict quote its URLs, errors and Playwright's output).
 // "error" counts when it is a string: a command's error quotes what the
 // page threw; so do the command lists (listMembers) when an entry has one.
 var pageMembers = map[string]bool{
-	"result": true, "entries": true, "entry": true, "outline": true, "title": true,
+	"result": true, "entries": true, "entry": true, "outline": true, "title": true, "url": true, "tabs": true,
 	"content": true, "text": true, "snippets": true, "effects": true,
 	"connections": true, "connection": true,
 	"file": true, "start_url": true, "steps": true, "assertions": true, "secrets": true, "notes": true, "verdict": true,
@@ -124,9 +125,11 @@ func (f fence) fence(body []byte, page func(key string, val []byte) bool, errors
 	return append(out, '}')
 }
 
-// strip removes the markers from b (page text that copies them).
+// strip removes the markers from b (page text that copies them), again
+// until none is left: removing one must not join its neighbours into a
+// marker ("⟦/pa⟦/page:K⟧ge:K⟧"). Each pass shortens b, so it ends.
 func (f fence) strip(b []byte) []byte {
-	if bytes.Contains(b, f.open[:len("⟦")]) || bytes.Contains(b, f.close[:len("⟦")]) {
+	for bytes.Contains(b, f.open) || bytes.Contains(b, f.close) {
 		b = bytes.ReplaceAll(bytes.ReplaceAll(b, f.open, nil), f.close, nil)
 	}
 	return b
@@ -137,6 +140,50 @@ func (f fence) strip(b []byte) []byte {
 // (resources/read), which is text, not a JSON result.
 func (f fence) fenceText(text string) string {
 	return string(f.open) + "\n" + string(f.strip([]byte(text))) + "\n" + string(f.close)
+}
+
+// fenceHAR returns a HAR document with its log between the markers, as
+// members of the top-level object ({"⟦page:K⟧":"","log":{…},"⟦/page:K⟧":""}):
+// still a HAR every reader takes (they read log), with the page's text
+// (URLs, headers, bodies, titles) fenced. ok is false when doc is not an
+// object.
+func (f fence) fenceHAR(doc []byte) (out []byte, ok bool) {
+	if _, ok := members(doc); !ok {
+		return nil, false
+	}
+	return f.fence(doc, func(k string, _ []byte) bool { return k == "log" }, false), true
+}
+
+// fenceSARIF returns a SARIF log with its runs between the markers. SARIF
+// allows no other top-level member, so the opening marker is a member of
+// the log's property bag, before runs, and the closing one a member of the
+// property bag of an inline external properties object, after them: the
+// log still validates against the SARIF 2.1.0 schema. ok is false when doc
+// is not an object or already has either member.
+func (f fence) fenceSARIF(doc []byte) (out []byte, ok bool) {
+	ms, ok := members(doc)
+	if !ok {
+		return nil, false
+	}
+	out = append(make([]byte, 0, len(doc)+2*len(f.close)+64), '{')
+	var runs []byte
+	for _, m := range ms {
+		switch string(m.key) {
+		case `"properties"`, `"inlineExternalProperties"`:
+			return nil, false
+		case `"runs"`:
+			runs = m.val
+			continue
+		}
+		out = append(append(append(out, m.key...), ':'), m.val...)
+		out = append(out, ',')
+	}
+	if runs == nil {
+		return nil, false
+	}
+	out = append(append(append(out, `"properties":{`...), quoted(f.open)...), `:""},"runs":`...)
+	out = append(append(out, f.strip(runs)...), `,"inlineExternalProperties":[{"properties":{`...)
+	return append(append(out, quoted(f.close)...), `:""}}]}`...), true
 }
 
 // member is a top-level member of an encoded object: its key, quoted, and

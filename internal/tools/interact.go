@@ -23,7 +23,7 @@ var interact = tool{
 	title: "Act in the browser",
 	preamble: `Act in the user's browser. Async: returns {status:"queued", correlation_id};
 wait with observe({what:"command_result", correlation_id, wait_ms:10000}), or pass wait_ms for the result inline.
-Actions on a page take tab_id? (default: the last tab you used; navigate, close_tab: a tab you opened).
+Actions on a page take tab_id? (default: the last tab you used; navigate, close_tab: a tab you opened); another agent's tab needs force:true.
 A missing or disabled target is awaited up to timeout_ms-1.5s (8.5 s), only 1 s once the page is idle unless timeout_ms>10000.`,
 	label:       "Actions",
 	annotations: protocol.ToolAnnotations{ReadOnlyHint: boolp(false), DestructiveHint: boolp(true), IdempotentHint: boolp(false), OpenWorldHint: boolp(true)},

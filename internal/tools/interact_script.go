@@ -15,7 +15,8 @@ type executeJSArgs struct {
 
 // tabArg names the tab an action works in; without it the extension
 // chooses the client's own (extension/tabs/owners.js). interact's preamble
-// says that every action on a page takes it.
+// says that every action on a page takes it, and force with it.
 type tabArg struct {
 	TabID *int64 `json:"tab_id,omitempty" list:"-"`
+	forceArg
 }

@@ -31,18 +31,17 @@ func closeTab() action { return browser[closeTabArgs]("close_tab", "tab", "") }
 type navigateArgs struct {
 	URL string `json:"url" required:"true" desc:"http(s), file or about:blank"`
 	tabArg
-	forceArg
 }
 
 type closeTabArgs struct {
 	tabArg
-	forceArg
 }
 
-// forceArg lets navigate and close_tab act on a tab another agent owns,
-// which the extension otherwise refuses, naming the owner.
+// forceArg lets an action with tab_id work in a tab another agent owns,
+// which the extension otherwise refuses, naming the owner
+// (extension/tabs/owners.js); tabs no agent owns need none.
 type forceArg struct {
-	Force bool `json:"force,omitempty" desc:"on another agent's tab"`
+	Force bool `json:"force,omitempty" list:"-" desc:"on another agent's tab"`
 }
 
 func (a navigateArgs) check() error { return checkURL(a.URL) }

@@ -25,8 +25,12 @@ func harOf(t *testing.T, e *capEnv, r callResult) har.HAR {
 	if err := json.Unmarshal(read, &res); err != nil || len(res.Contents) != 1 || res.Contents[0].MimeType != "application/json" {
 		t.Fatalf("resources/read %s: got %s, want one application/json text", uri, read)
 	}
+	text := res.Contents[0].Text
+	if !strings.HasPrefix(text, `{"`+string(pageFence.open)+`":"","log":`) || !strings.HasSuffix(text, `,"`+string(pageFence.close)+`":""}`) {
+		t.Errorf("the HAR read as a resource: want its log between the page fence's markers: %.200s … %.200s", text, text[max(0, len(text)-200):])
+	}
 	var h har.HAR
-	if err := json.Unmarshal([]byte(res.Contents[0].Text), &h); err != nil {
+	if err := json.Unmarshal([]byte(text), &h); err != nil {
 		t.Fatalf("the HAR is not JSON: %v", err)
 	}
 	return h

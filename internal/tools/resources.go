@@ -35,8 +35,10 @@ func outputLink(id, title string, s *result.Stored) protocol.Resource {
 // resources: resources/list lists those of its commands the daemon still
 // knows, resources/read returns one whole: a stored image (a base64 PNG or
 // JPEG: a full-resolution screenshot, an annotation crop) as a blob with
-// its image mimeType, anything else as text between the page fence's
-// markers (fence.go: it holds page text). Only the output's owner reads it
+// its image mimeType, an exported HAR or SARIF log as JSON with its page
+// text between the fence's markers inside the format's rules (fenceHAR,
+// fenceSARIF), anything else as text between the markers (fence.go: it
+// holds page text). Only the output's owner reads it
 // (result.Keeper.Open, the rule every read applies); any other id is
 // "not found", as an unknown one.
 type outputResources struct{ t *Tools }
@@ -80,8 +82,14 @@ func (r outputResources) Read(_ context.Context, client, uri string) ([]protocol
 	if mime := imaging.Sniff(text); mime != "" {
 		return []protocol.ResourceContents{{URI: uri, MIMEType: mime, Blob: text}}, nil
 	}
-	if mime := jsonMIME(id); mime != "" { // a file to save as is: JSON holds the page's text as data
-		return []protocol.ResourceContents{{URI: uri, MIMEType: mime, Text: string(pageFence.strip([]byte(text)))}}, nil
+	if mime := jsonMIME(id); mime != "" { // a file to save as is, its page text fenced inside the format's rules
+		fenced, ok := pageFence.fenceHAR([]byte(text))
+		if strings.HasSuffix(id, sarifSuffix) {
+			fenced, ok = pageFence.fenceSARIF([]byte(text))
+		}
+		if ok {
+			return []protocol.ResourceContents{{URI: uri, MIMEType: mime, Text: string(fenced)}}, nil
+		}
 	}
 	return []protocol.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: pageFence.fenceText(text)}}, nil
 }

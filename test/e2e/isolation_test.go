@@ -138,7 +138,7 @@ func TestIsolationTwoAgents(t *testing.T) {
 			t.Errorf("beta's %s of alpha's tab: %s, want an error naming agent-alpha and force:true", action, r)
 		}
 	}
-	if r := complete(t, e.js("return location.pathname", map[string]any{"tab_id": ta.TabID})); str(t, r) != "/a" {
+	if r := complete(t, e.js("return location.pathname", map[string]any{"tab_id": ta.TabID, "force": true})); str(t, r) != "/a" {
 		t.Errorf("alpha's tab after beta's refused navigate shows %s, want /a", r.Value)
 	}
 

@@ -106,7 +106,7 @@ func (a *agent) tabs() (map[int64]observedTab, error) {
 // front for one of them. observe tabs names the owners and their tab groups;
 // close_tab without tab_id refuses a tab the agent does not own; a third
 // client with no tab of its own is refused the agents' tab in front, and an
-// agent reaches another's tab only by naming it.
+// agent reaches another's tab only by naming it with force:true.
 func TestTwoAgentsOwnTabs(t *testing.T) {
 	e := ready(t)
 	alpha, beta := e.agent("agent-alpha"), e.agent("agent-beta")
@@ -179,7 +179,7 @@ func TestTwoAgentsOwnTabs(t *testing.T) {
 
 	// What each tab holds, read by naming it: no cross-talk.
 	for name, id := range tabOf {
-		js := complete(t, e.js("return note.value + '|' + log.value", map[string]any{"tab_id": id}))
+		js := complete(t, e.js("return note.value + '|' + log.value", map[string]any{"tab_id": id, "force": true}))
 		want := name + " note 2|" + strings.Repeat(name+";", 3)
 		if got := str(t, js); got != want {
 			t.Errorf("tab %d of %s holds %q, want %q", id, name, got, want)
@@ -218,9 +218,14 @@ func TestTwoAgentsOwnTabs(t *testing.T) {
 		t.Errorf("get_text without tab_id from a third client while an agent's tab is in front: %s, want an error naming the owner", front)
 	}
 
-	// Another agent's tab only by naming it; the default stays one's own.
+	// Another agent's tab only by naming it with force:true; the default
+	// stays one's own.
+	if r, err := alpha.act("execute_js", map[string]any{"script": "note.value", "tab_id": tb}); err != nil ||
+		r.Status != "error" || !strings.Contains(r.Error, "belongs to agent agent-beta") || !strings.Contains(r.Error, "force:true") {
+		t.Errorf("alpha naming beta's tab without force: %v %s, want an error naming agent-beta and force:true", err, r)
+	}
 	var named page
-	if err := alpha.ok("execute_js", map[string]any{"script": "note.value", "tab_id": tb}, &named); err != nil {
+	if err := alpha.ok("execute_js", map[string]any{"script": "note.value", "tab_id": tb, "force": true}, &named); err != nil {
 		t.Fatal(err)
 	}
 	if named.TabID != tb || named.Value != "agent-beta note 2" {
@@ -250,7 +255,7 @@ func TestTwoAgentsOwnTabs(t *testing.T) {
 	if r.Status != "error" || !strings.Contains(r.Error, "close_tab without tab_id") {
 		t.Errorf("close_tab once beta's tab is gone: %s, want an error", r)
 	}
-	if got := str(t, complete(t, e.js("document.title", map[string]any{"tab_id": ta}))); got != "Notes" {
+	if got := str(t, complete(t, e.js("document.title", map[string]any{"tab_id": ta, "force": true}))); got != "Notes" {
 		t.Errorf("alpha's tab after beta closed its own: %q, want it still open", got)
 	}
 }

@@ -7,7 +7,7 @@ test('login', async ({ page }) => {
   await page.goto('http://127.0.0.1:8080/login.html');
   await page.getByLabel('User name', { exact: true }).click();
   await page.getByLabel('User name', { exact: true }).fill('ada');
-  // the field "Password": a secret, never recorded; set GASOLINE_SECRET_1.
+  // the field 'Password': a secret, never recorded; set GASOLINE_SECRET_1.
   await page.getByLabel('Password', { exact: true }).fill(process.env.GASOLINE_SECRET_1 ?? '');
   await page.getByRole('checkbox', { name: 'Remember me', exact: true }).check();
   await page.getByLabel('Plan', { exact: true }).selectOption('pro');
