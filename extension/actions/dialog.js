@@ -6,7 +6,8 @@
 //   - the worker keeps which tabs show a native dialog (one the page opened
 //     outside an agent's action and unarmed), as each document's end of
 //     dialogs.js's channel (channel.js) tells it ({gasoline: "dialog", showing, type, message}; tab and frame
-//     from the sender). Such a dialog freezes its page, and without the
+//     from the sender), or, in a document loaded while idle (no dialogs.js),
+//     capture/lean-tell.js ({gasoline: "dialog", lean: "<kind>\n<message>"}). Such a dialog freezes its page, and without the
 //     debugger permission no extension can close it: actions on that tab
 //     fail at once with dialog_showing, saying to ask the user, instead of
 //     running into their deadline;
@@ -105,6 +106,23 @@ function lateUrl(msg) {
   }
 }
 
+/** LEAN_KINDS are the dialogs a document loaded idle reports (capture/lean-dialogs.js). */
+const LEAN_KINDS = new Set(['alert', 'confirm', 'prompt', 'beforeunload']);
+
+/**
+ * leanReport reads the report of a document loaded idle
+ * (capture/lean-tell.js: "<kind>\n<message>", sent just before the dialog
+ * shows) as {type, message} (200 characters), or null when it is none.
+ * No report says the dialog was answered: nativeDialog forgets it once the
+ * page answers a ping.
+ */
+export function leanReport(text) {
+  const nl = text.indexOf('\n');
+  const type = text.slice(0, nl);
+  if (nl < 0 || !LEAN_KINDS.has(type)) return null;
+  return { type, message: text.slice(nl + 1, nl + 201) };
+}
+
 /** record notes that frame frameId of tab tabId shows dialog d, or none (d null). */
 export async function record(tabId, frameId, d) {
   const m = await shownIn(tabId);
@@ -140,6 +158,11 @@ export function watchDialogs() {
       const list = blocked.get(sender.tab.id) || [];
       list.push({ url, frameId: sender.frameId ?? 0, at: Date.now() });
       blocked.set(sender.tab.id, list.slice(-5));
+      return false;
+    }
+    if (typeof msg.lean === 'string') {
+      const d = leanReport(msg.lean);
+      if (d) record(sender.tab.id, sender.frameId ?? 0, { ...d, at: Date.now() });
       return false;
     }
     const d = msg.showing === true
