@@ -21,9 +21,11 @@
 //
 // A command that ran into its deadline (status timeout: a script in an
 // endless loop, with a deadline too short for the probe) makes its tab a
-// suspect: the next command there probes it first (RECHECK_MS), so a
-// frozen tab is refused within a second instead of costing another
-// deadline, and a tab that answers is cleared at once. State is per worker
+// suspect, and so does a command still running there (the daemon may tell
+// the agent of the timeout before this worker's own deadline passes): the
+// next command there probes it first (RECHECK_MS), so a frozen tab is
+// refused within a second instead of costing another deadline, and a tab
+// that answers is cleared at once. State is per worker
 // instance: a restarted worker learns again at the next deadline.
 
 import { CommandError } from '../runner.js';
@@ -86,7 +88,8 @@ export class HungTabs {
     this.dialogShown = dialogShown;
     this.dialogText = dialogText;
     this.discard = discard;
-    this.frozen = new Set(); // tab ids that did not answer their last probe
+    this.frozen = new Set(); // tab ids that did not answer their last probe, or suspects
+    this.running = new Map(); // tab id → how many commands run there now
   }
 
   /**
@@ -123,7 +126,9 @@ export class HungTabs {
    * refresh and navigate discard a tab known frozen that still does not
    * answer first (and go
    * to the tab's new id if Chrome gives it one), and clear it once they
-   * complete. onTab(tabId) is told the tab each command
+   * complete. A tab with a command still running is probed before
+   * another command (not RECOVERS) starts there, as a known frozen one is.
+   * onTab(tabId) is told the tab each command
    * goes to.
    */
   guard(exec, onTab = () => {}) {
@@ -136,7 +141,8 @@ export class HungTabs {
         const d = await this.dialogShown(tabId).catch(() => null);
         if (d) throw new CommandError(this.dialogText(tabId, d));
       }
-      if (tabId !== undefined && this.frozen.has(tabId) && !RECOVERS.has(action) && !(await this.answers(tabId, RECHECK_MS))) {
+      const suspect = this.frozen.has(tabId) || this.running.get(tabId) > 0;
+      if (tabId !== undefined && suspect && !RECOVERS.has(action) && !(await this.answers(tabId, RECHECK_MS))) {
         throw new CommandError(unresponsiveText(tabId, true), { reason: 'tab_unresponsive' });
       }
       // Only a tab already found frozen is discarded: a discard reloads the
@@ -149,7 +155,15 @@ export class HungTabs {
         // Chrome may give a discarded tab a new id: the command goes there.
         if (Number.isInteger(fresh?.id) && fresh.id !== tabId) query = { ...query, params: { ...params, tab_id: fresh.id } };
       }
-      const result = await exec(query, signal, hooks);
+      this.running.set(tabId, (this.running.get(tabId) || 0) + 1);
+      let result;
+      try {
+        result = await exec(query, signal, hooks);
+      } finally {
+        const n = this.running.get(tabId) - 1;
+        if (n > 0) this.running.set(tabId, n);
+        else this.running.delete(tabId);
+      }
       if (tabId !== undefined && (action === 'refresh' || action === 'navigate' || action === 'close_tab')) this.forget(tabId);
       return result;
     };

@@ -298,6 +298,26 @@ test('a tab whose command ran into its deadline is probed before its next comman
   assert.equal(state.probes.length, 2, 'a cleared tab is not probed again');
 });
 
+test('a tab with a command still running is probed before the next command there: refused at once if frozen', async () => {
+  const { hung, state } = hungHarness();
+  let release;
+  const exec = hung.guard(async (q) => {
+    if (q.params.script === 'loop') await new Promise((r) => { release = r; });
+    return q.action;
+  });
+  const loop = exec({ action: 'execute_js', params: { tab_id: 7, script: 'loop' } });
+  await new Promise((r) => setImmediate(r));
+  state.answers = false; // the loop holds the page: the daemon already said timeout, this worker not yet
+  await assert.rejects(exec({ action: 'execute_js', params: { tab_id: 7 } }), (err) => err.reason === 'tab_unresponsive');
+  assert.deepEqual(state.probes, [[7, RECHECK_MS]]);
+  assert.equal(await exec({ action: 'execute_js', params: { tab_id: 8 } }), 'execute_js', 'other tabs are not probed');
+  state.answers = true;
+  release();
+  assert.equal(await loop, 'execute_js');
+  assert.equal(await exec({ action: 'get_text', params: { tab_id: 7 } }), 'get_text', 'cleared once it answers');
+  assert.equal(hung.running.size, 0, 'nothing left running');
+});
+
 // framesChrome is the chrome.* withFrames and reachTab use: tabs whose
 // documents ({frameId, documentId, g}) answer the probes, the registration
 // at work, and every injection logged.
