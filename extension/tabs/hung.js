@@ -120,7 +120,8 @@ export class HungTabs {
    * guard wraps exec(query, signal, hooks), the executor tabs/owners.js
    * calls with the query's tab_id filled in. A command to a tab a native
    * dialog holds (dialogShown) is refused at once with dialogText, but for
-   * RECOVERS actions (a navigation closes the dialog). A command to a tab known
+   * RECOVERS actions (a navigation closes the dialog) and the dialog action
+   * (which answers it where Chrome lets it: actions/dialog.js). A command to a tab known
    * frozen that does not answer a new probe is refused at once
    * (CommandError, reason "tab_unresponsive"), but for RECOVERS actions;
    * refresh and navigate discard a tab known frozen that still does not
@@ -137,7 +138,7 @@ export class HungTabs {
       const action = query.action;
       const tabId = Number.isInteger(Number(params.tab_id)) && params.tab_id !== '' && params.tab_id !== null ? Number(params.tab_id) : undefined;
       onTab(tabId);
-      if (tabId !== undefined && !RECOVERS.has(action)) {
+      if (tabId !== undefined && !RECOVERS.has(action) && action !== 'dialog') {
         const d = await this.dialogShown(tabId).catch(() => null);
         if (d) throw new CommandError(this.dialogText(tabId, d));
       }

@@ -263,7 +263,7 @@ test('a tab held by a native dialog is not frozen', async () => {
   assert.deepEqual(state.discarded, []);
 });
 
-test('a command to a tab a native dialog holds is refused at once naming it; refresh, navigate and close_tab still run', async () => {
+test('a command to a tab a native dialog holds is refused at once naming it; dialog, refresh, navigate and close_tab still run', async () => {
   const { hung, state } = hungHarness();
   hung.dialogText = (tabId, d) => `dialog_showing: tab ${tabId} shows a native ${d.type} (${JSON.stringify(d.message)})`;
   state.dialog = { type: 'alert', message: 'Session expired' };
@@ -272,10 +272,11 @@ test('a command to a tab a native dialog holds is refused at once naming it; ref
     ran++;
     return q.action;
   });
-  for (const action of ['execute_js', 'get_text', 'dialog', 'screenshot']) {
+  for (const action of ['execute_js', 'get_text', 'click', 'screenshot']) {
     await assert.rejects(exec({ action, params: { tab_id: 7 } }), /^CommandError: dialog_showing: tab 7 shows a native alert \("Session expired"\)$/);
   }
   assert.equal(ran, 0);
+  assert.equal(await exec({ action: 'dialog', params: { tab_id: 7 } }), 'dialog', 'the dialog action answers it itself (actions/dialog.js)');
   assert.equal(await exec({ action: 'navigate', params: { tab_id: 7 } }), 'navigate', 'a navigation closes the dialog');
   assert.equal(state.probes.length, 0, 'no probe: the dialog is known');
   state.dialog = null; // the user answered it
