@@ -210,13 +210,15 @@ function answers(tabId, frameId) {
 /** nativeDialogText is the error of an action refused because tabId shows dialog d. */
 export function nativeDialogText(tabId, d, now = Date.now()) {
   const ago = Math.max(0, Math.round((now - d.at) / 1000));
-  const cannot = 'An extension cannot close a native dialog (that needs the debugger permission): ask the user to answer it in the browser, then retry. ';
+  const ask = 'ask the user to answer it in the browser, then retry';
   if (d.type === 'beforeunload') {
     return `dialog_showing: tab ${tabId} shows Chrome's "Leave site?" prompt since ${ago} s (the page asks before it is left), so the page is frozen until someone answers it. ` +
-      cannot + 'To leave such a page without the prompt, arm interact({action:"dialog", dialog:"accept"}) before navigating or closing the tab.';
+      `An extension cannot close it (that needs the debugger permission): ${ask}. ` +
+      'To leave such a page without the prompt, arm interact({action:"dialog", dialog:"accept"}) before navigating or closing the tab.';
   }
   return `dialog_showing: tab ${tabId} shows a native ${d.type}${d.message ? ` (${JSON.stringify(d.message)})` : ''} that the page opened ${ago} s ago ` +
-    'outside any agent action, so the page is frozen until someone answers it. ' + cannot +
+    `outside any agent action, so the page is frozen until someone answers it: ${ask}, or dismiss it with ` +
+    `interact({action:"dialog", dialog:"dismiss", tab_id:${tabId}}) (an extension can dismiss it, not accept it). ` +
     'Next time arm the answer first: interact({action:"dialog", dialog:"accept"}) (or "dismiss"), then the action that opens it.';
 }
 

@@ -151,10 +151,11 @@ test('dialog arms for the command\'s deadline without window_ms; the contract ch
 test('nativeDialogText says what froze the tab and what to do', () => {
   const prompt = nativeDialogText(3, { type: 'beforeunload', message: '', at: 0 }, 4000);
   assert.match(prompt, /^dialog_showing: tab 3 shows Chrome's "Leave site\?" prompt since 4 s/);
-  assert.match(prompt, /cannot close a native dialog \(that needs the debugger permission\)/);
+  assert.match(prompt, /An extension cannot close it \(that needs the debugger permission\): ask the user to answer it in the browser, then retry/);
   assert.match(prompt, /arm interact\(\{action:"dialog", dialog:"accept"\}\) before navigating or closing the tab/);
   const alert = nativeDialogText(3, { type: 'alert', message: 'Saved', at: 0 }, 0);
   assert.match(alert, /native alert \("Saved"\) that the page opened 0 s ago outside any agent action/);
+  assert.match(alert, /ask the user to answer it in the browser, then retry, or dismiss it with interact\(\{action:"dialog", dialog:"dismiss", tab_id:3\}\)/);
 });
 
 test('a popup blocked after an action ended is kept for the action still settling, not taken for a native dialog', async () => {

@@ -390,7 +390,8 @@ test('at work, the first command to a tab brings the scripts into its iframes th
   const probes = probed.length;
   await exec({ action: 'get_text', params: { tab_id: 1 } });
   await exec({ action: 'navigate', params: { tab_id: 2 } });
-  assert.equal(probed.length, probes, 'a tab is looked at once; navigate needs nothing of the old page');
+  await exec({ action: 'dialog', params: { tab_id: 3 } });
+  assert.equal(probed.length, probes, 'a tab is looked at once; navigate needs nothing of the old page, dialog reaches what it lacks itself');
   assert.equal(injected.length, 3);
 
   // A new period at work looks again (the tab's iframes may have loaded idle meanwhile).

@@ -169,7 +169,12 @@ func TestLeanPageDialogBeforeAgent(t *testing.T) {
 			// when the tab is hidden, and the agent is told to ask the user.
 			start := time.Now()
 			msg := e.fails("dialog", map[string]any{"dialog": "dismiss", "tab_id": tab}, "dialog_showing")
-			t.Logf("%s: dialog dismiss with a debugger attached: refused after %v", c.query, time.Since(start).Round(time.Millisecond))
+			took := time.Since(start)
+			t.Logf("%s: dialog dismiss with a debugger attached: refused after %v", c.query, took.Round(time.Millisecond))
+			// A ping (0.5 s), the switch, and up to 1.5 s for the page to answer.
+			if took > 4*time.Second {
+				t.Errorf("%s: dialog dismiss with a debugger attached took %v, want under 4 s", c.query, took)
+			}
 			if !strings.HasPrefix(msg, named) || !strings.Contains(msg, "Chrome did not close") || !strings.Contains(msg, "ask the user to answer it") {
 				t.Errorf("%s: dialog dismiss with a debugger attached: %q, want it to name the %s and ask for the user", c.query, msg, c.kind)
 			}
@@ -190,7 +195,11 @@ func TestLeanPageDialogBeforeAgent(t *testing.T) {
 			}
 			start := time.Now()
 			got := e.ok("dialog", map[string]any{"dialog": c.answer, "tab_id": tab})
-			t.Logf("%s: dialog %s answered the %s after %v: %v", c.query, c.answer, c.kind, time.Since(start).Round(time.Millisecond), got["answered"])
+			took := time.Since(start)
+			t.Logf("%s: dialog %s answered the %s after %v: %v", c.query, c.answer, c.kind, took.Round(time.Millisecond), got["answered"])
+			if took > dialogAnsweredWithin {
+				t.Errorf("%s: dialog %s took %v, want under %v", c.query, c.answer, took, dialogAnsweredWithin)
+			}
 			want := map[string]any{"type": c.kind, "message": c.message, "answered": c.answer + "ed"}
 			if fmt.Sprint(got["answered"]) != fmt.Sprint(want) {
 				t.Errorf("%s: dialog %s: %v, want answered %v", c.query, c.answer, got, want)
