@@ -25,7 +25,7 @@ import { Backoff, sleep } from './backoff.js';
 import { flushAfter, noteTab, startCapture } from './capture/worker.js';
 import { CaptureMode, LOADED_FILTER } from './capture/declared.js';
 import { runQuery, timeoutMessage } from './commands.js';
-import { nativeDialog, watchDialogs } from './actions/dialog.js';
+import { nativeDialog, nativeDialogText, watchDialogs } from './actions/dialog.js';
 import { watchRequests } from './actions/busy.js';
 import { DaemonClient, DaemonError, DEFAULT_PORT, normaliseCode, SignatureError, validPort } from './daemon.js';
 import { startDrawRelay } from './overlay/worker.js';
@@ -51,8 +51,9 @@ const owners = new TabOwners({ onChange: noteTab });
 owners.listen();
 
 // Tabs whose page did not answer a probe (tabs/hung.js): commands to them
-// fail at once with tab_unresponsive until they answer again.
-const hung = new HungTabs({ dialogShown: nativeDialog });
+// fail at once with tab_unresponsive until they answer again; commands to
+// tabs a native dialog holds, at once with dialog_showing.
+const hung = new HungTabs({ dialogShown: nativeDialog, dialogText: nativeDialogText });
 
 // Which frames get the content scripts (capture/declared.js): every frame
 // while an agent works, top documents only otherwise. A command switches
@@ -114,7 +115,12 @@ function dispatch(query) {
       await flushAfter(query, 'error' in outcome ? null : outcome.result, tabId, budgetMs);
     },
     report: postResult,
-    onStatus: (s) => status.commandStatus(id, s),
+    onStatus: (s) => {
+      status.commandStatus(id, s);
+      // A command that ran into its deadline may have frozen its tab (an
+      // endless loop): the next command there probes it first.
+      if (s === 'timeout') hung.suspect(tabId);
+    },
     timeoutMessage: (ms) => timeoutMessage(action, ms),
     probe: () => hung.verdict(tabId),
   });

@@ -6,7 +6,8 @@
 //   - the worker keeps which tabs show a native dialog (one the page opened
 //     outside an agent's action and unarmed), as each document's end of
 //     dialogs.js's channel (channel.js) tells it ({gasoline: "dialog", showing, type, message}; tab and frame
-//     from the sender). Such a dialog freezes its page, and without the
+//     from the sender), or, in a document loaded while idle (no dialogs.js),
+//     capture/lean-tell.js ({gasoline: "dialog", lean: "<kind>\n<message>"}). Such a dialog freezes its page, and without the
 //     debugger permission no extension can close it: actions on that tab
 //     fail at once with dialog_showing, saying to ask the user, instead of
 //     running into their deadline;
@@ -105,6 +106,23 @@ function lateUrl(msg) {
   }
 }
 
+/** LEAN_KINDS are the dialogs a document loaded idle reports (capture/lean-dialogs.js). */
+const LEAN_KINDS = new Set(['alert', 'confirm', 'prompt', 'beforeunload']);
+
+/**
+ * leanReport reads the report of a document loaded idle
+ * (capture/lean-tell.js: "<kind>\n<message>", sent just before the dialog
+ * shows) as {type, message} (200 characters), or null when it is none.
+ * No report says the dialog was answered: nativeDialog forgets it once the
+ * page answers a ping.
+ */
+export function leanReport(text) {
+  const nl = text.indexOf('\n');
+  const type = text.slice(0, nl);
+  if (nl < 0 || !LEAN_KINDS.has(type)) return null;
+  return { type, message: text.slice(nl + 1, nl + 201) };
+}
+
 /** record notes that frame frameId of tab tabId shows dialog d, or none (d null). */
 export async function record(tabId, frameId, d) {
   const m = await shownIn(tabId);
@@ -140,6 +158,11 @@ export function watchDialogs() {
       const list = blocked.get(sender.tab.id) || [];
       list.push({ url, frameId: sender.frameId ?? 0, at: Date.now() });
       blocked.set(sender.tab.id, list.slice(-5));
+      return false;
+    }
+    if (typeof msg.lean === 'string') {
+      const d = leanReport(msg.lean);
+      if (d) record(sender.tab.id, sender.frameId ?? 0, { ...d, at: Date.now() });
       return false;
     }
     const d = msg.showing === true
@@ -187,13 +210,15 @@ function answers(tabId, frameId) {
 /** nativeDialogText is the error of an action refused because tabId shows dialog d. */
 export function nativeDialogText(tabId, d, now = Date.now()) {
   const ago = Math.max(0, Math.round((now - d.at) / 1000));
-  const cannot = 'An extension cannot close a native dialog (that needs the debugger permission): ask the user to answer it in the browser, then retry. ';
+  const ask = 'ask the user to answer it in the browser, then retry';
   if (d.type === 'beforeunload') {
     return `dialog_showing: tab ${tabId} shows Chrome's "Leave site?" prompt since ${ago} s (the page asks before it is left), so the page is frozen until someone answers it. ` +
-      cannot + 'To leave such a page without the prompt, arm interact({action:"dialog", dialog:"accept"}) before navigating or closing the tab.';
+      `An extension cannot close it (that needs the debugger permission): ${ask}. ` +
+      'To leave such a page without the prompt, arm interact({action:"dialog", dialog:"accept"}) before navigating or closing the tab.';
   }
   return `dialog_showing: tab ${tabId} shows a native ${d.type}${d.message ? ` (${JSON.stringify(d.message)})` : ''} that the page opened ${ago} s ago ` +
-    'outside any agent action, so the page is frozen until someone answers it. ' + cannot +
+    `outside any agent action, so the page is frozen until someone answers it: ${ask}, or dismiss it with ` +
+    `interact({action:"dialog", dialog:"dismiss", tab_id:${tabId}}) (an extension can dismiss it, not accept it). ` +
     'Next time arm the answer first: interact({action:"dialog", dialog:"accept"}) (or "dismiss"), then the action that opens it.';
 }
 
@@ -208,7 +233,7 @@ export async function dialog(params, signal, ctx) {
   const arm = { dialog: params.dialog, window_ms: windowMs, ...(typeof params.text === 'string' ? { text: params.text } : {}) };
   const tab = await resolveTab(params.tab_id);
   const shown = await nativeDialog(tab.id);
-  if (shown) throw new CommandError(nativeDialogText(tab.id, shown));
+  if (shown) return dismissNative(tab, shown, params.dialog);
   let results = await armIn(tab, { tabId: tab.id, allFrames: true }, arm);
   // Documents open since before the extension started have no channel.js
   // or dialogs.js yet: bring the declared scripts (tabs/reach.js), then arm
@@ -229,6 +254,60 @@ export async function dialog(params, signal, ctx) {
     out.recent = recent.slice(-5).map((r) => ({ type: String(r.type), message: String(r.message ?? '').slice(0, 200), answered: String(r.answered), ago_ms: Number(r.ago_ms) }));
   }
   return out;
+}
+
+/** SWITCH_ANSWER_MS bounds the wait for a page to answer once its tab was switched away from and back. */
+export const SWITCH_ANSWER_MS = 1500;
+
+/**
+ * dismissNative answers the native dialog d that tab shows (nativeDialog)
+ * as the dialog action asked, where Chrome lets an extension: Chrome
+ * dismisses a tab's alert, confirm or prompt when the tab is hidden
+ * (chromium's TabModalDialogManager: an alert's page goes on as if it was
+ * closed, a confirm gets false, a prompt null), unless a debugger is
+ * attached to the tab. So this shows the tab, then another tab of its
+ * window, for a moment (the user sees it flick; a blank one is opened and closed when
+ * the window has no other), shows again the tab that was in front, and
+ * waits for the page to answer. Nothing else closes such a dialog without
+ * the user but a navigation, which loses the page. It resolves to
+ * {tab_id, url, answered: {type, message, answered}}; it throws
+ * CommandError dialog_showing, with the dialog's text and what the user
+ * must do, for an accept of a confirm or prompt (an extension can only
+ * dismiss them), for "Leave site?" (Chrome keeps it across tab switches),
+ * and when the page still does not answer.
+ */
+export async function dismissNative(tab, d, answer, api = chrome) {
+  const what = `a native ${d.type}${d.message ? ` (${JSON.stringify(d.message)})` : ''}`;
+  if (d.type === 'beforeunload') throw new CommandError(nativeDialogText(tab.id, d));
+  if (answer === 'accept' && d.type !== 'alert') {
+    throw new CommandError(`dialog_showing: tab ${tab.id} shows ${what}, which an extension can dismiss but not accept ` +
+      '(accepting a native dialog needs the debugger permission): ask the user to accept it in the browser, then retry; ' +
+      `or dismiss it with interact({action:"dialog", dialog:"dismiss", tab_id:${tab.id}}).`);
+  }
+  const front = (await api.tabs.query({ windowId: tab.windowId, active: true }))[0];
+  const others = (await api.tabs.query({ windowId: tab.windowId })).filter((t) => t.id !== tab.id);
+  const away = others.find((t) => !t.discarded) || others[0];
+  const blank = away ? null : await api.tabs.create({ windowId: tab.windowId, url: 'about:blank', active: true });
+  try {
+    // Only a tab in front can be hidden: one behind holds a dialog only
+    // while a debugger is attached (else Chrome does not block its page).
+    if (front && front.id !== tab.id && !blank) await api.tabs.update(tab.id, { active: true });
+    if (away) await api.tabs.update(away.id, { active: true });
+  } finally {
+    await api.tabs.update(front && front.id !== blank?.id ? front.id : tab.id, { active: true }).catch(() => {});
+    if (blank) await api.tabs.remove(blank.id).catch(() => {});
+  }
+  const until = Date.now() + SWITCH_ANSWER_MS;
+  while (!(await answers(tab.id, d.frameId ?? 0))) {
+    if (Date.now() >= until) {
+      throw new CommandError(`dialog_showing: tab ${tab.id} shows ${what} that Chrome did not close when its tab was hidden ` +
+        '(it keeps it while a debugger is attached to the tab), so the page is frozen until someone answers it: ' +
+        'ask the user to answer it in the browser, then retry.');
+    }
+  }
+  await record(tab.id, d.frameId ?? 0, null);
+  const answered = d.type === 'alert' ? 'accepted' : 'dismissed';
+  return { tab_id: tab.id, url: tab.url || '', answered: { type: d.type, message: d.message ?? '', answered } };
 }
 
 async function armIn(tab, target, arm) {

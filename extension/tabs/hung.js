@@ -13,9 +13,19 @@
 // does not answer, discard it
 // (chrome.tabs.discard ends its renderer; the tab keeps its id and
 // reloads). A tab showing a native dialog (alert, confirm) is waiting for
-// the user, not frozen: the dialog path reports it, when the page's
-// dialogs.js told the worker; one opened in a page loaded while idle (no
-// dialogs.js) looks frozen, which unresponsiveText says. State is per worker
+// the user, not frozen: a command to a tab whose page told the worker of
+// one (actions/dialogs.js at work, capture/lean-dialogs.js in a document
+// loaded idle) fails at once naming it (dialog_showing); one it was not
+// told of (an iframe loaded idle, a page older than the extension) looks
+// frozen, which unresponsiveText says.
+//
+// A command that ran into its deadline (status timeout: a script in an
+// endless loop, with a deadline too short for the probe) makes its tab a
+// suspect, and so does a command still running there (the daemon may tell
+// the agent of the timeout before this worker's own deadline passes): the
+// next command there probes it first (RECHECK_MS), so a frozen tab is
+// refused within a second instead of costing another deadline, and a tab
+// that answers is cleared at once. State is per worker
 // instance: a restarted worker learns again at the next deadline.
 
 import { CommandError } from '../runner.js';
@@ -53,7 +63,7 @@ export function probeTab(tabId, ms, api = chrome) {
  */
 export function unresponsiveText(tabId, refused) {
   return `tab ${tabId} does not answer: its page's main thread is blocked (a script in an endless loop, or a native dialog ` +
-    '(alert, confirm, prompt, "Leave site?") the page opened while no agent worked, which the extension can neither see nor close)' +
+    '(alert, confirm, prompt, "Leave site?") the extension was not told of (one an iframe opened while no agent worked, or a page loaded before the extension started), which it cannot close)' +
     (refused ? ', so the command was not started' : ', so the command was stopped waiting for it') +
     '; commands to this tab fail at once until it answers. If a dialog may show in it, ask the user to answer it, then retry; ' +
     `else reload it with interact({action:"refresh", tab_id:${tabId}}) (it discards the page first: what the user did not save is lost) ` +
@@ -69,13 +79,17 @@ export class HungTabs {
    * probe(tabId, ms) resolves to whether the tab answered (default
    * probeTab); dialogShown(tabId) to a truthy value when a native dialog
    * holds the tab (actions/dialog.js nativeDialog); discard(tabId) ends a
-   * frozen tab's renderer (chrome.tabs.discard).
+   * frozen tab's renderer (chrome.tabs.discard); dialogText(tabId, d) is
+   * the error of a command refused because the tab shows dialog d
+   * (actions/dialog.js nativeDialogText).
    */
-  constructor({ probe = probeTab, dialogShown = async () => null, discard = (tabId) => chrome.tabs.discard(tabId) } = {}) {
+  constructor({ probe = probeTab, dialogShown = async () => null, discard = (tabId) => chrome.tabs.discard(tabId), dialogText = (tabId, d) => `dialog_showing: tab ${tabId} shows a native ${d.type}` } = {}) {
     this.probe = probe;
     this.dialogShown = dialogShown;
+    this.dialogText = dialogText;
     this.discard = discard;
-    this.frozen = new Set(); // tab ids that did not answer their last probe
+    this.frozen = new Set(); // tab ids that did not answer their last probe, or suspects
+    this.running = new Map(); // tab id → how many commands run there now
   }
 
   /**
@@ -89,6 +103,14 @@ export class HungTabs {
     return ok;
   }
 
+  /**
+   * suspect marks tabId (ignored when undefined) to be probed before its
+   * next command: a command there ran into its deadline.
+   */
+  suspect(tabId) {
+    if (tabId !== undefined) this.frozen.add(tabId);
+  }
+
   /** forget drops what is known about tabId (it was closed, reloaded or navigated). */
   forget(tabId) {
     this.frozen.delete(tabId);
@@ -96,13 +118,18 @@ export class HungTabs {
 
   /**
    * guard wraps exec(query, signal, hooks), the executor tabs/owners.js
-   * calls with the query's tab_id filled in. A command to a tab known
+   * calls with the query's tab_id filled in. A command to a tab a native
+   * dialog holds (dialogShown) is refused at once with dialogText, but for
+   * RECOVERS actions (a navigation closes the dialog) and the dialog action
+   * (which answers it where Chrome lets it: actions/dialog.js). A command to a tab known
    * frozen that does not answer a new probe is refused at once
    * (CommandError, reason "tab_unresponsive"), but for RECOVERS actions;
    * refresh and navigate discard a tab known frozen that still does not
    * answer first (and go
    * to the tab's new id if Chrome gives it one), and clear it once they
-   * complete. onTab(tabId) is told the tab each command
+   * complete. A tab with a command still running is probed before
+   * another command (not RECOVERS) starts there, as a known frozen one is.
+   * onTab(tabId) is told the tab each command
    * goes to.
    */
   guard(exec, onTab = () => {}) {
@@ -111,7 +138,12 @@ export class HungTabs {
       const action = query.action;
       const tabId = Number.isInteger(Number(params.tab_id)) && params.tab_id !== '' && params.tab_id !== null ? Number(params.tab_id) : undefined;
       onTab(tabId);
-      if (tabId !== undefined && this.frozen.has(tabId) && !RECOVERS.has(action) && !(await this.answers(tabId, RECHECK_MS))) {
+      if (tabId !== undefined && !RECOVERS.has(action) && action !== 'dialog') {
+        const d = await this.dialogShown(tabId).catch(() => null);
+        if (d) throw new CommandError(this.dialogText(tabId, d));
+      }
+      const suspect = this.frozen.has(tabId) || this.running.get(tabId) > 0;
+      if (tabId !== undefined && suspect && !RECOVERS.has(action) && !(await this.answers(tabId, RECHECK_MS))) {
         throw new CommandError(unresponsiveText(tabId, true), { reason: 'tab_unresponsive' });
       }
       // Only a tab already found frozen is discarded: a discard reloads the
@@ -124,7 +156,15 @@ export class HungTabs {
         // Chrome may give a discarded tab a new id: the command goes there.
         if (Number.isInteger(fresh?.id) && fresh.id !== tabId) query = { ...query, params: { ...params, tab_id: fresh.id } };
       }
-      const result = await exec(query, signal, hooks);
+      this.running.set(tabId, (this.running.get(tabId) || 0) + 1);
+      let result;
+      try {
+        result = await exec(query, signal, hooks);
+      } finally {
+        const n = this.running.get(tabId) - 1;
+        if (n > 0) this.running.set(tabId, n);
+        else this.running.delete(tabId);
+      }
       if (tabId !== undefined && (action === 'refresh' || action === 'navigate' || action === 'close_tab')) this.forget(tabId);
       return result;
     };

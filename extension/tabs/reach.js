@@ -330,8 +330,13 @@ export async function reachWhenLoaded({ api = chrome, noted = () => {}, waitMs =
  */
 const NEW_DOCUMENT = new Set(['back', 'forward']);
 
-/** SKIP are the actions that need nothing in the tab's current documents. */
-const SKIP = new Set(['navigate', 'refresh', 'new_tab', 'close_tab', 'switch_tab', 'back', 'forward']);
+/**
+ * SKIP are the actions that need nothing in the tab's current documents,
+ * or bring it themselves: dialog reaches the frames it cannot arm
+ * (actions/dialog.js), and must answer at once on a page a native dialog
+ * froze, where a look waits in vain.
+ */
+const SKIP = new Set(['navigate', 'refresh', 'new_tab', 'close_tab', 'switch_tab', 'back', 'forward', 'dialog']);
 
 /** MAX_FRAMED bounds the tabs remembered as looked at (a forgotten one costs one look again). */
 const MAX_FRAMED = 1000;

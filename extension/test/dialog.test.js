@@ -2,7 +2,7 @@
 // dialog freezes) on a scripted chrome.*.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dialog, nativeDialog, nativeDialogText, watchDialogs, blockedSince, actionDialogs, LATE_MS, BLOCKED_ADVICE } from '../actions/dialog.js';
+import { dialog, dismissNative, nativeDialog, nativeDialogText, watchDialogs, blockedSince, actionDialogs, LATE_MS, BLOCKED_ADVICE } from '../actions/dialog.js';
 import { CommandError } from '../runner.js';
 import { paramsOf } from '../params.js';
 import fs from 'node:fs';
@@ -151,10 +151,11 @@ test('dialog arms for the command\'s deadline without window_ms; the contract ch
 test('nativeDialogText says what froze the tab and what to do', () => {
   const prompt = nativeDialogText(3, { type: 'beforeunload', message: '', at: 0 }, 4000);
   assert.match(prompt, /^dialog_showing: tab 3 shows Chrome's "Leave site\?" prompt since 4 s/);
-  assert.match(prompt, /cannot close a native dialog \(that needs the debugger permission\)/);
+  assert.match(prompt, /An extension cannot close it \(that needs the debugger permission\): ask the user to answer it in the browser, then retry/);
   assert.match(prompt, /arm interact\(\{action:"dialog", dialog:"accept"\}\) before navigating or closing the tab/);
   const alert = nativeDialogText(3, { type: 'alert', message: 'Saved', at: 0 }, 0);
   assert.match(alert, /native alert \("Saved"\) that the page opened 0 s ago outside any agent action/);
+  assert.match(alert, /ask the user to answer it in the browser, then retry, or dismiss it with interact\(\{action:"dialog", dialog:"dismiss", tab_id:3\}\)/);
 });
 
 test('a popup blocked after an action ended is kept for the action still settling, not taken for a native dialog', async () => {
@@ -208,4 +209,68 @@ test('a noopener popup whose long url the runtime clipped is not listed blocked 
   assert.deepEqual(actionDialogs([{ type: 'popup', message: clipped, answered: 'blocked' }], 26, Date.now(), opened), []);
   const other = 'http://x/other?q=' + 'd'.repeat(400);
   assert.equal(actionDialogs([{ type: 'popup', message: other.slice(0, 199) + '…', answered: 'blocked' }], 26, Date.now(), opened).length, 1, 'another url is still listed');
+});
+
+// switcher is the chrome.tabs dismissNative uses: a window of tabs, the
+// activations logged; hiding tab 5 dismisses its dialog (as Chrome does
+// unless a debugger is attached: sticky).
+function switcher(ids, { front = 5, sticky = false } = {}) {
+  const log = [];
+  let next = 100;
+  const tabs = ids.map((id) => ({ id, windowId: 1, active: id === front }));
+  const api = {
+    tabs: {
+      query: async ({ active }) => tabs.filter((t) => active === undefined || t.active === active),
+      update: async (id, { active }) => {
+        log.push(['show', id]);
+        for (const t of tabs) t.active = t.id === id;
+        if (id !== 5 && !sticky) fake.frozen.delete('5:0');
+      },
+      create: async ({ active }) => {
+        const t = { id: next++, windowId: 1, active: false };
+        tabs.push(t);
+        log.push(['create', t.id]);
+        if (active) await api.tabs.update(t.id, { active });
+        return t;
+      },
+      remove: async (id) => {
+        log.push(['remove', id]);
+        tabs.splice(tabs.findIndex((t) => t.id === id), 1);
+      },
+    },
+  };
+  return { api, log };
+}
+
+test('dialog on a tab a native dialog holds: another tab shows a moment, which makes Chrome dismiss it', async () => {
+  const tab = { id: 5, windowId: 1, url: 'http://x/5' };
+  const confirm = { frameId: 0, type: 'confirm', message: 'Save changes?', at: Date.now() };
+  fake.frozen.add('5:0');
+  let { api, log } = switcher([5, 6]);
+  assert.deepEqual(await dismissNative(tab, confirm, 'dismiss', api), { tab_id: 5, url: 'http://x/5', answered: { type: 'confirm', message: 'Save changes?', answered: 'dismissed' } });
+  assert.deepEqual(log, [['show', 6], ['show', 5]], 'the user\'s tab is in front again');
+
+  fake.frozen.add('5:0');
+  ({ api, log } = switcher([5]));
+  const alert = { ...confirm, type: 'alert', message: 'Session expired' };
+  assert.equal((await dismissNative(tab, alert, 'accept', api)).answered.answered, 'accepted', 'an alert has one answer');
+  assert.deepEqual(log, [['create', 100], ['show', 100], ['show', 5], ['remove', 100]], 'a window of one tab gets a blank one for a moment');
+
+  fake.frozen.add('5:0');
+  ({ api, log } = switcher([5, 6]));
+  await assert.rejects(dismissNative(tab, confirm, 'accept', api),
+    (e) => e instanceof CommandError && /^dialog_showing: tab 5 shows a native confirm \("Save changes\?"\), which an extension can dismiss but not accept/.test(e.message) && /ask the user to accept it/.test(e.message));
+  await assert.rejects(dismissNative(tab, { ...confirm, type: 'beforeunload', message: '' }, 'dismiss', api), /"Leave site\?" prompt/);
+  assert.deepEqual(log, [], 'neither switches tabs');
+
+  fake.frozen.add('5:0');
+  ({ api, log } = switcher([5, 6, 7], { front: 7 }));
+  await dismissNative(tab, confirm, 'dismiss', api);
+  assert.deepEqual(log, [['show', 5], ['show', 6], ['show', 7]], 'a tab behind is shown, then hidden, and the tab in front is again');
+
+  fake.frozen.add('5:0');
+  ({ api, log } = switcher([5, 6], { sticky: true }));
+  await assert.rejects(dismissNative(tab, confirm, 'dismiss', api), /Chrome did not close when its tab was hidden .*ask the user to answer it/);
+  assert.deepEqual(log, [['show', 6], ['show', 5]]);
+  fake.frozen.delete('5:0');
 });

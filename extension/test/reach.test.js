@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { missing, injections, scriptable, hasIsolated, hasPristine, withFrames, forgetFramed, reachFramesOfOpenTabs, reachOpenTabs, reachTab, reachWhenLoaded, watchNavigations } from '../tabs/reach.js';
 import { registrations } from '../capture/declared.js';
-import { HungTabs, RECOVERS } from '../tabs/hung.js';
+import { HungTabs, RECHECK_MS, RECOVERS } from '../tabs/hung.js';
 import { CommandError } from '../runner.js';
 
 // turns lets n turns of the event loop pass; until, turns until cond() holds
@@ -202,7 +202,7 @@ test('a frozen tab: the deadline verdict, then commands refused at once until it
   assert.equal(v.reason, 'tab_unresponsive');
   assert.match(v.error, /refresh/);
   assert.match(v.error, /close_tab/);
-  assert.match(v.error, /native dialog .* the page opened while no agent worked/, 'a dialog the worker was not told of looks the same');
+  assert.match(v.error, /native dialog .* the extension was not told of/, 'a dialog the worker was not told of looks the same');
   assert.match(v.error, /ask the user to answer it, then retry; else reload/, 'the user first: a refresh discards the page');
 
   let ran = 0;
@@ -261,6 +261,62 @@ test('a tab held by a native dialog is not frozen', async () => {
   assert.equal(await hung.verdict(7), null);
   await hung.guard(async () => ({}))({ action: 'refresh', params: { tab_id: 7 } });
   assert.deepEqual(state.discarded, []);
+});
+
+test('a command to a tab a native dialog holds is refused at once naming it; dialog, refresh, navigate and close_tab still run', async () => {
+  const { hung, state } = hungHarness();
+  hung.dialogText = (tabId, d) => `dialog_showing: tab ${tabId} shows a native ${d.type} (${JSON.stringify(d.message)})`;
+  state.dialog = { type: 'alert', message: 'Session expired' };
+  let ran = 0;
+  const exec = hung.guard(async (q) => {
+    ran++;
+    return q.action;
+  });
+  for (const action of ['execute_js', 'get_text', 'click', 'screenshot']) {
+    await assert.rejects(exec({ action, params: { tab_id: 7 } }), /^CommandError: dialog_showing: tab 7 shows a native alert \("Session expired"\)$/);
+  }
+  assert.equal(ran, 0);
+  assert.equal(await exec({ action: 'dialog', params: { tab_id: 7 } }), 'dialog', 'the dialog action answers it itself (actions/dialog.js)');
+  assert.equal(await exec({ action: 'navigate', params: { tab_id: 7 } }), 'navigate', 'a navigation closes the dialog');
+  assert.equal(state.probes.length, 0, 'no probe: the dialog is known');
+  state.dialog = null; // the user answered it
+  assert.equal(await exec({ action: 'get_text', params: { tab_id: 7 } }), 'get_text');
+});
+
+test('a tab whose command ran into its deadline is probed before its next command: refused at once if frozen, cleared once it answers', async () => {
+  const { hung, state } = hungHarness();
+  const exec = hung.guard(async (q) => q.action);
+  hung.suspect(undefined); // a command without a tab: nothing to suspect
+  assert.equal(hung.frozen.size, 0);
+  hung.suspect(7);
+  state.answers = false; // an endless loop
+  await assert.rejects(exec({ action: 'execute_js', params: { tab_id: 7 } }), (err) => err.reason === 'tab_unresponsive' && /not started/.test(err.message));
+  assert.deepEqual(state.probes, [[7, RECHECK_MS]], 'one short probe, not a deadline');
+  state.answers = true; // a script that awaited something, or the loop ended
+  assert.equal(await exec({ action: 'get_text', params: { tab_id: 7 } }), 'get_text');
+  assert.ok(!hung.frozen.has(7), 'cleared as soon as the page answers');
+  assert.equal(await exec({ action: 'get_text', params: { tab_id: 7 } }), 'get_text');
+  assert.equal(state.probes.length, 2, 'a cleared tab is not probed again');
+});
+
+test('a tab with a command still running is probed before the next command there: refused at once if frozen', async () => {
+  const { hung, state } = hungHarness();
+  let release;
+  const exec = hung.guard(async (q) => {
+    if (q.params.script === 'loop') await new Promise((r) => { release = r; });
+    return q.action;
+  });
+  const loop = exec({ action: 'execute_js', params: { tab_id: 7, script: 'loop' } });
+  await new Promise((r) => setImmediate(r));
+  state.answers = false; // the loop holds the page: the daemon already said timeout, this worker not yet
+  await assert.rejects(exec({ action: 'execute_js', params: { tab_id: 7 } }), (err) => err.reason === 'tab_unresponsive');
+  assert.deepEqual(state.probes, [[7, RECHECK_MS]]);
+  assert.equal(await exec({ action: 'execute_js', params: { tab_id: 8 } }), 'execute_js', 'other tabs are not probed');
+  state.answers = true;
+  release();
+  assert.equal(await loop, 'execute_js');
+  assert.equal(await exec({ action: 'get_text', params: { tab_id: 7 } }), 'get_text', 'cleared once it answers');
+  assert.equal(hung.running.size, 0, 'nothing left running');
 });
 
 // framesChrome is the chrome.* withFrames and reachTab use: tabs whose
@@ -334,7 +390,8 @@ test('at work, the first command to a tab brings the scripts into its iframes th
   const probes = probed.length;
   await exec({ action: 'get_text', params: { tab_id: 1 } });
   await exec({ action: 'navigate', params: { tab_id: 2 } });
-  assert.equal(probed.length, probes, 'a tab is looked at once; navigate needs nothing of the old page');
+  await exec({ action: 'dialog', params: { tab_id: 3 } });
+  assert.equal(probed.length, probes, 'a tab is looked at once; navigate needs nothing of the old page, dialog reaches what it lacks itself');
   assert.equal(injected.length, 3);
 
   // A new period at work looks again (the tab's iframes may have loaded idle meanwhile).

@@ -7,9 +7,10 @@ import (
 	"reflect"
 )
 
-// dialogActions answer the page's dialogs ahead of time: the extension
-// cannot close a native dialog once it shows (that needs the debugger
-// permission), so an agent arms the answer before it acts.
+// dialogActions answer the page's dialogs ahead of time: once a native
+// dialog shows, the extension can only dismiss it (by hiding its tab a
+// moment, unless a debugger is attached), so an agent arms the answer
+// before it acts.
 func dialogActions() []action { return []action{dialogAction()} }
 
 // dialogWindowMS is how long a dialog action's answer stays armed when the

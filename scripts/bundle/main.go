@@ -77,8 +77,10 @@ var Bundles = []Bundle{
 	// pristine built-ins, the dialog wrappers and their ISOLATED ends come
 	// into such a document when an agent acts there (tabs/reach.js, from
 	// declared.json's "agent_js"); main-world.js is lean (see its header).
-	{Out: "dist/start-isolated-idle.js", World: "ISOLATED", Sources: []string{"capture/relay.js", "capture/tap.js"}},
-	{Out: "dist/start-main-idle.js", World: "MAIN", Define: lean, Sources: []string{"capture/main-world.js"}},
+	// capture/lean-dialogs.js and lean-tell.js tell the worker of a native
+	// dialog such a page shows (kind and message) before it freezes it.
+	{Out: "dist/start-isolated-idle.js", World: "ISOLATED", Sources: []string{"capture/relay.js", "capture/tap.js", "capture/lean-tell.js"}},
+	{Out: "dist/start-main-idle.js", World: "MAIN", Define: lean, Sources: []string{"capture/main-world.js", "capture/lean-dialogs.js"}},
 }
 
 // sourceURL is a source's "//# sourceURL=name" comment, which names the
