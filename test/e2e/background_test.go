@@ -129,7 +129,7 @@ func TestBackgroundScreenshots(t *testing.T) {
 	if w, active := e.tabInWorker(tab); active {
 		t.Fatalf("the agent's first tab after its second: window %d still shown, want behind the second", w)
 	}
-	e.js(`document.querySelector('h1').textContent = 'Changed while behind'; true`, map[string]any{"tab_id": second})
+	complete(t, e.js(`document.querySelector('h1').textContent = 'Changed while behind'; true`, map[string]any{"tab_id": second}))
 	again, r, _ := e.shot(map[string]any{"tab_id": tab})
 	if b := again.Bounds(); b.Dx() < 300 || r["tab_id"] != float64(tab) {
 		t.Errorf("viewport of the agent's tab its window did not show: %v, result %v", b, r)
@@ -182,7 +182,7 @@ func TestBackgroundScreenshots(t *testing.T) {
 	var shotOf [2][]float64
 	for i := range 6 {
 		for k, id := range []int64{before.Tab, tab} {
-			e.js(fmt.Sprintf(`document.body.append(document.createTextNode(' %d')); true`, i), map[string]any{"tab_id": id})
+			complete(t, e.js(fmt.Sprintf(`document.body.append(document.createTextNode(' %d')); true`, i), map[string]any{"tab_id": id}))
 			start := time.Now()
 			_, r, _ := e.shot(map[string]any{"tab_id": id})
 			waited, _ := r["waited_ms"].(float64)
@@ -196,18 +196,37 @@ func TestBackgroundScreenshots(t *testing.T) {
 		p50(shotOf[0]), p50(shotOf[1]), shotOf)
 	unchanged("after the timed screenshots")
 
-	// The user minimizes the agent's window: Chrome no longer paints it, and
-	// a screenshot says so instead of returning an old image. Headless
-	// Chromium paints minimized windows, so only headed.
+	// Headed only (headless Chromium paints every window): the user brings
+	// their window to the front again, as a click on it does. The agent's
+	// window, opened offset from it, still shows a strip, so Chrome still
+	// paints it and a screenshot works; once the user's window covers it
+	// entirely, Chrome stops painting it, and a screenshot says so instead
+	// of returning an old image.
 	if !chromium.Headed() {
 		return
 	}
 	agentWindow, _ := e.tabInWorker(tab)
 	var ok bool
-	e.inWorker(fmt.Sprintf(`chrome.windows.update(%d, { state: 'minimized' }).then(() => true)`, agentWindow), &ok)
-	e.js(`document.body.append('after minimizing'); true`, map[string]any{"tab_id": tab})
-	res := e.act("screenshot", map[string]any{"tab_id": tab})
+	e.inWorker(fmt.Sprintf(`chrome.windows.update(%d, { focused: true }).then(() => true)`, before.Window), &ok)
+	unchanged("after the user raised their window")
+	complete(t, e.js(`document.body.append('behind the window of the user'); true`, map[string]any{"tab_id": tab}))
+	if _, r, _ := e.shot(map[string]any{"tab_id": tab}); r["reused"] != nil {
+		t.Errorf("screenshot of the agent's tab behind the user's window: %v, want a fresh capture", r)
+	}
+	e.inWorker(fmt.Sprintf(`(async () => {
+		const u = await chrome.windows.get(%d);
+		await chrome.windows.update(%d, { left: u.left + 100, top: u.top + 100, width: 600, height: 500 });
+		await chrome.windows.update(u.id, { focused: true });
+		return true;
+	})()`, before.Window, agentWindow), &ok)
+	complete(t, e.js(`document.body.append('covered'); true`, map[string]any{"tab_id": tab}))
+	var res = e.act("screenshot", map[string]any{"tab_id": tab})
+	for deadline := time.Now().Add(5 * time.Second); res.Status == "complete" && time.Now().Before(deadline); {
+		// Chrome learns of the occlusion from the window system a moment later.
+		e.js(`document.body.append('covered'); true`, map[string]any{"tab_id": tab})
+		res = e.act("screenshot", map[string]any{"tab_id": tab})
+	}
 	if res.Status != "error" || !strings.Contains(res.Error, "is not painted") || !strings.Contains(res.Error, "bring that window into view") {
-		t.Errorf("screenshot of the agent's tab in its minimized window: %s, want an error saying it is not painted and what to do", res)
+		t.Errorf("screenshot of the agent's tab in a window the user's covers: %s, want an error saying it is not painted and what to do", res)
 	}
 }
