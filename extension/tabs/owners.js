@@ -30,8 +30,8 @@
 // first makes it the tab shown there (a tab not shown is throttled and
 // cannot be captured); a tab in a window that also holds others' tabs is
 // never switched to. After a command succeeds, the tab it worked in becomes
-// the client's last used tab, unless another agent owns it. Draw mode, which the user works
-// in, keeps to the tab in front.
+// the client's last used tab, unless another agent owns it. Draw mode,
+// which the user works in, keeps to the tab in front.
 
 import { CommandError } from '../runner.js';
 import { activeTab } from './resolve.js';
