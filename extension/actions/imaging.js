@@ -110,9 +110,10 @@ export const REUSE_MAX_MS = 10_000;
  * screenshot.js): a watcher id (new per document), a change generation
  * and the time of the last change (page clock = worker clock, ms), whether
  * something changes without DOM events (running animations, playing video,
- * a canvas), and the viewport.
+ * a canvas), the viewport, and document.visibilityState (a hidden page is
+ * not painted).
  * @typedef {{id: string, gen: number, changed_at: number, live: boolean,
- *   w: number, h: number, x: number, y: number, dpr: number}} Stamp
+ *   w: number, h: number, x: number, y: number, dpr: number, vis: string}} Stamp
  */
 
 /**

@@ -10,6 +10,11 @@
 // content; with full_resolution it is the captured PNG itself, which the
 // daemon keeps behind a handle and shows fitted to ~1 600 image tokens
 // (internal/tools/interact_screenshot.go holds that rule).
+//
+// An agent's tab that its own window does not show is brought to the front
+// there first (hooks.reveal, tabs/owners.js), never in the user's window;
+// a tab Chrome does not paint (its window minimized or entirely covered)
+// is refused, since its capture would be an old image.
 
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
@@ -129,7 +134,53 @@ async function shotStamp() {
   const live = !!document.querySelector('canvas') ||
     [...document.querySelectorAll('video')].some((v) => !v.paused) ||
     (document.getAnimations?.() || []).some((a) => a.playState === 'running');
-  return { id: w.id, gen: w.gen, changed_at: w.changed_at, live, w: innerWidth, h: innerHeight, x: scrollX, y: scrollY, dpr: devicePixelRatio };
+  return { id: w.id, gen: w.gen, changed_at: w.changed_at, live, w: innerWidth, h: innerHeight, x: scrollX, y: scrollY, dpr: devicePixelRatio,
+    vis: document.visibilityState };
+}
+
+/** PAINT_WAIT_MS bounds the wait for a tab just brought to the front of its window to be painted. */
+const PAINT_WAIT_MS = 1500;
+
+/**
+ * painted runs in the page's isolated world (self-contained: it is
+ * serialised). It resolves to document.visibilityState, after waiting up
+ * to waitMs for the page to become visible when wait is true, and then for
+ * two frames so that what it shows is painted.
+ */
+async function painted(wait, waitMs) {
+  if (!wait) return document.visibilityState;
+  if (document.visibilityState !== 'visible') {
+    await new Promise((r) => {
+      document.addEventListener('visibilitychange', r, { once: true });
+      setTimeout(r, waitMs);
+    });
+  }
+  if (document.visibilityState !== 'visible') return document.visibilityState;
+  await Promise.race([
+    new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
+    new Promise((r) => setTimeout(r, waitMs)),
+  ]);
+  return document.visibilityState;
+}
+
+/**
+ * visibilityOf is the tab's document.visibilityState (after waiting for it
+ * to be painted when wait is true), or null when no script may run there.
+ */
+async function visibilityOf(tab, wait) {
+  try {
+    const [r] = await chrome.scripting.executeScript({ target: { tabId: tab.id, frameIds: [0] }, world: 'ISOLATED', func: painted, args: [wait, PAINT_WAIT_MS] });
+    return r?.result ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** unpainted is the error for a tab Chrome does not paint. */
+function unpainted(tab) {
+  return new CommandError(`tab ${tab.id} is not painted: its window is minimized or entirely covered by other windows, ` +
+    'and Chrome paints only what can be seen, so a screenshot would show an old image; ' +
+    'ask the user to bring that window into view (it need not have the focus), then retry');
 }
 
 /** stampOf asks the top frame of tab for its Stamp; null when it cannot (a page scripts may not run in). */
@@ -172,6 +223,7 @@ async function viewport(tab, wantPNG, maxDim, maxPixels) {
     format = 'jpeg';
     quality = fits ? Math.round(JPEG_QUALITY * 100) : SOURCE_QUALITY;
   }
+  if (stamp?.vis === 'hidden') throw unpainted(tab);
   const shot = await captureAs(tab, format, quality);
   const entry = { tabId: tab.id, windowId: tab.windowId, url: tab.url, stamp, at: shot.started, dataURL: shot.url, format, ready: null };
   // Whether it may be served again is asked after the capture, off the
@@ -185,14 +237,23 @@ const sameSize = (s, w, h) => s.width === w && s.height === h;
 
 /**
  * screenshot captures the tab params name. The tab must be the one shown
- * in its window: without the debugger permission Chrome captures only what
- * is visible.
+ * in its window, and painted: without the debugger permission Chrome
+ * captures only what is visible. An agent's tab in its own window is
+ * brought to the front there (hooks.reveal) when it is not.
  */
-export async function screenshot(params, signal) {
-  const tab = await resolveTab(params.tab_id);
+export async function screenshot(params, signal, hooks = {}) {
+  let tab = await resolveTab(params.tab_id);
+  let checked = false; // whether the tab is known painted
   if (!tab.active) {
-    throw new CommandError(`tab ${tab.id} is not the tab shown in its window, and Chrome lets extensions capture only what is visible; ` +
-      `bring it to the front with interact({action:"switch_tab", tab_id:${tab.id}}) and retry`);
+    const shown = await hooks.reveal?.(tab);
+    if (!shown?.active) {
+      throw new CommandError(`tab ${tab.id} is not the tab shown in its window, and Chrome lets extensions capture only what is visible; ` +
+        `a tab you open with new_tab is in a window of your own, where screenshots leave the user's tab alone; ` +
+        `else bring it to the front with interact({action:"switch_tab", tab_id:${tab.id}}) (the user sees it) and retry`);
+    }
+    tab = shown;
+    if ((await visibilityOf(tab, true)) === 'hidden') throw unpainted(tab);
+    checked = true;
   }
   const maxDim = params.max_dim ?? 1568; // 64 to 8000: the contract's bounds
   // max_dim given: the agent chose the size; else also the default token bound.
@@ -202,6 +263,7 @@ export async function screenshot(params, signal) {
 
   let canvas;
   const target = targetOf(params);
+  if (!checked && (target || params.full_page === true) && (await visibilityOf(tab, false)) === 'hidden') throw unpainted(tab);
   if (target) {
     const { resp } = await runtimeCall(tab, params.frame, target, { op: 'act', action: 'scroll_to', opts: {}, timeout_ms: 3000 });
     const m = await runtimeCall(tab, params.frame, null, { op: 'metrics' });

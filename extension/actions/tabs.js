@@ -26,12 +26,18 @@ export async function navigate(params, signal) {
   return landed(loaded, signal);
 }
 
-export async function newTab(params, signal, { onCreated } = {}) {
+/**
+ * newTab opens a tab at params.url and resolves once it has loaded. For an
+ * agent, hooks.create opens it (tabs/owners.js: in the agent's own window,
+ * tabs/windows.js); without one (a query without a client), in the last
+ * focused window.
+ */
+export async function newTab(params, signal, { onCreated, create } = {}) {
   const url = !params.url ? undefined : checkURL(params.url, 'new_tab');
   const active = params.active === undefined ? true : Boolean(params.active);
   let created;
   try {
-    created = await chrome.tabs.create({ url, active });
+    created = create ? await create({ url, active }) : await chrome.tabs.create({ url, active });
   } catch (err) {
     if (!/no current window/i.test(err?.message || '')) throw err;
     // The last window was closed (the browser runs on, e.g. headless): open one.

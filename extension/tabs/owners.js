@@ -12,8 +12,10 @@
 //
 // run(query, signal, exec) wraps the execution of one query (background.js
 // passes runQuery as exec); it is the one place the rules apply:
-//   - new_tab: the new tab is the client's, joins its group, becomes its
-//     last used tab;
+//   - new_tab: the new tab opens in the client's window of its own
+//     (tabs/windows.js: made unfocused when it has none, so the user's
+//     window, tab and focus stay as they are), is the client's, joins its
+//     group, becomes its last used tab;
 //   - an explicit tab_id of another agent's tab is refused, naming the
 //     owner, unless params.force is true, for every action but switch_tab
 //     (which only brings it to the front) and har_bodies (the daemon's own
@@ -26,12 +28,16 @@
 //     history starts with the agent's page), close_tab fails, and the other
 //     actions use the active tab of the last focused window unless another
 //     agent owns that tab.
-// After a command succeeds, the tab it worked in becomes the client's last
-// used tab, unless another agent owns it. Draw mode, which the user works
-// in, keeps to the tab in front.
+// A command to a tab of the client's own window that window does not show
+// first makes it the tab shown there (a tab not shown is throttled and
+// cannot be captured); a tab in a window that also holds others' tabs is
+// never switched to. After a command succeeds, the tab it worked in becomes
+// the client's last used tab, unless another agent owns it. Draw mode,
+// which the user works in, keeps to the tab in front.
 
 import { CommandError } from '../runner.js';
 import { activeTab } from './resolve.js';
+import { openAgentTab, agentWindow } from './windows.js';
 
 /** STORAGE_KEY is the chrome.storage.session key of the ownership state. */
 export const STORAGE_KEY = 'tabs:owners';
@@ -309,15 +315,21 @@ export class TabOwners {
     if (USER_FACING.has(action)) return exec(query, signal);
     const name = this.nameOf(client, query.client_name);
 
+    const reveal = (tab) => this.reveal(tab, client);
     if (action === 'new_tab') {
-      const result = await exec(query, signal, { onCreated: (tab) => this.adopt(tab, client, name) });
+      const make = this.maker(client, name);
+      const result = await exec(query, signal, { create: (props) => this.serial(client, () => make(props)), reveal });
       this.use(client, result?.tab_id);
       return result;
     }
+    const front = async (id) => {
+      if (action !== 'close_tab' && action !== 'switch_tab') await this.reveal(id, client);
+    };
     let chosen;
     let result;
     if (explicit || action === 'switch_tab') {
-      result = await exec(query, signal);
+      if (explicit) await front(Number(params.tab_id));
+      result = await exec(query, signal, { reveal });
     } else {
       let opening;
       chosen = await this.serial(client, async () => {
@@ -326,13 +338,42 @@ export class TabOwners {
         opening = this.open(query, params, signal, exec, client, name);
         return opening.created;
       });
-      result = opening ? await opening.loaded : await exec({ ...query, params: { ...params, tab_id: chosen } }, signal);
+      if (!opening) await front(chosen);
+      result = opening ? await opening.loaded : await exec({ ...query, params: { ...params, tab_id: chosen } }, signal, { reveal });
     }
     if (action !== 'close_tab') {
       const used = Number.isInteger(result?.tab_id) ? result.tab_id : explicit ? Number(params.tab_id) : chosen;
       this.use(client, used);
     }
     return result;
+  }
+
+  /**
+   * maker returns what opens a tab for client: in its window of its own
+   * (tabs/windows.js), made client's before it resolves to the tab.
+   */
+  maker(client, name) {
+    return async ({ url, active } = {}) => {
+      const tab = await openAgentTab(this.api, { ids: this.ownedBy(client), mine: (id) => this.state.tabs[id]?.client === client, url, active });
+      await this.adopt(tab, client, name);
+      return tab;
+    };
+  }
+
+  /**
+   * reveal makes tab (a tab or its id) the one its window shows, when it
+   * is client's and its window is client's own (holding only client's
+   * tabs), and resolves to the tab as it is then; to null when it is not
+   * shown and may not be switched to (the user's window, another agent's),
+   * or is gone. It never focuses a window.
+   */
+  async reveal(tab, client) {
+    if (!tab || typeof tab !== 'object') tab = await this.api.tabs.get(Number(tab)).catch(() => null);
+    if (!tab) return null;
+    if (tab.active) return tab;
+    const mine = (id) => this.state.tabs[id]?.client === client;
+    if (!mine(tab.id) || (await agentWindow(this.api, [tab.id], mine)) !== tab.windowId) return null;
+    return this.api.tabs.update(tab.id, { active: true }).catch(() => null);
   }
 
   /** guard refuses action on tabId when another agent owns it. */
@@ -368,9 +409,7 @@ export class TabOwners {
     }
     if (action === 'navigate') {
       if (typeof params?.url === 'string' && params.url.trim()) return OPEN;
-      const tab = await this.api.tabs.create({ active: true });
-      await this.adopt(tab, client, name);
-      return tab.id;
+      return (await this.maker(client, name)({ active: true })).id;
     }
     if (action === 'close_tab') {
       throw new CommandError('close_tab without tab_id closes only a tab this agent opened, and it has none open; ' +
@@ -396,10 +435,9 @@ export class TabOwners {
     let adopted;
     const created = new Promise((resolve) => { adopted = resolve; });
     const loaded = Promise.resolve().then(() => exec({ ...query, action: 'new_tab', params: { ...params, active: true } }, signal, {
-      onCreated: async (tab) => {
-        await this.adopt(tab, client, name);
-        adopted(tab.id);
-      },
+      create: this.maker(client, name),
+      onCreated: (tab) => adopted(tab.id),
+      reveal: (tab) => this.reveal(tab, client),
     }));
     return { created: Promise.race([created, loaded.then((r) => r?.tab_id)]), loaded };
   }

@@ -13,9 +13,13 @@ function event() {
 
 // fakeBrowser: windows 1 and 2; window 1 (last focused) holds the user's
 // tabs 1 (active) and 2. session is the storage, shared across "workers".
+// Windows an agent opens (chrome.windows.create) are numbered from 10 and
+// listed in windowsMade with the properties they were made with.
 function fakeBrowser({ session = new Map(), groupFails = false } = {}) {
   let nextTab = 100;
   let nextGroup = 500;
+  let nextWindow = 10;
+  const windowsMade = [];
   const tabs = new Map([[1, { id: 1, windowId: 1, active: true, groupId: -1 }], [2, { id: 2, windowId: 1, active: false, groupId: -1 }]]);
   const groups = new Map();
   let focused = 1;
@@ -37,12 +41,23 @@ function fakeBrowser({ session = new Map(), groupFails = false } = {}) {
         if (!tabs.has(id)) throw new Error(`No tab with id: ${id}.`);
         return { ...tabs.get(id) };
       },
-      query: async () => [...tabs.values()].map((t) => ({ ...t })),
+      query: async ({ windowId, active } = {}) => [...tabs.values()]
+        .filter((t) => (windowId === undefined || t.windowId === windowId) && (active === undefined || t.active === active))
+        .map((t) => ({ ...t })),
       create: async ({ active = true, windowId = focused, openerTabId } = {}) => {
         const t = { id: nextTab++, windowId, active, groupId: -1, openerTabId };
         if (active) for (const o of tabs.values()) if (o.windowId === windowId) o.active = false;
         tabs.set(t.id, t);
         onCreated.fire({ ...t });
+        return { ...t };
+      },
+      update: async (id, { active }) => {
+        const t = tabs.get(id);
+        if (!t) throw new Error(`No tab with id: ${id}.`);
+        if (active) {
+          for (const o of tabs.values()) if (o.windowId === t.windowId) o.active = false;
+          t.active = true;
+        }
         return { ...t };
       },
       remove: async (id) => {
@@ -68,13 +83,25 @@ function fakeBrowser({ session = new Map(), groupFails = false } = {}) {
       update: async (id, props) => Object.assign(groups.get(id), props),
     },
     windows: {
-      getLastFocused: async () => ({ id: focused, tabs: [...tabs.values()].filter((t) => t.windowId === focused).map((t) => ({ ...t })) }),
+      getLastFocused: async () => ({ id: focused, left: 0, top: 0, width: 1000, height: 800, state: 'normal', type: 'normal',
+        tabs: [...tabs.values()].filter((t) => t.windowId === focused).map((t) => ({ ...t })) }),
+      get: async (id) => ({ id, type: 'normal', tabs: [...tabs.values()].filter((t) => t.windowId === id).map((t) => ({ ...t })) }),
+      create: async (props) => {
+        const id = nextWindow++;
+        windowsMade.push({ id, ...props });
+        const t = { id: nextTab++, windowId: id, active: true, groupId: -1 };
+        tabs.set(t.id, t);
+        onCreated.fire({ ...t });
+        return { id, ...props, tabs: [{ ...t }] };
+      },
+      update: async () => {},
     },
   };
   return {
     api,
     tabs,
     groups,
+    windowsMade,
     session,
     focus: (w) => { focused = w; },
     activate: (id) => {
@@ -109,7 +136,8 @@ function executor(b) {
     const p = query.params ?? {};
     const action = query.action;
     if (action === 'new_tab') {
-      const t = await b.api.tabs.create({ active: p.active ?? true });
+      const props = { url: p.url, active: p.active ?? true };
+      const t = hooks.create ? await hooks.create(props) : await b.api.tabs.create(props);
       if (hooks.onCreated) await hooks.onCreated(t);
       b.acted.push([action, t.id]);
       return { tab_id: t.id, url: p.url ?? '' };
@@ -170,7 +198,7 @@ test('a group the user dissolved, or in another window, is made again; grouping 
   assert.notEqual(b.tabs.get(a2).groupId, gid);
   assert.equal(b.groups.get(b.tabs.get(a2).groupId).title, 'claude-code');
 
-  b.focus(2);
+  b.drag(a2, 2); // the user drags the agent's tab into a window of its own
   const { tab_id: a3 } = await run('A', 'new_tab', {});
   assert.equal(b.groups.get(b.tabs.get(a3).groupId).windowId, 2, 'a group in the tab\'s own window');
 
@@ -219,6 +247,7 @@ test('navigate and close_tab never default to a tab the client does not own', as
 test('another agent\'s tab: never by default, only by naming it with force', async () => {
   const { b, owners, run } = setup();
   const { tab_id: a } = await run('A', 'new_tab', {});
+  b.focus(b.tabs.get(a).windowId); // the user looks at A's window
   // B has no tab; the active tab is A's.
   await assert.rejects(run('B', 'type', { selector: '#q', text: 'hi' }), (err) => err instanceof CommandError &&
     err.message === `tab ${a} (the active tab) belongs to agent claude-code; pass tab_id:${a} and force:true to act on it anyway, or open your own tab with new_tab`);
@@ -393,4 +422,52 @@ test('navigate that opens the client\'s tab opens it at its URL, not blank and n
   assert.equal(owners.lastOf('A'), got.tab_id);
   await run({ url: 'http://x/b' });
   assert.deepEqual(seen.at(-1), ['navigate', 'http://x/b', got.tab_id], 'then navigate goes to that tab');
+});
+
+test('new_tab opens in a window of the agent\'s own, unfocused, beside the user\'s; the user\'s tab stays in front', async () => {
+  const { b, run } = setup();
+  const { tab_id: a } = await run('A', 'new_tab', { url: 'http://x/a' });
+  const w = b.tabs.get(a).windowId;
+  assert.notEqual(w, 1, 'not in the user\'s window');
+  assert.deepEqual(b.windowsMade, [{ id: w, url: 'http://x/a', focused: false, state: 'normal', left: 40, top: 40, width: 1000, height: 800 }]);
+  assert.equal(b.tabs.get(1).active, true, 'the user\'s tab is still the one their window shows');
+
+  const { tab_id: a2 } = await run('A', 'new_tab', { active: false });
+  assert.equal(b.tabs.get(a2).windowId, w, 'the agent\'s next tab joins its window');
+  assert.equal(b.tabs.get(a).active, true, 'active:false leaves the agent\'s window as it was');
+  assert.equal(b.tabs.get(a2).groupId, b.tabs.get(a).groupId);
+
+  const { tab_id: c } = await run('C', 'new_tab', {});
+  assert.notEqual(b.tabs.get(c).windowId, w, 'another agent has a window of its own');
+
+  // A tab of the user's in the agent's window: no longer the agent's window.
+  await b.api.tabs.create({ windowId: w, active: false });
+  const { tab_id: a3 } = await run('A', 'new_tab', {});
+  assert.ok(![1, w].includes(b.tabs.get(a3).windowId), 'a window of its own again');
+  assert.equal(b.windowsMade.length, 3);
+});
+
+test('an agent\'s tab its own window does not show is brought to the front there, never in the user\'s window', async () => {
+  const { b, owners, run } = setup();
+  const { tab_id: a } = await run('A', 'new_tab', {});
+  const { tab_id: a2 } = await run('A', 'new_tab', {});
+  assert.equal(b.tabs.get(a).active, false);
+  assert.deepEqual(await run('A', 'execute_js', { script: '1', tab_id: a }), { tab_id: a });
+  assert.equal(b.tabs.get(a).active, true, 'shown in the agent\'s window, so not throttled');
+  assert.deepEqual(await run('A', 'get_text', {}), { tab_id: a });
+  assert.deepEqual(await run('A', 'get_text', { tab_id: a2 }), { tab_id: a2 });
+  assert.equal(b.tabs.get(a2).active, true);
+
+  // Another agent naming A's tab (with force) does not switch A's window.
+  await run('C', 'get_text', { tab_id: a, force: true });
+  assert.equal(b.tabs.get(a).active, false);
+  assert.equal(await owners.reveal(b.tabs.get(a), 'C'), null);
+
+  // A's tab dragged into the user's window is not brought to the front.
+  b.drag(a, 1);
+  await run('A', 'get_text', { tab_id: a });
+  assert.equal(b.tabs.get(a).active, false);
+  assert.equal(b.tabs.get(1).active, true, 'the user\'s tab is still in front');
+  assert.equal(await owners.reveal(b.tabs.get(a), 'A'), null, 'screenshot is told it may not');
+  assert.equal((await owners.reveal(b.tabs.get(a2), 'A')).id, a2, 'a tab already shown is returned as it is');
 });

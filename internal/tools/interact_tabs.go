@@ -48,7 +48,7 @@ func (a navigateArgs) check() error { return checkURL(a.URL) }
 
 type newTabArgs struct {
 	URL    string `json:"url,omitempty"`
-	Active *bool  `json:"active,omitempty" desc:"focus it (default true)"`
+	Active *bool  `json:"active,omitempty" desc:"shown in its window (default true)"`
 }
 
 func (a newTabArgs) check() error { return checkURL(a.URL) }

@@ -212,8 +212,19 @@ func TestTwoAgentsOwnTabs(t *testing.T) {
 		t.Errorf("observe tabs as beta: %+v (%v), want only its own tab mine", bs, err)
 	}
 
-	// A client without a tab of its own is refused the agent's tab in front.
-	front := e.act("get_text", map[string]any{"selector": "h1"})
+	// Each agent's tab is in a window of its own, and the user's window stays
+	// the last focused: a client without a tab of its own gets the user's tab.
+	if got := e.ok("get_text", map[string]any{"selector": "h1"}); got["tab_id"] == float64(ta) || got["tab_id"] == float64(tb) {
+		t.Errorf("get_text without tab_id from a third client: %v, want the user's tab in front, not an agent's", got)
+	}
+	// Once the user looks at an agent's window, a client with no tab used
+	// yet is refused the agent's tab in front.
+	var focused bool
+	e.inWorker(fmt.Sprintf(`chrome.tabs.get(%d).then((t) => chrome.windows.update(t.windowId, { focused: true })).then((w) => w.focused)`, ta), &focused)
+	front, err := e.agent("agent-gamma").act("get_text", map[string]any{"selector": "h1"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if front.Status != "error" || !strings.Contains(front.Error, "belongs to agent agent-") || !strings.Contains(front.Error, "pass tab_id") {
 		t.Errorf("get_text without tab_id from a third client while an agent's tab is in front: %s, want an error naming the owner", front)
 	}
