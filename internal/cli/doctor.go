@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 	"io"
 	"io/fs"
 	"net"
@@ -328,6 +329,10 @@ func (d *doctor) checkExtension(h apitype.Health) bool {
 		age := "just now"
 		if h.Extension.LastSeen != nil {
 			age = time.Since(*h.Extension.LastSeen).Round(100*time.Millisecond).String() + " ago"
+		}
+		if h.Extension.Skew != "" {
+			d.problem("extension", fmt.Sprintf("connected (last poll %s), but %s", age, h.Extension.Skew), extcontract.Fix)
+			return true
 		}
 		d.ok("extension", "connected, last poll %s", age)
 		return true

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/gasoline-mcp/gasoline/internal/annotate"
+	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 	"net"
 	"net/http"
 	"runtime"
@@ -50,6 +51,9 @@ type Config struct {
 	Pairing     *pairing.Pairing
 	Health      func() apitype.Health
 	Capture     *capture.Store // what the extension captures (POST /events)
+	// Contracts records the contract version each polling extension sends
+	// (extcontract); nil records none.
+	Contracts *extcontract.Seen
 	// Results applies the extension's result posts; nil keeps every result
 	// inline in Tracker.
 	Results *result.Keeper
