@@ -74,3 +74,35 @@ func TestRecordedControlsReplay(t *testing.T) {
 		t.Fatalf("the recorded test failed against the page it was recorded on: %+v\n%s", v.Verdict, v.File)
 	}
 }
+
+// TestFillFormFlatTargets: an agent fills the settings form with fields
+// named in the flat forms every other action takes ({selector, value},
+// {role, name, value}, {ref, value}); each reaches its control, and Save
+// shows them.
+func TestFillFormFlatTargets(t *testing.T) {
+	e := ready(t)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, controlsPage)
+	}))
+	t.Cleanup(site.Close)
+	if r := e.act("new_tab", map[string]any{"url": site.URL + "/settings.html"}); r.Status != "complete" {
+		t.Fatalf("new_tab: %s", r)
+	}
+	q := e.ok("query", map[string]any{"selector": "#bio"})
+	matches, _ := q["elements"].([]any)
+	if len(matches) == 0 {
+		t.Fatalf("query #bio: %v, want a ref", q)
+	}
+	ref, _ := matches[0].(map[string]any)["ref"].(string)
+	e.ok("fill_form", map[string]any{"fields": []map[string]any{
+		{"selector": "#plan", "value": "team"},
+		{"role": "radio", "name": "Yearly", "value": true},
+		{"role": "checkbox", "name": "Newsletter", "value": true},
+		{"ref": ref, "value": "Filled"},
+	}})
+	e.ok("click", map[string]any{"role": "button", "name": "Save"})
+	if got, want := e.pageText("#out", nil), "Saved team, yearly, news true, bio Filled"; got != want {
+		t.Errorf("after fill_form with flat targets the page says %q, want %q", got, want)
+	}
+}
