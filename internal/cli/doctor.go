@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 	"io"
 	"io/fs"
 	"net"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/client"
+	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 	"github.com/gasoline-mcp/gasoline/internal/pairing"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/version"

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"github.com/gasoline-mcp/gasoline/internal/annotate"
-	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 	"net"
 	"net/http"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/pairing"
 	"github.com/gasoline-mcp/gasoline/internal/result"
