@@ -7,6 +7,7 @@
 // daemon again.
 
 import { pairRequest, requestKeys, sealedRequest, SIGNATURE_HEADER, verifyPairAnswer, verifyResponse } from './auth.js';
+import { CONTRACT_VERSION } from './contract.js';
 
 export const DEFAULT_PORT = 7890;
 
@@ -151,11 +152,13 @@ export class DaemonClient {
    * (when frames() was read, ms: the daemon keeps the latest reading, so a
    * poll that carried an older one and arrives later changes nothing); onAgent(at) is
    * called with the answer's agent_at (an agent's last tool call, ms) when
-   * it has one.
+   * it has one. Each poll carries CONTRACT_VERSION (contract), by which the
+   * daemon tells an extension Chrome kept running after gasoline changed.
    */
   async pendingQueries({ waitMs = POLL_WAIT_MS, signal, frames, framesAt, onAgent } = {}) {
     let extra = Number.isInteger(frames) && frames >= 0 ? `&frames=${frames}` : '';
     if (extra && Number.isInteger(framesAt) && framesAt > 0) extra += `&frames_at=${framesAt}`;
+    extra += `&contract=${CONTRACT_VERSION}`;
     const body = await this.#request('GET', `/pending-queries?wait_ms=${waitMs}${extra}`, {
       signal,
       timeoutMs: waitMs + POLL_GRACE_MS,

@@ -229,6 +229,9 @@
   let channel = globalThis.gasolineChannel; // or later (below)
   const handlers = {
     input(el, e) {
+      // A select's input comes with its change, which records it (replayed
+      // as selectOption, never fill).
+      if (el.localName === 'select') return;
       if (engine.isSecret(el)) rememberSecret(el);
       if (pendingInput && pendingInput !== el) flushInput();
       pendingInput = el;

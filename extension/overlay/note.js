@@ -6,6 +6,10 @@
 // The frame's URL fragment is its key (chosen by the overlay). The note
 // stays in this frame: at Done the worker asks for it with
 // {gasoline: "draw-note-read", key} and this frame answers {note}.
+// Keys the user typed before the focus reached this frame come from the
+// overlay ({gasoline: "draw-type", key, keys}: characters and "Backspace")
+// and go before what was typed here, in the order typed; one that reaches
+// this frame before its input has the focus goes into it too.
 // Ctrl+Enter and Esc typed here (trusted keys only) go to the worker as
 // {gasoline: "draw-key", key, action: "done" | "cancel"}, which hands them
 // to the overlay in the tab's top document.
@@ -20,6 +24,13 @@ if (document.hasFocus()) input.focus();
 
 addEventListener('keydown', (e) => {
   if (!e.isTrusted) return;
+  if (document.activeElement !== input && [...e.key].length === 1 && !e.ctrlKey && !e.metaKey && !e.altKey && !e.isComposing) {
+    // A key that came before the focus did: it is the note's.
+    e.preventDefault();
+    input.focus();
+    if (input.value.length + e.key.length <= input.maxLength) input.value += e.key;
+    return;
+  }
   let action = '';
   if (e.key === 'Escape') action = 'cancel';
   else if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) action = 'done';
@@ -31,5 +42,25 @@ addEventListener('keydown', (e) => {
 chrome.runtime.onMessage.addListener((msg, sender, reply) => {
   if (sender.id !== chrome.runtime.id || sender.tab || msg?.gasoline !== 'draw-note-read' || msg.key !== key) return false;
   reply({ note: input.value });
+  return false;
+});
+
+let early = 0; // how many characters of the note came from the overlay (they lead it)
+chrome.runtime.onMessage.addListener((msg, sender) => {
+  // Only the overlay (our content script, in a tab) sends it; the key is
+  // this frame's secret name.
+  if (sender.id !== chrome.runtime.id || !sender.tab || msg?.gasoline !== 'draw-type' || msg.key !== key || !Array.isArray(msg.keys)) return false;
+  let v = input.value;
+  for (const k of msg.keys) {
+    if (k === 'Backspace') {
+      const cut = [...v.slice(0, early)].at(-1)?.length ?? 0;
+      v = v.slice(0, early - cut) + v.slice(early);
+      early -= cut;
+    } else if (typeof k === 'string' && [...k].length === 1 && v.length + k.length <= input.maxLength) {
+      v = v.slice(0, early) + k + v.slice(early);
+      early += k.length;
+    }
+  }
+  input.value = v;
   return false;
 });

@@ -9,7 +9,12 @@
 // an extension frame (note.html, note.js), which the page can neither
 // script nor listen to, and the overlay never sees what is typed in it;
 // Ctrl+Enter and Esc pressed there reach the overlay through the worker
-// ({gasoline: "draw-key"}). Its state lives here, in the page, not in a
+// ({gasoline: "draw-key"}). A key the user types while the focus is still
+// on its way to a note (an extension frame is another process: the first
+// keys after a box is drawn may reach this document first) never goes to
+// the page: the overlay takes it and hands it to that note
+// ({gasoline: "draw-type", key, keys}, once the frame has loaded), which
+// puts it before what was typed there. Its state lives here, in the page, not in a
 // worker await: Done and Esc send {gasoline: "draw", post} to the worker,
 // which fills in the notes from their frames, posts it to the daemon and
 // answers whether it was taken. On Done the overlay hides while
@@ -27,6 +32,7 @@
     :host { all: initial; }
     .layer { position: fixed; inset: 0; cursor: crosshair; z-index: 1; }
     .layer.pick { cursor: pointer; }
+    .layer:focus { outline: none; }
     .bar { position: fixed; left: 0; right: 0; top: 8px; margin: 0 auto; width: max-content; max-width: calc(100vw - 32px); z-index: 3; box-sizing: border-box;
       display: flex; gap: 8px; align-items: center; padding: 8px 12px; border-radius: 8px;
       background: #1f2328; color: #fff; font: 14px/1.3 system-ui, sans-serif; box-shadow: 0 2px 12px rgba(0,0,0,.4); }
@@ -54,7 +60,8 @@
   class Overlay {
     constructor(p) {
       this.p = p;
-      this.items = []; // {note, rect, element, box, input}
+      this.items = []; // {rect, element, box, frame, key, label, early}
+      this.loaded = new WeakSet(); // the note frames that have loaded
       this.listeners = [];
       this.host = document.createElement(HOST_TAG);
       this.host.setAttribute('style', 'all: initial; position: fixed; inset: 0; z-index: 2147483647; display: block;');
@@ -64,6 +71,7 @@
         '<span class="count"></span><button class="undo" type="button">Undo</button>' +
         '<button class="cancel" type="button">Cancel</button><button class="done" type="button">Done</button></div>';
       this.layer = root.querySelector('.layer');
+      this.layer.tabIndex = -1; // holds the focus between notes (down)
       this.msg = root.querySelector('.msg');
       this.count = root.querySelector('.count');
       this.msg.textContent = L.instructionText(p);
@@ -109,6 +117,9 @@
       frame.src = chrome.runtime.getURL('overlay/note.html') + '#' + key;
       frame.dataset.key = key;
       frame.addEventListener('load', () => {
+        this.loaded.add(frame);
+        const it = this.items.find((x) => x.frame === frame);
+        if (it?.early.length) this.forward(it);
         if (this.items.at(-1)?.frame === frame) frame.focus();
       }, { once: true });
       this.root.appendChild(frame);
@@ -168,6 +179,10 @@
     down(e) {
       if (!e.isTrusted || e.button !== 0 || this.full()) return;
       e.preventDefault();
+      // The focus leaves the last note now, not when the next one takes
+      // it: keys typed at once after this box then reach this document
+      // (key() hands them to the new note), never the last note.
+      this.layer.focus({ preventScroll: true });
       if (this.p.mode === 'pick') return;
       this.start = this.page(e);
       this.drag = this.el('div', 'box');
@@ -216,7 +231,7 @@
       const frame = this.spare;
       frame.classList.remove('spare');
       frame.removeAttribute('tabindex');
-      const item = { rect, element, box, frame, key: frame.dataset.key, label: n };
+      const item = { rect, element, box, frame, key: frame.dataset.key, label: n, early: [] };
       this.items.push(item);
       this.spare = this.noteFrame();
       this.layout();
@@ -269,7 +284,25 @@
       if ((e.ctrlKey || e.metaKey) && e.key === 'z') {
         e.preventDefault();
         this.undo();
+        return;
       }
+      // Typing that reached this document: the note's, never the page's
+      // (Space on a focused toolbar button still presses it).
+      if (e.ctrlKey || e.metaKey || e.altKey || e.isComposing || ([...e.key].length !== 1 && e.key !== 'Backspace')) return;
+      if (e.key === ' ' && this.root.activeElement?.localName === 'button') return;
+      e.preventDefault();
+      e.stopImmediatePropagation();
+      const it = this.items.find((x) => x.frame === this.typing) ?? this.items.at(-1);
+      if (!it || it.early.length >= 500) return; // no note yet: typed at nothing
+      it.early.push(e.key);
+      if (this.loaded.has(it.frame)) this.forward(it);
+      it.frame.focus();
+    }
+
+    /** forward hands the keys typed here for item's note to its frame. */
+    forward(it) {
+      const keys = it.early.splice(0);
+      chrome.runtime.sendMessage({ gasoline: 'draw-type', key: it.key, keys }).catch(() => {});
     }
 
     async done() {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createDecipheriv, createHash, createHmac, hkdfSync, pbkdf2Sync, timingSafeEqual } from 'node:crypto';
 import { DaemonClient, DaemonError, NetworkError, SignatureError, normaliseCode, MAX_BODY_BYTES } from '../daemon.js';
+import { CONTRACT_VERSION } from '../contract.js';
 
 const TOKEN = 'good-token';
 const KEY = createHash('sha256').update(TOKEN).digest();
@@ -120,13 +121,13 @@ test('pendingQueries signs the request, never sends the token, and checks the an
   const qs = await new DaemonClient({ port, token: TOKEN, instance: 'i2' }).pendingQueries({ waitMs: 1500 });
   assert.equal(qs[0].correlation_id, 'exec_1');
   const req = seen.at(-1);
-  assert.equal(req.url, '/pending-queries?wait_ms=1500');
+  assert.equal(req.url, `/pending-queries?wait_ms=1500&contract=${CONTRACT_VERSION}`, 'the contract version tells the daemon which extension polls');
   assert.match(req.headers.authorization, /^Gasoline-HMAC /);
   assert.equal(req.headers['x-gasoline-instance'], 'i2');
   assert.ok(!JSON.stringify(req).includes(TOKEN), 'the token is not in the request');
 
   await new DaemonClient({ port, token: TOKEN, instance: 'i2' }).pendingQueries({ waitMs: 1500, frames: 0 });
-  assert.equal(seen.at(-1).url, '/pending-queries?wait_ms=1500&frames=0', 'frames is signed with the URI');
+  assert.equal(seen.at(-1).url, `/pending-queries?wait_ms=1500&frames=0&contract=${CONTRACT_VERSION}`, 'frames is signed with the URI');
 });
 
 test('a batch the paired daemon did not sign is a SignatureError', async (t) => {

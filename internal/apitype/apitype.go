@@ -81,6 +81,11 @@ type Extension struct {
 	LastSeen  *time.Time `json:"last_seen,omitempty"`
 	// Instance is the most recently seen extension instance id.
 	Instance string `json:"instance,omitempty"`
+	// Contract is the contract version that instance sent with its polls
+	// ("" for none); Skew, when set, says it is not the daemon's
+	// (internal/extcontract, whose Fix says what to do).
+	Contract string `json:"contract,omitempty"`
+	Skew     string `json:"skew,omitempty"`
 }
 
 // Queue summarises the command tracker.

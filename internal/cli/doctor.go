@@ -20,6 +20,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/client"
+	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 	"github.com/gasoline-mcp/gasoline/internal/extdir"
 	"github.com/gasoline-mcp/gasoline/internal/pairing"
 	"github.com/gasoline-mcp/gasoline/internal/state"
@@ -357,6 +358,10 @@ func (d *doctor) checkExtension(h apitype.Health) bool {
 		age := "just now"
 		if h.Extension.LastSeen != nil {
 			age = time.Since(*h.Extension.LastSeen).Round(100*time.Millisecond).String() + " ago"
+		}
+		if h.Extension.Skew != "" {
+			d.problem("extension", fmt.Sprintf("connected (last poll %s), but %s", age, h.Extension.Skew), extcontract.Fix)
+			return true
 		}
 		d.ok("extension", "connected, last poll %s", age)
 		return true

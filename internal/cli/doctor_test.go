@@ -110,6 +110,28 @@ func TestDoctorAgentAwayFromBrowser(t *testing.T) {
 	}
 }
 
+// TestDoctorExtensionSkew: an extension Chrome kept running after
+// gasoline was rebuilt (it sends no contract version) is a problem of the
+// extension line, whose fix is the reload at chrome://extensions; the
+// round trip still runs.
+func TestDoctorExtensionSkew(t *testing.T) {
+	d := startTestDaemon(t)
+	d.pairExtension(t)
+	d.serveExtensionBuilt(t, "", func(q apitype.PendingQuery) apitype.QueryResult {
+		value, _ := json.Marshal(map[string]any{"value": "http://page.test/"})
+		return apitype.QueryResult{CorrelationID: q.CorrelationID, Status: "complete", Result: value}
+	})
+	d.waitConnected(t)
+	code, out, _ := runCLI(t, append([]string{"doctor"}, d.flags()...)...)
+	wantFindings(t, out, map[string]string{"pairing": "ok", "extension": "problem", "round trip": "ok"})
+	if f := parseDoctor(out)["extension"]; !strings.Contains(f.text, "older than this daemon") || !strings.Contains(out, "fix: reload the gasoline extension at chrome://extensions") {
+		t.Errorf("the extension line should name the old extension and its fix:\n%s", out)
+	}
+	if code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+}
+
 // TestDoctorWrongStateDir runs doctor with a state dir whose token the
 // running daemon does not know.
 func TestDoctorWrongStateDir(t *testing.T) {

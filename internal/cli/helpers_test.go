@@ -19,6 +19,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/daemon"
 	"github.com/gasoline-mcp/gasoline/internal/extauth"
+	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 	"github.com/gasoline-mcp/gasoline/internal/server"
 	"github.com/rs/zerolog"
 )
@@ -128,7 +129,17 @@ func (d *testDaemon) pairExtension(t *testing.T) {
 // and answers every command with answer(query). Like the shared harness's,
 // it authenticates with the state-dir token, as curl would.
 func (d *testDaemon) serveExtension(t *testing.T, answer func(apitype.PendingQuery) apitype.QueryResult) {
+	d.serveExtensionBuilt(t, extcontract.Version, answer)
+}
+
+// serveExtensionBuilt is serveExtension for an extension built with
+// contract version v ("": one that sends none, older than the check).
+func (d *testDaemon) serveExtensionBuilt(t *testing.T, v string, answer func(apitype.PendingQuery) apitype.QueryResult) {
 	token := d.token
+	poll := "/pending-queries?wait_ms=1000"
+	if v != "" {
+		poll += "&contract=" + v
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	t.Cleanup(func() { cancel(); <-done })
@@ -136,7 +147,7 @@ func (d *testDaemon) serveExtension(t *testing.T, answer func(apitype.PendingQue
 	go func() {
 		defer close(done)
 		for ctx.Err() == nil {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.url("/pending-queries?wait_ms=1000"), nil)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.url(poll), nil)
 			req.Header.Set("Authorization", "Bearer "+token)
 			for k, v := range hdr {
 				req.Header.Set(k, v)

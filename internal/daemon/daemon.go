@@ -22,6 +22,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/client"
+	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 	"github.com/gasoline-mcp/gasoline/internal/kv"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/output"
@@ -205,6 +206,8 @@ type parts struct {
 	mcp     *mcp.Server
 	health  func() apitype.Health
 	started time.Time
+	// contracts are the contract versions the extension polls with.
+	contracts *extcontract.Seen
 }
 
 // assemble builds and wires the daemon's components for a daemon serving
@@ -212,8 +215,9 @@ type parts struct {
 func assemble(o Options, dir state.Dir, uploads *upload.Dirs, port int, log zerolog.Logger) parts {
 	topts := o.Tracker
 	topts.Logger = log // failures the tracker decides (timers, disconnects) go to daemon.log
-	p := parts{trk: tracker.New(topts), capt: capture.New(o.Capture), anns: annotate.NewStore(0, 0), started: time.Now()}
-	p.health = healthOf(p.trk, port, p.started)
+	p := parts{trk: tracker.New(topts), capt: capture.New(o.Capture), anns: annotate.NewStore(0, 0), started: time.Now(),
+		contracts: &extcontract.Seen{}}
+	p.health = healthOf(p.trk, p.contracts, port, p.started)
 	p.results = result.NewKeeper(p.trk, outputStore(o.Output, log), log)
 	p.mcp = mcp.NewServer(protocol.Implementation{Name: "gasoline", Title: "gasoline browser bridge", Version: version.Version},
 		tools.Instructions, log)
@@ -231,7 +235,7 @@ func assemble(o Options, dir state.Dir, uploads *upload.Dirs, port int, log zero
 }
 
 // healthOf returns the daemon's health report, read from trk when called.
-func healthOf(trk *tracker.Tracker, port int, started time.Time) func() apitype.Health {
+func healthOf(trk *tracker.Tracker, seen *extcontract.Seen, port int, started time.Time) func() apitype.Health {
 	return func() apitype.Health {
 		st, pr := trk.Stats(), trk.Presence()
 		h := apitype.Health{
@@ -247,6 +251,9 @@ func healthOf(trk *tracker.Tracker, port int, started time.Time) func() apitype.
 		if !pr.LastSeen.IsZero() {
 			t := pr.LastSeen.UTC()
 			h.Extension.LastSeen = &t
+		}
+		if v, polled := seen.Sent(pr.Instance); polled && pr.Instance != "" {
+			h.Extension.Contract, h.Extension.Skew = v, extcontract.Skew(v)
 		}
 		return h
 	}
@@ -275,7 +282,7 @@ func (p parts) serve(ctx context.Context, cfg server.Config, ready func()) error
 	var stopOnce sync.Once
 	cfg.Shutdown = func() { stopOnce.Do(func() { close(stop) }) }
 	cfg.Tracker, cfg.MCP, cfg.Health, cfg.Started = p.trk, p.mcp, p.health, p.started
-	cfg.Capture, cfg.Results, cfg.Annotations = p.capt, p.results, p.anns
+	cfg.Capture, cfg.Results, cfg.Annotations, cfg.Contracts = p.capt, p.results, p.anns, p.contracts
 	hs := server.NewHTTPServer(server.New(cfg).Handler())
 	serveErr := make(chan error, len(cfg.Listeners))
 	for _, l := range cfg.Listeners {

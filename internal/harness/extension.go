@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 )
 
 // Extension speaks the extension's side of the daemon's HTTP API, as curl
@@ -16,17 +17,36 @@ import (
 type Extension struct {
 	d        *Daemon
 	instance string
+	contract string // the contract version its polls send
 }
 
-// Extension returns a scripted extension instance of d.
+// Extension returns a scripted extension instance of d, built with the
+// daemon's contract.
 func (d *Daemon) Extension(instance string) *Extension {
-	return &Extension{d: d, instance: instance}
+	return &Extension{d: d, instance: instance, contract: extcontract.Version}
+}
+
+// Built returns x as an extension built with contract version v ("": one
+// older than the contract check, which sends none).
+func (x *Extension) Built(v string) *Extension {
+	c := *x
+	c.contract = v
+	return &c
+}
+
+// pollURL is the URL of a long-poll of waitMS.
+func (x *Extension) pollURL(waitMS int) string {
+	u := fmt.Sprintf("%s/pending-queries?wait_ms=%d", x.d.URL, waitMS)
+	if x.contract != "" {
+		u += "&contract=" + x.contract
+	}
+	return u
 }
 
 // Poll long-polls GET /pending-queries for up to waitMS.
 func (x *Extension) Poll(t testing.TB, waitMS int) []apitype.PendingQuery {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/pending-queries?wait_ms=%d", x.d.URL, waitMS), nil)
+	req, _ := http.NewRequest(http.MethodGet, x.pollURL(waitMS), nil)
 	req.Header.Set("Authorization", "Bearer "+x.d.Token)
 	req.Header.Set(apitype.HeaderExtensionInstance, x.instance)
 	resp, err := http.DefaultClient.Do(req)
@@ -75,7 +95,7 @@ func (x *Extension) Report(t testing.TB, id, status string, result any, errMsg s
 // the daemon may shut down under it.
 func (x *Extension) Hold(waitMS int) {
 	go func() {
-		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/pending-queries?wait_ms=%d", x.d.URL, waitMS), nil)
+		req, _ := http.NewRequest(http.MethodGet, x.pollURL(waitMS), nil)
 		req.Header.Set("Authorization", "Bearer "+x.d.Token)
 		req.Header.Set(apitype.HeaderExtensionInstance, x.instance)
 		if resp, err := http.DefaultClient.Do(req); err == nil {

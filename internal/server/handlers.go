@@ -79,6 +79,9 @@ func (s *Server) pendingQueries(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), wait)
 	defer cancel()
 	inst := instanceOf(c)
+	if s.cfg.Contracts != nil {
+		s.cfg.Contracts.Note(inst, c.QueryParam("contract"))
+	}
 	held := ctx // ended early by the wake-up at an agent's call
 	if s.cfg.MCP != nil {
 		var wake context.CancelFunc

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/pairing"
 	"github.com/gasoline-mcp/gasoline/internal/result"
@@ -50,6 +51,9 @@ type Config struct {
 	Pairing     *pairing.Pairing
 	Health      func() apitype.Health
 	Capture     *capture.Store // what the extension captures (POST /events)
+	// Contracts records the contract version each polling extension sends
+	// (extcontract); nil records none.
+	Contracts *extcontract.Seen
 	// Results applies the extension's result posts; nil keeps every result
 	// inline in Tracker.
 	Results *result.Keeper

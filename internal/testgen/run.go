@@ -26,7 +26,8 @@ const (
 
 // ErrNoRunner is returned by Verify when no Playwright is found.
 var ErrNoRunner = errors.New("no Playwright to run the test: set " + EnvPlaywright +
-	" to a project directory with @playwright/test installed (npm i -D @playwright/test) and restart the daemon")
+	" to a project directory with @playwright/test installed (npm i -D @playwright/test) and restart the daemon," +
+	" or start the daemon ('gasoline daemon start') from within such a project")
 
 // Verdict is what running a generated test showed.
 type Verdict struct {
@@ -42,7 +43,12 @@ type Verdict struct {
 // Runner runs generated tests with Playwright. Its zero value reads the
 // environment.
 type Runner struct {
-	Project string // GASOLINE_PLAYWRIGHT when ""
+	Project string // GASOLINE_PLAYWRIGHT when "", else the project From is in
+	// From is where the project with @playwright/test is looked for when
+	// neither Project nor GASOLINE_PLAYWRIGHT names one: it or a parent
+	// directory holding node_modules/@playwright/test ("" for the daemon's
+	// working directory, which is the project's when it was started there).
+	From    string
 	Browser string // GASOLINE_PLAYWRIGHT_BROWSER when ""
 	// Dir is where the run's temporary directory is made ("" for the system's).
 	Dir string
@@ -55,7 +61,9 @@ func (r Runner) cli() (cli, modules string, err error) {
 		p = os.Getenv(EnvPlaywright)
 	}
 	if p == "" {
-		return "", "", ErrNoRunner
+		if p = projectWithPlaywright(r.From); p == "" {
+			return "", "", ErrNoRunner
+		}
 	}
 	if strings.HasSuffix(p, ".js") {
 		// …/node_modules/@playwright/test/cli.js
@@ -67,6 +75,25 @@ func (r Runner) cli() (cli, modules string, err error) {
 		return "", "", fmt.Errorf("%w (%s has no %s)", ErrNoRunner, p, cli)
 	}
 	return cli, modules, nil
+}
+
+// projectWithPlaywright is from, or its nearest parent, whose
+// node_modules holds @playwright/test; "" for none.
+func projectWithPlaywright(from string) string {
+	if from == "" {
+		from, _ = os.Getwd()
+	}
+	for dir := from; dir != ""; {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@playwright", "test", "cli.js")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			break
+		}
+		dir = up
+	}
+	return ""
 }
 
 func (r Runner) browser() string {

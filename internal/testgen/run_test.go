@@ -81,9 +81,33 @@ func TestVerify(t *testing.T) {
 
 func TestVerifyWithoutRunner(t *testing.T) {
 	t.Setenv(EnvPlaywright, "")
-	_, err := Runner{}.Verify(context.Background(), Result{File: "x"}, nil)
+	_, err := Runner{From: t.TempDir()}.Verify(context.Background(), Result{File: "x"}, nil)
 	if !errors.Is(err, ErrNoRunner) {
 		t.Errorf("got %v, want ErrNoRunner", err)
+	}
+}
+
+// TestRunnerFindsProjectPlaywright: without GASOLINE_PLAYWRIGHT, the
+// Playwright of the project the daemon runs in (or of a parent folder) is
+// the one used, as npx playwright there would.
+func TestRunnerFindsProjectPlaywright(t *testing.T) {
+	t.Setenv(EnvPlaywright, "")
+	proj := t.TempDir()
+	cli := filepath.Join(proj, "node_modules", "@playwright", "test", "cli.js")
+	deep := filepath.Join(proj, "src", "app")
+	for _, d := range []string{filepath.Dir(cli), deep} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(cli, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, from := range []string{proj, deep} {
+		got, modules, err := Runner{From: from}.cli()
+		if err != nil || got != cli || modules != filepath.Join(proj, "node_modules") {
+			t.Errorf("from %s: got %s, %s, %v; want %s", from, got, modules, err, cli)
+		}
 	}
 }
 

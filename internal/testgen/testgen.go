@@ -225,15 +225,23 @@ func (g *gen) fold(cur *pstep, e *capture.ActionView) bool {
 		return false
 	}
 	switch {
+	case cur.a.Type == "input" && e.Type == "change" && cur.a.Value == e.Value && isChoice(e) && e.TS-cur.a.TS <= 1:
+		// A select fires input and change in one task: it is chosen, not
+		// typed (an extension older than the recorder's rule records both).
+		cur.a, cur.extra = e, append(cur.extra, cur.a)
+		return true
 	case (cur.a.Type == "input" || cur.a.Type == "change") && cur.a.Value == e.Value:
 		cur.extra = append(cur.extra, e)
 		return true
-	case cur.a.Type == "click" && (isToggle(e) || isFile(e) || e.Role == "combobox" || e.Role == "listbox"):
+	case cur.a.Type == "click" && (isToggle(e) || isFile(e) || isChoice(e)):
 		cur.a, cur.extra = e, append(cur.extra, cur.a)
 		return true
 	}
 	return false
 }
+
+// isChoice reports an action on a select (role combobox or listbox).
+func isChoice(a *capture.ActionView) bool { return a.Role == "combobox" || a.Role == "listbox" }
 
 func isToggle(a *capture.ActionView) bool {
 	return a.Value == "checked" || a.Value == "unchecked"

@@ -304,3 +304,55 @@ func TestGenerateRequestBeforeItsClick(t *testing.T) {
 		t.Fatalf("the orders request is not waited for with the Load orders click (between the Other click and it):\n%s", res.File)
 	}
 }
+
+// TestGenerateControls: each control is replayed with the step Playwright
+// takes for it, as the recorder records it: a select's change (after the
+// click that opened it) is selectOption, never fill; a radio or checkbox
+// the value it got (check, uncheck); a contenteditable fill. A select's
+// input and change of one task (an older recorder's) is selectOption too;
+// a text combobox's change at blur, after its typing, stays fill.
+func TestGenerateControls(t *testing.T) {
+	plan := &apitype.Locator{By: "role", Role: "combobox", Name: "Plan"}
+	choice := func(v string) func(*capture.ActionView) {
+		return func(a *capture.ActionView) { a.Value, a.Role = v, "combobox" }
+	}
+	at := func(ts int64, f func(*capture.ActionView)) func(*capture.ActionView) {
+		return func(a *capture.ActionView) { f(a); a.TS = ts }
+	}
+	tests := []struct {
+		name    string
+		entries []capture.View
+		want    string
+		not     string
+	}{
+		{"select after its click", []capture.View{act(2, "click", "#plan", plan, func(a *capture.ActionView) { a.Role = "combobox" }),
+			act(3, "change", "#plan", plan, choice("pro"))},
+			"await page.getByRole('combobox', { name: 'Plan', exact: true }).selectOption('pro');", ".fill("},
+		{"select input and change of one task", []capture.View{act(2, "input", "#plan", plan, at(500, choice("pro"))),
+			act(3, "change", "#plan", plan, at(501, choice("pro")))},
+			".selectOption('pro');", ".fill("},
+		{"text combobox changed at blur", []capture.View{act(2, "input", "#city", &apitype.Locator{By: "role", Role: "combobox", Name: "City"}, at(500, choice("Oslo"))),
+			act(3, "change", "#city", &apitype.Locator{By: "role", Role: "combobox", Name: "City"}, at(900, choice("Oslo")))},
+			".fill('Oslo');", ".selectOption("},
+		{"radio", []capture.View{act(2, "click", "#yearly", &apitype.Locator{By: "role", Role: "radio", Name: "Yearly"}, nil),
+			act(3, "input", "#yearly", &apitype.Locator{By: "role", Role: "radio", Name: "Yearly"}, func(a *capture.ActionView) { a.Value, a.Role = "checked", "radio" }),
+			act(4, "change", "#yearly", &apitype.Locator{By: "role", Role: "radio", Name: "Yearly"}, func(a *capture.ActionView) { a.Value, a.Role = "checked", "radio" })},
+			"await page.getByRole('radio', { name: 'Yearly', exact: true }).check();", ".click("},
+		{"checkbox unchecked", []capture.View{act(2, "click", "#news", &apitype.Locator{By: "role", Role: "checkbox", Name: "News"}, nil),
+			act(3, "change", "#news", &apitype.Locator{By: "role", Role: "checkbox", Name: "News"}, func(a *capture.ActionView) { a.Value, a.Role = "unchecked", "checkbox" })},
+			".uncheck();", ".fill("},
+		{"contenteditable", []capture.View{act(2, "input", "#bio", &apitype.Locator{By: "css", Selector: "#bio"}, func(a *capture.ActionView) { a.Value, a.Role = "Hello there", "textbox" })},
+			"await page.locator('#bio').fill('Hello there');", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Generate(Recording{Entries: append([]capture.View{nav(1, "load", "http://x/")}, tt.entries...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(res.File, tt.want) || (tt.not != "" && strings.Contains(res.File, tt.not)) {
+				t.Errorf("got:\n%s\nwant %s and no %q", res.File, tt.want, tt.not)
+			}
+		})
+	}
+}

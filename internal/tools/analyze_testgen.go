@@ -22,6 +22,12 @@ import (
 func testModes() []action {
 	a := handler("analyze", "test", "Playwright test of recorded actions", (*Tools).recordedTest)
 	a.MaxWait, a.DefaultWait = verifyTimeout, verifyTimeout // verify blocks; the bridge waits as long
+	for i, f := range a.fields {
+		if f.name == "wait_ms" { // shown as the other modes' (its bound still enforced)
+			a.fields[i] = bare(a.fields[i : i+1])[0]
+			a.fields[i].min, a.fields[i].max = nil, nil
+		}
+	}
 	return []action{a}
 }
 
@@ -36,6 +42,11 @@ type testArgs struct {
 	tabArg
 	Since  *uint64 `json:"since" desc:"actions cursor; default: last manual load"`
 	Verify bool    `json:"verify,omitempty" desc:"run it"`
+	// WaitMS waits up to this long for a first recorded action when the
+	// window has none yet (the user is still acting, or their last action is
+	// on its way); the call's whole time, verify's run included, stays
+	// within verifyTimeout (and so does the wait).
+	WaitMS *int64 `json:"wait_ms" min:"0" max:"55000" list:"-"`
 }
 
 // testView is analyze test's answer: the generated test (its file inline,
@@ -68,14 +79,13 @@ func (t *Tools) recordedTest(ctx context.Context, client string, a testArgs) (an
 		}
 		since = &s
 	}
-	f := capture.Filter{Kind: capture.KindAction, Also: []capture.Kind{capture.KindNav, capture.KindNetwork, capture.KindError},
-		TabID: &tab, Limit: capture.MaxLimit}
-	entries, err := t.window(f, *since)
+	wait, err := waitArg(a.WaitMS, 0, MaxWait)
 	if err != nil {
 		return nil, err
 	}
-	res, err := testgen.Generate(testgen.Recording{Name: fmt.Sprintf("recorded in tab %d", tab), Entries: entries,
-		Agent: t.agentActions(client, tab, entries)})
+	wait = min(wait, verifyTimeout)
+	deadline := time.Now().Add(verifyTimeout)
+	res, err := t.generateTest(ctx, client, tab, *since, wait)
 	if errors.Is(err, testgen.ErrNoActions) {
 		return nil, mcp.Errorf("no_actions", `act on the page (or have the user do it), or pass since:<cursor> from observe({what:"actions"}) to start earlier`,
 			"tab %d has no recorded action after cursor %d", tab, *since)
@@ -85,7 +95,7 @@ func (t *Tools) recordedTest(ctx context.Context, client string, a testArgs) (an
 	}
 	v := &testView{TabID: tab, Since: *since, Result: res, File: res.File, Verified: `not run: pass verify:true`}
 	if a.Verify {
-		vctx, cancel := context.WithTimeout(ctx, verifyTimeout)
+		vctx, cancel := context.WithDeadline(ctx, deadline)
 		verdict, err := testgen.Runner{}.Verify(vctx, res, nil)
 		cancel()
 		switch {
@@ -112,6 +122,30 @@ func (t *Tools) recordedTest(ctx context.Context, client string, a testArgs) (an
 		}
 	}
 	return v, nil
+}
+
+// generateTest writes the test of the entries of tab after since; when
+// they hold no action, it waits up to wait for one to be recorded.
+func (t *Tools) generateTest(ctx context.Context, client string, tab int64, since uint64, wait time.Duration) (testgen.Result, error) {
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	for {
+		head := t.d.Capture.Head()
+		f := capture.Filter{Kind: capture.KindAction, Also: []capture.Kind{capture.KindNav, capture.KindNetwork, capture.KindError},
+			TabID: &tab, Limit: capture.MaxLimit}
+		entries, err := t.window(f, since)
+		if err != nil {
+			return testgen.Result{}, err
+		}
+		res, err := testgen.Generate(testgen.Recording{Name: fmt.Sprintf("recorded in tab %d", tab), Entries: entries,
+			Agent: t.agentActions(client, tab, entries)})
+		if !errors.Is(err, testgen.ErrNoActions) || wait <= 0 {
+			return res, err
+		}
+		if _, werr := t.d.Capture.Wait(wctx, capture.Filter{Kind: capture.KindAction, TabID: &tab, Since: &head}); werr != nil {
+			return res, err // the wait ended (or the store closed): no action came
+		}
+	}
 }
 
 // testHandleID is the output store id of the test generated in tab after

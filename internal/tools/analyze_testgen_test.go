@@ -171,3 +171,38 @@ func TestLastLoadByHandLateAction(t *testing.T) {
 		t.Errorf("got since %d, want 0 (the load of /home was the click's):\n%s", v.Since, v.File)
 	}
 }
+
+// TestAnalyzeTestWaitMS: without wait_ms a tab with no recorded action yet
+// is no_actions at once; with it, the call waits for the user's first
+// action and writes its test, and gives up with no_actions at its end.
+func TestAnalyzeTestWaitMS(t *testing.T) {
+	capt := capture.New(capture.Options{})
+	t.Cleanup(capt.Close)
+	ingest := func(body string) {
+		t.Helper()
+		if _, err := capt.IngestJSON([]byte(body)); err != nil {
+			t.Error(err)
+		}
+	}
+	now := time.Now().UnixMilli()
+	ingest(fmt.Sprintf(`{"events":[{"kind":"nav","ts":%d,"tab_id":9,"page_url":"http://x/a","type":"load","to":"http://x/a"}]}`, now))
+	e := newEnv(t, func(d *Deps) { d.Capture = capt })
+	if r := e.call(t, "agent", "analyze", `{"what":"test","tab_id":9}`); !r.IsError || !strings.Contains(r.Text, "no recorded action") {
+		t.Fatalf("no action, no wait: got %s, want no_actions", r.Text)
+	}
+	start := time.Now()
+	if r := e.call(t, "agent", "analyze", `{"what":"test","tab_id":9,"wait_ms":300}`); !r.IsError || !strings.Contains(r.Text, "no recorded action") {
+		t.Fatalf("no action within wait_ms: got %s, want no_actions", r.Text)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("wait_ms 300 answered after %v, want at least 300 ms", d)
+	}
+	go func() {
+		time.Sleep(200 * time.Millisecond) // the call below is (likely) waiting by then; if not, it finds the action at once
+		ingest(fmt.Sprintf(`{"events":[{"kind":"action","ts":%d,"tab_id":9,"page_url":"http://x/a","type":"click","selector":"#go","role":"button","name":"Go","locator":{"by":"role","role":"button","name":"Go"}}]}`, now+1))
+	}()
+	r := e.call(t, "agent", "analyze", `{"what":"test","tab_id":9,"wait_ms":20000}`)
+	if r.IsError || !strings.Contains(r.Text, `getByRole('button', { name: 'Go', exact: true }).click()`) {
+		t.Fatalf("an action came within wait_ms: got %s, want its test", r.Text)
+	}
+}

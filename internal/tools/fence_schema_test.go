@@ -83,7 +83,7 @@ func TestResultsFencePageFields(t *testing.T) {
 			}
 		}
 	}
-	if len(roots) < 20 || !slices.Contains(roots, "capture.TabList") || !slices.Contains(roots, "capture.Tab") {
+	if len(roots) < 20 || !slices.Contains(roots, "tools.tabsView") || !slices.Contains(roots, "capture.Tab") {
 		t.Fatalf("found %d result types %v: the walk no longer finds the handlers' results", len(roots), roots)
 	}
 	// holds reports the page field a type holds at any depth, "" for none.

@@ -117,5 +117,9 @@ func (t *Tools) submit(ctx context.Context, spec tracker.Spec, wait time.Duratio
 			c = done
 		}
 	}
-	return queuedViewOf(c, t.d.Tracker.Presence().Connected), nil
+	v := queuedViewOf(c, t.d.Tracker.Presence().Connected)
+	if v.Warning == "" {
+		v.Warning = t.extensionSkew() // an argument it does not know is ignored, not refused
+	}
+	return v, nil
 }

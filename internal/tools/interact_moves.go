@@ -51,6 +51,52 @@ type fillFormArgs struct {
 type formField struct {
 	Target json.RawMessage `json:"target"`
 	Value  json.RawMessage `json:"value"`
+	kinds  []string        // the kinds of target the field named (check refuses more than one)
+	ref    string          // its flat ref, checked by check
+}
+
+// UnmarshalJSON takes a field's target in every form other actions take:
+// target, or flat ref, selector, role (with name) or text, which it turns
+// into target (the extension reads only target).
+func (f *formField) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Target   json.RawMessage `json:"target"`
+		Value    json.RawMessage `json:"value"`
+		Ref      string          `json:"ref"`
+		Selector string          `json:"selector"`
+		Role     string          `json:"role"`
+		Name     string          `json:"name"`
+		Text     string          `json:"text"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*f = formField{Target: w.Target, Value: w.Value, ref: w.Ref}
+	t := targetArgs{Target: w.Target, Ref: w.Ref, Selector: w.Selector, Role: w.Role, Name: w.Name, Text: w.Text}
+	f.kinds = t.kinds(false)
+	if w.Name != "" && w.Role == "" {
+		f.kinds = append(f.kinds, "name without role")
+	}
+	if len(f.kinds) != 1 || f.kinds[0] == "target" {
+		return nil
+	}
+	var v any
+	switch f.kinds[0] {
+	case "ref":
+		v = w.Ref
+	case "selector":
+		v = w.Selector
+	case "role":
+		o := map[string]string{"role": w.Role}
+		if w.Name != "" {
+			o["name"] = w.Name
+		}
+		v = o
+	case "text":
+		v = map[string]string{"text": w.Text}
+	}
+	f.Target, _ = json.Marshal(v)
+	return nil
 }
 
 func (a fillFormArgs) check() error {
@@ -59,8 +105,14 @@ func (a fillFormArgs) check() error {
 			"fill_form got %d fields", len(a.Fields))
 	}
 	for i, f := range a.Fields {
+		if len(f.kinds) > 1 {
+			return mcp.Errorf("invalid_arguments", "pass one: "+targetHint, "fill_form: field %d names more than one target: %v", i, f.kinds)
+		}
+		if f.ref != "" && !refPattern.MatchString(f.ref) {
+			return mcp.Errorf("invalid_arguments", `refs look like "e12" (from analyze({what:"dom"}) or query); a CSS selector goes in selector`, "fill_form: field %d: %q is not a ref", i, f.ref)
+		}
 		if len(f.Target) == 0 || string(f.Target) == "null" {
-			return mcp.Errorf("invalid_arguments", "each field is {target, value}; "+targetHint, "fill_form: field %d has no target", i)
+			return mcp.Errorf("invalid_arguments", "each field is {target, value} (or flat: {ref|selector|text, value}, {role, name, value}); "+targetHint, "fill_form: field %d has no target", i)
 		}
 		if err := checkTargetValue(fmt.Sprintf("fill_form field %d", i), f.Target); err != nil {
 			return err

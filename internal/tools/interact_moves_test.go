@@ -26,6 +26,12 @@ func TestMoveArgs(t *testing.T) {
 		{"drag", `{"target":"#a","to":""}`, "drag's to: target is empty"},
 		{"drag", `{"target":"#a","to":{"name":"x"}}`, "needs role (with name) or text"},
 		{"fill_form", `{"fields":[{"target":"#a","value":"x"},{"target":{"role":"checkbox","name":"T"},"value":true},{"target":"e3","value":["a","b"]}]}`, ""},
+		{"fill_form", `{"fields":[{"ref":"e3","value":"x"},{"selector":"#a","value":"y"},{"role":"checkbox","name":"T","value":true},{"text":"Email","value":"z"}]}`, ""},
+		{"fill_form", `{"fields":[{"ref":"e3","selector":"#a","value":"x"}]}`, "field 0 names more than one target: [ref selector]"},
+		{"fill_form", `{"fields":[{"target":"#a","role":"textbox","value":"x"}]}`, "field 0 names more than one target"},
+		{"fill_form", `{"fields":[{"name":"Email","value":"x"}]}`, "field 0 has no target"},
+		{"fill_form", `{"fields":[{"ref":"e3","name":"Email","value":"x"}]}`, "field 0 names more than one target"},
+		{"fill_form", `{"fields":[{"ref":"#a","value":"x"}]}`, `field 0: "#a" is not a ref`},
 		{"fill_form", `{"fields":[]}`, `"fields" is required`},
 		{"fill_form", `{}`, `"fields" is required`},
 		{"fill_form", `{"fields":[{"target":"#a","value":"x"},{"value":"y"}]}`, "field 1 has no target"},
@@ -60,5 +66,24 @@ func TestMoveArgs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFillFormFlatTargets: a field's flat target reaches the extension as
+// the target it reads, and only that.
+func TestFillFormFlatTargets(t *testing.T) {
+	a, err := decode[fillFormArgs](json.RawMessage(`{"fields":[{"ref":"e3","value":"x"},{"selector":"#a","value":"y"},` +
+		`{"role":"checkbox","name":"T","value":true},{"role":"switch","value":false},{"text":"Email","value":"z"},{"target":{"text":"Q"},"value":"w"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"fields":[{"target":"e3","value":"x"},{"target":"#a","value":"y"},{"target":{"name":"T","role":"checkbox"},"value":true},` +
+		`{"target":{"role":"switch"},"value":false},{"target":{"text":"Email"},"value":"z"},{"target":{"text":"Q"},"value":"w"}]}`
+	if string(b) != want {
+		t.Errorf("params: got %s, want %s", b, want)
 	}
 }

@@ -457,9 +457,8 @@ func (t *Tools) page(_ context.Context, client string, a pageArgs) (*capture.Tab
 	return &tab, nil
 }
 
-func (t *Tools) tabs(_ context.Context, client string, _ noArgs) (*capture.TabList, error) {
-	l := t.d.Capture.Tabs(client)
-	return &l, nil
+func (t *Tools) tabs(_ context.Context, client string, _ noArgs) (*tabsView, error) {
+	return &tabsView{TabList: t.d.Capture.Tabs(client), Extension: t.extensionSkew()}, nil
 }
 
 // captureError turns the capture store's errors into tool errors; their

@@ -94,7 +94,11 @@ type commandView struct {
 	// output's handle (storedView).
 	Result json.RawMessage `json:"result,omitempty"`
 	Status string          `json:"status"`
-	images []mcp.Image     // content blocks beside the object (a screenshot)
+	// Extension says the extension was not built with the daemon's
+	// contract, on a browser command that did not complete: the likely
+	// cause, with its fix.
+	Extension string      `json:"extension,omitempty"`
+	images    []mcp.Image // content blocks beside the object (a screenshot)
 }
 
 func (v *commandView) command() string { return v.CorrelationID }
@@ -139,6 +143,9 @@ func (t *Tools) commandView(c tracker.Command, now time.Time, verbose bool) *com
 	}
 	if c.State != tracker.StateComplete {
 		v.Error = c.Error
+		if !c.External {
+			v.Extension = t.extensionSkew()
+		}
 		if c.Reason != "" {
 			v.Reason = c.Reason
 			v.Hint = hintFor(c)

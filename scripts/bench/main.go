@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
+	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 	"github.com/gasoline-mcp/gasoline/internal/output"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker/trackertest"
@@ -304,7 +305,7 @@ func (b *bench) cycle(client string) error {
 	if err != nil {
 		return err
 	}
-	out, err := b.do("GET", "/pending-queries?wait_ms=5000", "", nil)
+	out, err := b.do("GET", "/pending-queries?wait_ms=5000&contract="+extcontract.Version, "", nil)
 	if err != nil {
 		return err
 	}
@@ -341,7 +342,7 @@ func (b *bench) dispatch() error {
 		got := make(chan time.Time, 1)
 		errc := make(chan error, 1)
 		go func() {
-			out, err := b.do("GET", "/pending-queries?wait_ms=5000", "", nil)
+			out, err := b.do("GET", "/pending-queries?wait_ms=5000&contract="+extcontract.Version, "", nil)
 			if err != nil {
 				errc <- err
 				return
@@ -435,7 +436,7 @@ func (b *bench) sustained() error {
 		go func() {
 			defer pollers.Done()
 			for pollCtx.Err() == nil {
-				out, err := b.do("GET", "/pending-queries?wait_ms=100", "", nil)
+				out, err := b.do("GET", "/pending-queries?wait_ms=100&contract="+extcontract.Version, "", nil)
 				if err != nil {
 					firstErr.CompareAndSwap(nil, err)
 					return

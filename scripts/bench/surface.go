@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 )
 
 // streamableCall times tools/call over MCP Streamable HTTP as a client
@@ -74,7 +76,7 @@ func (b *bench) sizes() error {
 	var ids []string
 	// An extension that polled just now is present: the handle then has no
 	// warning to carry.
-	if _, err := b.do("GET", "/pending-queries?wait_ms=0", "", nil); err != nil {
+	if _, err := b.do("GET", "/pending-queries?wait_ms=0&contract="+extcontract.Version, "", nil); err != nil {
 		return err
 	}
 	for range 2 {
@@ -94,7 +96,7 @@ func (b *bench) sizes() error {
 		ids = append(ids, id)
 	}
 	for range ids {
-		out, err := b.do("GET", "/pending-queries?wait_ms=5000", "", nil)
+		out, err := b.do("GET", "/pending-queries?wait_ms=5000&contract="+extcontract.Version, "", nil)
 		if err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/client"
 	"github.com/gasoline-mcp/gasoline/internal/config"
 	"github.com/gasoline-mcp/gasoline/internal/extauth"
+	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 	"github.com/gasoline-mcp/gasoline/internal/server"
 )
 
@@ -151,7 +152,7 @@ func (x *extension) run(ctx context.Context) {
 			cancel()
 			pctx, cancel = context.WithTimeout(ctx, x.r.between(10*time.Millisecond, 300*time.Millisecond))
 		}
-		code, body, err := x.do(pctx, http.MethodGet, "/pending-queries?wait_ms=2000", nil)
+		code, body, err := x.do(pctx, http.MethodGet, "/pending-queries?wait_ms=2000&contract="+extcontract.Version, nil)
 		cancel()
 		if err != nil || code != 200 {
 			sleep(ctx, 100*time.Millisecond) // the daemon restarts, or is busy

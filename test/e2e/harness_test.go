@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -134,9 +135,8 @@ type env struct {
 	logDir  string
 	// browserArgs are more Chromium flags for startBrowser.
 	browserArgs []string
-	// extensionDir, when set, is the extension startBrowser loads instead
-	// of the repository's extension/.
-	extensionDir string
+	// extDir is the extension startBrowser loads; "" for extensionDir.
+	extDir string
 
 	browser *chromium.Browser // nil while the browser is down
 	cdp     *cdp.Conn
@@ -200,12 +200,8 @@ func (e *env) chromeLog() string { return filepath.Join(e.logDir, "chromium.log"
 // loaded, opening urls, and connects to its DevTools endpoint.
 func (e *env) startBrowser(urls ...string) {
 	e.t.Helper()
-	dir := extensionDir
-	if e.extensionDir != "" {
-		dir = e.extensionDir
-	}
 	b, err := chromium.Start(e.ctx, chromium.Options{
-		Bin: chromiumBin, UserDataDir: e.profile, ExtensionDir: dir, URLs: urls, LogPath: e.chromeLog(), Args: e.browserArgs,
+		Bin: chromiumBin, UserDataDir: e.profile, ExtensionDir: cmp.Or(e.extDir, extensionDir), URLs: urls, LogPath: e.chromeLog(), Args: e.browserArgs,
 	})
 	if err != nil {
 		e.t.Fatal(err)

@@ -96,7 +96,7 @@ func TestInstallFromNPMWithoutGo(t *testing.T) {
 	// folder, and the popup takes a code from the launcher's 'pair'.
 	bin := filepath.Join(prefix, "node_modules", "gasoline-browser-mcp-linux-"+npmCPU(), "bin")
 	d := gasoline.Attach(gasoline.Bins{Daemon: filepath.Join(bin, "gasoline"), Bridge: filepath.Join(bin, "gasoline-mcp")}, port, state)
-	e := &env{t: t, ctx: ctx, site: newSite(t), profile: t.TempDir(), logDir: t.TempDir(), daemon: d, extensionDir: extDir}
+	e := &env{t: t, ctx: ctx, site: newSite(t), profile: t.TempDir(), logDir: t.TempDir(), daemon: d, extDir: extDir}
 	t.Cleanup(func() {
 		if t.Failed() {
 			e.report(context.WithoutCancel(ctx))

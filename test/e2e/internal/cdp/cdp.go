@@ -388,13 +388,14 @@ var keyCodes = map[string]struct {
 	vk   int
 	text string
 }{
-	"Enter":  {"Enter", 13, "\r"},
-	"Escape": {"Escape", 27, ""},
-	"Tab":    {"Tab", 9, ""},
-	"a":      {"KeyA", 65, "a"},
+	"Enter":     {"Enter", 13, "\r"},
+	"Escape":    {"Escape", 27, ""},
+	"Tab":       {"Tab", 9, ""},
+	"ArrowDown": {"ArrowDown", 40, ""},
+	"a":         {"KeyA", 65, "a"},
 }
 
-// PressKey presses and releases one key ("Enter", "Escape", "Tab", "a") in
+// PressKey presses and releases one key ("Enter", "Escape", "Tab", "ArrowDown", "a") in
 // the focused element as trusted keydown and keyup events; Enter also types
 // its "\r", so in a form field it submits the form as a user's Enter does.
 func (s *Session) PressKey(ctx context.Context, key string) error {
