@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,13 +13,15 @@ import (
 )
 
 // failingSite serves a page whose Save button posts the form as JSON with
-// fetch and whose Retry button posts it form-encoded with XHR; both fail,
-// and the page shows only "Couldn't save" and logs a console error:
+// fetch, whose Retry button posts it form-encoded with XHR and whose Sync
+// button fetches a Request carrying a text body; all three fail, and the
+// page shows only "Couldn't save" and logs a console error:
 //
 //	/app         the page; it fetches /api/items as it loads
 //	/api/items   200 {"items":[1,2,3]}
 //	/api/save    500 {"error":"quota exceeded for workspace 42"}
 //	/api/retry   503 text: maintenance, retry after 30 s
+//	/api/sync    no answer: the connection is closed
 func failingSite(t *testing.T) *httptest.Server {
 	mux := http.NewServeMux()
 	reply := func(status int, mime, body string) http.HandlerFunc {
@@ -32,7 +35,7 @@ func failingSite(t *testing.T) *httptest.Server {
 	mux.HandleFunc("GET /app", reply(http.StatusOK, "text/html; charset=utf-8", `<!doctype html><title>Workspace</title>
 <label>Name <input id="name"></label>
 <label>Password <input id="pw" type="password" autocomplete="current-password"></label>
-<button id="save" type="button">Save</button> <button id="retry" type="button">Retry</button>
+<button id="save" type="button">Save</button> <button id="retry" type="button">Retry</button> <button id="sync" type="button">Sync</button>
 <p id="out"></p>
 <script>
 const out = document.getElementById("out");
@@ -54,10 +57,20 @@ document.getElementById("retry").addEventListener("click", function retryClicked
   const f = form();
   x.send(new URLSearchParams({ workspace: f.workspace, name: f.name, password: f.password }));
 });
+document.getElementById("sync").addEventListener("click", function syncClicked() {
+  fetch(new Request("/api/sync", { method: "POST", body: "draft of " + form().name })).catch((e) => reportFailure("sync", e.name));
+});
 </script>`))
 	mux.HandleFunc("GET /api/items", reply(http.StatusOK, "application/json", `{"items":[1,2,3]}`))
 	mux.HandleFunc("POST /api/save", reply(http.StatusInternalServerError, "application/json", `{"error":"quota exceeded for workspace 42"}`))
 	mux.HandleFunc("POST /api/retry", reply(http.StatusServiceUnavailable, "text/plain; charset=utf-8", "maintenance: retry after 30 s"))
+	mux.HandleFunc("POST /api/sync", func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		c, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			c.Close()
+		}
+	})
 	s := httptest.NewServer(mux) // 127.0.0.1 only
 	t.Cleanup(s.Close)
 	return s
@@ -89,11 +102,11 @@ func (p *page) waitText(want string) {
 // TestLeanPageKeepsTheUsersFailure is issue 28's bug: the user opens a page
 // while no agent works (captured lean), types into the form, clicks Save,
 // the POST answers 500 with a JSON body and the page only says "Couldn't
-// save"; then Retry, whose XHR answers 503. The agent, asked afterwards,
-// reads through the bridge, without a reload: both failed requests with
-// their request and response bodies (the password the user typed
-// redacted, as at work), the console errors with their stacks and the
-// user's clicks. The request that succeeded keeps no body (the page is
+// save"; then Retry, whose XHR answers 503, and Sync, whose fetch gets no
+// answer. The agent, asked afterwards, reads through the bridge, without a
+// reload: the failed requests with their request and response bodies (the
+// password the user typed redacted, as at work), the console errors with
+// their stacks and the user's clicks. The request that succeeded keeps no body (the page is
 // still lean), and the reads say so for that one only.
 func TestLeanPageKeepsTheUsersFailure(t *testing.T) {
 	e := ready(t)
@@ -109,6 +122,8 @@ func TestLeanPageKeepsTheUsersFailure(t *testing.T) {
 	p.waitText("Couldn't save (fetch, the page read its answer)")
 	p.click("#retry")
 	p.waitText("Couldn't save (xhr, the page read its answer)")
+	p.click("#sync")
+	p.waitText("Couldn't save (sync)")
 
 	// The agent, asked afterwards.
 	failed := func(path string, status float64) ev {
@@ -141,10 +156,20 @@ func TestLeanPageKeepsTheUsersFailure(t *testing.T) {
 		t.Errorf("the failed XHR's request body reads %s, want the form-encoded form with the password redacted", got)
 	}
 
+	sync := e.observeUntil(map[string]any{"what": "network", "url": "/api/sync"}, 20*time.Second, func(o observed) error {
+		if len(o.Entries) != 1 || o.Entries[0].str("error") == "" || o.Entries[0].num("request_body_chars") == 0 {
+			return fmt.Errorf("want one request to /api/sync with an error and its request body")
+		}
+		return nil
+	}).Entries[0]
+	if got := e.body(sync["id"], "request"); !strings.Contains(got, "draft of Quarterly report") {
+		t.Errorf("the fetched Request without an answer: request body %s, want the page's text", got)
+	}
+
 	// The request that succeeded: still lean, and the list says so for it alone.
 	o := e.observe(map[string]any{"what": "network", "url": "/api/"})
-	if len(o.Entries) != 3 || !strings.Contains(o.Raw, `"lean":"1 request came from a page loaded while no agent was at work: its bodies were not kept`) {
-		t.Errorf("the page's requests: want 3 with a lean line for the one that succeeded:\n%s", o.Raw)
+	if len(o.Entries) != 4 || !strings.Contains(o.Raw, `"lean":"1 request came from a page loaded while no agent was at work: its bodies were not kept`) {
+		t.Errorf("the page's requests: want 4 with a lean line for the one that succeeded:\n%s", o.Raw)
 	}
 	items := where(o.Entries, func(en ev) bool { return strings.HasSuffix(en.str("url"), "/api/items") })
 	if len(items) != 1 {
@@ -165,7 +190,7 @@ func TestLeanPageKeepsTheUsersFailure(t *testing.T) {
 
 	// What the user did.
 	acts := e.observe(map[string]any{"what": "actions"})
-	for _, name := range []string{"Save", "Retry"} {
+	for _, name := range []string{"Save", "Retry", "Sync"} {
 		if len(where(acts.Entries, func(en ev) bool { return en.str("type") == "click" && en.str("name") == name })) != 1 {
 			t.Errorf("the user's click on %s is not in the actions:\n%s", name, acts.Raw)
 		}
@@ -174,7 +199,7 @@ func TestLeanPageKeepsTheUsersFailure(t *testing.T) {
 	// Nothing was reloaded: the page the user reproduced the bug in is the same.
 	var same string
 	p.eval(`window.sameDocument + " " + document.getElementById("out").textContent`, &same)
-	if same != "yes Couldn't save (xhr, the page read its answer)" {
+	if same != "yes Couldn't save (sync)" {
 		t.Errorf("the user's page after the agent's reads: %q, want the same document and state", same)
 	}
 }
