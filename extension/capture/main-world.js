@@ -1242,14 +1242,17 @@
       return rec;
     }
 
-    // readRequest reads the request body the page passed (info.rb) or a
-    // clone of its Request (info.rq) into info.body or info.bodyPromise,
-    // capped, and lets go of them: at send at work; lean, once the request
-    // failed (finish), so a page's FormData changed in between is read as
-    // it is then.
-    function readRequest(info) {
-      if (info.rq) info.bodyPromise = bodies.requestText(info.rq, info.cap);
-      else info.body = bodies.requestBody(info.rb, info.cap);
+    // readRequest reads, when read is true, the request body the page
+    // passed (info.rb) or a clone of its Request (info.rq) into info.body
+    // or info.bodyPromise, capped, and lets go of them (an XHR's info lives
+    // as long as the object): at send at work; lean, once the request ended
+    // (finish), read only if it failed, so a page's FormData changed in
+    // between is read as it is then.
+    function readRequest(info, read) {
+      if (read) {
+        if (info.rq) info.bodyPromise = bodies.requestText(info.rq, info.cap);
+        else info.body = bodies.requestBody(info.rb, info.cap);
+      }
       info.rq = info.rb = null;
     }
 
@@ -1258,7 +1261,7 @@
     // now with body_pending and a second one with body_update and the same
     // request_id brings the bodies; the daemon merges them.
     function finish(rec, info, responseBody, reading) {
-      if (LEAN && (rec.error || rec.status >= 400)) readRequest(info);
+      if (LEAN) readRequest(info, rec.error || rec.status >= 400);
       const req = info.bodyPromise || PromiseCtor.resolve(info.body || {});
       let out = rec;
       if (reading || info.bodyPromise) {
@@ -1411,7 +1414,7 @@
       info.headers = net.plainHeaders(init && init.headers) || (isReq ? net.headerObject(input.headers) : undefined);
       if (init && init.body != null) info.rb = init.body;
       else if (isReq && input.body) info.rq = bodies.cloneRequest(input); // fetch consumes the page's request: a clone made first
-      if (!LEAN) net.readRequest(info);
+      if (!LEAN) net.readRequest(info, 1);
       return info;
     }
 
@@ -1527,7 +1530,7 @@
             info.t0 = perfNow();
             info.cap = settings.bodyCap;
             info.rb = body;
-            if (!LEAN) net.readRequest(info);
+            if (!LEAN) net.readRequest(info, 1);
             const xhr = this;
             if (!wmGet(listening, xhr)) {
               // One listener per object, however often it is reused: it
