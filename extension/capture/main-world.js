@@ -36,14 +36,17 @@
 // Lean: registered while no agent is at work (capture/declared.js), this
 // script is the bundle dist/start-main-idle.js, built with GASOLINE_LEAN
 // defined true (scripts/bundle), so LEAN is true there and the minifier
-// drops what it leaves out: WebSocket frames, request and response bodies
-// and web vitals, which serve an agent only (about a fifth of this script's
-// bytes). Everything else (console, errors, requests without bodies,
-// history, secret fields, the work count that settles an action) stays, as
-// an agent may act later in a page the user opened before it came. A lean
+// drops what it leaves out: WebSocket frames, the bodies of requests that
+// succeeded and web vitals, which serve an agent only. Everything else
+// (console with the stacks of warnings and errors, errors, requests, the
+// request and response bodies of those that failed: status 400 or more, or
+// no response; history, secret fields, the work count that settles an
+// action) stays: the user reproduces a bug before asking an agent, and an
+// agent may act later in a page the user opened before it came. A lean
 // document says so: its load record and each request record carry lean:
-// true. The at-work bundle defines it false; under node it is undefined,
-// and the tests see the full script.
+// true (the daemon reads a failed one's bodies as kept). The at-work bundle
+// defines it false; under node it is undefined, and the tests see the full
+// script.
 (function gasolineCapture(global) {
   'use strict';
   const LEAN = typeof GASOLINE_LEAN !== 'undefined' && GASOLINE_LEAN === true;
@@ -689,34 +692,16 @@
     const URLCtor = win.URL;
     const ErrorEventCtor = win.ErrorEvent;
     const Observer = !LEAN && win.PerformanceObserver;
-    const TextDecoderCtor = !LEAN && win.TextDecoder;
     const ResponseP = win.Response && win.Response.prototype;
-    const resClone = !LEAN && ResponseP && uncurry(ResponseP.clone);
     const resHeaders = ResponseP && dom(win.Response, 'headers', true);
     const resStatus = ResponseP && dom(win.Response, 'status', true);
     const resType = ResponseP && dom(win.Response, 'type', true);
-    const resBody = !LEAN && ResponseP && dom(win.Response, 'body', true);
     const RequestCtor = win.Request;
-    const reqClone = !LEAN && RequestCtor && uncurry(RequestCtor.prototype.clone);
-    const reqText = !LEAN && RequestCtor && uncurry(RequestCtor.prototype.text);
     const headersGet = win.Headers && uncurry(win.Headers.prototype.get);
     const headersForEach = win.Headers && uncurry(win.Headers.prototype.forEach);
     const HeadersCtor = win.Headers;
-    const readerOf = !LEAN && win.ReadableStream && uncurry(win.ReadableStream.prototype.getReader);
-    const readerRead = !LEAN && win.ReadableStreamDefaultReader && uncurry(win.ReadableStreamDefaultReader.prototype.read);
-    const readerCancel = !LEAN && win.ReadableStreamDefaultReader && uncurry(win.ReadableStreamDefaultReader.prototype.cancel);
-    const decode = !LEAN && TextDecoderCtor && uncurry(TextDecoderCtor.prototype.decode);
-    const URLSearchParamsCtor = !LEAN && win.URLSearchParams;
-    const FormDataCtor = !LEAN && win.FormData;
-    const BlobCtor = !LEAN && win.Blob;
-    const fdForEach = !LEAN && FormDataCtor && uncurry(FormDataCtor.prototype.forEach);
-    const uspToString = !LEAN && URLSearchParamsCtor && uncurry(URLSearchParamsCtor.prototype.toString);
-    const blobSize = !LEAN && BlobCtor && dom(BlobCtor, 'size', true);
     const X = win.XMLHttpRequest && win.XMLHttpRequest.prototype;
     const xhrStatus = X && dom(win.XMLHttpRequest, 'status', true);
-    const xhrResponseType = !LEAN && X && dom(win.XMLHttpRequest, 'responseType', true);
-    const xhrResponseText = !LEAN && X && dom(win.XMLHttpRequest, 'responseText', true);
-    const xhrResponse = !LEAN && X && dom(win.XMLHttpRequest, 'response', true);
     const xhrGetAllHeaders = X && uncurry(X.getAllResponseHeaders);
     const xhrGetHeader = X && uncurry(X.getResponseHeader);
     const xhrReadyState = X && dom(win.XMLHttpRequest, 'readyState', true);
@@ -725,10 +710,8 @@
     const eventTarget = dom(win.Event, 'target', true) || ((e) => e.target);
     return {
       win, doc, loc, ET, addListener, removeListener, dispatch, setTimeout_, clearTimeout_, perf, perfNow,
-      MessageChannelCtor, MessageEventCtor, portPost, locHref, URLCtor, ErrorEventCtor, Observer, TextDecoderCtor,
-      ResponseP, resClone, resHeaders, resStatus, resType, resBody, RequestCtor, reqClone, reqText, headersGet,
-      headersForEach, HeadersCtor, readerOf, readerRead, readerCancel, decode, URLSearchParamsCtor, FormDataCtor,
-      BlobCtor, fdForEach, uspToString, blobSize, X, xhrStatus, xhrResponseType, xhrResponseText, xhrResponse,
+      MessageChannelCtor, MessageEventCtor, portPost, locHref, URLCtor, ErrorEventCtor, Observer,
+      ResponseP, resHeaders, resStatus, resType, RequestCtor, headersGet, headersForEach, HeadersCtor, X, xhrStatus,
       xhrGetAllHeaders, xhrGetHeader, xhrReadyState, H, isTrusted, eventTarget, messageData,
     };
   }
@@ -1161,20 +1144,27 @@
   }
 
   /** cappedText is a body's text cut to cap characters: {text, size, truncated?}, size in UTF-8 bytes. */
-  const cappedText = LEAN ? null : function cappedText(s, cap) {
+  function cappedText(s, cap) {
     return s.length > cap ? { text: strSlice(s, 0, cap), size: utf8Length(s), truncated: true } : { text: s, size: utf8Length(s) };
-  };
-
-  /** captureNetwork records fetch and XHR requests with their capped bodies. */
-  function captureNetwork(page, relay, work) {
-    const net = networkRecorder(page, relay, work);
-    const bodies = LEAN ? null : bodyReaders(page);
-    hookFetch(page, relay, work, net, bodies);
-    hookXHR(page, relay, work, net, bodies);
   }
 
-  /** networkRecorder is what the fetch and XHR hooks share: ids, URLs, headers, records. */
-  function networkRecorder(page, relay, work) {
+  /**
+   * captureNetwork records fetch and XHR requests with their capped bodies:
+   * every request's at work; lean, a failed request's only (status 400 or
+   * more, or no response), so what a bug report needs is kept from a page
+   * the user loaded before an agent came, at the cost of a reference per
+   * request (a Request's clone for a fetch of a Request with a body) and of
+   * reading bodies only when a request failed.
+   */
+  function captureNetwork(page, relay, work) {
+    const bodies = bodyReaders(page);
+    const net = networkRecorder(page, relay, work, bodies);
+    hookFetch(page, relay, work, net, bodies);
+    hookXHR(page, relay, work, net);
+  }
+
+  /** networkRecorder is what the fetch and XHR hooks share: ids, URLs, headers, request bodies, records. */
+  function networkRecorder(page, relay, work, bodies) {
     const { loc, locHref, URLCtor, headersForEach, HeadersCtor } = page;
     const { emit } = relay;
     const { ended } = work;
@@ -1247,9 +1237,23 @@
 
     function record(info, type) {
       const rec = { kind: 'network', ts: info.ts, request_id: info.id, source: 'page', method: info.method, url: info.url, status: 0, resource_type: type };
-      if (LEAN) rec.lean = true; // no bodies: the document loaded while no agent was at work
+      if (LEAN) rec.lean = true; // bodies of failures only: the document loaded while no agent was at work
       if (info.headers) rec.request_headers = info.headers;
       return rec;
+    }
+
+    // readRequest reads, when read is true, the request body the page
+    // passed (info.rb) or a clone of its Request (info.rq) into info.body
+    // or info.bodyPromise, capped, and lets go of them (an XHR's info lives
+    // as long as the object): at send at work; lean, once the request ended
+    // (finish), read only if it failed, so a page's FormData changed in
+    // between is read as it is then.
+    function readRequest(info, read) {
+      if (read) {
+        if (info.rq) info.bodyPromise = bodies.requestText(info.rq, info.cap);
+        else info.body = bodies.requestBody(info.rb, info.cap);
+      }
+      info.rq = info.rb = null;
     }
 
     // finish records a request. When a body is still being read (reading
@@ -1257,6 +1261,7 @@
     // now with body_pending and a second one with body_update and the same
     // request_id brings the bodies; the daemon merges them.
     function finish(rec, info, responseBody, reading) {
+      if (LEAN) readRequest(info, rec.error || rec.status >= 400);
       const req = info.bodyPromise || PromiseCtor.resolve(info.body || {});
       let out = rec;
       if (reading || info.bodyPromise) {
@@ -1279,13 +1284,31 @@
       promiseThen(req, (q) => promiseThen(responseBody, (r) => done(q, r), () => done(q, {})), () => done({}, {}));
     }
 
-    return { absolute, nextId, headerObject, plainHeaders, failure, record, finish };
+    return { absolute, nextId, headerObject, plainHeaders, failure, record, readRequest, finish };
   }
 
-  /** bodyReaders reads request and response bodies, capped. */
-  const bodyReaders = LEAN ? null : function bodyReaders(page) {
-    const { TextDecoderCtor, resBody, readerOf, readerRead, readerCancel, decode, URLSearchParamsCtor, FormDataCtor,
-      BlobCtor, fdForEach, uspToString, blobSize } = page;
+  /**
+   * bodyReaders reads request and response bodies, capped, with the
+   * built-ins it saves when called (install, before any page script).
+   */
+  function bodyReaders(page) {
+    const { win, ResponseP, RequestCtor } = page;
+    const TextDecoderCtor = win.TextDecoder;
+    const decode = TextDecoderCtor && uncurry(TextDecoderCtor.prototype.decode);
+    const resClone = ResponseP && uncurry(ResponseP.clone);
+    const resBody = dom(win.Response, 'body', true);
+    const reqClone = RequestCtor && uncurry(RequestCtor.prototype.clone);
+    const reqText = RequestCtor && uncurry(RequestCtor.prototype.text);
+    const readerOf = win.ReadableStream && uncurry(win.ReadableStream.prototype.getReader);
+    const ReaderP = win.ReadableStreamDefaultReader && win.ReadableStreamDefaultReader.prototype;
+    const readerRead = ReaderP && uncurry(ReaderP.read);
+    const readerCancel = ReaderP && uncurry(ReaderP.cancel);
+    const URLSearchParamsCtor = win.URLSearchParams;
+    const FormDataCtor = win.FormData;
+    const BlobCtor = win.Blob;
+    const fdForEach = FormDataCtor && uncurry(FormDataCtor.prototype.forEach);
+    const uspToString = URLSearchParamsCtor && uncurry(URLSearchParamsCtor.prototype.toString);
+    const blobSize = BlobCtor && dom(BlobCtor, 'size', true);
 
     /** requestBody returns {text?, size?, truncated?} for a request body the page passed. */
     function requestBody(body, cap) {
@@ -1309,10 +1332,10 @@
       }
     }
 
-    // responseBody reads at most cap characters of a response clone's body,
-    // then cancels the clone; the page's own response is untouched.
+    // responseBody reads at most cap characters of a clone of the response
+    // res, then cancels the clone; the page's own response is untouched.
     function responseBody(res, cap) {
-      const body = resBody(res);
+      const body = resBody(resClone(res));
       if (!body || !readerOf || !decode) return PromiseCtor.resolve({});
       const reader = readerOf(body);
       const dec = new TextDecoderCtor();
@@ -1334,12 +1357,17 @@
       return step();
     }
 
-    return { requestBody, responseBody };
-  };
+    return {
+      requestBody, responseBody,
+      cloneRequest: reqClone,
+      /** requestText resolves to {text, size, truncated?} of a Request's body (a clone the fetch did not consume), or {}. */
+      requestText: (req, cap) => promiseThen(reqText(req), (s) => cappedText(s, cap), () => ({})),
+    };
+  }
 
   /** hookFetch wraps fetch; bodies are read from clones. */
   function hookFetch(page, relay, work, net, bodies) {
-    const { win, perfNow, resClone, resHeaders, resStatus, resType, RequestCtor, reqClone, reqText, headersGet } = page;
+    const { win, perfNow, resHeaders, resStatus, resType, RequestCtor, headersGet } = page;
     const { on, settings } = relay;
     const { started } = work;
     const origFetch = win.fetch;
@@ -1384,12 +1412,9 @@
       const url = net.absolute(isReq ? input.url : input);
       const info = { id: net.nextId('f'), method, url, ts: now(), t0: perfNow(), cap: settings.bodyCap };
       info.headers = net.plainHeaders(init && init.headers) || (isReq ? net.headerObject(input.headers) : undefined);
-      if (LEAN) return info;
-      if (init && init.body != null) info.body = bodies.requestBody(init.body, info.cap);
-      else if (isReq && input.body) {
-        // The page's request is consumed by fetch; read a clone made first.
-        info.bodyPromise = promiseThen(reqText(reqClone(input)), (s) => cappedText(s, info.cap), () => ({}));
-      }
+      if (init && init.body != null) info.rb = init.body;
+      else if (isReq && input.body) info.rq = bodies.cloneRequest(input); // fetch consumes the page's request: a clone made first
+      if (!LEAN) net.readRequest(info, 1);
       return info;
     }
 
@@ -1409,9 +1434,9 @@
       }
       let read = PromiseCtor.resolve({});
       let reading = false;
-      if (!LEAN && isTextMime(mime) && info.cap > 0) {
+      if ((!LEAN || rec.status >= 400) && isTextMime(mime) && info.cap > 0) {
         try {
-          read = bodies.responseBody(resClone(res), info.cap);
+          read = bodies.responseBody(res, info.cap);
           reading = true;
         } catch {
           read = PromiseCtor.resolve({});
@@ -1432,12 +1457,14 @@
   // hookXHR wraps XMLHttpRequest: a request is recorded when the object
   // reaches DONE (readystatechange, before load/error/abort/loadend), or
   // when the page opens it again first (from its own DONE handler).
-  function hookXHR(page, relay, work, net, bodies) {
-    const { addListener, perfNow, X, xhrStatus, xhrResponseType, xhrResponseText, xhrResponse, xhrGetAllHeaders,
-      xhrGetHeader, xhrReadyState } = page;
+  function hookXHR(page, relay, work, net) {
+    const { win, addListener, perfNow, X, xhrStatus, xhrGetAllHeaders, xhrGetHeader, xhrReadyState } = page;
     const { on, settings } = relay;
     const { started, ended } = work;
     if (!X) return;
+    const xhrResponseType = dom(win.XMLHttpRequest, 'responseType', true);
+    const xhrResponseText = dom(win.XMLHttpRequest, 'responseText', true);
+    const xhrResponse = dom(win.XMLHttpRequest, 'response', true);
     const xhrs = new WeakMapCtor(); // xhr -> the request it is sending (replaced at each open)
     const listening = new WeakMapCtor(); // xhr -> true once our listener is on it
     const xOpen = X.open;
@@ -1502,7 +1529,8 @@
             info.ts = now();
             info.t0 = perfNow();
             info.cap = settings.bodyCap;
-            if (!LEAN) info.body = bodies.requestBody(body, info.cap);
+            info.rb = body;
+            if (!LEAN) net.readRequest(info, 1);
             const xhr = this;
             if (!wmGet(listening, xhr)) {
               // One listener per object, however often it is reused: it
@@ -1545,7 +1573,7 @@
         if (mime) rec.mime_type = clip(mime, 200);
         rec.response_headers = parseRawHeaders(xhrGetAllHeaders(xhr));
         const rt = xhrResponseType(xhr);
-        if (!LEAN && info.cap > 0 && isTextMime(mime || 'text/plain')) {
+        if ((!LEAN || rec.status >= 400) && info.cap > 0 && isTextMime(mime || 'text/plain')) {
           let s;
           if (rt === '' || rt === 'text') s = xhrResponseText(xhr);
           else if (rt === 'json') {

@@ -94,9 +94,10 @@ type Event struct {
 	// BodyPending event of the same tab and RequestID.
 	BodyUpdate bool `json:"body_update,omitempty"`
 	// Lean marks a record of a page (top document) loaded while no agent
-	// was at work: its network records (sent without bodies) and its load
-	// nav record. Such a page's capture keeps no bodies, WebSocket traffic
-	// or web vitals until it is reloaded while an agent works.
+	// was at work: its network records (sent with bodies only when the
+	// request failed: status 400 or more, or an error) and its load nav
+	// record. Such a page's capture keeps no other bodies, no WebSocket
+	// traffic and no web vitals until it is reloaded while an agent works.
 	Lean bool `json:"lean,omitempty"`
 
 	// action

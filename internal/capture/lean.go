@@ -8,8 +8,9 @@ import (
 )
 
 // Lean pages. A page (top document) loaded while no agent was at work gets
-// a lean capture from the extension: it keeps no request or response
-// bodies, no WebSocket connections or frames and no web vitals, until it is
+// a lean capture from the extension: it keeps the request and response
+// bodies of failed requests only (netRec.bodiesDropped), no WebSocket
+// connections or frames and no web vitals, until it is
 // reloaded (refreshed or navigated) while an agent works. Its load nav
 // record (frame 0) and each of its network records say "lean": true. The
 // store remembers what it last learned of each tab's page (Store.lean):
@@ -19,9 +20,9 @@ import (
 // lost, the page came back from the back/forward cache) is learned from its
 // requests. A tab it knows nothing of is unknown, and the notes claim
 // nothing about it. The reads say what is missing and how to get it, in one
-// line: a page of requests some of which are lean (Page.Lean), a vitals
-// read or a WebSocket list covering a tab whose page is lean, a lean
-// request's body (ErrBodyNotKept). Nothing is added when nothing read is
+// line: a page of requests some of which lack bodies as lean (Page.Lean),
+// a vitals read or a WebSocket list covering a tab whose page is lean, such
+// a request's body (ErrBodyNotKept). Nothing is added when nothing read is
 // lean.
 
 // leanState is what the store knows of a tab's current page.
@@ -238,16 +239,22 @@ const leanBody = "not kept: its page was loaded while no agent was at work; a re
 func bodyNotKept(id uint64, tab int64, now pageNow) error {
 	switch now {
 	case pageLean:
-		return fmt.Errorf("%w: entry %d came from tab %d's page, loaded while no agent was at work (such a page keeps no bodies until it is reloaded); "+
+		return fmt.Errorf("%w: entry %d came from tab %d's page, loaded while no agent was at work (such a page keeps the bodies of failed requests only until it is reloaded); "+
 			"refresh it (%s), redo what sent the request, and read the new request's body", ErrBodyNotKept, id, tab, refreshCall([]int64{tab}))
 	case pageReloaded:
 		return fmt.Errorf("%w: entry %d came from a page loaded while no agent was at work; tab %d has been reloaded while you work since, "+
 			`so its newer requests have bodies: find the request again with observe({what:"network"})`, ErrBodyNotKept, id, tab)
 	}
-	return fmt.Errorf("%w: entry %d came from tab %d's page, loaded while no agent was at work (such a page keeps no bodies); "+
+	return fmt.Errorf("%w: entry %d came from tab %d's page, loaded while no agent was at work (such a page keeps the bodies of failed requests only); "+
 		`requests made after the page is reloaded while you work have them: find the request again with observe({what:"network"}), `+
 		"or refresh the tab (%s) and redo what sent it", ErrBodyNotKept, id, tab, refreshCall([]int64{tab}))
 }
+
+// bodiesDropped reports whether r came from a lean page that did not keep
+// its bodies: such a page keeps those of a failed request only (status 400
+// or more, or an error: no response), as a bug report needs them, and the
+// extension reads them only then (capture/main-world.js captureNetwork).
+func (r *netRec) bodiesDropped() bool { return r.lean && r.status < 400 && r.err == "" }
 
 // sendsNoBody reports whether r's request carries no body by its method
 // (GET, HEAD) or its Content-Length of 0: it has none to keep, lean or not.

@@ -394,3 +394,48 @@ func TestLeanTabsEvictOldest(t *testing.T) {
 		}
 	}
 }
+
+// A lean page keeps the bodies of its failed requests (status 400 or more,
+// or no response): those read as any request's, and the list's lean line
+// counts only the requests whose bodies it did not keep; a failed request
+// without a text body has no body, not one that was not kept.
+func TestLeanKeepsFailures(t *testing.T) {
+	s := capture.New(capture.Options{})
+	failed := leanReq(1, "http://localhost:3000/api/save", true)
+	failed.Method, failed.Status = "POST", apitype.Num(500)
+	failed.RequestBody, failed.RequestBodySize = `{"name":"x"}`, 12
+	failed.ResponseBody, failed.ResponseBodySize = `{"error":"quota exceeded for workspace 42"}`, 43
+	offline := leanReq(1, "http://localhost:3000/api/ping", true)
+	offline.Method, offline.Status, offline.Error = "POST", apitype.Num(0), "net::ERR_FAILED"
+	offline.RequestBody, offline.RequestBodySize = "ping", 4
+	image := leanReq(1, "http://localhost:3000/api/avatar", true)
+	image.Status = apitype.Num(404)
+	ingest(t, s, loadEv(1, true), failed, offline, image, leanReq(1, "http://localhost:3000/api/ok", true))
+
+	p := query(t, s, capture.Filter{Kind: capture.KindNetwork})
+	want := `1 request came from a page loaded while no agent was at work: its bodies were not kept; refresh the page (interact({action:"refresh", tab_id:1})) to capture bodies`
+	if len(p.Entries) != 4 || p.Lean != want {
+		t.Fatalf("got %d entries, lean %q, want 4 and %q", len(p.Entries), p.Lean, want)
+	}
+	for _, c := range []struct {
+		id   uint64
+		part string
+		want string
+		err  error
+	}{
+		{2, "request", `{"name":"x"}`, nil},
+		{2, "response", `{"error":"quota exceeded for workspace 42"}`, nil},
+		{3, "request", "ping", nil},
+		{4, "response", "", capture.ErrNoBody},
+		{5, "response", "", capture.ErrBodyNotKept},
+	} {
+		b, err := s.Body(c.id, c.part)
+		if b.Text != c.want || !errors.Is(err, c.err) || (c.err == nil) != (err == nil) {
+			t.Errorf("Body(%d, %s): got %q, %v, want %q, %v", c.id, c.part, b.Text, err, c.want, c.err)
+		}
+	}
+	v, err := s.Entry(2)
+	if n, ok := v.(*capture.NetworkView); err != nil || !ok || n.Body != "" || n.Lean {
+		t.Errorf("Entry of the failed lean request: got %+v, %v, want no lean body note", v, err)
+	}
+}

@@ -357,7 +357,7 @@ func (s *Store) leanLocked(m *matcher, c *collected) {
 	}
 	for i := range c.entries {
 		e := &c.entries[i]
-		if r, ok := e.rec.(*netRec); ok && r.lean {
+		if r, ok := e.rec.(*netRec); ok && r.bodiesDropped() {
 			if c.leanPages == nil {
 				c.leanPages = map[uint64]pageNow{}
 			}
@@ -375,7 +375,7 @@ func leanNote(c collected, lo, hi int) string {
 	var lean, unknown []int64
 	for i := lo; i < hi; i++ {
 		e := &c.entries[i]
-		if r, ok := e.rec.(*netRec); ok && r.lean {
+		if r, ok := e.rec.(*netRec); ok && r.bodiesDropped() {
 			n++
 			switch c.leanPages[e.seq] {
 			case pageLean:
@@ -732,8 +732,8 @@ type Body struct {
 // Body returns the stored body of the network entry id; part is "request"
 // or "response". The text is not clipped: a caller with a token budget hands
 // a large one to the large-output store. It fails with ErrUnknownEntry,
-// ErrNoBody, ErrBodyNotKept (the request came from a page loaded while no
-// agent was at work; a request that sends no body has ErrSendsNoBody, an
+// ErrNoBody, ErrBodyNotKept (the request, which did not fail, came from a
+// page loaded while no agent was at work; a request that sends no body has ErrSendsNoBody, an
 // ErrNoBody, for its request part), or ErrBadFilter for another part or
 // an entry that is not a request.
 func (s *Store) Body(id uint64, part string) (Body, error) {
@@ -777,7 +777,7 @@ func (s *Store) Body(id uint64, part string) (Body, error) {
 	if b.Text == "" && part == "request" && r.sendsNoBody() {
 		return Body{}, fmt.Errorf("%w (entry %d is a %s request); its response body may have one", ErrSendsNoBody, id, r.method)
 	}
-	if b.Text == "" && r.lean {
+	if b.Text == "" && r.bodiesDropped() {
 		return Body{}, bodyNotKept(id, tab, now)
 	}
 	if b.Text == "" {

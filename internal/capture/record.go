@@ -105,7 +105,7 @@ type netRec struct {
 	bodyPending bool
 	bodyUpdate  bool
 	// lean: a page loaded while no agent was at work made it, so its bodies
-	// were not kept (lean.go).
+	// were kept only if it failed (lean.go, bodiesDropped).
 	lean bool
 }
 

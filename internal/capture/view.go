@@ -76,8 +76,8 @@ type NetworkView struct {
 	// detail (Store.Entry) it says why a lean request's bodies were not kept.
 	Body string `json:"body,omitempty"`
 	// Lean says a page loaded while no agent was at work made the request,
-	// so its bodies were not kept (lean.go); a list says it once, in
-	// Page.Lean.
+	// which did not fail, so its bodies were not kept (lean.go); a list
+	// says it once, in Page.Lean.
 	Lean bool `json:"-"`
 	// Headers are given only by Store.Entry.
 	RequestHeaders  map[string]string `json:"request_headers,omitempty"`
@@ -180,8 +180,8 @@ func render(e *entry, lv clipLevel, withURL, headers bool) View {
 		if r.bodyPending {
 			v.Body = "pending"
 		}
-		v.Lean = r.lean
-		if headers && r.lean && r.reqBody.s == "" && r.respBody.s == "" {
+		v.Lean = r.bodiesDropped()
+		if headers && v.Lean && r.reqBody.s == "" && r.respBody.s == "" {
 			v.Body = leanBody
 		}
 		if headers {

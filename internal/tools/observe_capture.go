@@ -473,7 +473,7 @@ func captureError(err error) error {
 	case errors.Is(err, capture.ErrBodyPending):
 		code, hint = "body_pending", "the response is still arriving; read it again with a larger wait_ms"
 	case errors.Is(err, capture.ErrBodyNotKept):
-		code, hint = "body_not_kept", "a page loaded while no agent was at work keeps no bodies until it is reloaded"
+		code, hint = "body_not_kept", "a page loaded while no agent was at work keeps the bodies of failed requests only until it is reloaded"
 	case errors.Is(err, capture.ErrSendsNoBody):
 		code, hint = "no_body", `read its response body instead (body:"response")`
 	case errors.Is(err, capture.ErrNoBody):

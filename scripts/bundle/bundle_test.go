@@ -110,7 +110,8 @@ func firstOf(js []string) string {
 }
 
 // TestLeanBundle checks what the idle start-main bundle leaves out, and
-// that the at-work one keeps it.
+// that the at-work one keeps it; and that both read bodies (the idle one
+// those of failed requests only: capture/main-world.js captureNetwork).
 func TestLeanBundle(t *testing.T) {
 	read := func(out string) string {
 		b, err := os.ReadFile(filepath.Join(ext, out))
@@ -120,7 +121,7 @@ func TestLeanBundle(t *testing.T) {
 		return string(b)
 	}
 	idle, work := read("dist/start-main-idle.js"), read("dist/start-main.js")
-	for _, part := range []string{".WebSocket", "PerformanceObserver", "getReader", "layout-shift", "GASOLINE_LEAN"} {
+	for _, part := range []string{".WebSocket", "PerformanceObserver", "layout-shift", "GASOLINE_LEAN"} {
 		if strings.Contains(idle, part) {
 			t.Errorf("dist/start-main-idle.js holds %q: the lean capture leaves it out", part)
 		}
@@ -128,6 +129,11 @@ func TestLeanBundle(t *testing.T) {
 	for _, part := range []string{"WebSocket", "getReader", "layout-shift"} {
 		if !strings.Contains(work, part) {
 			t.Errorf("dist/start-main.js lacks %q", part)
+		}
+	}
+	for _, part := range []string{"getReader", "status>=400"} {
+		if !strings.Contains(idle, part) {
+			t.Errorf("dist/start-main-idle.js lacks %q: a lean page keeps the bodies of failed requests", part)
 		}
 	}
 	if !strings.Contains(idle, "lean=!0") || strings.Contains(work, "lean=!0") {

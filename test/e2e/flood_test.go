@@ -45,7 +45,8 @@ func TestNoisyTabDoesNotBlindTheAgent(t *testing.T) {
 	e := ready(t)
 	// An agent at work: the user's tab then loads with the full capture,
 	// bodies included, which is what makes its flood lose records (a tab
-	// opened while no agent works keeps no bodies and loses nothing here).
+	// opened while no agent works keeps the bodies of failed requests only
+	// and loses nothing here).
 	e.agentAtWork()
 	// The user's noisy tab, opened before the agent has a tab, so it is not
 	// the agent's; it floods when told to.
