@@ -1,0 +1,119 @@
+//go:build unix
+
+package e2e
+
+import (
+	"encoding/json"
+	"io"
+	"maps"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// formPosts holds what the shadow DOM fixtures' forms posted to
+// /shadow/submit, by kit. Its zero value is ready to use.
+type formPosts struct {
+	mu  sync.Mutex
+	got map[string]map[string]string // guarded by mu
+}
+
+// wait returns what kit's form posted, waiting up to limit for it.
+func (p *formPosts) wait(kit string, limit time.Duration) map[string]string {
+	deadline := time.Now().Add(limit)
+	for {
+		p.mu.Lock()
+		v, ok := p.got[kit]
+		p.mu.Unlock()
+		if ok || time.Now().After(deadline) {
+			return maps.Clone(v)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// shadowPages serves testdata/shadow/ (sign-up forms built with Shoelace
+// and Material Web, from "npm ci" there, which make e2e runs) and takes
+// their forms' posts on POST /shadow/submit?kit=…: a JSON object of the
+// form's FormData.
+func shadowPages(posts *formPosts) http.Handler {
+	files := handsPages()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/shadow/submit" {
+			files.ServeHTTP(w, r)
+			return
+		}
+		var v map[string]string
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+		if r.Method != http.MethodPost || json.Unmarshal(body, &v) != nil {
+			http.Error(w, "want a POST of a JSON object of strings", http.StatusBadRequest)
+			return
+		}
+		posts.mu.Lock()
+		if posts.got == nil {
+			posts.got = map[string]map[string]string{}
+		}
+		posts.got[r.URL.Query().Get("kit")] = v
+		posts.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// TestShadowShoelace plays an agent on a sign-up form made of Shoelace
+// components (sl-input, sl-checkbox, sl-select with sl-options,
+// sl-button type=submit), whose controls live in open shadow roots: see
+// signUpInShadow.
+func TestShadowShoelace(t *testing.T) {
+	signUpInShadow(t, "shoelace")
+}
+
+// TestShadowMaterial is TestShadowShoelace with Material Web
+// (md-outlined-text-field, md-checkbox inside a <label>, md-filled-select
+// with md-select-options, md-filled-button type=submit).
+func TestShadowMaterial(t *testing.T) {
+	signUpInShadow(t, "material")
+}
+
+// signUpInShadow signs up on /shadow/<kit>.html as an agent would: the
+// outline names every control with its role (the select is a combobox),
+// fill, check, select and click by the outline's refs work, and the form's
+// submit handler gets every value, which the page posts to the test server.
+func signUpInShadow(t *testing.T, kit string) {
+	e := ready(t)
+	e.open("/shadow/" + kit + ".html")
+	e.ok("wait_for", map[string]any{"selector": "body[data-ready]"})
+	dom, _ := e.analyze("dom", nil)
+	outline := dom["outline"].(string)
+	for _, want := range []string{` textbox 'Name' required`, ` textbox 'Email' required`,
+		` checkbox 'I accept the terms' required`, ` combobox 'Plan'`, ` button 'Sign up'`} {
+		if !strings.Contains(outline, want) {
+			t.Errorf("outline lacks %q:\n%s", want, outline)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	e.ok("fill", map[string]any{"ref": refIn(t, outline, "textbox", "Name"), "text": "Ada Lovelace"})
+	e.ok("fill", map[string]any{"ref": refIn(t, outline, "textbox", "Email"), "text": "ada@example.com"})
+	if r := e.ok("check", map[string]any{"ref": refIn(t, outline, "checkbox", "I accept the terms")}); r["checked"] != true || r["changed"] != true {
+		t.Errorf("check by ref: %v, want checked and changed", r)
+	}
+	if r := e.ok("select", map[string]any{"ref": refIn(t, outline, "combobox", "Plan"), "values": []string{"Team"}}); jsonOf(r["selected"]) != `["team"]` {
+		t.Errorf("select by ref: %v, want Team selected", r)
+	}
+	e.ok("click", map[string]any{"ref": refIn(t, outline, "button", "Sign up")})
+	e.ok("wait_for", map[string]any{"text": "Submitted " + kit})
+	got := e.site.forms.wait(kit, 5*time.Second)
+	want := map[string]string{"name": "Ada Lovelace", "email": "ada@example.com", "terms": "yes", "plan": "team"}
+	if !maps.Equal(got, want) {
+		t.Errorf("the form posted %v, want %v", got, want)
+	}
+}
+
+// jsonOf is v as JSON, for messages and loose checks.
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
