@@ -56,13 +56,17 @@
     return list;
   }
 
+  // valueAttr is an option's value attribute (a custom element's value
+  // property lives in the page's world, out of this one's sight).
+  const valueAttr = (el) => attr(el, 'value') ?? (typeof el.value === 'string' ? el.value : null);
+
   /** optionsOf lists the options under list in the composed tree (slotted ones included), with their names and values. */
   function optionsOf(list, view) {
     const out = [];
     walk(list, (c) => {
       if (roleOf(c) !== 'option') return;
       const host = rootOf(c).host;
-      const value = attr(c, 'value') ?? (host ? attr(host, 'value') : null) ?? '';
+      const value = valueAttr(c) ?? (host ? valueAttr(host) : null) ?? '';
       out.push({ el: c, name: nameOf(c, null, 'option'), value, shown: view.visible(c) });
       return false;
     });

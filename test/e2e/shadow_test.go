@@ -117,3 +117,17 @@ func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestShadowClosedRoot plays an agent on a custom element whose field and
+// button live in a closed shadow root, which the extension's isolated
+// world opens with chrome.dom.openOrClosedShadowRoot: the outline names
+// them, and fill and click by ref reach them.
+func TestShadowClosedRoot(t *testing.T) {
+	e := ready(t)
+	e.open("/shadow/closed.html")
+	dom, _ := e.analyze("dom", nil)
+	outline := dom["outline"].(string)
+	e.ok("fill", map[string]any{"ref": refIn(t, outline, "textbox", "Nickname"), "text": "Ada"})
+	e.ok("click", map[string]any{"ref": refIn(t, outline, "button", "Greet")})
+	e.ok("wait_for", map[string]any{"text": "Hello, Ada!"})
+}
