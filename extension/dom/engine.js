@@ -355,8 +355,9 @@
   /**
    * partOf reports whether hit, the element at a point over el, belongs to
    * el's own component rather than covering it: a shadow host el is inside
-   * (the browser's hit test stops at the host over slotted text), or a part
-   * of the shadow tree el is in when its host is a widget (at most
+   * (the browser's hit test stops at the host over slotted text), or
+   * anything inside the host of el's shadow tree (its parts, nested
+   * components such as an icon, slotted content) when that host is a widget (at most
    * WIDGET_CONTROLS interactive elements: a checkbox's painted box over its
    * hidden input, a button's ripple), not a whole app in one root.
    */
@@ -364,7 +365,7 @@
     if (!isElement(hit)) return false;
     for (let h = hostOf(el); h; h = hostOf(h)) if (h === hit) return true;
     const host = hostOf(el);
-    return Boolean(host && rootOf(hit) === rootOf(el) && controlsIn(host, WIDGET_CONTROLS + 1) <= WIDGET_CONTROLS);
+    return Boolean(host && contains(host, hit) && controlsIn(host, WIDGET_CONTROLS + 1) <= WIDGET_CONTROLS);
   }
 
   /** WIDGET_CONTROLS is how many interactive elements a shadow host may hold and still be one widget. */

@@ -25,7 +25,8 @@ function signUp() {
     h('sl-input', { $shadow: [h('label', { id: 'label', for: 'input' }, h('slot', { name: 'label' }, 'Name')),
       h('div', {}, h('input', { id: 'input', required: '' }))] }),
     h('sl-checkbox', { $shadow: [h('label', { part: 'base' }, h('input', { type: 'checkbox', required: '' }),
-      h('span', { class: 'checkbox__control' }), h('div', {}, h('slot', {}, 'I accept the terms')))] }),
+      h('span', { class: 'checkbox__control' }, h('sl-icon', { $shadow: [h('svg', { class: 'checkbox__icon' })] })),
+      h('div', {}, h('slot', {}, 'I accept the terms')))] }),
     h('sl-select', { $shadow: [h('label', { id: 'label' }, 'Plan'),
       h('input', { role: 'combobox', readonly: '', 'aria-labelledby': 'label', 'aria-controls': 'listbox' }),
       h('div', { id: 'listbox', role: 'listbox' },
@@ -66,6 +67,7 @@ test('a target is not covered by its own host nor by the parts of its widget', (
   const paint = find(doc, (e) => e.getAttribute('class') === 'checkbox__control');
   const button = find(doc, (e) => e.localName === 'button');
   assert.equal(core.partOf(cb, paint), true, 'the painted box over a hidden input');
+  assert.equal(core.partOf(cb, find(doc, (e) => e.localName === 'svg')), true, 'an icon component over it');
   assert.equal(core.partOf(button, button.parentNode.host), true, 'the host, hit over slotted text');
   assert.equal(core.partOf(button, paint), false, 'another widget');
   const form = doc.childNodes[0];

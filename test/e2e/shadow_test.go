@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -100,6 +101,12 @@ func signUpInShadow(t *testing.T, kit string) {
 	if r := e.ok("check", map[string]any{"ref": refIn(t, outline, "checkbox", "I accept the terms")}); r["checked"] != true || r["changed"] != true {
 		t.Errorf("check by ref: %v, want checked and changed", r)
 	}
+	if r := e.ok("check", map[string]any{"text": "I accept the terms"}); r["changed"] != false {
+		t.Errorf("check by the label's text: %v, want the same box, already checked", r)
+	}
+	if q := e.ok("query", map[string]any{"target": map[string]any{"role": "combobox"}}); q["count"] != 1.0 || !strings.Contains(jsonOf(q["elements"]), `"name":"Plan"`) {
+		t.Errorf("query the combobox: %v, want one, named Plan", q)
+	}
 	if r := e.ok("select", map[string]any{"ref": refIn(t, outline, "combobox", "Plan"), "values": []string{"Team"}}); jsonOf(r["selected"]) != `["team"]` {
 		t.Errorf("select by ref: %v, want Team selected", r)
 	}
@@ -130,4 +137,70 @@ func TestShadowClosedRoot(t *testing.T) {
 	e.ok("fill", map[string]any{"ref": refIn(t, outline, "textbox", "Nickname"), "text": "Ada"})
 	e.ok("click", map[string]any{"ref": refIn(t, outline, "button", "Greet")})
 	e.ok("wait_for", map[string]any{"text": "Hello, Ada!"})
+}
+
+// TestShadowRecordedLocators has a user (trusted CDP input) type into a
+// Shoelace field and tick its checkbox: the recorder describes each by
+// the role and name of the control inside the shadow root, and those
+// locators, given to interact, reach the same controls.
+func TestShadowRecordedLocators(t *testing.T) {
+	e := ready(t)
+	p := e.openPage(e.site.URL + "/shadow/shoelace.html")
+	inner := func(host, sel string) string {
+		return fmt.Sprintf(`document.querySelector(%q).shadowRoot.querySelector(%q)`, host, sel)
+	}
+	var box struct{ X, Y float64 }
+	at := func(expr string) {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			err := p.s.Evaluate(e.ctx, fmt.Sprintf(`(() => { const r = %s.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 } })()`, expr), &box)
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %v", expr, err)
+			}
+		}
+		if err := p.s.Click(e.ctx, box.X, box.Y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at(inner(`sl-input[name="name"]`, "input"))
+	if err := p.s.InsertText(e.ctx, "Ada"); err != nil {
+		t.Fatal(err)
+	}
+	at(inner(`sl-checkbox`, ".checkbox__control"))
+	var checked bool
+	if p.eval(`document.querySelector('sl-checkbox').checked`, &checked); !checked {
+		t.Fatal("the user's click did not check the box")
+	}
+
+	want := map[string]string{"textbox": "Name", "checkbox": "I accept the terms"}
+	o := e.observeUntil(map[string]any{"what": "actions", "limit": 100}, 15*time.Second, func(o observed) error {
+		for _, a := range o.Entries {
+			if loc, _ := a["locator"].(map[string]any); loc["role"] == "checkbox" {
+				return nil
+			}
+		}
+		return fmt.Errorf("no action on the checkbox yet")
+	})
+	got := map[string]map[string]any{}
+	for _, a := range o.Entries {
+		if loc, _ := a["locator"].(map[string]any); loc != nil && loc["by"] == "role" {
+			got[fmt.Sprint(loc["role"])] = loc
+		}
+	}
+	for role, name := range want {
+		if got[role] == nil || got[role]["name"] != name {
+			t.Errorf("no %s %q recorded by role and name: %v", role, name, o.Entries)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	e.ok("fill", map[string]any{"target": targetOf(t, got["textbox"]), "text": "Grace", "tab_id": o.Entries[0]["tab_id"]})
+	e.ok("uncheck", map[string]any{"target": targetOf(t, got["checkbox"]), "tab_id": o.Entries[0]["tab_id"]})
+	var state []any
+	if p.eval(`[document.querySelector('sl-input[name="name"]').value, document.querySelector('sl-checkbox').checked]`, &state); fmt.Sprint(state) != "[Grace false]" {
+		t.Errorf("replaying the recorded locators left the field and box at %v, want [Grace false]", state)
+	}
 }
