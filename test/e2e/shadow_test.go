@@ -125,18 +125,56 @@ func jsonOf(v any) string {
 	return string(b)
 }
 
-// TestShadowClosedRoot plays an agent on a custom element whose field and
-// button live in a closed shadow root, which the extension's isolated
-// world opens with chrome.dom.openOrClosedShadowRoot: the outline names
-// them, and fill and click by ref reach them.
+// TestShadowClosedRoot has a user (trusted CDP input) type into a field
+// and click a button that live in a custom element's closed shadow root,
+// which the extension's isolated world opens with
+// chrome.dom.openOrClosedShadowRoot: the recorder describes both by role
+// and name (an event's path stops at the closed root's host); then, as an
+// agent, the outline names them, and fill and click by ref reach them.
 func TestShadowClosedRoot(t *testing.T) {
 	e := ready(t)
-	e.open("/shadow/closed.html")
-	dom, _ := e.analyze("dom", nil)
+	p := e.openPage(e.site.URL + "/shadow/closed.html")
+	var boxes []struct{ X, Y float64 }
+	p.eval(`window.boxesOf()`, &boxes)
+	if err := p.s.Click(e.ctx, boxes[0].X, boxes[0].Y); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.s.InsertText(e.ctx, "Ada"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.s.Click(e.ctx, boxes[1].X, boxes[1].Y); err != nil {
+		t.Fatal(err)
+	}
+	o := e.observeUntil(map[string]any{"what": "actions", "limit": 100}, 15*time.Second, func(o observed) error {
+		for _, a := range o.Entries {
+			if loc, _ := a["locator"].(map[string]any); loc["role"] == "button" && a.str("type") == "click" {
+				return nil
+			}
+		}
+		return fmt.Errorf("no click on the button yet")
+	})
+	got := map[string]string{}
+	var tab any
+	for _, a := range o.Entries {
+		if loc, _ := a["locator"].(map[string]any); loc != nil {
+			tab = a["tab_id"]
+			got[a.str("type")+" "+fmt.Sprint(loc["by"], " ", loc["role"], " ", loc["name"])] = a.str("value")
+		}
+	}
+	for _, want := range []string{"click role textbox Nickname", "input role textbox Nickname", "click role button Greet"} {
+		if _, ok := got[want]; !ok {
+			t.Errorf("no record %q; the records: %v", want, o.Entries)
+		}
+	}
+	if v := got["input role textbox Nickname"]; v != "Ada" {
+		t.Errorf("the recorded input holds %q, want Ada", v)
+	}
+
+	dom, _ := e.analyze("dom", map[string]any{"tab_id": tab})
 	outline := dom["outline"].(string)
-	e.ok("fill", map[string]any{"ref": refIn(t, outline, "textbox", "Nickname"), "text": "Ada"})
-	e.ok("click", map[string]any{"ref": refIn(t, outline, "button", "Greet")})
-	e.ok("wait_for", map[string]any{"text": "Hello, Ada!"})
+	e.ok("fill", map[string]any{"ref": refIn(t, outline, "textbox", "Nickname"), "text": "Grace", "tab_id": tab})
+	e.ok("click", map[string]any{"ref": refIn(t, outline, "button", "Greet"), "tab_id": tab})
+	e.ok("wait_for", map[string]any{"text": "Hello, Grace!", "tab_id": tab})
 }
 
 // TestShadowRecordedLocators has a user (trusted CDP input) type into a
@@ -184,9 +222,11 @@ func TestShadowRecordedLocators(t *testing.T) {
 		return fmt.Errorf("no action on the checkbox yet")
 	})
 	got := map[string]map[string]any{}
+	var tab any
 	for _, a := range o.Entries {
 		if loc, _ := a["locator"].(map[string]any); loc != nil && loc["by"] == "role" {
 			got[fmt.Sprint(loc["role"])] = loc
+			tab = a["tab_id"]
 		}
 	}
 	for role, name := range want {
@@ -197,8 +237,8 @@ func TestShadowRecordedLocators(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	e.ok("fill", map[string]any{"target": targetOf(t, got["textbox"]), "text": "Grace", "tab_id": o.Entries[0]["tab_id"]})
-	e.ok("uncheck", map[string]any{"target": targetOf(t, got["checkbox"]), "tab_id": o.Entries[0]["tab_id"]})
+	e.ok("fill", map[string]any{"target": targetOf(t, got["textbox"]), "text": "Grace", "tab_id": tab})
+	e.ok("uncheck", map[string]any{"target": targetOf(t, got["checkbox"]), "tab_id": tab})
 	var state []any
 	if p.eval(`[document.querySelector('sl-input[name="name"]').value, document.querySelector('sl-checkbox').checked]`, &state); fmt.Sprint(state) != "[Grace false]" {
 		t.Errorf("replaying the recorded locators left the field and box at %v, want [Grace false]", state)
