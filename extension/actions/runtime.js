@@ -292,7 +292,7 @@
           const y = r.top + r.height / 2;
           const hit = hitAt(x, y);
           // A hit inside el's <label> (not a control of its own) clicks el too.
-          const labelled = (hit?.localName === 'label' || !core.isInteractive(hit)) && core.controlOf(hit) === el;
+          const labelled = Boolean(hit) && (hit.localName === 'label' || !core.isInteractive(hit)) && core.controlOf(hit) === el;
           if (hit && !core.contains(el, hit) && !labelled && !engine.partOf(el, hit)) {
             throw new Failure('covered', `${core.describe(el, view)} is covered by ${core.describe(hit, view)} at its centre (${Math.round(x)}, ${Math.round(y)}); ` +
               'close or dismiss what is on top (a dialog, banner or overlay), wait_for it to be hidden, or scroll',

@@ -21,8 +21,7 @@
 // and, to resolve a CSS selector, querySelectorAll. Shadow DOM is read
 // as the page shows it: open roots, and closed ones where the extension's
 // isolated world can open them (chrome.dom.openOrClosedShadowRoot, on
-// custom elements), with slots showing what is assigned to them.
-// To resolve a CSS selector it uses querySelectorAll. Whether an element
+// custom elements), with slots showing what is assigned to them. Whether an element
 // shows is asked of the caller (view.visible(el)); pageView is the
 // browser's answer.
 (() => {
@@ -144,8 +143,9 @@
   function shadowOf(el) {
     if (!isElement(el)) return null;
     if (el.shadowRoot) return el.shadowRoot;
+    if (!String(el.localName).includes('-')) return null;
     const dom = globalThis.chrome?.dom;
-    if (!dom || typeof dom.openOrClosedShadowRoot !== 'function' || !String(el.localName).includes('-')) return null;
+    if (!dom || typeof dom.openOrClosedShadowRoot !== 'function') return null;
     try {
       return dom.openOrClosedShadowRoot(el) || null;
     } catch {
@@ -850,7 +850,9 @@
         if (n.checkVisibility({ visibilityProperty: true })) return true;
         const cs = getComputedStyle(n);
         if (cs.display !== 'contents' || cs.visibility === 'hidden') return false;
-        n = n.assignedSlot || parentOf(n);
+        const p = parentOf(n);
+        if (!n.assignedSlot && isElement(p) && shadowOf(p)) return false; // a host's child no slot takes is not rendered
+        n = n.assignedSlot || p;
       }
       return false;
     },
