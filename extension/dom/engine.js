@@ -850,9 +850,9 @@
         if (n.checkVisibility({ visibilityProperty: true })) return true;
         const cs = getComputedStyle(n);
         if (cs.display !== 'contents' || cs.visibility === 'hidden') return false;
-        const p = parentOf(n);
-        if (!n.assignedSlot && isElement(p) && shadowOf(p)) return false; // a host's child no slot takes is not rendered
-        n = n.assignedSlot || p;
+        // A host's own child that no slot takes is not rendered.
+        if (!n.assignedSlot && isElement(n.parentNode) && shadowOf(n.parentNode)) return false;
+        n = n.assignedSlot || parentOf(n);
       }
       return false;
     },
