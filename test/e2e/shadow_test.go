@@ -107,7 +107,11 @@ func signUpInShadow(t *testing.T, kit string) {
 	if q := e.ok("query", map[string]any{"target": map[string]any{"role": "combobox"}}); q["count"] != 1.0 || !strings.Contains(jsonOf(q["elements"]), `"name":"Plan"`) {
 		t.Errorf("query the combobox: %v, want one, named Plan", q)
 	}
-	if r := e.ok("select", map[string]any{"ref": refIn(t, outline, "combobox", "Plan"), "values": []string{"Team"}}); jsonOf(r["selected"]) != `["team"]` {
+	plan := refIn(t, outline, "combobox", "Plan")
+	if msg := e.fails("select", map[string]any{"ref": plan, "values": []string{"Platinum"}}, "bad_option"); !strings.Contains(msg, `"Team"`) {
+		t.Errorf("a missing option should list the options: %s", msg)
+	}
+	if r := e.ok("select", map[string]any{"ref": plan, "values": []string{"Team"}}); jsonOf(r["selected"]) != `["team"]` {
 		t.Errorf("select by ref: %v, want Team selected", r)
 	}
 	e.ok("click", map[string]any{"ref": refIn(t, outline, "button", "Sign up")})
