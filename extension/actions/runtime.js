@@ -909,8 +909,8 @@
       el = await actionable(t, o.prefix, timeoutMs, NEEDS.check, true);
       secret ||= engine.isSecret(el);
       res = await setChecked(el, o, ON.has(value));
-    } else if (el.localName === 'select') {
-      if (typeof value === 'boolean') throw new Failure('bad_option', `${core.describe(el, view)} is a <select>: its value is an option's value or label, not ${value}`);
+    } else if (el.localName === 'select' || (globalThis.gasolineCombobox?.isCustomSelect(el) && !editable(el))) {
+      if (typeof value === 'boolean') throw new Failure('bad_option', `${core.describe(el, view)} is a select: its value is an option's value or label, not ${value}`);
       res = await selectOptions(el, Array.isArray(value) ? value : [value], secret);
     } else {
       if (typeof value !== 'string') {
@@ -960,6 +960,11 @@
       if (secret) return out;
       out.selected = now.slice(0, PREVIEW_OPTIONS).map((v) => core.clip(v, PREVIEW));
       if (now.length <= PREVIEW_OPTIONS) delete out.selected_count;
+      return out;
+    }
+    if (Array.isArray(res?.selected)) { // a custom select's (combobox.js): the options it saw taken
+      if (secret) out.secret = true;
+      else out.selected = res.selected.slice(0, PREVIEW_OPTIONS).map((v) => core.clip(v, PREVIEW));
       return out;
     }
     return textOutcome(el, sent, secret, out);

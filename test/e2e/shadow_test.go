@@ -121,6 +121,19 @@ func signUpInShadow(t *testing.T, kit string) {
 	if !maps.Equal(got, want) {
 		t.Errorf("the form posted %v, want %v", got, want)
 	}
+
+	// fill_form reaches the same controls: a custom select takes an option, a checkbox true/false.
+	r := e.ok("fill_form", map[string]any{"fields": []map[string]any{
+		{"target": map[string]any{"role": "textbox", "name": "Name"}, "value": "Grace Hopper"},
+		{"target": map[string]any{"role": "combobox", "name": "Plan"}, "value": "Enterprise"},
+		{"target": map[string]any{"role": "checkbox", "name": "I accept the terms"}, "value": false},
+	}})
+	fields, _ := r["fields"].([]any)
+	for i, want := range []string{`"value":"Grace Hopper"`, `"selected":["enterprise"]`, `"checked":false`} {
+		if i >= len(fields) || !strings.Contains(jsonOf(fields[i]), want) {
+			t.Errorf("fill_form field %d: %v, want %s", i, r["fields"], want)
+		}
+	}
 }
 
 // jsonOf is v as JSON, for messages and loose checks.
