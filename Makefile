@@ -80,7 +80,7 @@ E2E_MODES ?= headless headed
 E2E_RUN ?= .
 
 e2e: npm-deps ## Browser end-to-end tests with the real extension: headless Chromium, then headed on Xvfb (E2E_MODES, E2E_RUN); a line per test as it ends, a failed test's whole output
-	@if [ -f test/e2e/testdata/react/package-lock.json ]; then npm ci --prefix test/e2e/testdata/react --no-audit --no-fund --loglevel=error; fi
+	@for d in react shadow; do if [ -f test/e2e/testdata/$$d/package-lock.json ]; then npm ci --prefix test/e2e/testdata/$$d --no-audit --no-fund --loglevel=error || exit 1; fi; done
 	@if [ ! -f test/e2e/go.mod ]; then echo "no browser e2e tests yet"; exit 0; fi; \
 	for mode in $(E2E_MODES); do \
 	  headed=0; [ "$$mode" = headed ] && headed=1; \

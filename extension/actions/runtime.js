@@ -82,18 +82,18 @@
   });
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-  /** deepActive is the focused element, through open shadow roots. */
+  /** deepActive is the focused element, through shadow roots (engine.shadowOf). */
   function deepActive() {
     let a = document.activeElement;
-    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    while (a && engine.shadowOf(a)?.activeElement) a = engine.shadowOf(a).activeElement;
     return a;
   }
 
-  /** hitAt is the element at (x, y), through open shadow roots. */
+  /** hitAt is the element at (x, y), through shadow roots (engine.shadowOf). */
   function hitAt(x, y) {
     let hit = document.elementFromPoint(x, y);
-    while (hit && hit.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(x, y);
+    while (hit && engine.shadowOf(hit)) {
+      const inner = engine.shadowOf(hit).elementFromPoint(x, y);
       if (!inner || inner === hit) break;
       hit = inner;
     }
@@ -291,7 +291,9 @@
           const x = r.left + r.width / 2;
           const y = r.top + r.height / 2;
           const hit = hitAt(x, y);
-          if (hit && !core.contains(el, hit) && !(hit.localName === 'label' && core.controlOf(hit) === el)) {
+          // A hit inside el's <label> (not a control of its own) clicks el too.
+          const labelled = Boolean(hit) && (hit.localName === 'label' || !core.isInteractive(hit)) && core.controlOf(hit) === el;
+          if (hit && !core.contains(el, hit) && !labelled && !engine.partOf(el, hit)) {
             throw new Failure('covered', `${core.describe(el, view)} is covered by ${core.describe(hit, view)} at its centre (${Math.round(x)}, ${Math.round(y)}); ` +
               'close or dismiss what is on top (a dialog, banner or overlay), wait_for it to be hidden, or scroll',
             { covering: core.describe(hit, view) });
@@ -357,7 +359,10 @@
 
   /** hoverOver sends the events of the mouse arriving over el's centre. */
   function hoverOver(el, x, y, m) {
-    const hit = hitAt(x, y) || el;
+    // A hit test that stopped at el's own shadow host (over slotted text)
+    // would send the events past el's listeners: they go to el then.
+    const at = hitAt(x, y);
+    const hit = at && !(at !== el && core.contains(at, el) && engine.partOf(el, at)) ? at : el;
     pointer(hit, 'pointerover', x, y, m);
     pointer(hit, 'pointerenter', x, y, m);
     mouse(hit, 'mouseover', x, y, m);
@@ -627,8 +632,16 @@
    * error about a secret <select> (secret) names none of the values sent.
    */
   async function selectOptions(el, values, secret) {
+    if (el.localName !== 'select' && globalThis.gasolineCombobox?.isCustomSelect(el)) {
+      return globalThis.gasolineCombobox.choose(el, values, {
+        click: (x) => clickAt(x, {}), shows, hitAt, frame: nextFrame, view, secret,
+        fail: (reason, message) => {
+          throw new Failure(reason, message);
+        },
+      });
+    }
     if (el.localName !== 'select') {
-      throw new Failure('not_editable', `${core.describe(el, view)} is not a <select>; click a custom dropdown open and click its option instead`);
+      throw new Failure('not_editable', `${core.describe(el, view)} is not a <select> nor a combobox with options; click a custom dropdown open and click its option instead`);
     }
     const want = values.map(String);
     const options = Array.from(el.options);
@@ -896,8 +909,8 @@
       el = await actionable(t, o.prefix, timeoutMs, NEEDS.check, true);
       secret ||= engine.isSecret(el);
       res = await setChecked(el, o, ON.has(value));
-    } else if (el.localName === 'select') {
-      if (typeof value === 'boolean') throw new Failure('bad_option', `${core.describe(el, view)} is a <select>: its value is an option's value or label, not ${value}`);
+    } else if (el.localName === 'select' || (globalThis.gasolineCombobox?.isCustomSelect(el) && !editable(el))) {
+      if (typeof value === 'boolean') throw new Failure('bad_option', `${core.describe(el, view)} is a select: its value is an option's value or label, not ${value}`);
       res = await selectOptions(el, Array.isArray(value) ? value : [value], secret);
     } else {
       if (typeof value !== 'string') {
@@ -947,6 +960,11 @@
       if (secret) return out;
       out.selected = now.slice(0, PREVIEW_OPTIONS).map((v) => core.clip(v, PREVIEW));
       if (now.length <= PREVIEW_OPTIONS) delete out.selected_count;
+      return out;
+    }
+    if (Array.isArray(res?.selected)) { // a custom select's (combobox.js): the options it saw taken
+      if (secret) out.secret = true;
+      else out.selected = res.selected.slice(0, PREVIEW_OPTIONS).map((v) => core.clip(v, PREVIEW));
       return out;
     }
     return textOutcome(el, sent, secret, out);

@@ -72,10 +72,29 @@
 
   // --- records ---------------------------------------------------------------------
 
-  /** elementOf is the element an event was for (tap.js: the innermost in open shadow roots). */
-  function elementOf(at) {
+  /** elementOf is the element an event was for (tap.js: the innermost in open shadow roots; closedInside goes on). */
+  function elementOf(at, e) {
     const t = at && at.nodeType !== 1 ? at.parentElement : at;
-    return t && t.nodeType === 1 ? t : null;
+    return t && t.nodeType === 1 ? closedInside(t, e) : null;
+  }
+
+  /**
+   * closedInside is the element inside the closed shadow root el hosts
+   * that event e was for, where this world can open the root
+   * (engine.shadowOf): an event's path stops at a closed root's host. A
+   * pointer's event is for the element under it, any other (keys, input,
+   * a click from the keyboard) for the focused one. el when it hosts no
+   * closed root.
+   */
+  function closedInside(el, e) {
+    if (!e || el.shadowRoot || !engine.shadowOf(el)) return el;
+    const pointer = typeof MouseEvent === 'function' && e instanceof MouseEvent && e.detail > 0;
+    for (let i = 0, sr = engine.shadowOf(el); sr && i < 16; i++, sr = engine.shadowOf(el)) {
+      const inner = pointer ? sr.elementFromPoint(e.clientX, e.clientY) : sr.activeElement;
+      if (!inner || inner === el) break;
+      el = inner;
+    }
+    return el;
   }
 
   /** valueOf is what a field holds, as a record shows it (undefined for none). */
@@ -265,7 +284,7 @@
         // an agent's action's, or, out of a user's event's task, a
         // script's doing
         if (channel?.acting()) {
-          const el = elementOf(at) || document.documentElement;
+          const el = elementOf(at, e) || document.documentElement;
           if (type === 'input' && engine.isSecret(el)) rememberSecret(el);
           if (agent && type !== 'input' && (type !== 'keydown' || e.key === 'Enter')) {
             agent.selector = engine.cssOf(el);
@@ -278,7 +297,7 @@
         return;
       }
       inTrusted ||= Boolean(setTimeout(() => { inTrusted = false; }));
-      const el = elementOf(at);
+      const el = elementOf(at, e);
       if (el) fn(el, e);
     } catch {
       // recording must never break the page

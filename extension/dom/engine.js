@@ -17,7 +17,11 @@
 //   element:  localName, getAttribute, hasAttribute, id, shadowRoot, labels,
 //             value, checked, selected, disabled, multiple, options,
 //             ownerDocument.getElementById
-// and, to resolve a CSS selector, querySelectorAll. Whether an element
+//   root:     a shadow root's host and getElementById
+// and, to resolve a CSS selector, querySelectorAll. Shadow DOM is read
+// as the page shows it: open roots, and closed ones where the extension's
+// isolated world can open them (chrome.dom.openOrClosedShadowRoot, on
+// custom elements), with slots showing what is assigned to them. Whether an element
 // shows is asked of the caller (view.visible(el)); pageView is the
 // browser's answer.
 (() => {
@@ -128,9 +132,31 @@
       (el.localName === 'input' && inputType(el) === 'hidden');
   }
 
-  /** kids returns a node's children in the composed tree: an open shadow root's, else its own. */
+  /**
+   * shadowOf is el's shadow root, null for none: an open one, or a closed
+   * one on a custom element where this world may open it
+   * (chrome.dom.openOrClosedShadowRoot, which content scripts have; the
+   * page's MAIN world and the node tests have no chrome.dom). Built-in
+   * elements are not asked: a closed root on one is rare, and the call
+   * would cost on every element of a page.
+   */
+  function shadowOf(el) {
+    if (!isElement(el)) return null;
+    if (el.shadowRoot) return el.shadowRoot;
+    if (!String(el.localName).includes('-')) return null;
+    const dom = globalThis.chrome?.dom;
+    if (!dom || typeof dom.openOrClosedShadowRoot !== 'function') return null;
+    try {
+      return dom.openOrClosedShadowRoot(el) || null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** kids returns a node's children in the composed tree: its shadow root's (shadowOf), else its own. */
   function kids(node) {
-    if (isElement(node) && node.shadowRoot) return Array.from(node.shadowRoot.childNodes);
+    const sr = shadowOf(node);
+    if (sr) return Array.from(sr.childNodes);
     if (isElement(node) && node.localName === 'slot' && typeof node.assignedNodes === 'function') {
       const assigned = node.assignedNodes();
       if (assigned.length) return Array.from(assigned);
@@ -206,11 +232,10 @@
     // 2B: aria-labelledby, not followed again inside one.
     if (!c.labelledby) {
       const ids = norm(attr(el, 'aria-labelledby'));
-      const doc = ids && el.ownerDocument;
-      if (doc && typeof doc.getElementById === 'function') {
+      if (ids) {
         const parts = [];
         for (const id of ids.split(' ')) {
-          const t = doc.getElementById(id);
+          const t = byId(el, id);
           if (!t) continue;
           const hid = c.hiddenOk || hiddenNode(t, view);
           parts.push(norm(textAlt(t, view, { root: t, labelledby: true, content: true, hiddenOk: hid, depth: c.depth + 1 })));
@@ -271,7 +296,7 @@
         return norm(el.value) || (t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : '');
       }
       if (t === 'image') return norm(attr(el, 'alt')) || norm(attr(el, 'value')) || norm(attr(el, 'title')) || 'Submit';
-      const labels = el.labels ? Array.from(el.labels) : [];
+      const labels = el.labels && el.labels.length ? Array.from(el.labels) : hostLabels(el);
       if (labels.length) {
         const s = norm(labels.map((l) => norm(textAlt(l, view, { root: el, labelledby: c.labelledby, content: true, hiddenOk: c.hiddenOk, depth: c.depth + 1 }))).join(' '));
         if (s) return s;
@@ -287,6 +312,64 @@
     }
     return '';
   }
+
+  /**
+   * byId is the element with id in el's tree: its shadow root's (an IDREF
+   * such as aria-labelledby does not cross a shadow boundary), else its
+   * document's; null for none.
+   */
+  function byId(el, id) {
+    const root = rootOf(el);
+    if (typeof root.getElementById === 'function') return root.getElementById(id);
+    const doc = el.ownerDocument;
+    return doc && typeof doc.getElementById === 'function' ? doc.getElementById(id) : null;
+  }
+
+  /** hostOf is the shadow host of the tree el is in, null in a document. */
+  const hostOf = (el) => rootOf(el).host || null;
+
+  /**
+   * hostLabels are the <label>s of the custom element whose shadow tree
+   * holds the control el: a label around the host, or one whose for names
+   * the host's id (a form-associated custom element, such as md-checkbox,
+   * is labelled as a native control is, but its inner control's own
+   * labels cannot reach past the shadow boundary). [] when el is not in a
+   * custom element's shadow tree or the host has none.
+   */
+  function hostLabels(el) {
+    const host = hostOf(el);
+    if (!host || !String(host.localName).includes('-')) return [];
+    const out = [];
+    for (let p = host.parentNode; isElement(p); p = p.parentNode) {
+      if (p.localName === 'label' && !p.hasAttribute('for')) out.push(p);
+    }
+    const id = attr(host, 'id');
+    if (id) {
+      const root = rootOf(host);
+      if (typeof root.querySelectorAll === 'function') out.push(...root.querySelectorAll(attrSelector('for', id)));
+      else walk(root, (c) => { if (c.localName === 'label' && attr(c, 'for') === id) out.push(c); });
+    }
+    return out;
+  }
+
+  /**
+   * partOf reports whether hit, the element at a point over el, belongs to
+   * el's own component rather than covering it: a shadow host el is inside
+   * (the browser's hit test stops at the host over slotted text), or
+   * anything inside the host of el's shadow tree (its parts, nested
+   * components such as an icon, slotted content) when that host is a widget (at most
+   * WIDGET_CONTROLS interactive elements: a checkbox's painted box over its
+   * hidden input, a button's ripple), not a whole app in one root.
+   */
+  function partOf(el, hit) {
+    if (!isElement(hit)) return false;
+    for (let h = hostOf(el); h; h = hostOf(h)) if (h === hit) return true;
+    const host = hostOf(el);
+    return Boolean(host && contains(host, hit) && controlsIn(host, WIDGET_CONTROLS + 1) <= WIDGET_CONTROLS);
+  }
+
+  /** WIDGET_CONTROLS is how many interactive elements a shadow host may hold and still be one widget. */
+  const WIDGET_CONTROLS = 3;
 
   /**
    * nameOf returns the element's accessible name by the W3C accname 1.2
@@ -474,17 +557,35 @@
   function controlOf(el) {
     for (let n = el; n && isElement(n); n = n.parentNode) {
       if (n.localName === 'label') {
-        if (n.control) return n.control;
+        if (n.control) return innerControl(n.control);
         const f = attr(n, 'for');
-        if (f && n.ownerDocument?.getElementById) return n.ownerDocument.getElementById(f) || el;
+        if (f) return innerControl(byId(n, f) || el);
         let inner = null;
         walk(n, (c) => {
-          if (!inner && ['input', 'select', 'textarea'].includes(c.localName)) inner = c;
+          if (!inner && (['input', 'select', 'textarea'].includes(c.localName) || (String(c.localName).includes('-') && shadowOf(c)))) inner = c;
+          if (inner) return false;
         });
-        return inner || el;
+        return innerControl(inner || el);
       }
     }
     return el;
+  }
+
+  // Roles of the control a labelled custom element stands for.
+  const CONTROL_ROLES = new Set(['textbox', 'searchbox', 'checkbox', 'radio', 'switch', 'combobox', 'listbox', 'slider', 'spinbutton']);
+
+  /**
+   * innerControl is the control in a labelled custom element's shadow tree
+   * (the first with a form control's role: md-checkbox's input), else el.
+   */
+  function innerControl(el) {
+    if (!shadowOf(el)) return el;
+    let inner = null;
+    walk(el, (c) => {
+      if (inner) return false;
+      if (CONTROL_ROLES.has(roleOf(c))) inner = c;
+    });
+    return inner || el;
   }
 
   // --- selectors ----------------------------------------------------------
@@ -567,7 +668,8 @@
       if (!isElement(c)) continue;
       if (pred(c)) n++;
       stack.push(...(c.childNodes || []));
-      if (deep && c.shadowRoot) stack.push(...c.shadowRoot.childNodes);
+      const sr = deep && shadowOf(c);
+      if (sr) stack.push(...sr.childNodes);
     }
     return n;
   }
@@ -696,11 +798,12 @@
     }
   }
 
-  /** queryDeep runs querySelectorAll in root and every open shadow root under it. */
+  /** queryDeep runs querySelectorAll in root and every shadow root under it (shadowOf). */
   function queryDeep(root, selector) {
     const out = Array.from(root.querySelectorAll(selector));
     walk(root, (el) => {
-      if (el.shadowRoot) out.push(...el.shadowRoot.querySelectorAll(selector));
+      const sr = shadowOf(el);
+      if (sr) out.push(...sr.querySelectorAll(selector));
     });
     return out;
   }
@@ -734,16 +837,29 @@
     return Boolean(ac) && SECRET_AUTOCOMPLETE.test(ac);
   }
 
-  /** pageView is the browser's view: an element shows when it is rendered (not display:none, not visibility:hidden). */
+  /**
+   * pageView is the browser's view: an element shows when it is rendered
+   * (not display:none, not visibility:hidden). An element without a box of
+   * its own (display:contents: a <slot>, a wrapper) shows when its parent
+   * in the flat tree does: what it holds is rendered by its parent.
+   */
   const pageView = {
     visible(el) {
-      if (typeof el.checkVisibility === 'function') return el.checkVisibility({ visibilityProperty: true });
-      return el.getClientRects().length > 0;
+      for (let n = el, i = 0; isElement(n) && i < 32; i++) {
+        if (typeof n.checkVisibility !== 'function') return n.getClientRects().length > 0;
+        if (n.checkVisibility({ visibilityProperty: true })) return true;
+        const cs = getComputedStyle(n);
+        if (cs.display !== 'contents' || cs.visibility === 'hidden') return false;
+        // A host's own child that no slot takes is not rendered.
+        if (!n.assignedSlot && isElement(n.parentNode) && shadowOf(n.parentNode)) return false;
+        n = n.assignedSlot || parentOf(n);
+      }
+      return false;
     },
   };
 
   globalThis.gasolineEngine = Object.freeze({
-    roleOf, nameOf, textOf, labelOf, rowTextOf, isInteractive, hidden, kids, walk, contains, inputType,
+    roleOf, nameOf, textOf, labelOf, rowTextOf, isInteractive, hidden, kids, walk, contains, inputType, shadowOf, partOf,
     textMatches, findByRole, findByText, controlOf, describe, cssOf, locatorOf, targetOf, resolve, queryDeep, isSecret,
     norm, clip, isElement, attr, pageView, TEST_ATTRS, INTERACTIVE_ROLES, NAME_FROM_CONTENT, INLINE_TAGS, SKIP_TAGS,
   });

@@ -6,7 +6,9 @@
 //
 // h(tag, attrs, ...children): attrs are attributes, except the properties
 // value, checked, selected, disabled, multiple, $shadow (children of an
-// open shadow root) and $invisible (view.visible says false).
+// open shadow root), $closed (children of a closed one: only
+// closedRoots.openOrClosedShadowRoot reaches it, as chrome.dom does) and
+// $invisible (view.visible says false).
 
 class FakeText {
   constructor(data) {
@@ -33,9 +35,11 @@ class FakeElement {
     this.shadowRoot = null;
     this.invisible = false;
     for (const [k, v] of Object.entries(attrs)) {
-      if (k === '$shadow') {
-        this.shadowRoot = { nodeType: 11, childNodes: [], host: this, parentNode: null };
-        for (const c of v) adopt(this.shadowRoot, c);
+      if (k === '$shadow' || k === '$closed') {
+        const root = new FakeShadowRoot(this);
+        for (const c of v) adopt(root, c);
+        if (k === '$shadow') this.shadowRoot = root;
+        else closed.set(this, root);
       } else if (k === '$invisible') {
         this.invisible = v;
       } else if (PROPS.includes(k)) {
@@ -94,16 +98,48 @@ class FakeElement {
   get labels() {
     if (!['input', 'select', 'textarea', 'button'].includes(this.localName)) return undefined;
     const out = [];
-    const doc = this.ownerDocument;
-    if (doc && this.id) {
-      doc.all().forEach((e) => {
-        if (e.localName === 'label' && e.getAttribute('for') === this.id) out.push(e);
-      });
-    }
+    let root = this;
+    while (root.parentNode) root = root.parentNode;
+    const visit = (n) => {
+      for (const c of n.childNodes) {
+        if (c.nodeType !== 1) continue;
+        if (c.localName === 'label' && c.getAttribute('for') === this.id) out.push(c);
+        visit(c);
+      }
+    };
+    if (this.id && (root.nodeType === 9 || root.nodeType === 11)) visit(root); // labels for it in its own tree
+
     for (let p = this.parentNode; p; p = p.parentNode) {
       if (p.localName === 'label' && !p.hasAttribute('for')) out.push(p);
     }
     return out;
+  }
+}
+
+const closed = new WeakMap(); // element → its closed FakeShadowRoot
+
+/** closedRoots is chrome.dom's shadow root opener, for the closed roots of fake elements. */
+export const closedRoots = { openOrClosedShadowRoot: (el) => el.shadowRoot || closed.get(el) || null };
+
+class FakeShadowRoot {
+  constructor(host) {
+    this.nodeType = 11;
+    this.childNodes = [];
+    this.host = host;
+    this.parentNode = null;
+  }
+
+  getElementById(id) {
+    const visit = (n) => {
+      for (const c of n.childNodes) {
+        if (c.nodeType !== 1) continue;
+        if (c.id === id) return c;
+        const f = visit(c);
+        if (f) return f;
+      }
+      return null;
+    };
+    return visit(this);
   }
 }
 

@@ -20,6 +20,7 @@ const engine = {
   norm: (s) => String(s ?? '').trim(),
   isSecret: () => false,
   pageView: { visible: () => true },
+  shadowOf: () => null,
 };
 
 /**

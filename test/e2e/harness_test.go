@@ -76,6 +76,8 @@ type site struct {
 	*httptest.Server
 	mu   sync.Mutex
 	hits map[string]int // guarded by mu
+	// forms holds what the shadow DOM fixtures' forms posted.
+	forms formPosts
 }
 
 func newSite(t *testing.T) *site {
@@ -100,6 +102,7 @@ func newSite(t *testing.T) *site {
 	})
 	mux.Handle("GET /hands/", handsPages())
 	mux.Handle("GET /react/", handsPages())
+	mux.Handle("/shadow/", shadowPages(&s.forms))
 	mux.Handle("GET /record/", handsPages())
 	mux.Handle("GET /names/", namesPages())
 	mux.Handle("GET /csp/", cspPages())
