@@ -12,7 +12,7 @@ import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
 import { targetOf, frameOfRef, prefixFor, failureText, reasonOf, pageBudget, modifiersOf, describeTarget } from './target.js';
 import { nativeDialog, nativeDialogText, actionDialogs } from './dialog.js';
-import { probeFrame, watchRequests } from '../capture/worker.js';
+import { probeFrame, watchRequests, tabStreams } from '../capture/worker.js';
 import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
 import { ensureRuntime } from './inject.js';
 
@@ -320,6 +320,9 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
       // Listed: the page's fetch/XHR calls; a new page's scripts and images are waited for, not listed.
       if (r.type === 'xmlhttprequest' && requests.size < 100) requests.set(r.id, { method: r.method, url: r.url });
       settler.requestStarted(r.id, r);
+    } else if (phase === 'stream') {
+      requests.delete(r.id); // an event stream: named as streaming, not as a request
+      settler.requestStreaming(r.id, r);
     } else {
       const q = requests.get(r.id);
       if (q) Object.assign(q, r.error ? { status: 0, error: r.error } : { status: r.status });
@@ -338,6 +341,7 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
       resp = {}; // the action made the page navigate before it could answer
     }
     ended = Date.now();
+    settler.noteStreams(tabStreams(tab.id)); // the tab's WebSockets and event streams, opened before
     if (!reads) settled = await untilAborted(settler.settle(), signal);
   } finally {
     watch.stop();
@@ -365,6 +369,7 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
     }));
   }
   effects.settled = settled?.settled === true;
+  if (settled?.streaming) effects.streaming = settled.streaming;
   if (!effects.settled) effects.pending = settled?.pending ?? ['the command ended before settling'];
   out.effects = effects;
   return out;

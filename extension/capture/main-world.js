@@ -765,8 +765,8 @@
       if (ctx && live(ctx)) return ctx;
       if (loading && !loadOver) return LOAD;
       adopted = true; // a clock ticking meanwhile is counted once, not adopted for good
-      if (netBy[ACT]) return ACT;
-      if (netBy[LOAD] && !loadOver) return LOAD;
+      if (netBy[ACT] && netBy[ACT] > streams().by[ACT]) return ACT;
+      if (netBy[LOAD] && !loadOver && netBy[LOAD] > streams().by[LOAD]) return LOAD;
       if (graceUntil && now() < graceUntil && live(graceOrigin)) return graceOrigin;
       adopted = false;
       return 0;
@@ -783,15 +783,53 @@
     // and those of them an action or the load started (as for timers, above)
     let netInflight = 0;
     const netBy = [0, 0, 0]; // by origin
+    // Long-lived requests do not count as work (report, origin): a
+    // response of type text/event-stream, a body being read that has had
+    // no bytes for STALL_MS, and one still waiting for its answer after
+    // STALL_MS that the action did not start (a long poll the page or its
+    // load opened). STALL_MS is the 500 ms of "network idle" in
+    // puppeteer and playwright: the chunks of an ordinary body come within
+    // milliseconds of each other, a stream's heartbeat and a long poll's
+    // answer seconds apart. An action's own request waiting for its answer
+    // is work until the settle cap: it is what the agent asked for.
+    const STALL_MS = 500;
+    const MAX_STREAMS = 5;
+    const netLive = new Map(); // counted info -> its origin
     const started = (info) => {
       info.counted = true;
       info.origin = origin();
+      info.last = now();
+      mapSet(netLive, info, info.origin);
       netInflight++;
       if (info.origin) netBy[info.origin]++;
+    };
+    // touch notes bytes of a counted request: its answer began (read), a
+    // body chunk came, or it is an event stream (sse).
+    const touch = (info, read, sse) => {
+      if (!info || !info.counted) return;
+      info.last = now();
+      if (read) info.read = true;
+      if (sse) info.sse = true;
+    };
+    const streaming = (info, t) => info.sse || (t - info.last >= STALL_MS && (info.read || info.origin !== ACT));
+    // live streams by origin, and up to MAX_STREAMS of them named
+    const streams = () => {
+      const t = now();
+      const by = [0, 0, 0];
+      const named = [];
+      mapForEach(netLive, (o, info) => {
+        if (!streaming(info, t)) return;
+        by[o]++;
+        if (named.length < MAX_STREAMS) {
+          arrPush(named, { method: info.method, url: clip(StringCtor(info.url), 300), kind: info.sse ? 'sse' : info.read ? 'stream' : 'long poll' });
+        }
+      });
+      return { by, named };
     };
     const ended = (info) => {
       if (!info.counted) return;
       info.counted = false;
+      mapDelete(netLive, info);
       netInflight = MathMax(0, netInflight - 1);
       const o = info.origin;
       if (!o) return;
@@ -881,10 +919,14 @@
 
     /** report is the answer to the relay's flush number n: what is still to come. */
     function report(n) {
-      return { flushed: n, timers: tracked.n, due_ms: tracked.n ? MathMax(0, tracked.due - now()) : 0, requests: netInflight,
-        action_requests: netBy[ACT] + (loadOver ? 0 : netBy[LOAD]) };
+      const s = netInflight ? streams() : { by: [0, 0, 0], named: [] };
+      const out = { flushed: n, timers: tracked.n, due_ms: tracked.n ? MathMax(0, tracked.due - now()) : 0,
+        requests: MathMax(0, netInflight - s.by[0] - s.by[LOAD] - s.by[ACT]),
+        action_requests: MathMax(0, netBy[ACT] - s.by[ACT]) + (loadOver ? 0 : MathMax(0, netBy[LOAD] - s.by[LOAD])) };
+      if (s.named.length) out.streams = s.named;
+      return out;
     }
-    return { started, ended, report };
+    return { started, ended, touch, report };
   }
 
   /** connectRelay buffers records and hands them to the relay over a private port; it applies the settings the relay sends back. */
@@ -1311,7 +1353,7 @@
 
     // responseBody reads at most cap characters of a response clone's body,
     // then cancels the clone; the page's own response is untouched.
-    function responseBody(res, cap) {
+    function responseBody(res, cap, chunk) {
       const body = resBody(res);
       if (!body || !readerOf || !decode) return PromiseCtor.resolve({});
       const reader = readerOf(body);
@@ -1324,6 +1366,7 @@
           return text.length > cap ? { text: strSlice(text, 0, cap), size: bytes, truncated: true } : { text, size: bytes };
         }
         bytes += r.value.byteLength;
+        if (chunk) chunk();
         text += decode(dec, r.value, { stream: true });
         if (text.length > cap) {
           promiseThen(readerCancel(reader), undefined, () => {});
@@ -1341,7 +1384,7 @@
   function hookFetch(page, relay, work, net, bodies) {
     const { win, perfNow, resClone, resHeaders, resStatus, resType, RequestCtor, reqClone, reqText, headersGet } = page;
     const { on, settings } = relay;
-    const { started } = work;
+    const { started, touch } = work;
     const origFetch = win.fetch;
     if (typeof origFetch !== 'function') return;
     win.fetch = {
@@ -1409,9 +1452,10 @@
       }
       let read = PromiseCtor.resolve({});
       let reading = false;
+      touch(info, true, typeof mime === 'string' && strIndexOf(strLower(mime), 'text/event-stream') >= 0);
       if (!LEAN && isTextMime(mime) && info.cap > 0) {
         try {
-          read = bodies.responseBody(resClone(res), info.cap);
+          read = bodies.responseBody(resClone(res), info.cap, () => touch(info, true));
           reading = true;
         } catch {
           read = PromiseCtor.resolve({});
@@ -1436,7 +1480,7 @@
     const { addListener, perfNow, X, xhrStatus, xhrResponseType, xhrResponseText, xhrResponse, xhrGetAllHeaders,
       xhrGetHeader, xhrReadyState } = page;
     const { on, settings } = relay;
-    const { started, ended } = work;
+    const { started, ended, touch } = work;
     if (!X) return;
     const xhrs = new WeakMapCtor(); // xhr -> the request it is sending (replaced at each open)
     const listening = new WeakMapCtor(); // xhr -> true once our listener is on it
@@ -1508,7 +1552,10 @@
               // One listener per object, however often it is reused: it
               // reads the request the object is sending now.
               wmSet(listening, xhr, true);
-              addListener(xhr, 'readystatechange', () => recordDone(xhr));
+              addListener(xhr, 'readystatechange', () => {
+                if (xhrReadyState(xhr) >= 2) touch(wmGet(xhrs, xhr), true, false); // an answer came, or more of its body
+                recordDone(xhr);
+              });
             }
           }
         } catch {

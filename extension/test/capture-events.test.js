@@ -205,3 +205,17 @@ test('websocket events keep their fields, cut text at the body cap, and follow n
   assert.equal(long.text.length, 20000);
   assert.equal(long.message.length, 16384);
 });
+
+test('NetworkObserver: WebSockets and requests that ask for an event stream are streams, told to watchers and left out of what is loading', () => {
+  const o = new NetworkObserver({ emit: () => {} });
+  const told = [];
+  o.watch(1, (phase, r) => told.push([phase, r.id, r.stream]));
+  o.onBeforeRequest({ requestId: 'a', tabId: 1, frameId: 0, type: 'websocket', url: 'ws://x/live', method: 'GET', timeStamp: 1 });
+  o.onBeforeRequest({ requestId: 'b', tabId: 1, frameId: 0, type: 'xmlhttprequest', url: 'http://x/events', method: 'GET', timeStamp: 1 });
+  o.onSendHeaders({ requestId: 'b', tabId: 1, frameId: 0, type: 'xmlhttprequest', requestHeaders: [{ name: 'Accept', value: 'text/event-stream' }] });
+  o.onBeforeRequest({ requestId: 'c', tabId: 1, frameId: 0, type: 'xmlhttprequest', url: 'http://x/api', method: 'GET', timeStamp: 1 });
+  o.onSendHeaders({ requestId: 'c', tabId: 1, frameId: 0, type: 'xmlhttprequest', requestHeaders: [{ name: 'Accept', value: '*/*' }] });
+  assert.deepEqual(told, [['start', 'a', 'websocket'], ['start', 'b', undefined], ['stream', 'b', 'sse'], ['start', 'c', undefined]]);
+  assert.deepEqual(o.streams(1).map((r) => [r.id, r.kind]), [['a', 'websocket'], ['b', 'sse']]);
+  assert.deepEqual(o.inflight(1, 30000, 2).filter((r) => !r.stream).map((r) => r.id), ['c']);
+});
