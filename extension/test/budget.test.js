@@ -33,7 +33,9 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  * DOMContentLoaded with the engine (dist/end-isolated.js, injected by the
  * worker): no user acts on a page before it is parsed.
  */
-const START_BUDGET = 42215;
+// Issue 28 item 5 added about 950 bytes (long-lived requests told from
+// work, in main-world.js, and named through relay.js): 42 215 before.
+const START_BUDGET = 43200;
 
 /**
  * IDLE_START_BUDGET is the most bytes the document_start content scripts
@@ -52,7 +54,8 @@ const START_BUDGET = 42215;
  * loaded again. Lower this as it shrinks; regenerate the bundles first
  * (make bundle).
  */
-const IDLE_START_BUDGET = 27840;
+// Issue 28 item 5 added about 920 bytes (as above): 27 840 before.
+const IDLE_START_BUDGET = 28800;
 
 /** startScripts lists the files registered at document_start in a mode (at work: the most), once each. */
 function startScripts(atWork = true) {
