@@ -294,8 +294,9 @@ function settleCap(params, ctx, started) {
  * requests to their status, short timers its handlers scheduled, and a
  * quiet moment, up to settle_ms. It returns the result with the tab, the
  * url after it and its effects: navigated (url_before, url, title), the
- * fetch/XHR requests with their status, dialogs, and settled (or pending: what was
- * still under way at the cap). The daemon adds errors and failed requests
+ * fetch/XHR requests with their status, dialogs, settled (or pending: what was
+ * still under way at the cap), streaming (long-lived requests, not waited
+ * for) and changed (what the action changed on the page: actions/changed.js). The daemon adds errors and failed requests
  * from the capture buffers (internal/tools/effects.go). A targetless action
  * (fill_form) declares no target params and names its elements in opts.
  */
@@ -348,6 +349,7 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
     opens?.stop();
     stopRequests();
   }
+  const changed = reads ? null : await changedIn(tab, frameId);
   const after = await chrome.tabs.get(tab.id).catch(() => null);
   const { dialogs, ...rest } = resp;
   const out = { tab_id: tab.id, url: after?.url || after?.pendingUrl || before, ...rest };
@@ -370,9 +372,34 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
   }
   effects.settled = settled?.settled === true;
   if (settled?.streaming) effects.streaming = settled.streaming;
+  if (changed) effects.changed = changed;
   if (!effects.settled) effects.pending = settled?.pending ?? ['the command ended before settling'];
   out.effects = effects;
   return out;
+}
+
+/** CHANGED_WAIT_MS bounds the wait for what an action changed (a page a dialog froze does not answer). */
+const CHANGED_WAIT_MS = 200;
+
+/**
+ * changedIn asks the document now in frame frameId what the last action
+ * changed there (actions/changed.js): null when the action replaced the
+ * document, nothing changed, or the page did not answer in time.
+ */
+async function changedIn(tab, frameId) {
+  let timer;
+  try {
+    const documentId = await frameDoc(tab, frameId);
+    const asked = chrome.tabs.sendMessage(tab.id, { gasoline: 'dom', op: 'changed' }, { documentId });
+    const r = await Promise.race([asked, new Promise((resolve) => {
+      timer = setTimeout(() => resolve(null), CHANGED_WAIT_MS);
+    })]);
+    return r?.ok && r.changed && typeof r.changed === 'object' ? r.changed : null;
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -155,6 +155,10 @@ func TestSettleStreamingPage(t *testing.T) {
 	if eff["settled"] != true || !strings.Contains(fmt.Sprint(eff["requests"]), "/add") || eff["pending"] != nil {
 		t.Errorf("click Add row after navigate: effects %v, want settled with POST /add and nothing pending", eff)
 	}
+	// effects.changed says what the click did to the page: the row.
+	if got := fmt.Sprint(eff["changed"]); !strings.Contains(got, "Row 2") {
+		t.Errorf("click Add row: effects.changed %s, want the new row's text", got)
+	}
 	if got := e.pageText("#rows", map[string]any{"tab_id": n["tab_id"]}); got != "Row 2" {
 		t.Errorf("rows right after the click: %q, want %q", got, "Row 2")
 	}
