@@ -16,7 +16,8 @@
 //	cd test/e2e && go run ./cmd/browserbench [-n 200] [-warmup 20] [-console-runs 15] [-playwright PATH] [-devtools PATH]
 //
 // -stream-only times clicks on a quiet page and on one that never goes
-// quiet, interleaved, and navigate to the latter (stream.go).
+// quiet, interleaved, and navigate to the latter (stream.go); -changed-only
+// measures effects.changed on TodoMVC and Python's docs (changed.go).
 package main
 
 import (
@@ -142,8 +143,12 @@ func run(ctx context.Context) (err error) {
 	}
 	defer mc.Close()
 
-	if *streamOnly {
-		rows, err := streamRows(ctx, mc)
+	if *streamOnly || *changedOnly {
+		measure := streamRows
+		if *changedOnly {
+			measure = changedRows
+		}
+		rows, err := measure(ctx, mc)
 		if err != nil {
 			return err
 		}
