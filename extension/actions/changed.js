@@ -76,7 +76,11 @@
   function visibleText(el) {
     if (el.nodeType === Node.TEXT_NODE) return el.parentElement && shown(el.parentElement) ? norm(el.data) : '';
     if (el.nodeType !== Node.ELEMENT_NODE || /^(script|style|template|noscript)$/i.test(el.localName)) return '';
-    return shown(el) ? norm(el.innerText) : '';
+    if (!shown(el)) return '';
+    const all = el.textContent;
+    // A large subtree (a page section rendered at once) is said by its first
+    // words: innerText would lay out all of it for an item of ITEM_CHARS.
+    return norm(all.length > 2000 ? all.slice(0, 200) : el.innerText);
   }
 
   function shown(el) {
