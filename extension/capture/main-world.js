@@ -765,8 +765,8 @@
       if (ctx && live(ctx)) return ctx;
       if (loading && !loadOver) return LOAD;
       adopted = true; // a clock ticking meanwhile is counted once, not adopted for good
-      if (netBy[ACT] && netBy[ACT] > streams().by[ACT]) return ACT;
-      if (netBy[LOAD] && !loadOver && netBy[LOAD] > streams().by[LOAD]) return LOAD;
+      if (netBy[ACT] && netBy[ACT] > streamsOf(ACT)) return ACT;
+      if (netBy[LOAD] && !loadOver && netBy[LOAD] > streamsOf(LOAD)) return LOAD;
       if (graceUntil && now() < graceUntil && live(graceOrigin)) return graceOrigin;
       adopted = false;
       return 0;
@@ -812,19 +812,25 @@
       if (sse) info.sse = true;
     };
     const streaming = (info, t) => info.sse || (t - info.last >= STALL_MS && (info.read || info.origin !== ACT));
-    // live streams by origin, and up to MAX_STREAMS of them named
-    const streams = () => {
+    // how many of origin o's requests in flight (all: o < 0) are streams
+    const streamsOf = (o) => {
       const t = now();
-      const by = [0, 0, 0];
-      const named = [];
+      let k = 0;
+      mapForEach(netLive, (oo, info) => {
+        if ((o < 0 || oo === o) && streaming(info, t)) k++;
+      });
+      return k;
+    };
+    // up to MAX_STREAMS of them, named
+    const named = () => {
+      const t = now();
+      const out = [];
       mapForEach(netLive, (o, info) => {
-        if (!streaming(info, t)) return;
-        by[o]++;
-        if (named.length < MAX_STREAMS) {
-          arrPush(named, { method: info.method, url: clip(StringCtor(info.url), 300), kind: info.sse ? 'sse' : info.read ? 'stream' : 'long poll' });
+        if (out.length < MAX_STREAMS && streaming(info, t)) {
+          arrPush(out, { method: info.method, url: clip(StringCtor(info.url), 300), kind: info.sse ? 'sse' : info.read ? 'stream' : 'long poll' });
         }
       });
-      return { by, named };
+      return out;
     };
     const ended = (info) => {
       if (!info.counted) return;
@@ -919,11 +925,11 @@
 
     /** report is the answer to the relay's flush number n: what is still to come. */
     function report(n) {
-      const s = netInflight ? streams() : { by: [0, 0, 0], named: [] };
       const out = { flushed: n, timers: tracked.n, due_ms: tracked.n ? MathMax(0, tracked.due - now()) : 0,
-        requests: MathMax(0, netInflight - s.by[0] - s.by[LOAD] - s.by[ACT]),
-        action_requests: MathMax(0, netBy[ACT] - s.by[ACT]) + (loadOver ? 0 : MathMax(0, netBy[LOAD] - s.by[LOAD])) };
-      if (s.named.length) out.streams = s.named;
+        requests: MathMax(0, netInflight - streamsOf(-1)),
+        action_requests: MathMax(0, netBy[ACT] - streamsOf(ACT)) + (loadOver ? 0 : MathMax(0, netBy[LOAD] - streamsOf(LOAD))) };
+      const list = netInflight ? named() : [];
+      if (list.length) out.streams = list;
       return out;
     }
     return { started, ended, touch, report };
