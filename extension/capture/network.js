@@ -67,8 +67,8 @@ export class NetworkObserver {
   /**
    * watch calls fn(phase, info) for each request of tabId from now on:
    * phase "start" with {id, method, url, type, stream?}, phase "stream"
-   * with {id, method, url, stream} when its headers show it is an event
-   * stream, phase "end" with {id, method, url, status, error?} (the final
+   * with {id, method, url, stream} when its headers (Accept, or the
+   * answer's Content-Type) show it is an event stream, phase "end" with {id, method, url, status, error?} (the final
    * response or failure). stream is "websocket" or "sse". It returns the
    * function that stops watching.
    */
@@ -147,6 +147,17 @@ export class NetworkObserver {
       p.stream = 'sse';
       if (this.watchers.size) this.#tell(d.tabId, 'stream', { id: d.requestId, method: p.method, url: p.url, stream: p.stream });
     }
+  }
+
+  /** onResponseStarted marks a request whose answer is an event stream (text/event-stream) as a stream. */
+  onResponseStarted(d) {
+    if (!this.#observed(d)) return;
+    const p = this.pending.get(d.requestId);
+    if (!p || p.stream || !Array.isArray(d.responseHeaders)) return;
+    const ct = d.responseHeaders.find((h) => h?.name?.toLowerCase() === 'content-type');
+    if (typeof ct?.value !== 'string' || !ct.value.toLowerCase().includes('text/event-stream')) return;
+    p.stream = 'sse';
+    if (this.watchers.size) this.#tell(d.tabId, 'stream', { id: d.requestId, method: p.method, url: p.url, stream: p.stream });
   }
 
   onBeforeRedirect(d) {
@@ -245,6 +256,7 @@ export function listen(webRequest, observer) {
   webRequest.onBeforeRequest.addListener((d) => observer.onBeforeRequest(d), filter);
   webRequest.onSendHeaders.addListener((d) => observer.onSendHeaders(d), filter, ['requestHeaders']);
   webRequest.onBeforeRedirect.addListener((d) => observer.onBeforeRedirect(d), filter, ['responseHeaders']);
+  webRequest.onResponseStarted.addListener((d) => observer.onResponseStarted(d), filter, ['responseHeaders']);
   webRequest.onCompleted.addListener((d) => observer.onCompleted(d), filter, ['responseHeaders']);
   webRequest.onErrorOccurred.addListener((d) => observer.onErrorOccurred(d), filter);
 }

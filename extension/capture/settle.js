@@ -116,7 +116,7 @@ export class Settler {
 
   requestStarted(id, info) {
     if (info?.stream) {
-      this.noteStreams([{ method: info.method, url: info.url, kind: info.stream }]);
+      this.noteStreams([{ method: info.method, url: info.url, kind: info.stream }], true);
       return;
     }
     this.requests.set(id, info);
@@ -126,22 +126,28 @@ export class Settler {
   /** requestStreaming: request id turned out long-lived (its headers ask for an event stream); it is no longer waited for. */
   requestStreaming(id, info) {
     this.requests.delete(id);
-    this.noteStreams([{ method: info?.method, url: info?.url, kind: info?.stream || 'stream' }]);
+    this.noteStreams([{ method: info?.method, url: info?.url, kind: info?.stream || 'stream' }], true);
   }
 
-  /** noteStreams notes long-lived requests ({method, url, kind}); the requests of the same method and url are no longer waited for. */
-  noteStreams(list) {
+  /**
+   * noteStreams notes long-lived requests ({method, url, kind}); the
+   * requests of the same method and url are no longer waited for. own:
+   * the action started them (named first).
+   */
+  noteStreams(list, own = false) {
     for (const r of Array.isArray(list) ? list : []) {
       if (typeof r?.url !== 'string' || typeof r.kind !== 'string') continue;
       const key = `${r.method || 'GET'} ${r.url}`;
-      if (!this.streams.has(key) && this.streams.size < 50) this.streams.set(key, { method: r.method || 'GET', url: r.url, kind: r.kind });
+      let s = this.streams.get(key);
+      if (!s && this.streams.size < 50) this.streams.set(key, s = { method: r.method || 'GET', url: r.url, kind: r.kind });
+      if (s && own) s.own = true;
       for (const [id, q] of this.requests) if (`${q.method || 'GET'} ${q.url}` === key) this.requests.delete(id);
     }
   }
 
-  /** streaming names the long-lived requests seen, at most MAX_STREAMS_LISTED and a count of the rest. */
+  /** streaming names the long-lived requests seen (the action's own first), at most MAX_STREAMS_LISTED and a count of the rest. */
   streaming() {
-    const all = [...this.streams.values()];
+    const all = [...this.streams.values()].sort((a, b) => Boolean(b.own) - Boolean(a.own));
     const out = all.slice(0, MAX_STREAMS_LISTED).map(streamName);
     if (all.length > MAX_STREAMS_LISTED) out.push(`${all.length - MAX_STREAMS_LISTED} more`);
     return out;

@@ -340,3 +340,13 @@ test('streaming names at most three, then a count', async () => {
   await c.run(QUIET_MS);
   assert.deepEqual(result().streaming, ['GET /s1 (sse)', 'GET /s2 (sse)', 'GET /s3 (sse)', '2 more']);
 });
+
+test('the streams the action started are named first', async () => {
+  const { c, s, start, result } = setup();
+  s.noteStreams([1, 2, 3].map((i) => ({ method: 'GET', url: `http://x/s${i}`, kind: 'sse' })));
+  s.requestStarted('a', { method: 'POST', url: 'http://x/answer' });
+  s.requestStreaming('a', { method: 'POST', url: 'http://x/answer', stream: 'sse' });
+  start();
+  await c.run(QUIET_MS);
+  assert.deepEqual(result().streaming, ['POST /answer (sse)', 'GET /s1 (sse)', 'GET /s2 (sse)', '1 more']);
+});

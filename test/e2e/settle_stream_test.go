@@ -20,6 +20,7 @@ import (
 const livePage = `<!doctype html><title>Live</title><h1>Live</h1>
 <p id="last">no message yet</p><p id="polls">0 polls</p><p id="ticks">0 ticks</p>
 <button id="add">Add row</button><ul id="rows"></ul>
+<button id="ask">Ask</button><p id="answer"></p>
 <script>
 new EventSource('/events').onmessage = (e) => { document.getElementById('last').textContent = 'message ' + e.data; };
 let polls = 0;
@@ -38,6 +39,10 @@ let polls = 0;
   let ticks = 0;
   while (!(await reader.read()).done) document.getElementById('ticks').textContent = ++ticks + ' ticks';
 })();
+document.getElementById('ask').onclick = async () => {
+  const reader = (await fetch('/answer', { method: 'POST' })).body.pipeThrough(new TextDecoderStream()).getReader();
+  for (let r; !(r = await reader.read()).done;) document.getElementById('answer').textContent += r.value;
+};
 document.getElementById('add').onclick = async () => {
   const text = await (await fetch('/add', { method: 'POST' })).text();
   const li = document.createElement('li');
@@ -89,6 +94,15 @@ func newLiveSite(t *testing.T) *httptest.Server {
 		case <-r.Context().Done():
 		case <-done:
 		}
+	})
+	// /answer streams an answer word by word for 3 s, as a chat's model does.
+	mux.HandleFunc("POST /answer", func(w http.ResponseWriter, r *http.Request) {
+		stream(w, r, "text/event-stream", 100*time.Millisecond, func(i int) string {
+			if i >= 30 {
+				panic(http.ErrAbortHandler) // the answer is over: the connection closes
+			}
+			return fmt.Sprintf("data: word %d\n\n", i)
+		})
 	})
 	mux.HandleFunc("POST /add", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "Row %d", rows.Add(1))
@@ -154,6 +168,14 @@ func TestSettleStreamingPage(t *testing.T) {
 	eff = effectsOf(t, "click", c)
 	if eff["settled"] != true || !strings.Contains(fmt.Sprint(eff["requests"]), "/add") || eff["pending"] != nil {
 		t.Errorf("click Add row after navigate: effects %v, want settled with POST /add and nothing pending", eff)
+	}
+	// A click whose answer streams (text/event-stream) settles once it
+	// started, with the stream named, not at the 2 s cap.
+	start = time.Now()
+	c = e.ok("click", map[string]any{"role": "button", "name": "Ask", "tab_id": n["tab_id"]})
+	took = time.Since(start)
+	if ask := effectsOf(t, "click", c); ask["settled"] != true || !strings.Contains(fmt.Sprint(ask["streaming"]), "POST /answer (sse)") || took > 1900*time.Millisecond {
+		t.Errorf("click Ask (its answer streams for 3 s): effects %v after %v, want settled with POST /answer (sse) streaming, before the 2 s cap", ask, took)
 	}
 	// effects.changed says what the click did to the page: the row.
 	if got := fmt.Sprint(eff["changed"]); !strings.Contains(got, "Row 2") {
