@@ -12,7 +12,7 @@ import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
 import { targetOf, frameOfRef, prefixFor, failureText, reasonOf, pageBudget, modifiersOf, describeTarget } from './target.js';
 import { nativeDialog, nativeDialogText, actionDialogs } from './dialog.js';
-import { probeFrame, watchRequests } from '../capture/worker.js';
+import { probeFrame, watchRequests, tabStreams } from '../capture/worker.js';
 import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
 import { ensureRuntime } from './inject.js';
 
@@ -294,8 +294,9 @@ function settleCap(params, ctx, started) {
  * requests to their status, short timers its handlers scheduled, and a
  * quiet moment, up to settle_ms. It returns the result with the tab, the
  * url after it and its effects: navigated (url_before, url, title), the
- * fetch/XHR requests with their status, dialogs, and settled (or pending: what was
- * still under way at the cap). The daemon adds errors and failed requests
+ * fetch/XHR requests with their status, dialogs, settled (or pending: what was
+ * still under way at the cap), streaming (long-lived requests, not waited
+ * for) and changed (what the action changed on the page: actions/changed.js). The daemon adds errors and failed requests
  * from the capture buffers (internal/tools/effects.go). A targetless action
  * (fill_form) declares no target params and names its elements in opts.
  */
@@ -320,6 +321,9 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
       // Listed: the page's fetch/XHR calls; a new page's scripts and images are waited for, not listed.
       if (r.type === 'xmlhttprequest' && requests.size < 100) requests.set(r.id, { method: r.method, url: r.url });
       settler.requestStarted(r.id, r);
+    } else if (phase === 'stream') {
+      requests.delete(r.id); // an event stream: named as streaming, not as a request
+      settler.requestStreaming(r.id, r);
     } else {
       const q = requests.get(r.id);
       if (q) Object.assign(q, r.error ? { status: 0, error: r.error } : { status: r.status });
@@ -338,12 +342,14 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
       resp = {}; // the action made the page navigate before it could answer
     }
     ended = Date.now();
+    settler.noteStreams(tabStreams(tab.id)); // the tab's WebSockets and event streams, opened before
     if (!reads) settled = await untilAborted(settler.settle(), signal);
   } finally {
     watch.stop();
     opens?.stop();
     stopRequests();
   }
+  const changed = reads ? null : await changedIn(tab, frameId);
   const after = await chrome.tabs.get(tab.id).catch(() => null);
   const { dialogs, ...rest } = resp;
   const out = { tab_id: tab.id, url: after?.url || after?.pendingUrl || before, ...rest };
@@ -365,9 +371,35 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
     }));
   }
   effects.settled = settled?.settled === true;
+  if (settled?.streaming) effects.streaming = settled.streaming;
+  if (changed) effects.changed = changed;
   if (!effects.settled) effects.pending = settled?.pending ?? ['the command ended before settling'];
   out.effects = effects;
   return out;
+}
+
+/** CHANGED_WAIT_MS bounds the wait for what an action changed (a page a dialog froze does not answer). */
+const CHANGED_WAIT_MS = 200;
+
+/**
+ * changedIn asks the document now in frame frameId what the last action
+ * changed there (actions/changed.js): null when the action replaced the
+ * document, nothing changed, or the page did not answer in time.
+ */
+async function changedIn(tab, frameId) {
+  let timer;
+  try {
+    const documentId = await frameDoc(tab, frameId);
+    const asked = chrome.tabs.sendMessage(tab.id, { gasoline: 'dom', op: 'changed' }, { documentId });
+    const r = await Promise.race([asked, new Promise((resolve) => {
+      timer = setTimeout(() => resolve(null), CHANGED_WAIT_MS);
+    })]);
+    return r?.ok && r.changed && typeof r.changed === 'object' ? r.changed : null;
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

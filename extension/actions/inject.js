@@ -15,11 +15,12 @@ import { reachTab } from '../tabs/reach.js';
  * RUNTIME_FILES are the DOM runtime's classic scripts, injected in order
  * into a document's ISOLATED world: the DOM engine (the worker injects it
  * at DOMContentLoaded, so a frame that has not reached it yet lacks it; it
- * does nothing where it already is), the pure logic, custom selects'
- * options (combobox.js), the runtime (which answers
- * {gasoline: "dom"} messages), and what action modules add to it.
+ * does nothing where it already is), the pure logic, what an action
+ * changed (actions/changed.js), custom selects' options (combobox.js), the
+ * runtime (which answers {gasoline: "dom"} messages), and what action
+ * modules add to it.
  */
-export const RUNTIME_FILES = ['dom/engine.js', 'actions/core.js', 'actions/combobox.js', 'actions/runtime.js', 'actions/upload-page.js'];
+export const RUNTIME_FILES = ['dom/engine.js', 'actions/core.js', 'actions/changed.js', 'actions/combobox.js', 'actions/runtime.js', 'actions/upload-page.js'];
 
 // pending holds, per document, the injection under way: concurrent first
 // actions in one document share it, so the files are injected once. ready

@@ -10,6 +10,7 @@
 //                 check, uncheck, key_press, scroll_to, get_text, drag {to},
 //                 fill_form {fields} (no target), and what
 //                 action modules add with addAction (upload-page.js: upload)
+//   op "changed"  → {changed}: what the last act changed (actions/changed.js), once
 //   op "query"    {target, limit, prefix}
 //   op "wait"     {target?, state?, text?, gone?, timeout_ms, prefix}
 //   op "outline"  {scope?, interactive_only, max_chars, prefix}  → {text, interactive, clipped, truncated,
@@ -1053,6 +1054,21 @@
     ACTS[name] = fn;
   }
 
+  // changes is what the last action changed (actions/changed.js), read
+  // once by op "changed" after the worker has followed its consequences.
+  let changes = null;
+
+  /** changed answers {changed} of the last action, once (null: nothing changed, or no action since). */
+  function changed() {
+    const c = changes;
+    changes = null;
+    try {
+      return { changed: c?.watch?.stop((el) => brief(el, c.prefix)) ?? null };
+    } catch {
+      return { changed: null }; // what changed is a hint: never an action's failure
+    }
+  }
+
   async function act(msg) {
     const needs = Object.hasOwn(NEEDS, msg.action) ? NEEDS[msg.action] : null;
     if (!needs) throw new Failure('bad_target', `the runtime has no action ${JSON.stringify(msg.action)}`);
@@ -1065,6 +1081,8 @@
       throw new Failure('bad_target', `${msg.action} needs a target: ref, selector, text, or role (with name)`);
     }
     const named = el ? brief(el, msg.prefix) : null; // before acting: the action may remove it
+    changes?.watch?.cancel();
+    changes = msg.action === 'get_text' ? null : { watch: globalThis.gasolineChanged?.watch(el), prefix: msg.prefix };
     const mark = dialogs.length;
     toMain('acting', { on: true, dialog: o.dialog, prompt_text: o.prompt_text });
     let result;
@@ -1236,6 +1254,7 @@
 
   const OPS = {
     act,
+    changed,
     query,
     wait,
     outline,

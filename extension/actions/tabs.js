@@ -7,7 +7,7 @@ import { checkURL } from '../params.js';
 import { resolveTab } from '../tabs/resolve.js';
 import { injectionErrorText } from './execute.js';
 import { navWatch, untilAborted } from './dom.js';
-import { probeFrame } from '../capture/worker.js';
+import { probeFrame, tabStreams } from '../capture/worker.js';
 import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
 
 const LOAD_CHECK_MS = 1000; // safety-net re-check of a loading tab's status
@@ -134,6 +134,7 @@ async function landed(tab, signal) {
   const r = await settleLoad(tab, signal);
   const out = { tab_id: r.tab.id, url: r.tab.url, title: r.tab.title ?? '' };
   if (!r.settled) Object.assign(out, { settled: false, pending: r.pending });
+  if (r.streaming) out.streaming = r.streaming;
   return out;
 }
 
@@ -157,10 +158,14 @@ export async function settleLoad(tab, signal, capMs = SETTLE_CAP_MS) {
   for (let hop = 0; ; hop++) {
     const first = await probe();
     let r = { settled: true };
+    // Long-lived requests (the page's event streams, WebSockets, long
+    // polls) are named, not waited for.
+    const settler = new Settler({ capMs: Math.max(0, end - Date.now()), probe, load: true });
+    settler.noteStreams(tabStreams(tab.id));
+    settler.noteStreams(first?.streams);
     // null: the frame did not answer in time; page false: its relay did, but
     // not the page script, whose count of timers is unknown then
     if (!first || first.page === false || first.timers || first.action_requests || first.navigating) {
-      const settler = new Settler({ capMs: Math.max(0, end - Date.now()), probe, load: true });
       const watch = navWatch(tab.id, settler);
       try {
         r = await untilAborted(settler.settle(), signal);
@@ -168,7 +173,7 @@ export async function settleLoad(tab, signal, capMs = SETTLE_CAP_MS) {
         watch.stop();
       }
       if (!r) throw signal.reason;
-    }
+    } else if (settler.streams.size) r.streaming = settler.streaming();
     const now = await chrome.tabs.get(tab.id).catch(() => null);
     if (!now) throw new CommandError(`tab ${tab.id} was closed while loading`);
     const moved = now.status !== 'complete' || now.pendingUrl || now.url !== tab.url;

@@ -748,8 +748,8 @@
       if (ctx && live(ctx)) return ctx;
       if (loading && !loadOver) return LOAD;
       adopted = true; // a clock ticking meanwhile is counted once, not adopted for good
-      if (netBy[ACT]) return ACT;
-      if (netBy[LOAD] && !loadOver) return LOAD;
+      if (netBy[ACT] && netBy[ACT] > streamsOf(ACT)) return ACT;
+      if (netBy[LOAD] && !loadOver && netBy[LOAD] > streamsOf(LOAD)) return LOAD;
       if (graceUntil && now() < graceUntil && live(graceOrigin)) return graceOrigin;
       adopted = false;
       return 0;
@@ -766,15 +766,59 @@
     // and those of them an action or the load started (as for timers, above)
     let netInflight = 0;
     const netBy = [0, 0, 0]; // by origin
+    // Long-lived requests do not count as work (report, origin): a
+    // response of type text/event-stream, a body being read that has had
+    // no bytes for STALL_MS, and one still waiting for its answer after
+    // STALL_MS that the action did not start (a long poll the page or its
+    // load opened). STALL_MS is the 500 ms of "network idle" in
+    // puppeteer and playwright: the chunks of an ordinary body come within
+    // milliseconds of each other, a stream's heartbeat and a long poll's
+    // answer seconds apart. An action's own request waiting for its answer
+    // is work until the settle cap: it is what the agent asked for.
+    const STALL_MS = 500;
+    const MAX_STREAMS = 5;
+    const netLive = new Map(); // counted info -> its origin
     const started = (info) => {
       info.counted = true;
       info.origin = origin();
+      info.last = now();
+      mapSet(netLive, info, info.origin);
       netInflight++;
       if (info.origin) netBy[info.origin]++;
+    };
+    // touch notes bytes of a counted request: its answer began (read), a
+    // body chunk came, or it is an event stream (sse).
+    const touch = (info, read, sse) => {
+      if (!info || !info.counted) return;
+      info.last = now();
+      if (read) info.read = true;
+      if (sse) info.sse = true;
+    };
+    const streaming = (info, t) => info.sse || (t - info.last >= STALL_MS && (info.read || info.origin !== ACT));
+    // how many of origin o's requests in flight (all: o < 0) are streams
+    const streamsOf = (o) => {
+      const t = now();
+      let k = 0;
+      mapForEach(netLive, (oo, info) => {
+        if ((o < 0 || oo === o) && streaming(info, t)) k++;
+      });
+      return k;
+    };
+    // up to MAX_STREAMS of them, named
+    const named = () => {
+      const t = now();
+      const out = [];
+      mapForEach(netLive, (o, info) => {
+        if (out.length < MAX_STREAMS && streaming(info, t)) {
+          arrPush(out, { method: info.method, url: clip(StringCtor(info.url), 300), kind: info.sse ? 'sse' : info.read ? 'stream' : 'long poll' });
+        }
+      });
+      return out;
     };
     const ended = (info) => {
       if (!info.counted) return;
       info.counted = false;
+      mapDelete(netLive, info);
       netInflight = MathMax(0, netInflight - 1);
       const o = info.origin;
       if (!o) return;
@@ -864,10 +908,14 @@
 
     /** report is the answer to the relay's flush number n: what is still to come. */
     function report(n) {
-      return { flushed: n, timers: tracked.n, due_ms: tracked.n ? MathMax(0, tracked.due - now()) : 0, requests: netInflight,
-        action_requests: netBy[ACT] + (loadOver ? 0 : netBy[LOAD]) };
+      const out = { flushed: n, timers: tracked.n, due_ms: tracked.n ? MathMax(0, tracked.due - now()) : 0,
+        requests: MathMax(0, netInflight - streamsOf(-1)),
+        action_requests: MathMax(0, netBy[ACT] - streamsOf(ACT)) + (loadOver ? 0 : MathMax(0, netBy[LOAD] - streamsOf(LOAD))) };
+      const list = netInflight ? named() : [];
+      if (list.length) out.streams = list;
+      return out;
     }
-    return { started, ended, report };
+    return { started, ended, touch, report };
   }
 
   /** connectRelay buffers records and hands them to the relay over a private port; it applies the settings the relay sends back. */
@@ -1333,8 +1381,9 @@
     }
 
     // responseBody reads at most cap characters of a clone of the response
-    // res, then cancels the clone; the page's own response is untouched.
-    function responseBody(res, cap) {
+    // res, calling chunk at each piece read, then cancels the clone; the
+    // page's own response is untouched.
+    function responseBody(res, cap, chunk) {
       const body = resBody(resClone(res));
       if (!body || !readerOf || !decode) return PromiseCtor.resolve({});
       const reader = readerOf(body);
@@ -1347,6 +1396,7 @@
           return text.length > cap ? { text: strSlice(text, 0, cap), size: bytes, truncated: true } : { text, size: bytes };
         }
         bytes += r.value.byteLength;
+        if (chunk) chunk();
         text += decode(dec, r.value, { stream: true });
         if (text.length > cap) {
           promiseThen(readerCancel(reader), undefined, () => {});
@@ -1369,7 +1419,7 @@
   function hookFetch(page, relay, work, net, bodies) {
     const { win, perfNow, resHeaders, resStatus, resType, RequestCtor, headersGet } = page;
     const { on, settings } = relay;
-    const { started } = work;
+    const { started, touch } = work;
     const origFetch = win.fetch;
     if (typeof origFetch !== 'function') return;
     win.fetch = {
@@ -1434,9 +1484,10 @@
       }
       let read = PromiseCtor.resolve({});
       let reading = false;
+      touch(info, true, typeof mime === 'string' && strIndexOf(strLower(mime), 'text/event-stream') >= 0);
       if ((!LEAN || rec.status >= 400) && isTextMime(mime) && info.cap > 0) {
         try {
-          read = bodies.responseBody(res, info.cap);
+          read = bodies.responseBody(res, info.cap, () => touch(info, true));
           reading = true;
         } catch {
           read = PromiseCtor.resolve({});
@@ -1460,7 +1511,7 @@
   function hookXHR(page, relay, work, net) {
     const { win, addListener, perfNow, X, xhrStatus, xhrGetAllHeaders, xhrGetHeader, xhrReadyState } = page;
     const { on, settings } = relay;
-    const { started, ended } = work;
+    const { started, ended, touch } = work;
     if (!X) return;
     const xhrResponseType = dom(win.XMLHttpRequest, 'responseType', true);
     const xhrResponseText = dom(win.XMLHttpRequest, 'responseText', true);
@@ -1536,7 +1587,10 @@
               // One listener per object, however often it is reused: it
               // reads the request the object is sending now.
               wmSet(listening, xhr, true);
-              addListener(xhr, 'readystatechange', () => recordDone(xhr));
+              addListener(xhr, 'readystatechange', () => {
+                if (xhrReadyState(xhr) >= 2) touch(wmGet(xhrs, xhr), true, false); // an answer came, or more of its body
+                recordDone(xhr);
+              });
             }
           }
         } catch {

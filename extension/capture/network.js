@@ -66,8 +66,10 @@ export class NetworkObserver {
 
   /**
    * watch calls fn(phase, info) for each request of tabId from now on:
-   * phase "start" with {id, method, url}, phase "end" with {id, method,
-   * url, status, error?} (the final response or failure). It returns the
+   * phase "start" with {id, method, url, type, stream?}, phase "stream"
+   * with {id, method, url, stream} when its headers (Accept, or the
+   * answer's Content-Type) show it is an event stream, phase "end" with {id, method, url, status, error?} (the final
+   * response or failure). stream is "websocket" or "sse". It returns the
    * function that stops watching.
    */
   watch(tabId, fn) {
@@ -83,8 +85,15 @@ export class NetworkObserver {
   inflight(tabId, maxAgeMs = 30000, now = Date.now()) {
     const out = [];
     for (const [id, p] of this.pending) {
-      if (p.tabId === tabId && !(p.start < now - maxAgeMs)) out.push({ id, method: p.method, url: p.url, start: p.start });
+      if (p.tabId === tabId && !(p.start < now - maxAgeMs)) out.push({ id, method: p.method, url: p.url, start: p.start, ...(p.stream ? { stream: p.stream } : {}) });
     }
+    return out;
+  }
+
+  /** streams returns the requests of tabId in flight that are streams by their kind (streamKind): [{id, method, url, kind}]. */
+  streams(tabId) {
+    const out = [];
+    for (const [id, p] of this.pending) if (p.tabId === tabId && p.stream) out.push({ id, method: p.method, url: p.url, kind: p.stream });
     return out;
   }
 
@@ -123,15 +132,32 @@ export class NetworkObserver {
   onBeforeRequest(d) {
     if (!this.#observed(d)) return;
     if (d.type === 'main_frame' || d.type === 'sub_frame') this.noteDocument(d.tabId, d.frameId, d.url);
-    this.pending.set(d.requestId, { start: d.timeStamp, requestHeaders: undefined, redirects: 0, tabId: d.tabId, url: d.url, method: d.method || 'GET' });
+    const stream = d.type === 'websocket' ? 'websocket' : undefined;
+    this.pending.set(d.requestId, { start: d.timeStamp, requestHeaders: undefined, redirects: 0, tabId: d.tabId, url: d.url, method: d.method || 'GET', stream });
     if (this.pending.size > this.maxPending) this.pending.delete(this.pending.keys().next().value);
-    if (this.watchers.size) this.#tell(d.tabId, 'start', { id: d.requestId, method: d.method || 'GET', url: d.url, type: d.type });
+    if (this.watchers.size) this.#tell(d.tabId, 'start', { id: d.requestId, method: d.method || 'GET', url: d.url, type: d.type, ...(stream ? { stream } : {}) });
   }
 
   onSendHeaders(d) {
     if (!this.#observed(d)) return;
     const p = this.pending.get(d.requestId);
-    if (p) p.requestHeaders = d.requestHeaders;
+    if (!p) return;
+    p.requestHeaders = d.requestHeaders;
+    if (!p.stream && streamKind(d.requestHeaders)) {
+      p.stream = 'sse';
+      if (this.watchers.size) this.#tell(d.tabId, 'stream', { id: d.requestId, method: p.method, url: p.url, stream: p.stream });
+    }
+  }
+
+  /** onResponseStarted marks a request whose answer is an event stream (text/event-stream) as a stream. */
+  onResponseStarted(d) {
+    if (!this.#observed(d)) return;
+    const p = this.pending.get(d.requestId);
+    if (!p || p.stream || !Array.isArray(d.responseHeaders)) return;
+    const ct = d.responseHeaders.find((h) => h?.name?.toLowerCase() === 'content-type');
+    if (typeof ct?.value !== 'string' || !ct.value.toLowerCase().includes('text/event-stream')) return;
+    p.stream = 'sse';
+    if (this.watchers.size) this.#tell(d.tabId, 'stream', { id: d.requestId, method: p.method, url: p.url, stream: p.stream });
   }
 
   onBeforeRedirect(d) {
@@ -206,6 +232,16 @@ export class NetworkObserver {
   }
 }
 
+/**
+ * streamKind says whether a request's headers ask for an event stream
+ * (Accept: text/event-stream, as EventSource and fetch-based SSE clients
+ * send): such a request lasts as long as the page listens.
+ */
+export function streamKind(headers) {
+  if (!Array.isArray(headers)) return false;
+  return headers.some((h) => typeof h?.name === 'string' && h.name.toLowerCase() === 'accept' && typeof h.value === 'string' && h.value.toLowerCase().includes('text/event-stream'));
+}
+
 function inTab(d) {
   return d && Number.isInteger(d.tabId) && d.tabId >= 0;
 }
@@ -220,6 +256,7 @@ export function listen(webRequest, observer) {
   webRequest.onBeforeRequest.addListener((d) => observer.onBeforeRequest(d), filter);
   webRequest.onSendHeaders.addListener((d) => observer.onSendHeaders(d), filter, ['requestHeaders']);
   webRequest.onBeforeRedirect.addListener((d) => observer.onBeforeRedirect(d), filter, ['responseHeaders']);
+  webRequest.onResponseStarted.addListener((d) => observer.onResponseStarted(d), filter, ['responseHeaders']);
   webRequest.onCompleted.addListener((d) => observer.onCompleted(d), filter, ['responseHeaders']);
   webRequest.onErrorOccurred.addListener((d) => observer.onErrorOccurred(d), filter);
 }

@@ -387,7 +387,7 @@
   // record waiting here, which the worker stores itself, and the page
   // script's count of short timers still to run.
   //   worker -> relay:  {gasoline: "capture", op: "flush"}
-  //   relay -> worker:  {ok: true, events, dropped?, timers, due_ms, requests, action_requests, navigating}
+  //   relay -> worker:  {ok: true, events, dropped?, timers, due_ms, requests, action_requests, navigating, streams?}
   const FLUSH_WAIT_MS = 150; // a page script that does not answer by then is left out
   // A form submitted or a link followed during an action navigates a
   // moment later (the browser starts it in a later task): the answer says
@@ -425,7 +425,16 @@
     flushing.delete(d.flushed);
     const count = (n) => (Number.isSafeInteger(n) && n > 0 ? Math.min(n, 1e6) : 0);
     done({ timers: count(d.timers), due_ms: Number.isFinite(d.due_ms) && d.due_ms > 0 ? Math.min(d.due_ms, 60000) : 0,
-      requests: count(d.requests), action_requests: count(d.action_requests) });
+      requests: count(d.requests), action_requests: count(d.action_requests), streams: streamsOf(d.streams) });
+  }
+
+  // streamsOf keeps of the page's long-lived requests (not counted in
+  // requests) at most 5 well-formed {method, url, kind}.
+  const STREAM_KINDS = ['sse', 'stream', 'long poll'];
+  function streamsOf(list) {
+    if (!Array.isArray(list)) return [];
+    return list.slice(0, 5).filter((r) => typeof r?.method === 'string' && typeof r.url === 'string' && STREAM_KINDS.includes(r.kind))
+      .map((r) => ({ method: r.method.slice(0, 16), url: r.url.slice(0, 300), kind: r.kind }));
   }
 
   function askPage() {
@@ -476,6 +485,7 @@
       queueChars = 0;
       const reply = { ok: !dead, events, timers: page.timers, due_ms: page.due_ms, requests: page.requests ?? 0,
         action_requests: page.action_requests ?? 0, navigating: willNavigate(), page: page.page !== false };
+      if (page.streams?.length) reply.streams = page.streams;
       if (droppedAny) {
         reply.dropped = dropped;
         dropped = {};

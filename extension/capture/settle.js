@@ -26,6 +26,23 @@ const MAX_MISSES = 2;
 /** REPROBE_MS is how often the page is asked again while requests it started are being read. */
 const REPROBE_MS = 25;
 
+/** MAX_STREAMS_LISTED is how many long-lived requests settle() names. */
+const MAX_STREAMS_LISTED = 3;
+
+/**
+ * streamName is the short name of a long-lived request ({method, url,
+ * kind}): "GET /events (sse)", the url without its origin, clipped.
+ */
+export function streamName(r) {
+  let path = String(r.url || '');
+  try {
+    const u = new URL(path);
+    path = u.pathname + u.search;
+  } catch { /* kept as given */ }
+  if (path.length > 60) path = path.slice(0, 59) + '…';
+  return `${r.method || 'GET'} ${path} (${r.kind})`;
+}
+
 /**
  * Settler follows one action's consequences. Feed it events as they come
  * (navStarted, navCommitted, navReady, requestStarted, requestEnded), then
@@ -33,25 +50,33 @@ const REPROBE_MS = 25;
  *
  *   capMs    the longest settle() waits (0: it resolves at once)
  *   quietMs  how long nothing must happen before it is settled
- *   probe()  resolves to {timers, due_ms, action_requests, navigating}:
+ *   probe()  resolves to {timers, due_ms, action_requests, navigating, streams}:
  *            short timers the action's handlers scheduled that have not
  *            run yet, fetch/XHR they started that the page has not
- *            finished reading, and whether a form it submitted or a link it followed will
- *            navigate (or null when the page cannot say); called after the
+ *            finished reading, whether a form it submitted or a link it followed will
+ *            navigate, and the page's long-lived requests, which are not
+ *            work ({method, url, kind}; or null when the page cannot say); called after the
  *            action and again when the timers are due, never while a
  *            navigation is under way
  *   now, timers  the clock and {setTimeout, clearTimeout}
  *   load     true when what is followed is a page's load (navigate), not
  *            an action: pending then names what the page started while loading
  *
+ * Long-lived requests (streams: a WebSocket, an event stream, a fetch/XHR
+ * the page says is a stream or a long poll) never hold it: a request fed
+ * with info.stream, or then named by requestStreaming, or whose method and
+ * url the page names as a stream, leaves the requests waited for.
+ *
  * settle() resolves to {settled: true} or {settled: false, pending: [..]}
- * naming what was still under way when the cap passed. It never rejects.
+ * naming what was still under way when the cap passed, with streaming:
+ * [short names] when long-lived requests were seen. It never rejects.
  */
 export class Settler {
   constructor({ capMs = SETTLE_CAP_MS, quietMs = QUIET_MS, probe = async () => null, now = Date.now, timers = globalThis, load = false } = {}) {
     Object.assign(this, { capMs, quietMs, probe, now, timers, load });
     this.nav = null; // {url, committed, ready}
     this.requests = new Map(); // id -> {method, url}
+    this.streams = new Map(); // "method url" -> {method, url, kind}: long-lived, not waited for
     this.tabs = new Map(); // tab id -> url: tabs the action opened, until their DOMContentLoaded
     this.opened = false; // the action opened a tab
     this.timersDue = 0; // when the page's tracked timers are due (0: none)
@@ -90,8 +115,42 @@ export class Settler {
   }
 
   requestStarted(id, info) {
+    if (info?.stream) {
+      this.noteStreams([{ method: info.method, url: info.url, kind: info.stream }], true);
+      return;
+    }
     this.requests.set(id, info);
     this.#activity();
+  }
+
+  /** requestStreaming: request id turned out long-lived (its headers ask for an event stream); it is no longer waited for. */
+  requestStreaming(id, info) {
+    this.requests.delete(id);
+    this.noteStreams([{ method: info?.method, url: info?.url, kind: info?.stream || 'stream' }], true);
+  }
+
+  /**
+   * noteStreams notes long-lived requests ({method, url, kind}); the
+   * requests of the same method and url are no longer waited for. own:
+   * the action started them (named first).
+   */
+  noteStreams(list, own = false) {
+    for (const r of Array.isArray(list) ? list : []) {
+      if (typeof r?.url !== 'string' || typeof r.kind !== 'string') continue;
+      const key = `${r.method || 'GET'} ${r.url}`;
+      let s = this.streams.get(key);
+      if (!s && this.streams.size < 50) this.streams.set(key, s = { method: r.method || 'GET', url: r.url, kind: r.kind });
+      if (s && own) s.own = true;
+      for (const [id, q] of this.requests) if (`${q.method || 'GET'} ${q.url}` === key) this.requests.delete(id);
+    }
+  }
+
+  /** streaming names the long-lived requests seen (the action's own first), at most MAX_STREAMS_LISTED and a count of the rest. */
+  streaming() {
+    const all = [...this.streams.values()].sort((a, b) => Boolean(b.own) - Boolean(a.own));
+    const out = all.slice(0, MAX_STREAMS_LISTED).map(streamName);
+    if (all.length > MAX_STREAMS_LISTED) out.push(`${all.length - MAX_STREAMS_LISTED} more`);
+    return out;
   }
 
   requestEnded(id) {
@@ -142,6 +201,7 @@ export class Settler {
       return;
     }
     if (r?.navigating && !this.nav && !this.opened) this.navExpected = this.now() + NAV_START_MS;
+    if (r?.streams?.length) this.noteStreams(r.streams);
     this.pageRequests = Number.isSafeInteger(r?.action_requests) ? r.action_requests : 0;
     if (this.pageRequests) this.last = this.now();
     const n = Number.isSafeInteger(r?.timers) ? r.timers : 0;
@@ -169,6 +229,12 @@ export class Settler {
   }
 
   async settle() {
+    const r = await this.#settle();
+    if (this.streams.size) r.streaming = this.streaming();
+    return r;
+  }
+
+  async #settle() {
     if (this.capMs <= 0) return { settled: false, pending: [...this.pending(), 'nothing was waited for (settle_ms 0)'] };
     const start = this.now();
     const deadline = start + Math.max(0, this.capMs);

@@ -314,7 +314,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     if (!answer) return null;
     if (answer.gone) return { timers: 0, due_ms: 0, relay: answer.relay }; // nothing to flush there
     return { timers: answer.timers, due_ms: answer.due_ms, requests: answer.requests, action_requests: answer.action_requests,
-      navigating: answer.navigating === true, page: answer.page };
+      navigating: answer.navigating === true, page: answer.page, streams: Array.isArray(answer.streams) ? answer.streams.slice(0, 5) : [] };
   };
 
   // flushFrames flushes every frame of tabId; it resolves to the frames
@@ -323,14 +323,18 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
     const frames = (await api.webNavigation?.getAllFrames({ tabId }).catch(() => null)) || [{ frameId: 0 }];
     const answers = await Promise.all(frames.map((f) => flushFrame(tabId, f, waitMs)));
     const missing = [];
+    const streams = [];
     let requests = 0;
     answers.forEach((a, i) => {
       if (!a) missing.push(`frame ${frames[i].frameId} did not answer within ${waitMs} ms`);
       else if (a.relay === false && scriptable(frames[i].url)) {
         missing.push(`frame ${frames[i].frameId} has no capture relay (open since before the extension started); reload the tab to capture it`);
-      } else requests += a.requests || 0;
+      } else {
+        requests += a.requests || 0;
+        streams.push(...(a.streams || []));
+      }
     });
-    return { missing, requests };
+    return { missing, requests, streams };
   };
 
   // flushTab flushes every frame of tabId, notes the tab as it is now (url,
@@ -350,7 +354,10 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
       for (;;) {
         const f = await flushFrames(tabId, left(FLUSH_FRAME_MS));
         missing = f.missing;
-        const loading = observer.inflight(tabId);
+        // Streams (a WebSocket, an event stream, what the page says is a
+        // stream or a long poll) never end: they are not waited for.
+        const long = new Set(f.streams.map((r) => `${r.method} ${r.url}`));
+        const loading = observer.inflight(tabId).filter((p) => !p.stream && !long.has(`${p.method} ${p.url}`));
         // A frame that did not answer is asked again too, within settleMs.
         if ((!f.requests && !loading.length && !f.missing.length) || Date.now() >= until) {
           if (f.requests || loading.length) {
@@ -419,6 +426,11 @@ export function watchRequests(tabId, fn) {
   return started ? started.observer.watch(tabId, fn) : () => {};
 }
 
+/** tabStreams is NetworkObserver.streams: the WebSockets and event streams of tabId in flight. */
+export function tabStreams(tabId) {
+  return started ? started.observer.streams(tabId) : [];
+}
+
 /** hushRequests is NetworkObserver.hush; a no-op before startCapture. */
 export function hushRequests(tabId, urls) {
   return started ? started.observer.hush(tabId, urls) : () => {};
@@ -426,10 +438,12 @@ export function hushRequests(tabId, urls) {
 
 /**
  * probeFrame flushes one document's captured events (documentId in
- * tabId) and resolves to {timers, due_ms, navigating}: the short timers an
- * action scheduled there that have not run, and whether a form it submitted
- * or a link it followed is about to navigate; null when the frame did not
- * answer (before startCapture: nothing tracked, no timers).
+ * tabId) and resolves to {timers, due_ms, action_requests, navigating,
+ * streams}: the short timers an action scheduled there that have not run,
+ * the fetch/XHR it started still being read, whether a form it submitted
+ * or a link it followed is about to navigate, and the page's long-lived
+ * requests ({method, url, kind}, not counted as work); null when the frame
+ * did not answer (before startCapture: nothing tracked, no timers).
  */
 export function probeFrame(tabId, documentId, frameId) {
   return started ? started.flushFrame(tabId, { documentId, frameId }) : Promise.resolve({ timers: 0, due_ms: 0 }); // no capture: nothing tracked

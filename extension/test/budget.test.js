@@ -33,7 +33,9 @@ const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.m
  * DOMContentLoaded with the engine (dist/end-isolated.js, injected by the
  * worker): no user acts on a page before it is parsed.
  */
-const START_BUDGET = 42215;
+// Issue 28 item 5 added about 950 bytes (long-lived requests told from
+// work, in main-world.js, and named through relay.js): 42 215 before.
+const START_BUDGET = 43200;
 
 /**
  * IDLE_START_BUDGET is the most bytes the document_start content scripts
@@ -59,7 +61,9 @@ const START_BUDGET = 42215;
  * is loaded again. Lower this as it shrinks; regenerate the bundles first
  * (make bundle).
  */
-const IDLE_START_BUDGET = 29990;
+// Over the 30 000 cap while the three lived-in-browser changes are trimmed to fit
+// (failed bodies, dialog reporter, streams): the assertion below fails until then.
+const IDLE_START_BUDGET = 30970;
 
 /** startScripts lists the files registered at document_start in a mode (at work: the most), once each. */
 function startScripts(atWork = true) {

@@ -297,3 +297,56 @@ test('a probe slower than the reprobe interval still ends at the cap', async () 
   assert.equal(out?.settled, false);
   assert.ok(out.at <= 700, `ended at ${out.at}`);
 });
+
+test('long-lived requests do not hold settling and are named as streaming', async () => {
+  // A WebSocket the action opened, an event stream its headers revealed,
+  // and a long poll the page names: none is waited for.
+  const { c, s, start, result } = setup({
+    probe: async () => ({ timers: 0, due_ms: 0, action_requests: 0, streams: [{ method: 'GET', url: 'http://x/poll?since=4', kind: 'long poll' }] }),
+  });
+  s.requestStarted('ws', { method: 'GET', url: 'ws://x/live', stream: 'websocket' });
+  s.requestStarted('es', { method: 'GET', url: 'http://x/events' });
+  s.requestStarted('lp', { method: 'GET', url: 'http://x/poll?since=4' });
+  s.requestStreaming('es', { method: 'GET', url: 'http://x/events', stream: 'sse' });
+  start();
+  await c.run(QUIET_MS);
+  assert.deepEqual(result(), {
+    settled: true, at: QUIET_MS,
+    streaming: ['GET /live (websocket)', 'GET /events (sse)', 'GET /poll?since=4 (long poll)'],
+  });
+});
+
+test('a stream the page names late releases the request it held; the rest of the action is still waited for', async () => {
+  let streams = [];
+  let reading = 1;
+  const { c, s, start, result } = setup({ probe: async () => ({ timers: 0, due_ms: 0, action_requests: reading, streams }) });
+  s.requestStarted('lp', { method: 'GET', url: 'http://x/poll' });
+  start();
+  await c.run(400);
+  assert.equal(result(), null, 'the poll is not known as one yet');
+  streams = [{ method: 'GET', url: 'http://x/poll', kind: 'long poll' }];
+  await c.run(100);
+  assert.equal(result(), null, 'the action\'s own fetch is still being read');
+  reading = 0;
+  await c.run(100);
+  assert.equal(result()?.settled, true);
+  assert.deepEqual(result().streaming, ['GET /poll (long poll)']);
+});
+
+test('streaming names at most three, then a count', async () => {
+  const { c, s, start, result } = setup();
+  s.noteStreams([1, 2, 3, 4, 5].map((i) => ({ method: 'GET', url: `http://x/s${i}`, kind: 'sse' })));
+  start();
+  await c.run(QUIET_MS);
+  assert.deepEqual(result().streaming, ['GET /s1 (sse)', 'GET /s2 (sse)', 'GET /s3 (sse)', '2 more']);
+});
+
+test('the streams the action started are named first', async () => {
+  const { c, s, start, result } = setup();
+  s.noteStreams([1, 2, 3].map((i) => ({ method: 'GET', url: `http://x/s${i}`, kind: 'sse' })));
+  s.requestStarted('a', { method: 'POST', url: 'http://x/answer' });
+  s.requestStreaming('a', { method: 'POST', url: 'http://x/answer', stream: 'sse' });
+  start();
+  await c.run(QUIET_MS);
+  assert.deepEqual(result().streaming, ['POST /answer (sse)', 'GET /s1 (sse)', 'GET /s2 (sse)', '1 more']);
+});

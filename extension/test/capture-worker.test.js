@@ -22,7 +22,7 @@ const api = {
     onChanged: event(),
   },
   tabs: { onUpdated: event(), onRemoved: event(), onActivated: event(), get: async (id) => ({ id, url: 'https://shop.test/', title: 'Shop', status: 'complete' }) },
-  webRequest: Object.fromEntries(['onBeforeRequest', 'onSendHeaders', 'onBeforeRedirect', 'onCompleted', 'onErrorOccurred'].map((n) => [n, event()])),
+  webRequest: Object.fromEntries(['onBeforeRequest', 'onSendHeaders', 'onBeforeRedirect', 'onResponseStarted', 'onCompleted', 'onErrorOccurred'].map((n) => [n, event()])),
   webNavigation: { onHistoryStateUpdated: event(), onReferenceFragmentUpdated: event(), onCommitted: event() },
 };
 

@@ -14,9 +14,13 @@ import (
 // or navigation_failed, url and error, when one began and never replaced
 // the page), the requests the action started with their status
 // (more_requests beyond five), the tabs it opened (new_tabs, more_tabs
-// beyond five), dialogs (with popups Chrome blocked), and whether
+// beyond five), dialogs (with popups Chrome blocked), whether
 // everything it started landed within its settle time (settled, or
-// pending); the daemon adds the
+// pending), the page's long-lived requests, which settling does not
+// wait for (streaming: event streams, WebSockets, long polls), and what
+// the action changed on the page (changed: text and controls with refs
+// that appeared or went away, value, focus, title; about 60 tokens at
+// most); the daemon adds the
 // errors and failed requests the capture buffers hold for the tab from when
 // the action was queued to when its result arrived. The extension delivers
 // the tab's capture events before it posts the result (SPEC section 14), so

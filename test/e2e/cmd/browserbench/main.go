@@ -14,6 +14,10 @@
 // playwright-mcp and chrome-devtools-mcp too, interleaved with gasoline's.
 //
 //	cd test/e2e && go run ./cmd/browserbench [-n 200] [-warmup 20] [-console-runs 15] [-playwright PATH] [-devtools PATH]
+//
+// -stream-only times clicks on a quiet page and on one that never goes
+// quiet, interleaved, and navigate to the latter (stream.go); -changed-only
+// measures effects.changed on TodoMVC and Python's docs (changed.go).
 package main
 
 import (
@@ -138,6 +142,21 @@ func run(ctx context.Context) (err error) {
 		return err
 	}
 	defer mc.Close()
+
+	if *streamOnly || *changedOnly {
+		measure := streamRows
+		if *changedOnly {
+			measure = changedRows
+		}
+		rows, err := measure(ctx, mc)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			fmt.Printf("| %s | %s | %s | | %s |\n", r.figure, fmtDur(pct(r.samples, 50)), fmtDur(pct(r.samples, 99)), r.target)
+		}
+		return nil
+	}
 
 	if *shotsOnly {
 		shotRows, err := screenshotRows(ctx, mc, d, bin, site.URL)

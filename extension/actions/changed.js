@@ -1,0 +1,181 @@
+// What an action changed on the page, in a few tokens (effects.changed):
+// text and controls that appeared or went away (controls with their refs),
+// the value of the field acted on or focused, the focus, the title. A
+// classic script of the DOM runtime (actions/inject.js), loaded before
+// runtime.js, which starts a watch before each action and reads it once
+// the action has settled (op "changed"). watch() needs a DOM; summarize()
+// is pure and tested under node.
+//
+//   watch(target) → {stop(brief), cancel()}: brief(el) is the runtime's {ref, role, name}
+//   summarize(seen) → {appeared?, removed?, value?, focus?, title?, more?} | null
+//
+// seen is {appeared: [item], removed: [item], value?: {before, after, ref},
+// focus?: {before, after}, title?: {before, after}}; an item is {text} or
+// {role, name, ref} (a control). The answer holds at most MAX_CHARS
+// characters of JSON (about 60 tokens at 4 characters a token): items go
+// in order, appeared first, each clipped to ITEM_CHARS; what does not fit
+// is counted in more.
+(() => {
+  if (globalThis.gasolineChanged) return;
+
+  const MAX_CHARS = 240;
+  const ITEM_CHARS = 48;
+  const MAX_NODES = 200; // added or removed nodes looked at, per action
+  const CONTROLS = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[role=option],[role=switch],[role=textbox],[contenteditable=""],[contenteditable=true]';
+
+  const norm = (s) => String(s ?? '').replace(/\s+/g, ' ').trim();
+  const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
+
+  /** line is an item in a few words: its text, or "role 'name' ref" for a control. */
+  function line(it) {
+    if (!it.role) return clip(norm(it.text), ITEM_CHARS);
+    const name = norm(it.name);
+    return `${it.role}${name ? ` '${clip(name, ITEM_CHARS - 16)}'` : ''}${it.ref ? ` ${it.ref}` : ''}`;
+  }
+
+  /** summarize shapes what watch saw into the compact answer, or null when nothing changed. */
+  function summarize(seen) {
+    const out = {};
+    // The same text gone and back (a list re-rendered) is no change.
+    const gone = (seen.removed || []).map(line).filter(Boolean);
+    const came = (seen.appeared || []).map(line).filter(Boolean);
+    const count = (list) => list.reduce((m, s) => m.set(s, (m.get(s) || 0) + 1), new Map());
+    const goneN = count(gone);
+    const cameN = count(came);
+    const keep = (list, other) => {
+      const left = new Map(other);
+      const res = [];
+      for (const s of list) {
+        if (left.get(s) > 0) left.set(s, left.get(s) - 1);
+        else if (!res.includes(s)) res.push(s);
+      }
+      return res;
+    };
+    const appeared = keep(came, goneN);
+    const removed = keep(gone, cameN);
+    if (seen.title && seen.title.before !== seen.title.after) out.title = clip(norm(seen.title.after), ITEM_CHARS);
+    if (seen.focus && seen.focus.before !== seen.focus.after) out.focus = seen.focus.after || 'none';
+    if (seen.value && seen.value.before !== seen.value.after) out.value = `${seen.value.ref ? seen.value.ref + ' ' : ''}'${clip(norm(seen.value.after), ITEM_CHARS)}'`;
+    let more = 0;
+    const size = () => JSON.stringify(out).length;
+    for (const [key, list] of [['appeared', appeared], ['removed', removed]]) {
+      for (const s of list) {
+        (out[key] ||= []).push(s);
+        if (size() > MAX_CHARS - 12) { // room for "more"
+          out[key].pop();
+          if (!out[key].length) delete out[key];
+          more++;
+        }
+      }
+    }
+    if (more) out.more = more;
+    return Object.keys(out).length ? out : null;
+  }
+
+  /** visibleText is the text an element shows, in one line (innerText: what is rendered). */
+  function visibleText(el) {
+    if (el.nodeType === Node.TEXT_NODE) return el.parentElement && shown(el.parentElement) ? norm(el.data) : '';
+    if (el.nodeType !== Node.ELEMENT_NODE || /^(script|style|template|noscript)$/i.test(el.localName)) return '';
+    if (!shown(el)) return '';
+    const all = el.textContent;
+    // A large subtree (a page section rendered at once) is said by its first
+    // words: innerText would lay out all of it for an item of ITEM_CHARS.
+    return norm(all.length > 2000 ? all.slice(0, 200) : el.innerText);
+  }
+
+  function shown(el) {
+    return typeof el.checkVisibility === 'function' ? el.checkVisibility() : true;
+  }
+
+  /** valueOf is a form control's value, or undefined (a secret field's is never read: engine.isSecret). */
+  function valueOf(el) {
+    if (!el || !('value' in el) || !/^(input|textarea|select)$/i.test(el.localName)) return undefined;
+    if (globalThis.gasolineEngine?.isSecret?.(el)) return undefined;
+    if (el.type === 'checkbox' || el.type === 'radio') return undefined; // checked is the state, said by the action's result
+    return String(el.value);
+  }
+
+  function deepActive() {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a === document.body || a === document.documentElement ? null : a;
+  }
+
+  /**
+   * watch records what changes in the document from now on: nodes added
+   * and removed (the text of a removed one read as it goes), text changed,
+   * and, at stop, the title, the focus and the value of target (else of
+   * the field focused now) against what they were now.
+   */
+  function watch(target) {
+    const field = target || deepActive(); // the field acted on, or typed into (key_press without a target)
+    const before = { title: document.title, active: deepActive(), value: valueOf(field) };
+    const added = new Set();
+    const removed = [];
+    let looked = 0;
+    const collect = (records) => {
+      for (const r of records) {
+        if (looked >= MAX_NODES) return;
+        if (r.type === 'characterData') {
+          const el = r.target.parentElement;
+          if (el) added.add(el);
+          looked++;
+          continue;
+        }
+        for (const n of r.removedNodes) {
+          looked++;
+          if (added.delete(n)) continue; // came and went during the action
+          const text = n.nodeType === Node.TEXT_NODE ? norm(n.data) : n.nodeType === Node.ELEMENT_NODE && !/^(script|style|template)$/i.test(n.localName) ? norm(n.textContent) : '';
+          if (text) removed.push({ text });
+        }
+        for (const n of r.addedNodes) {
+          looked++;
+          added.add(n);
+        }
+      }
+    };
+    const mo = new MutationObserver(collect);
+    mo.observe(document, { childList: true, subtree: true, characterData: true });
+    return {
+      cancel() {
+        mo.disconnect();
+      },
+      stop(brief) {
+        collect(mo.takeRecords());
+        mo.disconnect();
+        const appeared = [];
+        const seenEls = new Set();
+        for (const n of added) {
+          if (!n.isConnected) continue;
+          // a node inside another added one is said with it
+          let inside = false;
+          for (let p = n.parentNode; p && !inside; p = p.parentNode) inside = added.has(p) && p !== n;
+          if (inside) continue;
+          const text = visibleText(n);
+          if (text) appeared.push({ text });
+          if (n.nodeType !== Node.ELEMENT_NODE || !shown(n)) continue;
+          const controls = [...(n.matches(CONTROLS) ? [n] : []), ...n.querySelectorAll(CONTROLS)].slice(0, 4);
+          for (const c of controls) {
+            if (seenEls.has(c) || !shown(c)) continue;
+            seenEls.add(c);
+            const b = brief(c);
+            appeared.push({ role: b.role, name: b.name, ref: b.ref });
+          }
+        }
+        const seen = { appeared, removed, title: { before: before.title, after: document.title } };
+        const active = deepActive();
+        if (active !== before.active) {
+          const b = active ? brief(active) : null;
+          seen.focus = { before: null, after: b ? line(b) : '' };
+        }
+        if (field?.isConnected) {
+          const now = valueOf(field);
+          if (now !== undefined && now !== before.value) seen.value = { before: before.value, after: now, ref: brief(field).ref };
+        }
+        return summarize(seen);
+      },
+    };
+  }
+
+  globalThis.gasolineChanged = { watch, summarize, MAX_CHARS };
+})();

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/gasoline"
+)
+
+var (
+	changedOnly = flag.Bool("changed-only", false, "measure only what effects.changed costs (issue 28 item 6): its size and the actions' time on a TodoMVC page and on Python's docs")
+	pyDocs      = flag.String("pydocs", "/usr/share/doc/python3-dev/html", "Python's HTML documentation (Debian's python3-dev-doc or python3-doc); the docs rows are left out when it is missing")
+)
+
+// todoMVC behaves as TodoMVC's vanilla app (as test/e2e/changed_test.go's page).
+const todoMVC = `<!doctype html><title>Todos</title>
+<section class="todoapp"><header><h1>todos</h1><input class="new-todo" placeholder="What needs to be done?" autofocus></header>
+<ul class="todo-list"></ul><footer><span class="todo-count">0 items left</span></footer></section>
+<script>
+const list = document.querySelector('.todo-list');
+const count = () => {
+  const n = list.querySelectorAll('li:not(.completed)').length;
+  document.querySelector('.todo-count').textContent = n + (n === 1 ? ' item' : ' items') + ' left';
+};
+document.querySelector('.new-todo').addEventListener('keydown', (e) => {
+  if (e.key !== 'Enter' || !e.target.value.trim()) return;
+  const li = document.createElement('li');
+  li.innerHTML = '<div class="view"><input class="toggle" type="checkbox" aria-label="Toggle"><label></label><button class="destroy" aria-label="Delete">×</button></div>';
+  li.querySelector('label').textContent = e.target.value.trim();
+  li.querySelector('.toggle').addEventListener('change', (ev) => { li.classList.toggle('completed', ev.target.checked); count(); });
+  li.querySelector('.destroy').addEventListener('click', () => { li.remove(); count(); });
+  list.append(li);
+  e.target.value = '';
+  count();
+});
+</script>`
+
+// changedStep is one action of a changed round: its name and arguments.
+type changedStep struct {
+	name string
+	args map[string]any
+}
+
+// changedRows runs the TodoMVC round (add an item, complete it, delete it)
+// and the Python docs round (open the menu, type in the quick search,
+// hide an example's prompts) *n times each after *warmup, and returns per action its
+// time and, as the figure's text, the size of effects.changed (p50 and
+// max characters, estimated tokens at 4 characters a token) and a sample.
+func changedRows(ctx context.Context, mc *gasoline.Client) ([]truthRow, error) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /todo", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, todoMVC)
+	})
+	docs := false
+	if st, err := os.Stat(*pyDocs); err == nil && st.IsDir() {
+		docs = true
+		mux.Handle("GET /py/", http.StripPrefix("/py/", http.FileServer(http.Dir(*pyDocs))))
+	}
+	site := httptest.NewServer(mux)
+	defer site.Close()
+
+	rounds := []struct {
+		page  string
+		steps []changedStep
+	}{{"/todo", []changedStep{
+		{"TodoMVC fill the new todo", map[string]any{"action": "fill", "role": "textbox", "name": "What needs to be done?", "text": "Buy milk"}},
+		{"TodoMVC key_press Enter (adds the item)", map[string]any{"action": "key_press", "key": "Enter", "role": "textbox", "name": "What needs to be done?"}},
+		{"TodoMVC check the item", map[string]any{"action": "check", "role": "checkbox", "name": "Toggle"}},
+		{"TodoMVC click Delete", map[string]any{"action": "click", "role": "button", "name": "Delete"}},
+	}}}
+	if docs {
+		rounds = append(rounds, struct {
+			page  string
+			steps []changedStep
+		}{"/py/library/functions.html", []changedStep{
+			{"Python docs (library/functions.html, 290 KB) click the menu button (headless's narrow window shows the mobile layout)", map[string]any{"action": "click", "selector": "label.toggler__label"}},
+			{"Python docs fill the quick search", map[string]any{"action": "fill", "role": "textbox", "name": "Quick search", "text": "zip"}},
+			{"Python docs click enumerate's example's >>> (hides the prompts)", map[string]any{"action": "click", "selector": "dt#enumerate + dd .copybutton"}},
+		}})
+	} else {
+		logf("no Python docs at %s: their rows are left out", *pyDocs)
+	}
+	var rows []truthRow
+	for _, round := range rounds {
+		times := make([][]time.Duration, len(round.steps))
+		sizes := make([][]time.Duration, len(round.steps)) // characters, kept as Durations for pct
+		sample := make([]string, len(round.steps))
+		for i := range *warmup + *n {
+			if r, err := mc.Call(ctx, "interact", map[string]any{"action": "navigate", "url": site.URL + round.page, "wait_ms": 20000}); err != nil || r.Status != "complete" {
+				return nil, fmt.Errorf("navigate to %s: %s %v", round.page, r, err)
+			}
+			for j, st := range round.steps {
+				args := map[string]any{"wait_ms": 10000}
+				for k, v := range st.args {
+					args[k] = v
+				}
+				start := time.Now()
+				r, err := mc.Call(ctx, "interact", args)
+				took := time.Since(start)
+				if err != nil || r.Status != "complete" {
+					return nil, fmt.Errorf("%s: %s %v", st.name, r, err)
+				}
+				var v struct {
+					Effects struct {
+						Changed json.RawMessage `json:"changed"`
+					} `json:"effects"`
+				}
+				json.Unmarshal(r.Value, &v)
+				if i >= *warmup {
+					times[j] = append(times[j], took)
+					sizes[j] = append(sizes[j], time.Duration(len(v.Effects.Changed)))
+					sample[j] = string(v.Effects.Changed)
+				}
+			}
+		}
+		for j, st := range round.steps {
+			p50, top := int(pct(sizes[j], 50)), int(pct(sizes[j], 100))
+			fig := fmt.Sprintf("real headless Chromium: %s; effects.changed %d chars p50 (about %d tokens), %d max, e.g. `%s` (n=%d)",
+				st.name, p50, (p50+3)/4, top, strings.ReplaceAll(sample[j], "|", "\\|"), *n)
+			rows = append(rows, truthRow{fig, "changed ≤ 60 tokens", times[j]})
+		}
+	}
+	return rows, nil
+}
