@@ -59,9 +59,9 @@ func errorHandler(log zerolog.Logger) echo.HTTPErrorHandler {
 func fromHTTPError(he *echo.HTTPError) *APIError {
 	switch he.Code {
 	case http.StatusNotFound:
-		return apiError(he.Code, "not_found", "no such endpoint", "see the HTTP API table in README.md")
+		return apiError(he.Code, "not_found", "no such endpoint", "see the HTTP API table in docs/http-api.md")
 	case http.StatusMethodNotAllowed:
-		return apiError(he.Code, "method_not_allowed", "method not allowed on this endpoint", "see the HTTP API table in README.md")
+		return apiError(he.Code, "method_not_allowed", "method not allowed on this endpoint", "see the HTTP API table in docs/http-api.md")
 	case http.StatusRequestEntityTooLarge:
 		return apiError(he.Code, "too_large", "request body too large",
 			"bodies are capped at 10 MB; store large data in smaller pieces")
