@@ -68,8 +68,9 @@ type action struct {
 // can say needs no check() of its own.
 type field struct {
 	name     string
-	typ      string // JSON Schema type; "" for any JSON value
-	items    string // the JSON Schema type of an array's elements
+	typ      string   // JSON Schema type; "" for a json.RawMessage, which types names
+	types    []string // a json.RawMessage's JSON Schema types, from its types tag
+	items    string   // the JSON Schema type of an array's elements
 	enum     []string
 	min, max *float64
 	desc     string
@@ -109,6 +110,15 @@ func structFields(t reflect.Type, list string) []field {
 			required: sf.Tag.Get("required") == "true", list: list}
 		if f.typ == "array" {
 			f.items = jsonType(sf.Type.Elem())
+		}
+		if f.typ == "" {
+			// Each type on its own in anyOf: clients with single-type
+			// schema dialects refuse a list of types.
+			types := sf.Tag.Get("types")
+			if types == "" {
+				panic(fmt.Sprintf("tools: argument %s.%s takes any JSON: say which types with a types tag", t, sf.Name))
+			}
+			f.types = strings.Split(types, ",")
 		}
 		if sf.Tag.Get("list") == "-" {
 			f.list = "-"

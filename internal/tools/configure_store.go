@@ -29,7 +29,7 @@ const MaxStoreValue = 28 << 10
 
 type storeArgs struct {
 	Key   string          `json:"key" required:"true"`
-	Value json.RawMessage `json:"value" required:"true"`
+	Value json.RawMessage `json:"value" required:"true" types:"string,number,boolean,object,array,null"`
 }
 
 // storedKeyView is store's answer.

@@ -45,7 +45,7 @@ func dom[A any](name, summary string, idempotent bool) action {
 // flat forms ref, selector, text, or role with name; frame picks an iframe
 // of the top document. The extension reads target (extension/actions/target.js).
 type targetArgs struct {
-	Target   json.RawMessage `json:"target,omitempty" desc:"ref \"e5\", CSS selector, {role, name} or {text} (also flat: ref, selector, text, role+name)"`
+	Target   json.RawMessage `json:"target,omitempty" types:"string,object" desc:"ref \"e5\", CSS selector, {role, name} or {text} (also flat: ref, selector, text, role+name)"`
 	Ref      string          `json:"ref,omitempty"`
 	Selector string          `json:"selector,omitempty"`
 	Text     string          `json:"text,omitempty" desc:"visible text; fill, type, dialog: text to enter"`

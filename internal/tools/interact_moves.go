@@ -22,7 +22,7 @@ func moveActions() []action {
 // draggable (extension/actions/runtime.js).
 type dragArgs struct {
 	targetArgs `list:"target"`
-	To         json.RawMessage `json:"to" required:"true"`
+	To         json.RawMessage `json:"to" required:"true" types:"string,object"`
 	settleArgs `list:"-"`
 }
 

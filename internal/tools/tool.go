@@ -194,25 +194,30 @@ func (p *prop) describe(n int) string {
 // propSchema is the JSON Schema of one property, its keys in the order
 // agents read them.
 type propSchema struct {
-	Type        any         `json:"type,omitempty"` // a type name, or anyJSON
-	Items       *propSchema `json:"items,omitempty"`
-	Enum        []string    `json:"enum,omitempty"`
-	Minimum     *float64    `json:"minimum,omitempty"`
-	Maximum     *float64    `json:"maximum,omitempty"`
-	Description string      `json:"description,omitempty"`
+	Type        string        `json:"type,omitempty"`
+	AnyOf       []*propSchema `json:"anyOf,omitempty"` // for an argument of several types, one each
+	Items       *propSchema   `json:"items,omitempty"`
+	Enum        []string      `json:"enum,omitempty"`
+	Minimum     *float64      `json:"minimum,omitempty"`
+	Maximum     *float64      `json:"maximum,omitempty"`
+	Description string        `json:"description,omitempty"`
 }
-
-// anyJSON is the type of an argument that takes any JSON value: named in
-// full, since some clients refuse a property schema without a type.
-var anyJSON = []string{"string", "number", "boolean", "object", "array", "null"}
 
 func (f field) schema(desc string) propSchema {
 	s := propSchema{Type: f.typ, Enum: f.enum, Minimum: f.min, Maximum: f.max, Description: desc}
 	switch {
 	case f.typ == "":
-		// Any value, arrays of any values included: items says so, for
-		// the clients that want items on every array.
-		s.Type, s.Items = anyJSON, &propSchema{}
+		// Several types, each a schema of one type (some clients refuse a
+		// list of types, or a property without one); an array of any
+		// values says so with items, for the clients that want items on
+		// every array.
+		for _, t := range f.types {
+			one := &propSchema{Type: t}
+			if t == "array" {
+				one.Items = &propSchema{}
+			}
+			s.AnyOf = append(s.AnyOf, one)
+		}
 	case f.items != "":
 		s.Items = &propSchema{Type: f.items}
 	}
