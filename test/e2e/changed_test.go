@@ -4,38 +4,12 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// todoPage behaves as TodoMVC's vanilla app does: Enter in the new-todo
-// field adds an item (a toggle, its label, a destroy button) and clears
-// the field, the toggle completes it, the destroy button removes it, and
-// the footer counts what is left.
-const todoPage = `<!doctype html><title>Todos</title>
-<section class="todoapp"><header><h1>todos</h1><input class="new-todo" placeholder="What needs to be done?" autofocus></header>
-<ul class="todo-list"></ul><footer><span class="todo-count">0 items left</span></footer></section>
-<script>
-const list = document.querySelector('.todo-list');
-const count = () => {
-  const n = list.querySelectorAll('li:not(.completed)').length;
-  document.querySelector('.todo-count').textContent = n + (n === 1 ? ' item' : ' items') + ' left';
-};
-document.querySelector('.new-todo').addEventListener('keydown', (e) => {
-  if (e.key !== 'Enter' || !e.target.value.trim()) return;
-  const li = document.createElement('li');
-  li.innerHTML = '<div class="view"><input class="toggle" type="checkbox" aria-label="Toggle"><label></label><button class="destroy" aria-label="Delete">×</button></div>';
-  li.querySelector('label').textContent = e.target.value.trim();
-  li.querySelector('.toggle').addEventListener('change', (ev) => { li.classList.toggle('completed', ev.target.checked); count(); });
-  li.querySelector('.destroy').addEventListener('click', () => { li.remove(); count(); });
-  list.append(li);
-  e.target.value = '';
-  count();
-});
-</script>`
 
 // TestEffectsChanged: on a TodoMVC page, each action's effects.changed
 // says what it did in a few tokens: the item that appeared with its
@@ -43,9 +17,12 @@ document.querySelector('.new-todo').addEventListener('keydown', (e) => {
 // gone. Its size is logged (estimated tokens: 4 characters a token).
 func TestEffectsChanged(t *testing.T) {
 	e := ready(t)
+	// testdata/changed/todo.html behaves as TodoMVC's vanilla app does:
+	// Enter in the new-todo field adds an item (a toggle, its label, a
+	// destroy button) and clears the field, the toggle completes it, the
+	// destroy button removes it, and the footer counts what is left.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, todoPage)
+		http.ServeFile(w, r, filepath.Join("testdata", "changed", "todo.html"))
 	}))
 	t.Cleanup(srv.Close)
 	e.open("/a")

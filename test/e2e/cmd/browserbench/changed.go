@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,29 +19,6 @@ var (
 	changedOnly = flag.Bool("changed-only", false, "measure only what effects.changed costs (issue 28 item 6): its size and the actions' time on a TodoMVC page and on Python's docs")
 	pyDocs      = flag.String("pydocs", "/usr/share/doc/python3-dev/html", "Python's HTML documentation (Debian's python3-dev-doc or python3-doc); the docs rows are left out when it is missing")
 )
-
-// todoMVC behaves as TodoMVC's vanilla app (as test/e2e/changed_test.go's page).
-const todoMVC = `<!doctype html><title>Todos</title>
-<section class="todoapp"><header><h1>todos</h1><input class="new-todo" placeholder="What needs to be done?" autofocus></header>
-<ul class="todo-list"></ul><footer><span class="todo-count">0 items left</span></footer></section>
-<script>
-const list = document.querySelector('.todo-list');
-const count = () => {
-  const n = list.querySelectorAll('li:not(.completed)').length;
-  document.querySelector('.todo-count').textContent = n + (n === 1 ? ' item' : ' items') + ' left';
-};
-document.querySelector('.new-todo').addEventListener('keydown', (e) => {
-  if (e.key !== 'Enter' || !e.target.value.trim()) return;
-  const li = document.createElement('li');
-  li.innerHTML = '<div class="view"><input class="toggle" type="checkbox" aria-label="Toggle"><label></label><button class="destroy" aria-label="Delete">×</button></div>';
-  li.querySelector('label').textContent = e.target.value.trim();
-  li.querySelector('.toggle').addEventListener('change', (ev) => { li.classList.toggle('completed', ev.target.checked); count(); });
-  li.querySelector('.destroy').addEventListener('click', () => { li.remove(); count(); });
-  list.append(li);
-  e.target.value = '';
-  count();
-});
-</script>`
 
 // changedStep is one action of a changed round: its name and arguments.
 type changedStep struct {
@@ -54,10 +32,14 @@ type changedStep struct {
 // time and, as the figure's text, the size of effects.changed (p50 and
 // max characters, estimated tokens at 4 characters a token) and a sample.
 func changedRows(ctx context.Context, mc *gasoline.Client) ([]truthRow, error) {
+	root, err := gasoline.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /todo", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, todoMVC)
+		// TodoMVC's vanilla app, as test/e2e's TestEffectsChanged serves it.
+		http.ServeFile(w, r, filepath.Join(root, "test", "e2e", "testdata", "changed", "todo.html"))
 	})
 	docs := false
 	if st, err := os.Stat(*pyDocs); err == nil && st.IsDir() {
