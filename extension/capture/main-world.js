@@ -24,7 +24,8 @@
 //
 // Under node (no document) it installs nothing and exposes its pure helpers
 // as globalThis.gasolineCaptureKit for the unit tests; a page cannot reach
-// that branch because window.document is unforgeable.
+// that branch because window.document is unforgeable (and the bundles leave
+// it out).
 //
 // The sourceURL comment at the end names this script "gasoline-capture.js"
 // in stack traces. It matters for speed: Chrome captures a full stack trace
@@ -620,17 +621,17 @@
       }.send;
     }
   };
-  const WSL = { frames: 500, bytes: 1048576, all: 5000, allBytes: 4194304 }; // websocket bounds (hookWebSockets)
-
-  const kit = {
-    LIMITS, clip, utf8Length, fmt, formatArgs, isSecretField, isTextMime, scrub, shortNode, Buffer, hookWebSockets, WSL,
-  };
+  const WSL = LEAN ? null : { frames: 500, bytes: 1048576, all: 5000, allBytes: 4194304 }; // websocket bounds (hookWebSockets)
 
   // NO_VITALS stands in for captureVitals' answer in an iframe and in a lean document.
   const NO_VITALS = { finalizeLCP() {}, sendPendingVitals() {} };
 
-  if (!hasDOM) {
-    global.gasolineCaptureKit = kit; // node unit tests only (see the header)
+  // Node unit tests only (see the header). A bundle (scripts/bundle defines
+  // GASOLINE_LEAN) runs in pages only: the minifier drops the kit there.
+  if (typeof GASOLINE_LEAN === 'undefined' && !hasDOM) {
+    global.gasolineCaptureKit = {
+      LIMITS, clip, utf8Length, fmt, formatArgs, isSecretField, isTextMime, scrub, shortNode, Buffer, hookWebSockets, WSL,
+    };
     return;
   }
 
