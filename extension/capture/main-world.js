@@ -24,7 +24,8 @@
 //
 // Under node (no document) it installs nothing and exposes its pure helpers
 // as globalThis.gasolineCaptureKit for the unit tests; a page cannot reach
-// that branch because window.document is unforgeable.
+// that branch because window.document is unforgeable (and the bundles leave
+// it out).
 //
 // The sourceURL comment at the end names this script "gasoline-capture.js"
 // in stack traces. It matters for speed: Chrome captures a full stack trace
@@ -620,24 +621,24 @@
       }.send;
     }
   };
-  const WSL = { frames: 500, bytes: 1048576, all: 5000, allBytes: 4194304 }; // websocket bounds (hookWebSockets)
-
-  const kit = {
-    LIMITS, clip, utf8Length, fmt, formatArgs, isSecretField, isTextMime, scrub, shortNode, Buffer, hookWebSockets, WSL,
-  };
+  const WSL = LEAN ? null : { frames: 500, bytes: 1048576, all: 5000, allBytes: 4194304 }; // websocket bounds (hookWebSockets)
 
   // NO_VITALS stands in for captureVitals' answer in an iframe and in a lean document.
   const NO_VITALS = { finalizeLCP() {}, sendPendingVitals() {} };
 
-  if (!hasDOM) {
-    global.gasolineCaptureKit = kit; // node unit tests only (see the header)
+  // Node unit tests only (see the header). A bundle (scripts/bundle defines
+  // GASOLINE_LEAN) runs in pages only: the minifier drops the kit there.
+  if (typeof GASOLINE_LEAN === 'undefined' && !hasDOM) {
+    global.gasolineCaptureKit = {
+      LIMITS, clip, utf8Length, fmt, formatArgs, isSecretField, isTextMime, scrub, shortNode, Buffer, hookWebSockets, WSL,
+    };
     return;
   }
 
   // --- the page side ------------------------------------------------------------
 
   /**
-   * install hooks the page, in this order: the built-ins it needs saved,
+   * install hooks the page (its built-ins saved first, below), in this order:
    * the count of what an agent's action started, the port to the relay,
    * then console, errors, fetch and XHR, WebSockets, history, web vitals and the
    * user's input. Each part records through relay.emit.
@@ -648,17 +649,16 @@
    * (make bench-pages, 20 iframes).
    */
   function install() {
-    const page = savePage();
-    const work = trackWork(page);
-    const relay = connectRelay(page, work);
-    captureConsole(page, relay);
-    captureErrors(page, relay);
-    captureNetwork(page, relay, work);
-    if (!LEAN) captureWebSockets(page, relay);
-    captureHistory(page, relay);
-    const vitals = !LEAN && isTop(page.win) ? captureVitals(page, relay) : NO_VITALS;
-    watchInput(page, relay, vitals);
-    flushOnLeave(page, relay, vitals);
+    const work = trackWork();
+    const relay = connectRelay(work);
+    captureConsole(relay);
+    captureErrors(relay);
+    captureNetwork(relay, work);
+    if (!LEAN) captureWebSockets(relay);
+    captureHistory(relay);
+    const vitals = !LEAN && isTop(win) ? captureVitals(relay) : NO_VITALS;
+    watchInput(relay, vitals);
+    flushOnLeave(relay, vitals);
   }
 
   /** isTop reports whether win is the tab's top window (a window without a readable top counts as one). */
@@ -670,55 +670,48 @@
     }
   }
 
-  /** savePage saves the page's built-ins the hooks call later, before any page script can replace them. */
-  function savePage() {
-    // What only the parts LEAN leaves out read is not saved there (!LEAN && ...).
-    const win = global;
-    const doc = document;
-    const loc = location;
-    const ET = EventTarget.prototype;
-    const addListener = uncurry(ET.addEventListener);
-    const removeListener = uncurry(ET.removeEventListener);
-    const dispatch = uncurry(ET.dispatchEvent);
-    const setTimeout_ = win.setTimeout.bind(win);
-    const clearTimeout_ = win.clearTimeout.bind(win);
-    const perf = win.performance;
-    const perfNow = perf && perf.now ? perf.now.bind(perf) : now;
-    const MessageChannelCtor = win.MessageChannel;
-    const MessageEventCtor = win.MessageEvent;
-    const portPost = uncurry(MessagePort.prototype.postMessage);
-    const messageData = dom(win.MessageEvent, 'data', true); // a page may hook MessageEvent.prototype.data to read the port's messages
-    const locHref = dom(win.Location, 'href', true) || (() => StringCtor(loc.href));
-    const URLCtor = win.URL;
-    const ErrorEventCtor = win.ErrorEvent;
-    const Observer = !LEAN && win.PerformanceObserver;
-    const ResponseP = win.Response && win.Response.prototype;
-    const resHeaders = ResponseP && dom(win.Response, 'headers', true);
-    const resStatus = ResponseP && dom(win.Response, 'status', true);
-    const resType = ResponseP && dom(win.Response, 'type', true);
-    const RequestCtor = win.Request;
-    const headersGet = win.Headers && uncurry(win.Headers.prototype.get);
-    const headersForEach = win.Headers && uncurry(win.Headers.prototype.forEach);
-    const HeadersCtor = win.Headers;
-    const X = win.XMLHttpRequest && win.XMLHttpRequest.prototype;
-    const xhrStatus = X && dom(win.XMLHttpRequest, 'status', true);
-    const xhrGetAllHeaders = X && uncurry(X.getAllResponseHeaders);
-    const xhrGetHeader = X && uncurry(X.getResponseHeader);
-    const xhrReadyState = X && dom(win.XMLHttpRequest, 'readyState', true);
-    const H = win.History && win.History.prototype;
-    const isTrusted = dom(win.Event, 'isTrusted', true) || ((e) => e.isTrusted);
-    const eventTarget = dom(win.Event, 'target', true) || ((e) => e.target);
-    return {
-      win, doc, loc, ET, addListener, removeListener, dispatch, setTimeout_, clearTimeout_, perf, perfNow,
-      MessageChannelCtor, MessageEventCtor, portPost, locHref, URLCtor, ErrorEventCtor, Observer,
-      ResponseP, resHeaders, resStatus, resType, RequestCtor, headersGet, headersForEach, HeadersCtor, X, xhrStatus,
-      xhrGetAllHeaders, xhrGetHeader, xhrReadyState, H, isTrusted, eventTarget, messageData,
-    };
-  }
+  // The page's built-ins the hooks call later, saved before any page script
+  // can replace them: names of this script's scope that every part below reads
+  // (not an object's properties, which minifying keeps: 900 bytes each page paid).
+  // What only the parts LEAN leaves out read is not saved there (!LEAN && ...).
+  const win = global;
+  const doc = document;
+  const loc = location;
+  const ET = EventTarget.prototype;
+  const addListener = uncurry(ET.addEventListener);
+  const removeListener = uncurry(ET.removeEventListener);
+  const dispatch = uncurry(ET.dispatchEvent);
+  const setTimeout_ = win.setTimeout.bind(win);
+  const clearTimeout_ = win.clearTimeout.bind(win);
+  const perf = win.performance;
+  const perfNow = perf && perf.now ? perf.now.bind(perf) : now;
+  const MessageChannelCtor = win.MessageChannel;
+  const MessageEventCtor = win.MessageEvent;
+  const portPost = uncurry(MessagePort.prototype.postMessage);
+  const messageData = dom(win.MessageEvent, 'data', true); // a page may hook MessageEvent.prototype.data to read the port's messages
+  const locHref = dom(win.Location, 'href', true) || (() => StringCtor(loc.href));
+  const URLCtor = win.URL;
+  const ErrorEventCtor = win.ErrorEvent;
+  const Observer = !LEAN && win.PerformanceObserver;
+  const ResponseP = win.Response && win.Response.prototype;
+  const resHeaders = ResponseP && dom(win.Response, 'headers', true);
+  const resStatus = ResponseP && dom(win.Response, 'status', true);
+  const resType = ResponseP && dom(win.Response, 'type', true);
+  const RequestCtor = win.Request;
+  const headersGet = win.Headers && uncurry(win.Headers.prototype.get);
+  const headersForEach = win.Headers && uncurry(win.Headers.prototype.forEach);
+  const HeadersCtor = win.Headers;
+  const X = win.XMLHttpRequest && win.XMLHttpRequest.prototype;
+  const xhrStatus = X && dom(win.XMLHttpRequest, 'status', true);
+  const xhrGetAllHeaders = X && uncurry(X.getAllResponseHeaders);
+  const xhrGetHeader = X && uncurry(X.getResponseHeader);
+  const xhrReadyState = X && dom(win.XMLHttpRequest, 'readyState', true);
+  const H = win.History && win.History.prototype;
+  const isTrusted = dom(win.Event, 'isTrusted', true) || ((e) => e.isTrusted);
+  const eventTarget = dom(win.Event, 'target', true) || ((e) => e.target);
 
   /** trackWork counts the short timers and the requests an agent's action, or the page's load, started (relay flush answers). */
-  function trackWork(page) {
-    const { win, doc, addListener, removeListener, setTimeout_, isTrusted } = page;
+  function trackWork() {
     // While an agent's action runs (the runtime's "acting" signal, below),
     // while the document loads (until just after its load event), inside
     // the callbacks of the timers tracked then, and while a request counted
@@ -919,9 +912,7 @@
   }
 
   /** connectRelay buffers records and hands them to the relay over a private port; it applies the settings the relay sends back. */
-  function connectRelay(page, work) {
-    const { win, addListener, removeListener, dispatch, setTimeout_, clearTimeout_, MessageChannelCtor,
-      MessageEventCtor, portPost, messageData } = page;
+  function connectRelay(work) {
     // settings the worker sends back through the relay (EVENTS.md capture config)
     const settings = {
       bodyCap: DEFAULT_BODY_CAP,
@@ -1059,8 +1050,7 @@
   }
 
   /** captureConsole records the console's calls (and still makes them). */
-  function captureConsole(page, relay) {
-    const { win } = page;
+  function captureConsole(relay) {
     const { emit, on } = relay;
     const con = win.console;
     let busy = false; // a page getter that logs while we serialise must not recurse
@@ -1123,8 +1113,7 @@
   }
 
   /** captureErrors records uncaught errors, unhandled rejections and failed resource loads. */
-  function captureErrors(page, relay) {
-    const { win, addListener, ErrorEventCtor, eventTarget } = page;
+  function captureErrors(relay) {
     const { emit, on } = relay;
     const RESOURCE_TAGS = { img: 'src', script: 'src', link: 'href', video: 'src', audio: 'src', source: 'src', iframe: 'src', embed: 'src', object: 'data', track: 'src', input: 'src' };
     addListener(win, 'error', (e) => {
@@ -1204,16 +1193,15 @@
    * request (a Request's clone for a fetch of a Request with a body) and of
    * reading bodies only when a request failed.
    */
-  function captureNetwork(page, relay, work) {
-    const bodies = bodyReaders(page);
-    const net = networkRecorder(page, relay, work, bodies);
-    hookFetch(page, relay, work, net, bodies);
-    hookXHR(page, relay, work, net);
+  function captureNetwork(relay, work) {
+    const bodies = bodyReaders();
+    const net = networkRecorder(relay, work, bodies);
+    hookFetch(relay, work, net, bodies);
+    hookXHR(relay, work, net);
   }
 
   /** networkRecorder is what the fetch and XHR hooks share: ids, URLs, headers, request bodies, records. */
-  function networkRecorder(page, relay, work, bodies) {
-    const { loc, locHref, URLCtor, headersForEach, HeadersCtor } = page;
+  function networkRecorder(relay, work, bodies) {
     const { emit } = relay;
     const { ended } = work;
     const random = strSlice(StringCtor(MathRandom()), 2, 10);
@@ -1339,8 +1327,7 @@
    * bodyReaders reads request and response bodies, capped, with the
    * built-ins it saves when called (install, before any page script).
    */
-  function bodyReaders(page) {
-    const { win, ResponseP, RequestCtor } = page;
+  function bodyReaders() {
     const TextDecoderCtor = win.TextDecoder;
     const decode = TextDecoderCtor && uncurry(TextDecoderCtor.prototype.decode);
     const resClone = ResponseP && uncurry(ResponseP.clone);
@@ -1416,8 +1403,7 @@
   }
 
   /** hookFetch wraps fetch; bodies are read from clones. */
-  function hookFetch(page, relay, work, net, bodies) {
-    const { win, perfNow, resHeaders, resStatus, resType, RequestCtor, headersGet } = page;
+  function hookFetch(relay, work, net, bodies) {
     const { on, settings } = relay;
     const { started, touch } = work;
     const origFetch = win.fetch;
@@ -1508,8 +1494,7 @@
   // hookXHR wraps XMLHttpRequest: a request is recorded when the object
   // reaches DONE (readystatechange, before load/error/abort/loadend), or
   // when the page opens it again first (from its own DONE handler).
-  function hookXHR(page, relay, work, net) {
-    const { win, addListener, perfNow, X, xhrStatus, xhrGetAllHeaders, xhrGetHeader, xhrReadyState } = page;
+  function hookXHR(relay, work, net) {
     const { on, settings } = relay;
     const { started, ended, touch } = work;
     if (!X) return;
@@ -1645,14 +1630,13 @@
   }
 
   /** captureWebSockets records the page's WebSocket connections and frames (hookWebSockets). */
-  const captureWebSockets = LEAN ? null : function captureWebSockets(page, relay) {
+  const captureWebSockets = LEAN ? null : function captureWebSockets(relay) {
     const { emit, on, settings } = relay;
-    hookWebSockets(page.win, emit, () => on('network'), () => settings.bodyCap, page.addListener);
+    hookWebSockets(win, emit, () => on('network'), () => settings.bodyCap, addListener);
   };
 
   /** captureHistory records the page load and same-document navigations. */
-  function captureHistory(page, relay) {
-    const { win, doc, loc, addListener, locHref, H } = page;
+  function captureHistory(relay) {
     const { emit, on } = relay;
     let lastHref = locHref(loc);
     function navigated(type) {
@@ -1705,8 +1689,7 @@
   }
 
   /** captureVitals records web vitals (LCP, CLS, INP, FCP, TTFB, long tasks). */
-  const captureVitals = LEAN ? null : function captureVitals(page, relay) {
-    const { setTimeout_, clearTimeout_, Observer } = page;
+  const captureVitals = LEAN ? null : function captureVitals(relay) {
     const { emit, on } = relay;
     // A metric that keeps improving (LCP candidates, CLS, INP) is sent once
     // it has been stable for a second, and whatever is pending when the page
@@ -1809,8 +1792,7 @@
   };
 
   /** watchInput remembers secret fields the user types into and ends LCP at the first input. */
-  function watchInput(page, relay, vitals) {
-    const { win, addListener, isTrusted, eventTarget } = page;
+  function watchInput(relay, vitals) {
     const { secretFields } = relay;
     const { finalizeLCP } = vitals;
     // capture/record.js records the user's actions (ISOLATED world); this
@@ -1843,8 +1825,7 @@
   }
 
   /** flushOnLeave sends what is pending when the page is hidden or left. */
-  function flushOnLeave(page, relay, vitals) {
-    const { win, doc, addListener } = page;
+  function flushOnLeave(relay, vitals) {
     const { flush } = relay;
     const { finalizeLCP, sendPendingVitals } = vitals;
     addListener(win, 'pagehide', () => {
