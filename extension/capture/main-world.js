@@ -762,13 +762,17 @@
     // Long-lived requests do not count as work (report, origin): a
     // response of type text/event-stream, a body being read that has had
     // no bytes for STALL_MS, and one still waiting for its answer after
-    // STALL_MS that the action did not start (a long poll the page or its
+    // WAIT_MS that the action did not start (a long poll the page or its
     // load opened). STALL_MS is the 500 ms of "network idle" in
     // puppeteer and playwright: the chunks of an ordinary body come within
-    // milliseconds of each other, a stream's heartbeat and a long poll's
-    // answer seconds apart. An action's own request waiting for its answer
-    // is work until the settle cap: it is what the agent asked for.
+    // milliseconds of each other, a stream's heartbeat seconds apart.
+    // WAIT_MS is longer: an API call the load started that answers (or
+    // fails) late, after 800 ms say, is what the agent must see, where a
+    // long poll waits for tens of seconds. An action's own request waiting
+    // for its answer is work until the settle cap: it is what the agent
+    // asked for.
     const STALL_MS = 500;
+    const WAIT_MS = 1200;
     const MAX_STREAMS = 5;
     const netLive = new Map(); // counted info -> its origin
     const started = (info) => {
@@ -787,7 +791,7 @@
       if (read) info.read = true;
       if (sse) info.sse = true;
     };
-    const streaming = (info, t) => info.sse || (t - info.last >= STALL_MS && (info.read || info.origin !== ACT));
+    const streaming = (info, t) => info.sse || (info.read ? t - info.last >= STALL_MS : info.origin !== ACT && t - info.last >= WAIT_MS);
     // how many of origin o's requests in flight (all: o < 0) are streams
     const streamsOf = (o) => {
       const t = now();
