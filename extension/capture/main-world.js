@@ -933,27 +933,28 @@
     let port = null;
     let timer = 0;
     const secretFields = []; // elements whose values must not appear in any record
+    const held = []; // the last 40 values they held, which a form's reset leaves secret
 
-    function secrets() {
-      const out = [];
+    /** hold remembers v, a secret field's value (one typed on grows in place). */
+    function hold(v) {
+      const n = held.length - 1;
+      if (typeof v !== 'string' || v.length < 3 || arrIndexOf(held, v) >= 0 || (n >= 0 && strStartsWith(held[n], v))) return;
+      if (n >= 0 && strStartsWith(v, held[n])) held[n] = v;
+      else if (arrPush(held, v) > 40) arrShift(held);
+    }
+
+    function scrubRecord(rec) {
       for (let i = 0; i < secretFields.length; i++) {
         try {
-          const v = secretFields[i].value;
-          if (typeof v === 'string' && v.length >= 3) arrPush(out, v);
+          hold(secretFields[i].value);
         } catch {
           // detached or odd element
         }
       }
-      return out;
-    }
-
-    function scrubRecord(rec) {
-      const s = secrets();
-      if (!s.length) return;
       const ks = keys(rec);
       for (let i = 0; i < ks.length; i++) {
         const v = rec[ks[i]];
-        if (typeof v === 'string') rec[ks[i]] = scrub(v, s);
+        if (typeof v === 'string') rec[ks[i]] = scrub(v, held);
       }
     }
 
@@ -1043,7 +1044,7 @@
       };
       addListener(win, HELLO_EVENT, onHello, true);
     }
-    return { emit, flush, on, settings, secretFields };
+    return { emit, flush, on, settings, secretFields, hold };
   }
 
   // callerSource is the first frame of stack that is not this file: "url:line:col".
@@ -1808,16 +1809,17 @@
     return { finalizeLCP, sendPendingVitals };
   };
 
-  /** watchInput remembers secret fields the user types into and ends LCP at the first input. */
+  /** watchInput remembers secret fields typed or set into, and their values, and ends LCP at the first input. */
   function watchInput(page, relay, vitals) {
     const { win, addListener, isTrusted, eventTarget } = page;
-    const { secretFields } = relay;
+    const { secretFields, hold } = relay;
     const { finalizeLCP } = vitals;
     // capture/record.js records the user's actions (ISOLATED world); this
-    // world only remembers the secret fields the user types into, to cut
-    // their values out of console and network records, and ends LCP at the
-    // first input.
+    // world only remembers the secret fields typed into (trusted or not:
+    // the agent's fill) and every value they held, to cut them out of
+    // console and network records, and ends LCP at the first input.
     function rememberSecret(el) {
+      hold(el.value);
       if (arrIndexOf(secretFields, el) >= 0) return;
       if (secretFields.length >= 20) arrShift(secretFields);
       arrPush(secretFields, el);
@@ -1825,12 +1827,12 @@
 
     const onInput = (type) => (e) => {
       try {
-        if (!isTrusted(e)) return;
         if (type === 'input' || type === 'change') {
           const el = eventTarget(e);
           if (isSecretField(el)) rememberSecret(el);
           if (type === 'input') return;
         }
+        if (!isTrusted(e)) return;
         if (type === 'keydown' && ((e.key !== 'Enter' && e.key !== 'Escape' && e.key !== 'Tab') || e.isComposing)) return;
         finalizeLCP();
       } catch {
