@@ -935,10 +935,10 @@
     const secretFields = []; // elements whose values must not appear in any record
     const held = []; // the last 40 values they held, which a form's reset leaves secret
 
-    /** hold remembers v, a secret field's value (one typed on grows in place). */
+    /** hold remembers v, a secret field's value (one typed on grows in place); it throws on no string. */
     function hold(v) {
       const n = held.length - 1;
-      if (typeof v !== 'string' || v.length < 3 || arrIndexOf(held, v) >= 0 || (n >= 0 && strStartsWith(held[n], v))) return;
+      if (v.length < 3 || arrIndexOf(held, v) >= 0 || (n >= 0 && strStartsWith(held[n], v))) return;
       if (n >= 0 && strStartsWith(v, held[n])) held[n] = v;
       else if (arrPush(held, v) > 40) arrShift(held);
     }
@@ -1044,7 +1044,15 @@
       };
       addListener(win, HELLO_EVENT, onHello, true);
     }
-    return { emit, flush, on, settings, secretFields, hold };
+    /** remember makes el a secret field (the last 20) and holds its value. */
+    function remember(el) {
+      hold(el.value);
+      if (arrIndexOf(secretFields, el) >= 0) return;
+      if (secretFields.length >= 20) arrShift(secretFields);
+      arrPush(secretFields, el);
+    }
+
+    return { emit, flush, on, settings, remember };
   }
 
   // callerSource is the first frame of stack that is not this file: "url:line:col".
@@ -1812,24 +1820,17 @@
   /** watchInput remembers secret fields typed or set into, and their values, and ends LCP at the first input. */
   function watchInput(page, relay, vitals) {
     const { win, addListener, isTrusted, eventTarget } = page;
-    const { secretFields, hold } = relay;
+    const { remember } = relay;
     const { finalizeLCP } = vitals;
     // capture/record.js records the user's actions (ISOLATED world); this
     // world only remembers the secret fields typed into (trusted or not:
     // the agent's fill) and every value they held, to cut them out of
     // console and network records, and ends LCP at the first input.
-    function rememberSecret(el) {
-      hold(el.value);
-      if (arrIndexOf(secretFields, el) >= 0) return;
-      if (secretFields.length >= 20) arrShift(secretFields);
-      arrPush(secretFields, el);
-    }
-
     const onInput = (type) => (e) => {
       try {
         if (type === 'input' || type === 'change') {
           const el = eventTarget(e);
-          if (isSecretField(el)) rememberSecret(el);
+          if (isSecretField(el)) remember(el);
           if (type === 'input') return;
         }
         if (!isTrusted(e)) return;
