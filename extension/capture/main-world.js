@@ -928,27 +928,28 @@
     let port = null;
     let timer = 0;
     const secretFields = []; // elements whose values must not appear in any record
+    const held = []; // the last 40 values they held, which a form's reset leaves secret
 
-    function secrets() {
-      const out = [];
+    /** hold remembers v, a secret field's value (one typed on grows in place); it throws on no string. */
+    function hold(v) {
+      const n = held.length - 1;
+      if (v.length < 3 || arrIndexOf(held, v) >= 0 || (n >= 0 && strStartsWith(held[n], v))) return;
+      if (n >= 0 && strStartsWith(v, held[n])) held[n] = v;
+      else if (arrPush(held, v) > 40) arrShift(held);
+    }
+
+    function scrubRecord(rec) {
       for (let i = 0; i < secretFields.length; i++) {
         try {
-          const v = secretFields[i].value;
-          if (typeof v === 'string' && v.length >= 3) arrPush(out, v);
+          hold(secretFields[i].value);
         } catch {
           // detached or odd element
         }
       }
-      return out;
-    }
-
-    function scrubRecord(rec) {
-      const s = secrets();
-      if (!s.length) return;
       const ks = keys(rec);
       for (let i = 0; i < ks.length; i++) {
         const v = rec[ks[i]];
-        if (typeof v === 'string') rec[ks[i]] = scrub(v, s);
+        if (typeof v === 'string') rec[ks[i]] = scrub(v, held);
       }
     }
 
@@ -1038,7 +1039,15 @@
       };
       addListener(win, HELLO_EVENT, onHello, true);
     }
-    return { emit, flush, on, settings, secretFields };
+    /** remember makes el a secret field (the last 20) and holds its value. */
+    function remember(el) {
+      hold(el.value);
+      if (arrIndexOf(secretFields, el) >= 0) return;
+      if (secretFields.length >= 20) arrShift(secretFields);
+      arrPush(secretFields, el);
+    }
+
+    return { emit, flush, on, settings, remember };
   }
 
   // callerSource is the first frame of stack that is not this file: "url:line:col".
@@ -1795,28 +1804,22 @@
     return { finalizeLCP, sendPendingVitals };
   };
 
-  /** watchInput remembers secret fields the user types into and ends LCP at the first input. */
+  /** watchInput remembers secret fields typed or set into, and their values, and ends LCP at the first input. */
   function watchInput(relay, vitals) {
-    const { secretFields } = relay;
+    const { remember } = relay;
     const { finalizeLCP } = vitals;
     // capture/record.js records the user's actions (ISOLATED world); this
-    // world only remembers the secret fields the user types into, to cut
-    // their values out of console and network records, and ends LCP at the
-    // first input.
-    function rememberSecret(el) {
-      if (arrIndexOf(secretFields, el) >= 0) return;
-      if (secretFields.length >= 20) arrShift(secretFields);
-      arrPush(secretFields, el);
-    }
-
+    // world only remembers the secret fields typed into (trusted or not:
+    // the agent's fill) and every value they held, to cut them out of
+    // console and network records, and ends LCP at the first input.
     const onInput = (type) => (e) => {
       try {
-        if (!isTrusted(e)) return;
         if (type === 'input' || type === 'change') {
           const el = eventTarget(e);
-          if (isSecretField(el)) rememberSecret(el);
+          if (isSecretField(el)) remember(el);
           if (type === 'input') return;
         }
+        if (!isTrusted(e)) return;
         if (type === 'keydown' && ((e.key !== 'Enter' && e.key !== 'Escape' && e.key !== 'Tab') || e.isComposing)) return;
         finalizeLCP();
       } catch {

@@ -53,8 +53,15 @@
 
   // --- secrets ---------------------------------------------------------------------
   const secretFields = []; // at most 20 fields whose values no record may hold
+  const held = []; // the last 40 values they held: a form's reset leaves them secret
 
   function rememberSecret(el) {
+    const v = el.value;
+    const last = held.at(-1);
+    if (typeof v === 'string' && v.length >= 3 && !last?.startsWith(v)) {
+      if (last && v.startsWith(last)) held[held.length - 1] = v; // typed on
+      else if (held.push(v) > 40) held.shift();
+    }
     if (secretFields.includes(el)) return;
     if (secretFields.length >= 20) secretFields.shift();
     secretFields.push(el);
@@ -62,7 +69,7 @@
 
   /** scrub cuts the remembered secret values (3 characters or more) out of every string of rec. */
   function scrub(rec) {
-    const secrets = secretFields.map((f) => f.value).filter((v) => typeof v === 'string' && v.length >= 3);
+    const secrets = [...held, ...secretFields.map((f) => f.value)].filter((v) => typeof v === 'string' && v.length >= 3);
     if (!secrets.length) return;
     const cut = (s) => secrets.reduce((acc, v) => acc.replaceAll(v, '[redacted]'), s);
     for (const o of [rec, rec.locator || {}]) {

@@ -1,7 +1,9 @@
 // har_bodies: the bodies a HAR export needs and the capture never kept
 // (documents, scripts, stylesheets: webRequest sees them without bodies),
-// read again in the page that loaded them, on export only, so no page pays
-// for it as it loads. The daemon sends the URLs (internal/tools/observe_har.go).
+// read again from the HTTP cache in the page that loaded them, on export
+// only, so no page pays for it as it loads; never from the network: an
+// export must not send the user's requests again (a GET with a side effect
+// served no-store would run twice). The daemon sends the URLs (internal/tools/observe_har.go).
 // The same command reads the page's Resource Timing entries of the exported
 // requests (their protocol and phase timings), also on export only.
 // The re-reads are left out of the capture (hushRequests), so an export does
@@ -51,12 +53,12 @@ export async function harBodies(params) {
  * readBodies runs in the page (self-contained). First, the entries of the
  * page's performance timeline (navigation and resource) named in
  * timingURLs, at most MAX_TIMINGS, read before the re-reads add their own.
- * Then each URL of the page's own
- * origin from the HTTP cache only ("only-if-cached": no network, the bytes
- * the page was served, source "cache"); one not in the cache, or of another
- * origin, fetched with "force-cache" (source "network": the cache had no
- * copy the page can read, so the server answered again). Text is cut at
- * maxBytes bytes.
+ * Then each URL of the page's own origin from the HTTP cache only
+ * ("only-if-cached": never the network, the bytes the page was served,
+ * source "cache"). An export never touches the site: a URL not in the
+ * cache (served no-store, evicted) or of another origin (which
+ * only-if-cached cannot read) is never fetched; its answer is an error
+ * saying it was not captured. Text is cut at maxBytes bytes.
  */
 export async function readBodies(urls, maxBytes, timingURLs = []) {
   const MAX_TIMINGS = 2000;
@@ -74,13 +76,6 @@ export async function readBodies(urls, maxBytes, timingURLs = []) {
     });
   }
   const here = location.origin;
-  const read = async (url, init) => {
-    const res = await fetch(url, init);
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const buf = await res.arrayBuffer();
-    const cut = buf.byteLength > maxBytes;
-    return { text: new TextDecoder().decode(cut ? buf.slice(0, maxBytes) : buf), truncated: cut };
-  };
   const bodies = [];
   for (const url of urls) {
     let same = false;
@@ -90,18 +85,25 @@ export async function readBodies(urls, maxBytes, timingURLs = []) {
       bodies.push({ url, error: 'not a URL' });
       continue;
     }
-    if (same) {
-      try {
-        bodies.push({ url, source: 'cache', ...(await read(url, { cache: 'only-if-cached', mode: 'same-origin', credentials: 'include' })) });
-        continue;
-      } catch {
-        // not in the cache: fetched below
-      }
+    if (!same) {
+      bodies.push({ url, error: 'not captured: of another origin than the tab shows now, and an export never fetches from the site; reload the page with the agent at work to capture it' });
+      continue;
+    }
+    let res;
+    try {
+      // only-if-cached answers from the HTTP cache or fails (a network error): it never sends the request
+      res = await fetch(url, { cache: 'only-if-cached', mode: 'same-origin', credentials: 'include' });
+    } catch {
+      bodies.push({ url, error: 'not captured: not in the browser\'s cache (served no-store, or evicted), and an export never fetches from the site' });
+      continue;
     }
     try {
-      bodies.push({ url, source: 'network', ...(await read(url, { cache: 'force-cache', credentials: same ? 'include' : 'omit' })) });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const buf = await res.arrayBuffer();
+      const cut = buf.byteLength > maxBytes;
+      bodies.push({ url, source: 'cache', text: new TextDecoder().decode(cut ? buf.slice(0, maxBytes) : buf), truncated: cut });
     } catch (e) {
-      bodies.push({ url, error: `the page could not read it (${String(e?.message ?? e).slice(0, 200)})` });
+      bodies.push({ url, error: `not captured: the cached copy could not be read (${String(e?.message ?? e).slice(0, 200)})` });
     }
   }
   return { bodies, timings };

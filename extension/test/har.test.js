@@ -20,31 +20,32 @@ test('NetworkObserver.hush leaves the re-reads of a HAR export out, until lifted
   assert.equal(o.hushed.size, 0);
 });
 
-test('readBodies: same origin from the cache only, else fetched again, each said so', async (t) => {
+test('readBodies: from the cache only, never the network; what the cache lacks or another origin says not captured', async (t) => {
   const calls = [];
-  const cached = new Map([['https://app.test/page.html', '<h1>hi</h1>'], ['https://app.test/big.css', 'x'.repeat(10)]]);
+  const cached = new Map([['https://app.test/page.html', '<h1>hi</h1>'], ['https://app.test/big.css', 'x'.repeat(10)], ['https://app.test/gone.js', null]]);
   const had = Object.getOwnPropertyDescriptor(globalThis, 'location');
   Object.defineProperty(globalThis, 'location', { value: { origin: 'https://app.test' }, configurable: true });
   t.after(() => (had ? Object.defineProperty(globalThis, 'location', had) : delete globalThis.location));
   t.mock.method(globalThis, 'fetch', async (url, init) => {
     calls.push([url, init.cache, init.mode]);
-    if (init.cache === 'only-if-cached') {
-      if (!cached.has(url)) throw new TypeError('Failed to fetch');
-      return new Response(cached.get(url));
-    }
-    if (url.includes('gone')) return new Response('', { status: 404 });
-    return new Response(`fresh ${url}`);
+    if (init.cache !== 'only-if-cached') return new Response(`fresh ${url}`);
+    if (!cached.has(url)) throw new TypeError('Failed to fetch');
+    return cached.get(url) === null ? new Response('', { status: 404 }) : new Response(cached.get(url));
   });
-  const r = await readBodies(['https://app.test/page.html', 'https://app.test/big.css', 'https://app.test/new.js', 'https://cdn.test/lib.js', 'https://app.test/gone.js', 'nope'], 5);
-  assert.deepEqual(r.bodies, [
-    { url: 'https://app.test/page.html', source: 'cache', text: '<h1>h', truncated: true },
-    { url: 'https://app.test/big.css', source: 'cache', text: 'xxxxx', truncated: true },
-    { url: 'https://app.test/new.js', source: 'network', text: 'fresh', truncated: true },
-    { url: 'https://cdn.test/lib.js', source: 'network', text: 'fresh', truncated: true },
-    { url: 'https://app.test/gone.js', error: 'the page could not read it (HTTP 404)' },
-    { url: 'nope', error: 'not a URL' },
+  const r = await readBodies(['https://app.test/page.html', 'https://app.test/big.css', 'https://app.test/danger?do=delete&id=42', 'https://cdn.test/lib.js', 'https://app.test/gone.js', 'nope'], 5);
+  assert.deepEqual(r.bodies.map((b) => [b.url, b.source, b.text, b.error?.replace(/ \(.*|:.*/, '')]), [
+    ['https://app.test/page.html', 'cache', '<h1>h', undefined],
+    ['https://app.test/big.css', 'cache', 'xxxxx', undefined],
+    ['https://app.test/danger?do=delete&id=42', undefined, undefined, 'not captured'],
+    ['https://cdn.test/lib.js', undefined, undefined, 'not captured'],
+    ['https://app.test/gone.js', undefined, undefined, 'not captured'],
+    ['nope', undefined, undefined, 'not a URL'],
   ]);
-  assert.deepEqual(calls.filter(([u]) => u === 'https://cdn.test/lib.js'), [['https://cdn.test/lib.js', 'force-cache', undefined]], 'another origin is never asked only-if-cached');
+  assert.match(r.bodies[2].error, /no-store.*never fetches/);
+  assert.match(r.bodies[3].error, /another origin/);
+  assert.match(r.bodies[4].error, /HTTP 404/);
+  assert.ok(calls.every(([, cache, mode]) => cache === 'only-if-cached' && mode === 'same-origin'), `every read is a cache read: ${JSON.stringify(calls)}`);
+  assert.ok(!calls.some(([u]) => u.startsWith('https://cdn.test/')), 'another origin is never asked');
 });
 
 test('readBodies: the Resource Timing entries of the asked URLs, read before the re-reads', async (t) => {

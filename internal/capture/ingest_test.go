@@ -328,6 +328,27 @@ func TestMerge(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a secret cut out of the page's URL", func(t *testing.T) {
+		const raw, scrubbed = "http://localhost:3000/login?user=ada&pw=hunter2-x&n=1", "http://localhost:3000/login?user=ada&pw=[redacted]&n=1"
+		for _, order := range [][2]string{{"page", "browser"}, {"browser", "page"}} {
+			s := capture.New(capture.Options{Now: newClock().Now})
+			for _, src := range order {
+				u := raw
+				if src == "page" {
+					u = scrubbed
+				}
+				ingest(t, s, netEv(7, src, "POST", u, 200))
+			}
+			ingest(t, s, netEv(7, "browser", "POST", "http://localhost:3000/login?user=bob&pw=other&n=1", 200))
+			p := query(t, s, capture.Filter{Kind: capture.KindNetwork})
+			if len(p.Entries) != 2 {
+				t.Fatalf("%v: got %d entries, want the pair merged and the other request apart", order, len(p.Entries))
+			}
+			if first := p.Entries[0].(*capture.NetworkView); first.Source != "page+browser" || first.URL != scrubbed {
+				t.Errorf("%v: got %s %q, want page+browser with the scrubbed URL", order, first.Source, first.URL)
+			}
+		}
+	})
 	t.Run("outside the window", func(t *testing.T) {
 		c := newClock()
 		s := capture.New(capture.Options{Now: c.Now})

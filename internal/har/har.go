@@ -25,10 +25,12 @@ const (
 	// FromCache: read again from the browser's HTTP cache in the page's
 	// context at export (no network), the bytes the page was served.
 	FromCache = "cache re-read"
-	// FromNetwork: fetched again at export because the cache had no copy;
-	// the server may have answered differently than to the page.
-	FromNetwork = "re-fetched at export"
 )
+
+// An export never fetches from the site (it would send the user's
+// requests again): a body neither captured nor in the cache has no text,
+// its content says why in its comment and "_notCaptured": true (HAR 1.2
+// allows custom fields named with a leading underscore).
 
 // HAR is an HTTP Archive document.
 type HAR struct {
@@ -139,6 +141,8 @@ type Content struct {
 	MimeType string `json:"mimeType"`
 	Text     string `json:"text,omitempty"`
 	Comment  string `json:"comment,omitempty"`
+	// NotCaptured marks a body the response had and the archive lacks.
+	NotCaptured bool `json:"_notCaptured,omitempty"`
 }
 
 // Timings split an entry's time (HAR 1.2: send, wait and receive are
@@ -311,7 +315,7 @@ func entry(ref string, x Exchange) Entry {
 		Headers: headers(x.ResponseHeaders), RedirectURL: header(x.ResponseHeaders, "location"), HeadersSize: -1,
 		BodySize: size(x.ResponseBody), Comment: join(x.Error, why)}
 	r.Content = Content{Size: max(x.ResponseBody.Size, int64(len(x.ResponseBody.Text))), MimeType: mime,
-		Text: x.ResponseBody.Text, Comment: note(x.ResponseBody)}
+		Text: x.ResponseBody.Text, Comment: note(x.ResponseBody), NotCaptured: x.ResponseBody.Text == "" && !x.ResponseBody.None}
 	if x.Status == 0 {
 		r.HTTPVersion = ""
 	}

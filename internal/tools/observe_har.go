@@ -32,16 +32,16 @@ import (
 // export instead: the extension re-reads each document, script and
 // stylesheet of a tab in that tab's page, from the browser's HTTP cache
 // (fetch with cache "only-if-cached", same-origin: no network, the bytes the
-// page was served). Each entry's content comment says where its text came
-// from (har.FromCapture, har.FromCache, har.FromNetwork when the cache had
-// no copy and the extension fetched it again) or why it has none. The
-// re-reads are left out of the capture, so an export adds nothing to the
-// next. Limits: a resource served no-store or evicted from the cache is
-// fetched again (the server may answer differently than it did the page);
-// one of another origin is fetched with CORS and usually left without a
-// body; the re-read runs in what the tab shows now, so a tab that navigated
-// to another origin reads nothing from the cache; bodies are text (images
-// and fonts are not re-read) and stop at the capture's body cap; only
+// page was served). An export never touches the site: nothing is fetched
+// again (a no-store GET /danger?do=delete would run twice, with the user's
+// cookies). Each entry's content comment says where its text came from
+// (har.FromCapture, har.FromCache) or why it has none, and a body not
+// captured is marked "_notCaptured": true. The re-reads are left out of the
+// capture, so an export adds nothing to the next. Limits: a resource served
+// no-store or evicted from the cache, or of another origin, has no body;
+// the re-read runs in what the tab shows now, so a tab that navigated to
+// another origin reads nothing from the cache; bodies are text (images and
+// fonts are not re-read) and stop at the capture's body cap; only
 // successful GETs are re-read.
 //
 // The same command returns the tab's Resource Timing entries of the
@@ -80,7 +80,7 @@ type harParams struct {
 type harBody struct {
 	URL       string `json:"url"`
 	Text      string `json:"text"`
-	Source    string `json:"source"` // "cache" or "network"
+	Source    string `json:"source"` // "cache" (an export never reads the network)
 	Truncated bool   `json:"truncated"`
 	Error     string `json:"error"`
 }
@@ -118,7 +118,7 @@ func (t *Tools) networkHAR(ctx context.Context, client string, a networkArgs) (a
 	t.fromPages(ctx, client, xs, tabs)
 	doc := har.Build(har.Creator{Name: "gasoline", Version: version.Version}, xs)
 	doc.Log.Comment = "Response bodies: each content.comment says where the text came from (" + har.FromCapture + ", " +
-		har.FromCache + ", " + har.FromNetwork + ") or why there is none. Credential headers stay as captured ([redacted] unless redaction is off); " +
+		har.FromCache + ") or why there is none (and _notCaptured: an export never fetches from the site). Credential headers stay as captured ([redacted] unless redaction is off); " +
 		"cookies are read from the captured Cookie and Set-Cookie headers, which Chrome mostly hides from the capture (a redacted one lists none). " +
 		"httpVersion and timings come from the tab's Resource Timing entries; an entry without one says so."
 	text, err := json.MarshalIndent(doc, "", " ")
@@ -267,7 +267,7 @@ func (t *Tools) fromPages(ctx context.Context, client string, xs []har.Exchange,
 	fail := func(idx []int, why string) {
 		for _, i := range idx {
 			if reread(i) {
-				xs[i].ResponseBody.Why = "not re-read from the page: " + why
+				xs[i].ResponseBody.Why = "not captured, and not re-read from the page's cache: " + why
 			}
 		}
 	}
@@ -308,13 +308,11 @@ func (t *Tools) fromPages(ctx context.Context, client string, xs []har.Exchange,
 			case !ok:
 				fail([]int{i}, "the extension did not answer for it")
 			case b.Error != "":
-				fail([]int{i}, b.Error)
+				xs[i].ResponseBody.Why = b.Error // "not captured: ..."
+			case b.Source != "cache":
+				fail([]int{i}, "the extension answered from somewhere else than the cache, which an export never uses")
 			default:
-				src := har.FromCache
-				if b.Source != "cache" {
-					src = har.FromNetwork
-				}
-				xs[i].ResponseBody = har.Body{Text: b.Text, Size: xs[i].ResponseBody.Size, Truncated: b.Truncated, Source: src}
+				xs[i].ResponseBody = har.Body{Text: b.Text, Size: xs[i].ResponseBody.Size, Truncated: b.Truncated, Source: har.FromCache}
 			}
 		}
 		mine := make([]har.Exchange, len(idx))

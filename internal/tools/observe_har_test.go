@@ -70,8 +70,11 @@ func TestNetworkHAR(t *testing.T) {
 	if got := d.Request.Headers; len(got) != 1 || got[0].Value != "[redacted]" {
 		t.Errorf("document request headers: got %v, want Authorization [redacted]", got)
 	}
-	if got, want := d.Response.Content.Comment, "not re-read from the page: no extension is connected"; got != want {
+	if got, want := d.Response.Content.Comment, "not captured, and not re-read from the page's cache: no extension is connected"; got != want {
 		t.Errorf("document body comment: got %q, want %q", got, want)
+	}
+	if !d.Response.Content.NotCaptured {
+		t.Error("document body: _notCaptured is not set")
 	}
 }
 
