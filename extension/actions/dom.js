@@ -195,7 +195,7 @@ async function childRuntimes(tab, parentId) {
  * each, whatever their url.
  */
 export function navWatch(tabId, settler) {
-  const w = { started: false, committed: false, failed: null, done: false, inFlight: false, replaced: 0, listeners: [] };
+  const w = { started: false, committed: false, newDocument: false, failed: null, done: false, inFlight: false, replaced: 0, listeners: [] };
   const on = (event, fn) => {
     event.addListener(fn);
     w.listeners.push(() => event.removeListener(fn));
@@ -214,6 +214,7 @@ export function navWatch(tabId, settler) {
   on(chrome.webNavigation.onCommitted, top((d) => {
     w.started = true;
     w.committed = true;
+    w.newDocument = true; // not set by a same-document navigation (below)
     w.inFlight = false;
     settler.navCommitted(d.url);
   }));
@@ -349,7 +350,8 @@ export async function acting(action, params, signal, ctx, opts, { textIsValue = 
     opens?.stop();
     stopRequests();
   }
-  const changed = reads ? null : await changedIn(tab, frameId);
+  // A new document has no record of what the action changed: not asked.
+  const changed = reads || watch.newDocument ? null : await changedIn(tab, frameId);
   const after = await chrome.tabs.get(tab.id).catch(() => null);
   const { dialogs, ...rest } = resp;
   const out = { tab_id: tab.id, url: after?.url || after?.pendingUrl || before, ...rest };
