@@ -91,7 +91,13 @@ const origins = new Origins({
     return w.id;
   },
   close: (windowId) => chrome.windows.remove(windowId).catch(() => {}),
+  // The command's status says it waits for the user (phase
+  // waiting_for_user, the task's message), in order.
+  waiting: (query, origin) => {
+    waitingPosts = waitingPosts.then(() => postResult({ correlation_id: query.correlation_id, status: 'pending', waiting_for_user: origin }));
+  },
 });
+let waitingPosts = Promise.resolve();
 chrome.windows.onRemoved.addListener((windowId) => origins.closed(windowId));
 const runAllowed = origins.gate(runFramed);
 watchNavigations();

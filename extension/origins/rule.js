@@ -71,12 +71,14 @@ export function notAllowedText(origin, why) {
  *   tabUrl(id)   resolves to the URL of a tab's top document ('' when unknown)
  *   ask({id, origin, agent})  opens the prompt window; resolves to its window id
  *   close(windowId)           closes it
+ *   waiting(query, origin)    tells the daemon the command waits for the
+ *                             user to allow origin ("" once they allowed it)
  * answer(id, choice) and closed(windowId) are the prompt's answers, wired by
  * the worker.
  */
 export class Origins {
-  constructor({ storage, tabUrl, ask, close, now = () => Date.now(), newId = () => crypto.randomUUID() }) {
-    Object.assign(this, { storage, tabUrl, ask, close, now, newId });
+  constructor({ storage, tabUrl, ask, close, waiting = () => {}, now = () => Date.now(), newId = () => crypto.randomUUID() }) {
+    Object.assign(this, { storage, tabUrl, ask, close, waiting, now, newId });
     this.asking = new Map(); // prompt id → {origin, client, windowId, waiters: [resolve]}
   }
 
@@ -127,7 +129,9 @@ export class Origins {
       const origin = originOf(await this.urlOf(query));
       if (origin && !isLocal(origin) && !(origin in (await this.allowedList()))) {
         const waitMs = Math.max(0, deadlineOf(query) - ANSWER_MARGIN_MS);
+        this.waiting(query, origin);
         const choice = await this.askUser(origin, query, signal, waitMs);
+        if (choice === 'once' || choice === 'always') this.waiting(query, '');
         if (choice === 'always') await this.allow(origin);
         else if (choice !== 'once') {
           const why = choice === 'deny' ? 'the user denied it' : choice === 'closed' ? 'the user closed the prompt without allowing it'

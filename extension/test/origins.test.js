@@ -23,6 +23,7 @@ function fixture(urls = {}) {
   const store = {};
   const prompts = [];
   const closedWindows = [];
+  const waits = [];
   let n = 0;
   const origins = new Origins({
     storage: {
@@ -35,6 +36,7 @@ function fixture(urls = {}) {
       return 100 + prompts.length;
     },
     close: (w) => closedWindows.push(w),
+    waiting: (query, origin) => waits.push([query.action, origin]),
     newId: () => `ask-${++n}`,
   });
   const ran = [];
@@ -42,7 +44,7 @@ function fixture(urls = {}) {
     ran.push(query.action);
     return { ok: true };
   });
-  return { origins, store, prompts, closedWindows, ran, run };
+  return { origins, store, prompts, closedWindows, waits, ran, run };
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
@@ -65,6 +67,7 @@ test('allow once runs this command only; the next asks again', async () => {
   await tick();
   assert.deepEqual(f.prompts, [{ id: 'ask-1', origin: 'https://shop.example', agent: 'claude-code' }]);
   assert.equal(f.ran.length, 0, 'the command waits for the user');
+  assert.deepEqual(f.waits, [['execute_js', 'https://shop.example']], 'its status says so');
   assert.equal(f.origins.answer('ask-1', 'once'), true);
   assert.deepEqual(await first, { ok: true });
   assert.deepEqual(f.closedWindows, [101]);
@@ -77,6 +80,7 @@ test('allow once runs this command only; the next asks again', async () => {
   f.origins.answer('ask-2', 'once');
   await second;
   assert.deepEqual(f.ran, ['execute_js', 'click']);
+  assert.deepEqual(f.waits, [['execute_js', 'https://shop.example'], ['execute_js', ''], ['click', 'https://shop.example'], ['click', '']]);
 });
 
 test('always allow stores the origin: later commands run without asking, until revoked', async () => {
@@ -108,6 +112,7 @@ test('deny and a closed prompt fail with origin_not_allowed and a hint', async (
   f.origins.closed(102);
   await assert.rejects(closed, (e) => e.reason === REASON && /closed the prompt/.test(e.message));
   assert.deepEqual(f.ran, []);
+  assert.deepEqual(f.waits.map((w) => w[1]), ['https://bank.example', 'https://bank.example'], 'a denied command fails: no "answered" post');
   assert.equal(f.origins.answer('ask-1', 'always'), false);
   assert.equal(f.origins.answer('x', 'maybe'), false);
   assert.deepEqual(f.store, {});

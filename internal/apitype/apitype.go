@@ -141,6 +141,10 @@ type QueryResult struct {
 	// answer), or an element action's reason ("not_found", "stale_ref", ...;
 	// tracker.ReportReason lists them).
 	Reason string `json:"reason,omitempty"`
+	// WaitingForUser, with status pending, is the origin the extension asks
+	// the user to allow before it runs the command (extension/origins/);
+	// "" says the user answered. Absent leaves it as it was.
+	WaitingForUser *string `json:"waiting_for_user,omitempty"`
 }
 
 // QueryResultAck is the body returned by a successful POST /query-result.

@@ -61,6 +61,8 @@ func phase(c tracker.Command) string {
 		return "queued"
 	case !c.Acked:
 		return "delivered"
+	case c.WaitingFor != "":
+		return "waiting_for_user"
 	default:
 		return "running"
 	}
@@ -126,6 +128,9 @@ func (t *Tools) commandView(c tracker.Command, now time.Time, verbose bool) *com
 			return v
 		}
 		v.Message = waitHint
+		if c.WaitingFor != "" {
+			v.Message = "The browser asks the user to allow agents on " + c.WaitingFor + "; the command runs if they allow it, and fails with origin_not_allowed if they deny or do not answer before its deadline. To wait, " + waitHint
+		}
 		return v
 	}
 	if c.FinishedAt != nil && verbose {

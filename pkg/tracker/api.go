@@ -154,6 +154,10 @@ type Command struct {
 	Attachment any    `json:"-"`
 	Error      string `json:"error,omitempty"`  // message from the extension or the tracker
 	Reason     string `json:"reason,omitempty"` // one of the Reason codes, for failures
+	// WaitingFor is, while the command is pending, the origin whose use the
+	// extension asks the user to allow before running it (the origin rule,
+	// extension/origins/); "" once answered, or never asked.
+	WaitingFor string `json:"waiting_for,omitempty"`
 	// External is Spec.External: something in the daemon, not an
 	// extension, completes the command (a user-driven draw-mode session).
 	External    bool       `json:"external,omitempty"`

@@ -110,6 +110,20 @@ func (e *env) answer(origin, button string) {
 	}
 }
 
+// waitingForUser waits until command id reads as waiting for the user to
+// allow origin, as an agent polling it sees it.
+func (e *env) waitingForUser(id, origin string) {
+	e.t.Helper()
+	var r gasoline.Result
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		r = e.call("observe", map[string]any{"what": "command_result", "correlation_id": id})
+		if r.Status == "pending" && r.Phase == "waiting_for_user" && strings.Contains(r.Text, origin) {
+			return
+		}
+	}
+	e.t.Fatalf("command %s never read as waiting for the user to allow %s: %s", id, origin, r)
+}
+
 // allowedOrigins is the user's list, as the popup shows it.
 func (e *env) allowedOrigins() []string {
 	e.t.Helper()
@@ -155,6 +169,7 @@ func TestOriginAsksTheUser(t *testing.T) {
 
 	// Once was for that command: execute_js asks again; the user denies.
 	r = e.call("interact", map[string]any{"action": "execute_js", "script": "document.title", "tab_id": nt.TabID})
+	e.waitingForUser(r.CorrelationID, shop)
 	e.answer(shop, "deny")
 	notAllowed(t, "execute_js after deny", e.await(r.CorrelationID, 30*time.Second))
 
