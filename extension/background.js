@@ -224,6 +224,7 @@ const poller = new Poller({
   onAgent: (at) => {
     mode.work(at);
   },
+  onAllow: (list) => origins.allowFromTerminal(list),
 });
 
 // Which tabs a native dialog freezes, as the pages' runtimes tell it.

@@ -80,10 +80,29 @@ export class Origins {
   constructor({ storage, tabUrl, ask, close, waiting = () => {}, now = () => Date.now(), newId = () => crypto.randomUUID() }) {
     Object.assign(this, { storage, tabUrl, ask, close, waiting, now, newId });
     this.asking = new Map(); // prompt id → {origin, client, windowId, waiters: [resolve]}
+    this.applying = Promise.resolve(); // the terminal's allows being stored
+  }
+
+  /**
+   * allowFromTerminal adds the origins the user allowed with 'gasoline
+   * allow' (the daemon hands them over in a signed poll answer, before
+   * the commands of that answer, whose checks wait for them).
+   */
+  allowFromTerminal(list) {
+    const ok = list.map((o) => originOf(o)).filter((o) => o && o !== 'file://');
+    this.applying = this.applying.then(async () => {
+      for (const o of ok) await this.allow(o);
+    }).catch(() => {});
+    return this.applying;
   }
 
   /** allowedList resolves to the user's allowed origins, {origin: {at}}. */
   async allowedList() {
+    await this.applying;
+    return this.#read();
+  }
+
+  async #read() {
     const got = await this.storage.get(ALLOWED_KEY);
     const list = got?.[ALLOWED_KEY];
     return list && typeof list === 'object' ? list : {};
@@ -91,14 +110,14 @@ export class Origins {
 
   /** allow adds origin to the user's list (the prompt's "always", the popup). */
   async allow(origin) {
-    const list = await this.allowedList();
+    const list = await this.#read();
     list[origin] = { at: this.now() };
     await this.storage.set({ [ALLOWED_KEY]: list });
   }
 
   /** revoke removes origin from the user's list. */
   async revoke(origin) {
-    const list = await this.allowedList();
+    const list = await this.#read();
     delete list[origin];
     await this.storage.set({ [ALLOWED_KEY]: list });
   }

@@ -153,3 +153,11 @@ test('a page cannot answer: only the prompt id the worker made, from the prompt 
   await assert.rejects(p);
   assert.deepEqual(f.store, {});
 });
+
+test("the terminal's allows ('gasoline allow') are stored before a command's check reads the list", async () => {
+  const f = fixture({ 2: 'https://shop.example/' });
+  f.origins.allowFromTerminal(['https://shop.example', 'chrome://settings', 'file:///etc/passwd', 42 + '']);
+  assert.deepEqual(await f.run(q('execute_js', { tab_id: 2 })), { ok: true });
+  assert.equal(f.prompts.length, 0);
+  assert.deepEqual(Object.keys(f.store[ALLOWED_KEY]), ['https://shop.example']);
+});

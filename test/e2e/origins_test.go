@@ -154,7 +154,9 @@ func notAllowed(t *testing.T, what string, r gasoline.Result) {
 // always allow runs it and every later one without asking, and the popup
 // lists the origin, whose Remove makes the next command ask again. The
 // page tells the agent to allow itself: what an agent can do (open the
-// prompt page, script the page) allows nothing.
+// prompt page, script the page) allows nothing. An unanswered prompt ends
+// in origin_not_allowed before the deadline; 'gasoline allow' in a
+// terminal allows the origin.
 func TestOriginAsksTheUser(t *testing.T) {
 	e, shop := originEnv(t)
 
@@ -230,5 +232,18 @@ func TestOriginAsksTheUser(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the prompt stayed open after its command ended")
 		}
+	}
+
+	// The user allows it from a terminal instead: the next command runs
+	// without asking, and the popup lists it.
+	out, err := e.daemon.CLI(e.ctx, "allow", shop+"/any/path")
+	if err != nil || !strings.Contains(out, shop) {
+		t.Fatalf("gasoline allow %s: %q, %v", shop, out, err)
+	}
+	if v := str(t, complete(t, e.js("document.title", tab))); v != "Shop" || e.promptOpen() {
+		t.Errorf("execute_js after gasoline allow: %q, prompt open %v", v, e.promptOpen())
+	}
+	if got := e.allowedOrigins(); len(got) != 1 || got[0] != shop {
+		t.Errorf("the popup lists %v after gasoline allow, want [%s]", got, shop)
 	}
 }
