@@ -34,7 +34,7 @@ import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
 import { TabOwners } from './tabs/owners.js';
 import { HungTabs } from './tabs/hung.js';
-import { Origins } from './origins/rule.js';
+import { AllowedCache, Origins } from './origins/rule.js';
 import { forgetFramed, reachFramesOfOpenTabs, reachOpenTabs, reachWhenLoaded, watchNavigations, withFrames } from './tabs/reach.js';
 
 /** INSTANCE identifies this worker instance to the daemon (X-Gasoline-Instance). */
@@ -100,6 +100,8 @@ const origins = new Origins({
 let waitingPosts = Promise.resolve();
 chrome.windows.onRemoved.addListener((windowId) => origins.closed(windowId));
 const runAllowed = origins.gate(runFramed);
+// What pages of origins not allowed do stays in the browser (capture).
+const allowedCache = new AllowedCache(chrome.storage.local, chrome.storage.onChanged);
 watchNavigations();
 
 /** loadConfig reads the settings; each call is also the loop's keep-alive extension API call. */
@@ -251,7 +253,7 @@ function start() {
   }).catch((err) => console.warn('gasoline: creating the keep-alive alarm:', err));
   mode.start();
   poller.start();
-  startCapture({ loadConfig, makeClient, tabInfo: (tab) => owners.describe(tab) });
+  startCapture({ loadConfig, makeClient, tabInfo: (tab) => owners.describe(tab), withhold: (e) => allowedCache.withholds(e) });
 }
 
 // --- pairing (called by the popup) -----------------------------------------

@@ -217,3 +217,35 @@ export class Origins {
     for (const [id, entry] of this.asking) if (entry.windowId === windowId) this.settle(id, 'closed');
   }
 }
+
+// The kinds of capture events that carry what a page did or showed; tab
+// events (a tab's URL and title, its owner) stay, as chrome.tabs shows them.
+const CONTENT_KINDS = new Set(['log', 'error', 'network', 'action', 'nav', 'vital', 'websocket']);
+
+/**
+ * AllowedCache keeps the user's list in memory for the capture path, which
+ * decides per event: withholds(event) is true for what a page of an origin
+ * neither local nor allowed did (console, errors, network, actions,
+ * navigations, vitals, WebSocket frames), which then never reaches the
+ * daemon, so no observe reads it. Until the list is read, every such
+ * origin counts as not allowed.
+ */
+export class AllowedCache {
+  constructor(storage, onChanged) {
+    this.allowed = new Set();
+    const load = () => storage.get(ALLOWED_KEY).then((got) => {
+      const list = got?.[ALLOWED_KEY];
+      this.allowed = new Set(list && typeof list === 'object' ? Object.keys(list) : []);
+    }, () => {});
+    this.ready = load();
+    onChanged?.addListener((changes, area) => {
+      if (area === 'local' && ALLOWED_KEY in changes) this.ready = load();
+    });
+  }
+
+  withholds(event) {
+    if (!CONTENT_KINDS.has(event?.kind)) return false;
+    const origin = originOf(event.page_url);
+    return Boolean(origin) && !isLocal(origin) && !this.allowed.has(origin);
+  }
+}

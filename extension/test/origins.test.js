@@ -161,3 +161,22 @@ test("the terminal's allows ('gasoline allow') are stored before a command's che
   assert.equal(f.prompts.length, 0);
   assert.deepEqual(Object.keys(f.store[ALLOWED_KEY]), ['https://shop.example']);
 });
+
+test('capture: what pages of origins not allowed do is withheld; local, allowed and tab events pass', async () => {
+  const { AllowedCache } = await import('../origins/rule.js');
+  const store = { [ALLOWED_KEY]: { 'https://docs.example': { at: 1 } } };
+  let listener;
+  const cache = new AllowedCache({ get: async (k) => ({ [k]: store[k] }) }, { addListener: (f) => (listener = f) });
+  await cache.ready;
+  const ev = (kind, page_url) => ({ kind, page_url });
+  assert.equal(cache.withholds(ev('network', 'https://bank.example/account')), true);
+  assert.equal(cache.withholds(ev('log', 'https://bank.example/')), true);
+  assert.equal(cache.withholds(ev('network', 'http://127.0.0.1:3000/')), false);
+  assert.equal(cache.withholds(ev('network', 'https://docs.example/a')), false);
+  assert.equal(cache.withholds(ev('tab', 'https://bank.example/')), false);
+  assert.equal(cache.withholds(ev('nav', 'about:blank')), false);
+  store[ALLOWED_KEY] = {};
+  listener({ [ALLOWED_KEY]: {} }, 'local');
+  await cache.ready;
+  assert.equal(cache.withholds(ev('network', 'https://docs.example/a')), true, 'a removed origin is withheld again');
+});
