@@ -1,7 +1,7 @@
 // The popup's list of the origins the user always allowed agents on
 // (origins/rule.js ALLOWED_KEY in chrome.storage.local), each with a
-// Remove button. Stable hooks for tests: #origins-list li[data-origin],
-// its button.remove.
+// Remove button. Stable hooks for tests: #origins-list[data-ready] once
+// read, its li[data-origin], their button.remove.
 
 import { ALLOWED_KEY } from './rule.js';
 
@@ -29,6 +29,7 @@ async function render() {
     list.append(li);
   }
   none.hidden = list.childElementCount > 0;
+  list.dataset.ready = 'true';
 }
 
 chrome.storage.onChanged.addListener((changes, area) => {

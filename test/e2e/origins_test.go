@@ -51,8 +51,9 @@ func originEnv(t *testing.T) (*env, string) {
 	return e, "http://shop.example:" + u.Port()
 }
 
-// prompt waits for the extension's prompt window and returns a session on it.
-func (e *env) prompt() *cdp.Session {
+// prompt waits for a prompt window other than the ones in done (answered
+// already, maybe still closing) and returns a session on it.
+func (e *env) prompt(done map[string]bool) *cdp.Session {
 	e.t.Helper()
 	want := "chrome-extension://" + chromium.ExtensionID + "/origins/ask.html"
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
@@ -61,7 +62,7 @@ func (e *env) prompt() *cdp.Session {
 			e.t.Fatal(err)
 		}
 		for _, tg := range ts {
-			if tg.Type == "page" && strings.HasPrefix(tg.URL, want) {
+			if tg.Type == "page" && strings.HasPrefix(tg.URL, want) && !done[tg.TargetID] {
 				s, err := e.cdp.Attach(e.ctx, tg.TargetID)
 				if err != nil {
 					continue // closing meanwhile
@@ -71,7 +72,7 @@ func (e *env) prompt() *cdp.Session {
 			}
 		}
 	}
-	e.t.Fatalf("no prompt window (%s) opened", want)
+	e.t.Fatalf("no new prompt window (%s) opened", want)
 	return nil
 }
 
@@ -90,11 +91,16 @@ func (e *env) promptOpen() bool {
 	return false
 }
 
+// answered are the prompt windows the user answered (by target id).
+var answered = map[string]bool{}
+
 // answer is the user reading the prompt and clicking button (once, always,
-// deny) with the mouse: checks it names the origin and the agent first.
+// deny) with the mouse: checks it names the origin and the agent first,
+// and waits for the window to close.
 func (e *env) answer(origin, button string) {
 	e.t.Helper()
-	s := e.prompt()
+	s := e.prompt(answered)
+	answered[s.TargetID] = true
 	var v struct {
 		Origin, Agent string
 		X, Y          float64
@@ -103,16 +109,51 @@ func (e *env) answer(origin, button string) {
 		const r = b.getBoundingClientRect(); return { origin: document.getElementById("origin").textContent,
 		agent: document.getElementById("agent").textContent, x: r.x + r.width / 2, y: r.y + r.height / 2 } })()`, button)
 	for deadline := time.Now().Add(10 * time.Second); v.Origin == "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if err := s.Evaluate(e.ctx, expr, &v); err != nil {
-			e.t.Fatal(err)
+		ctx, cancel := context.WithTimeout(e.ctx, 5*time.Second)
+		err := s.Evaluate(ctx, expr, &v)
+		cancel()
+		if err != nil {
+			e.t.Fatalf("reading the prompt: %v", err)
 		}
 	}
 	if v.Origin != origin || v.Agent == "" || v.Agent == "An agent" {
 		e.t.Fatalf("the prompt names origin %q and agent %q, want %q and the agent's name", v.Origin, v.Agent, origin)
 	}
-	if err := s.Click(e.ctx, v.X, v.Y); err != nil {
+	// The release closes the window, which may happen before Chrome
+	// answers the input call: its answer is waited for a short while only,
+	// and the window's closing is what tells the click happened.
+	for _, typ := range []string{"mouseMoved", "mousePressed", "mouseReleased"} {
+		p := map[string]any{"type": typ, "x": v.X, "y": v.Y}
+		if typ != "mouseMoved" {
+			p["button"], p["clickCount"] = "left", 1
+		}
+		ctx, cancel := context.WithTimeout(e.ctx, 3*time.Second)
+		err := s.Call(ctx, "Input.dispatchMouseEvent", p, nil)
+		cancel()
+		if err != nil && typ != "mouseReleased" {
+			e.t.Fatalf("the user's %s on %s: %v", typ, button, err)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); e.targetOpen(s.TargetID); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the prompt stayed open after the user clicked %s", button)
+		}
+	}
+}
+
+// targetOpen reports whether the browser still lists target id.
+func (e *env) targetOpen(id string) bool {
+	e.t.Helper()
+	ts, err := e.cdp.Targets(e.ctx)
+	if err != nil {
 		e.t.Fatal(err)
 	}
+	for _, tg := range ts {
+		if tg.TargetID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // waitingForUser waits until command id reads as waiting for the user to
@@ -138,7 +179,19 @@ func (e *env) allowedOrigins() []string {
 	}
 	defer p.Close(e.ctx)
 	var got []string
-	if err := p.Eval(e.ctx, `new Promise((r) => setTimeout(r, 100)).then(() => [...document.querySelectorAll("#origins-list li[data-origin]")].map((li) => li.dataset.origin))`, &got); err != nil {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var ready bool
+		if err := p.Eval(e.ctx, `document.getElementById("origins-list").dataset.ready === "true"`, &ready); err != nil {
+			e.t.Fatal(err)
+		}
+		if ready {
+			break
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatal("the popup's list of allowed origins never rendered")
+		}
+	}
+	if err := p.Eval(e.ctx, `[...document.querySelectorAll("#origins-list li[data-origin]")].map((li) => li.dataset.origin)`, &got); err != nil {
 		e.t.Fatal(err)
 	}
 	return got
@@ -237,15 +290,21 @@ func TestOriginAsksTheUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Eval(e.ctx, `new Promise((r) => setTimeout(r, 100)).then(() => { document.querySelector("#origins-list li button.remove").click(); return true })`, nil); err != nil {
-		t.Fatal(err)
+	// The user clicks Remove; the list shows it gone once stored.
+	var removed bool
+	if err := p.Eval(e.ctx, `new Promise((resolve) => {
+		const list = document.getElementById("origins-list");
+		const go = () => { list.querySelector("li button.remove").click(); new MutationObserver(() => { if (!list.querySelector("li")) resolve(true) }).observe(list, { childList: true }) };
+		if (list.dataset.ready === "true") go(); else new MutationObserver((_, o) => { if (list.dataset.ready === "true") { o.disconnect(); go() } }).observe(list, { attributes: true });
+	})`, &removed); err != nil || !removed {
+		t.Fatalf("Remove in the popup: %v", err)
 	}
 	p.Close(e.ctx)
 	if got := e.allowedOrigins(); len(got) != 0 {
 		t.Fatalf("the popup lists %v after Remove", got)
 	}
 	r = e.call("interact", map[string]any{"action": "execute_js", "script": "1", "tab_id": nt.TabID, "timeout_ms": 4000})
-	e.prompt()
+	e.prompt(answered)
 	r = e.await(r.CorrelationID, 30*time.Second)
 	notAllowed(t, "unanswered execute_js", r)
 	if !strings.Contains(r.Error, "did not answer") {
