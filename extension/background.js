@@ -34,6 +34,7 @@ import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
 import { TabOwners } from './tabs/owners.js';
 import { HungTabs } from './tabs/hung.js';
+import { AllowedCache, Origins } from './origins/rule.js';
 import { forgetFramed, reachFramesOfOpenTabs, reachOpenTabs, reachWhenLoaded, watchNavigations, withFrames } from './tabs/reach.js';
 
 /** INSTANCE identifies this worker instance to the daemon (X-Gasoline-Instance). */
@@ -74,6 +75,33 @@ const mode = new CaptureMode({
   onReplace: () => reachWhenLoaded({ noted: noteTab }),
 });
 const runFramed = withFrames(runQuery, { atWork: () => mode.atWork });
+
+// The origin rule (origins/rule.js): a command on a page of an origin
+// neither local nor allowed by the user waits for the user's answer in the
+// extension's own prompt window.
+const origins = new Origins({
+  storage: chrome.storage.local,
+  tabUrl: async (id) => {
+    const tab = await chrome.tabs.get(id);
+    return tab.url || tab.pendingUrl || '';
+  },
+  ask: async ({ id, origin, agent }) => {
+    const q = new URLSearchParams({ id, origin, agent });
+    const w = await chrome.windows.create({ type: 'popup', url: chrome.runtime.getURL(`origins/ask.html?${q}`), width: 460, height: 260, focused: true });
+    return w.id;
+  },
+  close: (windowId) => chrome.windows.remove(windowId).catch(() => {}),
+  // The command's status says it waits for the user (phase
+  // waiting_for_user, the task's message), in order.
+  waiting: (query, origin) => {
+    waitingPosts = waitingPosts.then(() => postResult({ correlation_id: query.correlation_id, status: 'pending', waiting_for_user: origin }));
+  },
+});
+let waitingPosts = Promise.resolve();
+chrome.windows.onRemoved.addListener((windowId) => origins.closed(windowId));
+const runAllowed = origins.gate(runFramed);
+// What pages of origins not allowed do stays in the browser (capture).
+const allowedCache = new AllowedCache(chrome.storage.local, chrome.storage.onChanged);
 watchNavigations();
 
 /** loadConfig reads the settings; each call is also the loop's keep-alive extension API call. */
@@ -104,7 +132,7 @@ function dispatch(query) {
   runCommand({
     correlationId: id,
     timeoutMs: deadlineOf(query),
-    execute: (signal) => mode.work().then(() => owners.run(query, signal, hung.guard(runFramed, (t) => {
+    execute: (signal) => mode.work().then(() => owners.run(query, signal, hung.guard(runAllowed, (t) => {
       tabId = t;
     }))),
     // What the tab did before the result is readable once it is
@@ -198,6 +226,7 @@ const poller = new Poller({
   onAgent: (at) => {
     mode.work(at);
   },
+  onAllow: (list) => origins.allowFromTerminal(list),
 });
 
 // Which tabs a native dialog freezes, as the pages' runtimes tell it.
@@ -224,7 +253,7 @@ function start() {
   }).catch((err) => console.warn('gasoline: creating the keep-alive alarm:', err));
   mode.start();
   poller.start();
-  startCapture({ loadConfig, makeClient, tabInfo: (tab) => owners.describe(tab) });
+  startCapture({ loadConfig, makeClient, tabInfo: (tab) => owners.describe(tab), withhold: (e) => allowedCache.withholds(e) });
 }
 
 // --- pairing (called by the popup) -----------------------------------------
@@ -346,7 +375,8 @@ chrome.storage.onChanged.addListener((changes, area) => {
  * Messages from the popup: {type: "pair", code} → {ok, port, extension_id} or
  * {ok: false, error: {code, message, hint}}; {type: "unpair"} → {ok, revoked,
  * port?, error?};
- * {type: "info"} → {ok, instance, polling}.
+ * {type: "info"} → {ok, instance, polling}; {type: "origin_answer", id, choice}
+ * (origins/ask.html) → {ok}.
  */
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   // Only the extension's own pages: content scripts share sender.id.
@@ -361,6 +391,10 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
       break;
     case 'info':
       reply = Promise.resolve({ ok: true, instance: INSTANCE, polling: poller.running });
+      break;
+    case 'origin_answer': // the prompt window (origins/ask.html)
+      if (!sender.url.startsWith(chrome.runtime.getURL('origins/ask.html'))) return false;
+      reply = Promise.resolve({ ok: origins.answer(String(msg.id), msg.choice) });
       break;
     default:
       return false;

@@ -155,7 +155,7 @@ export class DaemonClient {
    * it has one. Each poll carries CONTRACT_VERSION (contract), by which the
    * daemon tells an extension Chrome kept running after gasoline changed.
    */
-  async pendingQueries({ waitMs = POLL_WAIT_MS, signal, frames, framesAt, onAgent } = {}) {
+  async pendingQueries({ waitMs = POLL_WAIT_MS, signal, frames, framesAt, onAgent, onAllow } = {}) {
     let extra = Number.isInteger(frames) && frames >= 0 ? `&frames=${frames}` : '';
     if (extra && Number.isInteger(framesAt) && framesAt > 0) extra += `&frames_at=${framesAt}`;
     extra += `&contract=${CONTRACT_VERSION}`;
@@ -164,6 +164,8 @@ export class DaemonClient {
       timeoutMs: waitMs + POLL_GRACE_MS,
     });
     if (Number.isInteger(body?.agent_at) && body.agent_at > 0) onAgent?.(body.agent_at);
+    // Origins the user allowed in a terminal ('gasoline allow'), in an answer the daemon signed.
+    if (Array.isArray(body?.allow_origins) && body.allow_origins.length) onAllow?.(body.allow_origins.filter((o) => typeof o === 'string'));
     return Array.isArray(body?.queries) ? body.queries : [];
   }
 

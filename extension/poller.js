@@ -25,6 +25,9 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  *   onAgent(at)         called with an agent's last tool call (ms) when the
  *                       daemon's answer has one (the worker goes at work);
  *                       optional, must not block or throw.
+ *   onAllow(origins)    called with the origins the user allowed in a
+ *                       terminal ('gasoline allow') when an answer has some,
+ *                       before its commands are dispatched; optional.
  *
  * Every reconfigure() (and stop()) starts a new generation. A turn belongs to
  * the generation in which it read its config: a config read, a poll answer
@@ -43,9 +46,9 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  * now and wait (a clock and sleep) are injectable for tests.
  */
 export class Poller {
-  constructor({ loadConfig, makeClient, dispatch, status, ready = () => undefined, frames = () => undefined, onAgent = () => {},
+  constructor({ loadConfig, makeClient, dispatch, status, ready = () => undefined, frames = () => undefined, onAgent = () => {}, onAllow = () => {},
     backoff = new Backoff(), waitMs = POLL_WAIT_MS, unauthorizedRetryMs = UNAUTHORIZED_RETRY_MS, log = console, now = Date.now, wait = sleep }) {
-    Object.assign(this, { loadConfig, makeClient, dispatch, status, ready, frames, onAgent, backoff, waitMs, unauthorizedRetryMs, log, now, wait });
+    Object.assign(this, { loadConfig, makeClient, dispatch, status, ready, frames, onAgent, onAllow, backoff, waitMs, unauthorizedRetryMs, log, now, wait });
     this.seenAt = -Infinity; // when the daemon last answered a poll
     this.running = false;
     this.stopped = false;
@@ -98,7 +101,7 @@ export class Poller {
     try {
       const config = await this.loadConfig();
       if (!config.token || gen !== this.generation) return;
-      const queries = await this.makeClient(config).pendingQueries({ waitMs: 0, frames: this.frames(), framesAt: this.now() });
+      const queries = await this.makeClient(config).pendingQueries({ waitMs: 0, frames: this.frames(), framesAt: this.now(), onAllow: this.onAllow });
       if (gen !== this.generation) return;
       for (const q of queries) {
         try {
@@ -138,7 +141,8 @@ export class Poller {
         const queries = await this.makeClient(config).pendingQueries({ waitMs: this.waitMs, signal: turn.signal, frames: this.frames(), framesAt: this.now(),
           onAgent: (at) => {
             agentAt = at;
-          } });
+          },
+          onAllow: this.onAllow });
         if (gen !== this.generation) continue; // for a token or port that is gone: run nothing
         if (agentAt) {
           try {

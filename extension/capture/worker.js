@@ -29,7 +29,9 @@ let started = null;
  * returns the capture state; later calls only retry delivery. loadConfig()
  * resolves to {token, port}; makeClient(config) returns a DaemonClient;
  * tabInfo(tab), when given, resolves to fields added to the tab's events
- * (its owner and group: tabs/owners.js describe).
+ * (its owner and group: tabs/owners.js describe). withhold(event), when
+ * given, keeps an event from the daemon (origins/rule.js: what pages of
+ * origins the user did not allow do stays in the browser).
  *
  * The message listener answers only CaptureBatch messages from content
  * scripts (never from the extension's own pages, never anything else), and
@@ -38,7 +40,7 @@ let started = null;
  *   @typedef {{type: "gasoline.capture", batch: string, events: object[], dropped?: Object<string, number>}} CaptureBatch
  *   reply: {ok: true, config: {version, body_cap, kinds}} once the batch is stored
  */
-export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, log = console }) {
+export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () => false, api = chrome, log = console }) {
   if (started) {
     started.batcher.kick();
     return started;
@@ -78,7 +80,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
 
   const addLocal = (e) => {
     const event = sanitise(e, { tab_id: e.tab_id, frame_id: e.frame_id, page_url: e.page_url }, settings, { allowTab: true });
-    if (event) batcher.add(event);
+    if (event && !withhold(event)) batcher.add(event);
   };
 
   const observer = new NetworkObserver({ emit: addLocal, ownOrigin: extensionUrl.replace(/\/$/, '') });
@@ -262,7 +264,8 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
       page_url: documentUrls.get(sender.documentId) ?? (typeof sender.url === 'string' ? sender.url : ''),
     };
     if (!observer.documentOf(stamp.tab_id, stamp.frame_id)) observer.noteDocument(stamp.tab_id, stamp.frame_id, stamp.page_url);
-    const { events, dropped } = checkBatch(msg, stamp, settings);
+    const { events: checked, dropped } = checkBatch(msg, stamp, settings);
+    const events = checked.filter((e) => !withhold(e));
     const batch = id !== undefined ? `${stamp.tab_id}:${stamp.frame_id}:${id}` : undefined;
     if (d) d.storing = (d.storing || 0) + 1;
     Promise.all([batcher.addBatch(events, { batch, dropped, tab: stamp.tab_id }), saved]).then(() => {
@@ -300,7 +303,8 @@ export function startCapture({ loadConfig, makeClient, tabInfo, api = chrome, lo
       const list = Array.isArray(answer.events) ? answer.events : [];
       for (let i = 0; i === 0 || i < list.length; i += MAX_EVENTS_PER_MESSAGE) {
         const part = { events: list.slice(i, i + MAX_EVENTS_PER_MESSAGE), dropped: i === 0 ? answer.dropped : undefined };
-        const { events, dropped } = checkBatch(part, stamp, settings);
+        const { events: checked, dropped } = checkBatch(part, stamp, settings);
+        const events = checked.filter((e) => !withhold(e));
         if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped, tab: tabId });
       }
       return answer;

@@ -122,6 +122,15 @@ type PendingQueries struct {
 	// AgentActiveFor ago: the extension then captures every frame until
 	// AgentActiveFor after it, as for a command (extension/capture/declared.js).
 	AgentAt int64 `json:"agent_at,omitempty"`
+	// AllowOrigins are origins the user allowed in a terminal ('gasoline
+	// allow', POST /origins/allow) since the last answer: the extension
+	// adds them to the user's allowed list (extension/origins/).
+	AllowOrigins []string `json:"allow_origins,omitempty"`
+}
+
+// OriginAllowed is the body returned by POST /origins/allow.
+type OriginAllowed struct {
+	Origin string `json:"origin"`
 }
 
 // AgentActiveFor is how long after an agent's last tool call the daemon
@@ -141,6 +150,10 @@ type QueryResult struct {
 	// answer), or an element action's reason ("not_found", "stale_ref", ...;
 	// tracker.ReportReason lists them).
 	Reason string `json:"reason,omitempty"`
+	// WaitingForUser, with status pending, is the origin the extension asks
+	// the user to allow before it runs the command (extension/origins/);
+	// "" says the user answered. Absent leaves it as it was.
+	WaitingForUser *string `json:"waiting_for_user,omitempty"`
 }
 
 // QueryResultAck is the body returned by a successful POST /query-result.

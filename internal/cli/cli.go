@@ -80,7 +80,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newDoctorCmd(g))
 	root.AddCommand(newLogsCmd(g))
 	root.AddCommand(newExtensionCmd(g))
-	root.AddCommand(newDaemonCmd(g), newPairCmd(g), newUnpairCmd(g), &cobra.Command{
+	root.AddCommand(newDaemonCmd(g), newPairCmd(g), newUnpairCmd(g), newAllowCmd(g), &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,

@@ -101,6 +101,9 @@ func (k *Keeper) Report(instance string, qr apitype.QueryResult) (tracker.Comman
 	if err == nil && status == tracker.StateComplete {
 		k.noteTab(cmd, result, stored)
 	}
+	if err == nil && status == tracker.StatePending && qr.WaitingForUser != nil {
+		cmd = k.trk.WaitingForUser(id, strings.ToValidUTF8(*qr.WaitingForUser, "\uFFFD"))
+	}
 	return cmd, err
 }
 

@@ -82,10 +82,18 @@ func (s *Server) pendingQueries(c echo.Context) error {
 	if s.cfg.Contracts != nil {
 		s.cfg.Contracts.Note(inst, c.QueryParam("contract"))
 	}
-	held := ctx // ended early by the wake-up at an agent's call
+	held, allowed := context.WithCancel(ctx) // ended early by the wake-up at an agent's call or the user's allow
+	defer allowed()
+	go func(ch <-chan struct{}, done <-chan struct{}) {
+		select {
+		case <-ch:
+			allowed()
+		case <-done:
+		}
+	}(s.allows.wait(), held.Done())
 	if s.cfg.MCP != nil {
 		var wake context.CancelFunc
-		held, wake = context.WithCancel(ctx)
+		held, wake = context.WithCancel(held)
 		defer wake()
 		s.answerAtNewCall(ctx, inst, wake)
 	}
@@ -102,7 +110,7 @@ func (s *Server) pendingQueries(c echo.Context) error {
 		}
 		return err
 	}
-	out := apitype.PendingQueries{Queries: make([]apitype.PendingQuery, 0, len(cmds))}
+	out := apitype.PendingQueries{Queries: make([]apitype.PendingQuery, 0, len(cmds)), AllowOrigins: s.allows.take()}
 	if s.cfg.MCP != nil {
 		if at := s.cfg.MCP.CalledWithin(apitype.AgentActiveFor); !at.IsZero() {
 			out.AgentAt = at.UnixMilli()

@@ -83,6 +83,9 @@ type Server struct {
 	unverified, unverifiedPair byteBudget
 	// told is the agent_at last sent in a poll answer, per extension instance (handlers.go).
 	told toldAt
+	// allows are the origins the user allowed from the terminal, until an
+	// extension's poll takes them (origins.go).
+	allows userAllows
 }
 
 // New builds the server and its route table.
@@ -118,6 +121,7 @@ func New(cfg Config) *Server {
 	e.POST("/shutdown", s.shutdown, s.requireAdmin)
 	e.POST("/pair/code", s.pairCode, s.requireAdmin)
 	e.POST("/pair/revoke", s.pairRevoke, s.requireAdmin)
+	e.POST("/origins/allow", s.originsAllow, s.requireAdmin)
 	e.GET("/debug/stats", s.debugStats, s.requireAdmin)
 
 	// Each extension route's own body limit applies before anything is

@@ -100,7 +100,9 @@ func (s *Source) stateOf(c tracker.Command) mcp.TaskState {
 		if tab := tabOf(c.Params); tab != 0 {
 			where = fmt.Sprintf("in tab %d", tab)
 		}
-		if c.Acked {
+		if c.WaitingFor != "" {
+			st.Message = fmt.Sprintf("waiting for the user to allow %s %s (origin_not_allowed if denied or unanswered within %s)", c.WaitingFor, where, exec)
+		} else if c.Acked {
 			st.Message = fmt.Sprintf("running %s (execution_timeout after %s)", where, exec)
 		} else {
 			st.Message = fmt.Sprintf("delivered to the extension, starting %s", where)

@@ -46,6 +46,10 @@ func TestStates(t *testing.T) {
 	check("delivered", protocol.TaskWorking, "delivered to the extension", 2*time.Second+3*time.Second+10*time.Second+time.Minute)
 	trk.Report("ext", c.ID, tracker.StatePending, nil, "")
 	check("running", protocol.TaskWorking, "running in tab 7", 2*time.Second+3*time.Second+10*time.Second+time.Minute)
+	trk.WaitingForUser(c.ID, "https://shop.example")
+	check("asking the user", protocol.TaskWorking, "waiting for the user to allow https://shop.example in tab 7", 2*time.Second+3*time.Second+10*time.Second+time.Minute)
+	trk.WaitingForUser(c.ID, "")
+	check("allowed", protocol.TaskWorking, "running in tab 7", 2*time.Second+3*time.Second+10*time.Second+time.Minute)
 
 	clock.Advance(time.Second)
 	trk.Report("ext", c.ID, tracker.StateComplete, json.RawMessage(`{"value":1}`), "")

@@ -14,7 +14,7 @@ func TestHintPerReason(t *testing.T) {
 	reasons := []string{
 		tracker.ReasonExtensionNoResponse, tracker.ReasonExecutionTimeout, tracker.ReasonExtensionDisconnected,
 		tracker.ReasonResultExpired, tracker.ReasonCancelled, tracker.ReasonCommandError, tracker.ReasonNavigated,
-		tracker.ReasonWaitExpired, tracker.ReasonTabUnresponsive,
+		tracker.ReasonWaitExpired, tracker.ReasonTabUnresponsive, tracker.ReasonOriginNotAllowed,
 		tracker.ReasonNotFound, tracker.ReasonAmbiguous, tracker.ReasonNotVisible, tracker.ReasonDisabled,
 		tracker.ReasonCovered, tracker.ReasonStaleRef, tracker.ReasonDetached, tracker.ReasonNotEditable,
 		tracker.ReasonBadTarget, tracker.ReasonBadOption,

@@ -55,6 +55,10 @@ const (
 	// the extension reports it, and fails later commands to that tab with it
 	// until the tab answers again (a refresh, or close_tab).
 	ReasonTabUnresponsive = "tab_unresponsive"
+	// ReasonOriginNotAllowed marks a command on a page of an origin the
+	// user did not allow agents on (not a local development origin): the
+	// user denied it in the extension's prompt or did not answer in time.
+	ReasonOriginNotAllowed = "origin_not_allowed"
 )
 
 // Reasons an element action fails with in the page; the extension reports
@@ -75,7 +79,7 @@ const (
 // extensionReasons are the failure reasons an extension may report with
 // status error, besides the default ReasonCommandError.
 var extensionReasons = map[string]bool{
-	ReasonNavigated: true, ReasonTabUnresponsive: true,
+	ReasonNavigated: true, ReasonTabUnresponsive: true, ReasonOriginNotAllowed: true,
 	ReasonNotFound: true, ReasonAmbiguous: true, ReasonNotVisible: true, ReasonDisabled: true, ReasonCovered: true,
 	ReasonStaleRef: true, ReasonDetached: true, ReasonNotEditable: true, ReasonBadTarget: true, ReasonBadOption: true,
 }
@@ -150,6 +154,10 @@ type Command struct {
 	Attachment any    `json:"-"`
 	Error      string `json:"error,omitempty"`  // message from the extension or the tracker
 	Reason     string `json:"reason,omitempty"` // one of the Reason codes, for failures
+	// WaitingFor is, while the command is pending, the origin whose use the
+	// extension asks the user to allow before running it (the origin rule,
+	// extension/origins/); "" once answered, or never asked.
+	WaitingFor string `json:"waiting_for,omitempty"`
 	// External is Spec.External: something in the daemon, not an
 	// extension, completes the command (a user-driven draw-mode session).
 	External    bool       `json:"external,omitempty"`
