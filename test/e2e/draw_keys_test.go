@@ -35,8 +35,8 @@ func (p *page) typeKeys(text string) {
 // Known gap (issue 28, item 9, still open): under load the first key or
 // two typed after a box is drawn can still land in the previous note, while
 // the focus leaves that note's frame (another process) for the overlay (a
-// key of the third note was seen in the first); in ten runs with the other
-// core busy it happened in 2 of the first 3. Each note's exact text is
+// key of the third note was seen in the first): in ten runs with the other
+// core busy it happened in 3. Each note's exact text is
 // therefore logged, not asserted, until the hand-off is fixed; that every
 // key reached a note, and none the page, is asserted.
 func TestDrawModeTypingAtOnce(t *testing.T) {
