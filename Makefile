@@ -112,6 +112,7 @@ fuzz: ## Run every fuzz target for FUZZTIME executions (a count, steady under lo
 	@scripts/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)
 
 SOAK_DURATION ?= 3m
+BENCH_MARGIN ?= 0.3
 
 soak: ## Run every fault of issue 7 at once for SOAK_DURATION (default 3m) and print the counts; fails on any violation
 	SOAK_DURATION=$(SOAK_DURATION) $(GO) run ./scripts/soak
@@ -119,6 +120,9 @@ soak: ## Run every fault of issue 7 at once for SOAK_DURATION (default 3m) and p
 bench: ## Measure latency, throughput and memory against their targets; print a table (p50/p99), real-browser rows last
 	$(GO) run ./scripts/bench
 	@if [ -f test/e2e/go.mod ]; then cd test/e2e && $(GO) run ./cmd/browserbench; fi
+
+bench-check: ## Short bench of the command path: fails when a row's ratio to its floor (same run) is past its guard by more than BENCH_MARGIN (0.3); paste its output in the note of any change to the command path
+	$(GO) run ./scripts/bench -check -margin $(BENCH_MARGIN) -n 500 -throughput 1s -only direct,bridged,cycle,dispatch
 
 bench-pages: ## Measure what the extension costs each page load (python3-doc pages, 20 iframes): main-thread and load time with and without it (PAGEBENCH_FLAGS='-n 15')
 	cd test/e2e && $(GO) run ./cmd/pagebench $(PAGEBENCH_FLAGS)
@@ -137,4 +141,4 @@ axe: ## Refresh the accessibility audit's axe-core (extension/audit/axe.min.js) 
 clean: ## Remove build output
 	rm -rf bin .bench dist
 
-.PHONY: help build run install dist stop test check npm-deps npm-test e2e fuzz soak bench bench-pages bundle icons axe clean
+.PHONY: help build run install dist stop test check npm-deps npm-test e2e fuzz soak bench bench-check bench-pages bundle icons axe clean

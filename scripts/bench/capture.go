@@ -92,7 +92,7 @@ func (b *bench) captureRows() error {
 // the answer) through the real gasoline-mcp, stdin write to stdout line,
 // with exactly 100 logs buffered.
 func (b *bench) captureBridged() error {
-	r := &row{key: "capture", figure: "bridged observe logs with 100 buffered entries, stdin→stdout", target: "p50 ≤ 1 ms"}
+	r := &row{key: "capture", figure: "bridged observe logs with 100 buffered entries, stdin→stdout", target: "p50 ≤ 1 ms", floor: "relay"}
 	clear := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"configure","arguments":{"action":"clear","kind":"logs"}}}`)
 	if _, err := b.do("POST", "/mcp", "bench-capture", clear); err != nil {
 		return err
