@@ -22,7 +22,7 @@
 // agent owns which tab lives in tabs/ (chrome.storage.session).
 
 import { Backoff, sleep } from './backoff.js';
-import { flushAfter, noteTab, startCapture } from './capture/worker.js';
+import { flushAfter, forgetNotedTabs, noteTab, startCapture } from './capture/worker.js';
 import { CaptureMode, LOADED_FILTER } from './capture/declared.js';
 import { runQuery, timeoutMessage } from './commands.js';
 import { nativeDialog, nativeDialogText, watchDialogs } from './actions/dialog.js';
@@ -227,6 +227,8 @@ const poller = new Poller({
     mode.work(at);
   },
   onAllow: (list) => origins.allowFromTerminal(list),
+  // A daemon that comes back may be a new one: tabs are noted to it afresh.
+  onLost: () => forgetNotedTabs(),
 });
 
 // Which tabs a native dialog freezes, as the pages' runtimes tell it.

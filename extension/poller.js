@@ -43,12 +43,14 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  * capped low while it answered a short while ago (reconnectDelay), so a
  * restarted daemon is found within RECONNECT_CAP_MS; an answer that is not
  * signed by the paired daemon is dropped, counted, and retried with backoff.
+ * onLost() is called each time the daemon cannot be reached (it may come
+ * back as a new process that knows nothing of this browser yet).
  * now and wait (a clock and sleep) are injectable for tests.
  */
 export class Poller {
-  constructor({ loadConfig, makeClient, dispatch, status, ready = () => undefined, frames = () => undefined, onAgent = () => {}, onAllow = () => {},
+  constructor({ loadConfig, makeClient, dispatch, status, ready = () => undefined, frames = () => undefined, onAgent = () => {}, onAllow = () => {}, onLost = () => {},
     backoff = new Backoff(), waitMs = POLL_WAIT_MS, unauthorizedRetryMs = UNAUTHORIZED_RETRY_MS, log = console, now = Date.now, wait = sleep }) {
-    Object.assign(this, { loadConfig, makeClient, dispatch, status, ready, frames, onAgent, onAllow, backoff, waitMs, unauthorizedRetryMs, log, now, wait });
+    Object.assign(this, { loadConfig, makeClient, dispatch, status, ready, frames, onAgent, onAllow, onLost, backoff, waitMs, unauthorizedRetryMs, log, now, wait });
     this.seenAt = -Infinity; // when the daemon last answered a poll
     this.running = false;
     this.stopped = false;
@@ -186,6 +188,11 @@ export class Poller {
       return this.wait(this.unauthorizedRetryMs, signal);
     }
     if (err instanceof NetworkError) {
+      try {
+        this.onLost();
+      } catch (e) {
+        this.log.error('gasoline: onLost:', e);
+      }
       this.status.update({
         daemon_reachable: false,
         last_error: `${err.message}; is it running? Start it with "gasoline daemon start"`,

@@ -121,12 +121,26 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
 
   // Tab events go out in the order Chrome reported them, each with what
   // tabInfo adds (which takes a moment: the owners load, a group's title).
+  // A tab noted as it is now (after a command, tabNoted) that is as the
+  // last event of it said, and said recently, is not sent again: after
+  // each command it was one more POST /events on the command's path.
   let tabEvents = Promise.resolve();
-  const addTab = (e, tab) => {
+  const lastTab = new Map(); // tab id → {said: the event without ts, at}
+  const addTab = (e, tab, { unchanged = false } = {}) => {
     if (!e) return;
     tabEvents = tabEvents.then(async () => {
       const extra = tab && tabInfo ? await tabInfo(tab).catch(() => null) : null;
-      addLocal(extra ? { ...e, ...extra } : e);
+      const full = extra ? { ...e, ...extra } : e;
+      const said = JSON.stringify({ ...full, ts: 0 });
+      const last = lastTab.get(full.tab_id);
+      if (unchanged && last?.said === said && full.ts - last.at < TAB_RESEND_MS) return;
+      if (full.type === 'removed') lastTab.delete(full.tab_id);
+      else {
+        lastTab.delete(full.tab_id);
+        lastTab.set(full.tab_id, { said, at: full.ts });
+        if (lastTab.size > MAX_DOCUMENTS) lastTab.delete(lastTab.keys().next().value);
+      }
+      addLocal(full);
     });
   };
   const noteTab = (tabId) => {
@@ -373,7 +387,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
       const tab = await api.tabs.get(tabId).catch(() => null);
-      if (tab) addTab(tabNoted(tab), tab);
+      if (tab) addTab(tabNoted(tab), tab, { unchanged: true });
       await tabEvents;
     }
     // Only this tab's events hold the result back (all of them for a
@@ -385,9 +399,12 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
   };
 
   refreshSettings();
-  started = { batcher, observer, settings: () => settings, noteTab, flushFrame, flushTab };
+  started = { batcher, observer, settings: () => settings, noteTab, flushFrame, flushTab, forgetNotedTabs: () => lastTab.clear() };
   return started;
 }
+
+/** TAB_RESEND_MS is how long an unchanged tab is not noted again after a command. */
+const TAB_RESEND_MS = 30000;
 
 /** FLUSH_FRAME_MS bounds the wait for one frame's captured events (a frozen frame is left out). */
 export const FLUSH_FRAME_MS = 200;
@@ -423,6 +440,15 @@ export async function flushAfter(query, result, tabHint, budgetMs = Infinity) {
   } catch (err) {
     console.warn('gasoline: flushing capture before a result:', err);
   }
+}
+
+/**
+ * forgetNotedTabs makes the next flush note each tab again even when it
+ * did not change: the daemon it was noted to may be gone (a new daemon
+ * knows no tab until told).
+ */
+export function forgetNotedTabs() {
+  started?.forgetNotedTabs();
 }
 
 /** watchRequests is NetworkObserver.watch for tabId; a no-op before startCapture. */

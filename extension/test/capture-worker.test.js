@@ -243,6 +243,34 @@ test('a web frame without a relay is incomplete capture, not complete', async ()
   delete api.webNavigation.getAllFrames;
 });
 
+test('a flush notes its tab once: an unchanged tab is not posted again after every command, a changed one is', async () => {
+  api.tabs.sendMessage = async () => ({ ok: true, events: [], timers: 0, due_ms: 0, requests: 0 });
+  api.webNavigation.getAllFrames = async () => [{ frameId: 0, url: 'https://shop.test/' }];
+  const noted = (from) => posts.slice(from).flatMap((p) => p.events).filter((e) => e.kind === 'tab' && e.tab_id === 21);
+  const tabs = { 21: { id: 21, url: 'https://shop.test/a', title: 'A', status: 'complete' } };
+  const get = api.tabs.get;
+  api.tabs.get = async (id) => tabs[id] ?? get(id);
+  const before = posts.length;
+  assert.deepEqual(await capture.flushTab(21), { complete: true });
+  assert.equal(noted(before).length, 1, 'the first flush notes the tab');
+  assert.deepEqual(await capture.flushTab(21), { complete: true });
+  assert.deepEqual(await capture.flushTab(21), { complete: true });
+  assert.equal(noted(before).length, 1, 'unchanged: noted once');
+  tabs[21] = { ...tabs[21], title: 'A, renamed' };
+  assert.deepEqual(await capture.flushTab(21), { complete: true });
+  assert.deepEqual(noted(before).map((e) => e.title), ['A', 'A, renamed'], 'a changed tab is noted again');
+  capture.forgetNotedTabs(); // the daemon could not be reached: a new one knows no tab
+  assert.deepEqual(await capture.flushTab(21), { complete: true });
+  assert.equal(noted(before).length, 3, 'noted again to a daemon that may be new');
+  api.tabs.onRemoved.listeners[0](21, { windowId: 1 });
+  tabs[21] = { ...tabs[21] };
+  assert.deepEqual(await capture.flushTab(21), { complete: true });
+  assert.deepEqual(noted(before).map((e) => e.type), ['updated', 'updated', 'updated', 'removed', 'updated'], 'after removed, it is noted afresh');
+  api.tabs.get = get;
+  delete api.tabs.sendMessage;
+  delete api.webNavigation.getAllFrames;
+});
+
 test('a web or file subframe\'s load is recorded from its commit; the top frame\'s and blank frames\' come from the page', async () => {
   const committed = api.webNavigation.onCommitted.listeners[0];
   committed({ tabId: 12, frameId: 7, documentId: 'doc-7', url: 'https://ads.test/frame?id=1', timeStamp: 1700000000000.4 });

@@ -107,9 +107,11 @@ test('an unreachable daemon is retried with backoff and recovers', async () => {
   const down = new NetworkError('cannot reach the daemon');
   const { makeClient, calls } = scripted([down, down, down, []]);
   const status = statusRecorder();
-  const p = new Poller({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient, dispatch: () => {}, status, backoff: fastBackoff() });
+  let lost = 0;
+  const p = new Poller({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient, dispatch: () => {}, status, backoff: fastBackoff(), onLost: () => lost++ });
   p.start();
   await until(() => calls.length === 5, 'recovery');
+  assert.equal(lost, 3, 'onLost is told of each unreachable turn (a daemon that comes back may be a new one)');
   assert.ok(status.updates.some((u) => u.daemon_reachable === false));
   assert.equal(status.current.daemon_reachable, true);
   assert.equal(status.current.last_error, null);
