@@ -15,6 +15,16 @@ export const SETTLE_CAP_MS = 2000;
  */
 export const QUIET_MS = 15;
 
+/**
+ * QUIET_CLEAN_MS replaces QUIET_MS once the page, asked after the action,
+ * said it has run what the action queued: no short timers, no fetch/XHR
+ * it started, no form or link about to navigate (issue 33: a settled click
+ * in the page's own time, not after a fixed window). What the browser
+ * reports on its own (a navigation a script started, a tab it opened) has
+ * this long to arrive after the page's answer.
+ */
+export const QUIET_CLEAN_MS = 3;
+
 const MAX_PENDING_LISTED = 3;
 
 /** NAV_START_MS is how long a submitted form or followed link has to start its navigation. */
@@ -72,8 +82,8 @@ export function streamName(r) {
  * [short names] when long-lived requests were seen. It never rejects.
  */
 export class Settler {
-  constructor({ capMs = SETTLE_CAP_MS, quietMs = QUIET_MS, probe = async () => null, now = Date.now, timers = globalThis, load = false } = {}) {
-    Object.assign(this, { capMs, quietMs, probe, now, timers, load });
+  constructor({ capMs = SETTLE_CAP_MS, quietMs = QUIET_MS, quietCleanMs = QUIET_CLEAN_MS, probe = async () => null, now = Date.now, timers = globalThis, load = false } = {}) {
+    Object.assign(this, { capMs, quietMs, quietCleanMs, probe, now, timers, load });
     this.nav = null; // {url, committed, ready}
     this.requests = new Map(); // id -> {method, url}
     this.streams = new Map(); // "method url" -> {method, url, kind}: long-lived, not waited for
@@ -88,6 +98,7 @@ export class Settler {
     this.unanswered = false; // the page did not answer the last probe and is asked again (load only)
     this.silent = false; // the page did not answer the last probe (load only)
     this.misses = 0;
+    this.clean = false; // the page's last answer said the action left nothing to run, and nothing happened since
     this.last = now();
     this.wake = null;
   }
@@ -175,6 +186,7 @@ export class Settler {
   }
 
   #activity() {
+    this.clean = false;
     this.last = this.now();
     this.wake?.();
   }
@@ -207,7 +219,12 @@ export class Settler {
     const n = Number.isSafeInteger(r?.timers) ? r.timers : 0;
     this.timerCount = n;
     this.timersDue = n > 0 ? this.now() + Math.max(0, Number(r.due_ms) || 0) + 5 : 0;
-    if (!n) this.last = Math.max(this.last, this.now() - this.quietMs + 1); // a timer just ran: stay a moment
+    // An action whose page answered that nothing it queued is left, with
+    // nothing under way here either, waits only QUIET_CLEAN_MS from now.
+    this.clean = !this.load && r !== null && r?.page !== false && !r?.navigating && !this.pageRequests && !n &&
+      !this.nav && !this.requests.size && !this.tabs.size && !(this.navExpected > this.now());
+    if (this.clean) this.last = this.now() - this.quietMs + this.quietCleanMs;
+    else if (!n) this.last = Math.max(this.last, this.now() - this.quietMs + 1); // a timer just ran: stay a moment
   }
 
   /** pending describes what is still under way, at most a few lines. */

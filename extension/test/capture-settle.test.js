@@ -3,7 +3,7 @@
 // bounds it, and the result says what was still pending.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Settler, QUIET_MS } from '../capture/settle.js';
+import { Settler, QUIET_MS, QUIET_CLEAN_MS } from '../capture/settle.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -43,9 +43,11 @@ class Clock {
   }
 }
 
-function setup({ capMs = 2000, probe, load = false } = {}) {
+// setup's Settler waits QUIET_MS after a clean answer too (quietCleanMs),
+// unless told otherwise: most tests here are about what comes after it.
+function setup({ capMs = 2000, probe, load = false, quietCleanMs = QUIET_MS } = {}) {
   const c = new Clock();
-  const s = new Settler({ capMs, probe: probe ?? (async () => ({ timers: 0, due_ms: 0 })), now: c.now, timers: c, load });
+  const s = new Settler({ capMs, probe: probe ?? (async () => ({ timers: 0, due_ms: 0 })), now: c.now, timers: c, load, quietCleanMs });
   let out = null;
   const start = () => s.settle().then((r) => {
     out = { ...r, at: c.t };
@@ -73,6 +75,46 @@ test('nothing follows: settled after the quiet window', async () => {
   assert.equal(result(), null);
   await c.run(1);
   assert.deepEqual(result(), { settled: true, at: QUIET_MS });
+});
+
+test('a page that answers it has run what the action queued is settled QUIET_CLEAN_MS after its answer', async () => {
+  const { c, start, result } = setup({ quietCleanMs: QUIET_CLEAN_MS });
+  start();
+  await c.run(QUIET_CLEAN_MS - 1);
+  assert.equal(result(), null);
+  await c.run(1);
+  assert.deepEqual(result(), { settled: true, at: QUIET_CLEAN_MS });
+});
+
+test('after a clean answer, what the browser then reports is followed with the whole quiet window', async () => {
+  const { c, s, start, result } = setup({ quietCleanMs: QUIET_CLEAN_MS });
+  start();
+  await c.run(1);
+  s.navStarted('http://x/next'); // location.href set by the handler: the page cannot say it
+  await c.run(50);
+  assert.equal(result(), null, 'navigating');
+  s.navCommitted('http://x/next');
+  s.navReady();
+  await c.run(QUIET_MS - 1);
+  assert.equal(result(), null, 'the new document gets QUIET_MS, not QUIET_CLEAN_MS');
+  await c.run(1);
+  assert.deepEqual(result(), { settled: true, at: 51 + QUIET_MS });
+});
+
+test('an answer with timers, requests or a navigation to come is not clean', async () => {
+  for (const answer of [{ timers: 1, due_ms: 0 }, { timers: 0, action_requests: 1 }, { timers: 0, navigating: true }, null, { timers: 0, page: false }]) {
+    let c;
+    const t = setup({
+      quietCleanMs: QUIET_CLEAN_MS,
+      probe: async () => (c.t < 100 ? answer : { timers: 0, due_ms: 0 }), // the page's answer for its first 100 ms
+    });
+    c = t.c;
+    const { start, result } = t;
+    start();
+    await c.run(QUIET_CLEAN_MS + 1);
+    assert.equal(result(), null, `settled ${QUIET_CLEAN_MS} ms after the answer ${JSON.stringify(answer)}`);
+    await c.run(3000);
+  }
 });
 
 test('a navigation is followed to DOMContentLoaded, then quiet', async () => {
