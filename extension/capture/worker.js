@@ -7,6 +7,7 @@
 import { Batcher } from './batcher.js';
 import { DEFAULT_SETTINGS, KINDS, MAX_BODY_CHARS, normaliseSettings, sanitise, sanitiseReason } from './events.js';
 import { listen, NetworkObserver } from './network.js';
+import { LongPolls } from './polls.js';
 import { tabActivated, tabNoted, tabRemoved, tabUpdated } from './tabs.js';
 import { scriptable } from '../tabs/reach.js';
 import { within } from '../backoff.js';
@@ -83,7 +84,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
     if (event && !withhold(event)) batcher.add(event);
   };
 
-  const observer = new NetworkObserver({ emit: addLocal, ownOrigin: extensionUrl.replace(/\/$/, '') });
+  const observer = new NetworkObserver({ emit: addLocal, ownOrigin: extensionUrl.replace(/\/$/, ''), polls: new LongPolls() });
   if (api.webRequest) listen(api.webRequest, observer);
   else log.warn('gasoline: chrome.webRequest is unavailable; browser-side network capture is off');
 
@@ -288,15 +289,17 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
   const flushFrame = async (tabId, frame, waitMs = FLUSH_FRAME_MS) => {
     const opts = typeof frame.documentId === 'string' ? { documentId: frame.documentId } : { frameId: frame.frameId ?? 0 };
     const frameId = Number.isInteger(frame.frameId) ? frame.frameId : 0;
+    const pageUrl = () => documentUrls.get(frame.documentId) ?? (typeof frame.url === 'string' ? frame.url : observer.documentOf(tabId, frameId));
+    // The long polls known of the page's origin count there as streams at
+    // once, not after the page's wait for an answer (polls.js).
+    const msg = { gasoline: 'capture', op: 'flush' };
+    const polls = observer.longPolls(originOf(pageUrl()));
+    if (polls.length) msg.polls = polls;
     // The answer's events are stored whenever it comes, even after the
     // wait below gave up on it: the relay handed them over.
-    const sent = api.tabs.sendMessage(tabId, { gasoline: 'capture', op: 'flush' }, opts).then(async (answer) => {
+    const sent = api.tabs.sendMessage(tabId, msg, opts).then(async (answer) => {
       if (!answer || typeof answer !== 'object') return { gone: 'no answer' };
-      const stamp = {
-        tab_id: tabId,
-        frame_id: frameId,
-        page_url: documentUrls.get(frame.documentId) ?? (typeof frame.url === 'string' ? frame.url : observer.documentOf(tabId, frameId)),
-      };
+      const stamp = { tab_id: tabId, frame_id: frameId, page_url: pageUrl() };
       // A flush answer holds the relay's whole queue, which may be longer
       // than one message: it is checked a message's worth at a time, so
       // none of it counts as over the limit (the page's drop counts once).
@@ -387,6 +390,15 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
   refreshSettings();
   started = { batcher, observer, settings: () => settings, noteTab, flushFrame, flushTab };
   return started;
+}
+
+/** originOf is url's origin, or "" when it has none. */
+function originOf(url) {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
 }
 
 /** FLUSH_FRAME_MS bounds the wait for one frame's captured events (a frozen frame is left out). */
