@@ -39,8 +39,26 @@ export function pollKey(method, url) {
  * origins and keys go first.
  */
 export class LongPolls {
-  constructor() {
+  /** changed() is called after a score changed (the worker saves them, save). */
+  constructor({ changed = () => {} } = {}) {
     this.origins = new Map(); // origin -> Map(key -> score)
+    this.changed = changed;
+  }
+
+  /** save is what to keep (chrome.storage.session): [[origin, [[key, score], ..]], ..]. */
+  save() {
+    return [...this.origins].map(([o, keys]) => [o, [...keys]]);
+  }
+
+  /** load adds what save returned (a restarted worker's), for the origins not noted since. */
+  load(data) {
+    if (!Array.isArray(data)) return;
+    for (const entry of data.slice(-MAX_ORIGINS)) {
+      const [o, keys] = Array.isArray(entry) ? entry : [];
+      if (typeof o !== 'string' || this.origins.has(o) || !Array.isArray(keys)) continue;
+      const m = new Map(keys.slice(-MAX_PER_ORIGIN).filter((kn) => Array.isArray(kn) && typeof kn[0] === 'string' && Number.isSafeInteger(kn[1]) && kn[1] > 0 && kn[1] <= MAX_SCORE));
+      if (m.size && this.origins.size < MAX_ORIGINS) this.origins.set(o, m);
+    }
   }
 
   /**
@@ -59,7 +77,9 @@ export class LongPolls {
     this.origins.set(origin, keys);
     if (this.origins.size > MAX_ORIGINS) this.origins.delete(this.origins.keys().next().value);
     const key = pollKey(method, url);
-    const score = Math.max(0, Math.min(MAX_SCORE, (keys.get(key) ?? 0) + delta));
+    const was = keys.get(key) ?? 0;
+    const score = Math.max(0, Math.min(MAX_SCORE, was + delta));
+    if (score !== was) this.changed();
     keys.delete(key);
     if (score > 0) keys.set(key, score);
     if (keys.size > MAX_PER_ORIGIN) keys.delete(keys.keys().next().value);

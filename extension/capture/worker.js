@@ -84,7 +84,19 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
     if (event && !withhold(event)) batcher.add(event);
   };
 
-  const observer = new NetworkObserver({ emit: addLocal, ownOrigin: extensionUrl.replace(/\/$/, ''), polls: new LongPolls() });
+  // The long polls learned (polls.js) outlive a worker that Chrome stopped,
+  // in chrome.storage.session, saved a second after a change.
+  let saving = null;
+  const polls = new LongPolls({
+    changed: () => {
+      saving ??= setTimeout(() => {
+        saving = null;
+        Promise.resolve(api.storage?.session?.set({ [POLLS_KEY]: polls.save() })).catch(() => {});
+      }, 1000);
+    },
+  });
+  Promise.resolve(api.storage?.session?.get(POLLS_KEY)).then((got) => polls.load(got?.[POLLS_KEY]), () => {});
+  const observer = new NetworkObserver({ emit: addLocal, ownOrigin: extensionUrl.replace(/\/$/, ''), polls });
   if (api.webRequest) listen(api.webRequest, observer);
   else log.warn('gasoline: chrome.webRequest is unavailable; browser-side network capture is off');
 
@@ -391,6 +403,9 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
   started = { batcher, observer, settings: () => settings, noteTab, flushFrame, flushTab };
   return started;
 }
+
+/** POLLS_KEY is the chrome.storage.session key of the long polls learned (polls.js). */
+const POLLS_KEY = 'long-polls';
 
 /** originOf is url's origin, or "" when it has none. */
 function originOf(url) {

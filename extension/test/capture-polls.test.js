@@ -93,3 +93,20 @@ test('NetworkObserver tells LongPolls how long each page fetch/XHR waited for it
   assert.deepEqual(o.longPolls(O, 60000 + LONG_MS), [`GET ${O}/poll`, `GET ${O}/subscribe`]);
   assert.deepEqual(o.longPolls('http://other.test', 70000), []);
 });
+
+test('LongPolls saves what it learned and a restarted worker loads it, without overriding what it noted since', () => {
+  let changes = 0;
+  const p = new LongPolls({ changed: () => changes++ });
+  p.note(O, 'GET', `${O}/poll`, LONG_MS);
+  p.note(O, 'GET', `${O}/fast`, 10); // nothing to lower: no change
+  p.note('http://b.test', 'GET', 'http://b.test/poll', WAIT_MS);
+  assert.equal(changes, 2);
+  const saved = JSON.parse(JSON.stringify(p.save()));
+  const q = new LongPolls();
+  q.note('http://b.test', 'GET', 'http://b.test/other', LONG_MS); // noted before the storage answered
+  q.load(saved);
+  q.load([['http://c.test', [['GET http://c.test/x', 99], [7, 2], null]], 'junk', null]);
+  assert.deepEqual(q.known(O), [`GET ${O}/poll`]);
+  assert.deepEqual(q.known('http://b.test'), ['GET http://b.test/other']);
+  assert.equal(q.origins.has('http://c.test'), false, 'out-of-range scores are dropped');
+});
