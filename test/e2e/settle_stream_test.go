@@ -228,3 +228,21 @@ func TestSettleStreamingPage(t *testing.T) {
 		t.Errorf("navigate to the app the user has open answered %v after the load event, want within 1 s (/poll seen waiting in the user's tab)", afterLoad)
 	}
 }
+
+// TestSettleLateFailureNotLearned: a report page whose data request fails
+// with 502 after 800 ms, navigated to again and again, is waited for every
+// time: a request that answers within the page's 1.2 s never becomes a long
+// poll the extension knows (capture/polls.js), whatever it answers.
+func TestSettleLateFailureNotLearned(t *testing.T) {
+	e := ready(t)
+	e.open("/a")
+	for i := range 4 {
+		n := e.ok("navigate", map[string]any{"url": e.site.URL + "/play/report.html"})
+		if got := e.pageText("[role=alert]", nil); got != "Report unavailable: upstream timed out" {
+			t.Errorf("navigate %d: banner %q right after, want %q (navigate: %v)", i+1, got, "Report unavailable: upstream timed out", n)
+		}
+		if strings.Contains(fmt.Sprint(n["streaming"]), "/play/api/report") {
+			t.Errorf("navigate %d: streaming %v names the report request, want it waited for", i+1, n["streaming"])
+		}
+	}
+}
