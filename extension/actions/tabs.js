@@ -173,7 +173,11 @@ export async function settleLoad(tab, signal, capMs = SETTLE_CAP_MS) {
         watch.stop();
       }
       if (!r) throw signal.reason;
-    } else if (settler.streams.size) r.streaming = settler.streaming();
+    }
+    // and those the worker heard of while it settled (an EventSource's
+    // request headers can come after the load event)
+    settler.noteStreams(tabStreams(tab.id));
+    if (settler.streams.size) r.streaming = settler.streaming();
     const now = await chrome.tabs.get(tab.id).catch(() => null);
     if (!now) throw new CommandError(`tab ${tab.id} was closed while loading`);
     const moved = now.status !== 'complete' || now.pendingUrl || now.url !== tab.url;

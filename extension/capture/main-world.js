@@ -770,7 +770,9 @@
     // fails) late, after 800 ms say, is what the agent must see, where a
     // long poll waits for tens of seconds. An action's own request waiting
     // for its answer is work until the settle cap: it is what the agent
-    // asked for.
+    // asked for. A request the action did not start to a long poll the
+    // worker learned for this origin (capture/polls.js: "METHOD url"
+    // without its query, sent with each flush) is a long poll at once.
     const STALL_MS = 500;
     const WAIT_MS = 1200;
     const MAX_STREAMS = 5;
@@ -791,7 +793,10 @@
       if (read) info.read = true;
       if (sse) info.sse = true;
     };
-    const streaming = (info, t) => info.sse || (info.read ? t - info.last >= STALL_MS : info.origin !== ACT && t - info.last >= WAIT_MS);
+    // (report.polls: the worker's list, set by the relay's flush; no
+    // variable of its own, so that the lean build keeps none of it)
+    const streaming = (info, t) => info.sse || (info.read ? t - info.last >= STALL_MS : info.origin !== ACT
+      && (LEAN || !isArray(report.polls) || arrIndexOf(report.polls, info.method + ' ' + strSlice(info.url, 0, strIndexOf(info.url + '?', '?'))) < 0 ? t - info.last >= WAIT_MS : true));
     // how many of origin o's requests in flight (all: o < 0) are streams
     const streamsOf = (o) => {
       const t = now();
@@ -996,6 +1001,7 @@
         // timers an action scheduled are still to run (timers below).
         flush();
         try {
+          if (!LEAN) work.report.polls = d.polls;
           portPost(port, work.report(d.flush));
         } catch {
           // the relay is gone

@@ -36,11 +36,12 @@ const MAX_DOCUMENTS = 1000; // (tab, frame) -> document URL entries
  * pages (initiator ownOrigin, e.g. the popup opened as a tab) are ignored.
  */
 export class NetworkObserver {
-  constructor({ emit, ownOrigin = '', maxPending = MAX_PENDING }) {
+  constructor({ emit, ownOrigin = '', maxPending = MAX_PENDING, polls = null }) {
     this.emit = emit;
     this.ownOrigin = ownOrigin;
     this.maxPending = maxPending;
-    this.pending = new Map(); // requestId -> {start, requestHeaders, redirects, tabId, url, method}
+    this.polls = polls; // LongPolls (polls.js), told how long each page fetch/XHR waited for its answer
+    this.pending = new Map(); // requestId -> {start, requestHeaders, redirects, tabId, url, method, stream?, xhr?, initiator?, answered?}
     this.documents = new Map(); // "tab:frame" -> url
     this.watchers = new Set(); // {tabId, fn}
     this.hushed = new Map(); // "tab url" -> count: the extension's own re-reads (har/bodies.js)
@@ -133,7 +134,8 @@ export class NetworkObserver {
     if (!this.#observed(d)) return;
     if (d.type === 'main_frame' || d.type === 'sub_frame') this.noteDocument(d.tabId, d.frameId, d.url);
     const stream = d.type === 'websocket' ? 'websocket' : undefined;
-    this.pending.set(d.requestId, { start: d.timeStamp, requestHeaders: undefined, redirects: 0, tabId: d.tabId, url: d.url, method: d.method || 'GET', stream });
+    this.pending.set(d.requestId, { start: d.timeStamp, requestHeaders: undefined, redirects: 0, tabId: d.tabId, url: d.url, method: d.method || 'GET', stream,
+      xhr: d.type === 'xmlhttprequest', initiator: d.initiator });
     if (this.pending.size > this.maxPending) this.pending.delete(this.pending.keys().next().value);
     if (this.watchers.size) this.#tell(d.tabId, 'start', { id: d.requestId, method: d.method || 'GET', url: d.url, type: d.type, ...(stream ? { stream } : {}) });
   }
@@ -153,6 +155,7 @@ export class NetworkObserver {
   onResponseStarted(d) {
     if (!this.#observed(d)) return;
     const p = this.pending.get(d.requestId);
+    if (p && p.answered === undefined) p.answered = d.timeStamp;
     if (!p || p.stream || !Array.isArray(d.responseHeaders)) return;
     const ct = d.responseHeaders.find((h) => h?.name?.toLowerCase() === 'content-type');
     if (typeof ct?.value !== 'string' || !ct.value.toLowerCase().includes('text/event-stream')) return;
@@ -178,6 +181,7 @@ export class NetworkObserver {
     if (!this.#observed(d)) return;
     const p = this.pending.get(d.requestId);
     this.pending.delete(d.requestId);
+    this.#waited(p, d);
     const e = this.#event(d, p, String(d.requestId));
     e.status = d.statusCode ?? 0;
     this.#response(e, d);
@@ -189,11 +193,33 @@ export class NetworkObserver {
     if (!this.#observed(d)) return;
     const p = this.pending.get(d.requestId);
     this.pending.delete(d.requestId);
+    this.#waited(p, d);
     const e = this.#event(d, p, String(d.requestId));
     e.status = 0;
     e.error = typeof d.error === 'string' && d.error ? d.error : 'net::ERR_FAILED';
     this.emit(e);
     if (this.watchers.size) this.#tell(d.tabId, 'end', { id: d.requestId, method: e.method, url: e.url, type: d.type, status: 0, error: e.error });
+  }
+
+  // #waited tells polls how long a page's fetch/XHR that ended (d) waited
+  // for its answer's headers: all its life when none came (failed, or
+  // cancelled as its page went).
+  #waited(p, d) {
+    if (!this.polls || !p?.xhr || p.stream || !Number.isFinite(d.timeStamp)) return;
+    this.polls.note(p.initiator, p.method, p.url, (p.answered ?? d.timeStamp) - p.start, p.answered !== undefined);
+  }
+
+  /**
+   * longPolls returns the long polls known for pages of origin (polls.js
+   * pollKey strings), after telling polls of the fetch/XHR still waiting
+   * for an answer (a page open for a while has its long polls waiting).
+   */
+  longPolls(origin, now = Date.now()) {
+    if (!this.polls || typeof origin !== 'string' || !origin) return [];
+    for (const p of this.pending.values()) {
+      if (p.xhr && !p.stream && p.answered === undefined && p.initiator === origin) this.polls.waiting(origin, p.method, p.url, now - p.start);
+    }
+    return this.polls.known(origin);
   }
 
   #observed(d) {

@@ -386,7 +386,7 @@
   // port (FIFO, so its records arrive first), then answers with every
   // record waiting here, which the worker stores itself, and the page
   // script's count of short timers still to run.
-  //   worker -> relay:  {gasoline: "capture", op: "flush"}
+  //   worker -> relay:  {gasoline: "capture", op: "flush", polls?}
   //   relay -> worker:  {ok: true, events, dropped?, timers, due_ms, requests, action_requests, navigating, streams?}
   const FLUSH_WAIT_MS = 150; // a page script that does not answer by then is left out
   // A form submitted or a link followed during an action navigates a
@@ -437,7 +437,8 @@
       .map((r) => ({ method: r.method.slice(0, 16), url: r.url.slice(0, 300), kind: r.kind }));
   }
 
-  function askPage() {
+  // polls: the long polls the worker knows of this origin (capture/polls.js), for the page's count
+  function askPage(polls) {
     if (!port) return Promise.resolve({ timers: 0, due_ms: 0, page: false });
     const n = ++flushSeq;
     return new Promise((resolve) => {
@@ -446,7 +447,7 @@
         if (flushing.delete(n)) resolve({ timers: 0, due_ms: 0, page: false });
       }, FLUSH_WAIT_MS);
       try {
-        port.postMessage({ flush: n });
+        port.postMessage({ flush: n, polls });
       } catch {
         flushing.delete(n);
         resolve({ timers: 0, due_ms: 0, page: false });
@@ -476,7 +477,7 @@
     // Only the worker: content scripts cannot call tabs.sendMessage.
     if (sender.id !== chrome.runtime.id || msg?.gasoline !== 'capture' || msg.op !== 'flush') return false;
     const at = shown;
-    askPage().then(async (page) => {
+    askPage(msg.polls).then(async (page) => {
       await noneInFlight();
       // Asked before the page entered the back/forward cache: the answer's
       // channel is closed, so what waits goes in batches.

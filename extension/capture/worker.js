@@ -7,6 +7,7 @@
 import { Batcher } from './batcher.js';
 import { DEFAULT_SETTINGS, KINDS, MAX_BODY_CHARS, normaliseSettings, sanitise, sanitiseReason } from './events.js';
 import { listen, NetworkObserver } from './network.js';
+import { LongPolls } from './polls.js';
 import { tabActivated, tabNoted, tabRemoved, tabUpdated } from './tabs.js';
 import { scriptable } from '../tabs/reach.js';
 import { within } from '../backoff.js';
@@ -83,7 +84,19 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
     if (event && !withhold(event)) batcher.add(event);
   };
 
-  const observer = new NetworkObserver({ emit: addLocal, ownOrigin: extensionUrl.replace(/\/$/, '') });
+  // The long polls learned (polls.js) outlive a worker that Chrome stopped,
+  // in chrome.storage.session, saved a second after a change.
+  let saving = null;
+  const polls = new LongPolls({
+    changed: () => {
+      saving ??= setTimeout(() => {
+        saving = null;
+        Promise.resolve(api.storage?.session?.set({ [POLLS_KEY]: polls.save() })).catch(() => {});
+      }, 1000);
+    },
+  });
+  Promise.resolve(api.storage?.session?.get(POLLS_KEY)).then((got) => polls.load(got?.[POLLS_KEY]), () => {});
+  const observer = new NetworkObserver({ emit: addLocal, ownOrigin: extensionUrl.replace(/\/$/, ''), polls });
   if (api.webRequest) listen(api.webRequest, observer);
   else log.warn('gasoline: chrome.webRequest is unavailable; browser-side network capture is off');
 
@@ -302,15 +315,17 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
   const flushFrame = async (tabId, frame, waitMs = FLUSH_FRAME_MS) => {
     const opts = typeof frame.documentId === 'string' ? { documentId: frame.documentId } : { frameId: frame.frameId ?? 0 };
     const frameId = Number.isInteger(frame.frameId) ? frame.frameId : 0;
+    const pageUrl = () => documentUrls.get(frame.documentId) ?? (typeof frame.url === 'string' ? frame.url : observer.documentOf(tabId, frameId));
+    // The long polls known of the page's origin count there as streams at
+    // once, not after the page's wait for an answer (polls.js).
+    const msg = { gasoline: 'capture', op: 'flush' };
+    const polls = observer.longPolls(originOf(pageUrl()));
+    if (polls.length) msg.polls = polls;
     // The answer's events are stored whenever it comes, even after the
     // wait below gave up on it: the relay handed them over.
-    const sent = api.tabs.sendMessage(tabId, { gasoline: 'capture', op: 'flush' }, opts).then(async (answer) => {
+    const sent = api.tabs.sendMessage(tabId, msg, opts).then(async (answer) => {
       if (!answer || typeof answer !== 'object') return { gone: 'no answer' };
-      const stamp = {
-        tab_id: tabId,
-        frame_id: frameId,
-        page_url: documentUrls.get(frame.documentId) ?? (typeof frame.url === 'string' ? frame.url : observer.documentOf(tabId, frameId)),
-      };
+      const stamp = { tab_id: tabId, frame_id: frameId, page_url: pageUrl() };
       // A flush answer holds the relay's whole queue, which may be longer
       // than one message: it is checked a message's worth at a time, so
       // none of it counts as over the limit (the page's drop counts once).
@@ -405,6 +420,18 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
 
 /** TAB_RESEND_MS is how long an unchanged tab is not noted again after a command. */
 const TAB_RESEND_MS = 30000;
+
+/** POLLS_KEY is the chrome.storage.session key of the long polls learned (polls.js). */
+const POLLS_KEY = 'long-polls';
+
+/** originOf is url's origin, or "" when it has none. */
+function originOf(url) {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
+}
 
 /** FLUSH_FRAME_MS bounds the wait for one frame's captured events (a frozen frame is left out). */
 export const FLUSH_FRAME_MS = 200;
