@@ -18,7 +18,7 @@ import (
 type listTasks struct {
 	mu    sync.Mutex
 	ids   []string
-	waits chan struct{} // signalled on each Wait, when not nil
+	waits chan struct{}            // signalled on each Wait, when not nil
 	msg   map[string]string        // guarded by mu
 	ended map[string]chan struct{} // guarded by mu
 }
@@ -48,8 +48,12 @@ func (l *listTasks) State(client, id string) (TaskState, error) {
 		return TaskState{Status: protocol.TaskWorking, Message: l.msg[id]}, nil
 	}
 }
-func (l *listTasks) ResultCall(id string) (string, json.RawMessage) { return "echo", json.RawMessage(`{}`) }
-func (l *listTasks) CancelCall(id string) (string, json.RawMessage) { return "echo", json.RawMessage(`{}`) }
+func (l *listTasks) ResultCall(id string) (string, json.RawMessage) {
+	return "echo", json.RawMessage(`{}`)
+}
+func (l *listTasks) CancelCall(id string) (string, json.RawMessage) {
+	return "echo", json.RawMessage(`{}`)
+}
 func (l *listTasks) Wait(ctx context.Context, client, id string) error {
 	l.mu.Lock()
 	ch := l.ended[id]
