@@ -80,7 +80,9 @@ func (d *doneTasks) add(client string, result json.RawMessage) (string, TaskStat
 }
 
 // start runs run for client as a new task and returns it at once: run gets
-// a context that tasks/cancel ends, and its result ends the task.
+// a context that tasks/cancel ends, and that ends after longTTL (the
+// goroutine's bound: no run outlives it by more than its own cleanup), and
+// its result ends the task.
 func (d *doneTasks) start(ctx context.Context, client, what string, run func(context.Context) json.RawMessage) (string, TaskState) {
 	now := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, longTTL)
@@ -143,8 +145,8 @@ func (d *doneTasks) get(client, id string) (*doneTask, TaskState, json.RawMessag
 	return t, t.state, t.result, true
 }
 
-// cancelTask ends client's running task id as cancelled; false when it is
-// not running.
+// cancelTask ends the run of t and marks it cancelled, for good (a run
+// that finishes after is not recorded); false when t is not running.
 func (d *doneTasks) cancelTask(t *doneTask) bool {
 	d.mu.Lock()
 	if t.cancel == nil || t.state.Status != protocol.TaskWorking {
