@@ -134,9 +134,16 @@ func (m *message) browserBound() bool {
 	return p.BrowserBound
 }
 
-// wantsProgress reports whether the message is a tool call whose client
-// asked for progress notifications (_meta.progressToken).
+// wantsProgress reports whether the daemon may send notifications before
+// the message's response, which the bridge relays as they come: a tool call
+// whose client asked for progress (_meta.progressToken), tasks/result (task
+// status notifications, 2025-11-25) and subscriptions/listen (the Tasks
+// extension's notifications/tasks, 2026-07-28).
 func (m *message) wantsProgress() bool {
+	switch m.Method {
+	case "tasks/result", "subscriptions/listen":
+		return true
+	}
 	t := m.Params.Meta.ProgressToken
 	return m.Method == "tools/call" && len(t) > 0 && string(t) != "null"
 }
@@ -176,7 +183,7 @@ func (t Timeouts) For(m *message) time.Duration {
 		base = t.Browser
 	}
 	d := base
-	if m.Method == "tasks/result" {
+	if m.Method == "tasks/result" || m.Method == "subscriptions/listen" {
 		d = t.Max // the daemon holds it until the task ends, within its own cap
 	}
 	if wait, ok := t.blockingWait(m); ok {

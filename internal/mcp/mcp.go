@@ -30,6 +30,11 @@ type Handler func(ctx context.Context, client string, args json.RawMessage) (any
 type Tool struct {
 	Def     protocol.Tool
 	Handler Handler
+	// Long, when set, tells the calls (by their arguments) that may run
+	// for many seconds without a command to follow: from a client that
+	// can follow a task, such a call runs as a task of its own and is
+	// answered with it at once.
+	Long func(args json.RawMessage) bool
 }
 
 // ToolError is a tool failure the agent can act on: a stable code, what
@@ -231,11 +236,14 @@ func (s *Server) dispatch(ctx context.Context, client string, req *protocol.Requ
 	if res, werr, ok := s.tasksMethod(ctx, client, req); ok {
 		return res, werr
 	}
+	if req.Method == MethodListen && isModern(ctx) {
+		return s.listen(ctx, client, req)
+	}
 	if strings.HasPrefix(req.Method, "notifications/") {
 		return nil, nil
 	}
 	return nil, protocol.Errorf(protocol.CodeMethodNotFound,
-		"method not found: %q; this server implements server/discover, initialize, ping, tools/list, tools/call, resources/list, resources/read, tasks/get and tasks/cancel", req.Method)
+		"method not found: %q; this server implements server/discover, initialize, ping, tools/list, tools/call, resources/list, resources/read, tasks/get, tasks/cancel, tasks/result and tasks/list (2025-11-25), tasks/update and subscriptions/listen (2026-07-28)", req.Method)
 }
 
 // initialize answers initialize and remembers the client's name.
@@ -259,7 +267,7 @@ func (s *Server) initialize(client string, params json.RawMessage) (json.RawMess
 		Instructions:    s.instructions,
 	}
 	if s.tasks != nil && res.ProtocolVersion >= protocol.TasksVersion {
-		res.Capabilities.Tasks = &protocol.TasksCapability{Cancel: &struct{}{}}
+		res.Capabilities.Tasks = &protocol.TasksCapability{Cancel: &struct{}{}, List: &struct{}{}}
 	}
 	b, _ := json.Marshal(res)
 	return b, nil
@@ -327,6 +335,9 @@ func (s *Server) toolsCall(ctx context.Context, client string, params json.RawMe
 	legacyTask := p.Task != nil && s.tasks != nil && !isModern(ctx)
 	if legacyTask && (t.Def.Execution == nil || t.Def.Execution.TaskSupport == "" || t.Def.Execution.TaskSupport == "forbidden") {
 		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "tool %q does not run as a task; call it without \"task\"", p.Name)
+	}
+	if e, _ := ctx.Value(eraKey{}).(era); (legacyTask || e.tasks && s.tasks != nil) && t.Long != nil && t.Long(args) {
+		return s.runAsTask(ctx, client, t, args, e.modern), nil
 	}
 	out, err := t.Handler(ctx, client, args)
 	if legacyTask {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gasoline-mcp/gasoline/pkg/protocol"
@@ -237,6 +238,7 @@ func TestImageContent(t *testing.T) {
 // fakeTasks is a TaskSource of one command that is working until Wait,
 // which ends it.
 type fakeTasks struct {
+	once   sync.Once
 	ended  chan struct{}
 	failed bool // the command ends without completing
 }
@@ -259,8 +261,14 @@ func (f *fakeTasks) CancelCall(id string) (string, json.RawMessage) {
 	return "echo", json.RawMessage(`{}`)
 }
 func (f *fakeTasks) Wait(context.Context, string, string) error {
-	close(f.ended)
+	f.once.Do(func() { close(f.ended) })
 	return nil
+}
+func (f *fakeTasks) List(client string) []string {
+	if client != "c1" {
+		return nil
+	}
+	return []string{"exec_1"}
 }
 
 // A command that ended without completing is a failed task in 2025-11-25,

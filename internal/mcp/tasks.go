@@ -3,11 +3,11 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"sync"
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/pkg/protocol"
@@ -34,6 +34,9 @@ type TaskSource interface {
 	CancelCall(id string) (tool string, args json.RawMessage)
 	// Wait blocks until command id of client has ended, or ctx ends.
 	Wait(ctx context.Context, client, id string) error
+	// List returns the ids of client's commands still kept, oldest first:
+	// every id State knows for client, and no other client's.
+	List(client string) []string
 }
 
 // TaskState is a command's state as a task.
@@ -125,10 +128,37 @@ func (s *Server) legacyTask(client, tool string, out any, err error) json.RawMes
 		res := s.toolResult(client, tool, out, err)
 		id, st = s.done.add(client, res)
 	}
+	return createdTask(false, id, st)
+}
+
+// createdTask is the answer to a tools/call that became task id: the
+// Tasks extension's CreateTaskResult (modern), or 2025-11-25's.
+func createdTask(modern bool, id string, st TaskState) json.RawMessage {
+	if modern {
+		b, _ := json.Marshal(struct {
+			ResultType string `json:"resultType"`
+			protocol.Task
+		}{protocol.ResultTask, taskOf(id, st)})
+		return b
+	}
 	b, _ := json.Marshal(struct {
 		Task protocol.LegacyTask `json:"task"`
 	}{legacyTaskOf(id, st)})
 	return b
+}
+
+// runAsTask starts the call of t with args as a local task of client and
+// answers with it at once. The run outlives the request: it keeps the
+// request's values but not its cancellation, nor its way to send
+// notifications (the request is answered).
+func (s *Server) runAsTask(ctx context.Context, client string, t Tool, args json.RawMessage, modern bool) json.RawMessage {
+	ctx = context.WithValue(context.WithoutCancel(ctx), senderKey{}, Sender(nil))
+	ctx = context.WithValue(ctx, progressKey{}, json.RawMessage(nil))
+	id, st := s.done.start(ctx, client, t.Def.Name, func(ctx context.Context) json.RawMessage {
+		out, err := t.Handler(ctx, client, args)
+		return s.toolResult(client, t.Def.Name, out, err)
+	})
+	return createdTask(modern, id, st)
 }
 
 // taskOf is the wire form of a task.
@@ -153,12 +183,13 @@ func legacyTaskOf(id string, st TaskState) protocol.LegacyTask {
 	return t
 }
 
-// tasksMethod answers tasks/get and tasks/cancel (both eras) and
-// tasks/result (2025-11-25), or reports false when method is not one of
-// them or no TaskSource is installed.
+// tasksMethod answers tasks/get and tasks/cancel (both eras), tasks/result
+// and tasks/list (2025-11-25) and tasks/update (the Tasks extension), or
+// reports false when method is not one of them or no TaskSource is
+// installed.
 func (s *Server) tasksMethod(ctx context.Context, client string, req *protocol.Request) (json.RawMessage, *protocol.WireError, bool) {
 	switch req.Method {
-	case protocol.MethodTasksGet, protocol.MethodTasksCancel, protocol.MethodTasksResult, protocol.MethodTasksUpdate:
+	case protocol.MethodTasksGet, protocol.MethodTasksCancel, protocol.MethodTasksResult, protocol.MethodTasksUpdate, protocol.MethodTasksList:
 	default:
 		return nil, nil, false
 	}
@@ -172,18 +203,19 @@ func (s *Server) tasksMethod(ctx context.Context, client string, req *protocol.R
 		return nil, missingTasksCapability(req.Method), true
 	case !modern && req.Method == protocol.MethodTasksUpdate:
 		return nil, nil, false // the Tasks extension's only
+	case req.Method == protocol.MethodTasksList:
+		res, werr := s.tasksList(client, req.Params)
+		return res, werr, true
 	}
 	var p protocol.TaskParams
 	if err := json.Unmarshal(req.Params, &p); err != nil || p.TaskID == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "invalid %s params: \"taskId\" (string) is required", req.Method), true
 	}
-	if res, st, ok := s.done.get(client, p.TaskID); ok {
-		return s.doneTask(req.Method, p.TaskID, st, res)
-	}
-	st, err := s.tasks.State(client, p.TaskID)
+	r, err := s.lookup(client, p.TaskID)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "%v", err), true
 	}
+	st := r.st
 	switch {
 	case req.Method == protocol.MethodTasksUpdate:
 		// No gasoline task asks for input: responses to requests it never
@@ -194,34 +226,32 @@ func (s *Server) tasksMethod(ctx context.Context, client string, req *protocol.R
 			if modern {
 				return json.RawMessage(`{}`), nil, true
 			}
-			return nil, protocol.Errorf(protocol.CodeInvalidParams, "task %s is %s already; only a working task can be cancelled", p.TaskID, st.Status), true
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "task %s is %s already; only a working task can be cancelled", p.TaskID, legacyTaskOf(p.TaskID, st).Status), true
 		}
-		tool, args := s.tasks.CancelCall(p.TaskID)
-		s.callTool(ctx, client, tool, args)
+		s.cancelTask(ctx, client, r)
 		if modern {
 			return json.RawMessage(`{}`), nil, true
 		}
-		if st, err = s.tasks.State(client, p.TaskID); err != nil {
+		if st, err = s.stateOf(client, r); err != nil {
 			return nil, protocol.Errorf(protocol.CodeInvalidParams, "%v", err), true
 		}
 		b, _ := json.Marshal(legacyTaskOf(p.TaskID, st))
 		return b, nil, true
 	case req.Method == protocol.MethodTasksResult:
 		wctx, cancel := context.WithTimeout(ctx, MaxTaskResultWait)
-		err := s.tasks.Wait(wctx, client, p.TaskID)
+		// Each change of status or message while it waits is a status
+		// notification, where the transport carries one (an SSE stream, or
+		// stdio through the bridge).
+		err := s.watch(wctx, client, r, st, func(st TaskState) {
+			Notify(ctx, protocol.MethodTasksStatusNotice, legacyTaskOf(p.TaskID, st))
+		})
 		cancel()
 		if err != nil {
 			return nil, protocol.Errorf(protocol.CodeInternalError, "task %s is still working after %s (%v); call tasks/result again, or poll tasks/get", p.TaskID, MaxTaskResultWait, err), true
 		}
-		end, endErr := s.tasks.State(client, p.TaskID)
-		if st.Status == protocol.TaskWorking && endErr == nil {
-			// The status notification, where the transport carries one
-			// (an SSE stream): the task ended during this request.
-			Notify(ctx, protocol.MethodTasksStatusNotice, legacyTaskOf(p.TaskID, end))
-		}
-		tool, args := s.tasks.ResultCall(p.TaskID)
-		result := s.callTool(ctx, client, tool, args)
-		if endErr == nil && end.Failed {
+		end, endErr := s.stateOf(client, r)
+		result := s.resultOf(ctx, client, r)
+		if endErr == nil && end.Failed && !bytes.Contains(result, []byte(`"isError":true`)) {
 			// A failed task's result is an error (2025-11-25).
 			result = AppendField(result, "isError", json.RawMessage("true"))
 		}
@@ -230,29 +260,159 @@ func (s *Server) tasksMethod(ctx context.Context, client string, req *protocol.R
 		b, _ := json.Marshal(legacyTaskOf(p.TaskID, st))
 		return b, nil, true
 	}
-	var result json.RawMessage
-	if st.Status == protocol.TaskCompleted {
-		tool, args := s.tasks.ResultCall(p.TaskID)
-		result = withResultType(s.callTool(ctx, client, tool, args), protocol.ResultComplete)
-	}
-	b, _ := json.Marshal(struct {
-		protocol.Task
-		Result json.RawMessage `json:"result,omitempty"`
-	}{taskOf(p.TaskID, st), result})
+	b, _ := json.Marshal(s.detailed(ctx, client, r, st))
 	return b, nil, true
 }
 
-// doneTask answers the 2025-11-25 task methods for a task that held its
-// result from the start.
-func (s *Server) doneTask(method, id string, st TaskState, res json.RawMessage) (json.RawMessage, *protocol.WireError, bool) {
-	switch method {
-	case protocol.MethodTasksCancel:
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "task %s is %s already; only a working task can be cancelled", id, st.Status), true
-	case protocol.MethodTasksResult:
-		return relatedTask(res, id), nil, true
+// detailedTask is the Tasks extension's DetailedTask: the task, and the
+// result of a completed one.
+type detailedTask struct {
+	protocol.Task
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// detailed is task r in state st as tasks/get and notifications/tasks of
+// the Tasks extension give it.
+func (s *Server) detailed(ctx context.Context, client string, r taskRef, st TaskState) detailedTask {
+	d := detailedTask{Task: taskOf(r.id, st)}
+	if st.Status == protocol.TaskCompleted {
+		d.Result = withResultType(s.resultOf(ctx, client, r), protocol.ResultComplete)
 	}
-	b, _ := json.Marshal(legacyTaskOf(id, st))
-	return b, nil, true
+	return d
+}
+
+// taskRef is a task a client asked about: a local task or a command.
+type taskRef struct {
+	id    string
+	local *doneTask // nil for a command of the TaskSource
+	st    TaskState // its state when looked up
+}
+
+// lookup finds client's task id.
+func (s *Server) lookup(client, id string) (taskRef, error) {
+	if t, st, _, ok := s.done.get(client, id); ok {
+		return taskRef{id: id, local: t, st: st}, nil
+	}
+	st, err := s.tasks.State(client, id)
+	if err != nil {
+		return taskRef{}, err
+	}
+	return taskRef{id: id, st: st}, nil
+}
+
+// stateOf reads r's state again.
+func (s *Server) stateOf(client string, r taskRef) (TaskState, error) {
+	if r.local != nil {
+		if _, st, _, ok := s.done.get(client, r.id); ok {
+			return st, nil
+		}
+		return TaskState{}, fmt.Errorf("%w %q: it ended more than %s ago and was forgotten; call the tool again", ErrUnknownTask, r.id, doneTTL)
+	}
+	return s.tasks.State(client, r.id)
+}
+
+// waitTask blocks until r has ended, or ctx ends.
+func (s *Server) waitTask(ctx context.Context, client string, r taskRef) error {
+	if r.local == nil {
+		return s.tasks.Wait(ctx, client, r.id)
+	}
+	select {
+	case <-r.local.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// resultOf is the CallToolResult of r, which has ended.
+func (s *Server) resultOf(ctx context.Context, client string, r taskRef) json.RawMessage {
+	if r.local == nil {
+		tool, args := s.tasks.ResultCall(r.id)
+		return s.callTool(ctx, client, tool, args)
+	}
+	_, st, res, _ := s.done.get(client, r.id)
+	if res == nil {
+		return s.toolResult(client, "", nil, Errorf(st.Status, "call the tool again to run it anew", "the task is %s: %s", st.Status, st.Message))
+	}
+	return res
+}
+
+// cancelTask cancels r, which is working.
+func (s *Server) cancelTask(ctx context.Context, client string, r taskRef) {
+	if r.local != nil {
+		s.done.cancelTask(r.local)
+		return
+	}
+	tool, args := s.tasks.CancelCall(r.id)
+	s.callTool(ctx, client, tool, args)
+}
+
+// watchTick is how often watch reads a working task again: a command's
+// status message changes (delivered, running, waiting for the user)
+// without a signal, its end is waited for.
+const watchTick = 250 * time.Millisecond
+
+// watch calls emit with every state of r that differs from last in status
+// or message, until r has ended (it returns nil) or ctx ends (its error).
+func (s *Server) watch(ctx context.Context, client string, r taskRef, last TaskState, emit func(TaskState)) error {
+	for {
+		st, err := s.stateOf(client, r)
+		if err != nil {
+			return err
+		}
+		if st.Status != last.Status || st.Message != last.Message || st.Failed != last.Failed {
+			emit(st)
+			last = st
+		}
+		if st.Status != protocol.TaskWorking {
+			return nil
+		}
+		wctx, cancel := context.WithTimeout(ctx, watchTick)
+		s.waitTask(wctx, client, r)
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// listPage is how many tasks one tasks/list page holds.
+const listPage = 50
+
+// tasksList answers 2025-11-25's tasks/list: the calling client's tasks
+// only (local ones, then its commands), listPage a page; the cursor is
+// opaque to the client.
+func (s *Server) tasksList(client string, params json.RawMessage) (json.RawMessage, *protocol.WireError) {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	if len(params) > 0 && json.Unmarshal(params, &p) != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "invalid tasks/list params: \"cursor\" is a string from an earlier nextCursor")
+	}
+	ids := append(s.done.list(client), s.tasks.List(client)...)
+	start := 0
+	if p.Cursor != nil {
+		n, err := strconv.Atoi(strings.TrimPrefix(*p.Cursor, "page-"))
+		if err != nil || !strings.HasPrefix(*p.Cursor, "page-") || n < 0 {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "invalid tasks/list cursor %q: pass a nextCursor an earlier tasks/list returned, or none for the first page", *p.Cursor)
+		}
+		start = min(n, len(ids))
+	}
+	end := min(start+listPage, len(ids))
+	out := struct {
+		Tasks      []protocol.LegacyTask `json:"tasks"`
+		NextCursor string                `json:"nextCursor,omitempty"`
+	}{Tasks: []protocol.LegacyTask{}}
+	for _, id := range ids[start:end] {
+		if r, err := s.lookup(client, id); err == nil {
+			out.Tasks = append(out.Tasks, legacyTaskOf(id, r.st))
+		}
+	}
+	if end < len(ids) {
+		out.NextCursor = "page-" + strconv.Itoa(end)
+	}
+	b, _ := json.Marshal(out)
+	return b, nil
 }
 
 // relatedTask adds 2025-11-25's related-task _meta to the result of task id.
@@ -265,59 +425,3 @@ func relatedTask(result json.RawMessage, id string) json.RawMessage {
 // still working: below the bridge's ceiling for one call, so the client
 // hears why rather than a timeout.
 const MaxTaskResultWait = 55 * time.Second
-
-// doneTTL is how long a task that held its result from the start is kept,
-// and maxDone how many are.
-const (
-	doneTTL = time.Minute
-	maxDone = 100
-)
-
-// doneTasks holds the results of 2025-11-25 task-augmented calls that ended
-// at once. It is safe for concurrent use; its zero value is ready.
-type doneTasks struct {
-	mu    sync.Mutex
-	tasks map[string]doneTask // guarded by mu
-	order []string            // guarded by mu; ids oldest first
-}
-
-type doneTask struct {
-	client string
-	result json.RawMessage
-	state  TaskState
-}
-
-// add keeps result for client and returns its new task.
-func (d *doneTasks) add(client string, result json.RawMessage) (string, TaskState) {
-	var b [12]byte
-	rand.Read(b[:])
-	id := "res_" + hex.EncodeToString(b[:])
-	now := time.Now()
-	st := TaskState{Status: protocol.TaskCompleted, Message: "finished at once", CreatedAt: now, UpdatedAt: now, TTL: doneTTL}
-	if bytes.HasSuffix(result, []byte(`"isError":true}`)) {
-		st.Status, st.Message = protocol.TaskFailed, "the tool call failed; tasks/result has its error"
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.tasks == nil {
-		d.tasks = map[string]doneTask{}
-	}
-	for len(d.order) > 0 && (len(d.order) >= maxDone || now.Sub(d.tasks[d.order[0]].state.CreatedAt) > doneTTL) {
-		delete(d.tasks, d.order[0])
-		d.order = d.order[1:]
-	}
-	d.tasks[id] = doneTask{client: client, result: result, state: st}
-	d.order = append(d.order, id)
-	return id, st
-}
-
-// get returns client's task id, if it is kept.
-func (d *doneTasks) get(client, id string) (json.RawMessage, TaskState, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t, ok := d.tasks[id]
-	if !ok || t.client != client || time.Since(t.state.CreatedAt) > doneTTL {
-		return nil, TaskState{}, false
-	}
-	return t.result, t.state, true
-}

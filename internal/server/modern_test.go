@@ -177,8 +177,10 @@ func TestModernTaskCancel(t *testing.T) {
 	}
 }
 
-// Legacy sessions: a second initialize and a version header that differs
-// from the session's are refused.
+// Legacy sessions: a second initialize is refused; a version header that
+// differs from the session's is served at the session's version when the
+// server supports it, and refused with 400 when it does not (2025-11-25
+// transports, "Protocol Version Header").
 func TestSessionAgreement(t *testing.T) {
 	e := newStreamEnv(t)
 	id := e.session(t, "2025-06-18")
@@ -186,9 +188,29 @@ func TestSessionAgreement(t *testing.T) {
 	if resp.StatusCode != 400 || errorCode(body) != "already_initialized" {
 		t.Errorf("second initialize: got %d %s", resp.StatusCode, body)
 	}
-	resp, body = e.post(t, "POST", map[string]string{"Mcp-Session-Id": id, "MCP-Protocol-Version": "2025-11-25"}, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
-	if resp.StatusCode != 400 || errorCode(body) != "protocol_version_mismatch" {
-		t.Errorf("other version: got %d %s", resp.StatusCode, body)
+	for _, tt := range []struct {
+		version string
+		status  int
+		code    string
+	}{
+		{"2025-03-26", 200, ""}, // what conformance 0.1.16's server-sse-multiple-streams sends
+		{"2025-11-25", 200, ""},
+		{"", 200, ""},
+		{"2024-01-01", 400, "-32022"}, // UnsupportedProtocolVersion
+		{"banana", 400, "-32022"},
+		{"2026-07-28", 400, ""}, // the stateless revision: its _meta is missing
+	} {
+		h := map[string]string{"Mcp-Session-Id": id}
+		if tt.version != "" {
+			h["MCP-Protocol-Version"] = tt.version
+		}
+		resp, body = e.post(t, "POST", h, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		if resp.StatusCode != tt.status || (tt.code != "" && errorCode(body) != tt.code) {
+			t.Errorf("header %q: got %d %s, want %d %s", tt.version, resp.StatusCode, body, tt.status, tt.code)
+		}
+		if tt.status == 200 && !strings.Contains(string(body), `"tools":[`) {
+			t.Errorf("header %q: got %s, want the tool list", tt.version, body)
+		}
 	}
 }
 

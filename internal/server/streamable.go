@@ -229,14 +229,13 @@ func (s *Server) mcpCaller(r *http.Request, body []byte) (mcpCall, error) {
 		return call, rpcError(http.StatusNotFound, protocol.Errorf(protocol.CodeInvalidRequest, "no session %s (it ended, or the daemon restarted)", id),
 			"unknown_session", "initialize again to start a new session")
 	}
-	call.session, call.client = sess, sessionClient(sess.id)
-	if call.version == "" {
-		call.version = sess.version
-	} else if call.version != sess.version {
-		return call, rpcError(http.StatusBadRequest,
-			protocol.Errorf(protocol.CodeInvalidRequest, "%s %s differs from the version this session negotiated, %s", headerProtocol, call.version, sess.version),
-			"protocol_version_mismatch", "send the version initialize returned, or initialize a new session for another version")
-	}
+	// The session's negotiated version rules its requests. A header naming
+	// another version this server supports is the client's slip (it SHOULD
+	// send the negotiated one; an invalid or unsupported one was refused
+	// above with 400, as the transport requires): the request is served at
+	// the negotiated version, as one without the header is. Conformance
+	// 0.1.16 sends 2025-03-26 on a 2025-11-25 session.
+	call.session, call.client, call.version = sess, sessionClient(sess.id), sess.version
 	return call, nil
 }
 

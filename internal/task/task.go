@@ -126,3 +126,20 @@ func (s *Source) Wait(ctx context.Context, client, id string) error {
 	_, err := s.trk.Wait(ctx, client, id)
 	return err
 }
+
+// List returns the ids of client's commands the tracker keeps: running,
+// complete, and failed (the failed ring), each group oldest first.
+func (s *Source) List(client string) []string {
+	l := s.trk.List(client)
+	ids := make([]string, 0, len(l.Pending)+len(l.Completed)+len(l.Failed))
+	seen := map[string]bool{}
+	for _, g := range [][]tracker.Command{l.Pending, l.Completed, l.Failed} {
+		for _, c := range g {
+			if !seen[c.ID] {
+				seen[c.ID] = true
+				ids = append(ids, c.ID)
+			}
+		}
+	}
+	return ids
+}

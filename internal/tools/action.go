@@ -46,6 +46,10 @@ type action struct {
 	// run serves one call of act by client with its raw arguments (a JSON
 	// object) and returns its result view.
 	run func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error)
+	// long tells the calls (by their raw arguments) that run for many
+	// seconds without a browser command (analyze test's verify): a client
+	// that can follow a task gets them as tasks (mcp.Tool.Long). nil: none.
+	long func(raw json.RawMessage) bool
 }
 
 // A field is one argument property, read from a struct field by fieldsOf.

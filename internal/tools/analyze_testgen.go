@@ -22,6 +22,12 @@ import (
 func testModes() []action {
 	a := handler("analyze", "test", "Playwright test of recorded actions", (*Tools).recordedTest)
 	a.MaxWait, a.DefaultWait = verifyTimeout, verifyTimeout // verify blocks; the bridge waits as long
+	a.long = func(raw json.RawMessage) bool {               // a verify run takes seconds: a client that follows tasks gets one
+		var v struct {
+			Verify bool `json:"verify"`
+		}
+		return json.Unmarshal(raw, &v) == nil && v.Verify
+	}
 	for i, f := range a.fields {
 		if f.name == "wait_ms" { // shown as the other modes' (its bound still enforced)
 			a.fields[i] = bare(a.fields[i : i+1])[0]

@@ -251,6 +251,22 @@ type (
 	}
 )
 
+// long is mcp.Tool.Long for the tool: whether its action says the call
+// runs long.
+func (s *served) long(raw json.RawMessage) bool {
+	var k struct {
+		What   string `json:"what"`
+		Action string `json:"action"`
+	}
+	json.Unmarshal(raw, &k)
+	name := k.Action
+	if s.tool.key == "what" {
+		name = k.What
+	}
+	a, ok := s.byName[name]
+	return ok && a.long != nil && a.long(raw)
+}
+
 // handle dispatches one call of the tool to its action.
 func (s *served) handle(t *Tools) mcp.Handler {
 	return func(ctx context.Context, client string, raw json.RawMessage) (any, error) {

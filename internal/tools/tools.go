@@ -102,7 +102,7 @@ func (t *Tools) Register(s *mcp.Server) {
 			sv.names = append(sv.names, acts[i].Name)
 			sv.byName[acts[i].Name] = &acts[i]
 		}
-		s.AddTool(mcp.Tool{Def: tl.def(acts), Handler: sv.handle(t)})
+		s.AddTool(mcp.Tool{Def: tl.def(acts), Handler: sv.handle(t), Long: sv.long})
 	}
 	s.SetDecorator(t.decorate)
 	s.SetResources(outputResources{t})

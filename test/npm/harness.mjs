@@ -181,10 +181,12 @@ export async function authProxy(daemon) {
 /**
  * Runs one server scenario of the official conformance suite against url
  * and returns its checks (results/.../checks.json), each {id, status,
- * errorMessage?, details?}.
+ * errorMessage?, details?}. suite is the package that runs it: the pinned
+ * newest by default, or an older release installed under an alias
+ * (conformance-0.1.16).
  */
-export async function conformance(url, scenario, { timeout = 120_000 } = {}) {
-  const bin = join(here, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+export async function conformance(url, scenario, { timeout = 120_000, suite = '@modelcontextprotocol/conformance' } = {}) {
+  const bin = join(here, 'node_modules', ...suite.split('/'), 'dist', 'index.js');
   const dir = await mkdtemp(join(tmpdir(), 'gasoline-conformance-'));
   try {
     const r = await new Promise((ok, fail) => {

@@ -1,7 +1,8 @@
 // The TypeScript SDK 1.x with 2025-11-25's task-augmented tool calls
 // (client.experimental.tasks.callToolStream): a browser command as a task
 // whose id is its correlation id, polled with tasks/get and read with
-// tasks/result, over stdio and Streamable HTTP; and a cancelled one.
+// tasks/result, over stdio and Streamable HTTP, then listed by tasks/list
+// for its client only; and a cancelled one.
 // Without task augmentation the same client keeps today's path (the other
 // SDK tests).
 
@@ -59,6 +60,16 @@ describe('SDK 1.x task-augmented calls', () => {
       assert.equal(result.result.structuredContent.correlation_id, created.task.taskId);
       assert.equal(result.result.structuredContent.status, 'complete');
       assert.equal(result.result.structuredContent.result.value, 'Page A');
+
+      // tasks/list (declared in initialize) lists this client's task; a
+      // second client on the same daemon sees none of it.
+      assert.ok(client.getServerCapabilities()?.tasks?.list, 'initialize declares tasks/list');
+      const mine = await client.experimental.tasks.listTasks();
+      assert.ok(mine.tasks.some((x) => x.taskId === created.task.taskId && x.status === 'completed'), JSON.stringify(mine));
+      const other = await connect(daemon, kind);
+      t.after(() => other.close());
+      const theirs = await other.experimental.tasks.listTasks();
+      assert.ok(!theirs.tasks.some((x) => x.taskId === created.task.taskId), `another client's tasks/list: ${JSON.stringify(theirs)}`);
     });
   }
 });
