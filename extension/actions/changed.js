@@ -7,52 +7,77 @@
 // is pure and tested under node.
 //
 //   watch(target) → {stop(brief), cancel()}: brief(el) is the runtime's {ref, role, name}
-//   summarize(seen) → {appeared?, removed?, value?, focus?, title?, more?} | null
+//   summarize(seen) → {appeared?, removed?, value?, focus?, title?, more?, all?} | null
 //
 // seen is {appeared: [item], removed: [item], value?: {before, after, ref},
 // focus?: {before, after}, title?: {before, after}}; an item is {text} or
 // {role, name, ref} (a control). The answer holds at most MAX_CHARS
 // characters of JSON (about 60 tokens at 4 characters a token): items go
 // in order, appeared first, each clipped to ITEM_CHARS; what does not fit
-// is counted in more.
+// is counted in more. With more, all is the whole list as text, a line an
+// item ("+ text" appeared, "- text" went away), each clipped to
+// FULL_ITEM_CHARS, at most FULL_CHARS characters (a last line counts what
+// did not fit): the daemon keeps it in its output store and effects.changed
+// then names it in rest, read with observe command_result's modes
+// (internal/result/changed.go).
 (() => {
   if (globalThis.gasolineChanged) return;
 
   const MAX_CHARS = 240;
   const ITEM_CHARS = 48;
-  const MAX_NODES = 200; // added or removed nodes looked at, per action
+  const FULL_ITEM_CHARS = 200;
+  const FULL_CHARS = 64 * 1024;
+  const MAX_NODES = 4000; // added or removed nodes looked at, per action
   const CONTROLS = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[role=option],[role=switch],[role=textbox],[contenteditable=""],[contenteditable=true]';
 
   const norm = (s) => String(s ?? '').replace(/\s+/g, ' ').trim();
   const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 
-  /** line is an item in a few words: its text, or "role 'name' ref" for a control. */
-  function line(it) {
-    if (!it.role) return clip(norm(it.text), ITEM_CHARS);
+  /** line is an item in a few words (n characters at most): its text, or "role 'name' ref" for a control. */
+  function line(it, n = ITEM_CHARS) {
+    if (!it.role) return clip(norm(it.text), n);
     const name = norm(it.name);
-    return `${it.role}${name ? ` '${clip(name, ITEM_CHARS - 16)}'` : ''}${it.ref ? ` ${it.ref}` : ''}`;
+    return `${it.role}${name ? ` '${clip(name, n - 16)}'` : ''}${it.ref ? ` ${it.ref}` : ''}`;
+  }
+
+  /**
+   * diff is what appeared and what went away, as lines of at most n
+   * characters, each once: the same text gone and back (a list
+   * re-rendered) is no change.
+   */
+  function diff(seen, n) {
+    const gone = (seen.removed || []).map((it) => line(it, n)).filter(Boolean);
+    const came = (seen.appeared || []).map((it) => line(it, n)).filter(Boolean);
+    const count = (list) => list.reduce((m, s) => m.set(s, (m.get(s) || 0) + 1), new Map());
+    const keep = (list, other) => {
+      const left = new Map(other);
+      const res = new Set();
+      for (const s of list) {
+        if (left.get(s) > 0) left.set(s, left.get(s) - 1);
+        else res.add(s);
+      }
+      return [...res];
+    };
+    return { appeared: keep(came, count(gone)), removed: keep(gone, count(came)) };
+  }
+
+  /** fullText is the whole diff as text, a line an item, within FULL_CHARS. */
+  function fullText({ appeared, removed }) {
+    const lines = [...appeared.map((s) => '+ ' + s), ...removed.map((s) => '- ' + s)];
+    let text = '';
+    for (let i = 0; i < lines.length; i++) {
+      if (text.length + lines[i].length + 1 > FULL_CHARS - 64) {
+        return text + `… ${lines.length - i} more not kept (${FULL_CHARS} characters at most)\n`;
+      }
+      text += lines[i] + '\n';
+    }
+    return text;
   }
 
   /** summarize shapes what watch saw into the compact answer, or null when nothing changed. */
   function summarize(seen) {
     const out = {};
-    // The same text gone and back (a list re-rendered) is no change.
-    const gone = (seen.removed || []).map(line).filter(Boolean);
-    const came = (seen.appeared || []).map(line).filter(Boolean);
-    const count = (list) => list.reduce((m, s) => m.set(s, (m.get(s) || 0) + 1), new Map());
-    const goneN = count(gone);
-    const cameN = count(came);
-    const keep = (list, other) => {
-      const left = new Map(other);
-      const res = [];
-      for (const s of list) {
-        if (left.get(s) > 0) left.set(s, left.get(s) - 1);
-        else if (!res.includes(s)) res.push(s);
-      }
-      return res;
-    };
-    const appeared = keep(came, goneN);
-    const removed = keep(gone, cameN);
+    const { appeared, removed } = diff(seen, ITEM_CHARS);
     if (seen.title && seen.title.before !== seen.title.after) out.title = clip(norm(seen.title.after), ITEM_CHARS);
     if (seen.focus && seen.focus.before !== seen.focus.after) out.focus = seen.focus.after || 'none';
     if (seen.value && seen.value.before !== seen.value.after) out.value = `${seen.value.ref ? seen.value.ref + ' ' : ''}'${clip(norm(seen.value.after), ITEM_CHARS)}'`;
@@ -68,7 +93,10 @@
         }
       }
     }
-    if (more) out.more = more;
+    if (more) {
+      out.more = more;
+      out.all = fullText(diff(seen, FULL_ITEM_CHARS));
+    }
     return Object.keys(out).length ? out : null;
   }
 
@@ -177,5 +205,5 @@
     };
   }
 
-  globalThis.gasolineChanged = { watch, summarize, MAX_CHARS };
+  globalThis.gasolineChanged = { watch, summarize, MAX_CHARS, FULL_CHARS };
 })();

@@ -4,9 +4,11 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -52,4 +54,94 @@ func TestEffectsChanged(t *testing.T) {
 	if got := changed("click Delete", e.ok("click", map[string]any{"role": "button", "name": "Delete"})); !strings.Contains(got, `"removed":["Buy milk`) {
 		t.Errorf("deleting the todo: changed %s, want the item removed", got)
 	}
+}
+
+// TestEffectsChangedRest: a click that adds 200 rows answers with
+// effects.changed as short as ever, the rest counted in more and named in
+// rest; reading rest as an agent would (observe command_result, mode raw)
+// gives every row's text, between the page fence's markers.
+func TestEffectsChangedRest(t *testing.T) {
+	e := ready(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFile(w, r, filepath.Join("testdata", "changed", "rows.html"))
+	}))
+	t.Cleanup(srv.Close)
+	e.open("/a")
+	e.ok("navigate", map[string]any{"url": srv.URL + "/rows"})
+
+	r := e.act("click", map[string]any{"role": "button", "name": "Load 200 rows"})
+	var res struct {
+		Effects struct {
+			Changed json.RawMessage `json:"changed"`
+		} `json:"effects"`
+	}
+	if err := json.Unmarshal(r.Value, &res); err != nil || r.Status != "complete" {
+		t.Fatalf("click: %v: %s", err, r)
+	}
+	// Its size as the agent gets it, without rest: what every action costs.
+	var ch map[string]json.RawMessage
+	json.Unmarshal(res.Effects.Changed, &ch)
+	rb := ch["rest"]
+	delete(ch, "rest")
+	short := compactJSON(t, ch) // as the daemon sends it: < and > unescaped
+	t.Logf("click Load 200 rows: changed %s (%d chars, about %d tokens) + rest %s (%d chars, about %d tokens)", short, len(short), (len(short)+3)/4, rb, len(rb), (len(rb)+3)/4)
+	if len(short) > 4*60 {
+		t.Errorf("effects.changed without rest is %d chars, over about 60 tokens: %s", len(short), short)
+	}
+	var more int
+	var shown []string
+	json.Unmarshal(ch["more"], &more)
+	json.Unmarshal(ch["appeared"], &shown)
+	if len(shown) == 0 || more+len(shown) != 200 {
+		t.Errorf("changed %s: want some rows shown and the rest of the 200 counted in more", short)
+	}
+	var rest struct {
+		CorrelationID string `json:"correlation_id"`
+		Read          string `json:"read"`
+	}
+	if json.Unmarshal(rb, &rest) != nil || rest.CorrelationID == "" || rest.Read == "" {
+		t.Fatalf("changed %s: want rest to name the whole list and how to read it", res.Effects.Changed)
+	}
+	id := rest.CorrelationID
+
+	r = e.call("observe", map[string]any{"what": "command_result", "correlation_id": id, "mode": "raw"})
+	var raw struct {
+		Content string `json:"content"`
+	}
+	if err := json.Unmarshal(r.Raw, &raw); err != nil {
+		t.Fatalf("raw read of %s: %v: %s", id, err, r)
+	}
+	lines := strings.Split(strings.TrimSpace(raw.Content), "\n")
+	if len(lines) != 200 {
+		t.Errorf("the whole list has %d lines, want 200: %.300s", len(lines), raw.Content)
+	}
+	for i := range 200 {
+		if want := fmt.Sprintf("+ Row %d: invoice %d <paid>", i, 1000+i); !slices.Contains(lines, want) {
+			t.Errorf("the whole list lacks %q", want)
+		}
+	}
+	// What the agent reads: the rows only between the fence's markers.
+	open, closing, row := strings.Index(r.Text, "⟦page:"), strings.Index(r.Text, "⟦/page:"), strings.Index(r.Text, "Row 199")
+	if open < 0 || !(open < row && row < closing) {
+		t.Errorf("the rows are not inside the page fence (open %d, row %d, close %d): %.400s", open, row, closing, r.Text)
+	}
+}
+
+// compactJSON encodes m as the daemon does (no escaping of <, > and &,
+// which the client's decoding of structured content may have added).
+func compactJSON(t *testing.T, raw map[string]json.RawMessage) string {
+	t.Helper()
+	m := map[string]any{}
+	for k, v := range raw {
+		var x any
+		json.Unmarshal(v, &x)
+		m[k] = x
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
