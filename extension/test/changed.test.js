@@ -78,3 +78,12 @@ test('all is capped at FULL_CHARS, the lines left out counted', () => {
   const kept = all.trimEnd().split('\n').length - 1;
   assert.equal(last, `… ${2000 - kept} more not kept (${FULL_CHARS} characters at most)`);
 });
+
+test('a control whose state changed: its states, before what appeared', () => {
+  const got = summarize({
+    appeared: [{ text: 'Settings' }, { role: 'link', name: 'Profile', ref: 'e8' }],
+    removed: [],
+    state: [{ role: 'button', name: 'Menu', ref: 'e5', states: ['expanded'] }, { role: 'button', name: 'Save', ref: 'e9', states: ['enabled'] }],
+  });
+  assert.deepEqual(got, { state: ["button 'Menu' e5 expanded", "button 'Save' e9 enabled"], appeared: ['Settings', "link 'Profile' e8"] });
+});

@@ -59,7 +59,10 @@ func TestEffectsChanged(t *testing.T) {
 // TestEffectsChangedRest: a click that adds 200 rows answers with
 // effects.changed as short as ever, the rest counted in more and named in
 // rest; reading rest as an agent would (observe command_result, mode raw)
-// gives every row's text, between the page fence's markers.
+// gives every row's text, between the page fence's markers. Controls whose
+// state the page's script changed are said with their refs: the Export
+// button the rows enabled, a disclosure button expanded with the panel it
+// shows.
 func TestEffectsChangedRest(t *testing.T) {
 	e := ready(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -112,8 +115,8 @@ func TestEffectsChangedRest(t *testing.T) {
 		t.Fatalf("raw read of %s: %v: %s", id, err, r)
 	}
 	lines := strings.Split(strings.TrimSpace(raw.Content), "\n")
-	if len(lines) != 200 {
-		t.Errorf("the whole list has %d lines, want 200: %.300s", len(lines), raw.Content)
+	if len(lines) != 201 || !strings.HasPrefix(lines[0], "~ button 'Export' e") || !strings.HasSuffix(lines[0], " enabled") {
+		t.Errorf("the whole list has %d lines, want Export enabled and 200 rows: %.300s", len(lines), raw.Content)
 	}
 	for i := range 200 {
 		if want := fmt.Sprintf("+ Row %d: invoice %d <paid>", i, 1000+i); !slices.Contains(lines, want) {
@@ -124,6 +127,34 @@ func TestEffectsChangedRest(t *testing.T) {
 	open, closing, row := strings.Index(r.Text, "⟦page:"), strings.Index(r.Text, "⟦/page:"), strings.Index(r.Text, "Row 199")
 	if open < 0 || !(open < row && row < closing) {
 		t.Errorf("the rows are not inside the page fence (open %d, row %d, close %d): %.400s", open, row, closing, r.Text)
+	}
+
+	// A table rendered at once (one node added) is said row by row: each in the rest.
+	ch = map[string]json.RawMessage{}
+	b, _ := json.Marshal(effectsOf(t, "click Show report", e.ok("click", map[string]any{"role": "button", "name": "Show report"}))["changed"])
+	json.Unmarshal(b, &ch)
+	t.Logf("click Show report: changed %s", b)
+	if err := json.Unmarshal(ch["rest"], &rest); err != nil || !strings.Contains(string(ch["appeared"]), "Report row 0 0 EUR") {
+		t.Fatalf("click Show report: changed %s, want its first rows and rest", b)
+	}
+	whole := e.call("observe", map[string]any{"what": "command_result", "correlation_id": rest.CorrelationID, "mode": "raw"})
+	json.Unmarshal(whole.Raw, &raw)
+	if !strings.Contains(raw.Content, "+ Report row 99 693 EUR\n") {
+		t.Errorf("the table's whole list lacks its last row: %.300s", raw.Content)
+	}
+
+	// A disclosure button: expanded with the panel it shows, then collapsed with it gone.
+	for _, step := range []struct{ state, list, text string }{{"expanded", "appeared", "Paid only"}, {"collapsed", "removed", "Paid only"}} {
+		var ch struct {
+			State, Appeared, Removed []string
+		}
+		b, _ := json.Marshal(effectsOf(t, "click Filters", e.ok("click", map[string]any{"role": "button", "name": "Filters"}))["changed"])
+		json.Unmarshal(b, &ch)
+		t.Logf("click Filters: changed %s", b)
+		list := map[string][]string{"appeared": ch.Appeared, "removed": ch.Removed}[step.list]
+		if len(ch.State) != 1 || !strings.HasPrefix(ch.State[0], "button 'Filters' e") || !strings.HasSuffix(ch.State[0], " "+step.state) || !slices.Contains(list, step.text) {
+			t.Errorf("click Filters: changed %s, want the button %s and %q %s", b, step.state, step.text, step.list)
+		}
 	}
 }
 
