@@ -34,7 +34,7 @@ type ChangedRest struct {
 }
 
 // changedRead is ChangedRest.Read.
-const changedRead = "observe command_result with this correlation_id, mode raw, slice or extract"
+const changedRead = "observe command_result, mode raw, slice or extract"
 
 // changedAll is how the whole list begins in a result: a fast test before
 // decoding, which most results skip.
