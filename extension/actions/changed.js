@@ -158,7 +158,8 @@
   /**
    * watch records what changes in the document from now on: nodes added
    * and removed (the text of a removed one read as it goes), text changed,
-   * the state attributes (STATES) and the showing ones (SHOWING) changed,
+   * the state attributes (STATES: said of controls and elements with a
+   * role) and the showing ones (SHOWING) changed,
    * with their first value, and, at stop, the title, the focus and the
    * value of target (else of the field focused now) against what they were
    * now. A class or style that hides or shows an element is not seen (it
@@ -253,7 +254,7 @@
               words.push(STATES[name](now));
             }
           }
-          if (words.length && shown(el)) {
+          if (words.length && (el.matches(CONTROLS) || el.hasAttribute('role')) && shown(el)) {
             const b = brief(el);
             state.push({ role: b.role, name: b.name, ref: b.ref, states: words });
           }
