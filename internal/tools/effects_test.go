@@ -98,6 +98,11 @@ func TestChangedRest(t *testing.T) {
 		t.Fatalf("changed %v, want more 19 and rest naming %s", r.field("result", "effects", "changed"), id+result.ChangedSuffix)
 	}
 
+	// Without a mode, the rest's handle says how to read it.
+	h := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+rest+`"}`)
+	if hint, _ := h.field("output", "hint").(string); h.IsError || h.field("stored") != true || !strings.Contains(hint, `mode:"raw"`) {
+		t.Errorf("command_result of the rest without a mode: %s, want its handle and how to read it", h.Text)
+	}
 	raw := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+rest+`","mode":"raw"}`)
 	if raw.IsError || raw.field("content") != all.String() {
 		t.Fatalf("raw read of the rest: %s", raw.Text)
@@ -116,7 +121,9 @@ func TestChangedRest(t *testing.T) {
 	if len(rr.Contents) != 1 || rr.Contents[0].Text != pageFence.fenceText(all.String()) {
 		t.Errorf("resources/read of the rest: %.300s, want the list fenced", read)
 	}
-	if other := e.call(t, "someone-else", "observe", `{"what":"command_result","correlation_id":"`+rest+`","mode":"raw"}`); !other.IsError || other.errorCode() != "unknown_correlation_id" {
-		t.Errorf("another agent's read of the rest: %s, want unknown_correlation_id", other.Text)
+	for _, args := range []string{`,"mode":"raw"`, ``} {
+		if other := e.call(t, "someone-else", "observe", `{"what":"command_result","correlation_id":"`+rest+`"`+args+`}`); !other.IsError || other.errorCode() != "unknown_correlation_id" {
+			t.Errorf("another agent's read of the rest (%s): %s, want unknown_correlation_id", args, other.Text)
+		}
 	}
 }
