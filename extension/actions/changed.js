@@ -16,9 +16,10 @@
 // an item is {text} or {role, name, ref} (a control), a state item a
 // control with states: ["expanded"]. The answer holds at most MAX_CHARS
 // characters of JSON (about 60 tokens at 4 characters a token): items go
-// in order, states first, then appeared, each clipped to ITEM_CHARS; what does not fit
-// is counted in more. With more, all is the whole list as text, a line an
-// item ("+ text" appeared, "- text" went away), each clipped to
+// in order, states first, then appeared, each clipped to ITEM_CHARS; what
+// does not fit is counted in more. With more, all is the whole list as
+// text, a line an item ("~ control states", "+ text" appeared, "- text"
+// went away), each clipped to
 // FULL_ITEM_CHARS, at most FULL_CHARS characters (a last line counts what
 // did not fit): the daemon keeps it in its output store and effects.changed
 // then names it in rest, read with observe command_result's modes
