@@ -1,64 +1,109 @@
 // What an action changed on the page, in a few tokens (effects.changed):
 // text and controls that appeared or went away (controls with their refs),
-// the value of the field acted on or focused, the focus, the title. A
+// controls whose state changed (expanded, checked, pressed, selected,
+// disabled, as their attributes say), the value of the field acted on or
+// focused, the focus, the title. A
 // classic script of the DOM runtime (actions/inject.js), loaded before
 // runtime.js, which starts a watch before each action and reads it once
 // the action has settled (op "changed"). watch() needs a DOM; summarize()
 // is pure and tested under node.
 //
 //   watch(target) → {stop(brief), cancel()}: brief(el) is the runtime's {ref, role, name}
-//   summarize(seen) → {appeared?, removed?, value?, focus?, title?, more?} | null
+//   summarize(seen) → {title?, focus?, value?, state?, appeared?, removed?, more?, all?} | null
 //
-// seen is {appeared: [item], removed: [item], value?: {before, after, ref},
-// focus?: {before, after}, title?: {before, after}}; an item is {text} or
-// {role, name, ref} (a control). The answer holds at most MAX_CHARS
+// seen is {appeared: [item], removed: [item], state?: [item], value?:
+// {before, after, ref}, focus?: {before, after}, title?: {before, after}};
+// an item is {text} or {role, name, ref} (a control), a state item a
+// control with states: ["expanded"]. The answer holds at most MAX_CHARS
 // characters of JSON (about 60 tokens at 4 characters a token): items go
-// in order, appeared first, each clipped to ITEM_CHARS; what does not fit
-// is counted in more.
+// in order, states first, then appeared, each clipped to ITEM_CHARS; what
+// does not fit is counted in more. With more, all is the whole list as
+// text, a line an item ("~ control states", "+ text" appeared, "- text"
+// went away), each clipped to
+// FULL_ITEM_CHARS, at most FULL_CHARS characters (a last line counts what
+// did not fit): the daemon keeps it in its output store and effects.changed
+// then names it in rest, read with observe command_result's modes
+// (internal/result/changed.go).
 (() => {
   if (globalThis.gasolineChanged) return;
 
   const MAX_CHARS = 240;
   const ITEM_CHARS = 48;
-  const MAX_NODES = 200; // added or removed nodes looked at, per action
+  const FULL_ITEM_CHARS = 200;
+  const FULL_CHARS = 64 * 1024;
+  const MAX_NODES = 4000; // added or removed nodes looked at, per action
   const CONTROLS = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[role=option],[role=switch],[role=textbox],[contenteditable=""],[contenteditable=true]';
 
   const norm = (s) => String(s ?? '').replace(/\s+/g, ' ').trim();
   const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 
-  /** line is an item in a few words: its text, or "role 'name' ref" for a control. */
-  function line(it) {
-    if (!it.role) return clip(norm(it.text), ITEM_CHARS);
+  /** line is an item in a few words (n characters at most): its text, or "role 'name' ref states" for a control. */
+  function line(it, n = ITEM_CHARS) {
+    if (!it.role) return clip(norm(it.text), n);
     const name = norm(it.name);
-    return `${it.role}${name ? ` '${clip(name, ITEM_CHARS - 16)}'` : ''}${it.ref ? ` ${it.ref}` : ''}`;
+    return `${it.role}${name ? ` '${clip(name, n - 16)}'` : ''}${it.ref ? ` ${it.ref}` : ''}${it.states ? ` ${it.states.join(' ')}` : ''}`;
+  }
+
+  // STATES are the attributes that say a control's state, with the word
+  // for their value (on, off): an attribute changed by the action adds the
+  // word when the state changed.
+  const STATES = {
+    'aria-expanded': (v) => (v === 'true' ? 'expanded' : 'collapsed'),
+    'aria-checked': (v) => (v === 'true' ? 'checked' : v === 'mixed' ? 'mixed' : 'unchecked'),
+    'aria-pressed': (v) => (v === 'true' ? 'pressed' : 'not pressed'),
+    'aria-selected': (v) => (v === 'true' ? 'selected' : 'not selected'),
+    'aria-disabled': (v) => (v === 'true' ? 'disabled' : 'enabled'),
+    disabled: (v) => (v === null ? 'enabled' : 'disabled'),
+  };
+  // SHOWING are the attributes that show or hide an element whole: one the
+  // action toggled makes it appear or go away.
+  const SHOWING = ['hidden', 'open'];
+
+  /**
+   * diff is what appeared and what went away, as lines of at most n
+   * characters, each once: the same text gone and back (a list
+   * re-rendered) is no change.
+   */
+  function diff(seen, n) {
+    const gone = (seen.removed || []).map((it) => line(it, n)).filter(Boolean);
+    const came = (seen.appeared || []).map((it) => line(it, n)).filter(Boolean);
+    const count = (list) => list.reduce((m, s) => m.set(s, (m.get(s) || 0) + 1), new Map());
+    const keep = (list, other) => {
+      const left = new Map(other);
+      const res = new Set();
+      for (const s of list) {
+        if (left.get(s) > 0) left.set(s, left.get(s) - 1);
+        else res.add(s);
+      }
+      return [...res];
+    };
+    return { appeared: keep(came, count(gone)), removed: keep(gone, count(came)) };
+  }
+
+  /** fullText is the whole diff as text, a line an item, within FULL_CHARS. */
+  function fullText({ state, appeared, removed }) {
+    const lines = [...state.map((s) => '~ ' + s), ...appeared.map((s) => '+ ' + s), ...removed.map((s) => '- ' + s)];
+    let text = '';
+    for (let i = 0; i < lines.length; i++) {
+      if (text.length + lines[i].length + 1 > FULL_CHARS - 64) {
+        return text + `… ${lines.length - i} more not kept (${FULL_CHARS} characters at most)\n`;
+      }
+      text += lines[i] + '\n';
+    }
+    return text;
   }
 
   /** summarize shapes what watch saw into the compact answer, or null when nothing changed. */
   function summarize(seen) {
     const out = {};
-    // The same text gone and back (a list re-rendered) is no change.
-    const gone = (seen.removed || []).map(line).filter(Boolean);
-    const came = (seen.appeared || []).map(line).filter(Boolean);
-    const count = (list) => list.reduce((m, s) => m.set(s, (m.get(s) || 0) + 1), new Map());
-    const goneN = count(gone);
-    const cameN = count(came);
-    const keep = (list, other) => {
-      const left = new Map(other);
-      const res = [];
-      for (const s of list) {
-        if (left.get(s) > 0) left.set(s, left.get(s) - 1);
-        else if (!res.includes(s)) res.push(s);
-      }
-      return res;
-    };
-    const appeared = keep(came, goneN);
-    const removed = keep(gone, cameN);
+    const { appeared, removed } = diff(seen, ITEM_CHARS);
     if (seen.title && seen.title.before !== seen.title.after) out.title = clip(norm(seen.title.after), ITEM_CHARS);
     if (seen.focus && seen.focus.before !== seen.focus.after) out.focus = seen.focus.after || 'none';
     if (seen.value && seen.value.before !== seen.value.after) out.value = `${seen.value.ref ? seen.value.ref + ' ' : ''}'${clip(norm(seen.value.after), ITEM_CHARS)}'`;
+    const state = [...new Set((seen.state || []).map((it) => line(it)))];
     let more = 0;
     const size = () => JSON.stringify(out).length;
-    for (const [key, list] of [['appeared', appeared], ['removed', removed]]) {
+    for (const [key, list] of [['state', state], ['appeared', appeared], ['removed', removed]]) {
       for (const s of list) {
         (out[key] ||= []).push(s);
         if (size() > MAX_CHARS - 12) { // room for "more"
@@ -68,7 +113,11 @@
         }
       }
     }
-    if (more) out.more = more;
+    if (more) {
+      out.more = more;
+      const full = diff(seen, FULL_ITEM_CHARS);
+      out.all = fullText({ ...full, state: [...new Set((seen.state || []).map((it) => line(it, FULL_ITEM_CHARS)))] });
+    }
     return Object.keys(out).length ? out : null;
   }
 
@@ -95,6 +144,12 @@
     return String(el.value);
   }
 
+  /** blocks reports whether el holds only elements (and blank text): its children say all it shows. */
+  function blocks(el) {
+    for (const c of el.childNodes) if (c.nodeType === Node.TEXT_NODE ? c.data.trim() : c.nodeType !== Node.ELEMENT_NODE && c.nodeType !== Node.COMMENT_NODE) return false;
+    return true;
+  }
+
   function deepActive() {
     let a = document.activeElement;
     while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
@@ -104,18 +159,29 @@
   /**
    * watch records what changes in the document from now on: nodes added
    * and removed (the text of a removed one read as it goes), text changed,
-   * and, at stop, the title, the focus and the value of target (else of
-   * the field focused now) against what they were now.
+   * the state attributes (STATES: said of controls and elements with a
+   * role) and the showing ones (SHOWING) changed,
+   * with their first value, and, at stop, the title, the focus and the
+   * value of target (else of the field focused now) against what they were
+   * now. A class or style that hides or shows an element is not seen (it
+   * would take every element's visibility before the action).
    */
   function watch(target) {
     const field = target || deepActive(); // the field acted on, or typed into (key_press without a target)
     const before = { title: document.title, active: deepActive(), value: valueOf(field) };
     const added = new Set();
     const removed = [];
+    const attrs = new Map(); // element → {attribute: its value before the action}
     let looked = 0;
     const collect = (records) => {
       for (const r of records) {
         if (looked >= MAX_NODES) return;
+        if (r.type === 'attributes') {
+          looked++;
+          const was = attrs.get(r.target) || attrs.set(r.target, {}).get(r.target);
+          if (!Object.hasOwn(was, r.attributeName)) was[r.attributeName] = r.oldValue;
+          continue;
+        }
         if (r.type === 'characterData') {
           const el = r.target.parentElement;
           if (el) added.add(el);
@@ -135,7 +201,7 @@
       }
     };
     const mo = new MutationObserver(collect);
-    mo.observe(document, { childList: true, subtree: true, characterData: true });
+    mo.observe(document, { childList: true, subtree: true, characterData: true, attributes: true, attributeOldValue: true, attributeFilter: [...Object.keys(STATES), ...SHOWING] });
     return {
       cancel() {
         mo.disconnect();
@@ -145,15 +211,23 @@
         mo.disconnect();
         const appeared = [];
         const seenEls = new Set();
-        for (const n of added) {
-          if (!n.isConnected) continue;
-          // a node inside another added one is said with it
-          let inside = false;
-          for (let p = n.parentNode; p && !inside; p = p.parentNode) inside = added.has(p) && p !== n;
-          if (inside) continue;
+        // inAdded: n is, or is inside, a node the action added (said with it).
+        const inAdded = (n, self) => {
+          for (let p = self ? n : n.parentNode; p; p = p.parentNode) if (added.has(p)) return true;
+          return false;
+        };
+        let parts = 0;
+        const describe = (n) => {
+          // A large block of blocks (a list or table rendered at once) is
+          // said block by block, so the whole list holds each row.
+          if (n.nodeType === Node.ELEMENT_NODE && n.children.length > 1 && parts < MAX_NODES && n.textContent.length > FULL_ITEM_CHARS && blocks(n) && shown(n)) {
+            parts += n.children.length;
+            for (const c of n.children) describe(c);
+            return;
+          }
           const text = visibleText(n);
           if (text) appeared.push({ text });
-          if (n.nodeType !== Node.ELEMENT_NODE || !shown(n)) continue;
+          if (n.nodeType !== Node.ELEMENT_NODE || !shown(n)) return;
           const controls = [...(n.matches(CONTROLS) ? [n] : []), ...n.querySelectorAll(CONTROLS)].slice(0, 4);
           for (const c of controls) {
             if (seenEls.has(c) || !shown(c)) continue;
@@ -161,8 +235,32 @@
             const b = brief(c);
             appeared.push({ role: b.role, name: b.name, ref: b.ref });
           }
+        };
+        for (const n of added) {
+          if (n.isConnected && !inAdded(n, false)) describe(n);
         }
-        const seen = { appeared, removed, title: { before: before.title, after: document.title } };
+        const state = [];
+        for (const [el, was] of attrs) {
+          if (!el.isConnected || inAdded(el, true)) continue;
+          const words = [];
+          for (const [name, old] of Object.entries(was)) {
+            const now = el.getAttribute(name);
+            if (SHOWING.includes(name)) {
+              if ((old === null) === (now === null)) continue;
+              const on = name === 'open' ? now !== null : now === null;
+              const text = on ? '' : norm(el.textContent);
+              if (on && shown(el)) describe(el);
+              else if (text) removed.push({ text });
+            } else if (STATES[name](old) !== STATES[name](now)) {
+              words.push(STATES[name](now));
+            }
+          }
+          if (words.length && (el.matches(CONTROLS) || el.hasAttribute('role')) && shown(el)) {
+            const b = brief(el);
+            state.push({ role: b.role, name: b.name, ref: b.ref, states: words });
+          }
+        }
+        const seen = { appeared, removed, state, title: { before: before.title, after: document.title } };
         const active = deepActive();
         if (active !== before.active) {
           const b = active ? brief(active) : null;
@@ -177,5 +275,5 @@
     };
   }
 
-  globalThis.gasolineChanged = { watch, summarize, MAX_CHARS };
+  globalThis.gasolineChanged = { watch, summarize, MAX_CHARS, FULL_CHARS };
 })();

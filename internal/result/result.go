@@ -66,8 +66,9 @@ func NewKeeper(trk *tracker.Tracker, store *output.Store, log zerolog.Logger) *K
 // threshold goes to the output store and the command keeps a *Stored
 // attachment instead; this happens only for a command still waiting for its
 // result, and the stored output is deleted again if the tracker refuses the
-// report. An error or timeout result above MaxFailedResult is replaced by a
-// note.
+// report. The whole list of what an action changed goes to the store apart
+// (keepChanged), undone as well when the report is refused. An error or
+// timeout result above MaxFailedResult is replaced by a note.
 func (k *Keeper) Report(instance string, qr apitype.QueryResult) (tracker.Command, error) {
 	result := validJSONText(qr.Result)
 	errMsg := strings.ToValidUTF8(qr.Error, "\uFFFD")
@@ -75,10 +76,17 @@ func (k *Keeper) Report(instance string, qr apitype.QueryResult) (tracker.Comman
 	status := tracker.State(qr.Status)
 
 	var stored *Stored
+	changedID := ""
+	if status == tracker.StateComplete {
+		result, changedID = k.keepChanged(id, result) // the whole list of what it changed, stored apart
+	}
 	switch {
 	case status == tracker.StateComplete && k.store != nil && len(result) > 0:
 		var err error
 		if stored, err = k.storeLarge(id, result); err != nil {
+			if changedID != "" {
+				k.store.Delete(changedID)
+			}
 			return tracker.Command{}, err
 		}
 		if stored != nil {
@@ -97,6 +105,9 @@ func (k *Keeper) Report(instance string, qr apitype.QueryResult) (tracker.Comman
 	cmd, err := k.trk.ReportReason(instance, id, status, qr.Reason, result, attachment, errMsg)
 	if err != nil && stored != nil {
 		k.store.Delete(id) // refused: the stored output must not outlive this report
+	}
+	if err != nil && changedID != "" {
+		k.store.Delete(changedID)
 	}
 	if err == nil && status == tracker.StateComplete {
 		k.noteTab(cmd, result, stored)

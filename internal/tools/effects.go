@@ -19,8 +19,9 @@ import (
 // pending), the page's long-lived requests, which settling does not
 // wait for (streaming: event streams, WebSockets, long polls), and what
 // the action changed on the page (changed: text and controls with refs
-// that appeared or went away, value, focus, title; about 60 tokens at
-// most); the daemon adds the
+// that appeared or went away, controls' states, value, focus, title;
+// about 60 tokens at most, the rest stored apart and named in rest:
+// result.ChangedSuffix); the daemon adds the
 // errors and failed requests the capture buffers hold for the tab from when
 // the action was queued to when its result arrived. The extension delivers
 // the tab's capture events before it posts the result (SPEC section 14), so

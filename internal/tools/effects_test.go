@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/result"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 	"github.com/rs/zerolog"
 )
@@ -67,5 +68,62 @@ func TestPresentEffects(t *testing.T) {
 		Result: json.RawMessage(`{"tab_id":9,"url":"http://z/"}`)}
 	if v := tl.commandView(quiet, finished, false); string(v.Result) != `{"tab_id":9,"url":"http://z/"}` {
 		t.Errorf("an action with no effects: %s, want the result unchanged", v.Result)
+	}
+}
+
+// TestChangedRest: when more changed than effects.changed holds, the
+// action's result names the whole list in changed.rest (the list itself is
+// not in it) and the agent reads it by that id with command_result's modes
+// and resources/read, as page text between the fence's markers; another
+// agent cannot.
+func TestChangedRest(t *testing.T) {
+	e := newEnv(t)
+	id := e.call(t, "agent", "interact", `{"action":"click","selector":"#load"}`).field("correlation_id").(string)
+	e.delivered(t)
+	var all strings.Builder
+	for i := range 20 { // within the env's 100-token inline limit, so raw reads it whole
+		fmt.Fprintf(&all, "+ Row %d <paid>\n", i)
+	}
+	list, _ := json.Marshal(all.String())
+	res := `{"tab_id":3,"url":"http://x/","effects":{"settled":true,"changed":{"appeared":["Row 0 <paid>"],"more":19,"all":` + string(list) + `}}}`
+	if _, err := e.keep.Report("ext", reportOf(id, res)); err != nil {
+		t.Fatal(err)
+	}
+	r := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+id+`"}`)
+	if strings.Contains(r.Text, `"all"`) {
+		t.Errorf("the action's result carries the whole list: %s", r.Text)
+	}
+	rest, _ := r.field("result", "effects", "changed", "rest", "correlation_id").(string)
+	if rest != id+result.ChangedSuffix || r.field("result", "effects", "changed", "more") != 19.0 {
+		t.Fatalf("changed %v, want more 19 and rest naming %s", r.field("result", "effects", "changed"), id+result.ChangedSuffix)
+	}
+
+	// Without a mode, the rest's handle says how to read it.
+	h := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+rest+`"}`)
+	if hint, _ := h.field("output", "hint").(string); h.IsError || h.field("stored") != true || !strings.Contains(hint, `mode:"raw"`) {
+		t.Errorf("command_result of the rest without a mode: %s, want its handle and how to read it", h.Text)
+	}
+	raw := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+rest+`","mode":"raw"}`)
+	if raw.IsError || raw.field("content") != all.String() {
+		t.Fatalf("raw read of the rest: %s", raw.Text)
+	}
+	open, row, closing := strings.Index(raw.Text, string(pageFence.open)), strings.Index(raw.Text, "Row 19"), strings.Index(raw.Text, string(pageFence.close))
+	if open < 0 || open > row || row > closing {
+		t.Errorf("the rest read whole is not fenced as page text: %.300s", raw.Text)
+	}
+	sl := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+rest+`","mode":"slice","anchor":"Row 15 ","window":30}`)
+	if text, _ := sl.field("text").(string); !strings.Contains(text, "+ Row 15 <paid>") {
+		t.Errorf("slice of the rest: %s", sl.Text)
+	}
+	read, _ := e.rpc(t, "agent", "resources/read", `{"uri":"gasoline://output/`+rest+`"}`, false)
+	var rr struct{ Contents []struct{ Text string } }
+	json.Unmarshal(read, &rr)
+	if len(rr.Contents) != 1 || rr.Contents[0].Text != pageFence.fenceText(all.String()) {
+		t.Errorf("resources/read of the rest: %.300s, want the list fenced", read)
+	}
+	for _, args := range []string{`,"mode":"raw"`, ``} {
+		if other := e.call(t, "someone-else", "observe", `{"what":"command_result","correlation_id":"`+rest+`"`+args+`}`); !other.IsError || other.errorCode() != "unknown_correlation_id" {
+			t.Errorf("another agent's read of the rest (%s): %s, want unknown_correlation_id", args, other.Text)
+		}
 	}
 }

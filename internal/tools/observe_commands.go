@@ -3,10 +3,12 @@ package tools
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
+	"github.com/gasoline-mcp/gasoline/internal/result"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
 
@@ -81,6 +83,15 @@ func (t *Tools) commandResult(ctx context.Context, client string, a resultArgs) 
 	}
 	if a.imageArgs.wanted() || annotate.IsCropHandle(a.CorrelationID) {
 		return t.storedImage(client, a.CorrelationID, a.imageArgs)
+	}
+	if strings.HasSuffix(a.CorrelationID, result.ChangedSuffix) {
+		// The whole list of what an action changed is an output, not a
+		// command: its handle says how to read it.
+		h, err := t.d.Results.Handle(client, a.CorrelationID)
+		if err != nil {
+			return nil, outputError(a.CorrelationID, err)
+		}
+		return storedViewOf(a.CorrelationID, "what the action changed", &result.Stored{Handle: h}), nil
 	}
 	def := time.Duration(0)
 	c, err := t.d.Tracker.Get(a.CorrelationID)

@@ -16,7 +16,7 @@ import (
 )
 
 var (
-	changedOnly = flag.Bool("changed-only", false, "measure only what effects.changed costs (issue 28 item 6): its size and the actions' time on a TodoMVC page and on Python's docs")
+	changedOnly = flag.Bool("changed-only", false, "measure only what effects.changed costs (issue 28 item 6): its size and the actions' time on a TodoMVC page, a list that grows by 200 rows and Python's docs")
 	pyDocs      = flag.String("pydocs", "/usr/share/doc/python3-dev/html", "Python's HTML documentation (Debian's python3-dev-doc or python3-doc); the docs rows are left out when it is missing")
 )
 
@@ -26,7 +26,8 @@ type changedStep struct {
 	args map[string]any
 }
 
-// changedRows runs the TodoMVC round (add an item, complete it, delete it)
+// changedRows runs the TodoMVC round (add an item, complete it, delete it),
+// the list round (200 rows appended, a table added at once, a disclosure)
 // and the Python docs round (open the menu, type in the quick search,
 // hide an example's prompts) *n times each after *warmup, and returns per action its
 // time and, as the figure's text, the size of effects.changed (p50 and
@@ -40,6 +41,10 @@ func changedRows(ctx context.Context, mc *gasoline.Client) ([]truthRow, error) {
 	mux.HandleFunc("GET /todo", func(w http.ResponseWriter, r *http.Request) {
 		// TodoMVC's vanilla app, as test/e2e's TestEffectsChanged serves it.
 		http.ServeFile(w, r, filepath.Join(root, "test", "e2e", "testdata", "changed", "todo.html"))
+	})
+	mux.HandleFunc("GET /rows", func(w http.ResponseWriter, r *http.Request) {
+		// A list that grows by 200 rows, as test/e2e's TestEffectsChangedRest serves it.
+		http.ServeFile(w, r, filepath.Join(root, "test", "e2e", "testdata", "changed", "rows.html"))
 	})
 	docs := false
 	if st, err := os.Stat(*pyDocs); err == nil && st.IsDir() {
@@ -57,6 +62,10 @@ func changedRows(ctx context.Context, mc *gasoline.Client) ([]truthRow, error) {
 		{"TodoMVC key_press Enter (adds the item)", map[string]any{"action": "key_press", "key": "Enter", "role": "textbox", "name": "What needs to be done?"}},
 		{"TodoMVC check the item", map[string]any{"action": "check", "role": "checkbox", "name": "Toggle"}},
 		{"TodoMVC click Delete", map[string]any{"action": "click", "role": "button", "name": "Delete"}},
+	}}, {"/rows", []changedStep{
+		{"a list: click Load 200 rows (200 rows appended, Export enabled; the rest by handle)", map[string]any{"action": "click", "role": "button", "name": "Load 200 rows"}},
+		{"a list: click Show report (a table of 100 rows added at once)", map[string]any{"action": "click", "role": "button", "name": "Show report"}},
+		{"a list: click Filters (a disclosure button expands, its panel shows)", map[string]any{"action": "click", "role": "button", "name": "Filters"}},
 	}}}
 	if docs {
 		rounds = append(rounds, struct {
