@@ -208,6 +208,8 @@ type entriesView struct {
 	Hint string `json:"hint,omitempty"`
 	// Frames says when iframes were not watched over what was read (capture.Frames.Note).
 	Frames string `json:"frames,omitempty"`
+	// Held says what the browser holds of origins the user has not allowed (heldNote).
+	Held string `json:"held,omitempty"`
 }
 
 // entries serves a capture mode: one entry in full by id; else a page of
@@ -221,6 +223,11 @@ func (t *Tools) entries(ctx context.Context, client string, a entryArgs, f captu
 	sc, err := t.scope(client, a)
 	if err != nil {
 		return nil, err
+	}
+	if held := t.heldTabs(a.TabID, sc); len(held) > 0 {
+		if v, err := t.releaseHeld(ctx, client, held); v != nil || err != nil {
+			return v, err
+		}
 	}
 	sc.apply(&f)
 	wait, err := waitArg(waitMS, 0, MaxWait)
@@ -250,6 +257,9 @@ func (t *Tools) entries(ctx context.Context, client string, a entryArgs, f captu
 	}
 	if v.Hint == "" && p.Earlier {
 		v.Hint = "older entries match too; since:0 reads from the oldest"
+	}
+	if a.TabID == nil {
+		v.Held = t.heldNote(sc)
 	}
 	return v, nil
 }
@@ -320,6 +330,7 @@ type groupsView struct {
 	Hidden            int    `json:"hidden,omitempty"`
 	Hint              string `json:"hint,omitempty"`
 	Frames            string `json:"frames,omitempty"`
+	Held              string `json:"held,omitempty"`
 }
 
 // errorGroups serves errors: the groups of every buffered error (or those
@@ -333,6 +344,11 @@ func (t *Tools) errorGroups(ctx context.Context, client string, a waitingArgs) (
 	sc, err := t.scope(client, a.entryArgs)
 	if err != nil {
 		return nil, err
+	}
+	if held := t.heldTabs(a.TabID, sc); len(held) > 0 {
+		if v, err := t.releaseHeld(ctx, client, held); v != nil || err != nil {
+			return v, err
+		}
 	}
 	sc.apply(&f)
 	wait, err := waitArg(a.WaitMS, 0, MaxWait)
@@ -364,6 +380,9 @@ func (t *Tools) errorGroups(ctx context.Context, client string, a waitingArgs) (
 	}
 	if v.Hint == "" && len(p.Groups) > 0 {
 		v.Hint = `each entry is one error and its repeats (count, first_seen, last_seen); observe({what:"errors", id:last_id}) gives the latest in full`
+	}
+	if a.TabID == nil {
+		v.Held = t.heldNote(sc)
 	}
 	return v, nil
 }
