@@ -106,17 +106,26 @@ chrome.windows.onRemoved.addListener((windowId) => origins.closed(windowId));
 const runAllowed = origins.gate((query, signal, hooks) => (query.action === 'release_capture' ? runQuery(query, signal, hooks) : runFramed(query, signal, hooks)));
 // What pages of origins neither local nor allowed capture is held in the
 // browser (origins/held.js) until the user allows the origin: then it goes
-// to the daemon. The daemon learns what is held with each poll, and at
-// once (poller.tell) a moment after it changed.
+// to the daemon. The daemon learns what is held with each poll, and in a
+// poll of its own (poller.tell) a moment after a tab or origin came or went,
+// or HELD_COUNTS_MS after only counts changed (a page of a site not allowed
+// that logs all the time costs a poll every few seconds, no more).
+const HELD_FRESH_MS = 200;
+const HELD_COUNTS_MS = 5000;
 let heldTold = null;
+let heldTellAt = 0;
 const held = new Held({
   store: chrome.storage.session,
   deliver: deliverHeld,
-  onChange: () => {
-    heldTold ??= setTimeout(() => {
+  onChange: (fresh) => {
+    const ms = fresh ? HELD_FRESH_MS : HELD_COUNTS_MS;
+    if (heldTold && heldTellAt <= Date.now() + ms) return;
+    clearTimeout(heldTold);
+    heldTellAt = Date.now() + ms;
+    heldTold = setTimeout(() => {
       heldTold = null;
       poller.tell();
-    }, 500);
+    }, ms);
   },
 });
 startHolding({ held, tabUrl: (id) => chrome.tabs.get(id).then((tab) => tab.url || tab.pendingUrl || ''), tell: () => poller.tell() });

@@ -34,8 +34,9 @@ const SAVE_AFTER_MS = 250;
 /**
  * Held keeps what pages of origins not allowed captured. deps: store
  * (chrome.storage.session), deliver(parts) hands released events on (the
- * Batcher: capture/worker.js deliverHeld), onChange() told when the counts
- * changed (the worker tells the daemon), timers for tests.
+ * Batcher: capture/worker.js deliverHeld), onChange(fresh) told when the
+ * counts changed, fresh when a tab or origin came or went (the worker
+ * tells the daemon: soon when fresh, else now and then), timers for tests.
  */
 export class Held {
   constructor({ store, deliver = async () => {}, onChange = () => {}, setTimer = setTimeout }) {
@@ -54,7 +55,7 @@ export class Held {
         for (const [tab, kinds] of Object.entries(v.dropped ?? {})) for (const [kind, n] of Object.entries(kinds)) add(held.dropped, tab, kind, n);
         this.#bound(o, held);
       }
-      if (this.origins.size) this.onChange();
+      if (this.origins.size) this.onChange(true);
     }, () => {});
   }
 
@@ -70,16 +71,21 @@ export class Held {
     if (held) this.origins.delete(origin);
     held = held ?? { events: [], bytes: 0, dropped: {} };
     this.origins.set(origin, held);
+    held.tabs ??= new Set(held.events.map((x) => x.e.tab_id));
+    const fresh = !held.tabs.has(event.tab_id);
+    held.tabs.add(event.tab_id);
     const n = JSON.stringify(event).length;
     held.events.push({ e: event, n });
     held.bytes += n;
     this.#bound(origin, held);
+    let gone = false;
     while (this.origins.size > MAX_HELD_ORIGINS) {
       const oldest = this.origins.keys().next().value;
       this.origins.delete(oldest);
       this.dirty.add(oldest);
+      gone = true;
     }
-    this.#changed(origin);
+    this.#changed(origin, fresh || gone);
   }
 
   // bound drops origin's oldest events past the bounds, counting them.
@@ -94,9 +100,9 @@ export class Held {
     this.dirty.add(origin);
   }
 
-  #changed(origin) {
+  #changed(origin, fresh) {
     this.dirty.add(origin);
-    this.onChange();
+    this.onChange(fresh);
     if (this.saving) return;
     this.saving = new Promise((resolve) => this.setTimer(resolve, SAVE_AFTER_MS)).then(() => this.#save());
   }
@@ -153,7 +159,7 @@ export class Held {
     };
     for (const { e } of held.events) of(e.tab_id ?? -1).events.push(e);
     for (const [tab, kinds] of Object.entries(held.dropped)) of(Number(tab)).dropped = { ...kinds };
-    this.onChange();
+    this.onChange(true);
     return [...byTab.values()];
   }
 

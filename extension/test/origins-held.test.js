@@ -40,6 +40,17 @@ test('held events go, in order and per tab, only when released; a second release
   assert.deepEqual(h.list(), ['https://bank.example']);
 });
 
+test('a new tab or origin is news at once; more events of a tab held already are counts only', async () => {
+  const told = [];
+  const h = new Held({ store: area(), onChange: (fresh) => told.push(fresh), setTimer: now });
+  await h.ready;
+  h.hold('https://shop.example', ev(7, 'https://shop.example/', 1));
+  h.hold('https://shop.example', ev(7, 'https://shop.example/', 2));
+  h.hold('https://shop.example', ev(8, 'https://shop.example/', 3));
+  await h.release('https://shop.example');
+  assert.deepEqual(told, [true, false, true, true]);
+});
+
 test('bounds: the newest MAX_HELD_EVENTS stay and the rest is counted dropped per tab and kind; the oldest origins go first', async () => {
   const delivered = [];
   const h = new Held({ store: area(), deliver: async (p) => delivered.push(...p), setTimer: now });
