@@ -216,7 +216,9 @@ export async function releaseCapture(params) {
     events += p.events.length;
     for (const n of Object.values(p.dropped)) dropped += n;
   }
-  return { tab_id: tab, origin: origin ?? '', released: events, ...(dropped ? { dropped } : {}) };
+  // No tab_id: reading a tab's capture does not make it the agent's (the
+  // daemon counts a result's tab_id as a tab its client acted in).
+  return { origin: origin ?? '', released: events, ...(dropped ? { dropped } : {}) };
 }
 
 function add(dropped, tab, kind, n) {

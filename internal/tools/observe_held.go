@@ -102,7 +102,14 @@ func (t *Tools) releaseHeld(ctx context.Context, client string, held []apitype.H
 		switch v := res.(type) {
 		case *commandView:
 			if v.Status == "complete" {
-				t.d.Capture.DropHeld(h.Origin)
+				// What the extension released: its tab's origin now, which the
+				// next report no longer lists either.
+				var r struct {
+					Origin string `json:"origin"`
+				}
+				if json.Unmarshal(v.Result, &r) == nil && r.Origin != "" {
+					t.d.Capture.DropHeld(r.Origin)
+				}
 				continue
 			}
 			if v.Reason == tracker.ReasonOriginNotAllowed {

@@ -62,7 +62,7 @@ func TestHeldCapture(t *testing.T) {
 	ev.TabID, ev.PageURL = 7, shop+"/"
 	e.ingest(t, ev)
 	e.capt.SetHeld(nil, time.UnixMilli(2000))
-	if _, err := e.keep.Report("ext", reportOf(c.ID, `{"tab_id":7,"origin":"`+shop+`","released":2}`)); err != nil {
+	if _, err := e.keep.Report("ext", reportOf(c.ID, `{"origin":"`+shop+`","released":2}`)); err != nil {
 		t.Fatal(err)
 	}
 	r = e.call(t, "agent", "observe", `{"what":"network","tab_id":7}`)
