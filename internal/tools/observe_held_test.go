@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -71,5 +72,58 @@ func TestHeldCapture(t *testing.T) {
 	}
 	if st := e.trk.Stats(); st.Queued != 0 {
 		t.Errorf("a read after the release queued %d commands, want none", st.Queued)
+	}
+}
+
+// TestHeldCaptureInline: when the user answers within the call's inline
+// wait, the read itself gives what was released, or fails with
+// origin_not_allowed and its hint.
+func TestHeldCaptureInline(t *testing.T) {
+	e := newCapEnv(t, func(d *Deps) { d.InlineWait = 10 * time.Second })
+	const shop = "https://shop.example"
+	e.capt.SetHeld([]apitype.HeldCapture{{TabID: 7, Origin: shop, Events: 1}}, time.UnixMilli(1000))
+	// extension answers the next release_capture: released events first, then the result.
+	extension := func(answer func(c tracker.Command)) <-chan struct{} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cs, err := e.trk.Poll(ctx, "ext", 1)
+			if err != nil || len(cs) != 1 || cs[0].Action != "release_capture" {
+				t.Errorf("polled %v, %v; want one release_capture", cs, err)
+				return
+			}
+			answer(cs[0])
+		}()
+		return done
+	}
+
+	done := extension(func(c tracker.Command) {
+		if _, err := e.keep.Report("ext", apitype.QueryResult{CorrelationID: c.ID, Status: "error", Reason: tracker.ReasonOriginNotAllowed, Error: "the user denied it"}); err != nil {
+			t.Error(err)
+		}
+	})
+	r := e.call(t, "agent", "observe", `{"what":"logs","tab_id":7}`)
+	<-done
+	if r.errorCode() != tracker.ReasonOriginNotAllowed || !strings.Contains(r.Text, "Ask the user") || !strings.Contains(r.Text, "the user denied it") {
+		t.Errorf("denied inline: got %s, want origin_not_allowed with the hint", r.Text)
+	}
+
+	done = extension(func(c tracker.Command) {
+		if _, err := e.capt.Ingest(apitype.EventBatch{Events: []apitype.Event{{Kind: "log", TS: ts0, TabID: 7, PageURL: shop + "/", Level: "error", Message: "cart failed"}}}); err != nil {
+			t.Error(err)
+		}
+		if _, err := e.keep.Report("ext", reportOf(c.ID, `{"origin":"`+shop+`","released":1}`)); err != nil {
+			t.Error(err)
+		}
+	})
+	r = e.call(t, "agent", "observe", `{"what":"logs","tab_id":7}`)
+	<-done
+	if r.IsError || !strings.Contains(r.Text, "cart failed") {
+		t.Errorf("allowed inline: got %s, want the released log", r.Text)
+	}
+	if got := e.capt.Held(); len(got) != 0 {
+		t.Errorf("held after the release: %+v, want the released origin forgotten", got)
 	}
 }
