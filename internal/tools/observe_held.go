@@ -59,12 +59,13 @@ func (t *Tools) heldTabs(tab *int64, sc tabScope) []apitype.HeldCapture {
 // allowed, for a read that covered other tabs than those held (a read of
 // every tab, or of the user's): "" when nothing is held.
 func (t *Tools) heldNote(sc tabScope) string {
-	events, origins, tabs := 0, []string{}, []int64{}
+	events, dropped, origins, tabs := 0, 0, []string{}, []int64{}
 	for _, h := range t.d.Capture.Held() {
-		if h.Events == 0 || slices.Contains(sc.except, h.TabID) || (sc.tabs != nil && !slices.Contains(sc.tabs, h.TabID)) {
+		if h.Events+h.Dropped == 0 || slices.Contains(sc.except, h.TabID) || (sc.tabs != nil && !slices.Contains(sc.tabs, h.TabID)) {
 			continue
 		}
 		events += h.Events
+		dropped += h.Dropped
 		if !slices.Contains(origins, h.Origin) {
 			origins = append(origins, h.Origin)
 		}
@@ -72,11 +73,15 @@ func (t *Tools) heldNote(sc tabScope) string {
 			tabs = append(tabs, h.TabID)
 		}
 	}
-	if events == 0 {
+	if events+dropped == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d more entries of %d origin(s) the user has not allowed agents on (%s) are held in the browser; a read with tab_id (tabs %v) asks the user to allow them",
+	note := fmt.Sprintf("%d more entries of %d origin(s) the user has not allowed agents on (%s) are held in the browser; a read with tab_id (tabs %v) asks the user to allow them",
 		events, len(origins), strings.Join(origins[:min(len(origins), 3)], ", "), tabs[:min(len(tabs), 5)])
+	if dropped > 0 {
+		note += fmt.Sprintf(" (%d older ones did not fit and count as dropped)", dropped)
+	}
+	return note
 }
 
 // releaseHeld asks the extension for what it holds of held (tabs a read

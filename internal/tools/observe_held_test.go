@@ -19,11 +19,12 @@ import (
 func TestHeldCapture(t *testing.T) {
 	e := newCapEnv(t)
 	const shop = "https://shop.example"
-	e.capt.SetHeld([]apitype.HeldCapture{{TabID: 7, Origin: shop, Events: 2}}, time.UnixMilli(1000))
+	e.capt.SetHeld([]apitype.HeldCapture{{TabID: 7, Origin: shop, Events: 2, Dropped: 3}}, time.UnixMilli(1000))
 
 	r := e.call(t, "agent", "observe", `{"what":"network","tabs":"all"}`)
-	if note, _ := r.field("held").(string); r.IsError || !strings.Contains(note, "2 more entries of 1 origin(s)") || !strings.Contains(note, shop) || !strings.Contains(note, "[7]") {
-		t.Errorf("a read of every tab: got %s, want a note naming the 2 held entries, the origin and tab 7", r.Text)
+	if note, _ := r.field("held").(string); r.IsError || !strings.Contains(note, "2 more entries of 1 origin(s)") || !strings.Contains(note, shop) ||
+		!strings.Contains(note, "[7]") || !strings.Contains(note, "3 older ones") {
+		t.Errorf("a read of every tab: got %s, want a note naming the 2 held entries, the 3 dropped, the origin and tab 7", r.Text)
 	}
 	if st := e.trk.Stats(); st.Queued != 0 {
 		t.Fatalf("a read of every tab queued %d commands, want none (no prompt)", st.Queued)
