@@ -92,8 +92,9 @@ export class Poller {
 
   /**
    * tell sends a poll that does not wait (beside the held one, which goes
-   * on), carrying frames(), and dispatches what it brings: the worker calls
-   * it when frames() changed (going to work), so the daemon learns it now
+   * on), carrying frames() and held(), and dispatches what it brings: the
+   * worker calls it when either changed (going to work, capture held or
+   * released), so the daemon learns it now
    * and not when the held poll ends (up to waitMs later). The daemon
    * delivers each command once, to whichever poll takes it, so nothing is
    * lost or run twice. It never rejects; it does nothing while not running.
@@ -114,7 +115,7 @@ export class Poller {
         }
       }
     } catch (err) {
-      this.log.warn('gasoline: telling the daemon since when every frame is captured:', err?.message || err);
+      this.log.warn('gasoline: telling the daemon how capture stands (frames, held):', err?.message || err);
     }
   }
 
