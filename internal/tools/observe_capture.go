@@ -118,8 +118,8 @@ func (t *Tools) scope(client string, a entryArgs) (tabScope, error) {
 func othersTab(known []capture.Tab, tab int64, force bool) error {
 	for _, k := range known {
 		if k.TabID == tab && k.Owner != "" && !k.Mine && !force {
-			return mcp.Errorf("not_your_tab", "pass force:true to read it anyway, or read your own tabs (no tab_id)",
-				"tab %d belongs to agent %s, so reading its capture is refused", tab, k.Owner)
+			return mcp.Errorf("not_your_tab", `observe({what:"tabs"}) shows whose each tab is`,
+				"tab %d belongs to agent %s, so reading its capture is refused; pass force:true to read it anyway, or read your own tabs (no tab_id)", tab, k.Owner)
 		}
 	}
 	return nil
