@@ -5,9 +5,12 @@
 // capture flows on. A user's bug on such a site before they allowed it is
 // thus not lost, and no agent reads it without the user's answer.
 // Bounded per origin (the newest MAX_HELD_EVENTS events, MAX_HELD_BYTES of
-// JSON) and in origins (MAX_HELD_ORIGINS, the least recently heard from
-// go first); what the bounds push out is counted per tab and kind and
-// goes with the rest as the batch's drop counts. Kept in
+// JSON), in all (MAX_HELD_TOTAL_BYTES: the least recently heard from
+// origins lose their oldest events first; chrome.storage.session holds
+// 10 MB, which the Batcher's 4 MB shares) and in origins
+// (MAX_HELD_ORIGINS, the least recently heard from go first, with their
+// counts); what the byte and event bounds push out is counted per tab and
+// kind and goes with the rest as the batch's drop counts. Kept in
 // chrome.storage.session (HELD_PREFIX + origin), so a worker restart keeps
 // it. No chrome.* dependency beyond the storage area given: node-tested.
 
@@ -22,6 +25,9 @@ export const MAX_HELD_EVENTS = 500;
 
 /** MAX_HELD_BYTES bounds the JSON of an origin's held events. */
 export const MAX_HELD_BYTES = 1 << 20;
+
+/** MAX_HELD_TOTAL_BYTES bounds the JSON of every origin's held events together. */
+export const MAX_HELD_TOTAL_BYTES = 4 << 20;
 
 /** MAX_HELD_ORIGINS is the most origins held at once. */
 export const MAX_HELD_ORIGINS = 20;
@@ -84,6 +90,21 @@ export class Held {
       this.origins.delete(oldest);
       this.dirty.add(oldest);
       gone = true;
+    }
+    // Over the total: the least recently heard from lose their oldest first.
+    let total = 0;
+    for (const h of this.origins.values()) total += h.bytes;
+    for (const [o, h] of this.origins) {
+      if (total <= MAX_HELD_TOTAL_BYTES) break;
+      let cut = 0;
+      while (total > MAX_HELD_TOTAL_BYTES && cut < h.events.length) {
+        const { e, n } = h.events[cut++];
+        h.bytes -= n;
+        total -= n;
+        add(h.dropped, e.tab_id ?? -1, e.kind, 1);
+      }
+      h.events.splice(0, cut);
+      this.dirty.add(o);
     }
     this.#changed(origin, fresh || gone);
   }

@@ -4,7 +4,7 @@
 // deadline while it asks the user (rule.js, runner.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HELD_PREFIX, Held, MAX_HELD_EVENTS, MAX_HELD_ORIGINS, releaseCapture, startHolding } from '../origins/held.js';
+import { HELD_PREFIX, Held, MAX_HELD_EVENTS, MAX_HELD_ORIGINS, MAX_HELD_TOTAL_BYTES, releaseCapture, startHolding } from '../origins/held.js';
 import { Origins } from '../origins/rule.js';
 import { USER_ANSWER_MS } from '../contract.js';
 import { runCommand } from '../runner.js';
@@ -63,6 +63,23 @@ test('bounds: the newest MAX_HELD_EVENTS stay and the rest is counted dropped pe
   for (let i = 0; i <= MAX_HELD_ORIGINS; i++) h.hold(`https://s${i}.example`, ev(i, `https://s${i}.example/`, i));
   assert.equal(h.list().length, MAX_HELD_ORIGINS);
   assert.ok(!h.list().includes('https://s0.example'));
+});
+
+test('over the total bytes, the least recently heard from origin loses its oldest events first, counted', async () => {
+  const h = new Held({ store: area(), setTimer: now });
+  await h.ready;
+  const big = (tab, url, i) => ({ ...ev(tab, url, i), response_body: 'x'.repeat(200 * 1024) });
+  for (let i = 0; i < 4; i++) h.hold('https://a.example', big(1, 'https://a.example/', i));
+  const n = Math.ceil(MAX_HELD_TOTAL_BYTES / (800 * 1024));
+  for (let o = 0; o < n; o++) {
+    for (let i = 0; i < 4; i++) h.hold(`https://b${o}.example`, big(2 + o, `https://b${o}.example/`, i));
+  }
+  const counts = h.counts();
+  const a = counts.find((c) => c.origin === 'https://a.example');
+  assert.ok(a.dropped > 0, 'the oldest origin lost events');
+  assert.equal(a.events + a.dropped, 4);
+  const last = counts.find((c) => c.origin === `https://b${n - 1}.example`);
+  assert.deepEqual([last.events, last.dropped], [4, 0], 'the newest origin keeps all');
 });
 
 test('a restarted worker finds what was held in chrome.storage.session', async () => {
