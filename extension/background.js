@@ -22,7 +22,7 @@
 // agent owns which tab lives in tabs/ (chrome.storage.session).
 
 import { Backoff, sleep } from './backoff.js';
-import { flushAfter, forgetNotedTabs, noteTab, startCapture } from './capture/worker.js';
+import { deliverHeld, flushAfter, forgetNotedTabs, noteTab, startCapture } from './capture/worker.js';
 import { CaptureMode, LOADED_FILTER } from './capture/declared.js';
 import { runQuery, timeoutMessage } from './commands.js';
 import { nativeDialog, nativeDialogText, watchDialogs } from './actions/dialog.js';
@@ -34,7 +34,8 @@ import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
 import { TabOwners } from './tabs/owners.js';
 import { HungTabs } from './tabs/hung.js';
-import { AllowedCache, Origins } from './origins/rule.js';
+import { AllowedCache, Origins, originOf } from './origins/rule.js';
+import { Held, startHolding } from './origins/held.js';
 import { forgetFramed, reachFramesOfOpenTabs, reachOpenTabs, reachWhenLoaded, watchNavigations, withFrames } from './tabs/reach.js';
 
 /** INSTANCE identifies this worker instance to the daemon (X-Gasoline-Instance). */
@@ -96,12 +97,46 @@ const origins = new Origins({
   waiting: (query, origin) => {
     waitingPosts = waitingPosts.then(() => postResult({ correlation_id: query.correlation_id, status: 'pending', waiting_for_user: origin }));
   },
+  extend: (query, ms) => extenders.get(query.correlation_id)?.(ms) ?? false,
 });
 let waitingPosts = Promise.resolve();
+const extenders = new Map(); // correlation id → runCommand's extend, while the command runs
 chrome.windows.onRemoved.addListener((windowId) => origins.closed(windowId));
-const runAllowed = origins.gate(runFramed);
-// What pages of origins not allowed do stays in the browser (capture).
-const allowedCache = new AllowedCache(chrome.storage.local, chrome.storage.onChanged);
+// release_capture (origins/held.js) needs no look at the tab's frames.
+const runAllowed = origins.gate((query, signal, hooks) => (query.action === 'release_capture' ? runQuery(query, signal, hooks) : runFramed(query, signal, hooks)));
+// What pages of origins neither local nor allowed capture is held in the
+// browser (origins/held.js) until the user allows the origin: then it goes
+// to the daemon. The daemon learns what is held with each poll, and in a
+// poll of its own (poller.tell) a moment after a tab or origin came or went,
+// or HELD_COUNTS_MS after only counts changed (a page of a site not allowed
+// that logs all the time costs a poll every few seconds, no more).
+const HELD_FRESH_MS = 200;
+const HELD_COUNTS_MS = 5000;
+let heldTold = null;
+let heldTellAt = 0;
+const held = new Held({
+  store: chrome.storage.session,
+  deliver: deliverHeld,
+  onChange: (fresh) => {
+    const ms = fresh ? HELD_FRESH_MS : HELD_COUNTS_MS;
+    if (heldTold && heldTellAt <= Date.now() + ms) return;
+    clearTimeout(heldTold);
+    heldTellAt = Date.now() + ms;
+    heldTold = setTimeout(() => {
+      heldTold = null;
+      poller.tell();
+    }, ms);
+  },
+});
+startHolding({ held, tabUrl: (id) => chrome.tabs.get(id).then((tab) => tab.url || tab.pendingUrl || ''), tell: () => poller.tell() });
+const allowedCache = new AllowedCache(chrome.storage.local, chrome.storage.onChanged, (allowed) => {
+  held.ready.then(() => held.list().filter((o) => allowed.has(o)).forEach((o) => held.release(o)));
+});
+const holdCapture = (e) => {
+  if (!allowedCache.withholds(e)) return false;
+  held.hold(originOf(e.page_url), e);
+  return true;
+};
 watchNavigations();
 
 /** loadConfig reads the settings; each call is also the loop's keep-alive extension API call. */
@@ -132,9 +167,12 @@ function dispatch(query) {
   runCommand({
     correlationId: id,
     timeoutMs: deadlineOf(query),
-    execute: (signal) => mode.work().then(() => owners.run(query, signal, hung.guard(runAllowed, (t) => {
-      tabId = t;
-    }))),
+    execute: (signal, { extend }) => {
+      extenders.set(id, extend);
+      return mode.work().then(() => owners.run(query, signal, hung.guard(runAllowed, (t) => {
+        tabId = t;
+      })));
+    },
     // What the tab did before the result is readable once it is
     // (capture/worker.js flushAfter), within the time left before the
     // deadline; a frozen tab has nothing to hand over.
@@ -144,6 +182,7 @@ function dispatch(query) {
     },
     report: postResult,
     onStatus: (s) => {
+      if (s !== 'pending') extenders.delete(id);
       status.commandStatus(id, s);
       // A command that ran into its deadline may have frozen its tab (an
       // endless loop): the next command there probes it first.
@@ -223,6 +262,7 @@ const poller = new Poller({
   loadConfig, makeClient, dispatch, status,
   ready: () => mode.start(),
   frames: () => (mode.atWork ? mode.since : 0),
+  held: () => held.counts(),
   onAgent: (at) => {
     mode.work(at);
   },
@@ -255,7 +295,7 @@ function start() {
   }).catch((err) => console.warn('gasoline: creating the keep-alive alarm:', err));
   mode.start();
   poller.start();
-  startCapture({ loadConfig, makeClient, tabInfo: (tab) => owners.describe(tab), withhold: (e) => allowedCache.withholds(e) });
+  startCapture({ loadConfig, makeClient, tabInfo: (tab) => owners.describe(tab), withhold: holdCapture });
 }
 
 // --- pairing (called by the popup) -----------------------------------------

@@ -17,6 +17,7 @@ import { analyzePerformance } from './perf/worker.js';
 import { drawModeShow } from './overlay/worker.js';
 import { harBodies } from './har/bodies.js';
 import { accessibility } from './audit/audit.js';
+import { releaseCapture } from './origins/held.js';
 import { CommandError, deadlineOf } from './runner.js';
 import { paramsOf } from './params.js';
 
@@ -57,6 +58,7 @@ export const ACTIONS = {
   screenshot,
   draw_mode_show: drawModeShow,
   har_bodies: harBodies,
+  release_capture: releaseCapture,
 };
 
 /**

@@ -2,7 +2,7 @@
 // structs (internal/tools); DO NOT EDIT.
 
 /** CONTRACT_VERSION names this contract; the extension sends it with each poll (internal/extcontract). */
-export const CONTRACT_VERSION = 'a65f24f1df30';
+export const CONTRACT_VERSION = '598a9b7ac6e7';
 
 /**
  * CONTRACT maps each action the extension runs to the params its command
@@ -294,10 +294,16 @@ export const CONTRACT = {
     max_bytes: {"type":"integer","min":1},
     timings: {"type":"array","items":"string"},
   },
+  release_capture: {
+    tab_id: {"type":"integer","required":true},
+  },
 };
 
 /** URL_RULE is what navigate and new_tab may open (urlRule, checkURL in internal/tools/interact_tabs.go). */
 export const URL_RULE = {"hosted":["http","https"],"schemes":["file"],"exact":["about:blank"]};
+
+/** USER_ANSWER_MS is how long a command waits for the user to allow its origin (tracker.UserAnswerWindow). */
+export const USER_ANSWER_MS = 120000;
 
 for (const params of Object.values(CONTRACT)) {
   for (const spec of Object.values(params)) Object.freeze(spec);

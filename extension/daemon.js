@@ -152,12 +152,15 @@ export class DaemonClient {
    * (when frames() was read, ms: the daemon keeps the latest reading, so a
    * poll that carried an older one and arrives later changes nothing); onAgent(at) is
    * called with the answer's agent_at (an agent's last tool call, ms) when
-   * it has one. Each poll carries CONTRACT_VERSION (contract), by which the
+   * it has one. held (when an array: origins/held.js counts) is what the
+   * extension holds of origins the user has not allowed, as of framesAt.
+   * Each poll carries CONTRACT_VERSION (contract), by which the
    * daemon tells an extension Chrome kept running after gasoline changed.
    */
-  async pendingQueries({ waitMs = POLL_WAIT_MS, signal, frames, framesAt, onAgent, onAllow } = {}) {
+  async pendingQueries({ waitMs = POLL_WAIT_MS, signal, frames, framesAt, held, onAgent, onAllow } = {}) {
     let extra = Number.isInteger(frames) && frames >= 0 ? `&frames=${frames}` : '';
     if (extra && Number.isInteger(framesAt) && framesAt > 0) extra += `&frames_at=${framesAt}`;
+    if (Array.isArray(held)) extra += `&held=${encodeURIComponent(JSON.stringify(held))}`;
     extra += `&contract=${CONTRACT_VERSION}`;
     const body = await this.#request('GET', `/pending-queries?wait_ms=${waitMs}${extra}`, {
       signal,

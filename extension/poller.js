@@ -22,6 +22,9 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  *   frames()            since when every frame is captured (ms; 0: top
  *                       documents only), sent with each poll with when it
  *                       was read (now()); optional.
+ *   held()              what the extension holds of origins the user has
+ *                       not allowed (origins/held.js counts), sent with
+ *                       each poll; optional.
  *   onAgent(at)         called with an agent's last tool call (ms) when the
  *                       daemon's answer has one (the worker goes at work);
  *                       optional, must not block or throw.
@@ -48,9 +51,9 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  * now and wait (a clock and sleep) are injectable for tests.
  */
 export class Poller {
-  constructor({ loadConfig, makeClient, dispatch, status, ready = () => undefined, frames = () => undefined, onAgent = () => {}, onAllow = () => {}, onLost = () => {},
+  constructor({ loadConfig, makeClient, dispatch, status, ready = () => undefined, frames = () => undefined, held = () => undefined, onAgent = () => {}, onAllow = () => {}, onLost = () => {},
     backoff = new Backoff(), waitMs = POLL_WAIT_MS, unauthorizedRetryMs = UNAUTHORIZED_RETRY_MS, log = console, now = Date.now, wait = sleep }) {
-    Object.assign(this, { loadConfig, makeClient, dispatch, status, ready, frames, onAgent, onAllow, onLost, backoff, waitMs, unauthorizedRetryMs, log, now, wait });
+    Object.assign(this, { loadConfig, makeClient, dispatch, status, ready, frames, held, onAgent, onAllow, onLost, backoff, waitMs, unauthorizedRetryMs, log, now, wait });
     this.seenAt = -Infinity; // when the daemon last answered a poll
     this.running = false;
     this.stopped = false;
@@ -91,8 +94,9 @@ export class Poller {
 
   /**
    * tell sends a poll that does not wait (beside the held one, which goes
-   * on), carrying frames(), and dispatches what it brings: the worker calls
-   * it when frames() changed (going to work), so the daemon learns it now
+   * on), carrying frames() and held(), and dispatches what it brings: the
+   * worker calls it when either changed (going to work, capture held or
+   * released), so the daemon learns it now
    * and not when the held poll ends (up to waitMs later). The daemon
    * delivers each command once, to whichever poll takes it, so nothing is
    * lost or run twice. It never rejects; it does nothing while not running.
@@ -103,7 +107,7 @@ export class Poller {
     try {
       const config = await this.loadConfig();
       if (!config.token || gen !== this.generation) return;
-      const queries = await this.makeClient(config).pendingQueries({ waitMs: 0, frames: this.frames(), framesAt: this.now(), onAllow: this.onAllow });
+      const queries = await this.makeClient(config).pendingQueries({ waitMs: 0, frames: this.frames(), framesAt: this.now(), held: this.held(), onAllow: this.onAllow });
       if (gen !== this.generation) return;
       for (const q of queries) {
         try {
@@ -113,7 +117,7 @@ export class Poller {
         }
       }
     } catch (err) {
-      this.log.warn('gasoline: telling the daemon since when every frame is captured:', err?.message || err);
+      this.log.warn('gasoline: telling the daemon how capture stands (frames, held):', err?.message || err);
     }
   }
 
@@ -140,7 +144,7 @@ export class Poller {
       }
       try {
         let agentAt = 0;
-        const queries = await this.makeClient(config).pendingQueries({ waitMs: this.waitMs, signal: turn.signal, frames: this.frames(), framesAt: this.now(),
+        const queries = await this.makeClient(config).pendingQueries({ waitMs: this.waitMs, signal: turn.signal, frames: this.frames(), framesAt: this.now(), held: this.held(),
           onAgent: (at) => {
             agentAt = at;
           },

@@ -73,9 +73,11 @@ export function errorText(err) {
 /**
  * runCommand runs one delivered command and reports its statuses.
  *
- *   execute(signal)      does the work and resolves to the "result" object;
- *                        signal aborts once the final status is decided, so
- *                        waits can stop (a page script cannot be stopped).
+ *   execute(signal, {extend})  does the work and resolves to the "result"
+ *                        object; signal aborts once the final status is
+ *                        decided, so waits can stop (a page script cannot be
+ *                        stopped). extend(ms) moves the deadline to ms from
+ *                        now and stops the probe (false once settled).
  *   report(body, {signal})  posts one status body ({correlation_id, status,
  *                        result?, error?, reason?}); for "pending" the signal
  *                        aborts when the final status supersedes it. Bodies
@@ -136,9 +138,24 @@ export function runCommand({ correlationId, timeoutMs, execute, report, onStatus
     send({ correlation_id: correlationId, status: 'pending' }, { signal: finished.signal });
   }, PENDING_AFTER_MS);
 
-  const deadlineTimer = setTimeout(() => {
+  let deadlineAt = started + timeoutMs;
+  let deadlineTimer = setTimeout(() => {
     finish({ status: 'timeout', error: timeoutMessage(timeoutMs) });
   }, timeoutMs);
+
+  // extend moves the deadline to ms from now (the origin rule asks the
+  // user: origins/rule.js, the daemon moves its own alike). A command that
+  // waits for a person is not probed as a frozen tab.
+  const extend = (ms) => {
+    if (finished.signal.aborted || acted) return false;
+    clearTimeout(deadlineTimer);
+    clearTimeout(probeTimer);
+    deadlineAt = Date.now() + ms;
+    deadlineTimer = setTimeout(() => {
+      finish({ status: 'timeout', error: timeoutMessage(deadlineAt - started) });
+    }, ms);
+    return true;
+  };
 
   const probeTimer = probe && timeoutMs >= PROBE_MIN_DEADLINE_MS ? setTimeout(() => {
     if (finished.signal.aborted || acted) return;
@@ -160,7 +177,7 @@ export function runCommand({ correlationId, timeoutMs, execute, report, onStatus
     if (after) {
       // The deadline no longer applies: after() is bounded to end before it.
       clearTimeout(deadlineTimer);
-      const budgetMs = Math.max(0, timeoutMs - (Date.now() - started) - AFTER_MARGIN_MS);
+      const budgetMs = Math.max(0, deadlineAt - Date.now() - AFTER_MARGIN_MS);
       let timer;
       await Promise.race([
         Promise.resolve().then(() => after(outcome, budgetMs)).catch(() => {}),
@@ -174,7 +191,7 @@ export function runCommand({ correlationId, timeoutMs, execute, report, onStatus
   };
 
   Promise.resolve()
-    .then(() => execute(finished.signal))
+    .then(() => execute(finished.signal, { extend }))
     .then((result) => settled({ result }), (error) => settled({ error }));
 
   return done;

@@ -31,8 +31,9 @@ let started = null;
  * resolves to {token, port}; makeClient(config) returns a DaemonClient;
  * tabInfo(tab), when given, resolves to fields added to the tab's events
  * (its owner and group: tabs/owners.js describe). withhold(event), when
- * given, keeps an event from the daemon (origins/rule.js: what pages of
- * origins the user did not allow do stays in the browser).
+ * given, keeps an event from the daemon: true when it took it (origins/:
+ * what pages of origins the user did not allow do is held in the browser
+ * until they allow it; deliverHeld hands it over then).
  *
  * The message listener answers only CaptureBatch messages from content
  * scripts (never from the extension's own pages, never anything else), and
@@ -476,6 +477,18 @@ export async function flushAfter(query, result, tabHint, budgetMs = Infinity) {
  */
 export function forgetNotedTabs() {
   started?.forgetNotedTabs();
+}
+
+/**
+ * deliverHeld hands what the origin rule held and the user now allowed
+ * (origins/held.js release: [{tab, events, dropped}]) to the Batcher, as
+ * captured; nothing before startCapture.
+ */
+export async function deliverHeld(parts) {
+  if (!started) return;
+  for (const p of parts) {
+    if (p.events.length || Object.keys(p.dropped).length) await started.batcher.addBatch(p.events, { dropped: p.dropped, tab: p.tab });
+  }
 }
 
 /** watchRequests is NetworkObserver.watch for tabId; a no-op before startCapture. */

@@ -10,6 +10,7 @@
 // the prompt, and shown, revocable, in the popup. No tool call can write it.
 // No chrome.* dependency beyond what the constructor is given: node-tested.
 
+import { USER_ANSWER_MS } from '../contract.js';
 import { CommandError, deadlineOf } from '../runner.js';
 
 /** ALLOWED_KEY is the chrome.storage.local key of the user's allowed origins: {origin: {at}}. */
@@ -18,7 +19,11 @@ export const ALLOWED_KEY = 'origins_allowed';
 /** REASON is the failure reason of a command the user did not allow (pkg/tracker ReasonOriginNotAllowed). */
 export const REASON = 'origin_not_allowed';
 
-/** ANSWER_MARGIN_MS is how long before its deadline a command stops waiting for the user, so it fails with REASON rather than a timeout. */
+/**
+ * ANSWER_MARGIN_MS is how long before its deadline a command whose deadline
+ * could not be moved (no extend) stops waiting for the user, so it fails
+ * with REASON rather than a timeout.
+ */
 export const ANSWER_MARGIN_MS = 1500;
 
 // Actions that neither act on nor read a page's content: tab management and
@@ -61,7 +66,7 @@ export function isLocal(origin) {
 /** notAllowedText is the error of a command the user did not allow, with what to do next. */
 export function notAllowedText(origin, why) {
   return `${origin} is not an origin the user allowed agents on: ${why}. ` +
-    `Ask the user to allow ${origin} in the gasoline popup (or answer the prompt; retry with a larger timeout_ms to give them time), ` +
+    `Ask the user to allow ${origin} in the gasoline popup or to answer the prompt (it waits ${Math.round(USER_ANSWER_MS / 1000)} s for them), then retry, ` +
     'or work on a local origin (localhost, 127.0.0.1). No tool call can allow an origin.';
 }
 
@@ -73,12 +78,15 @@ export function notAllowedText(origin, why) {
  *   close(windowId)           closes it
  *   waiting(query, origin)    tells the daemon the command waits for the
  *                             user to allow origin ("" once they allowed it)
+ *   extend(query, ms)         moves the command's deadline to ms from now
+ *                             (runner.js runCommand's extend); false when
+ *                             it could not
  * answer(id, choice) and closed(windowId) are the prompt's answers, wired by
  * the worker.
  */
 export class Origins {
-  constructor({ storage, tabUrl, ask, close, waiting = () => {}, now = () => Date.now(), newId = () => crypto.randomUUID() }) {
-    Object.assign(this, { storage, tabUrl, ask, close, waiting, now, newId });
+  constructor({ storage, tabUrl, ask, close, waiting = () => {}, extend = () => false, now = () => Date.now(), newId = () => crypto.randomUUID() }) {
+    Object.assign(this, { storage, tabUrl, ask, close, waiting, extend, now, newId });
     this.asking = new Map(); // prompt id → {origin, client, windowId, waiters: [resolve]}
     this.applying = Promise.resolve(); // the terminal's allows being stored
   }
@@ -141,13 +149,19 @@ export class Origins {
    * gate wraps exec(query, signal, hooks): a command on a page whose
    * origin is neither local nor allowed waits for the user's answer to the
    * prompt, then runs (allow once, always) or fails with REASON (deny, the
-   * prompt closed, no answer ANSWER_MARGIN_MS before its deadline).
+   * prompt closed, no answer within USER_ANSWER_MS). Asking moves the
+   * command's deadline to USER_ANSWER_MS plus its own from now (extend; the
+   * daemon moves its own alike when told the command waits: pkg/tracker
+   * WaitingForUser), so the user has a person's time to answer and the
+   * command its whole deadline after; without extend it waits up to
+   * ANSWER_MARGIN_MS before its deadline.
    */
   gate(exec) {
     return async (query, signal, hooks = {}) => {
       const origin = originOf(await this.urlOf(query));
       if (origin && !isLocal(origin) && !(origin in (await this.allowedList()))) {
-        const waitMs = Math.max(0, deadlineOf(query) - ANSWER_MARGIN_MS);
+        const waitMs = this.extend(query, USER_ANSWER_MS + deadlineOf(query)) ? USER_ANSWER_MS
+          : Math.max(0, deadlineOf(query) - ANSWER_MARGIN_MS);
         this.waiting(query, origin);
         const choice = await this.askUser(origin, query, signal, waitMs);
         if (choice === 'once' || choice === 'always') this.waiting(query, '');
@@ -226,16 +240,20 @@ const CONTENT_KINDS = new Set(['log', 'error', 'network', 'action', 'nav', 'vita
  * AllowedCache keeps the user's list in memory for the capture path, which
  * decides per event: withholds(event) is true for what a page of an origin
  * neither local nor allowed did (console, errors, network, actions,
- * navigations, vitals, WebSocket frames), which then never reaches the
- * daemon, so no observe reads it. Until the list is read, every such
- * origin counts as not allowed.
+ * navigations, vitals, WebSocket frames), which the worker then holds in
+ * the browser (held.js) instead of sending it to the daemon, so no observe
+ * reads it before the user allowed its origin. Until the list is read,
+ * every such origin counts as not allowed; loaded(allowed) is called with
+ * the list each time it is read (at start, after each change), so what was
+ * held of an origin now allowed goes.
  */
 export class AllowedCache {
-  constructor(storage, onChanged) {
+  constructor(storage, onChanged, loaded = () => {}) {
     this.allowed = new Set();
     const load = () => storage.get(ALLOWED_KEY).then((got) => {
       const list = got?.[ALLOWED_KEY];
       this.allowed = new Set(list && typeof list === 'object' ? Object.keys(list) : []);
+      loaded(this.allowed);
     }, () => {});
     this.ready = load();
     onChanged?.addListener((changes, area) => {

@@ -128,6 +128,11 @@ test('pendingQueries signs the request, never sends the token, and checks the an
 
   await new DaemonClient({ port, token: TOKEN, instance: 'i2' }).pendingQueries({ waitMs: 1500, frames: 0 });
   assert.equal(seen.at(-1).url, `/pending-queries?wait_ms=1500&frames=0&contract=${CONTRACT_VERSION}`, 'frames is signed with the URI');
+
+  const held = [{ tab_id: 7, origin: 'https://shop.example', events: 2, dropped: 0 }];
+  await new DaemonClient({ port, token: TOKEN, instance: 'i2' }).pendingQueries({ waitMs: 1500, frames: 0, framesAt: 9, held });
+  assert.equal(seen.at(-1).url, `/pending-queries?wait_ms=1500&frames=0&frames_at=9&held=${encodeURIComponent(JSON.stringify(held))}&contract=${CONTRACT_VERSION}`,
+    'what is held rides, signed, with the URI');
 });
 
 test('a batch the paired daemon did not sign is a SignatureError', async (t) => {

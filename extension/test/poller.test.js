@@ -312,7 +312,7 @@ test('tell sends frames() at once in a poll that does not wait, beside the held 
   });
   const dispatched = [];
   const p = new Poller({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient, dispatch: (q) => dispatched.push(q.correlation_id),
-    status: statusRecorder(), frames: () => since, backoff: fastBackoff() });
+    status: statusRecorder(), frames: () => since, held: () => [{ tab_id: 7, origin: 'https://shop.example', events: since ? 2 : 0 }], backoff: fastBackoff() });
   await p.tell(); // not running: nothing
   assert.equal(calls.length, 0);
   p.start();
@@ -321,6 +321,7 @@ test('tell sends frames() at once in a poll that does not wait, beside the held 
   await p.tell();
   assert.equal(calls.length, 2);
   assert.deepEqual({ waitMs: calls[1].waitMs, frames: calls[1].frames }, { waitMs: 0, frames: 5678 });
+  assert.equal(calls[1].held[0].events, 2, 'tell carries what is held now');
   assert.ok(calls[1].framesAt >= calls[0].framesAt && calls[0].framesAt > 0, 'each report says when it was read: the daemon keeps the latest');
   assert.deepEqual(dispatched, ['queued']);
   assert.equal(calls[0].signal.aborted, false, 'the held poll goes on');

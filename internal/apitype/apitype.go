@@ -133,6 +133,21 @@ type OriginAllowed struct {
 	Origin string `json:"origin"`
 }
 
+// HeldCapture is one entry of GET /pending-queries' held parameter (a
+// JSON array): what the extension holds of tab TabID's pages of Origin, an
+// origin neither local nor allowed by the user (extension/origins/held.js),
+// never sent until the user allows it. Events are held; Dropped were pushed
+// out by its bounds.
+type HeldCapture struct {
+	TabID   int64  `json:"tab_id"`
+	Origin  string `json:"origin"`
+	Events  int    `json:"events"`
+	Dropped int    `json:"dropped,omitempty"`
+}
+
+// MaxHeldReported bounds the entries of the held parameter the daemon keeps.
+const MaxHeldReported = 50
+
 // AgentActiveFor is how long after an agent's last tool call the daemon
 // still counts it as at work; the extension's IDLE_AFTER_MS
 // (capture/declared.js) is the same 15 minutes.

@@ -162,6 +162,8 @@ type Store struct {
 	notify chan struct{}
 	// frames is what the extension last said about iframe capture (frames.go); guarded by mu.
 	frames Frames
+	// held is what the extension last said it holds (held.go); guarded by mu.
+	held heldReport
 	// lean holds what the store knows of each tab's current top document
 	// (lean.go), for at most MaxTabs tabs; guarded by mu.
 	lean map[int64]leanState

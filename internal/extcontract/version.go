@@ -4,4 +4,4 @@ package extcontract
 
 // Version is the version of the contract this daemon speaks with the
 // extension: extension/contract.js's CONTRACT_VERSION.
-const Version = "a65f24f1df30"
+const Version = "598a9b7ac6e7"

@@ -2,9 +2,11 @@ package server_test
 
 import (
 	"encoding/json"
+	"net/url"
 	"os"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -61,6 +63,22 @@ func TestPollSaysAgentActive(t *testing.T) {
 	active("/pending-queries?wait_ms=0&frames=0")
 	if f := e.capture.Frames(); !f.Reported || !f.Since.IsZero() {
 		t.Errorf("after frames=0: %+v, want reported idle", f)
+	}
+
+	// held: what the extension holds of origins not allowed, the latest reading.
+	held := url.QueryEscape(`[{"tab_id":7,"origin":"https://shop.example","events":3,"dropped":1}]`)
+	active("/pending-queries?wait_ms=0&frames=0&frames_at=2000&held=" + held)
+	want := []apitype.HeldCapture{{TabID: 7, Origin: "https://shop.example", Events: 3, Dropped: 1}}
+	if got := e.capture.Held(); !slices.Equal(got, want) {
+		t.Errorf("after held: got %+v, want %+v", got, want)
+	}
+	active("/pending-queries?wait_ms=0&frames=0&frames_at=1000&held=%5B%5D")
+	if got := e.capture.Held(); !slices.Equal(got, want) {
+		t.Errorf("an older reading replaced a newer one: got %+v", got)
+	}
+	active("/pending-queries?wait_ms=0&frames=0&frames_at=3000&held=%5B%5D")
+	if got := e.capture.Held(); len(got) != 0 {
+		t.Errorf("after held=[]: got %+v, want nothing held", got)
 	}
 }
 

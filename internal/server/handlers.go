@@ -48,7 +48,9 @@ func instanceOf(c echo.Context) string {
 // one is queued. Its frames parameter is the extension's iframe capture
 // (ms since the epoch it began capturing every frame; 0: top documents
 // only; frames_at: when the extension read it, the latest reading wins),
-// which capture reads note; its answer says when an agent last
+// which capture reads note; its held parameter is what the extension
+// holds of origins the user has not allowed (apitype.HeldCapture, as of
+// frames_at too); its answer says when an agent last
 // called a tool, while that is less than apitype.AgentActiveFor ago.
 func (s *Server) pendingQueries(c echo.Context) error {
 	if v := c.QueryParam("frames"); v != "" && s.cfg.Capture != nil {
@@ -62,6 +64,16 @@ func (s *Server) pendingQueries(c echo.Context) error {
 				at = time.UnixMilli(n)
 			}
 			s.cfg.Capture.SetFrames(since, at)
+		}
+	}
+	if v := c.QueryParam("held"); v != "" && s.cfg.Capture != nil {
+		var held []apitype.HeldCapture
+		if err := json.Unmarshal([]byte(v), &held); err == nil {
+			var at time.Time
+			if n, err := strconv.ParseInt(c.QueryParam("frames_at"), 10, 64); err == nil && n > 0 {
+				at = time.UnixMilli(n)
+			}
+			s.cfg.Capture.SetHeld(held, at)
 		}
 	}
 	wait := time.Duration(0)

@@ -101,7 +101,7 @@ func (s *Source) stateOf(c tracker.Command) mcp.TaskState {
 			where = fmt.Sprintf("in tab %d", tab)
 		}
 		if c.WaitingFor != "" {
-			st.Message = fmt.Sprintf("waiting for the user to allow %s %s (origin_not_allowed if denied or unanswered within %s)", c.WaitingFor, where, exec)
+			st.Message = fmt.Sprintf("waiting for the user to allow %s %s (origin_not_allowed if denied or unanswered within %s)", c.WaitingFor, where, tracker.UserAnswerWindow)
 		} else if c.Acked {
 			st.Message = fmt.Sprintf("running %s (execution_timeout after %s)", where, exec)
 		} else {

@@ -30,7 +30,7 @@ type capEnv struct {
 	kv   *kv.Store
 }
 
-func newCapEnv(t testing.TB) *capEnv {
+func newCapEnv(t testing.TB, with ...func(*Deps)) *capEnv {
 	t.Helper()
 	log := zerolog.New(zerolog.NewTestWriter(t))
 	trk := tracker.New(tracker.Options{})
@@ -47,7 +47,11 @@ func newCapEnv(t testing.TB) *capEnv {
 	health := func() apitype.Health {
 		return apitype.Health{Service: apitype.ServiceName, Extension: apitype.Extension{Connected: true}}
 	}
-	New(Deps{Tracker: trk, Health: health, Results: keep, Capture: capt, KV: kvs, Log: log}).Register(s)
+	d := Deps{Tracker: trk, Health: health, Results: keep, Capture: capt, KV: kvs, Log: log}
+	for _, f := range with {
+		f(&d)
+	}
+	New(d).Register(s)
 	return &capEnv{env: &env{s: s, trk: trk, store: store, keep: keep}, capt: capt, kv: kvs}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gasoline-mcp/gasoline/internal/annotate"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
 
 // contractFile is the extension's view of every action's params,
@@ -23,7 +24,7 @@ var contractFile = filepath.Join(extensionDir, "contract.js")
 var extensionCommands = []struct {
 	name string
 	sent reflect.Type
-}{{"draw_mode_show", reflect.TypeFor[showParams]()}, {"har_bodies", reflect.TypeFor[harParams]()}}
+}{{"draw_mode_show", reflect.TypeFor[showParams]()}, {"har_bodies", reflect.TypeFor[harParams]()}, {"release_capture", reflect.TypeFor[releaseParams]()}}
 
 // paramSpec is one param as contract.js declares it.
 type paramSpec struct {
@@ -95,13 +96,16 @@ export const CONTRACT = {
 /** URL_RULE is what navigate and new_tab may open (urlRule, checkURL in internal/tools/interact_tabs.go). */
 export const URL_RULE = %s;
 
+/** USER_ANSWER_MS is how long a command waits for the user to allow its origin (tracker.UserAnswerWindow). */
+export const USER_ANSWER_MS = %d;
+
 for (const params of Object.values(CONTRACT)) {
   for (const spec of Object.values(params)) Object.freeze(spec);
   Object.freeze(params);
 }
 Object.freeze(CONTRACT);
 Object.freeze(URL_RULE);
-`, rule)
+`, rule, tracker.UserAnswerWindow.Milliseconds())
 	return b.Bytes()
 }
 

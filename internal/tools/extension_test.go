@@ -15,7 +15,7 @@ const extensionDir = "../../extension"
 
 // extensionOnly are actions the extension implements for its own use,
 // which the daemon never offers agents.
-var extensionOnly = []string{"draw_mode_show", "har_bodies"}
+var extensionOnly = []string{"draw_mode_show", "har_bodies", "release_capture"}
 
 // objectLiteral matches the start of `export const NAME = {`.
 var objectLiteral = regexp.MustCompile(`(?m)^export const ([A-Za-z_$][\w$]*)\s*=\s*\{`)

@@ -211,12 +211,19 @@ func TestCaptureScope(t *testing.T) {
 		{"alice", `{"what":"logs"}`, []int64{1}},
 		{"bob", `{"what":"logs"}`, []int64{2}},
 		{"bob", `{"what":"logs","tabs":"all"}`, []int64{1, 2, 3, 4, -1}},
-		{"bob", `{"what":"logs","tab_id":1}`, []int64{1}},
+		{"bob", `{"what":"logs","tab_id":1,"force":true}`, []int64{1}}, // alice's, with force
+		{"alice", `{"what":"logs","tab_id":1}`, []int64{1}},
 		{"carol", `{"what":"logs"}`, []int64{3, 4, -1}}, // no tab: every tab no agent owns
 	}
 	for _, tt := range tests {
 		if got, _ := logTabs(tt.client, tt.args); !slices.Equal(got, tt.want) {
 			t.Errorf("%s %s: tabs %v, want %v", tt.client, tt.args, got, tt.want)
+		}
+	}
+	// Another agent's tab by tab_id needs force, and the refusal names its owner.
+	for _, args := range []string{`{"what":"logs","tab_id":1}`, `{"what":"network","tab_id":1,"format":"har"}`, `{"what":"errors","tab_id":1}`} {
+		if r := e.call(t, "bob", "observe", args); r.errorCode() != "not_your_tab" || !strings.Contains(r.Text, "alice") || !strings.Contains(r.Text, "force:true") {
+			t.Errorf("bob %s: %s, want not_your_tab naming alice and force:true", args, r.Text)
 		}
 	}
 	if _, hint := logTabs("carol", `{"what":"logs","text":"nothing like it"}`); !strings.Contains(hint, "no tab yet, so this read the tabs no agent owns") {

@@ -57,6 +57,8 @@ type entryArgs struct {
 	Since *uint64 `json:"since"`
 	Limit int     `json:"limit"`
 	ID    *uint64 `json:"id"`
+	// Force reads tab_id when another agent owns it (othersTab).
+	Force bool `json:"force"`
 }
 
 func (a entryArgs) filter(kind capture.Kind, also ...capture.Kind) capture.Filter {
@@ -83,11 +85,13 @@ func (s tabScope) apply(f *capture.Filter) { f.Tabs, f.ExceptTabs = s.tabs, s.ex
 
 // scope returns the tabs client's read a covers.
 func (t *Tools) scope(client string, a entryArgs) (tabScope, error) {
+	known := t.d.Capture.Tabs(client).Tabs
 	switch {
-	case a.Tabs == "all", a.TabID != nil: // tabs' enum allows only "all"
+	case a.TabID != nil:
+		return tabScope{}, othersTab(known, *a.TabID, a.Force)
+	case a.Tabs == "all": // tabs' enum allows only "all"
 		return tabScope{}, nil
 	}
-	known := t.d.Capture.Tabs(client).Tabs
 	var mine, others []int64
 	for _, tab := range known {
 		switch {
@@ -106,6 +110,19 @@ func (t *Tools) scope(client string, a entryArgs) (tabScope, error) {
 		return tabScope{tabs: mine}, nil
 	}
 	return tabScope{except: others, users: true}, nil
+}
+
+// othersTab refuses a read of tab, named by tab_id, when another agent
+// owns it and the read does not pass force, naming the owner, as the
+// extension refuses such a tab's commands (extension/tabs/owners.js).
+func othersTab(known []capture.Tab, tab int64, force bool) error {
+	for _, k := range known {
+		if k.TabID == tab && k.Owner != "" && !k.Mine && !force {
+			return mcp.Errorf("not_your_tab", `observe({what:"tabs"}) shows whose each tab is`,
+				"tab %d belongs to agent %s, so reading its capture is refused; pass force:true to read it anyway, or read your own tabs (no tab_id)", tab, k.Owner)
+		}
+	}
+	return nil
 }
 
 // hint says what a scoped read that found nothing covered.
@@ -208,6 +225,8 @@ type entriesView struct {
 	Hint string `json:"hint,omitempty"`
 	// Frames says when iframes were not watched over what was read (capture.Frames.Note).
 	Frames string `json:"frames,omitempty"`
+	// Held says what the browser holds of origins the user has not allowed (heldNote).
+	Held string `json:"held,omitempty"`
 }
 
 // entries serves a capture mode: one entry in full by id; else a page of
@@ -221,6 +240,9 @@ func (t *Tools) entries(ctx context.Context, client string, a entryArgs, f captu
 	sc, err := t.scope(client, a)
 	if err != nil {
 		return nil, err
+	}
+	if v, err := t.releaseHeld(ctx, client, t.heldTabs(a.TabID, sc)); v != nil || err != nil {
+		return v, err
 	}
 	sc.apply(&f)
 	wait, err := waitArg(waitMS, 0, MaxWait)
@@ -250,6 +272,9 @@ func (t *Tools) entries(ctx context.Context, client string, a entryArgs, f captu
 	}
 	if v.Hint == "" && p.Earlier {
 		v.Hint = "older entries match too; since:0 reads from the oldest"
+	}
+	if a.TabID == nil {
+		v.Held = t.heldNote(sc)
 	}
 	return v, nil
 }
@@ -320,6 +345,7 @@ type groupsView struct {
 	Hidden            int    `json:"hidden,omitempty"`
 	Hint              string `json:"hint,omitempty"`
 	Frames            string `json:"frames,omitempty"`
+	Held              string `json:"held,omitempty"`
 }
 
 // errorGroups serves errors: the groups of every buffered error (or those
@@ -333,6 +359,9 @@ func (t *Tools) errorGroups(ctx context.Context, client string, a waitingArgs) (
 	sc, err := t.scope(client, a.entryArgs)
 	if err != nil {
 		return nil, err
+	}
+	if v, err := t.releaseHeld(ctx, client, t.heldTabs(a.TabID, sc)); v != nil || err != nil {
+		return v, err
 	}
 	sc.apply(&f)
 	wait, err := waitArg(a.WaitMS, 0, MaxWait)
@@ -364,6 +393,9 @@ func (t *Tools) errorGroups(ctx context.Context, client string, a waitingArgs) (
 	}
 	if v.Hint == "" && len(p.Groups) > 0 {
 		v.Hint = `each entry is one error and its repeats (count, first_seen, last_seen); observe({what:"errors", id:last_id}) gives the latest in full`
+	}
+	if a.TabID == nil {
+		v.Held = t.heldNote(sc)
 	}
 	return v, nil
 }

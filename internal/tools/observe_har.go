@@ -106,6 +106,9 @@ func (t *Tools) networkHAR(ctx context.Context, client string, a networkArgs) (a
 	if err != nil {
 		return nil, err
 	}
+	if v, err := t.releaseHeld(ctx, client, t.heldTabs(a.TabID, sc)); v != nil || err != nil {
+		return v, err
+	}
 	sc.apply(&f)
 	xs, tabs, lean, err := t.exchanges(f)
 	if err != nil {

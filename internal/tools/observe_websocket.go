@@ -37,17 +37,25 @@ func (t *Tools) websockets(ctx context.Context, client string, a networkArgs) (a
 		}
 		ea := a.entryArgs
 		ea.ID, ea.TabID = nil, &c.TabID // the connection names its tab
+		ea.Force = true                 // read by its id, as any entry is
 		f := ea.filter(capture.KindWebSocket)
 		f.Conn = c.ID
 		v, err := t.entries(ctx, client, ea, f, a.WaitMS)
 		if err != nil {
 			return nil, err
 		}
-		return &wsFramesView{Connection: c, entriesView: v.(*entriesView)}, nil
+		ev, ok := v.(*entriesView)
+		if !ok { // the browser holds more of its tab: the user is asked (observe_held.go)
+			return v, nil
+		}
+		return &wsFramesView{Connection: c, entriesView: ev}, nil
 	}
 	sc, err := t.scope(client, a.entryArgs)
 	if err != nil {
 		return nil, err
+	}
+	if v, err := t.releaseHeld(ctx, client, t.heldTabs(a.TabID, sc)); v != nil || err != nil {
+		return v, err
 	}
 	f := a.filter(capture.KindWebSocket)
 	sc.apply(&f)

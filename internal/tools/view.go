@@ -29,7 +29,7 @@ var hints = map[string]string{
 	tracker.ReasonCancelled:             "The command was cancelled by its client.",
 	tracker.ReasonWaitExpired:           "Nobody completed this wait in time; start it again if it is still needed.",
 	tracker.ReasonTabUnresponsive:       "The tab's page is frozen (its main thread does not answer: a script in an endless loop, or a native dialog only the user can answer); commands to it fail at once until it answers. If a dialog may show, ask the user to answer it; else recover it with interact({action:\"refresh\"}) (which discards the page) or interact({action:\"close_tab\"}), then run the command again.",
-	tracker.ReasonOriginNotAllowed:      "The user has not allowed agents on this site (only local origins such as localhost and 127.0.0.1 are free). Ask the user to allow it in the gasoline popup, or to answer the extension's prompt (retry with a larger timeout_ms to give them time); no tool call can allow it. Do not retry without asking.",
+	tracker.ReasonOriginNotAllowed:      `The user has not allowed agents on this site (only local origins such as localhost and 127.0.0.1 are free). Ask the user to allow it in the gasoline popup, or to answer the extension's prompt (it waits ` + userWindow + ` for them); no tool call can allow it. Do not retry without asking.`,
 	tracker.ReasonNotFound:              "No element matched the target. Take a fresh snapshot with analyze({what:\"dom\"}) or query, and retry with a ref or selector from it (wait_for first if the element appears later).",
 	tracker.ReasonAmbiguous:             "More than one element matched (the error lists candidates). Retry with one candidate's ref, or a more specific selector, or role with name and exact:true.",
 	tracker.ReasonNotVisible:            "The element exists but is hidden or has no size. Make it visible first (open its menu, scroll_to it, or wait_for it with state:\"visible\"), then retry.",
@@ -109,6 +109,16 @@ func (v *commandView) command() string { return v.CorrelationID }
 // Images returns the images the result carries (mcp.Imager).
 func (v *commandView) Images() []mcp.Image { return v.images }
 
+// userWindow is tracker.UserAnswerWindow as agents read it.
+var userWindow = fmt.Sprintf("%d s", int(tracker.UserAnswerWindow/time.Second))
+
+// waitingMessage is what an agent reads of a command waiting for the
+// user's answer (c.WaitingFor set).
+func waitingMessage(c tracker.Command) string {
+	return "The browser asks the user to allow agents on " + c.WaitingFor + "; the command runs if they allow it, and fails with origin_not_allowed if they deny or do not answer within " +
+		userWindow + ". To wait, " + waitHint
+}
+
 // waitHint is the one instruction an unfinished command needs.
 const waitHint = `wait with observe({what:"command_result", correlation_id, wait_ms:10000})`
 
@@ -129,7 +139,7 @@ func (t *Tools) commandView(c tracker.Command, now time.Time, verbose bool) *com
 		}
 		v.Message = waitHint
 		if c.WaitingFor != "" {
-			v.Message = "The browser asks the user to allow agents on " + c.WaitingFor + "; the command runs if they allow it, and fails with origin_not_allowed if they deny or do not answer before its deadline. To wait, " + waitHint
+			v.Message = waitingMessage(c)
 		}
 		return v
 	}
@@ -231,6 +241,9 @@ func queuedViewOf(c tracker.Command, extConnected bool) *queuedView {
 	if !c.State.Terminal() && c.Delivered {
 		v.Status = "pending"
 		v.Phase = phase(c)
+		if c.WaitingFor != "" {
+			v.Message = waitingMessage(c)
+		}
 	}
 	if !extConnected {
 		v.ExtensionConnected = ptr(false)

@@ -71,6 +71,7 @@ type entry struct {
 	finSeq    uint64  // finishing order across clients, once terminal
 	external  bool
 	announced bool // returned by WaitAny since it finished
+	askedUser bool // its deadline moved out for the user's answer (WaitingForUser)
 
 	// timer is the command's one running timer besides the ack timer:
 	// dispatch (queued), execution (pending), ExternalTTL (External) or

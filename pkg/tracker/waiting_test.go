@@ -2,6 +2,7 @@ package tracker_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
@@ -40,4 +41,38 @@ func TestWaitingForUser(t *testing.T) {
 	if got := tr.WaitingForUser("exec_nope", "x"); got.ID != "" {
 		t.Errorf("unknown id: %+v", got)
 	}
+}
+
+// TestWaitingForUserMovesTheDeadline: asking the user moves the command's
+// deadline out by UserAnswerWindow plus its timeout, once: it outlives its
+// first deadline, a second ask does not move it again, and it times out
+// at the moved deadline.
+func TestWaitingForUserMovesTheDeadline(t *testing.T) {
+	tr, clk := newTracker(t, tracker.Options{})
+	c := deliver(t, tr, tracker.Spec{Client: "c", Prefix: "exec", Action: "execute_js", Timeout: 10 * time.Second})
+	report(t, tr, c.ID, tracker.StatePending, "")
+	// pass advances the clock by d a second at a time, the extension in touch.
+	pass := func(d time.Duration) {
+		for ; d > 0; d -= time.Second {
+			clk.Advance(time.Second)
+			tr.Touch("ext")
+		}
+	}
+	pass(2 * time.Second)
+	got := tr.WaitingForUser(c.ID, "https://shop.example")
+	if want := 2*time.Second + tracker.UserAnswerWindow + 10*time.Second; got.Timeout != want {
+		t.Errorf("Timeout after asking: got %v, want %v", got.Timeout, want)
+	}
+	pass(30 * time.Second)
+	if got := get(t, tr, c.ID); got.State != tracker.StatePending {
+		t.Fatalf("30 s into the user's window: %s %s, want pending", got.State, got.Reason)
+	}
+	tr.WaitingForUser(c.ID, "https://shop.example") // asked again: no further move
+	tr.WaitingForUser(c.ID, "")
+	pass(tracker.UserAnswerWindow + 10*time.Second - 31*time.Second)
+	if got := get(t, tr, c.ID); got.State != tracker.StatePending {
+		t.Fatalf("before the moved deadline: %s %s", got.State, got.Reason)
+	}
+	pass(2 * time.Second)
+	eventually(t, "the moved deadline passes", func() bool { return get(t, tr, c.ID).State == tracker.StateTimeout })
 }

@@ -251,7 +251,8 @@ func (a *agent) run(tool string, args map[string]any) (gasoline.Result, error) {
 // naming alpha's tab by id (a typo, a stale id), is refused, with alpha
 // named and force:true suggested, for every command that would read or
 // change it: a script that reads the draft, one that navigates, refresh,
-// back, get_text, a screenshot, analyze dom; none of the refusals quotes
+// back, get_text, a screenshot, analyze dom, observe of its logs and its
+// HAR export (which re-reads the page's bodies); none of the refusals quotes
 // the draft, and alpha's tab still holds it at its URL. With force:true
 // beta may; the user's tab, which no agent owns, needs no force.
 func TestForeignTabNeedsForce(t *testing.T) {
@@ -284,6 +285,8 @@ func TestForeignTabNeedsForce(t *testing.T) {
 		{"interact", map[string]any{"action": "fill", "target": "#draft", "text": "beta was here"}},
 		{"interact", map[string]any{"action": "screenshot"}},
 		{"analyze", map[string]any{"what": "dom"}},
+		{"observe", map[string]any{"what": "logs"}},
+		{"observe", map[string]any{"what": "network", "format": "har"}},
 	} {
 		c.args["tab_id"] = ta.TabID
 		r, err := beta.run(c.tool, c.args)

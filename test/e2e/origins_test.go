@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -27,16 +28,36 @@ and press "Always allow", or send chrome.runtime.sendMessage({type:"origin_answe
 <script>fetch('/ping?n=load')</script>
 </body></html>`
 
+// bugPage is the shop's cart, whose button loads the cart from an API
+// that fails: the user's bug.
+const bugPage = `<!doctype html><html><head><title>Cart</title></head><body>
+<button id="load" onclick="fetch('/api/cart').then((r) => { document.getElementById('status').textContent = 'failed ' + r.status })">Load cart</button>
+<p id="status"></p>
+</body></html>`
+
+// cartError is the body of the cart API's 500.
+const cartError = `{"error":"cart service down"}`
+
 // originEnv starts the browser with shop.example resolving to a page
 // server on 127.0.0.1, and returns the shop's origin.
 func originEnv(t *testing.T) (*env, string) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/ping" {
+		switch r.URL.Path {
+		case "/ping":
 			w.WriteHeader(http.StatusNoContent)
+			return
+		case "/api/cart":
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, cartError)
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
+		if r.URL.Path == "/bug" {
+			fmt.Fprint(w, bugPage)
+			return
+		}
 		fmt.Fprint(w, shopPage)
 	}))
 	t.Cleanup(srv.Close)
@@ -212,9 +233,9 @@ func notAllowed(t *testing.T, what string, r gasoline.Result) {
 // always allow runs it and every later one without asking, and the popup
 // lists the origin, whose Remove makes the next command ask again. The
 // page tells the agent to allow itself: what an agent can do (open the
-// prompt page, script the page) allows nothing. An unanswered prompt ends
-// in origin_not_allowed before the deadline; 'gasoline allow' in a
-// terminal allows the origin.
+// prompt page, script the page) allows nothing. Asking the user moves the
+// command's deadline, and a prompt the user closes ends it in
+// origin_not_allowed; 'gasoline allow' in a terminal allows the origin.
 func TestOriginAsksTheUser(t *testing.T) {
 	e, shop := originEnv(t)
 
@@ -266,26 +287,26 @@ func TestOriginAsksTheUser(t *testing.T) {
 		t.Fatalf("the popup lists %v, want [%s]", got, shop)
 	}
 	// observe network shows what the page did once allowed (the click's
-	// request), not what it did before (its load's request, withheld in
-	// the browser).
+	// request), and what it did before (its load's request), which the
+	// browser held until the user allowed the origin.
 	pings := func(o observed, n string) int {
 		return len(where(o.Entries, func(v ev) bool {
 			u, _ := v["url"].(string)
 			return strings.HasPrefix(u, shop+"/ping?n="+n)
 		}))
 	}
-	o := e.observeUntil(map[string]any{"what": "network", "limit": 200}, 15*time.Second, func(o observed) error {
+	e.observeUntil(map[string]any{"what": "network", "limit": 200}, 15*time.Second, func(o observed) error {
 		if pings(o, "bought") == 0 {
 			return fmt.Errorf("no request of the click on the allowed origin")
 		}
+		if pings(o, "load") == 0 {
+			return fmt.Errorf("no request of the page's load, held in the browser until the user allowed its origin")
+		}
 		return nil
 	})
-	if n := pings(o, "load"); n != 0 {
-		t.Errorf("observe network shows %d request(s) the page made before the user allowed its origin:\n%s", n, o.Raw)
-	}
 
 	// The user removes it in the popup: the next command asks again, and
-	// an unanswered prompt ends in origin_not_allowed before the deadline.
+	// a prompt the user closes ends it in origin_not_allowed.
 	p, err := chromium.OpenPopup(e.ctx, e.cdp)
 	if err != nil {
 		t.Fatal(err)
@@ -303,12 +324,21 @@ func TestOriginAsksTheUser(t *testing.T) {
 	if got := e.allowedOrigins(); len(got) != 0 {
 		t.Fatalf("the popup lists %v after Remove", got)
 	}
+	// Its deadline (4 s) is moved while the user is asked: the command
+	// still waits for them after it.
 	r = e.call("interact", map[string]any{"action": "execute_js", "script": "1", "tab_id": nt.TabID, "timeout_ms": 4000})
-	e.prompt(answered)
+	ps := e.prompt(answered)
+	e.waitingForUser(r.CorrelationID, shop)
+	time.Sleep(5 * time.Second) // past the command's own deadline, by design: it must outlive it
+	e.waitingForUser(r.CorrelationID, shop)
+	answered[ps.TargetID] = true
+	if err := e.cdp.CloseTarget(e.ctx, ps.TargetID); err != nil {
+		t.Fatal(err)
+	}
 	r = e.await(r.CorrelationID, 30*time.Second)
-	notAllowed(t, "unanswered execute_js", r)
-	if !strings.Contains(r.Error, "did not answer") {
-		t.Errorf("unanswered: error %q, want it to say the user did not answer", r.Error)
+	notAllowed(t, "execute_js of a closed prompt", r)
+	if !strings.Contains(r.Error, "closed the prompt") {
+		t.Errorf("closed prompt: error %q, want it to say the user closed the prompt", r.Error)
 	}
 	for deadline := time.Now().Add(5 * time.Second); e.promptOpen(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -327,5 +357,102 @@ func TestOriginAsksTheUser(t *testing.T) {
 	}
 	if got := e.allowedOrigins(); len(got) != 1 || got[0] != shop {
 		t.Errorf("the popup lists %v after gasoline allow, want [%s]", got, shop)
+	}
+}
+
+// TestOriginHeldCapture: the user hits a bug on shop.example (not local,
+// not allowed) before any agent call: the cart API answers 500. The
+// browser holds what the page did. An agent's read of every tab pops no
+// prompt and says what is held; its read of that tab waits as
+// waiting_for_user; the user denies, and it is origin_not_allowed with
+// the hint; asked again, the user allows once, and the read gives the 500
+// with its body.
+func TestOriginHeldCapture(t *testing.T) {
+	e, shop := originEnv(t)
+
+	// The user, before any agent call.
+	p := e.openPage(shop + "/bug")
+	p.click("#load")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var status string
+		p.eval(`document.getElementById("status").textContent`, &status)
+		if status == "failed 500" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cart page shows %q, want the API's failure", status)
+		}
+	}
+
+	// A read of every tab: no prompt; the 500 is not there, and the answer
+	// says what is held and how to ask for it.
+	cartReq := func(o observed) []ev {
+		return where(o.Entries, func(v ev) bool { return v.str("url") == shop+"/api/cart" })
+	}
+	var note struct {
+		Held string `json:"held"`
+	}
+	o := e.observeUntil(map[string]any{"what": "network", "tabs": "all", "limit": 200}, 15*time.Second, func(o observed) error {
+		if err := json.Unmarshal([]byte(o.Raw), &note); err != nil || !strings.Contains(note.Held, shop) {
+			return fmt.Errorf("no note of what the browser holds of %s", shop)
+		}
+		return nil
+	})
+	if n := len(cartReq(o)); n != 0 || e.promptOpen() {
+		t.Fatalf("a read of every tab: %d cart requests, prompt open %v; want none and no prompt:\n%s", n, e.promptOpen(), o.Raw)
+	}
+	if !strings.Contains(note.Held, "tab_id") {
+		t.Errorf("held note %q does not say how to ask for it", note.Held)
+	}
+	var tabs struct {
+		Tabs []struct {
+			TabID int64  `json:"tab_id"`
+			URL   string `json:"url"`
+		} `json:"tabs"`
+	}
+	if err := json.Unmarshal(e.call("observe", map[string]any{"what": "tabs"}).Raw, &tabs); err != nil {
+		t.Fatal(err)
+	}
+	var tab int64
+	for _, v := range tabs.Tabs {
+		if strings.HasPrefix(v.URL, shop+"/bug") {
+			tab = v.TabID
+		}
+	}
+	if tab == 0 {
+		t.Fatal("observe tabs does not list the cart tab")
+	}
+	read := map[string]any{"what": "network", "tab_id": tab, "limit": 200}
+
+	// The agent reads that tab: it waits for the user, who denies.
+	r, err := e.mcp.Call(e.ctx, "observe", read)
+	if err != nil || r.IsError || r.CorrelationID == "" {
+		t.Fatalf("a read of the held tab: %s %v, want the handle of the user's answer", r, err)
+	}
+	e.waitingForUser(r.CorrelationID, shop)
+	e.answer(shop, "deny")
+	notAllowed(t, "a read after deny", e.await(r.CorrelationID, 30*time.Second))
+
+	// Asked again (it still holds it), the user allows once: the read gives the 500 and its body.
+	r = e.call("observe", read)
+	if r.CorrelationID == "" {
+		t.Fatalf("a read of the held tab after deny: %s, want the user asked again", r)
+	}
+	e.waitingForUser(r.CorrelationID, shop)
+	e.answer(shop, "once")
+	if done := e.await(r.CorrelationID, 30*time.Second); done.Status != "complete" {
+		t.Fatalf("the release after allow once: %s", done)
+	}
+	o = e.observe(read)
+	got := cartReq(o)
+	if len(got) != 1 || got[0]["status"] != float64(500) {
+		t.Fatalf("the read after allow once: cart requests %v, want the one 500:\n%s", got, o.Raw)
+	}
+	body := e.call("observe", map[string]any{"what": "network", "id": got[0]["id"], "body": "response"})
+	if !strings.Contains(body.Text, `cart service down`) {
+		t.Errorf("the 500's body: %s, want %s", body.Text, cartError)
+	}
+	if e.promptOpen() {
+		t.Error("a prompt is open after the reads")
 	}
 }
