@@ -35,6 +35,10 @@ type Options struct {
 	// nil is toolpolicy.Default, the daemon's tools.
 	Policy *toolpolicy.Table
 	Logger zerolog.Logger // diagnostics; never the protocol stream
+	// Project is the agent's project folder, sent with every request
+	// (apitype.HeaderProject): the bridge's working directory, since the
+	// agent starts it in its project. "" sends none.
+	Project string
 }
 
 // Bridge relays one MCP session. Create it with New and run it once with
@@ -102,6 +106,7 @@ func (b *Bridge) ClientID() string { return b.clientID }
 // should exit soon after.
 func (b *Bridge) Serve(ctx context.Context, stdin io.Reader) error {
 	defer b.client.CloseIdleConnections()
+	ctx = client.WithProject(ctx, b.opts.Project)
 	readErr := make(chan error, 1)
 	go func() { readErr <- b.readLoop(ctx, stdin) }()
 	var err error

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -625,5 +626,47 @@ func TestClientID(t *testing.T) {
 			t.Errorf("id %q sorts before the earlier %q", id, prev)
 		}
 		prev = id[:10]
+	}
+}
+
+// TestProjectHeader checks that every request of a bridge names its own
+// project folder, escaped, and only its own: two bridges in front of one
+// daemon, started in different folders.
+func TestProjectHeader(t *testing.T) {
+	dir := t.TempDir()
+	writeToken(t, dir, tokenA)
+	var mu sync.Mutex
+	seen := map[string][]string{} // client id → the project headers of its requests
+	f := newFake(tokenA)
+	f.handle = func(w http.ResponseWriter, r *http.Request, m message, body []byte) {
+		mu.Lock()
+		id := r.Header.Get(apitype.HeaderClient)
+		seen[id] = append(seen[id], r.Header.Get(apitype.HeaderProject))
+		mu.Unlock()
+		echo(w, m)
+	}
+	port := serveOn(t, "127.0.0.1:0", f).Listener.Addr().(*net.TCPAddr).Port
+	want := map[string]string{}
+	for _, project := range []string{"/home/ann/shop", "/home/bo/my app"} {
+		s := startSession(t, port, dir, Timeouts{}, func(b *Bridge) {
+			b.opts.Project = project
+			want[b.ClientID()] = url.PathEscape(project)
+		})
+		s.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		s.recv(2 * time.Second)
+		s.recv(2 * time.Second)
+		s.finish()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 {
+		t.Fatalf("got requests of %d clients, want 2: %v", len(seen), seen)
+	}
+	for id, got := range seen {
+		for _, h := range got {
+			if h != want[id] {
+				t.Errorf("client %s: got project %q, want %q", id, h, want[id])
+			}
+		}
 	}
 }

@@ -9,11 +9,20 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 )
+
+type projectKey struct{}
+
+// WithProject returns ctx whose /mcp requests (Call, CallStream) name dir
+// as the agent's project folder (apitype.HeaderProject); "" names none.
+func WithProject(ctx context.Context, dir string) context.Context {
+	return context.WithValue(ctx, projectKey{}, dir)
+}
 
 // mcpRequest builds a POST /mcp of msg for clientID, authenticated with
 // token, accepting accept.
@@ -29,6 +38,9 @@ func mcpRequest(ctx context.Context, baseURL, token, clientID string, msg []byte
 	h["Accept"] = []string{accept}
 	if clientID != "" {
 		h[apitype.HeaderClient] = []string{clientID}
+	}
+	if dir, _ := ctx.Value(projectKey{}).(string); dir != "" {
+		h[apitype.HeaderProject] = []string{url.PathEscape(dir)}
 	}
 	if idempotent {
 		// A nil value marks the request replayable without sending the

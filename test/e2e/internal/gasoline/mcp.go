@@ -24,8 +24,15 @@ func Connect(ctx context.Context, d *Daemon) (*Client, error) {
 // ConnectAs is Connect for a client that calls itself name in initialize
 // (clientInfo.name): another agent, with its own gasoline-mcp process.
 func ConnectAs(ctx context.Context, d *Daemon, name string) (*Client, error) {
+	return ConnectIn(ctx, d, name, "")
+}
+
+// ConnectIn is ConnectAs for an agent working in the folder dir: its
+// gasoline-mcp runs there ("" for the test's working directory).
+func ConnectIn(ctx context.Context, d *Daemon, name, dir string) (*Client, error) {
 	cmd := d.Bins.Command(context.Background(), d.Bins.Bridge, "--port", strconv.Itoa(d.Port), "--state-dir", d.StateDir)
 	cmd.Env = cleanEnv()
+	cmd.Dir = dir
 	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0.0"}, nil)
 	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
