@@ -261,7 +261,11 @@
       this.spare = this.noteFrame();
       this.layout();
       this.update();
-      frame.focus();
+      // A frame still loading would swallow what is typed (its document is
+      // not note.js's yet): until it has loaded (noteFrame focuses it then),
+      // the focus stays here and key() keeps the keys for it.
+      this.typing = frame;
+      if (this.loaded.has(frame)) frame.focus();
     }
 
     place(box, r) {
@@ -320,7 +324,8 @@
       const it = this.items.find((x) => x.frame === this.typing) ?? this.items.at(-1);
       if (!it || it.early.length >= 500) return; // no note yet: typed at nothing
       it.early.push(e.key);
-      if (this.loaded.has(it.frame)) this.forward(it);
+      if (!this.loaded.has(it.frame)) return;
+      this.forward(it);
       it.frame.focus();
     }
 
