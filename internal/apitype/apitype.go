@@ -17,10 +17,11 @@ const (
 	// belongs to. The bridge sends a fresh ULID per process; requests without
 	// it belong to the client "direct".
 	HeaderClient = "X-Gasoline-Client"
-	// HeaderProject is the agent's project folder on a /mcp request: the
-	// working directory of the bridge the agent started there (an absolute
-	// path, escaped as a URL path). Tools that work with the project (analyze
-	// test's verify) look there first.
+	// HeaderProject is one of the agent's project folders on a /mcp
+	// request, the likeliest first: the folders of the client's MCP roots,
+	// then the working directory of the bridge the agent started there (one
+	// header each, absolute paths escaped as URL paths). Tools that work
+	// with the project (analyze test's verify) look there first.
 	HeaderProject = "X-Gasoline-Project"
 	// HeaderExtensionInstance names one extension service-worker instance on
 	// the extension endpoints. It may also be given as the query parameter

@@ -36,8 +36,9 @@ type Options struct {
 	Policy *toolpolicy.Table
 	Logger zerolog.Logger // diagnostics; never the protocol stream
 	// Project is the agent's project folder, sent with every request
-	// (apitype.HeaderProject): the bridge's working directory, since the
-	// agent starts it in its project. "" sends none.
+	// (apitype.HeaderProject) after the client's roots, when it declared
+	// that capability: the bridge's working directory, since the agent
+	// starts it in its project. "" sends none.
 	Project string
 }
 
@@ -62,6 +63,8 @@ type Bridge struct {
 
 	// version is the protocol version initialize negotiated (a string).
 	version atomic.Value
+	// roots are the client's roots (MCP), its project folders with Project.
+	roots roots
 }
 
 // inflight is a request being relayed, which the client may cancel.
@@ -106,7 +109,6 @@ func (b *Bridge) ClientID() string { return b.clientID }
 // should exit soon after.
 func (b *Bridge) Serve(ctx context.Context, stdin io.Reader) error {
 	defer b.client.CloseIdleConnections()
-	ctx = client.WithProject(ctx, b.opts.Project)
 	readErr := make(chan error, 1)
 	go func() { readErr <- b.readLoop(ctx, stdin) }()
 	var err error
@@ -230,6 +232,9 @@ func (b *Bridge) handle(ctx context.Context, line []byte) {
 // Progress notifications are written as they come.
 func (b *Bridge) relay(ctx context.Context, line []byte, answer func([]byte)) {
 	m := peek(line, b.opts.Policy)
+	if b.roots.take(line, &m, b.writeLine) {
+		return // the client's answer to the bridge's own roots/list
+	}
 	timeout := b.opts.Timeouts.For(&m)
 	var callCtx context.Context
 	var cancel context.CancelFunc
@@ -309,6 +314,7 @@ func (b *Bridge) relay(ctx context.Context, line []byte, answer func([]byte)) {
 func (b *Bridge) call(ctx, base context.Context, line []byte, m *message, relay func([]byte)) (client.Reply, error) {
 	idem := m.idempotent()
 	gen := b.starter.generation()
+	ctx = client.WithProject(ctx, append(b.roots.folders(), b.opts.Project)...)
 	post := func() (client.Reply, error) {
 		if relay != nil {
 			return b.client.CallStream(ctx, b.clientID, line, idem, relay)

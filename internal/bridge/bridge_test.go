@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -668,5 +669,74 @@ func TestProjectHeader(t *testing.T) {
 				t.Errorf("client %s: got project %q, want %q", id, h, want[id])
 			}
 		}
+	}
+}
+
+// TestRootsHeader checks that a client which declared the roots capability
+// is asked for its roots once initialized and when they change, that its
+// answer goes no further, and that its file: roots lead the project
+// folders each later request names, before the bridge's own folder.
+func TestRootsHeader(t *testing.T) {
+	dir := t.TempDir()
+	writeToken(t, dir, tokenA)
+	var mu sync.Mutex
+	var last []string // the project headers of the last ping
+	f := newFake(tokenA)
+	var relayed atomic.Int32 // messages with the bridge's roots id that reached the daemon
+	f.handle = func(w http.ResponseWriter, r *http.Request, m message, body []byte) {
+		if strings.Contains(string(body), "gasoline-mcp:roots") {
+			relayed.Add(1)
+		}
+		if m.Method == "ping" {
+			mu.Lock()
+			last = r.Header.Values(apitype.HeaderProject)
+			mu.Unlock()
+		}
+		echo(w, m)
+	}
+	port := serveOn(t, "127.0.0.1:0", f).Listener.Addr().(*net.TCPAddr).Port
+	s := startSession(t, port, dir, Timeouts{}, func(b *Bridge) { b.opts.Project = "/home/ann/cwd" })
+	// ping pings until the daemon sees want: each line is relayed on its
+	// own, so a ping may overtake the answer before it.
+	ping := func(want ...string) {
+		t.Helper()
+		var got []string
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+			s.send(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+			s.recv(2 * time.Second)
+			mu.Lock()
+			got = last
+			mu.Unlock()
+			if slices.Equal(got, want) {
+				return
+			}
+		}
+		t.Errorf("project headers: got %q, want %q", got, want)
+	}
+	asked := func() {
+		t.Helper()
+		select {
+		case line := <-s.lines:
+			if line != `{"jsonrpc":"2.0","id":"gasoline-mcp:roots","method":"roots/list"}` {
+				t.Fatalf("got %s, want the bridge's roots/list", line)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("the bridge did not ask for the roots")
+		}
+	}
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"c","version":"1"}}}`)
+	s.recv(2 * time.Second)
+	ping("%2Fhome%2Fann%2Fcwd")
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	asked()
+	s.send(`{"jsonrpc":"2.0","id":"gasoline-mcp:roots","result":{"roots":[{"uri":"file:///home/ann/my%20shop","name":"shop"},{"uri":"https://example.com/x"}]}}`)
+	ping("%2Fhome%2Fann%2Fmy%20shop", "%2Fhome%2Fann%2Fcwd")
+	s.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	asked()
+	s.send(`{"jsonrpc":"2.0","id":"gasoline-mcp:roots","result":{"roots":[]}}`)
+	ping("%2Fhome%2Fann%2Fcwd")
+	s.finish()
+	if n := relayed.Load(); n != 0 {
+		t.Errorf("%d of the client's answers to the bridge's roots/list reached the daemon, want none", n)
 	}
 }

@@ -18,10 +18,11 @@ import (
 
 type projectKey struct{}
 
-// WithProject returns ctx whose /mcp requests (Call, CallStream) name dir
-// as the agent's project folder (apitype.HeaderProject); "" names none.
-func WithProject(ctx context.Context, dir string) context.Context {
-	return context.WithValue(ctx, projectKey{}, dir)
+// WithProject returns ctx whose /mcp requests (Call, CallStream) name dirs,
+// in order, as the agent's project folders (apitype.HeaderProject, once
+// each); "" entries are left out.
+func WithProject(ctx context.Context, dirs ...string) context.Context {
+	return context.WithValue(ctx, projectKey{}, dirs)
 }
 
 // mcpRequest builds a POST /mcp of msg for clientID, authenticated with
@@ -39,8 +40,11 @@ func mcpRequest(ctx context.Context, baseURL, token, clientID string, msg []byte
 	if clientID != "" {
 		h[apitype.HeaderClient] = []string{clientID}
 	}
-	if dir, _ := ctx.Value(projectKey{}).(string); dir != "" {
-		h[apitype.HeaderProject] = []string{url.PathEscape(dir)}
+	dirs, _ := ctx.Value(projectKey{}).([]string)
+	for _, dir := range dirs {
+		if dir != "" {
+			h[apitype.HeaderProject] = append(h[apitype.HeaderProject], url.PathEscape(dir))
+		}
 	}
 	if idempotent {
 		// A nil value marks the request replayable without sending the

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"net/url"
+	"slices"
 	"testing"
 )
 
@@ -16,8 +17,16 @@ func TestProject(t *testing.T) {
 		{"relative/dir", ""},
 		{"%zz", ""},
 	} {
-		if got := Project(WithProject(context.Background(), tc.header)); got != tc.want {
-			t.Errorf("header %q: got %q, want %q", tc.header, got, tc.want)
+		var want []string
+		if tc.want != "" {
+			want = []string{tc.want}
 		}
+		if got := Projects(WithProject(context.Background(), tc.header)); !slices.Equal(got, want) {
+			t.Errorf("header %q: got %q, want %q", tc.header, got, want)
+		}
+	}
+	got := Projects(WithProject(context.Background(), "/root/of/client", "rel", "/cwd/of/bridge"))
+	if want := []string{"/root/of/client", "/cwd/of/bridge"}; !slices.Equal(got, want) {
+		t.Errorf("two folders: got %q, want %q in order", got, want)
 	}
 }

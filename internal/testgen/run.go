@@ -48,7 +48,7 @@ type Runner struct {
 	// neither Project nor GASOLINE_PLAYWRIGHT names one: the first folder
 	// of From, in order, then of the daemon's working directory, that is or
 	// is under a folder whose node_modules holds @playwright/test. The
-	// agent's project folder (mcp.Project) belongs here.
+	// agent's project folders (mcp.Projects) belong here.
 	From    []string
 	Browser string // GASOLINE_PLAYWRIGHT_BROWSER when ""
 	// Dir is where the run's temporary directory is made ("" for the system's).
