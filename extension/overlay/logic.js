@@ -2,7 +2,8 @@
 // drags, what an annotation says about the element under it, and the body
 // of POST /draw-mode/complete. A classic script that defines
 // globalThis.gasolineOverlayLogic and nothing else; the worker injects it
-// before overlay.js, and the node tests import it.
+// before overlay.js, note.html loads it before note.js, and the node tests
+// import it.
 (() => {
   if (globalThis.gasolineOverlayLogic) return;
 
@@ -117,8 +118,56 @@
     return (own ? own + ' — ' : '') + `${what} you want to point out, add a note to each, then press Done (Ctrl+Enter); Esc cancels.`;
   }
 
+  /**
+   * editKey is what keydown e does to a note when typed: its character,
+   * 'Backspace', or '' for anything else (shortcuts, arrows, composing).
+   */
+  function editKey(e) {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return '';
+    if (e.key === 'Backspace' || [...String(e.key)].length === 1) return e.key;
+    return '';
+  }
+
+  /**
+   * lateKeys is keys as a note takes them from another frame: at most
+   * MAX_NOTE of {k, t} (a character or 'Backspace', when it was typed);
+   * anything else is dropped.
+   */
+  function lateKeys(keys) {
+    if (!Array.isArray(keys)) return [];
+    return keys.filter((x) => (x?.k === 'Backspace' || (typeof x?.k === 'string' && [...x.k].length === 1)) && Number.isFinite(x.t))
+      .slice(0, MAX_NOTE).map((x) => ({ k: x.k, t: x.t }));
+  }
+
+  /**
+   * notePrefix is the text a note begins with: the keys other notes' frames
+   * got for it (late, in the order typed: the focus left them first), then
+   * those the overlay got (early, in order), at most max characters; a
+   * Backspace takes back the character before it.
+   */
+  function notePrefix(late, early, max = MAX_NOTE) {
+    let v = '';
+    for (const k of [...[...late].sort((a, b) => a.t - b.t).map((x) => x.k), ...early]) {
+      if (k === 'Backspace') v = v.slice(0, v.length - ([...v].at(-1)?.length ?? 0));
+      else if (typeof k === 'string' && [...k].length === 1 && v.length + k.length <= max) v += k;
+    }
+    return v;
+  }
+
+  /**
+   * handBack is the index in log (a frame's keys, {t} in the order typed)
+   * of the first key typed at or after at, when the box of another note
+   * was begun, while the frame had not had the focus since: that key and
+   * those after it are the other note's. -1 for none.
+   */
+  function handBack(log, at, lastFocus) {
+    if (!(lastFocus < at)) return -1;
+    return log.findIndex((x) => x.t >= at);
+  }
+
   globalThis.gasolineOverlayLogic = Object.freeze({
     rectFrom, toPage, center, clip, describeElement, donePost, noteText, cancelPost, instructionText,
+    editKey, lateKeys, notePrefix, handBack,
     MIN_DRAG, MAX_NOTE, MAX_ITEMS, STYLES,
   });
 })();

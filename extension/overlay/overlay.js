@@ -14,7 +14,13 @@
 // keys after a box is drawn may reach this document first) never goes to
 // the page: the overlay takes it and hands it to that note
 // ({gasoline: "draw-type", key, keys}, once the frame has loaded), which
-// puts it before what was typed there. Its state lives here, in the page, not in a
+// puts it before what was typed there. A key typed after a box was begun
+// can also still reach the previous note's frame, whose process learns
+// late that the focus moved: the overlay tells the open note frames when a
+// note is made ({gasoline: "draw-new", to, at, notes}: the new note's key,
+// when its box was begun, the other notes' keys), and a frame hands the keys
+// it got since then back ({gasoline: "draw-late"}, through the worker),
+// which the overlay passes on to the new note (draw-type's late). Its state lives here, in the page, not in a
 // worker await: Done and Esc send {gasoline: "draw", post} to the worker,
 // which fills in the notes from their frames, posts it to the daemon and
 // answers whether it was taken. On Done the overlay hides while
@@ -60,7 +66,7 @@
   class Overlay {
     constructor(p) {
       this.p = p;
-      this.items = []; // {rect, element, box, frame, key, label, early}
+      this.items = []; // {rect, element, box, frame, key, label, early, late}
       this.loaded = new WeakSet(); // the note frames that have loaded
       this.listeners = [];
       this.host = document.createElement(HOST_TAG);
@@ -126,10 +132,21 @@
       return frame;
     }
 
-    /** message takes a trusted key the user pressed in a note frame, relayed by the worker. */
+    /**
+     * message takes a trusted key the user pressed in a note frame, or the
+     * keys a note frame got after the box of note msg.key was begun,
+     * relayed by the worker.
+     */
     message(msg, sender) {
-      if (sender.id !== chrome.runtime.id || sender.tab || msg?.gasoline !== 'draw-key') return;
-      if (!this.items.some((it) => it.key === msg.key)) return;
+      if (sender.id !== chrome.runtime.id || sender.tab) return;
+      if (msg?.gasoline === 'draw-late') {
+        const it = this.items.find((x) => x.key === msg.key);
+        if (!it || !Array.isArray(msg.keys)) return;
+        it.late.push(...msg.keys.slice(0, 500));
+        if (this.loaded.has(it.frame)) this.forward(it);
+        return;
+      }
+      if (msg?.gasoline !== 'draw-key' || !this.items.some((it) => it.key === msg.key)) return;
       if (msg.action === 'done') this.done();
       else if (msg.action === 'cancel') this.end({ cancel: 'the user pressed Esc' });
     }
@@ -179,6 +196,9 @@
     down(e) {
       if (!e.isTrusted || e.button !== 0 || this.full()) return;
       e.preventDefault();
+      // When this box was begun, on the clock every frame shares: a key
+      // typed since then is the new note's, wherever it landed.
+      this.begun = performance.timeOrigin + e.timeStamp;
       // The focus leaves the last note now, not when the next one takes
       // it: keys typed at once after this box then reach this document
       // (key() hands them to the new note), never the last note.
@@ -231,12 +251,21 @@
       const frame = this.spare;
       frame.classList.remove('spare');
       frame.removeAttribute('tabindex');
-      const item = { rect, element, box, frame, key: frame.dataset.key, label: n, early: [] };
+      const item = { rect, element, box, frame, key: frame.dataset.key, label: n, early: [], late: [] };
       this.items.push(item);
+      // The notes' frames hand back what they got since the box was begun.
+      chrome.runtime.sendMessage({
+        gasoline: 'draw-new', to: item.key, at: this.begun ?? performance.timeOrigin + performance.now(),
+        notes: this.items.slice(0, -1).map((it) => it.key),
+      }).catch(() => {});
       this.spare = this.noteFrame();
       this.layout();
       this.update();
-      frame.focus();
+      // A frame still loading would swallow what is typed (its document is
+      // not note.js's yet): until it has loaded (noteFrame focuses it then),
+      // the focus stays here and key() keeps the keys for it.
+      this.typing = frame;
+      if (this.loaded.has(frame)) frame.focus();
     }
 
     place(box, r) {
@@ -295,14 +324,16 @@
       const it = this.items.find((x) => x.frame === this.typing) ?? this.items.at(-1);
       if (!it || it.early.length >= 500) return; // no note yet: typed at nothing
       it.early.push(e.key);
-      if (this.loaded.has(it.frame)) this.forward(it);
+      if (!this.loaded.has(it.frame)) return;
+      this.forward(it);
       it.frame.focus();
     }
 
-    /** forward hands the keys typed here for item's note to its frame. */
+    /** forward hands the keys typed here, and those other notes handed back, for item's note to its frame. */
     forward(it) {
       const keys = it.early.splice(0);
-      chrome.runtime.sendMessage({ gasoline: 'draw-type', key: it.key, keys }).catch(() => {});
+      const late = it.late.splice(0);
+      chrome.runtime.sendMessage({ gasoline: 'draw-type', key: it.key, keys, late }).catch(() => {});
     }
 
     async done() {

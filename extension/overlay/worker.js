@@ -9,7 +9,8 @@
 // The notes never pass through the page: each is typed in an extension
 // frame (note.js) that keeps it. At Done the worker asks each frame named
 // in the post for its note (readNotes), and relays the Ctrl+Enter and Esc
-// pressed in a frame to the overlay of the frame's tab.
+// pressed in a frame, and the keys a frame got that belong to a newer note
+// (draw-late), to the overlay of the frame's tab.
 
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
@@ -82,9 +83,11 @@ export function startDrawRelay({ post }) {
     await post(body);
   };
   chrome.runtime.onMessage.addListener((msg, sender) => {
-    if (msg?.gasoline !== 'draw-key' || !isNoteFrame(sender)) return false;
-    chrome.tabs.sendMessage(sender.tab.id, { gasoline: 'draw-key', key: String(msg.key), action: String(msg.action) }, { frameId: 0 })
-      .catch(() => {});
+    if ((msg?.gasoline !== 'draw-key' && msg?.gasoline !== 'draw-late') || !isNoteFrame(sender)) return false;
+    const relay = msg.gasoline === 'draw-key'
+      ? { gasoline: 'draw-key', key: String(msg.key), action: String(msg.action) }
+      : { gasoline: 'draw-late', key: String(msg.key), keys: L.lateKeys(msg.keys) };
+    chrome.tabs.sendMessage(sender.tab.id, relay, { frameId: 0 }).catch(() => {});
     return false;
   });
   chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {

@@ -54,3 +54,37 @@ test('instructionText puts the agent first and says how to finish', () => {
   assert.match(L.instructionText({ instructions: 'Mark the broken layout', mode: 'draw' }), /^Mark the broken layout — Drag rectangles.*Done.*Esc/);
   assert.match(L.instructionText({ mode: 'pick' }), /^Click the elements/);
 });
+
+test('editKey is what a key does to a note: a character, Backspace, or nothing', () => {
+  assert.equal(L.editKey({ key: 'a' }), 'a');
+  assert.equal(L.editKey({ key: 'é' }), 'é');
+  assert.equal(L.editKey({ key: 'Backspace' }), 'Backspace');
+  for (const e of [{ key: 'Enter' }, { key: 'ArrowLeft' }, { key: 'a', ctrlKey: true }, { key: 'a', altKey: true }, { key: 'a', isComposing: true }]) {
+    assert.equal(L.editKey(e), '', JSON.stringify(e));
+  }
+});
+
+test('notePrefix puts the keys other notes got first, in the order typed, then the overlay\'s', () => {
+  const late = [{ k: 'e', t: 20 }, { k: 's', t: 10 }];
+  assert.equal(L.notePrefix(late, ['c', 'o']), 'seco');
+  assert.equal(L.notePrefix(late, ['x', 'Backspace', 'Backspace', 'c']), 'sc');
+  assert.equal(L.notePrefix([], ['Backspace', 'a']), 'a');
+  assert.equal(L.notePrefix([], ['a', 'b', 'c'], 2), 'ab');
+  assert.deepEqual(late.map((x) => x.k), ['e', 's'], 'the caller\'s list is not reordered');
+});
+
+test('lateKeys keeps only characters and Backspace with their times', () => {
+  assert.deepEqual(L.lateKeys([{ k: 'a', t: 1 }, { k: 'Enter', t: 2 }, { k: 'ab', t: 3 }, { k: 'b' }, null, { k: 'Backspace', t: 4, x: 1 }]),
+    [{ k: 'a', t: 1 }, { k: 'Backspace', t: 4 }]);
+  assert.deepEqual(L.lateKeys('a'), []);
+  assert.equal(L.lateKeys(Array.from({ length: 900 }, (_, t) => ({ k: 'a', t }))).length, L.MAX_NOTE);
+});
+
+test('handBack finds the keys typed after another box was begun, unless the frame got the focus again since', () => {
+  const log = [{ t: 5 }, { t: 9 }, { t: 12 }, { t: 15 }];
+  assert.equal(L.handBack(log, 10, 1), 2);
+  assert.equal(L.handBack(log, 9, 1), 1);
+  assert.equal(L.handBack(log, 20, 1), -1);
+  assert.equal(L.handBack(log, 10, 11), -1, 'the user came back to this note');
+  assert.equal(L.handBack(log, 10, -Infinity), 2);
+});

@@ -17,6 +17,12 @@ const (
 	// belongs to. The bridge sends a fresh ULID per process; requests without
 	// it belong to the client "direct".
 	HeaderClient = "X-Gasoline-Client"
+	// HeaderProject is one of the agent's project folders on a /mcp
+	// request, the likeliest first: the folders of the client's MCP roots,
+	// then the working directory of the bridge the agent started there (one
+	// header each, absolute paths escaped as URL paths). Tools that work
+	// with the project (analyze test's verify) look there first.
+	HeaderProject = "X-Gasoline-Project"
 	// HeaderExtensionInstance names one extension service-worker instance on
 	// the extension endpoints. It may also be given as the query parameter
 	// "instance". Absent, the instance is "default".

@@ -35,6 +35,11 @@ type Options struct {
 	// nil is toolpolicy.Default, the daemon's tools.
 	Policy *toolpolicy.Table
 	Logger zerolog.Logger // diagnostics; never the protocol stream
+	// Project is the agent's project folder, sent with every request
+	// (apitype.HeaderProject) after the client's roots, when it declared
+	// that capability: the bridge's working directory, since the agent
+	// starts it in its project. "" sends none.
+	Project string
 }
 
 // Bridge relays one MCP session. Create it with New and run it once with
@@ -58,6 +63,8 @@ type Bridge struct {
 
 	// version is the protocol version initialize negotiated (a string).
 	version atomic.Value
+	// roots are the client's roots (MCP), its project folders with Project.
+	roots roots
 }
 
 // inflight is a request being relayed, which the client may cancel.
@@ -225,6 +232,9 @@ func (b *Bridge) handle(ctx context.Context, line []byte) {
 // Progress notifications are written as they come.
 func (b *Bridge) relay(ctx context.Context, line []byte, answer func([]byte)) {
 	m := peek(line, b.opts.Policy)
+	if b.roots.take(line, &m, b.writeLine) {
+		return // the client's answer to the bridge's own roots/list
+	}
 	timeout := b.opts.Timeouts.For(&m)
 	var callCtx context.Context
 	var cancel context.CancelFunc
@@ -304,6 +314,7 @@ func (b *Bridge) relay(ctx context.Context, line []byte, answer func([]byte)) {
 func (b *Bridge) call(ctx, base context.Context, line []byte, m *message, relay func([]byte)) (client.Reply, error) {
 	idem := m.idempotent()
 	gen := b.starter.generation()
+	ctx = client.WithProject(ctx, append(b.roots.folders(), b.opts.Project)...)
 	post := func() (client.Reply, error) {
 		if relay != nil {
 			return b.client.CallStream(ctx, b.clientID, line, idem, relay)

@@ -14,8 +14,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -625,5 +627,116 @@ func TestClientID(t *testing.T) {
 			t.Errorf("id %q sorts before the earlier %q", id, prev)
 		}
 		prev = id[:10]
+	}
+}
+
+// TestProjectHeader checks that every request of a bridge names its own
+// project folder, escaped, and only its own: two bridges in front of one
+// daemon, started in different folders.
+func TestProjectHeader(t *testing.T) {
+	dir := t.TempDir()
+	writeToken(t, dir, tokenA)
+	var mu sync.Mutex
+	seen := map[string][]string{} // client id → the project headers of its requests
+	f := newFake(tokenA)
+	f.handle = func(w http.ResponseWriter, r *http.Request, m message, body []byte) {
+		mu.Lock()
+		id := r.Header.Get(apitype.HeaderClient)
+		seen[id] = append(seen[id], r.Header.Get(apitype.HeaderProject))
+		mu.Unlock()
+		echo(w, m)
+	}
+	port := serveOn(t, "127.0.0.1:0", f).Listener.Addr().(*net.TCPAddr).Port
+	want := map[string]string{}
+	for _, project := range []string{"/home/ann/shop", "/home/bo/my app"} {
+		s := startSession(t, port, dir, Timeouts{}, func(b *Bridge) {
+			b.opts.Project = project
+			want[b.ClientID()] = url.PathEscape(project)
+		})
+		s.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		s.recv(2 * time.Second)
+		s.recv(2 * time.Second)
+		s.finish()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 {
+		t.Fatalf("got requests of %d clients, want 2: %v", len(seen), seen)
+	}
+	for id, got := range seen {
+		for _, h := range got {
+			if h != want[id] {
+				t.Errorf("client %s: got project %q, want %q", id, h, want[id])
+			}
+		}
+	}
+}
+
+// TestRootsHeader checks that a client which declared the roots capability
+// is asked for its roots once initialized and when they change, that its
+// answer goes no further, and that its file: roots lead the project
+// folders each later request names, before the bridge's own folder.
+func TestRootsHeader(t *testing.T) {
+	dir := t.TempDir()
+	writeToken(t, dir, tokenA)
+	var mu sync.Mutex
+	var last []string // the project headers of the last ping
+	f := newFake(tokenA)
+	var relayed atomic.Int32 // messages with the bridge's roots id that reached the daemon
+	f.handle = func(w http.ResponseWriter, r *http.Request, m message, body []byte) {
+		if strings.Contains(string(body), "gasoline-mcp:roots") {
+			relayed.Add(1)
+		}
+		if m.Method == "ping" {
+			mu.Lock()
+			last = r.Header.Values(apitype.HeaderProject)
+			mu.Unlock()
+		}
+		echo(w, m)
+	}
+	port := serveOn(t, "127.0.0.1:0", f).Listener.Addr().(*net.TCPAddr).Port
+	s := startSession(t, port, dir, Timeouts{}, func(b *Bridge) { b.opts.Project = "/home/ann/cwd" })
+	// ping pings until the daemon sees want: each line is relayed on its
+	// own, so a ping may overtake the answer before it.
+	ping := func(want ...string) {
+		t.Helper()
+		var got []string
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+			s.send(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+			s.recv(2 * time.Second)
+			mu.Lock()
+			got = last
+			mu.Unlock()
+			if slices.Equal(got, want) {
+				return
+			}
+		}
+		t.Errorf("project headers: got %q, want %q", got, want)
+	}
+	asked := func() {
+		t.Helper()
+		select {
+		case line := <-s.lines:
+			if line != `{"jsonrpc":"2.0","id":"gasoline-mcp:roots","method":"roots/list"}` {
+				t.Fatalf("got %s, want the bridge's roots/list", line)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("the bridge did not ask for the roots")
+		}
+	}
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"c","version":"1"}}}`)
+	s.recv(2 * time.Second)
+	ping("%2Fhome%2Fann%2Fcwd")
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	asked()
+	s.send(`{"jsonrpc":"2.0","id":"gasoline-mcp:roots","result":{"roots":[{"uri":"file:///home/ann/my%20shop","name":"shop"},{"uri":"https://example.com/x"}]}}`)
+	ping("%2Fhome%2Fann%2Fmy%20shop", "%2Fhome%2Fann%2Fcwd")
+	s.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	asked()
+	s.send(`{"jsonrpc":"2.0","id":"gasoline-mcp:roots","result":{"roots":[]}}`)
+	ping("%2Fhome%2Fann%2Fcwd")
+	s.finish()
+	if n := relayed.Load(); n != 0 {
+		t.Errorf("%d of the client's answers to the bridge's roots/list reached the daemon, want none", n)
 	}
 }

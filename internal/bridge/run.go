@@ -64,7 +64,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	in, restore := pollable(stdin)
 	defer restore()
-	b := New(Options{Port: p, StateDir: dir, DaemonBin: f.daemonBin, Timeouts: f.timeouts, Logger: log}, stdout)
+	project, _ := os.Getwd() // the agent starts gasoline-mcp in its project
+	b := New(Options{Port: p, StateDir: dir, DaemonBin: f.daemonBin, Timeouts: f.timeouts, Logger: log, Project: project}, stdout)
 	log.Info().Str("client", b.ClientID()).Int("port", p).Str("state_dir", dir).
 		Str("version", version.Version).Msg("bridge started")
 	b.CheckDaemonVersion(ctx)

@@ -9,11 +9,21 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 )
+
+type projectKey struct{}
+
+// WithProject returns ctx whose /mcp requests (Call, CallStream) name dirs,
+// in order, as the agent's project folders (apitype.HeaderProject, once
+// each); "" entries are left out.
+func WithProject(ctx context.Context, dirs ...string) context.Context {
+	return context.WithValue(ctx, projectKey{}, dirs)
+}
 
 // mcpRequest builds a POST /mcp of msg for clientID, authenticated with
 // token, accepting accept.
@@ -29,6 +39,12 @@ func mcpRequest(ctx context.Context, baseURL, token, clientID string, msg []byte
 	h["Accept"] = []string{accept}
 	if clientID != "" {
 		h[apitype.HeaderClient] = []string{clientID}
+	}
+	dirs, _ := ctx.Value(projectKey{}).([]string)
+	for _, dir := range dirs {
+		if dir != "" {
+			h[apitype.HeaderProject] = append(h[apitype.HeaderProject], url.PathEscape(dir))
+		}
 	}
 	if idempotent {
 		// A nil value marks the request replayable without sending the

@@ -417,7 +417,7 @@ func (s *Server) mcpUndecodable(c echo.Context, body []byte, err error) error {
 // as an SSE stream. A stateless request's unknown method is 404 and its
 // protocol errors are 400, as that revision asks (when the answer is JSON).
 func (s *Server) mcpRespond(c echo.Context, call mcpCall, msg protocol.Message) error {
-	ctx := c.Request().Context()
+	ctx := mcp.WithProject(c.Request().Context(), c.Request().Header.Values(apitype.HeaderProject)...)
 	if req, ok := msg.(*protocol.Request); ok && call.session != nil && req.IsCall() {
 		// notifications/cancelled with this id ends the wait, as on stdio;
 		// the cancelled request gets no JSON-RPC response.
@@ -535,7 +535,7 @@ func (s *Server) mcpBatch(c echo.Context, call mcpCall, body []byte) error {
 		return mcpError(c, http.StatusBadRequest, protocol.ID{}, protocol.CodeInvalidRequest, "invalid_batch",
 			"a batch must be a non-empty JSON array of JSON-RPC messages", "send one message per request")
 	}
-	ctx := c.Request().Context()
+	ctx := mcp.WithProject(c.Request().Context(), c.Request().Header.Values(apitype.HeaderProject)...)
 	var out [][]byte
 	for _, item := range items {
 		msg, err := protocol.DecodeMessage(item)

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -24,10 +25,9 @@ const (
 	EnvBrowser = "GASOLINE_PLAYWRIGHT_BROWSER"
 )
 
-// ErrNoRunner is returned by Verify when no Playwright is found.
-var ErrNoRunner = errors.New("no Playwright to run the test: set " + EnvPlaywright +
-	" to a project directory with @playwright/test installed (npm i -D @playwright/test) and restart the daemon," +
-	" or start the daemon ('gasoline daemon start') from within such a project")
+// ErrNoRunner is returned by Verify when no Playwright is found; the
+// error wrapping it names the folders searched and what to do.
+var ErrNoRunner = errors.New("no Playwright to run the test")
 
 // Verdict is what running a generated test showed.
 type Verdict struct {
@@ -45,10 +45,11 @@ type Verdict struct {
 type Runner struct {
 	Project string // GASOLINE_PLAYWRIGHT when "", else the project From is in
 	// From is where the project with @playwright/test is looked for when
-	// neither Project nor GASOLINE_PLAYWRIGHT names one: it or a parent
-	// directory holding node_modules/@playwright/test ("" for the daemon's
-	// working directory, which is the project's when it was started there).
-	From    string
+	// neither Project nor GASOLINE_PLAYWRIGHT names one: the first folder
+	// of From, in order, then of the daemon's working directory, that is or
+	// is under a folder whose node_modules holds @playwright/test. The
+	// agent's project folders (mcp.Projects) belong here.
+	From    []string
 	Browser string // GASOLINE_PLAYWRIGHT_BROWSER when ""
 	// Dir is where the run's temporary directory is made ("" for the system's).
 	Dir string
@@ -61,8 +62,21 @@ func (r Runner) cli() (cli, modules string, err error) {
 		p = os.Getenv(EnvPlaywright)
 	}
 	if p == "" {
-		if p = projectWithPlaywright(r.From); p == "" {
-			return "", "", ErrNoRunner
+		wd, _ := os.Getwd()
+		var searched []string
+		for _, from := range append(slices.Clip(r.From), wd) {
+			if from == "" || slices.Contains(searched, from) {
+				continue
+			}
+			searched = append(searched, from)
+			if p = projectWithPlaywright(from); p != "" {
+				break
+			}
+		}
+		if p == "" {
+			return "", "", fmt.Errorf("%w: no node_modules/@playwright/test in %s or a parent folder; "+
+				"install it in the project (npm i -D @playwright/test) and retry, or set %s to a folder that has it and restart the daemon",
+				ErrNoRunner, strings.Join(searched, ", "), EnvPlaywright)
 		}
 	}
 	if strings.HasSuffix(p, ".js") {
@@ -72,7 +86,7 @@ func (r Runner) cli() (cli, modules string, err error) {
 	modules = filepath.Join(p, "node_modules")
 	cli = filepath.Join(modules, "@playwright", "test", "cli.js")
 	if _, err := os.Stat(cli); err != nil {
-		return "", "", fmt.Errorf("%w (%s has no %s)", ErrNoRunner, p, cli)
+		return "", "", fmt.Errorf("%w: %s has no %s; install it there (npm i -D @playwright/test) or fix %s", ErrNoRunner, p, cli, EnvPlaywright)
 	}
 	return cli, modules, nil
 }
@@ -80,9 +94,6 @@ func (r Runner) cli() (cli, modules string, err error) {
 // projectWithPlaywright is from, or its nearest parent, whose
 // node_modules holds @playwright/test; "" for none.
 func projectWithPlaywright(from string) string {
-	if from == "" {
-		from, _ = os.Getwd()
-	}
 	for dir := from; dir != ""; {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@playwright", "test", "cli.js")); err == nil {
 			return dir

@@ -79,35 +79,69 @@ func TestVerify(t *testing.T) {
 	}
 }
 
+// TestVerifyWithoutRunner: with no Playwright in the agent's folder, its
+// parents or the daemon's, the error names every folder searched and what
+// to do.
 func TestVerifyWithoutRunner(t *testing.T) {
 	t.Setenv(EnvPlaywright, "")
-	_, err := Runner{From: t.TempDir()}.Verify(context.Background(), Result{File: "x"}, nil)
+	agent, daemon := t.TempDir(), t.TempDir()
+	t.Chdir(daemon)
+	_, err := Runner{From: []string{agent}}.Verify(context.Background(), Result{File: "x"}, nil)
 	if !errors.Is(err, ErrNoRunner) {
-		t.Errorf("got %v, want ErrNoRunner", err)
+		t.Fatalf("got %v, want ErrNoRunner", err)
+	}
+	for _, want := range []string{agent + ", " + daemon, "npm i -D @playwright/test", EnvPlaywright} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("got %q, want it to say %q", err, want)
+		}
 	}
 }
 
-// TestRunnerFindsProjectPlaywright: without GASOLINE_PLAYWRIGHT, the
-// Playwright of the project the daemon runs in (or of a parent folder) is
-// the one used, as npx playwright there would.
-func TestRunnerFindsProjectPlaywright(t *testing.T) {
-	t.Setenv(EnvPlaywright, "")
-	proj := t.TempDir()
-	cli := filepath.Join(proj, "node_modules", "@playwright", "test", "cli.js")
-	deep := filepath.Join(proj, "src", "app")
-	for _, d := range []string{filepath.Dir(cli), deep} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+// fakePlaywright makes dir a project with @playwright/test installed (its
+// cli.js, empty: enough to be found) and returns that cli.js.
+func fakePlaywright(t *testing.T, dir string) string {
+	t.Helper()
+	cli := filepath.Join(dir, "node_modules", "@playwright", "test", "cli.js")
+	if err := os.MkdirAll(filepath.Dir(cli), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(cli, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, from := range []string{proj, deep} {
-		got, modules, err := Runner{From: from}.cli()
-		if err != nil || got != cli || modules != filepath.Join(proj, "node_modules") {
-			t.Errorf("from %s: got %s, %s, %v; want %s", from, got, modules, err, cli)
-		}
+	return cli
+}
+
+// TestRunnerFindsProjectPlaywright: without GASOLINE_PLAYWRIGHT, the
+// Playwright of the agent's project folder (or of its nearest parent that
+// has one) is used, as npx playwright there would, before the one of the
+// daemon's working directory; with no agent folder, the daemon's.
+func TestRunnerFindsProjectPlaywright(t *testing.T) {
+	t.Setenv(EnvPlaywright, "")
+	proj, bare, daemon := t.TempDir(), t.TempDir(), t.TempDir()
+	cli := fakePlaywright(t, proj)
+	daemonCLI := fakePlaywright(t, daemon)
+	deep := filepath.Join(proj, "src", "app")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(daemon)
+	for _, tc := range []struct {
+		name string
+		from []string
+		want string
+	}{
+		{"the agent's folder", []string{proj}, cli},
+		{"a parent of the agent's folder", []string{deep}, cli},
+		{"the first folder that has one", []string{bare, deep}, cli},
+		{"the daemon's, when the agent's has none", []string{bare}, daemonCLI},
+		{"the daemon's, when the agent named none", []string{""}, daemonCLI},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, modules, err := Runner{From: tc.from}.cli()
+			if err != nil || got != tc.want || modules != filepath.Dir(filepath.Dir(filepath.Dir(tc.want))) {
+				t.Errorf("from %v: got %s, %s, %v; want %s", tc.from, got, modules, err, tc.want)
+			}
+		})
 	}
 }
 

@@ -102,7 +102,7 @@ func (t *Tools) recordedTest(ctx context.Context, client string, a testArgs) (an
 	v := &testView{TabID: tab, Since: *since, Result: res, File: res.File, Verified: `not run: pass verify:true`}
 	if a.Verify {
 		vctx, cancel := context.WithDeadline(ctx, deadline)
-		verdict, err := testgen.Runner{}.Verify(vctx, res, nil)
+		verdict, err := testgen.Runner{From: mcp.Projects(ctx)}.Verify(vctx, res, nil)
 		cancel()
 		switch {
 		case err != nil: // testgen.ErrNoRunner among others

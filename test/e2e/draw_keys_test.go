@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,16 +28,10 @@ func (p *page) typeKeys(text string) {
 
 // TestDrawModeTypingAtOnce: the user draws a box and types its note at
 // once, before the focus has reached the note frame (another process), for
-// three boxes in a row. No key is lost and none reaches the page's own
-// keydown listener: the notes hold every key typed.
-//
-// Known gap (issue 28, item 9, still open): under load the first key or
-// two typed after a box is drawn can still land in the previous note, while
-// the focus leaves that note's frame (another process) for the overlay (a
-// key of the third note was seen in the first): in ten runs with the other
-// core busy it happened in 3. Each note's exact text is
-// therefore logged, not asserted, until the hand-off is fixed; that every
-// key reached a note, and none the page, is asserted.
+// three boxes in a row. Each note holds exactly what was typed for it, and
+// no key reaches the page's own keydown listener: a key typed while the
+// focus is still leaving the previous note's frame is handed back to the
+// new note (issue 28, item 9).
 func TestDrawModeTypingAtOnce(t *testing.T) {
 	e := ready(t)
 	p, tabID := e.drawPage()
@@ -64,27 +57,14 @@ func TestDrawModeTypingAtOnce(t *testing.T) {
 	if len(s.Annotations) != len(notes) {
 		t.Fatalf("got %d annotations, want %d: %s", len(s.Annotations), len(notes), r.Value)
 	}
-	var got []string
 	for i, n := range notes {
-		got = append(got, s.Annotations[i].Note)
-		if s.Annotations[i].Note != n {
-			t.Logf("note %d: got %q, want %q (a key typed during the focus hand-off landed in a neighbouring note: the known gap above)", i+1, s.Annotations[i].Note, n)
+		if got := s.Annotations[i].Note; got != n {
+			t.Errorf("note %d: got %q, want %q", i+1, got, n)
 		}
-	}
-	if sortedRunes(strings.Join(got, "")) != sortedRunes(strings.Join(notes, "")) {
-		t.Errorf("the notes hold %q, want every key typed (%q), none lost", got, notes)
 	}
 	var keys []string
 	p.eval(`window.pageKeys`, &keys)
 	if len(keys) > 0 {
 		t.Errorf("the page heard the keys typed for the notes: %s", strings.Join(keys, " "))
 	}
-}
-
-// sortedRunes is s's characters in order, to compare what was typed with
-// where it landed regardless of which note took it.
-func sortedRunes(s string) string {
-	r := []rune(s)
-	slices.Sort(r)
-	return string(r)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,10 +25,24 @@ func Connect(ctx context.Context, d *Daemon) (*Client, error) {
 // ConnectAs is Connect for a client that calls itself name in initialize
 // (clientInfo.name): another agent, with its own gasoline-mcp process.
 func ConnectAs(ctx context.Context, d *Daemon, name string) (*Client, error) {
+	return ConnectIn(ctx, d, name, "")
+}
+
+// ConnectIn is ConnectAs for an agent working in the folder dir: its
+// gasoline-mcp runs there ("" for the test's working directory). With
+// roots, its MCP roots are those folders, and it speaks 2025-06-18, the
+// last revision with roots (2026-07-28 deprecates them).
+func ConnectIn(ctx context.Context, d *Daemon, name, dir string, roots ...string) (*Client, error) {
 	cmd := d.Bins.Command(context.Background(), d.Bins.Bridge, "--port", strconv.Itoa(d.Port), "--state-dir", d.StateDir)
 	cmd.Env = cleanEnv()
+	cmd.Dir = dir
 	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0.0"}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	var opts *mcp.ClientSessionOptions
+	for _, r := range roots {
+		c.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: r}).String()})
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"}
+	}
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to gasoline-mcp: %w", err)
 	}
