@@ -2,7 +2,7 @@
 // structs (internal/tools); DO NOT EDIT.
 
 /** CONTRACT_VERSION names this contract; the extension sends it with each poll (internal/extcontract). */
-export const CONTRACT_VERSION = '598a9b7ac6e7';
+export const CONTRACT_VERSION = 'b5ce142d27cb';
 
 /**
  * CONTRACT maps each action the extension runs to the params its command
@@ -304,6 +304,9 @@ export const URL_RULE = {"hosted":["http","https"],"schemes":["file"],"exact":["
 
 /** USER_ANSWER_MS is how long a command waits for the user to allow its origin (tracker.UserAnswerWindow). */
 export const USER_ANSWER_MS = 120000;
+
+/** DAEMON_STARTED_HEADER is on every answer of the daemon: when it started (apitype.HeaderDaemonStarted); a new value is a new daemon. */
+export const DAEMON_STARTED_HEADER = "X-Gasoline-Daemon-Started";
 
 for (const params of Object.values(CONTRACT)) {
   for (const spec of Object.values(params)) Object.freeze(spec);

@@ -7,7 +7,7 @@
 // daemon again.
 
 import { pairRequest, requestKeys, sealedRequest, SIGNATURE_HEADER, verifyPairAnswer, verifyResponse } from './auth.js';
-import { CONTRACT_VERSION } from './contract.js';
+import { CONTRACT_VERSION, DAEMON_STARTED_HEADER } from './contract.js';
 
 export const DEFAULT_PORT = 7890;
 
@@ -152,12 +152,14 @@ export class DaemonClient {
    * (when frames() was read, ms: the daemon keeps the latest reading, so a
    * poll that carried an older one and arrives later changes nothing); onAgent(at) is
    * called with the answer's agent_at (an agent's last tool call, ms) when
-   * it has one. held (when an array: origins/held.js counts) is what the
+   * it has one; onStarted(at) with when the daemon that answered started
+   * (its X-Gasoline-Daemon-Started, on every answer; a new value is a new
+   * daemon). held (when an array: origins/held.js counts) is what the
    * extension holds of origins the user has not allowed, as of framesAt.
    * Each poll carries CONTRACT_VERSION (contract), by which the
    * daemon tells an extension Chrome kept running after gasoline changed.
    */
-  async pendingQueries({ waitMs = POLL_WAIT_MS, signal, frames, framesAt, held, onAgent, onAllow } = {}) {
+  async pendingQueries({ waitMs = POLL_WAIT_MS, signal, frames, framesAt, held, onAgent, onAllow, onStarted } = {}) {
     let extra = Number.isInteger(frames) && frames >= 0 ? `&frames=${frames}` : '';
     if (extra && Number.isInteger(framesAt) && framesAt > 0) extra += `&frames_at=${framesAt}`;
     if (Array.isArray(held)) extra += `&held=${encodeURIComponent(JSON.stringify(held))}`;
@@ -166,6 +168,7 @@ export class DaemonClient {
       signal,
       timeoutMs: waitMs + POLL_GRACE_MS,
     });
+    if (this.started) onStarted?.(this.started);
     if (Number.isInteger(body?.agent_at) && body.agent_at > 0) onAgent?.(body.agent_at);
     // Origins the user allowed in a terminal ('gasoline allow'), in an answer the daemon signed.
     if (Array.isArray(body?.allow_origins) && body.allow_origins.length) onAllow?.(body.allow_origins.filter((o) => typeof o === 'string'));
@@ -273,6 +276,7 @@ export class DaemonClient {
       if (signal?.aborted) throw signal.reason;
       throw new NetworkError(`reading the daemon's answer to ${method} ${path}: ${err.message}`, { cause: err });
     }
+    this.started = res.headers.get(DAEMON_STARTED_HEADER) || '';
     if (auth && res.ok) {
       if (!(await verifyResponse(keys.sign, nonce, res.status, text, res.headers.get(SIGNATURE_HEADER)))) {
         unproven.add(this.host);

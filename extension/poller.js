@@ -47,7 +47,9 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  * restarted daemon is found within RECONNECT_CAP_MS; an answer that is not
  * signed by the paired daemon is dropped, counted, and retried with backoff.
  * onLost() is called each time the daemon cannot be reached (it may come
- * back as a new process that knows nothing of this browser yet).
+ * back as a new process that knows nothing of this browser yet), and when
+ * an answer comes from a daemon that started at another time than the
+ * last one (restarted between two polls).
  * now and wait (a clock and sleep) are injectable for tests.
  */
 export class Poller {
@@ -55,6 +57,7 @@ export class Poller {
     backoff = new Backoff(), waitMs = POLL_WAIT_MS, unauthorizedRetryMs = UNAUTHORIZED_RETRY_MS, log = console, now = Date.now, wait = sleep }) {
     Object.assign(this, { loadConfig, makeClient, dispatch, status, ready, frames, held, onAgent, onAllow, onLost, backoff, waitMs, unauthorizedRetryMs, log, now, wait });
     this.seenAt = -Infinity; // when the daemon last answered a poll
+    this.daemonStarted = ''; // when the daemon that last answered started (a new value: a new daemon)
     this.running = false;
     this.stopped = false;
     this.generation = 0; // bumped by reconfigure() and stop()
@@ -107,7 +110,7 @@ export class Poller {
     try {
       const config = await this.loadConfig();
       if (!config.token || gen !== this.generation) return;
-      const queries = await this.makeClient(config).pendingQueries({ waitMs: 0, frames: this.frames(), framesAt: this.now(), held: this.held(), onAllow: this.onAllow });
+      const queries = await this.makeClient(config).pendingQueries({ waitMs: 0, frames: this.frames(), framesAt: this.now(), held: this.held(), onAllow: this.onAllow, onStarted: this.#started });
       if (gen !== this.generation) return;
       for (const q of queries) {
         try {
@@ -148,7 +151,8 @@ export class Poller {
           onAgent: (at) => {
             agentAt = at;
           },
-          onAllow: this.onAllow });
+          onAllow: this.onAllow,
+          onStarted: this.#started });
         if (gen !== this.generation) continue; // for a token or port that is gone: run nothing
         if (agentAt) {
           try {
@@ -175,6 +179,21 @@ export class Poller {
     return this.generation;
   }
 
+  // started notes when the answering daemon started: another start than
+  // the last one seen is a daemon that knows nothing of this browser yet.
+  #started = (at) => {
+    if (this.daemonStarted && at !== this.daemonStarted) this.#lost();
+    this.daemonStarted = at;
+  };
+
+  #lost() {
+    try {
+      this.onLost();
+    } catch (e) {
+      this.log.error('gasoline: onLost:', e);
+    }
+  }
+
   // recover records what went wrong and waits before the next turn.
   #recover(err, config, signal) {
     if (err instanceof SignatureError) {
@@ -192,11 +211,7 @@ export class Poller {
       return this.wait(this.unauthorizedRetryMs, signal);
     }
     if (err instanceof NetworkError) {
-      try {
-        this.onLost();
-      } catch (e) {
-        this.log.error('gasoline: onLost:', e);
-      }
+      this.#lost();
       this.status.update({
         daemon_reachable: false,
         last_error: `${err.message}; is it running? Start it with "gasoline daemon start"`,

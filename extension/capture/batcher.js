@@ -208,8 +208,16 @@ export class Batcher {
         this.timers.clearTimeout(this.flushTimer);
         this.flushTimer = null;
       }
-      if (!this.flushing && !this.retryTimer) this.#flush();
-      else if (tabId !== undefined && !this.retryTimer) this.#rush();
+      // A drain is for a command's result, which the daemon just sent: it
+      // is there now, whatever a failed post's backoff still waits out
+      // (a daemon restarted while the browser stayed: the wait was up to
+      // 30 s, and the first results after it lacked their capture).
+      if (this.retryTimer) {
+        this.timers.clearTimeout(this.retryTimer);
+        this.retryTimer = null;
+      }
+      if (!this.flushing) this.#flush();
+      else if (tabId !== undefined) this.#rush();
     });
   }
 

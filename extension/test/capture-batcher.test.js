@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Batcher, CHUNK_PREFIX, DROPPED_KEY, NOT_READY_RETRY_MS } from '../capture/batcher.js';
-import { SignatureError } from '../daemon.js';
+import { NetworkError, SignatureError } from '../daemon.js';
 
 const settle = () => new Promise((r) => setImmediate(r));
 
@@ -379,6 +379,22 @@ test('drain posts what is held at once and resolves when the daemon took it', as
   assert.deepEqual(daemon.events.map((e) => e.ts), [0, 1, 2, 3]);
   assert.equal(b.pending, 0);
   assert.equal(await b.drain(500), true, 'nothing held: at once');
+});
+
+test('drain does not wait out the backoff of a failed post: the command it is for came from a daemon that is there', async () => {
+  const { timers, daemon, b } = setup();
+  daemon.answer = () => {
+    throw new NetworkError('cannot reach the daemon');
+  };
+  await b.addBatch(range(0, 2));
+  await timers.advance(200); // the post fails; the next waits its backoff
+  const failed = daemon.posts.length;
+  assert.ok(failed >= 1 && b.pending === 2);
+  daemon.answer = (body) => ({ accepted: body.events.length }); // a new daemon, up again
+  const drained = b.drain(1000);
+  await timers.advance(0);
+  assert.equal(await drained, true, 'delivered at once, not after the backoff');
+  assert.equal(b.pending, 0);
 });
 
 test('drain resolves false after its timeout when the daemon does not answer, and the events stay', async () => {

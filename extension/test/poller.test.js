@@ -118,6 +118,20 @@ test('an unreachable daemon is retried with backoff and recovers', async () => {
   await p.stop();
 });
 
+test('an answer from a daemon that started at another time is a lost daemon too (restarted between two polls)', async () => {
+  const answer = (started) => () => Promise.resolve([]).then((q) => {
+    args.at(-1).onStarted?.(started);
+    return q;
+  });
+  const { makeClient, calls, args } = scripted([answer('t1'), answer('t1'), answer('t2'), answer('t2')]);
+  let lost = 0;
+  const p = new Poller({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient, dispatch: () => {}, status: statusRecorder(), onLost: () => lost++ });
+  p.start();
+  await until(() => calls.length === 5, 'four answers');
+  assert.equal(lost, 1, 'one new daemon seen');
+  await p.stop();
+});
+
 test('without a token the loop ends; start() after pairing begins it again', async () => {
   let token = '';
   const { makeClient, calls } = scripted([]);

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -99,13 +100,16 @@ export const URL_RULE = %s;
 /** USER_ANSWER_MS is how long a command waits for the user to allow its origin (tracker.UserAnswerWindow). */
 export const USER_ANSWER_MS = %d;
 
+/** DAEMON_STARTED_HEADER is on every answer of the daemon: when it started (apitype.HeaderDaemonStarted); a new value is a new daemon. */
+export const DAEMON_STARTED_HEADER = %q;
+
 for (const params of Object.values(CONTRACT)) {
   for (const spec of Object.values(params)) Object.freeze(spec);
   Object.freeze(params);
 }
 Object.freeze(CONTRACT);
 Object.freeze(URL_RULE);
-`, rule, tracker.UserAnswerWindow.Milliseconds())
+`, rule, tracker.UserAnswerWindow.Milliseconds(), apitype.HeaderDaemonStarted)
 	return b.Bytes()
 }
 
