@@ -106,7 +106,9 @@ FUZZ_TARGETS := \
 	./internal/output:FuzzSlice \
 	./internal/output:FuzzExtractProvenance \
 	./internal/tools:FuzzFenceStrip \
-	./internal/testgen:FuzzEscape
+	./internal/tools:FuzzDecodeArgs \
+	./internal/testgen:FuzzEscape \
+	./internal/result:FuzzKeepChanged
 
 fuzz: ## Run every fuzz target for FUZZTIME executions (a count, steady under load), all of them even if one fails
 	@scripts/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)
