@@ -2,7 +2,7 @@
 // structs (internal/tools); DO NOT EDIT.
 
 /** CONTRACT_VERSION names this contract; the extension sends it with each poll (internal/extcontract). */
-export const CONTRACT_VERSION = 'b5ce142d27cb';
+export const CONTRACT_VERSION = '6efb08ce709c';
 
 /**
  * CONTRACT maps each action the extension runs to the params its command
@@ -293,6 +293,7 @@ export const CONTRACT = {
     urls: {"type":"array","items":"string","required":true},
     max_bytes: {"type":"integer","min":1},
     timings: {"type":"array","items":"string"},
+    force: {"type":"boolean"},
   },
   release_capture: {
     tab_id: {"type":"integer","required":true},

@@ -60,7 +60,7 @@ const USER_FACING = new Set(['draw_mode_show']);
 // UNGUARDED actions take another agent's tab_id without params.force:
 // they neither change nor read its page (release_capture hands on what
 // the capture holds, as any capture read does).
-const UNGUARDED = new Set(['switch_tab', 'har_bodies', 'release_capture']);
+const UNGUARDED = new Set(['switch_tab', 'release_capture']);
 
 /** fallbackName names a client that sent no clientInfo.name. */
 export function fallbackName(client) {

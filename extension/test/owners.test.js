@@ -252,7 +252,7 @@ test('another agent\'s tab: never by default, only by naming it with force', asy
   await assert.rejects(run('B', 'type', { selector: '#q', text: 'hi' }), (err) => err instanceof CommandError &&
     err.message === `tab ${a} (the active tab) belongs to agent claude-code; pass tab_id:${a} and force:true to act on it anyway, or open your own tab with new_tab`);
   // A mistyped or stale tab_id must not read or change A's page.
-  for (const action of ['type', 'execute_js', 'refresh', 'back', 'forward', 'screenshot', 'get_text', 'dom', 'draw_mode_show']) {
+  for (const action of ['type', 'execute_js', 'refresh', 'back', 'forward', 'screenshot', 'get_text', 'dom', 'draw_mode_show', 'har_bodies']) {
     const before = b.acted.length;
     await assert.rejects(run('B', action, { selector: '#q', text: 'hi', script: 'x', tab_id: a }), (err) => err instanceof CommandError &&
       err.message === `tab ${a} belongs to agent claude-code, so ${action} there is refused; pass force:true to ${action} there anyway, or use a tab of your own (new_tab)`,

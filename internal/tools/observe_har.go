@@ -74,6 +74,10 @@ type harParams struct {
 	URLs     []string `json:"urls" required:"true"`
 	MaxBytes int      `json:"max_bytes" min:"1"`
 	Timings  []string `json:"timings"`
+	// Force re-reads in a tab another agent owns (the export's force):
+	// without it the extension refuses, naming the owner, and those
+	// bodies say so.
+	Force bool `json:"force"`
 }
 
 // harBody is one body har_bodies read (or its error).
@@ -118,7 +122,7 @@ func (t *Tools) networkHAR(ctx context.Context, client string, a networkArgs) (a
 	if hint == "" && len(xs) == 0 {
 		hint = sc.hint()
 	}
-	t.fromPages(ctx, client, xs, tabs)
+	t.fromPages(ctx, client, xs, tabs, a.Force)
 	doc := har.Build(har.Creator{Name: "gasoline", Version: version.Version}, xs)
 	doc.Log.Comment = "Response bodies: each content.comment says where the text came from (" + har.FromCapture + ", " +
 		har.FromCache + ") or why there is none (and _notCaptured: an export never fetches from the site). Credential headers stay as captured ([redacted] unless redaction is off); " +
@@ -249,8 +253,9 @@ func (t *Tools) capturedBody(n *capture.NetworkView, part string) har.Body {
 // har_bodies command, waiting up to harBodyWait, for the missing response
 // bodies of its documents, scripts and stylesheets (re-read in its page)
 // and for the Resource Timing entries of its requests, and puts both in
-// xs. A failure leaves the bodies out and says why in their comment.
-func (t *Tools) fromPages(ctx context.Context, client string, xs []har.Exchange, from []origin) {
+// xs. A failure leaves the bodies out and says why in their comment; a
+// tab another agent owns is read only with force (its page is theirs).
+func (t *Tools) fromPages(ctx context.Context, client string, xs []har.Exchange, from []origin, force bool) {
 	byTab := map[int64][]int{}
 	var order []int64
 	for i := range xs {
@@ -288,7 +293,7 @@ func (t *Tools) fromPages(ctx context.Context, client string, xs []har.Exchange,
 	maxBytes := max(t.d.Capture.Config().BodyCap, 1)
 	for _, tab := range order {
 		idx := byTab[tab]
-		p := harParams{TabID: tab, URLs: []string{}, MaxBytes: maxBytes}
+		p := harParams{TabID: tab, URLs: []string{}, MaxBytes: maxBytes, Force: force}
 		for _, i := range idx {
 			if reread(i) && !slices.Contains(p.URLs, xs[i].URL) {
 				p.URLs = append(p.URLs, xs[i].URL)

@@ -314,6 +314,35 @@ func TestForeignTabNeedsForce(t *testing.T) {
 		t.Errorf("alpha's tab after beta's refused commands: tab %d %s, want tab %d %s", still.TabID, still.Value, ta.TabID, want)
 	}
 
+	// beta's export of every tab re-reads no body in alpha's page without
+	// force: the document's body says whose tab it is; with force it is read.
+	draftHAR := func(force bool) string {
+		t.Helper()
+		args := map[string]any{"what": "network", "format": "har", "url": "/leak/draft", "tabs": "all"}
+		if force {
+			args["force"] = true
+		}
+		r, err := beta.run("observe", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v harView
+		if err := json.Unmarshal(r.Raw, &v); err != nil || v.ResourceLink.URI == "" {
+			t.Fatalf("beta's format:har of every tab: %v %s", err, r.Raw)
+		}
+		res, err := beta.c.Session.ReadResource(e.ctx, &mcp.ReadResourceParams{URI: v.ResourceLink.URI})
+		if err != nil || len(res.Contents) != 1 {
+			t.Fatalf("resources/read %s: %v %+v", v.ResourceLink.URI, err, res)
+		}
+		return res.Contents[0].Text
+	}
+	if h := draftHAR(false); !strings.Contains(h, "belongs to agent agent-alpha") {
+		t.Errorf("beta's HAR of every tab without force: alpha's document body is not refused by name:\n%.1500s", h)
+	}
+	if h := draftHAR(true); strings.Contains(h, "belongs to agent agent-alpha") {
+		t.Errorf("beta's HAR of every tab with force:true still refuses alpha's document body:\n%.1500s", h)
+	}
+
 	// With force:true beta may read it.
 	var forced jsAnswer
 	if err := beta.ok("execute_js", map[string]any{"script": "return document.querySelector('#draft').value", "tab_id": ta.TabID, "force": true}, &forced); err != nil {
