@@ -238,7 +238,13 @@ func (b *bench) directCall() error {
 // stdin write to stdout line.
 func (b *bench) bridgedCall() error {
 	r := &row{key: "bridged", figure: "bridged tools/call (observe pending_commands), stdin→stdout", target: "p50 ≤ 250 µs, ≤ 1.25 × relay", floor: "relay", guard: guardBridged}
-	call, stop, err := b.bridge()
+	return b.pendingThrough(r, exec.Command(filepath.Join(b.bin, "gasoline-mcp"), "--port", strconv.Itoa(b.port), "--state-dir", b.stateDir))
+}
+
+// pendingThrough times r: observe pending_commands through cmd, a stdio
+// relay to the bench daemon, stdin write to stdout line.
+func (b *bench) pendingThrough(r *row, cmd *exec.Cmd) error {
+	call, stop, err := b.stdio(cmd)
 	if err != nil {
 		return err
 	}
@@ -263,18 +269,7 @@ func (b *bench) bridge() (call func(id int, method, params string) ([]byte, erro
 // stdin write to stdout line: the floor of the bridged rows.
 func (b *bench) relayRow() error {
 	r := &row{key: "relay", figure: "floor: minimal stdio relay to POST /mcp (observe pending_commands)", target: "(reference)"}
-	call, stop, err := b.stdio(exec.Command(filepath.Join(b.bin, "relay"), "-url", b.url(""), "-token", b.token))
-	if err != nil {
-		return err
-	}
-	defer stop()
-	params := `{"name":"observe","arguments":{"what":"pending_commands"}}`
-	r.samples, err = timed(200, func(i int) error {
-		_, err := call(i+1, "tools/call", params)
-		return err
-	})
-	b.add(r)
-	return err
+	return b.pendingThrough(r, exec.Command(filepath.Join(b.bin, "relay"), "-url", b.url(""), "-token", b.token))
 }
 
 // stdio starts cmd, a line-per-message JSON-RPC relay to the bench daemon,

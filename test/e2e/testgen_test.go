@@ -169,20 +169,7 @@ func TestRecordedTestVerified(t *testing.T) {
 	playwrightReady(t)
 	e := ready(t)
 	site := newRecordedSite(t)
-	p := e.openPage(site.URL + "/tg/login.html")
-	p.typeInto("#email", "ada@example.test")
-	p.typeInto("#pw", "hunter22-secret")
-	p.click("button[type=submit]")
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		var ok bool
-		if err := p.s.Evaluate(e.ctx, `location.pathname === "/tg/home.html" && document.readyState === "complete"`, &ok); err == nil && ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the sign-in did not reach /tg/home.html within 15 s")
-		}
-	}
-	p.click("#load")
+	e.signInAndLoad(site)
 
 	tab := e.tabOf(site.URL + "/tg/home.html")
 	g := e.generate(map[string]any{"what": "test", "tab_id": tab},
@@ -260,4 +247,24 @@ func TestRecordedTestReact(t *testing.T) {
 	if v := e.verify(tab); !v.Verdict.Passed {
 		t.Fatalf("the recorded React test failed: %+v\n%s", v.Verdict, v.File)
 	}
+}
+
+// signInAndLoad plays the user on the recorded site with CDP Input: signs
+// in at /tg/login.html, waits for /tg/home.html, and loads the orders.
+func (e *env) signInAndLoad(site *recordedSite) {
+	e.t.Helper()
+	p := e.openPage(site.URL + "/tg/login.html")
+	p.typeInto("#email", "ada@example.test")
+	p.typeInto("#pw", "hunter22-secret")
+	p.click("button[type=submit]")
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var ok bool
+		if err := p.s.Evaluate(e.ctx, `location.pathname === "/tg/home.html" && document.readyState === "complete"`, &ok); err == nil && ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatal("the sign-in did not reach /tg/home.html within 15 s")
+		}
+	}
+	p.click("#load")
 }

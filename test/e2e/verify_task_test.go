@@ -25,20 +25,7 @@ func TestVerifyAsTask(t *testing.T) {
 	playwrightReady(t)
 	e := ready(t)
 	site := newRecordedSite(t)
-	p := e.openPage(site.URL + "/tg/login.html")
-	p.typeInto("#email", "ada@example.test")
-	p.typeInto("#pw", "hunter22-secret")
-	p.click("button[type=submit]")
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		var ok bool
-		if err := p.s.Evaluate(e.ctx, `location.pathname === "/tg/home.html" && document.readyState === "complete"`, &ok); err == nil && ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the sign-in did not reach /tg/home.html within 15 s")
-		}
-	}
-	p.click("#load")
+	e.signInAndLoad(site)
 	tab := e.tabOf(site.URL + "/tg/home.html")
 	// The recording is complete once a plain analyze test shows its last
 	// assertion.
