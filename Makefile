@@ -129,8 +129,11 @@ bench-check: ## Short bench of the command path: fails when a row's ratio to its
 bench-pages: ## Measure what the extension costs each page load (python3-doc pages, 20 iframes): main-thread and load time with and without it (PAGEBENCH_FLAGS='-n 15')
 	cd test/e2e && $(GO) run ./cmd/pagebench $(PAGEBENCH_FLAGS)
 
+generate: ## Regenerate every generated file (go generate ./...): extension/contract.js, internal/extcontract/version.go, internal/toolpolicy/table.go, extension/capture/secrets.js, extension/dist/; make test fails while one is stale
+	$(GO) generate ./...
+
 # scripts/bundle is a module of its own: esbuild is a tool of the repository,
-# not a dependency of the product (SPEC.md).
+# not a dependency of the product (go generate ./... runs it too: extension/embed.go).
 bundle: ## Regenerate the extension's minified content-script bundles (extension/dist/) from their sources; make test fails while they are stale
 	cd scripts/bundle && $(GO) run .
 
@@ -143,4 +146,4 @@ axe: ## Refresh the accessibility audit's axe-core (extension/audit/axe.min.js) 
 clean: ## Remove build output
 	rm -rf bin .bench dist
 
-.PHONY: help build run install dist stop test check npm-deps npm-test e2e fuzz soak bench bench-check bench-pages bundle icons axe clean
+.PHONY: help build run install dist stop test check generate npm-deps npm-test e2e fuzz soak bench bench-check bench-pages bundle icons axe clean

@@ -1,4 +1,4 @@
-// HTTP client of the gasoline daemon's extension endpoints (SPEC section 2).
+// HTTP client of the gasoline daemon's extension endpoints (docs/http-api.md).
 // Used by the service worker and the popup; it has no chrome.* dependency.
 // Requests are signed, their bodies sealed, and answers checked as auth.js
 // describes: the token itself is never sent, nothing readable is sent, and an
@@ -187,7 +187,7 @@ export class DaemonClient {
 
   /**
    * postEvents posts one capture batch, {batch_id, dropped, events}, to POST
-   * /events (EVENTS.md) and resolves to {accepted, rejected,
+   * /events (shapes: internal/apitype/events.go) and resolves to {accepted, rejected,
    * dropped_by_daemon, config_version, duplicate?}; duplicate: true means
    * the daemon had stored a batch with this batch_id already and stored
    * nothing now. 413 means the batch is over the daemon's 1 MB.

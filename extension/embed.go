@@ -6,6 +6,13 @@ package extension
 
 import "embed"
 
+// dist/ holds the content-script bundles, generated from their sources by
+// scripts/bundle (a module of its own, so esbuild is no dependency of the
+// product): go generate ./... or make generate rewrites them with the
+// repository's other generated files.
+//
+//go:generate go run -C ../scripts/bundle .
+
 // Files is the extension as Chrome loads it: the manifest and everything it
 // and its pages reach. The tests, README.md and this Go file are left out.
 // A test fails when a top-level entry of this folder is neither listed here

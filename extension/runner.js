@@ -1,5 +1,5 @@
-// The lifecycle of one delivered command, as seed 000 and SPEC section 3
-// define it: a slow command reports "pending" within 2 s, every command
+// The lifecycle of one delivered command, as the daemon's tracker defines it
+// (pkg/tracker; POST /query-result in docs/http-api.md): a slow command reports "pending" within 2 s, every command
 // reports exactly one final status, and the deadline wins over a late finish.
 // No chrome.* dependency: tested under node.
 

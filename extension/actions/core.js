@@ -18,7 +18,7 @@
     isElement, attr, NAME_FROM_CONTENT, INLINE_TAGS } = engine;
   const TEXT = 3;
 
-  /** TOKEN_CHARS is the estimate of characters per token (SPEC: chars/4). */
+  /** TOKEN_CHARS is the estimate of characters per token (the daemon's too: output.Store.EstimateTokens). */
   const TOKEN_CHARS = 4;
 
   // Roles kept as structure in the outline even when they have no name.
@@ -423,7 +423,7 @@
     return `[${clip(name, maxText)}](${parts.join(' ')})`;
   }
 
-  /** estimateTokens is the SPEC's token estimate of a text: characters/4, rounded up. */
+  /** estimateTokens is the daemon's token estimate of a text: characters/4, rounded up. */
   const estimateTokens = (s) => Math.ceil(String(s).length / TOKEN_CHARS);
 
   // --- keys ------------------------------------------------------------------

@@ -1,4 +1,5 @@
-// Capture events as the daemon receives them (EVENTS.md), and the worker's
+// Capture events as the daemon receives them (apitype.Event,
+// internal/apitype/events.go), and the worker's
 // check of everything a page sends: the worker keeps only the fields of each
 // kind, with their types, caps every string, stamps tab, frame and URL from
 // Chrome's sender, and redacts credential headers. No chrome.* dependency.

@@ -922,7 +922,7 @@
 
   /** connectRelay buffers records and hands them to the relay over a private port; it applies the settings the relay sends back. */
   function connectRelay(work) {
-    // settings the worker sends back through the relay (EVENTS.md capture config)
+    // settings the worker sends back through the relay (apitype.CaptureConfig)
     const settings = {
       bodyCap: DEFAULT_BODY_CAP,
       kinds: { log: true, error: true, network: true, action: true, nav: true, vital: true },

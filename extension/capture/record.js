@@ -31,7 +31,7 @@
 // DOM and events but not its JavaScript, so nothing here can be replaced
 // by the page.
 //
-// Record (kind "action", EVENTS.md): {kind, ts, type, selector, role?,
+// Record (kind "action", apitype.Event): {kind, ts, type, selector, role?,
 // name?, text? (click, dblclick, submit), value? (input, change), key?,
 // modifiers?, locator}, then what it made appear: {kind, ts, type:
 // "appeared", selector, text} (below). A password or card field's value is

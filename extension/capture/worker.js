@@ -447,7 +447,8 @@ const NAVIGATING = new Set(['navigate', 'refresh', 'back', 'forward', 'new_tab']
 
 /**
  * flushAfter makes what a command's tab did before its result readable
- * before the result is posted (SPEC section 14): it flushes the tab's
+ * before the result is posted (truth after acting: docs/agent-guide.md,
+ * "Acting on the page"): it flushes the tab's
  * frames and delivers to the daemon (flushTab); after a navigation it
  * first follows the requests the page has in flight (up to
  * SETTLE_LOAD_MS), so the new page's load-time requests are in. result is the

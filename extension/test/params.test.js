@@ -61,7 +61,7 @@ test('extension code reads only params the contract declares', () => {
   // The scan must see the handlers' reads, or it would pass by seeing none.
   assert.ok(reads.length > 40, `found only ${reads.length} param reads in the extension: the scan is broken`);
   const undeclared = reads.filter((r) => !declared.has(r.name)).map((r) => `${r.file}: params.${r.name}`);
-  assert.deepEqual(undeclared, [], 'these reads name params no action declares: declare them in the Go argument structs (internal/tools, then go test ./internal/tools -update) or stop reading them');
+  assert.deepEqual(undeclared, [], 'these reads name params no action declares: declare them in the Go argument structs (internal/tools, then make generate) or stop reading them');
 });
 
 test('paramsOf gives a handler only its declared params, checked', () => {

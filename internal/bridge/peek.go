@@ -160,14 +160,15 @@ func (m *message) idempotent() bool {
 	return p.Idempotent
 }
 
-// Timeouts are the per-call HTTP timeouts of the bridge (SPEC section 1).
+// Timeouts are the per-call HTTP timeouts of the bridge (its --timeout,
+// --browser-timeout and --max-timeout flags: docs/configuration.md).
 type Timeouts struct {
 	Default time.Duration // any call (10s)
 	Browser time.Duration // browser-bound tools: interact, analyze (35s)
 	Max     time.Duration // ceiling of every timeout (65s)
 }
 
-// DefaultTimeouts are the timeouts of SPEC section 1.
+// DefaultTimeouts are the flags' defaults.
 var DefaultTimeouts = Timeouts{
 	Default: 10 * time.Second,
 	Browser: 35 * time.Second,

@@ -10,7 +10,7 @@ import (
 // when the redaction switch is on: lower case, a leading or trailing "*"
 // matching any run of characters. It is the one list; the extension's copy
 // (extension/capture/secrets.js) is generated from it by
-// go test ./internal/capture -update, and the daemon applies it again to
+// go generate ./internal/capture (SecretsJS), and the daemon applies it again to
 // whatever the extension sends. Names are added with Options.RedactHeaders.
 var SecretHeaders = []string{
 	"authorization", "proxy-authorization", "cookie", "set-cookie",

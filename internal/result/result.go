@@ -1,7 +1,8 @@
 // Package result owns what an extension reports about a command, from its
 // post to where it is kept and how it is read back: it cleans the report,
 // decides whether the result is kept inline in the tracker or stored in the
-// output store (large outputs, SPEC section 6), records it in the tracker,
+// output store (large outputs: internal/output; docs/agent-guide.md,
+// "Large results"), records it in the tracker,
 // and undoes the store write when the tracker refuses the report. The crops
 // of a finished draw-mode session and the network bodies an agent reads
 // into the store go through it too; nothing else writes the output store,

@@ -10,7 +10,8 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// guard enforces SPEC section 7 on every request before anything else runs:
+// guard enforces the daemon's security rules (docs/http-api.md, "Security")
+// on every request before anything else runs:
 // the Host must name this loopback port (DNS rebinding), the Origin must be
 // absent or the pinned extension's, and browsers' cross-site fetches are
 // refused outright.

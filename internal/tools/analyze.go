@@ -128,7 +128,7 @@ func (t *Tools) presentDOM(c tracker.Command, v *commandView) {
 	if budget <= 0 {
 		budget = DefaultDOMTokens
 	}
-	limit := budget * 4 // the SPEC's estimate: 4 characters a token
+	limit := budget * 4 // the estimate of output.Store.EstimateTokens: 4 characters a token
 	total := len(r.Value)
 	if isStored {
 		sl, err := t.d.Results.SliceOf(c, output.SliceRequest{Start: ptr(0), Length: limit + 1})

@@ -24,7 +24,8 @@ import (
 // result.ChangedSuffix); the daemon adds the
 // errors and failed requests the capture buffers hold for the tab from when
 // the action was queued to when its result arrived. The extension delivers
-// the tab's capture events before it posts the result (SPEC section 14), so
+// the tab's capture events before it posts the result (flushAfter in
+// extension/capture/worker.js), so
 // that window is complete when the result is, and every read of the result
 // gives the same effects.
 

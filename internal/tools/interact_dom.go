@@ -139,7 +139,8 @@ type targetOnly struct {
 }
 
 // settleArgs bound how long an action follows what it started (a
-// navigation, requests, short timers) before it reports (SPEC section 14).
+// navigation, requests, short timers) before it reports (docs/agent-guide.md,
+// "Acting on the page").
 type settleArgs struct {
 	SettleMS *int64 `json:"settle_ms,omitempty" min:"0" max:"30000" desc:"follow what the action started up to this (default 2000; 0: report at once)"`
 }

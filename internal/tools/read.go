@@ -16,7 +16,8 @@ import (
 )
 
 // Results above the inline threshold are kept in the output store and the
-// command carries only their handle (package result, SPEC section 6); the
+// command carries only their handle (package result; docs/agent-guide.md,
+// "Large results"); the
 // read modes of command_result read any command's output by id. This file
 // renders what agents see of both: the handle with a ready-to-use hint, and
 // the read results.

@@ -69,7 +69,7 @@ func phase(c tracker.Command) string {
 }
 
 // publicStatus is the status agents see: queued and pending both read
-// "pending", with phase telling them apart (SPEC section 3).
+// "pending", with phase telling them apart (tracker.State is the full set).
 func publicStatus(c tracker.Command) string {
 	if c.State.Terminal() {
 		return string(c.State)

@@ -1,5 +1,5 @@
-// Command bench measures the performance figures of SPEC.md against the real
-// binaries on loopback and prints a table of medians and p99s. Each latency
+// Command bench measures the daemon's performance figures against their
+// targets (make bench; docs/development.md) with the real binaries on loopback and prints a table of medians and p99s. Each latency
 // row is set beside a floor measured in the same run (a plain keep-alive
 // HTTP round trip for the HTTP rows, a minimal stdio relay, relay/, for the
 // bridged ones), so a busy or slow machine moves both and the ratio stays

@@ -1,7 +1,10 @@
 // Command icons draws the extension's toolbar and store icons (a white fuel
 // drop on an amber rounded square) at the sizes Chrome asks for, into
 // extension/icons/. Run it from the repository root: go run ./scripts/icons
+// (or make icons; go generate ./... runs it too, in this directory).
 package main
+
+//go:generate go run . ../../extension
 
 import (
 	"bytes"

@@ -13,7 +13,8 @@ import (
 )
 
 // The tests in this file play an agent that acts and reads at once, and
-// check that what it reads is already true (SPEC section 14): no sleeps,
+// check that what it reads is already true (an action settles before it
+// reports: docs/agent-guide.md, "Acting on the page"): no sleeps,
 // no retries, every read is the first one after the action.
 
 // truthPages serves testdata/truth and the endpoints its pages use:

@@ -1,6 +1,7 @@
 //go:build unix
 
-// Command browserbench measures the real-browser rows of SPEC section 8: it
+// Command browserbench measures the real-browser rows of the bench table
+// (make bench; the other rows are scripts/bench's): it
 // builds and starts the gasoline daemon, starts headless Chromium with the
 // extension, pairs it through the popup, serves a page on 127.0.0.1, and
 // times interact execute_js through gasoline-mcp with the official MCP SDK

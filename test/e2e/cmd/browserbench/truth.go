@@ -11,7 +11,8 @@ import (
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/gasoline"
 )
 
-// The rows of SPEC section 14 (truth after acting): a click that settles on a
+// The rows of truth after acting (an action settles before it reports:
+// docs/agent-guide.md, "Acting on the page"): a click that settles on a
 // page that navigates and on one that fetches, and a navigate followed by
 // the first read of the new page's console.
 
