@@ -319,8 +319,7 @@ test('only a document in the back/forward cache is kept in storage: one left for
   const gone = { ...contentScript, frameId: 0, documentId: 'doc-gone', url: 'https://shop.test/gone', documentLifecycle: 'active' };
   await send({ type: CAPTURE_MESSAGE, batch: 'k:1', events: [] }, gone);
   const [, reply] = await send({ type: CAPTURE_MESSAGE, batch: 'k:2', events: [] }, { ...gone, frameId: 6, documentLifecycle: 'pending_deletion' });
-  assert.equal(reply?.ok, true);
-  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(reply?.ok, true); // the worker answers after the storage writes it makes for a batch are issued (the fake store applies them at the call)
   assert.equal(store.has('capture:left:doc-gone'), false, 'a page navigated away from for good is not written to storage');
 });
 
@@ -334,8 +333,7 @@ test('the documents kept in storage are the last 100 kept, each once, however th
   for (let i = 0; i < 100; i++) await cached(`doc-k${i}`, 'k:1');
   assert.equal(store.has('capture:left:doc-again'), false, 'pushed out by 100 newer documents');
   await cached('doc-again', 'a:2');
-  for (let i = 100; i < 200; i++) await cached(`doc-k${i}`, 'k:1');
-  await new Promise((r) => setTimeout(r, 20));
+  for (let i = 100; i < 200; i++) await cached(`doc-k${i}`, 'k:1'); // each answered after its writes were issued
   assert.equal(store.has('capture:left:doc-again'), false, 'no key left behind');
   assert.equal(leftKeys().length, 100);
   // A document evicted from memory by 1000 others and kept again is counted
@@ -346,7 +344,6 @@ test('the documents kept in storage are the last 100 kept, each once, however th
   }
   await cached('doc-evicted', 'e:2');
   for (let i = 200; i < 299; i++) await cached(`doc-k${i}`, 'k:1');
-  await new Promise((r) => setTimeout(r, 20));
   assert.ok(store.has('capture:left:doc-evicted'), 'kept once, among the last 100');
   assert.equal(leftKeys().length, 100);
 });
@@ -358,14 +355,18 @@ test('a page that enters the cache while its batch is being stored, sending noth
   await send({ type: CAPTURE_MESSAGE, batch: 'q:1', events: [error('quiet: answered')] }, top);
   await send({ type: CAPTURE_MESSAGE, batch: 'c:1', events: [error('calm: answered')] }, calm);
   const set = api.storage.session.set;
-  let release;
+  let release, atGate;
   const gate = new Promise((r) => { release = r; });
+  const storing = new Promise((r) => { atGate = r; });
   api.storage.session.set = async (items) => {
-    if (Object.keys(items).some((k) => !k.startsWith('capture:left:'))) await gate; // the batch's records are slow to store
+    if (Object.keys(items).some((k) => !k.startsWith('capture:left:'))) {
+      atGate();
+      await gate; // the batch's records are slow to store
+    }
     return set(items);
   };
   const pending = send({ type: CAPTURE_MESSAGE, batch: 'q:2', events: [error('quiet: in flight')] }, top);
-  await new Promise((r) => setTimeout(r, 20));
+  await storing; // the batch is being stored
   const commit = (tabId, documentId, frameId = 0) => api.webNavigation.onCommitted.listeners.forEach((f) => f({ tabId, frameId, documentId, url: 'https://shop.test/next', timeStamp: 1 }));
   commit(14, 'doc-quiet-sub', 4); // a subframe's commit: the page is not left
   commit(15, 'doc-calm-next'); // another tab's page left with nothing being stored

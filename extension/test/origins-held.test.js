@@ -109,7 +109,8 @@ test('release_capture hands on what is held of the tab\'s origin, and its count'
   assert.deepEqual(await releaseCapture({ tab_id: 7 }), { origin: 'https://shop.example', released: 0 });
 });
 
-test('asking the user moves the command\'s deadline: the prompt waits USER_ANSWER_MS, not what is left of the deadline', async () => {
+test('asking the user moves the command\'s deadline: the prompt waits USER_ANSWER_MS, not what is left of the deadline', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const extended = [];
   let answer;
   const origins = new Origins({
@@ -124,24 +125,34 @@ test('asking the user moves the command\'s deadline: the prompt waits USER_ANSWE
   });
   const run = origins.gate(async () => ({ ok: true }));
   const got = run({ action: 'execute_js', params: { tab_id: 7 }, timeout_ms: 2000, client: 'c' });
-  await new Promise((r) => setTimeout(r, 2100)); // past the command's own deadline: still waiting
+  for (let i = 0; i < 100 && answer === undefined; i++) await new Promise((r) => setImmediate(r)); // the user is asked
+  assert.notEqual(answer, undefined, 'the user was asked');
+  t.mock.timers.tick(2100); // past the command's own deadline: still waiting
   assert.deepEqual(extended, [USER_ANSWER_MS + 2000]);
   origins.answer(answer, 'once');
   assert.deepEqual(await got, { ok: true });
 });
 
-test('runCommand: extend moves the deadline; a command extended past its first deadline completes', async () => {
+test('runCommand: extend moves the deadline; a command extended past its first deadline completes', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout'] });
   const posts = [];
-  await runCommand({
+  let extended;
+  const moved = new Promise((r) => { extended = r; });
+  const done = runCommand({
     correlationId: 'c1',
     timeoutMs: 200,
     execute: async (signal, { extend }) => {
       assert.equal(extend(600), true);
-      await new Promise((r) => setTimeout(r, 350));
+      const work = new Promise((r) => setTimeout(r, 350));
+      extended();
+      await work;
       return { ok: 1 };
     },
     report: async (b) => posts.push(b),
     timeoutMessage: () => 'late',
   });
+  await moved;
+  t.mock.timers.tick(350); // past the first deadline (200 ms), before the moved one (600 ms)
+  await done;
   assert.deepEqual(posts.at(-1), { correlation_id: 'c1', status: 'complete', result: { ok: 1 } });
 });

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Poller } from '../poller.js';
-import { Backoff, RECENT_DAEMON_MS, RECONNECT_CAP_MS, reconnectDelay } from '../backoff.js';
+import { Backoff, RECENT_DAEMON_MS, RECONNECT_CAP_MS, reconnectDelay, sleep } from '../backoff.js';
 import { DaemonError, NetworkError, SignatureError } from '../daemon.js';
 
 // scripted returns a makeClient whose pendingQueries answers from steps in
@@ -84,6 +84,7 @@ test('dispatches every query and polls again without waiting for commands', asyn
 test('401 marks the extension unpaired and waits before retrying', async () => {
   const { makeClient, calls } = scripted([new DaemonError(401, 'unauthorized', 'bad token')]);
   const status = statusRecorder();
+  const waits = [];
   const p = new Poller({
     loadConfig: async () => ({ token: 'old', port: 1 }),
     makeClient,
@@ -91,12 +92,17 @@ test('401 marks the extension unpaired and waits before retrying', async () => {
     status,
     backoff: fastBackoff(),
     unauthorizedRetryMs: 60000,
+    wait: (ms, signal) => {
+      waits.push(ms);
+      return sleep(ms, signal);
+    },
   });
   p.start();
   await until(() => status.current.token_rejected === true, '401 handling');
   assert.equal(status.current.paired, false);
   assert.match(status.current.last_error, /gasoline pair/);
-  await new Promise((r) => setTimeout(r, 30));
+  await until(() => waits.length > 0, 'the wait after the 401');
+  assert.deepEqual(waits, [60000], 'no fast retry after 401: the loop waits unauthorizedRetryMs');
   assert.equal(calls.length, 1, 'no fast retry after 401');
   p.reconfigure(); // a new token: poll again at once
   await until(() => calls.length === 2, 'poll after reconfigure');
@@ -226,11 +232,11 @@ test('a reconfigure while the loop is ending is not lost', async () => {
 
 test('after stop nothing more is dispatched', async () => {
   const answer = deferred();
-  const { makeClient } = scripted([() => answer.promise]);
+  const { makeClient, calls } = scripted([() => answer.promise]);
   const dispatched = [];
   const p = new Poller({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient, dispatch: (q) => dispatched.push(q), status: statusRecorder() });
   p.start();
-  await new Promise((r) => setTimeout(r, 10));
+  await until(() => calls.length === 1, 'the poll in flight');
   const stopped = p.stop();
   answer.resolve([{ correlation_id: 'late' }]);
   await stopped;
@@ -274,10 +280,12 @@ test('reconnectDelay caps only while the daemon was seen recently', () => {
 test('ready is awaited before the first poll', async () => {
   const { makeClient, calls } = scripted([]);
   const gate = deferred();
+  let asked = false;
   const p = new Poller({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient, dispatch: () => {}, status: statusRecorder(),
-    ready: () => gate.promise, backoff: fastBackoff() });
+    ready: () => { asked = true; return gate.promise; }, backoff: fastBackoff() });
   p.start();
-  await new Promise((r) => setTimeout(r, 20));
+  await until(() => asked, 'the loop waiting on ready');
+  await new Promise((r) => setImmediate(r)); // every promise callback that could run without ready has run
   assert.equal(calls.length, 0, 'no poll before the registration is in place');
   gate.resolve();
   await until(() => calls.length === 1, 'the first poll');

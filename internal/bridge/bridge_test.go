@@ -469,7 +469,7 @@ func TestAutoStart(t *testing.T) {
 	s := startSession(t, port, dir, Timeouts{}, func(b *Bridge) {
 		b.starter.start = func(ctx context.Context) error {
 			starts.Add(1)
-			time.Sleep(50 * time.Millisecond) // let the other calls pile up
+			time.Sleep(50 * time.Millisecond) // not synchronization: a slow start, so that calls pile up behind it (one start either way)
 			writeToken(t, dir, tokenA)
 			serveOn(t, "127.0.0.1:"+strconv.Itoa(port), f)
 			return nil
@@ -534,7 +534,7 @@ func TestOversizedLine(t *testing.T) {
 // TestEOFWaits checks that the end of stdin waits for calls in flight.
 func TestEOFWaits(t *testing.T) {
 	s, _ := relay(t, func(w http.ResponseWriter, r *http.Request, m message, body []byte) {
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // not synchronization: a slow daemon, so that the EOF comes while the call is in flight (answered either way)
 		echo(w, m)
 	}, Timeouts{})
 	s.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
@@ -550,9 +550,11 @@ func TestEOFWaits(t *testing.T) {
 func TestCancelled(t *testing.T) {
 	aborted := make(chan string, 1)
 	relayed := make(chan string, 1)
+	inFlight := make(chan struct{})
 	s, _ := relay(t, func(w http.ResponseWriter, r *http.Request, m message, body []byte) {
 		switch m.Method {
 		case "tools/call":
+			close(inFlight)
 			<-r.Context().Done()
 			aborted <- string(m.ID)
 		case "notifications/cancelled":
@@ -563,7 +565,11 @@ func TestCancelled(t *testing.T) {
 		}
 	}, Timeouts{})
 	s.send(call("observe", `{"what":"command_result","correlation_id":"exec_1","wait_ms":50000}`))
-	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-inFlight: // the call is at the daemon
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call never reached the daemon")
+	}
 	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}`)
 	for _, ch := range []struct {
 		name string
@@ -589,7 +595,14 @@ func TestServeCancel(t *testing.T) {
 	dir := t.TempDir()
 	writeToken(t, dir, tokenA)
 	f := newFake(tokenA)
-	f.handle = func(w http.ResponseWriter, r *http.Request, m message, body []byte) { <-r.Context().Done() }
+	inFlight := make(chan struct{}, 1)
+	f.handle = func(w http.ResponseWriter, r *http.Request, m message, body []byte) {
+		select {
+		case inFlight <- struct{}{}:
+		default:
+		}
+		<-r.Context().Done()
+	}
 	srv := serveOn(t, "127.0.0.1:0", f)
 	b := New(Options{Port: srv.Listener.Addr().(*net.TCPAddr).Port, StateDir: dir, Timeouts: DefaultTimeouts,
 		Logger: zerolog.New(zerolog.NewTestWriter(t))}, io.Discard)
@@ -599,7 +612,11 @@ func TestServeCancel(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- b.Serve(ctx, inR) }()
 	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
-	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-inFlight: // the ping is at the daemon
+	case <-time.After(5 * time.Second):
+		t.Fatal("the ping never reached the daemon")
+	}
 	cancel()
 	select {
 	case err := <-done:

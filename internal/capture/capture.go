@@ -105,6 +105,10 @@ type Options struct {
 	// Now is the clock for arrival times (merging, tab last-seen, events
 	// without ts); nil means time.Now.
 	Now func() time.Time
+	// OnWait, if set, is called each time a Wait is about to block, without
+	// the store's lock: a test hook, so that a test can send what a waiter
+	// waits for once it waits rather than after a sleep.
+	OnWait func()
 }
 
 // Errors callers branch on. Each says what to do next.

@@ -537,6 +537,9 @@ func (s *Store) Wait(ctx context.Context, f Filter) (Page, error) {
 		}
 		ch := s.notify
 		s.mu.Unlock()
+		if s.opts.OnWait != nil {
+			s.opts.OnWait()
+		}
 		select {
 		case <-ch:
 			s.mu.Lock()

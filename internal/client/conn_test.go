@@ -39,7 +39,11 @@ func TestCheckedConn(t *testing.T) {
 		t.Fatalf("Write on an open connection: %v", err)
 	}
 	s.Write([]byte("unread"))
-	time.Sleep(10 * time.Millisecond)
+	for deadline := time.Now().Add(2 * time.Second); !buffered(c.Conn); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the peer's data never arrived")
+		}
+	}
 	if peerClosed(c.Conn) {
 		t.Error("connection with unread data reported closed")
 	}

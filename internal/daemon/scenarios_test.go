@@ -11,6 +11,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/daemon"
 	"github.com/gasoline-mcp/gasoline/internal/harness"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
+	"github.com/gasoline-mcp/gasoline/pkg/tracker/trackertest"
 )
 
 // The six scenarios of seed 000's "Testing Requirements", over real HTTP
@@ -33,8 +34,39 @@ func TestFastPath(t *testing.T) {
 	}
 }
 
+// waitHook returns daemon options whose tracker signals on the channel
+// returned when an agent's wait blocks (one signal kept; drain it before the
+// call whose wait counts).
+func waitHook() (daemon.Options, chan struct{}) {
+	waiting := make(chan struct{}, 1)
+	return daemon.Options{Tracker: tracker.Options{OnWait: func() {
+		select {
+		case waiting <- struct{}{}:
+		default:
+		}
+	}}}, waiting
+}
+
+// finishOnceWaiting runs finish once the agent's wait blocks (waiting is
+// drained first of earlier calls' signals).
+func finishOnceWaiting(t *testing.T, waiting chan struct{}, finish func()) {
+	select {
+	case <-waiting:
+	default:
+	}
+	go func() {
+		select {
+		case <-waiting:
+		case <-time.After(10 * time.Second):
+			t.Error("the agent's wait never blocked")
+		}
+		finish()
+	}()
+}
+
 func TestSlowPathPendingThenComplete(t *testing.T) {
-	d := harness.StartDaemon(t, daemon.Options{})
+	opts, waiting := waitHook()
+	d := harness.StartDaemon(t, opts)
 	ext := d.Extension("ext-1")
 	id := d.Submit(t, "agent", "slow()", nil)
 	ext.PollUntil(t, 1)
@@ -46,10 +78,7 @@ func TestSlowPathPendingThenComplete(t *testing.T) {
 		t.Fatalf("got %v, want pending/running", res)
 	}
 	// The agent long-waits; the extension finishes meanwhile.
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		ext.Report(t, id, "complete", map[string]any{"value": 42}, "")
-	}()
+	finishOnceWaiting(t, waiting, func() { ext.Report(t, id, "complete", map[string]any{"value": 42}, "") })
 	res = d.Result(t, "agent", id, 10000)
 	if res["status"] != "complete" || harness.Field(res, "result", "value") != float64(42) {
 		t.Fatalf("got %v, want complete 42", res)
@@ -119,10 +148,11 @@ func TestExtensionDisconnect(t *testing.T) {
 		}
 	})
 	t.Run("queued commands wait for the next extension and run once", func(t *testing.T) {
-		d := harness.StartDaemon(t, daemon.Options{Tracker: tracker.Options{DisconnectGrace: 300 * time.Millisecond}})
+		clock := trackertest.NewClock(time.Now())
+		d := harness.StartDaemon(t, daemon.Options{Tracker: tracker.Options{Clock: clock, DisconnectGrace: 300 * time.Millisecond}})
 		first := d.Extension("ext-1")
-		first.Poll(t, 0) // seen once, then gone
-		time.Sleep(400 * time.Millisecond)
+		first.Poll(t, 0)                      // seen once,
+		clock.Advance(400 * time.Millisecond) // then gone
 		id := d.Submit(t, "agent", "x", nil)
 		second := d.Extension("ext-2")
 		q := second.PollUntil(t, 1)

@@ -85,7 +85,8 @@ func TestCancel(t *testing.T) {
 }
 
 func TestCompletedCommandsWaitForAny(t *testing.T) {
-	d := harness.StartDaemon(t, daemon.Options{})
+	opts, waiting := waitHook()
+	d := harness.StartDaemon(t, opts)
 	res, _ := d.Call(t, "agent", "observe", map[string]any{"what": "completed_commands", "wait_ms": 10000})
 	if n := len(res["completed"].([]any)); n != 0 || res["running"] != float64(0) {
 		t.Fatalf("nothing running: got %v, want an immediate empty list", res)
@@ -94,10 +95,7 @@ func TestCompletedCommandsWaitForAny(t *testing.T) {
 	d.Submit(t, "agent", "b", nil)
 	ext := d.Extension("ext-1")
 	ext.PollUntil(t, 2)
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		ext.Report(t, a, "complete", map[string]any{"value": 1}, "")
-	}()
+	finishOnceWaiting(t, waiting, func() { ext.Report(t, a, "complete", map[string]any{"value": 1}, "") })
 	res, _ = d.Call(t, "agent", "observe", map[string]any{"what": "completed_commands", "wait_ms": 10000})
 	done := res["completed"].([]any)
 	if len(done) != 1 || done[0].(map[string]any)["correlation_id"] != a || res["running"] != float64(1) {

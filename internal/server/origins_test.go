@@ -54,8 +54,20 @@ func TestOriginsAllow(t *testing.T) {
 	}
 
 	held := make(chan apitype.PendingQueries, 1)
+	before := time.Now()
 	go func() { held <- poll("20000") }()
-	time.Sleep(200 * time.Millisecond) // let the poll be held; the allow below must end it either way
+	// Let the poll be held (the allow below must end it either way): once it
+	// is in the tracker's Poll, Presence reads the time at each look, so
+	// LastSeen moves between two looks with no other request in between.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		a := e.tracker.Presence().LastSeen
+		if b := e.tracker.Presence().LastSeen; a.After(before) && b.After(a) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the poll was not held within 10 s")
+		}
+	}
 	if got, body := e.do(t, req{"POST", "/origins/allow?origin=late.example", admin, ""}); got != 200 {
 		t.Fatalf("allow late.example: %d %s", got, body)
 	}

@@ -176,7 +176,13 @@ func TestLastLoadByHandLateAction(t *testing.T) {
 // is no_actions at once; with it, the call waits for the user's first
 // action and writes its test, and gives up with no_actions at its end.
 func TestAnalyzeTestWaitMS(t *testing.T) {
-	capt := capture.New(capture.Options{})
+	waiting := make(chan struct{}, 1)
+	capt := capture.New(capture.Options{OnWait: func() {
+		select {
+		case waiting <- struct{}{}:
+		default:
+		}
+	}})
 	t.Cleanup(capt.Close)
 	ingest := func(body string) {
 		t.Helper()
@@ -197,8 +203,16 @@ func TestAnalyzeTestWaitMS(t *testing.T) {
 	if d := time.Since(start); d < 300*time.Millisecond {
 		t.Errorf("wait_ms 300 answered after %v, want at least 300 ms", d)
 	}
+	select {
+	case <-waiting: // the wait_ms 300 call's
+	default:
+	}
 	go func() {
-		time.Sleep(200 * time.Millisecond) // the call below is (likely) waiting by then; if not, it finds the action at once
+		select {
+		case <-waiting: // the call below waits for an action
+		case <-time.After(10 * time.Second):
+			t.Error("the analyze call never waited for an action")
+		}
 		ingest(fmt.Sprintf(`{"events":[{"kind":"action","ts":%d,"tab_id":9,"page_url":"http://x/a","type":"click","selector":"#go","role":"button","name":"Go","locator":{"by":"role","role":"button","name":"Go"}}]}`, now+1))
 	}()
 	r := e.call(t, "agent", "analyze", `{"what":"test","tab_id":9,"wait_ms":20000}`)

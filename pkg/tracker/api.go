@@ -97,6 +97,10 @@ var (
 // Options configure a Tracker. Zero fields take the defaults in parentheses.
 type Options struct {
 	Clock Clock // (real time)
+	// OnWait, if set, is called each time a Wait or WaitAny is about to
+	// block, without the tracker's lock: a test hook, so that a test can
+	// finish a command once a waiter waits rather than after a sleep.
+	OnWait func()
 
 	DispatchTimeout time.Duration // queued, no extension took it (30s) → expired extension_no_response
 	AckTimeout      time.Duration // delivered, no pending/final post (3s) → expired extension_no_response

@@ -78,6 +78,9 @@ func (t *Tracker) Wait(ctx context.Context, clientID, id string) (Command, error
 	}
 	done := e.done
 	t.mu.Unlock()
+	if t.opts.OnWait != nil {
+		t.opts.OnWait()
+	}
 
 	var err error
 	select {
@@ -125,6 +128,9 @@ func (t *Tracker) WaitAny(ctx context.Context, clientID string) ([]Command, erro
 		}
 		wake := c.finished
 		t.mu.Unlock()
+		if t.opts.OnWait != nil {
+			t.opts.OnWait()
+		}
 		select {
 		case <-wake:
 		case <-ctx.Done():
