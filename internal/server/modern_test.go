@@ -211,6 +211,15 @@ func TestSessionAgreement(t *testing.T) {
 		if tt.status == 200 && !strings.Contains(string(body), `"tools":[`) {
 			t.Errorf("header %q: got %s, want the tool list", tt.version, body)
 		}
+		if tt.status != 200 && !strings.Contains(string(body), `"id":2`) {
+			t.Errorf("header %q: the error %s does not answer the request's id 2", tt.version, body)
+		}
+	}
+	// The same for the other transport failures found before the request
+	// is handled: an unknown session.
+	resp, body = e.post(t, "POST", map[string]string{"Mcp-Session-Id": "nope"}, `{"jsonrpc":"2.0","id":"q7","method":"tools/list"}`)
+	if resp.StatusCode != 404 || !strings.Contains(string(body), `"id":"q7"`) {
+		t.Errorf("unknown session: got %d %s, want 404 answering id q7", resp.StatusCode, body)
 	}
 }
 

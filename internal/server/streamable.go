@@ -209,6 +209,9 @@ func (s *Server) mcp(c echo.Context) error {
 // mcpCaller checks the transport headers and finds the request's client.
 func (s *Server) mcpCaller(r *http.Request, body []byte) (mcpCall, error) {
 	call := mcpCall{client: r.Header.Get(apitype.HeaderClient), version: r.Header.Get(headerProtocol)}
+	rpcError := func(status int, werr *protocol.WireError, name, hint string) error {
+		return rpcErrorFor(status, requestID(body), werr, name, hint)
+	}
 	if call.version != "" && !slices.Contains(protocol.SupportedVersions, call.version) {
 		return call, rpcError(http.StatusBadRequest, mcp.UnsupportedVersion(call.version), "unsupported_protocol_version",
 			"use one of "+strings.Join(protocol.AllVersions, ", ")+", as negotiated in initialize")
@@ -504,15 +507,29 @@ type errorData struct {
 	Hint string `json:"hint,omitempty"`
 }
 
-// rpcError is a transport failure found before the request is read: an
-// echo handler error that renders as a JSON-RPC error response.
-func rpcError(status int, werr *protocol.WireError, name, hint string) error {
+// rpcErrorFor is a transport failure found before the request is handled:
+// an echo handler error that renders as a JSON-RPC error response to the
+// request with id.
+func rpcErrorFor(status int, id protocol.ID, werr *protocol.WireError, name, hint string) error {
 	data, _ := json.Marshal(errorData{Code: name, Hint: hint})
 	if len(werr.Data) > 0 {
 		data = werr.Data // the revision defines the data of this error
 	}
-	b, _ := protocol.EncodeMessage(&protocol.Response{Error: &protocol.WireError{Code: werr.Code, Message: werr.Message, Data: data}})
+	b, _ := protocol.EncodeMessage(&protocol.Response{ID: id, Error: &protocol.WireError{Code: werr.Code, Message: werr.Message, Data: data}})
 	return &rpcFailure{status: status, body: b}
+}
+
+// requestID is the id of the JSON-RPC request in body, so that a transport
+// error answering it carries it (null when body is no request with one:
+// a notification, a batch, or what does not parse).
+func requestID(body []byte) protocol.ID {
+	var m struct {
+		ID protocol.ID `json:"id"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return protocol.ID{}
+	}
+	return m.ID
 }
 
 // rpcFailure is a transport failure whose response is ready: status and
