@@ -45,7 +45,7 @@ const SAVE_AFTER_MS = 250;
  * tells the daemon: soon when fresh, else now and then), timers for tests.
  */
 export class Held {
-  constructor({ store, deliver = async () => {}, onChange = () => {}, setTimer = setTimeout }) {
+  constructor({ store, deliver = async () => {}, onChange = () => {}, setTimer = (f, ms) => setTimeout(f, ms) }) {
     Object.assign(this, { store, deliver, onChange, setTimer });
     this.releasing = Promise.resolve();
     this.origins = new Map(); // origin → {events: [{e, n}], bytes, dropped: {tab: {kind: n}}}; least recently held first
@@ -231,6 +231,9 @@ export async function releaseCapture(params) {
   // The daemon learns that nothing is held there any more before the
   // result: the agent's next read must not ask the user again.
   if (parts.length) await Promise.resolve().then(() => holding.tell?.()).catch(() => {});
+  // When nothing was held of origin any more, by the extension's clock: a
+  // report of the counts read before that is stale (capture.Store.DropHeld).
+  const releasedAt = Date.now();
   let events = 0;
   let dropped = 0;
   for (const p of parts) {
@@ -239,7 +242,7 @@ export async function releaseCapture(params) {
   }
   // No tab_id: reading a tab's capture does not make it the agent's (the
   // daemon counts a result's tab_id as a tab its client acted in).
-  return { origin: origin ?? '', released: events, ...(dropped ? { dropped } : {}) };
+  return { origin: origin ?? '', released: events, released_at: releasedAt, ...(dropped ? { dropped } : {}) };
 }
 
 function add(dropped, tab, kind, n) {

@@ -104,9 +104,12 @@ test('release_capture hands on what is held of the tab\'s origin, and its count'
   await h.ready;
   h.hold('https://shop.example', ev(7, 'https://shop.example/', 1));
   startHolding({ held: h, tabUrl: async () => 'https://shop.example/cart' });
-  assert.deepEqual(await releaseCapture({ tab_id: 7 }), { origin: 'https://shop.example', released: 1 });
+  const before = Date.now();
+  const first = await releaseCapture({ tab_id: 7 });
+  assert.ok(first.released_at >= before && first.released_at <= Date.now(), 'released_at: when nothing was held any more');
+  assert.deepEqual({ ...first, released_at: 0 }, { origin: 'https://shop.example', released: 1, released_at: 0 });
   assert.equal(delivered.length, 1);
-  assert.deepEqual(await releaseCapture({ tab_id: 7 }), { origin: 'https://shop.example', released: 0 });
+  assert.deepEqual({ ...(await releaseCapture({ tab_id: 7 })), released_at: 0 }, { origin: 'https://shop.example', released: 0, released_at: 0 });
 });
 
 test('asking the user moves the command\'s deadline: the prompt waits USER_ANSWER_MS, not what is left of the deadline', async (t) => {

@@ -139,6 +139,21 @@ type OriginAllowed struct {
 	Origin string `json:"origin"`
 }
 
+// ActionReleaseCapture is the browser command that hands over what the
+// extension held of a tab's origin once the user allowed it; its result is
+// ReleasedCapture.
+const ActionReleaseCapture = "release_capture"
+
+// ReleasedCapture is the result of release_capture: the origin whose held
+// capture went to the daemon, how many events, and when nothing was held
+// of it any more (ms, the extension's clock).
+type ReleasedCapture struct {
+	Origin     string `json:"origin"`
+	Released   int    `json:"released"`
+	ReleasedAt int64  `json:"released_at,omitempty"`
+	Dropped    int    `json:"dropped,omitempty"`
+}
+
 // HeldCapture is one entry of GET /pending-queries' held parameter (a
 // JSON array): what the extension holds of tab TabID's pages of Origin, an
 // origin neither local nor allowed by the user (extension/origins/held.js),

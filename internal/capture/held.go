@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -35,11 +36,30 @@ func (s *Store) Held() []apitype.HeldCapture {
 	return append([]apitype.HeldCapture(nil), s.held.list...)
 }
 
+// Released applies a completed release_capture's result
+// (apitype.ReleasedCapture): what it handed over is no longer held.
+func (s *Store) Released(result []byte) {
+	var r apitype.ReleasedCapture
+	if json.Unmarshal(result, &r) != nil || r.Origin == "" {
+		return
+	}
+	var at time.Time
+	if r.ReleasedAt > 0 {
+		at = time.UnixMilli(r.ReleasedAt)
+	}
+	s.DropHeld(r.Origin, at)
+}
+
 // DropHeld forgets what the last report said is held of origin: the
-// extension handed it over (release_capture), and its next report says so
-// too.
-func (s *Store) DropHeld(origin string) {
+// extension handed it over (release_capture) at releasedAt (its clock;
+// zero: unknown), and its next report says so too. A report read before
+// releasedAt, arriving later (a poll sent before the release and slowed
+// on its way), is stale: it would say again that origin is held.
+func (s *Store) DropHeld(origin string, releasedAt time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.held.list = slices.DeleteFunc(s.held.list, func(h apitype.HeldCapture) bool { return h.Origin == origin })
+	if releasedAt.After(s.held.at) {
+		s.held.at = releasedAt
+	}
 }

@@ -248,6 +248,11 @@ func (s *Server) queryResult(c echo.Context) error {
 	case err != nil:
 		return err
 	}
+	if cmd.Action == apitype.ActionReleaseCapture && cmd.State == tracker.StateComplete && s.cfg.Capture != nil {
+		// Whoever reads next: the release's origin is not held any more,
+		// and a report read before it is stale.
+		s.cfg.Capture.Released(cmd.Result)
+	}
 	return c.JSON(http.StatusOK, apitype.QueryResultAck{CorrelationID: cmd.ID, State: string(cmd.State)})
 }
 

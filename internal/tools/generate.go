@@ -57,7 +57,7 @@ func Generated() ([]GeneratedFile, error) {
 var extensionCommands = []struct {
 	name string
 	sent reflect.Type
-}{{"draw_mode_show", reflect.TypeFor[showParams]()}, {"har_bodies", reflect.TypeFor[harParams]()}, {"release_capture", reflect.TypeFor[releaseParams]()}}
+}{{"draw_mode_show", reflect.TypeFor[showParams]()}, {"har_bodies", reflect.TypeFor[harParams]()}, {apitype.ActionReleaseCapture, reflect.TypeFor[releaseParams]()}}
 
 // paramSpec is one param as contract.js declares it.
 type paramSpec struct {

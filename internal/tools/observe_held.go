@@ -100,7 +100,7 @@ func (t *Tools) releaseHeld(ctx context.Context, client string, held []apitype.H
 		if err != nil {
 			return nil, err
 		}
-		res, err := t.submit(ctx, tracker.Spec{Client: client, Prefix: "release", Action: "release_capture", Params: enc}, max(t.d.InlineWait, 0), false)
+		res, err := t.submit(ctx, tracker.Spec{Client: client, Prefix: "release", Action: apitype.ActionReleaseCapture, Params: enc}, max(t.d.InlineWait, 0), false)
 		if err != nil {
 			return nil, err
 		}
@@ -109,12 +109,7 @@ func (t *Tools) releaseHeld(ctx context.Context, client string, held []apitype.H
 			if v.Status == "complete" {
 				// What the extension released: its tab's origin now, which the
 				// next report no longer lists either.
-				var r struct {
-					Origin string `json:"origin"`
-				}
-				if json.Unmarshal(v.Result, &r) == nil && r.Origin != "" {
-					t.d.Capture.DropHeld(r.Origin)
-				}
+				t.d.Capture.Released(v.Result)
 				continue
 			}
 			if v.Reason == tracker.ReasonOriginNotAllowed {
