@@ -129,29 +129,68 @@
   }
 
   /**
-   * lateKeys is keys as a note takes them from another frame: at most
+   * timedKeys is keys as a note takes them from another frame: at most
    * MAX_NOTE of {k, t} (a character or 'Backspace', when it was typed);
    * anything else is dropped.
    */
-  function lateKeys(keys) {
+  function timedKeys(keys) {
     if (!Array.isArray(keys)) return [];
     return keys.filter((x) => (x?.k === 'Backspace' || (typeof x?.k === 'string' && [...x.k].length === 1)) && Number.isFinite(x.t))
       .slice(0, MAX_NOTE).map((x) => ({ k: x.k, t: x.t }));
   }
 
   /**
-   * notePrefix is the text a note begins with: the keys other notes' frames
-   * got for it (late, in the order typed: the focus left them first), then
-   * those the overlay got (early, in order), at most max characters; a
-   * Backspace takes back the character before it.
+   * typedText is the text keys make (characters and 'Backspace', in the
+   * order given), at most max characters; a Backspace takes back the
+   * character before it.
    */
-  function notePrefix(late, early, max = MAX_NOTE) {
+  function typedText(keys, max = MAX_NOTE) {
     let v = '';
-    for (const k of [...[...late].sort((a, b) => a.t - b.t).map((x) => x.k), ...early]) {
+    for (const k of keys) {
       if (k === 'Backspace') v = v.slice(0, v.length - ([...v].at(-1)?.length ?? 0));
       else if (typeof k === 'string' && [...k].length === 1 && v.length + k.length <= max) v += k;
     }
     return v;
+  }
+
+  /**
+   * makeNote is what a note frame knows of its note while the user only
+   * types at its end: every key typed for it, {k, t}, wherever it landed
+   * (this frame, the overlay, another note's frame), kept in the order
+   * typed (t, on the clock all frames share; keys of equal t in the order
+   * they came). text() is those keys applied in that order, so a key that
+   * comes late lands where it was typed, whatever was added since: the
+   * order is the typing's, not the order the routes deliver in.
+   *
+   * Once the user edits the note otherwise (moves the caret, selects,
+   * pastes, composes), release() makes it free: the input's value is the
+   * note, nothing is tracked, add() returns false and the caller puts the
+   * keys where it can.
+   */
+  function makeNote(max = MAX_NOTE) {
+    let keys = []; // {k, t}, ascending t
+    let free = false;
+    return {
+      get free() { return free; },
+      text: () => typedText(keys.map((x) => x.k), max),
+      /** add files timed keys in the order typed; false (and nothing done) when free. */
+      add(list) {
+        if (free) return false;
+        for (const x of list) {
+          let i = keys.length;
+          while (i > 0 && keys[i - 1].t > x.t) i--;
+          keys.splice(i, 0, { k: x.k, t: x.t });
+        }
+        return true;
+      },
+      /** takeFrom removes and returns the keys typed at or after at, in order ([] when free). */
+      takeFrom(at) {
+        if (free) return [];
+        const i = keys.findIndex((x) => x.t >= at);
+        return i < 0 ? [] : keys.splice(i);
+      },
+      release() { free = true; keys = []; },
+    };
   }
 
   /**
@@ -167,7 +206,7 @@
 
   globalThis.gasolineOverlayLogic = Object.freeze({
     rectFrom, toPage, center, clip, describeElement, donePost, noteText, cancelPost, instructionText,
-    editKey, lateKeys, notePrefix, handBack,
+    editKey, timedKeys, typedText, makeNote, handBack,
     MIN_DRAG, MAX_NOTE, MAX_ITEMS, STYLES,
   });
 })();

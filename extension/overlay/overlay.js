@@ -12,15 +12,16 @@
 // ({gasoline: "draw-key"}). A key the user types while the focus is still
 // on its way to a note (an extension frame is another process: the first
 // keys after a box is drawn may reach this document first) never goes to
-// the page: the overlay takes it and hands it to that note
-// ({gasoline: "draw-type", key, keys}, once the frame has loaded), which
-// puts it before what was typed there. A key typed after a box was begun
-// can also still reach the previous note's frame, whose process learns
-// late that the focus moved: the overlay tells the open note frames when a
-// note is made ({gasoline: "draw-new", to, at, notes}: the new note's key,
-// when its box was begun, the other notes' keys), and a frame hands the keys
-// it got since then back ({gasoline: "draw-late"}, through the worker),
-// which the overlay passes on to the new note (draw-type's late). Its state lives here, in the page, not in a
+// the page: the overlay takes it, with when it was typed, and hands it to
+// that note ({gasoline: "draw-type", key, keys: [{k, t}]}, once the frame
+// has loaded), which puts every key in the order typed (note.js). A key
+// typed after a box was begun can also still reach the previous note's
+// frame, whose process learns late that the focus moved: the overlay tells
+// the open note frames when a note is made ({gasoline: "draw-new", to, at,
+// notes}: the new note's key, when its box was begun, the other notes'
+// keys), and a frame hands the keys it got since then back ({gasoline:
+// "draw-late"}, through the worker), which the overlay passes on to the new
+// note (draw-type). Its state lives here, in the page, not in a
 // worker await: Done and Esc send {gasoline: "draw", post} to the worker,
 // which fills in the notes from their frames, posts it to the daemon and
 // answers whether it was taken. On Done the overlay hides while
@@ -66,7 +67,7 @@
   class Overlay {
     constructor(p) {
       this.p = p;
-      this.items = []; // {rect, element, box, frame, key, label, early, late}
+      this.items = []; // {rect, element, box, frame, key, label, held}
       this.loaded = new WeakSet(); // the note frames that have loaded
       this.listeners = [];
       this.host = document.createElement(HOST_TAG);
@@ -125,7 +126,7 @@
       frame.addEventListener('load', () => {
         this.loaded.add(frame);
         const it = this.items.find((x) => x.frame === frame);
-        if (it?.early.length) this.forward(it);
+        if (it?.held.length) this.forward(it);
         if (this.items.at(-1)?.frame === frame) frame.focus();
       }, { once: true });
       this.root.appendChild(frame);
@@ -141,8 +142,8 @@
       if (sender.id !== chrome.runtime.id || sender.tab) return;
       if (msg?.gasoline === 'draw-late') {
         const it = this.items.find((x) => x.key === msg.key);
-        if (!it || !Array.isArray(msg.keys)) return;
-        it.late.push(...msg.keys.slice(0, 500));
+        if (!it) return;
+        it.held.push(...L.timedKeys(msg.keys).slice(0, Math.max(0, L.MAX_NOTE - it.held.length)));
         if (this.loaded.has(it.frame)) this.forward(it);
         return;
       }
@@ -251,7 +252,7 @@
       const frame = this.spare;
       frame.classList.remove('spare');
       frame.removeAttribute('tabindex');
-      const item = { rect, element, box, frame, key: frame.dataset.key, label: n, early: [], late: [] };
+      const item = { rect, element, box, frame, key: frame.dataset.key, label: n, held: [] };
       this.items.push(item);
       // The notes' frames hand back what they got since the box was begun.
       chrome.runtime.sendMessage({
@@ -322,18 +323,17 @@
       e.preventDefault();
       e.stopImmediatePropagation();
       const it = this.items.find((x) => x.frame === this.typing) ?? this.items.at(-1);
-      if (!it || it.early.length >= 500) return; // no note yet: typed at nothing
-      it.early.push(e.key);
+      if (!it || it.held.length >= L.MAX_NOTE) return; // no note yet: typed at nothing
+      it.held.push({ k: e.key, t: performance.timeOrigin + e.timeStamp });
       if (!this.loaded.has(it.frame)) return;
       this.forward(it);
       it.frame.focus();
     }
 
-    /** forward hands the keys typed here, and those other notes handed back, for item's note to its frame. */
+    /** forward hands the keys held for item's note (typed here, or handed back by other notes) to its frame. */
     forward(it) {
-      const keys = it.early.splice(0);
-      const late = it.late.splice(0);
-      chrome.runtime.sendMessage({ gasoline: 'draw-type', key: it.key, keys, late }).catch(() => {});
+      const keys = it.held.splice(0);
+      chrome.runtime.sendMessage({ gasoline: 'draw-type', key: it.key, keys }).catch(() => {});
     }
 
     async done() {

@@ -86,7 +86,7 @@ export function startDrawRelay({ post }) {
     if ((msg?.gasoline !== 'draw-key' && msg?.gasoline !== 'draw-late') || !isNoteFrame(sender)) return false;
     const relay = msg.gasoline === 'draw-key'
       ? { gasoline: 'draw-key', key: String(msg.key), action: String(msg.action) }
-      : { gasoline: 'draw-late', key: String(msg.key), keys: L.lateKeys(msg.keys) };
+      : { gasoline: 'draw-late', key: String(msg.key), keys: L.timedKeys(msg.keys) };
     chrome.tabs.sendMessage(sender.tab.id, relay, { frameId: 0 }).catch(() => {});
     return false;
   });

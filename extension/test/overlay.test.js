@@ -64,20 +64,11 @@ test('editKey is what a key does to a note: a character, Backspace, or nothing',
   }
 });
 
-test('notePrefix puts the keys other notes got first, in the order typed, then the overlay\'s', () => {
-  const late = [{ k: 'e', t: 20 }, { k: 's', t: 10 }];
-  assert.equal(L.notePrefix(late, ['c', 'o']), 'seco');
-  assert.equal(L.notePrefix(late, ['x', 'Backspace', 'Backspace', 'c']), 'sc');
-  assert.equal(L.notePrefix([], ['Backspace', 'a']), 'a');
-  assert.equal(L.notePrefix([], ['a', 'b', 'c'], 2), 'ab');
-  assert.deepEqual(late.map((x) => x.k), ['e', 's'], 'the caller\'s list is not reordered');
-});
-
-test('lateKeys keeps only characters and Backspace with their times', () => {
-  assert.deepEqual(L.lateKeys([{ k: 'a', t: 1 }, { k: 'Enter', t: 2 }, { k: 'ab', t: 3 }, { k: 'b' }, null, { k: 'Backspace', t: 4, x: 1 }]),
+test('timedKeys keeps only characters and Backspace with their times', () => {
+  assert.deepEqual(L.timedKeys([{ k: 'a', t: 1 }, { k: 'Enter', t: 2 }, { k: 'ab', t: 3 }, { k: 'b' }, null, { k: 'Backspace', t: 4, x: 1 }]),
     [{ k: 'a', t: 1 }, { k: 'Backspace', t: 4 }]);
-  assert.deepEqual(L.lateKeys('a'), []);
-  assert.equal(L.lateKeys(Array.from({ length: 900 }, (_, t) => ({ k: 'a', t }))).length, L.MAX_NOTE);
+  assert.deepEqual(L.timedKeys('a'), []);
+  assert.equal(L.timedKeys(Array.from({ length: 900 }, (_, t) => ({ k: 'a', t }))).length, L.MAX_NOTE);
 });
 
 test('handBack finds the keys typed after another box was begun, unless the frame got the focus again since', () => {
