@@ -34,6 +34,7 @@ import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
 import { TabOwners } from './tabs/owners.js';
 import { HungTabs } from './tabs/hung.js';
+import { tabFacts } from './tabs/facts.js';
 import { AllowedCache, Origins, originOf } from './origins/rule.js';
 import { Held, startHolding } from './origins/held.js';
 import { forgetFramed, reachFramesOfOpenTabs, reachOpenTabs, reachWhenLoaded, watchNavigations, withFrames } from './tabs/reach.js';
@@ -49,7 +50,10 @@ const status = new StatusStore(chrome.storage.local, INSTANCE);
 
 // Tabs per agent: which agent owns which tab, each agent's last used tab,
 // its tab groups (tabs/owners.js). Every command runs through owners.run.
-const owners = new TabOwners({ onChange: noteTab });
+// What Chrome says of each tab, asked once per change, not by every step
+// of every command (tabs/facts.js).
+tabFacts.listen();
+const owners = new TabOwners({ onChange: noteTab, facts: tabFacts });
 owners.listen();
 
 // Tabs whose page did not answer a probe (tabs/hung.js): commands to them
@@ -83,7 +87,7 @@ const runFramed = withFrames(runQuery, { atWork: () => mode.atWork });
 const origins = new Origins({
   storage: chrome.storage.local,
   tabUrl: async (id) => {
-    const tab = await chrome.tabs.get(id);
+    const tab = await tabFacts.fresh(id);
     return tab.url || tab.pendingUrl || '';
   },
   ask: async ({ id, origin, agent }) => {
@@ -146,6 +150,22 @@ async function loadConfig() {
   return { token: typeof got[KEYS.token] === 'string' ? got[KEYS.token] : '', port: validPort(port) ? port : DEFAULT_PORT };
 }
 
+// known holds the settings as last read, for the posts on a command's path
+// (its result, the capture the result waits for): a chrome.storage read
+// costs about a millisecond before each. It is dropped at every change of
+// the token or the port (storage.onChanged below; pair and unpair drop it
+// themselves as they write).
+let known = null;
+
+/** currentConfig is loadConfig, read again only after the token or port changed. */
+function currentConfig() {
+  known ??= loadConfig().catch((err) => {
+    known = null;
+    throw err;
+  });
+  return known;
+}
+
 function makeClient(config) {
   return new DaemonClient({ port: config.port, token: config.token, instance: INSTANCE });
 }
@@ -206,7 +226,7 @@ async function postResult(body, { signal } = {}) {
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) return;
     try {
-      const config = await loadConfig();
+      const config = await currentConfig();
       if (!config.token) return; // unpaired meanwhile: the daemon fails the command itself
       await makeClient(config).queryResult(body, { signal });
       return;
@@ -295,7 +315,7 @@ function start() {
   }).catch((err) => console.warn('gasoline: creating the keep-alive alarm:', err));
   mode.start();
   poller.start();
-  startCapture({ loadConfig, makeClient, tabInfo: (tab) => owners.describe(tab), withhold: holdCapture });
+  startCapture({ loadConfig: currentConfig, makeClient, tabInfo: (tab) => owners.describe(tab), withhold: holdCapture });
 }
 
 // --- pairing (called by the popup) -----------------------------------------
@@ -315,6 +335,7 @@ async function pair(rawCode) {
   try {
     const res = await makeClient({ port: config.port, token: '' }).pair(code);
     await chrome.storage.local.set({ [KEYS.token]: res.token });
+    known = null;
     status.update({ paired: true, token_rejected: false, daemon_reachable: true, last_error: null });
     poller.reconfigure();
     reachTabs(true); // the daemon knows none of the open tabs yet
@@ -355,6 +376,7 @@ async function pair(rawCode) {
 async function unpair() {
   const config = await loadConfig();
   await chrome.storage.local.remove(KEYS.token);
+  known = null;
   poller.reconfigure();
   await status.update({ paired: false, token_rejected: false, last_error: null });
   if (!config.token) return { ok: true, revoked: false };
@@ -410,7 +432,10 @@ chrome.tabs.onUpdated.addListener((_tabId, change) => {
 });
 chrome.windows.onFocusChanged.addListener(() => start());
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === 'local' && (KEYS.token in changes || KEYS.port in changes)) poller.reconfigure();
+  if (area === 'local' && (KEYS.token in changes || KEYS.port in changes)) {
+    known = null;
+    poller.reconfigure();
+  }
 });
 
 /**
