@@ -35,6 +35,7 @@ import { KEYS, StatusStore } from './status.js';
 import { TabOwners } from './tabs/owners.js';
 import { HungTabs } from './tabs/hung.js';
 import { tabFacts } from './tabs/facts.js';
+import { mark } from './trace.js';
 import { AllowedCache, Origins, originOf } from './origins/rule.js';
 import { Held, startHolding } from './origins/held.js';
 import { forgetFramed, reachFramesOfOpenTabs, reachOpenTabs, reachWhenLoaded, watchNavigations, withFrames } from './tabs/reach.js';
@@ -107,7 +108,10 @@ let waitingPosts = Promise.resolve();
 const extenders = new Map(); // correlation id → runCommand's extend, while the command runs
 chrome.windows.onRemoved.addListener((windowId) => origins.closed(windowId));
 // release_capture (origins/held.js) needs no look at the tab's frames.
-const runAllowed = origins.gate((query, signal, hooks) => (query.action === 'release_capture' ? runQuery(query, signal, hooks) : runFramed(query, signal, hooks)));
+const runAllowed = origins.gate((query, signal, hooks) => {
+  mark(query.correlation_id, 'allowed');
+  return query.action === 'release_capture' ? runQuery(query, signal, hooks) : runFramed(query, signal, hooks);
+});
 // What pages of origins neither local nor allowed capture is held in the
 // browser (origins/held.js) until the user allows the origin: then it goes
 // to the daemon. The daemon learns what is held with each poll, and in a
@@ -178,6 +182,10 @@ const seen = new Set();
 function dispatch(query) {
   const id = query?.correlation_id;
   if (typeof id !== 'string' || !id || seen.has(id)) return;
+  // Stages (trace.js, off by default): received, tab chosen (owners),
+  // allowed (hung tabs, the origin rule), acted (the action's handler),
+  // flushed (capture), posting and result answered (POST /query-result).
+  mark(id, 'received');
   seen.add(id);
   if (seen.size > SEEN_LIMIT) seen.delete(seen.values().next().value);
 
@@ -191,14 +199,17 @@ function dispatch(query) {
       extenders.set(id, extend);
       return mode.work().then(() => owners.run(query, signal, hung.guard(runAllowed, (t) => {
         tabId = t;
+        mark(id, 'tab chosen');
       })));
     },
     // What the tab did before the result is readable once it is
     // (capture/worker.js flushAfter), within the time left before the
     // deadline; a frozen tab has nothing to hand over.
     after: async (outcome, budgetMs) => {
+      mark(id, 'acted');
       if (outcome.error?.reason === 'tab_unresponsive') return;
       await flushAfter(query, 'error' in outcome ? null : outcome.result, tabId, budgetMs);
+      mark(id, 'flushed');
     },
     report: postResult,
     onStatus: (s) => {
@@ -228,7 +239,9 @@ async function postResult(body, { signal } = {}) {
     try {
       const config = await currentConfig();
       if (!config.token) return; // unpaired meanwhile: the daemon fails the command itself
+      if (body.status !== 'pending') mark(body.correlation_id, 'posting');
       await makeClient(config).queryResult(body, { signal });
+      if (body.status !== 'pending') mark(body.correlation_id, 'result answered');
       return;
     } catch (err) {
       if (signal?.aborted) return;
