@@ -34,6 +34,8 @@ import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
 import { TabOwners } from './tabs/owners.js';
 import { HungTabs } from './tabs/hung.js';
+import { tabFacts } from './tabs/facts.js';
+import { mark } from './trace.js';
 import { AllowedCache, Origins, originOf } from './origins/rule.js';
 import { Held, startHolding } from './origins/held.js';
 import { forgetFramed, reachFramesOfOpenTabs, reachOpenTabs, reachWhenLoaded, watchNavigations, withFrames } from './tabs/reach.js';
@@ -49,7 +51,10 @@ const status = new StatusStore(chrome.storage.local, INSTANCE);
 
 // Tabs per agent: which agent owns which tab, each agent's last used tab,
 // its tab groups (tabs/owners.js). Every command runs through owners.run.
-const owners = new TabOwners({ onChange: noteTab });
+// What Chrome says of each tab, asked once per change, not by every step
+// of every command (tabs/facts.js).
+tabFacts.listen();
+const owners = new TabOwners({ onChange: noteTab, facts: tabFacts });
 owners.listen();
 
 // Tabs whose page did not answer a probe (tabs/hung.js): commands to them
@@ -83,7 +88,7 @@ const runFramed = withFrames(runQuery, { atWork: () => mode.atWork });
 const origins = new Origins({
   storage: chrome.storage.local,
   tabUrl: async (id) => {
-    const tab = await chrome.tabs.get(id);
+    const tab = await tabFacts.fresh(id);
     return tab.url || tab.pendingUrl || '';
   },
   ask: async ({ id, origin, agent }) => {
@@ -103,7 +108,10 @@ let waitingPosts = Promise.resolve();
 const extenders = new Map(); // correlation id → runCommand's extend, while the command runs
 chrome.windows.onRemoved.addListener((windowId) => origins.closed(windowId));
 // release_capture (origins/held.js) needs no look at the tab's frames.
-const runAllowed = origins.gate((query, signal, hooks) => (query.action === 'release_capture' ? runQuery(query, signal, hooks) : runFramed(query, signal, hooks)));
+const runAllowed = origins.gate((query, signal, hooks) => {
+  mark(query.correlation_id, 'allowed');
+  return query.action === 'release_capture' ? runQuery(query, signal, hooks) : runFramed(query, signal, hooks);
+});
 // What pages of origins neither local nor allowed capture is held in the
 // browser (origins/held.js) until the user allows the origin: then it goes
 // to the daemon. The daemon learns what is held with each poll, and in a
@@ -146,6 +154,22 @@ async function loadConfig() {
   return { token: typeof got[KEYS.token] === 'string' ? got[KEYS.token] : '', port: validPort(port) ? port : DEFAULT_PORT };
 }
 
+// known holds the settings as last read, for the posts on a command's path
+// (its result, the capture the result waits for): a chrome.storage read
+// costs about a millisecond before each. It is dropped at every change of
+// the token or the port (storage.onChanged below; pair and unpair drop it
+// themselves as they write).
+let known = null;
+
+/** currentConfig is loadConfig, read again only after the token or port changed. */
+function currentConfig() {
+  known ??= loadConfig().catch((err) => {
+    known = null;
+    throw err;
+  });
+  return known;
+}
+
 function makeClient(config) {
   return new DaemonClient({ port: config.port, token: config.token, instance: INSTANCE });
 }
@@ -158,6 +182,10 @@ const seen = new Set();
 function dispatch(query) {
   const id = query?.correlation_id;
   if (typeof id !== 'string' || !id || seen.has(id)) return;
+  // Stages (trace.js, off by default): received, tab chosen (owners),
+  // allowed (hung tabs, the origin rule), acted (the action's handler),
+  // flushed (capture), posting and result answered (POST /query-result).
+  mark(id, 'received');
   seen.add(id);
   if (seen.size > SEEN_LIMIT) seen.delete(seen.values().next().value);
 
@@ -171,14 +199,17 @@ function dispatch(query) {
       extenders.set(id, extend);
       return mode.work().then(() => owners.run(query, signal, hung.guard(runAllowed, (t) => {
         tabId = t;
+        mark(id, 'tab chosen');
       })));
     },
     // What the tab did before the result is readable once it is
     // (capture/worker.js flushAfter), within the time left before the
     // deadline; a frozen tab has nothing to hand over.
     after: async (outcome, budgetMs) => {
+      mark(id, 'acted');
       if (outcome.error?.reason === 'tab_unresponsive') return;
       await flushAfter(query, 'error' in outcome ? null : outcome.result, tabId, budgetMs);
+      mark(id, 'flushed');
     },
     report: postResult,
     onStatus: (s) => {
@@ -206,9 +237,11 @@ async function postResult(body, { signal } = {}) {
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) return;
     try {
-      const config = await loadConfig();
+      const config = await currentConfig();
       if (!config.token) return; // unpaired meanwhile: the daemon fails the command itself
+      if (body.status !== 'pending') mark(body.correlation_id, 'posting');
       await makeClient(config).queryResult(body, { signal });
+      if (body.status !== 'pending') mark(body.correlation_id, 'result answered');
       return;
     } catch (err) {
       if (signal?.aborted) return;
@@ -295,7 +328,7 @@ function start() {
   }).catch((err) => console.warn('gasoline: creating the keep-alive alarm:', err));
   mode.start();
   poller.start();
-  startCapture({ loadConfig, makeClient, tabInfo: (tab) => owners.describe(tab), withhold: holdCapture });
+  startCapture({ loadConfig: currentConfig, makeClient, tabInfo: (tab) => owners.describe(tab), withhold: holdCapture });
 }
 
 // --- pairing (called by the popup) -----------------------------------------
@@ -315,6 +348,7 @@ async function pair(rawCode) {
   try {
     const res = await makeClient({ port: config.port, token: '' }).pair(code);
     await chrome.storage.local.set({ [KEYS.token]: res.token });
+    known = null;
     status.update({ paired: true, token_rejected: false, daemon_reachable: true, last_error: null });
     poller.reconfigure();
     reachTabs(true); // the daemon knows none of the open tabs yet
@@ -355,6 +389,7 @@ async function pair(rawCode) {
 async function unpair() {
   const config = await loadConfig();
   await chrome.storage.local.remove(KEYS.token);
+  known = null;
   poller.reconfigure();
   await status.update({ paired: false, token_rejected: false, last_error: null });
   if (!config.token) return { ok: true, revoked: false };
@@ -410,7 +445,10 @@ chrome.tabs.onUpdated.addListener((_tabId, change) => {
 });
 chrome.windows.onFocusChanged.addListener(() => start());
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === 'local' && (KEYS.token in changes || KEYS.port in changes)) poller.reconfigure();
+  if (area === 'local' && (KEYS.token in changes || KEYS.port in changes)) {
+    known = null;
+    poller.reconfigure();
+  }
 });
 
 /**

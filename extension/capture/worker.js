@@ -384,6 +384,10 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
     if (left(1) <= 0) return { complete: false, missing: ['no time was left before the command\'s deadline to collect what its tab did'] };
     let missing = [];
     if (Number.isInteger(tabId) && tabId >= 0) {
+      // The tab as it is after the command, asked beside the frames' flush
+      // when there is no settling to wait for (a round trip less before the
+      // result); noted after the frames' events all the same.
+      const asked = settleMs > 0 ? null : api.tabs.get(tabId).catch(() => null);
       const until = Date.now() + left(settleMs);
       for (;;) {
         const f = await flushFrames(tabId, left(FLUSH_FRAME_MS));
@@ -402,7 +406,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
         }
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
-      const tab = await api.tabs.get(tabId).catch(() => null);
+      const tab = await (asked ?? api.tabs.get(tabId).catch(() => null));
       if (tab) addTab(tabNoted(tab), tab, { unchanged: true });
       await tabEvents;
     }

@@ -82,10 +82,14 @@ function emptyState() {
 export class TabOwners {
   /**
    * api is the chrome namespace; onChange(tabId) is called when a tab's
-   * owner or group changes (capture reports the tab again).
+   * owner or group changes (capture reports the tab again); facts answers
+   * chrome.tabs.get for the rules (background.js passes tabs/facts.js's,
+   * which keeps an answer until the tab changes; drop(tabId) after the
+   * extension changed it).
    */
-  constructor({ api = globalThis.chrome, onChange = () => {}, log = console } = {}) {
+  constructor({ api = globalThis.chrome, onChange = () => {}, log = console, facts = { get: (id) => api.tabs.get(id), drop() {} } } = {}) {
     this.api = api;
+    this.facts = facts;
     this.onChange = onChange;
     this.log = log;
     this.state = emptyState();
@@ -271,9 +275,11 @@ export class TabOwners {
     const existing = Number.isInteger(known) ? await tabGroups.get(known).catch(() => null) : null;
     if (existing && existing.windowId === tab.windowId) {
       await tabs.group({ groupId: existing.id, tabIds: [tab.id] });
+      this.facts.drop(tab.id);
       return existing.title || name;
     }
     const groupId = await tabs.group({ tabIds: [tab.id], createProperties: { windowId: tab.windowId } });
+    this.facts.drop(tab.id);
     this.state.groups[key] = groupId;
     this.save();
     await tabGroups.update(groupId, { title: name, color: colourOf(client) });
@@ -369,11 +375,12 @@ export class TabOwners {
    * or is gone. It never focuses a window.
    */
   async reveal(tab, client) {
-    if (!tab || typeof tab !== 'object') tab = await this.api.tabs.get(Number(tab)).catch(() => null);
+    if (!tab || typeof tab !== 'object') tab = await this.facts.get(Number(tab)).catch(() => null);
     if (!tab) return null;
     if (tab.active) return tab;
     const mine = (id) => this.state.tabs[id]?.client === client;
     if (!mine(tab.id) || (await agentWindow(this.api, [tab.id], mine)) !== tab.windowId) return null;
+    this.facts.drop(tab.id);
     return this.api.tabs.update(tab.id, { active: true }).catch(() => null);
   }
 
@@ -446,7 +453,7 @@ export class TabOwners {
   /** alive is tabId when that tab exists; else it forgets the tab and is undefined. */
   async alive(tabId) {
     if (!Number.isInteger(tabId)) return undefined;
-    if (await this.api.tabs.get(tabId).then(() => true, () => false)) return tabId;
+    if (await this.facts.get(tabId).then(() => true, () => false)) return tabId;
     this.forget(tabId);
     return undefined;
   }

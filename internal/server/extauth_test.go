@@ -32,7 +32,7 @@ func wrongProof() string {
 // pairExtension pairs as the extension does (extension/auth.js): a proof of
 // a fresh code, and the daemon's answer checked with the code's key. It
 // returns the token.
-func (e *env) pairExtension(t *testing.T) string {
+func (e *env) pairExtension(t testing.TB) string {
 	t.Helper()
 	got, body := e.do(t, req{"POST", "/pair/code", map[string]string{"Authorization": "Bearer " + token}, ""})
 	if got != 200 {
@@ -86,7 +86,7 @@ type sent struct {
 
 // send signs r (its fields filled in from the request when empty) and sends
 // it with the Authorization header auth(r) returns.
-func (s *signer) send(t *testing.T, method, path, body string, edit func(*extauth.Request), header func(string) string) sent {
+func (s *signer) send(t testing.TB, method, path, body string, edit func(*extauth.Request), header func(string) string) sent {
 	t.Helper()
 	r := extauth.Request{Method: method, Host: "127.0.0.1:" + strconv.Itoa(s.e.port), URI: path, Instance: s.instance,
 		TS: time.Now().UnixMilli(), Nonce: randomHex(16), Body: []byte(body)}

@@ -20,7 +20,7 @@ import (
 
 // sendSealed sends plain sealed and signed as the extension does
 // (extension/auth.js), after edit may change the wire body and headers.
-func (s *signer) sendSealed(t *testing.T, method, path, plain string, edit func(r *extauth.Request, body []byte, h map[string]string) []byte) sent {
+func (s *signer) sendSealed(t testing.TB, method, path, plain string, edit func(r *extauth.Request, body []byte, h map[string]string) []byte) sent {
 	t.Helper()
 	r := extauth.Request{Method: method, Host: "127.0.0.1:" + strconv.Itoa(s.e.port), URI: path, Instance: s.instance,
 		TS: time.Now().UnixMilli(), Nonce: randomHex(16)}
@@ -46,7 +46,7 @@ func (s *signer) sendSealed(t *testing.T, method, path, plain string, edit func(
 }
 
 // deliver queues a command and hands it to ext's poll.
-func (e *env) deliver(t *testing.T, ext *signer) string {
+func (e *env) deliver(t testing.TB, ext *signer) string {
 	t.Helper()
 	c, err := e.tracker.Submit(tracker.Spec{Client: "c", Prefix: "exec", Action: "execute_js", Params: json.RawMessage(`{"script":"1"}`),
 		Timeout: time.Minute})

@@ -37,11 +37,11 @@ type env struct {
 }
 
 // newEnv serves the real echo handler on 127.0.0.1 with real tools.
-func newEnv(t *testing.T) *env { return newEnvWith(t, tools.Deps{}) }
+func newEnv(t testing.TB) *env { return newEnvWith(t, tools.Deps{}) }
 
 // newEnvWith is newEnv with tools built from deps (Tracker, Health and Log
 // are filled in).
-func newEnvWith(t *testing.T, deps tools.Deps) *env {
+func newEnvWith(t testing.TB, deps tools.Deps) *env {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -81,7 +81,7 @@ type req struct {
 // does with the extension token it holds, instead of sending the header.
 const signAs = "Test-Sign-As"
 
-func (e *env) do(t *testing.T, r req) (int, []byte) {
+func (e *env) do(t testing.TB, r req) (int, []byte) {
 	t.Helper()
 	hr, err := http.NewRequest(r.method, e.url+r.path, strings.NewReader(r.body))
 	if err != nil {

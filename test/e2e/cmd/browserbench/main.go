@@ -18,7 +18,9 @@
 //
 // -stream-only times clicks on a quiet page and on one that never goes
 // quiet, interleaved, and navigate to the latter (stream.go); -changed-only
-// measures effects.changed on TodoMVC and Python's docs (changed.go).
+// measures effects.changed on TodoMVC and Python's docs (changed.go);
+// -stages prints where the time of execute_js and of a click goes, stage
+// by stage (stages.go).
 package main
 
 import (
@@ -135,6 +137,11 @@ func run(ctx context.Context) (err error) {
 	if err := chromium.PairDaemon(ctx, conn, d); err != nil {
 		return err
 	}
+	if *stages {
+		if err := traceOn(ctx, conn); err != nil {
+			return err
+		}
+	}
 	// No DevTools session stays open while measuring.
 	conn.Close()
 
@@ -157,6 +164,10 @@ func run(ctx context.Context) (err error) {
 			fmt.Printf("| %s | %s | %s | | %s |\n", r.figure, fmtDur(pct(r.samples, 50)), fmtDur(pct(r.samples, 99)), r.target)
 		}
 		return nil
+	}
+
+	if *stages {
+		return stageRun(ctx, mc, d, browser.WebSocketURL)
 	}
 
 	if *shotsOnly {

@@ -8,7 +8,10 @@
 // interleaved, measuring per navigation the renderer's main-thread time
 // (Performance.getMetrics TaskDuration of the new document, in the thread's
 // CPU time and in wall time, up to a settle time after its load event) and
-// the load time (navigation start → load event end). It prints a Markdown
+// the load time (navigation start → load event end). A third browser, also
+// without extensions, loads every page too (-noise, on by default): what it
+// differs from the first by is the noise of the run, printed beside each
+// figure the extension adds. It prints a Markdown
 // table on stdout (progress goes to stderr) and stops everything it
 // started. With -profile it prints, instead, where the extension's time
 // goes by source file and function, sampled with V8's profiler in a debug
@@ -22,7 +25,7 @@
 // again every few minutes, so every frame is captured, as while an agent
 // works.
 //
-//	cd test/e2e && go run ./cmd/pagebench [-n 15] [-warmup 2] [-frames 20] [-settle 1s] [-docs DIR] [-profile] [-at-work]
+//	cd test/e2e && go run ./cmd/pagebench [-n 15] [-warmup 2] [-frames 20] [-settle 1s] [-docs DIR] [-profile] [-at-work] [-noise=false]
 package main
 
 import (
@@ -51,6 +54,7 @@ var (
 	timeout = flag.Duration("timeout", 30*time.Minute, "stop and fail after this long")
 	verbose = flag.Bool("v", false, "print every navigation's figures on stderr")
 	atWork  = flag.Bool("at-work", false, "measure while an agent works: an agent's command (new_tab, close_tab) first, and again every 5 minutes, so the extension captures every frame, not top documents only")
+	noise   = flag.Bool("noise", true, "load every page in a second browser without extensions too, and print what it differs from the first by (the run's noise) beside what the extension adds")
 	profile = flag.Bool("profile", false, "instead of the table, sample each load's JavaScript with V8's profiler and print where the time goes, by extension source file and function (loads a debug copy of the extension: its content scripts unbundled and unminified)")
 )
 
@@ -76,6 +80,7 @@ type page struct {
 	path          string
 	frames        int // iframes it holds (iframe pages only)
 	without, with []sample
+	twin          []sample // the second browser without extensions (-noise)
 }
 
 func run(ctx context.Context) error {
@@ -141,6 +146,13 @@ func run(ctx context.Context) error {
 		return fmt.Errorf("starting the browser without the extension: %w", err)
 	}
 	defer without.close()
+	var twin *side
+	if *noise && !*profile {
+		if twin, err = startSide(ctx, "twin", bin, "", filepath.Join(tmp, "twin"), nil); err != nil {
+			return fmt.Errorf("starting the second browser without the extension: %w", err)
+		}
+		defer twin.close()
+	}
 	ext := filepath.Join(root, "extension")
 	if *profile {
 		// The real extension's content scripts are minified bundles, which
@@ -181,10 +193,14 @@ func run(ctx context.Context) error {
 		}
 		for j, p := range list {
 			// Alternate which browser goes first, so neither always
-			// follows the other's load.
+			// follows the other's load (with the twin: each goes first,
+			// second and last in turn).
 			order := []*side{without, with}
 			if (i+j)%2 == 1 {
 				order = []*side{with, without}
+			}
+			if twin != nil {
+				order = [][]*side{{without, with, twin}, {with, twin, without}, {twin, without, with}}[(i+j)%3]
 			}
 			for _, s := range order {
 				smp, err := s.navigate(ctx, srv.URL+p.path, *settle)
@@ -201,9 +217,12 @@ func run(ctx context.Context) error {
 				if i < *warmup {
 					continue
 				}
-				if s == with {
+				switch s {
+				case with:
 					p.with = append(p.with, smp)
-				} else {
+				case twin:
+					p.twin = append(p.twin, smp)
+				default:
 					p.without = append(p.without, smp)
 				}
 			}

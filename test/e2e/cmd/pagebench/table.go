@@ -15,23 +15,26 @@ func printTable(list []*page, version, load0, load1 string) {
 	fmt.Printf("%s, headless, %d CPUs (load average %s at the start, %s at the end). n=%d loads per page per browser after %d warm-up, "+
 		"interleaved; the extension paired with a daemon, %s. Main thread: Performance.getMetrics TaskDuration of the new document up to %v after "+
 		"its load event, in the thread's CPU time (threadTicks) and in wall time (DevTools' default, inflated when the machine is busy). "+
-		"Load: navigation start → load event end. \"added\" is with − without of each percentile. "+
+		"Load: navigation start → load event end. \"added\" is with − without of each percentile; \"noise\" is the same difference between two identical "+
+		"browsers without extensions (the second loads every page too, interleaved: -noise), so an added figure within it is no cost the run can show. "+
 		"Targets (issue 18): ≤ 3 ms p50 main-thread time added per page, ≤ 1 ms per extra frame, load time within noise.\n\n",
 		version, runtime.NumCPU(), load0, load1, *n, *warmup, mode(), *settle)
-	fmt.Println("| page | main-thread CPU, no extension p50 / p99 | with extension p50 / p99 | added p50 / p99 | main-thread wall p50: no extension / with / added | script CPU added p50 | load, no extension p50 / p99 | with extension p50 / p99 |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+	fmt.Println("| page | main-thread CPU, no extension p50 / p99 | with extension p50 / p99 | added p50 / p99 | noise p50 / p99 | main-thread wall p50: no extension / with / added / noise | script CPU added p50 / noise | load, no extension p50 / p99 | with extension p50 / p99 | load added p50 / noise |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	var base, many *page
 	for _, p := range list {
 		cw, cx := field(p.without, cpuOf), field(p.with, cpuOf)
 		ww, wx := field(p.without, wallOf), field(p.with, wallOf)
 		sw, sx := field(p.without, scriptOf), field(p.with, scriptOf)
 		lw, lx := field(p.without, loadOf), field(p.with, loadOf)
-		fmt.Printf("| %s | %s / %s | %s / %s | %s / %s | %s / %s / %s | %s | %s / %s | %s / %s |\n", p.name,
+		fmt.Printf("| %s | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s / %s / %s | %s / %s | %s / %s | %s / %s | %s / %s |\n", p.name,
 			fmtMS(pct(cw, 50)), fmtMS(pct(cw, 99)), fmtMS(pct(cx, 50)), fmtMS(pct(cx, 99)),
 			fmtMS(pct(cx, 50)-pct(cw, 50)), fmtMS(pct(cx, 99)-pct(cw, 99)),
-			fmtMS(pct(ww, 50)), fmtMS(pct(wx, 50)), fmtMS(pct(wx, 50)-pct(ww, 50)),
-			fmtMS(pct(sx, 50)-pct(sw, 50)),
-			fmtMS(pct(lw, 50)), fmtMS(pct(lw, 99)), fmtMS(pct(lx, 50)), fmtMS(pct(lx, 99)))
+			noiseOf(p, cpuOf, 50), noiseOf(p, cpuOf, 99),
+			fmtMS(pct(ww, 50)), fmtMS(pct(wx, 50)), fmtMS(pct(wx, 50)-pct(ww, 50)), noiseOf(p, wallOf, 50),
+			fmtMS(pct(sx, 50)-pct(sw, 50)), noiseOf(p, scriptOf, 50),
+			fmtMS(pct(lw, 50)), fmtMS(pct(lw, 99)), fmtMS(pct(lx, 50)), fmtMS(pct(lx, 99)),
+			fmtMS(pct(lx, 50)-pct(lw, 50)), noiseOf(p, loadOf, 50))
 		switch {
 		case p.path == "/frames?n=0":
 			base = p
@@ -61,7 +64,25 @@ func printTable(list []*page, version, load0, load1 string) {
 		fmt.Printf("\nAdded per extra frame ((%s − %s) / %d): main-thread CPU p50 %s, p99 %s; wall p50 %s; load p50 %s.\n",
 			many.name, base.name, many.frames,
 			fmtMS(perFrame(cpuOf, 50)), fmtMS(perFrame(cpuOf, 99)), fmtMS(perFrame(wallOf, 50)), fmtMS(perFrame(loadOf, 50)))
+		if len(many.twin) > 0 && len(base.twin) > 0 {
+			twin := func(f func(sample) time.Duration, q int) time.Duration {
+				d := func(p *page) time.Duration { return pct(field(p.twin, f), q) - pct(field(p.without, f), q) }
+				return (d(many) - d(base)) / time.Duration(many.frames)
+			}
+			fmt.Printf("Noise per extra frame (the same, second browser without extensions − first): main-thread CPU p50 %s, p99 %s; wall p50 %s; load p50 %s.\n",
+				fmtMS(twin(cpuOf, 50)), fmtMS(twin(cpuOf, 99)), fmtMS(twin(wallOf, 50)), fmtMS(twin(loadOf, 50)))
+		}
 	}
+}
+
+// noiseOf is the q-th percentile of f in p's second browser without
+// extensions minus that in the first: the difference two identical
+// browsers show in this run; "—" without the second (-noise=false).
+func noiseOf(p *page, f func(sample) time.Duration, q int) string {
+	if len(p.twin) == 0 {
+		return "—"
+	}
+	return fmtMS(pct(field(p.twin, f), q) - pct(field(p.without, f), q))
 }
 
 func cpuOf(s sample) time.Duration    { return s.cpu }
