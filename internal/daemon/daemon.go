@@ -215,7 +215,13 @@ type parts struct {
 func assemble(o Options, dir state.Dir, uploads *upload.Dirs, port int, log zerolog.Logger) parts {
 	topts := o.Tracker
 	topts.Logger = log // failures the tracker decides (timers, disconnects) go to daemon.log
-	p := parts{trk: tracker.New(topts), capt: capture.New(o.Capture), anns: annotate.NewStore(0, 0), started: time.Now(),
+	copts := o.Capture
+	if copts.OnWait == nil {
+		// A debug line each time an observe with wait_ms blocks: what a user
+		// reading daemon.log, and a test, can tell a waiting read by.
+		copts.OnWait = func() { log.Debug().Msg("observe waits for capture") }
+	}
+	p := parts{trk: tracker.New(topts), capt: capture.New(copts), anns: annotate.NewStore(0, 0), started: time.Now(),
 		contracts: &extcontract.Seen{}}
 	p.health = healthOf(p.trk, p.contracts, port, p.started)
 	p.results = result.NewKeeper(p.trk, outputStore(o.Output, log), log)

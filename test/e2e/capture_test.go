@@ -454,9 +454,9 @@ type captureEnv struct {
 	tap  *tap
 }
 
-func captureReady(t *testing.T) *captureEnv {
+func captureReady(t *testing.T, daemonFlags ...string) *captureEnv {
 	t.Helper()
-	e := newEnv(t)
+	e := newEnv(t, daemonFlags...)
 	c := &captureEnv{env: e, site: newCaptureSite(t), tap: newTap(t, e.daemon.Port)}
 	e.startBrowser(c.site.URL + "/capture/blank.html")
 	e.pairOn(c.tap.Port)
@@ -1130,10 +1130,16 @@ func TestObserveCapturedPage(t *testing.T) {
 	})
 }
 
+// daemonLogCount is how many lines of daemon.log hold s.
+func (c *captureEnv) daemonLogCount(s string) int {
+	b, _ := os.ReadFile(c.daemon.LogPath())
+	return strings.Count(string(b), s)
+}
+
 // TestObserveWaitWakes: observe logs with wait_ms blocks until the page
 // logs a matching line, and returns it.
 func TestObserveWaitWakes(t *testing.T) {
-	c := captureReady(t)
+	c := captureReady(t, "--log-level=debug")
 	p := c.openPage(c.site.URL + "/capture/blank.html")
 	p.eval(`console.warn("before the wait"); true`, nil)
 	before := c.observeUntil(map[string]any{"what": "logs", "text": "before the wait"}, 20*time.Second, func(o observed) error {
@@ -1143,8 +1149,16 @@ func TestObserveWaitWakes(t *testing.T) {
 		return nil
 	})
 	errc := make(chan error, 1)
+	waits := c.daemonLogCount("observe waits for capture")
 	go func() {
-		time.Sleep(time.Second)
+		// The page logs once the daemon says the observe below blocks
+		// (daemon.log at debug level), so the log wakes a waiting read.
+		for deadline := time.Now().Add(20 * time.Second); c.daemonLogCount("observe waits for capture") <= waits; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				errc <- fmt.Errorf("the daemon never logged that the observe waits")
+				return
+			}
+		}
 		errc <- p.s.Evaluate(c.ctx, `console.log("not a warning"); console.warn("woke the wait"); true`, nil)
 	}()
 	start := time.Now()
