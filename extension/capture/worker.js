@@ -106,7 +106,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
   // webNavigation reports for its documentId.
   const documentUrls = new Map();
   // A web or file subframe's load: recorded here, from the commit Chrome
-  // reports, rather than by the frame's page script (capture/main-world.js),
+  // reports, rather than by the frame's page script (capture/main/history.js),
   // whose message to the worker would cost every such frame on every page
   // a round trip (issue 18). Chrome reports a failed load as an error, not
   // a commit. While no agent works a subframe gets no content scripts

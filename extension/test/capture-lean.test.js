@@ -1,7 +1,7 @@
 // The network hooks of the page capture, run as the browser runs them: the
 // lean bundle every page loaded while no agent works gets
-// (dist/start-main-idle.js) and the readable source (the at-work capture),
-// each in a realm of its own whose window is node's (fetch, Request,
+// (dist/start-main-idle.js) and the at-work one (dist/start-main.js, built
+// from the same modules: capture/main/), each in a realm of its own whose window is node's (fetch, Request,
 // Response, streams, MessageChannel), against a local HTTP server. A lean
 // page keeps the request and response bodies of failed requests only
 // (status 400 or more, or no response: issue 28); at work, every request's.
@@ -63,7 +63,8 @@ function page(t, file, base) {
   const quiet = {};
   for (const m of ['log', 'error', 'warn', 'info', 'debug', 'trace', 'assert', 'dir', 'table']) quiet[m] = () => {};
   Object.assign(win, {
-    document: Object.assign(new EventTarget(), { readyState: 'complete', referrer: '' }),
+    // createElement: actions/dialogs.js's channel (the at-work bundle's last source).
+    document: Object.assign(new EventTarget(), { readyState: 'complete', referrer: '', createElement: () => new EventTarget() }),
     location: { href: `${base}/app`, origin: base },
     console: quiet,
     EventTarget, Event, MessageChannel, MessageEvent: PortEvent, MessagePort, fetch, Response, Request, Headers,
@@ -75,6 +76,7 @@ function page(t, file, base) {
     FocusEvent: class extends Event {},
     CustomEvent,
     dispatchEvent: (e) => EventTarget.prototype.dispatchEvent.call(win, e),
+    addEventListener: (...a) => EventTarget.prototype.addEventListener.apply(win, a), // called bare, as window's are
     queueMicrotask: (f) => { // a bundle rethrows a source's failure in a microtask
       try {
         f();
@@ -145,7 +147,7 @@ test('a lean page keeps the bodies of failed requests only', async (t) => {
 
 test('at work every request keeps its bodies', async (t) => {
   const base = await serve(t);
-  const p = page(t, 'capture/main-world.js', base);
+  const p = page(t, 'dist/start-main.js', base);
   await p.fetch(`${base}/ok`, { method: 'POST', body: 'kept=yes' }).then((r) => r.json());
   await p.fetch(new Request(`${base}/ok?req`, { method: 'POST', body: 'from a Request' })).then((r) => r.json());
   const ok = await settled(p.records, '/ok');
