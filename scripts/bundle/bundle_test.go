@@ -140,6 +140,13 @@ func TestLeanBundle(t *testing.T) {
 		if !strings.Contains(b, `(()=>{"use strict";`) {
 			t.Errorf("%s: the capture's modules are not bundled into one strict function (capture/main/*.js are strict as modules)", out)
 		}
+		// esbuild's helpers (__defProp, __export: a namespace import or
+		// export * needs them) call the page's built-ins, possibly replaced.
+		for _, helper := range []string{"__defProp", "__export", "__esm", "__commonJS", "__toESM", "__publicField"} {
+			if strings.Contains(b, helper) {
+				t.Errorf("%s holds esbuild's helper %s: import the capture's modules by name only", out, helper)
+			}
+		}
 	}
 	if !strings.Contains(idle, "lean=!0") || strings.Contains(work, "lean=!0") {
 		t.Errorf("only the lean bundle marks its records lean: true")
