@@ -1,10 +1,11 @@
-// The network hooks of the page capture, run as the browser runs them: the
-// lean bundle every page loaded while no agent works gets
-// (dist/start-main-idle.js) and the at-work one (dist/start-main.js, built
-// from the same modules: capture/main/), each in a realm of its own whose window is node's (fetch, Request,
-// Response, streams, MessageChannel), against a local HTTP server. A lean
-// page keeps the request and response bodies of failed requests only
-// (status 400 or more, or no response: issue 28); at work, every request's.
+// The page capture, run as the browser runs them: the lean bundle every
+// page loaded while no agent works gets (dist/start-main-idle.js) and the
+// at-work one (dist/start-main.js; both built from capture/main/), each in
+// a realm of its own whose window is node's (fetch, Request, Response,
+// streams, MessageChannel), against a local HTTP server. A lean page keeps
+// the request and response bodies of failed requests only (status 400 or
+// more, or no response: issue 28); at work, every request's. A page that
+// replaces built-ins after the capture ran changes nothing in its records.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -55,8 +56,8 @@ class PortEvent extends Event {
 /**
  * page runs the capture script file (under extension/) in a new realm
  * whose window shows base + "/app", takes its port as the relay does (and
- * closes it when t ends), and returns the page's fetch and the records it
- * sends.
+ * closes it when t ends), and returns the page's fetch, the records it
+ * sends and the realm (to run the page's own code in).
  */
 function page(t, file, base) {
   const win = new EventTarget();
@@ -99,7 +100,7 @@ function page(t, file, base) {
   assert.deepEqual(failures, [], `${file} failed to install`);
   const hooked = vm.runInContext('fetch', realm);
   assert.notEqual(hooked, fetch, `${file} did not hook fetch`);
-  return { fetch: hooked, records };
+  return { fetch: hooked, records, realm };
 }
 
 /** settled waits until the request to path has its final record (the one with the bodies), and returns it. */
@@ -156,4 +157,39 @@ test('at work every request keeps its bodies', async (t) => {
   assert.equal(ok.response_body, '{"ok":true}');
   const req = await settled(p.records, '/ok?req');
   assert.equal(req.request_body, 'from a Request');
+});
+
+test('a page that replaces built-ins after the capture ran changes nothing in its records (at work)', async (t) => {
+  const base = await serve(t);
+  const p = page(t, 'dist/start-main.js', base);
+  // The page's own code, after the bundle (document_start) ran: it replaces
+  // what the capture's modules call (builtins.js, page.js and each hook's
+  // own saved built-ins), then logs and fetches.
+  vm.runInContext(`
+    JSON.stringify = () => '"lie"';
+    String.prototype.slice = () => 'lie';
+    String.prototype.indexOf = () => -1;
+    String.prototype.toUpperCase = () => 'lie';
+    Array.prototype.push = function () { throw new Error('push'); };
+    Array.prototype.shift = () => undefined;
+    Array.prototype.splice = () => [];
+    Map.prototype.set = function () { throw new Error('set'); };
+    Function.prototype.call = () => 'lie';
+    Function.prototype.apply = () => 'lie';
+    Function.prototype.bind = () => () => 'lie';
+    Reflect.apply = () => 'lie';
+    Object.keys = () => [];
+    Date.now = () => 0;
+    Math.max = () => 0;
+    console.log('after', { a: [1, 2] }, 'x'.repeat(3));
+  `, p.realm);
+  const res = await p.fetch(`${base}/ok`, { method: 'post', body: 'kept=yes' });
+  assert.deepEqual(await res.json(), { ok: true }, 'the page reads its own response');
+  const ok = await settled(p.records, '/ok');
+  assert.equal(ok.method, 'POST');
+  assert.equal(ok.request_body, 'kept=yes');
+  assert.equal(ok.response_body, '{"ok":true}');
+  assert.ok(ok.ts > 0, `the record's time is the capture's clock: ${ok.ts}`);
+  const log = p.records.find((r) => r.kind === 'log');
+  assert.equal(log?.message, 'after {"a":[1,2]} xxx', JSON.stringify(p.records));
 });
