@@ -9,6 +9,7 @@ import {
 import { LIMITS, SCRIPT_NAME } from './limits.js';
 import { clip, oneLine } from './text.js';
 
+/** isElement reports whether v is a DOM element (by its saved nodeType getter; never throws). */
 export function isElement(v) {
   try {
     return v !== null && typeof v === 'object' && nodeTypeOf(v) === 1;
@@ -17,6 +18,7 @@ export function isElement(v) {
   }
 }
 
+/** isNodeLike reports whether v looks like a DOM node (a number nodeType and a string nodeName). */
 function isNodeLike(v) {
   try {
     return typeof v.nodeType === 'number' && typeof v.nodeName === 'string';
@@ -25,6 +27,7 @@ function isNodeLike(v) {
   }
 }
 
+/** isErrorLike reports whether v is an Error or a DOMException (by its tag). */
 export function isErrorLike(v) {
   const t = toTag(v);
   return t === '[object Error]' || t === '[object DOMException]';
@@ -49,6 +52,7 @@ export function shortNode(n) {
   return StringCtor(n.nodeName);
 }
 
+/** errorText is error e as "Name: message" ("Error" when reading it throws). */
 export function errorText(e) {
   let name;
   let msg;
@@ -61,6 +65,7 @@ export function errorText(e) {
   return msg ? name + ': ' + msg : name;
 }
 
+/** errorStack is error e's stack, clipped, or undefined. */
 export function errorStack(e) {
   try {
     const s = e.stack;
@@ -110,6 +115,7 @@ export function fmt(v, depth, path, budget) {
   return out;
 }
 
+/** fnName renders a function as [Function name] or [class Name]. */
 function fnName(f) {
   let name = '';
   try {
@@ -122,6 +128,7 @@ function fnName(f) {
 }
 
 
+/** fmtObject renders an object v for fmt: errors, nodes, dates and the like by kind, containers through fmtContainer; path holds its ancestors. */
 function fmtObject(v, depth, path, budget) {
   try {
     if (arrIndexOf(path, v) >= 0) return '[Circular]';
@@ -198,6 +205,7 @@ function fmtContainer(v, tag, depth, path, budget) {
   return s + '}';
 }
 
+/** fmtList renders up to LIMITS.entries of total items (at(i), pairs as k=>v) between open and close, and how many more. */
 function fmtList(list, total, at, open, close, depth, path, budget, pairs) {
   let s = open;
   const n = MathMin(total, LIMITS.entries, list.length);

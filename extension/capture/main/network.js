@@ -19,6 +19,7 @@ const headersForEach = HeadersCtor && uncurry(HeadersCtor.prototype.forEach);
 const random = strSlice(StringCtor(MathRandom()), 2, 10);
 let seq = 0;
 
+/** absolute is URL u resolved against the page's, clipped. */
 export function absolute(u) {
   try {
     return clip(new URLCtor(StringCtor(u), locHref(loc)).href, LIMITS.url);
@@ -27,6 +28,7 @@ export function absolute(u) {
   }
 }
 
+/** crossOrigin reports whether absolute URL u is of another origin than the page's. */
 function crossOrigin(u) {
   try {
     return new URLCtor(u).origin !== loc.origin;
@@ -35,11 +37,13 @@ function crossOrigin(u) {
   }
 }
 
+/** nextId is a new request id: prefix (f: fetch, x: XHR), this document's random part and a count. */
 export function nextId(prefix) {
   seq++;
   return prefix + random + '-' + seq;
 }
 
+/** headerObject is a Headers object's entries as a plain object (at most LIMITS.headers), or undefined. */
 export function headerObject(h) {
   const out = {};
   let n = 0;
@@ -53,6 +57,7 @@ export function headerObject(h) {
   return n ? out : undefined;
 }
 
+/** plainHeaders is the headers a page passed to fetch (Headers, pairs or an object) as a plain object, or undefined. */
 export function plainHeaders(h) {
   if (!h) return undefined;
   try {
@@ -74,6 +79,7 @@ export function plainHeaders(h) {
   return undefined;
 }
 
+/** failure names why a request to url got no response: aborted, cors or net::ERR_FAILED. */
 export function failure(e, url) {
   try {
     if (e && e.name === 'AbortError') return 'aborted';
@@ -83,6 +89,7 @@ export function failure(e, url) {
   return crossOrigin(url) ? 'cors' : 'net::ERR_FAILED';
 }
 
+/** record is the network record of request info (type: fetch or xhr), without its outcome. */
 export function record(info, type) {
   const rec = { kind: 'network', ts: info.ts, request_id: info.id, source: 'page', method: info.method, url: info.url, status: 0, resource_type: type };
   if (import.meta.lean) rec.lean = true; // bodies of failures only: the document loaded while no agent was at work

@@ -138,10 +138,12 @@ export function ended(info) {
   }, GRACE_MS);
 }
 
+/** untrack stops counting timer id (it ran or was cleared). */
 function untrack(id) {
   if (mapDelete(tracked.ids, id)) tracked.n--;
 }
 
+/** forgetLoad stops counting what the load started: an action began. */
 function forgetLoad() {
   if (loadOver) return;
   loadOver = true;
