@@ -256,14 +256,14 @@ func bundleModule(ext, s string, define map[string]string, all bool) (string, bo
 		return "", false, fmt.Errorf("bundling %s: esbuild wrote %d files, want 1", s, len(res.OutputFiles))
 	}
 	code := strings.TrimSuffix(strings.TrimSuffix(string(res.OutputFiles[0].Contents), "\n"), ";")
-	open := "(()=>{"
+	open, strict := "(()=>{", `"use strict";`
 	if !all {
-		open = "(() => {\n"
+		open, strict = "(() => {\n", "  \"use strict\";\n"
 	}
 	if !strings.HasPrefix(code, open) {
 		return "", false, fmt.Errorf("bundling %s: esbuild's output does not start with %q", s, open)
 	}
-	return open + `"use strict";` + code[len(open):], true, nil
+	return open + strict + code[len(open):], true, nil
 }
 
 // write renders every bundle into ext.
