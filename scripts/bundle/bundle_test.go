@@ -183,6 +183,12 @@ try{globalThis.a=1}catch(e){queueMicrotask(()=>{throw e})}
 (()=>{"use strict";var t=o=>o*2;globalThis.m=t(1);})()
 //# sourceURL=m.js
 `
+	if _, err := Render(dir, Bundle{Out: "x.js", Define: map[string]string{"import.meta.flag": "true"}, KeepNames: []string{"m/entry.js"}, Sources: []string{"m/entry.js"}}); err == nil || !strings.Contains(err.Error(), "KeepNames does not apply") {
+		t.Errorf("Render with a module in KeepNames: error = %v, want a refusal", err)
+	}
+	if _, err := Render(dir, Bundle{Out: "x.js", Sources: []string{"m/entry.js"}}); err == nil || !strings.Contains(err.Error(), "import.meta") {
+		t.Errorf("Render of a module reading import.meta.flag without its Define: error = %v, want a refusal (esbuild leaves import.meta empty in an IIFE)", err)
+	}
 	if string(mod) != wantMod {
 		t.Errorf("Render(a.js, the module m/entry.js) =\n%s\nwant its imports bundled in, what it does not use left out, strict:\n%s", mod, wantMod)
 	}

@@ -164,6 +164,9 @@ func Render(ext string, b Bundle) ([]byte, error) {
 			return nil, err
 		}
 		if module {
+			if slices.Contains(b.KeepNames, s) {
+				return nil, fmt.Errorf("%s: %s is an ES module, which KeepNames does not apply to: name the functions it hands the page as methods", b.Out, s)
+			}
 			if i == len(b.Sources)-1 {
 				fmt.Fprintf(&out, "%s\n", code)
 			} else {
