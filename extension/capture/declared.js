@@ -29,14 +29,14 @@
 // Each mode has its own files too. At work an entry runs its "js"; idle,
 // its "idle_js" when it has one: the lean start bundles (scripts/bundle),
 // without what serves an agent only (the bodies of requests that
-// succeeded, WebSocket frames and web vitals in capture/main-world.js,
+// succeeded, WebSocket frames and web vitals in the capture (capture/main/lean.js),
 // which keeps a failed request's bodies: the user reproduces a bug before
 // asking an agent; the pristine built-ins of execute_js and the dialog
 // wrappers, with their ISOLATED ends), about 29.2 KB at document_start
 // instead of 42. A document loaded
 // idle keeps its lean capture until it is loaded again: an agent acting in
 // it gets the entry's "agent_js" brought in (tabs/reach.js, never twice,
-// and never main-world.js again, whose hooks must not wrap twice), and its
+// and never the capture again, whose hooks must not wrap twice), and its
 // records say lean: true (the daemon tells the agent what it lacks).
 //
 // An entry with "by_worker" (the DOM engine and the recorder, in

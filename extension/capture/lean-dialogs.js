@@ -1,6 +1,6 @@
 // The idle registration's native-dialog reporter, in the MAIN world of
 // every top document loaded while no agent works (dist/start-main-idle.js,
-// after capture/main-world.js). Such a document has no dialog wrappers
+// after capture/main/lean.js). Such a document has no dialog wrappers
 // (actions/dialogs.js comes at work only), so an alert at load or from a
 // timer shows natively and freezes the page; without a word from the page
 // the worker could only guess so from a failed probe, seconds later.

@@ -1,7 +1,7 @@
 // Long polls learned per page origin. A request a page starts while loading
 // and that has no answer yet is, to the page, either a long poll (it waits
 // tens of seconds for news) or an API call that answers late: the page
-// script (main-world.js) tells them apart only after WAIT_MS, so a page that
+// script (capture/main/work.js) tells them apart only after WAIT_MS, so a page that
 // holds a long poll settles WAIT_MS after its load. The worker sees every
 // request end (chrome.webRequest): a fetch/XHR that waited long for its
 // answer's headers, again and again, at the same method and path, is a long
@@ -9,7 +9,7 @@
 // settle check, where such a request counts as a stream at once. Pure:
 // tested under node.
 
-/** WAIT_MS matches main-world.js: a request without an answer this long counts as a long poll there. */
+/** WAIT_MS matches capture/main/work.js: a request without an answer this long counts as a long poll there. */
 export const WAIT_MS = 1200;
 
 /** LONG_MS is a wait no API call a page waits for lasts: one such wait is enough to know a long poll. */

@@ -37,7 +37,7 @@
 // "appeared", selector, text} (below). A password or card field's value is
 // never recorded ("[redacted]"); such a field's current value is
 // remembered and cut out of every later record of this frame
-// (capture/main-world.js does the same for console and network records).
+// (capture/main/ does the same for console and network records).
 (() => {
   if (globalThis.gasolineRecorder || typeof document === 'undefined') return;
   const engine = globalThis.gasolineEngine;

@@ -1,5 +1,5 @@
 // ISOLATED-world relay: at document_start in the frames capture/declared.js registers,
-// before main-world.js (registration order), in the extension's isolated world. It takes
+// before the MAIN-world capture (capture/main/; registration order), in the extension's isolated world. It takes
 // the private MessagePort the MAIN-world script hands over, treats everything
 // that arrives on it as untrusted data (shape checked, sizes capped), and
 // forwards it to the worker in batches with chrome.runtime.sendMessage. The
@@ -173,7 +173,7 @@
     e.stopImmediatePropagation();
     e.preventDefault();
     port = p;
-    Object.defineProperty(global, 'gasolineCaptureLinked', { value: true }); // main-world.js is here (tabs/reach.js)
+    Object.defineProperty(global, 'gasolineCaptureLinked', { value: true }); // the MAIN-world capture is here (tabs/reach.js)
     removeEventListener(PORT_EVENT, onPort, true);
     port.onmessage = onPageMessage;
   };
@@ -307,7 +307,7 @@
   // No timer runs in a page that is gone, so a record made as it is left
   // (record.js's last action at pagehide, what the page script sends then)
   // would wait behind pacing or a batch in flight for ever. From pagehide
-  // (this listener comes before record.js's and main-world.js's: this
+  // (this listener comes before record.js's and the MAIN-world capture's: this
   // script is injected first) pacing is off and every record goes at once,
   // beside the batches in flight but for those of their requests
   // (takeBatch), which follow them as usual if the page lives on.

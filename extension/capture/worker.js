@@ -47,27 +47,11 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
     started.batcher.kick();
     return started;
   }
-  const extensionUrl = api.runtime.getURL('');
-  let settings = normaliseSettings(DEFAULT_SETTINGS);
-  let fetching = null;
-
-  const refreshSettings = () => {
-    if (fetching) return fetching;
-    fetching = (async () => {
-      const config = await loadConfig();
-      if (!config.token) return;
-      try {
-        settings = normaliseSettings(await makeClient(config).captureConfig());
-      } catch (err) {
-        if (err?.status !== 404) log.warn('gasoline: reading GET /capture/config:', err?.message || err);
-      }
-    })().finally(() => {
-      fetching = null;
-    });
-    return fetching;
-  };
-
-  const batcher = new Batcher({
+  // c is what the parts below share: the settings are c.settings, replaced
+  // whenever the daemon's settings change (refreshSettings).
+  const c = { api, log, withhold, extensionUrl: api.runtime.getURL(''), settings: normaliseSettings(DEFAULT_SETTINGS) };
+  c.refreshSettings = settingsReader(c, loadConfig, makeClient);
+  c.batcher = new Batcher({
     store: api.storage.session,
     log,
     post: async (body) => {
@@ -76,17 +60,66 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
       return makeClient(config).postEvents(body);
     },
     onAccepted: (answer) => {
-      if (Number.isSafeInteger(answer?.config_version) && answer.config_version !== settings.version) refreshSettings();
+      if (Number.isSafeInteger(answer?.config_version) && answer.config_version !== c.settings.version) c.refreshSettings();
     },
   });
-
-  const addLocal = (e) => {
-    const event = sanitise(e, { tab_id: e.tab_id, frame_id: e.frame_id, page_url: e.page_url }, settings, { allowTab: true });
-    if (event && !withhold(event)) batcher.add(event);
+  c.addLocal = (e) => {
+    const event = sanitise(e, { tab_id: e.tab_id, frame_id: e.frame_id, page_url: e.page_url }, c.settings, { allowTab: true });
+    if (event && !withhold(event)) c.batcher.add(event);
   };
+  c.observer = observeNetwork(c);
+  c.documentUrls = watchNavigation(c);
+  c.tabs = watchTabs(c, tabInfo);
+  listenBatches(c, trackDocuments(c));
+  api.storage.onChanged.addListener((changes, area) => {
+    if (area === 'local' && ('token' in changes || 'port' in changes)) {
+      c.batcher.kick();
+      c.refreshSettings();
+    }
+  });
+  c.refreshSettings();
+  started = {
+    batcher: c.batcher, observer: c.observer, settings: () => c.settings, noteTab: c.tabs.noteTab,
+    flushFrame: (tabId, frame, waitMs) => flushFrame(c, tabId, frame, waitMs),
+    flushTab: (tabId, opts) => flushTab(c, tabId, opts),
+    forgetNotedTabs: c.tabs.forget,
+  };
+  return started;
+}
 
-  // The long polls learned (polls.js) outlive a worker that Chrome stopped,
-  // in chrome.storage.session, saved a second after a change.
+/**
+ * settingsReader returns refreshSettings(): it reads the daemon's capture
+ * settings (GET /capture/config) into c.settings, one read at a time (a
+ * call during one joins it), and resolves when done; unpaired, it reads
+ * nothing, and a failed read keeps the settings as they are.
+ */
+function settingsReader(c, loadConfig, makeClient) {
+  let fetching = null;
+  return () => {
+    if (fetching) return fetching;
+    fetching = (async () => {
+      const config = await loadConfig();
+      if (!config.token) return;
+      try {
+        c.settings = normaliseSettings(await makeClient(config).captureConfig());
+      } catch (err) {
+        if (err?.status !== 404) c.log.warn('gasoline: reading GET /capture/config:', err?.message || err);
+      }
+    })().finally(() => {
+      fetching = null;
+    });
+    return fetching;
+  };
+}
+
+/**
+ * observeNetwork starts recording every tab's requests (chrome.webRequest)
+ * into c.addLocal and returns the NetworkObserver. The long polls it learns
+ * (polls.js) outlive a worker that Chrome stopped, in
+ * chrome.storage.session, saved a second after a change.
+ */
+function observeNetwork(c) {
+  const { api } = c;
   let saving = null;
   const polls = new LongPolls({
     changed: () => {
@@ -97,26 +130,36 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
     },
   });
   Promise.resolve(api.storage?.session?.get(POLLS_KEY)).then((got) => polls.load(got?.[POLLS_KEY]), () => {});
-  const observer = new NetworkObserver({ emit: addLocal, ownOrigin: extensionUrl.replace(/\/$/, ''), polls });
+  const observer = new NetworkObserver({ emit: c.addLocal, ownOrigin: c.extensionUrl.replace(/\/$/, ''), polls });
   if (api.webRequest) listen(api.webRequest, observer);
-  else log.warn('gasoline: chrome.webRequest is unavailable; browser-side network capture is off');
+  else c.log.warn('gasoline: chrome.webRequest is unavailable; browser-side network capture is off');
+  return observer;
+}
 
-  // Chrome's sender.url is the URL a document was loaded at; after
-  // pushState or a fragment change the document's URL is the one
-  // webNavigation reports for its documentId.
+/**
+ * watchNavigation follows documents' URLs and records subframes' loads; it
+ * returns the map of documentId to URL it keeps (documentUrls).
+ *
+ * Chrome's sender.url is the URL a document was loaded at; after
+ * pushState or a fragment change the document's URL is the one
+ * webNavigation reports for its documentId.
+ *
+ * A web or file subframe's load: recorded here, from the commit Chrome
+ * reports, rather than by the frame's page script (capture/main/history.js),
+ * whose message to the worker would cost every such frame on every page
+ * a round trip (issue 18). Chrome reports a failed load as an error, not
+ * a commit. While no agent works a subframe gets no content scripts
+ * (capture/declared.js), so this is then all that is known of its load.
+ * The top document's load, with its referrer, and those of frames
+ * without a URL of their own still come from the page.
+ */
+function watchNavigation(c) {
+  const { api, observer } = c;
   const documentUrls = new Map();
-  // A web or file subframe's load: recorded here, from the commit Chrome
-  // reports, rather than by the frame's page script (capture/main-world.js),
-  // whose message to the worker would cost every such frame on every page
-  // a round trip (issue 18). Chrome reports a failed load as an error, not
-  // a commit. While no agent works a subframe gets no content scripts
-  // (capture/declared.js), so this is then all that is known of its load.
-  // The top document's load, with its referrer, and those of frames
-  // without a URL of their own still come from the page.
   const subframeLoaded = (d) => {
     if (!(d?.frameId > 0) || !Number.isInteger(d.tabId) || d.tabId < 0 || !scriptable(d.url)) return;
     observer.noteDocument(d.tabId, d.frameId, d.url);
-    addLocal({ kind: 'nav', type: 'load', ts: Number.isFinite(d.timeStamp) ? Math.round(d.timeStamp) : Date.now(), to: d.url,
+    c.addLocal({ kind: 'nav', type: 'load', ts: Number.isFinite(d.timeStamp) ? Math.round(d.timeStamp) : Date.now(), to: d.url,
       tab_id: d.tabId, frame_id: d.frameId, page_url: d.url });
   };
   const moved = (d) => {
@@ -132,12 +175,22 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
     api.webNavigation.onReferenceFragmentUpdated.addListener(moved);
     api.webNavigation.onCommitted?.addListener(subframeLoaded);
   }
+  return documentUrls;
+}
 
-  // Tab events go out in the order Chrome reported them, each with what
-  // tabInfo adds (which takes a moment: the owners load, a group's title).
-  // A tab noted as it is now (after a command, tabNoted) that is as the
-  // last event of it said, and said recently, is not sent again: after
-  // each command it was one more POST /events on the command's path.
+/**
+ * watchTabs records the tabs' events and returns {addTab(e, tab, {unchanged}),
+ * noteTab(tabId), settled() (resolves once the events added so far are
+ * out), forget() (notes every tab again)}.
+ *
+ * Tab events go out in the order Chrome reported them, each with what
+ * tabInfo adds (which takes a moment: the owners load, a group's title).
+ * A tab noted as it is now (after a command, tabNoted) that is as the
+ * last event of it said, and said recently, is not sent again: after
+ * each command it was one more POST /events on the command's path.
+ */
+function watchTabs(c, tabInfo) {
+  const { api, observer } = c;
   let tabEvents = Promise.resolve();
   const lastTab = new Map(); // tab id → {said: the event without ts, at}
   const addTab = (e, tab, { unchanged = false } = {}) => {
@@ -154,13 +207,12 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
         lastTab.set(full.tab_id, { said, at: full.ts });
         if (lastTab.size > MAX_DOCUMENTS) lastTab.delete(lastTab.keys().next().value);
       }
-      addLocal(full);
+      c.addLocal(full);
     });
   };
   const noteTab = (tabId) => {
     api.tabs.get(tabId).then((tab) => addTab(tabNoted(tab), tab), () => {});
   };
-
   api.tabs.onUpdated.addListener((tabId, change, tab) => {
     if (typeof tab?.url === 'string') observer.noteDocument(tabId, 0, tab.url);
     addTab(tabUpdated(tabId, change, tab), tab);
@@ -176,35 +228,42 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
   api.tabGroups?.onUpdated?.addListener((group) => {
     api.tabs.query({ groupId: group.id }).then((tabs) => tabs.forEach((t) => addTab(tabNoted(t), t)), () => {});
   });
+  return { addTab, noteTab, settled: () => tabEvents, forget: () => lastTab.clear() };
+}
 
-  // What the worker knows of each document that sent a batch, least
-  // recently heard from first: its frame id while it is active, and the
-  // ids of the last batches it sent. The top document of a page entering
-  // the back/forward cache sends what it records at pagehide under another
-  // frame id (0 is the tab's shown page only), and, if the page is
-  // restored, sends again under 0 every batch then in flight
-  // (capture/relay.js): those are stamped with the frame id the document
-  // had while active and not stored twice, however many batches other
-  // documents sent meanwhile (the Batcher remembers the last 1000 of all
-  // tabs) and however long the page stayed in the cache. While active a
-  // relay has one batch in flight; as its page is left, all it holds.
-  // What a document in the back/forward cache sent is kept in
-  // chrome.storage.session too (LEFT_PREFIX + documentId, the last
-  // MAX_LEFT_DOCUMENTS), so a worker stopped while the page is in the
-  // cache still knows it; it goes at the document's first new batch back
-  // in the page. Only such a document's batch waits for that write: a
-  // document left for good (pending_deletion) is not restored, and an
-  // active one's batch never waits on storage.
-  // A page may enter the cache with a batch whose acknowledgement it will
-  // not get, and send nothing at pagehide. Chrome tells the worker of no
-  // document entering the cache (webNavigation.getFrame does not find a
-  // cached one), so when a tab's top frame commits another document, its
-  // documents still storing a batch are kept too, written in the
-  // background: rare, and bounded like the rest.
-  // A document's frame id is known from its commit too: it may send
-  // nothing while active (the relay gathers a burst, a flush takes it).
+/**
+ * trackDocuments keeps what the worker knows of the documents that sent
+ * batches and returns {known (resolves once what storage kept is read),
+ * heard(sender, batch)}: of each such document, least
+ * recently heard from first: its frame id while it is active, and the
+ * ids of the last batches it sent. The top document of a page entering
+ * the back/forward cache sends what it records at pagehide under another
+ * frame id (0 is the tab's shown page only), and, if the page is
+ * restored, sends again under 0 every batch then in flight
+ * (capture/relay.js): those are stamped with the frame id the document
+ * had while active and not stored twice, however many batches other
+ * documents sent meanwhile (the Batcher remembers the last 1000 of all
+ * tabs) and however long the page stayed in the cache. While active a
+ * relay has one batch in flight; as its page is left, all it holds.
+ * What a document in the back/forward cache sent is kept in
+ * chrome.storage.session too (LEFT_PREFIX + documentId, the last
+ * MAX_LEFT_DOCUMENTS), so a worker stopped while the page is in the
+ * cache still knows it; it goes at the document's first new batch back
+ * in the page. Only such a document's batch waits for that write: a
+ * document left for good (pending_deletion) is not restored, and an
+ * active one's batch never waits on storage.
+ * A page may enter the cache with a batch whose acknowledgement it will
+ * not get, and send nothing at pagehide. Chrome tells the worker of no
+ * document entering the cache (webNavigation.getFrame does not find a
+ * cached one), so when a tab's top frame commits another document, its
+ * documents still storing a batch are kept too, written in the
+ * background: rare, and bounded like the rest.
+ * A document's frame id is known from its commit too: it may send
+ * nothing while active (the relay gathers a burst, a flush takes it).
+ */
+function trackDocuments(c) {
   const documents = new Map(); // documentId -> {frame, tab, batches: Set, storing: number}
-  const store = api.storage.session;
+  const store = c.api.storage.session;
   // The documents with a LEFT_PREFIX key, least recently kept first, each
   // once: a document evicted from documents is still found here.
   const kept = new Map(); // documentId -> its entry in documents
@@ -232,35 +291,12 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
     if (documents.size > MAX_DOCUMENTS) documents.delete(documents.keys().next().value);
     return d;
   };
-  const heard = (sender, batch) => {
-    const id = Number.isInteger(sender.frameId) ? sender.frameId : 0;
-    const doc = sender.documentId;
-    if (typeof doc !== 'string') return { frame: id, again: false };
-    const lifecycle = sender.documentLifecycle ?? 'active';
-    const active = lifecycle === 'active';
-    const d = entry(doc);
-    if (active) d.frame = id;
-    if (Number.isInteger(sender.tab?.id)) d.tab = sender.tab.id;
-    const again = batch !== undefined && d.batches.has(batch);
-    let saved = null;
-    if (batch !== undefined && !again) {
-      d.batches.add(batch);
-      for (const b of d.batches) {
-        if (d.batches.size <= (active ? DOCUMENT_BATCHES_ACTIVE : DOCUMENT_BATCHES)) break;
-        d.batches.delete(b);
-      }
-      if (lifecycle === 'cached') saved = keep(doc, d);
-      else if (active) forget(doc); // back in the page: what it sent before it was left is known
-    }
-    return { frame: active ? id : d.frame ?? id, again, saved, d };
-  };
-
   // Only top documents: theirs is the frame id the back/forward cache
   // changes, and the commits of every iframe (ads that refresh) would push
   // the documents that sent batches out of documents. After known, as
   // batches are: a commit that woke the worker must not make an entry that
   // hides the one kept in storage.
-  api.webNavigation?.onCommitted?.addListener((n) => {
+  c.api.webNavigation?.onCommitted?.addListener((n) => {
     if (n?.frameId !== 0 || !Number.isInteger(n.tabId)) return;
     known.then(() => {
       if (typeof n.documentId === 'string') {
@@ -271,156 +307,191 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
       for (const [doc, d] of documents) if (d.tab === n.tabId && d.storing > 0 && doc !== n.documentId) keep(doc, d);
     });
   });
+  return { known, heard: (sender, batch) => heardFrom({ entry, keep, forget }, sender, batch) };
+}
 
+/**
+ * heardFrom notes that sender's document sent batch (or was flushed: no
+ * batch): it returns the frame id to stamp its events with (the one it had
+ * while active), whether it sent that batch before (again), the storage
+ * write a cached document's batch waits for (saved), and its entry (d).
+ */
+function heardFrom({ entry, keep, forget }, sender, batch) {
+  const id = Number.isInteger(sender.frameId) ? sender.frameId : 0;
+  const doc = sender.documentId;
+  if (typeof doc !== 'string') return { frame: id, again: false };
+  const lifecycle = sender.documentLifecycle ?? 'active';
+  const active = lifecycle === 'active';
+  const d = entry(doc);
+  if (active) d.frame = id;
+  if (Number.isInteger(sender.tab?.id)) d.tab = sender.tab.id;
+  const again = batch !== undefined && d.batches.has(batch);
+  let saved = null;
+  if (batch !== undefined && !again) {
+    d.batches.add(batch);
+    for (const b of d.batches) {
+      if (d.batches.size <= (active ? DOCUMENT_BATCHES_ACTIVE : DOCUMENT_BATCHES)) break;
+      d.batches.delete(b);
+    }
+    if (lifecycle === 'cached') saved = keep(doc, d);
+    else if (active) forget(doc); // back in the page: what it sent before it was left is known
+  }
+  return { frame: active ? id : d.frame ?? id, again, saved, d };
+}
+
+/**
+ * listenBatches answers the relays' CaptureBatch messages: only content
+ * scripts', stamped from Chrome's sender, once what storage kept of the
+ * documents is read (docs.known).
+ */
+function listenBatches(c, docs) {
+  const { api, extensionUrl } = c;
   api.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     if (msg?.type !== CAPTURE_MESSAGE) return false;
     // Only content scripts: the extension's own pages never send capture data.
     if (sender?.id !== api.runtime.id || (typeof sender.url === 'string' && sender.url.startsWith(extensionUrl))) return false;
-    known.then(() => take(msg, sender, sendResponse));
+    docs.known.then(() => takeBatch(c, docs, msg, sender, sendResponse));
     return true; // the reply (the acknowledgement) comes once the batch is stored
   });
-  const take = (msg, sender, sendResponse) => {
-    const id = typeof msg.batch === 'string' && msg.batch.length <= 64 ? msg.batch : undefined;
-    const { frame, again, saved, d } = heard(sender, id);
-    if (again) { // stored already: acknowledged, not checked again
-      sendResponse({ ok: true, config: pageConfig(settings) });
-      return;
-    }
-    const stamp = {
-      tab_id: Number.isInteger(sender.tab?.id) ? sender.tab.id : -1,
-      frame_id: frame,
-      page_url: documentUrls.get(sender.documentId) ?? (typeof sender.url === 'string' ? sender.url : ''),
-    };
-    if (!observer.documentOf(stamp.tab_id, stamp.frame_id)) observer.noteDocument(stamp.tab_id, stamp.frame_id, stamp.page_url);
-    const { events: checked, dropped } = checkBatch(msg, stamp, settings);
-    const events = checked.filter((e) => !withhold(e));
-    const batch = id !== undefined ? `${stamp.tab_id}:${stamp.frame_id}:${id}` : undefined;
-    if (d) d.storing = (d.storing || 0) + 1;
-    Promise.all([batcher.addBatch(events, { batch, dropped, tab: stamp.tab_id }), saved]).then(() => {
-      if (d) d.storing--;
-      sendResponse({ ok: true, config: pageConfig(settings) });
-    });
-  };
+}
 
-  api.storage.onChanged.addListener((changes, area) => {
-    if (area === 'local' && ('token' in changes || 'port' in changes)) {
-      batcher.kick();
-      refreshSettings();
+/** takeBatch checks and stores a relay's batch, then acknowledges it with the page's settings. */
+function takeBatch(c, docs, msg, sender, sendResponse) {
+  const id = typeof msg.batch === 'string' && msg.batch.length <= 64 ? msg.batch : undefined;
+  const { frame, again, saved, d } = docs.heard(sender, id);
+  if (again) { // stored already: acknowledged, not checked again
+    sendResponse({ ok: true, config: pageConfig(c.settings) });
+    return;
+  }
+  const stamp = {
+    tab_id: Number.isInteger(sender.tab?.id) ? sender.tab.id : -1,
+    frame_id: frame,
+    page_url: c.documentUrls.get(sender.documentId) ?? (typeof sender.url === 'string' ? sender.url : ''),
+  };
+  if (!c.observer.documentOf(stamp.tab_id, stamp.frame_id)) c.observer.noteDocument(stamp.tab_id, stamp.frame_id, stamp.page_url);
+  const { events: checked, dropped } = checkBatch(msg, stamp, c.settings);
+  const events = checked.filter((e) => !c.withhold(e));
+  const batch = id !== undefined ? `${stamp.tab_id}:${stamp.frame_id}:${id}` : undefined;
+  if (d) d.storing = (d.storing || 0) + 1;
+  Promise.all([c.batcher.addBatch(events, { batch, dropped, tab: stamp.tab_id }), saved]).then(() => {
+    if (d) d.storing--;
+    sendResponse({ ok: true, config: pageConfig(c.settings) });
+  });
+}
+
+// flushFrame asks one document's relay for what its page recorded (see
+// relay.js) and stores it like a batch the relay sent; it resolves to the
+// relay's count of short timers, or null when the frame did not answer
+// within FLUSH_FRAME_MS (frozen, gone, or a page without content scripts).
+async function flushFrame(c, tabId, frame, waitMs = FLUSH_FRAME_MS) {
+  const { api, observer, documentUrls } = c;
+  const opts = typeof frame.documentId === 'string' ? { documentId: frame.documentId } : { frameId: frame.frameId ?? 0 };
+  const frameId = Number.isInteger(frame.frameId) ? frame.frameId : 0;
+  const pageUrl = () => documentUrls.get(frame.documentId) ?? (typeof frame.url === 'string' ? frame.url : observer.documentOf(tabId, frameId));
+  // The long polls known of the page's origin count there as streams at
+  // once, not after the page's wait for an answer (polls.js).
+  const msg = { gasoline: 'capture', op: 'flush' };
+  const polls = observer.longPolls(originOf(pageUrl()));
+  if (polls.length) msg.polls = polls;
+  // The answer's events are stored whenever it comes, even after the
+  // wait below gave up on it: the relay handed them over.
+  const sent = api.tabs.sendMessage(tabId, msg, opts).then((answer) => storeFlushed(c, tabId, frameId, pageUrl(), answer), (err) => {
+    const text = String(err?.message || err);
+    // No listener there: the document has no relay (opened before the
+    // extension and not reached yet), so what it recorded is not in.
+    return { gone: text, relay: !/Receiving end does not exist|Could not establish connection/i.test(text) };
+  });
+  const answer = await within(sent, waitMs, () => null);
+  if (!answer) return null;
+  if (answer.gone) return { timers: 0, due_ms: 0, relay: answer.relay }; // nothing to flush there
+  return { timers: answer.timers, due_ms: answer.due_ms, requests: answer.requests, action_requests: answer.action_requests,
+    navigating: answer.navigating === true, page: answer.page, streams: Array.isArray(answer.streams) ? answer.streams.slice(0, 5) : [] };
+}
+
+/**
+ * storeFlushed stores the events of a relay's flush answer (its whole
+ * queue, which may be longer than one message: it is checked a message's
+ * worth at a time, so none of it counts as over the limit; the page's drop
+ * counts once) and resolves to the answer, or {gone} without one.
+ */
+async function storeFlushed(c, tabId, frameId, pageUrl, answer) {
+  if (!answer || typeof answer !== 'object') return { gone: 'no answer' };
+  const stamp = { tab_id: tabId, frame_id: frameId, page_url: pageUrl };
+  const list = Array.isArray(answer.events) ? answer.events : [];
+  for (let i = 0; i === 0 || i < list.length; i += MAX_EVENTS_PER_MESSAGE) {
+    const part = { events: list.slice(i, i + MAX_EVENTS_PER_MESSAGE), dropped: i === 0 ? answer.dropped : undefined };
+    const { events: checked, dropped } = checkBatch(part, stamp, c.settings);
+    const events = checked.filter((e) => !c.withhold(e));
+    if (events.length || Object.keys(dropped).length) await c.batcher.addBatch(events, { dropped, tab: tabId });
+  }
+  return answer;
+}
+
+// flushFrames flushes every frame of tabId; it resolves to the frames
+// that did not answer and the page's fetch/XHR still in flight.
+async function flushFrames(c, tabId, waitMs = FLUSH_FRAME_MS) {
+  const frames = (await c.api.webNavigation?.getAllFrames({ tabId }).catch(() => null)) || [{ frameId: 0 }];
+  const answers = await Promise.all(frames.map((f) => flushFrame(c, tabId, f, waitMs)));
+  const missing = [];
+  const streams = [];
+  let requests = 0;
+  answers.forEach((a, i) => {
+    if (!a) missing.push(`frame ${frames[i].frameId} did not answer within ${waitMs} ms`);
+    else if (a.relay === false && scriptable(frames[i].url)) {
+      missing.push(`frame ${frames[i].frameId} has no capture relay (open since before the extension started); reload the tab to capture it`);
+    } else {
+      requests += a.requests || 0;
+      streams.push(...(a.streams || []));
     }
   });
+  return { missing, requests, streams };
+}
 
-  // flushFrame asks one document's relay for what its page recorded (see
-  // relay.js) and stores it like a batch the relay sent; it resolves to the
-  // relay's count of short timers, or null when the frame did not answer
-  // within FLUSH_FRAME_MS (frozen, gone, or a page without content scripts).
-  const flushFrame = async (tabId, frame, waitMs = FLUSH_FRAME_MS) => {
-    const opts = typeof frame.documentId === 'string' ? { documentId: frame.documentId } : { frameId: frame.frameId ?? 0 };
-    const frameId = Number.isInteger(frame.frameId) ? frame.frameId : 0;
-    const pageUrl = () => documentUrls.get(frame.documentId) ?? (typeof frame.url === 'string' ? frame.url : observer.documentOf(tabId, frameId));
-    // The long polls known of the page's origin count there as streams at
-    // once, not after the page's wait for an answer (polls.js).
-    const msg = { gasoline: 'capture', op: 'flush' };
-    const polls = observer.longPolls(originOf(pageUrl()));
-    if (polls.length) msg.polls = polls;
-    // The answer's events are stored whenever it comes, even after the
-    // wait below gave up on it: the relay handed them over.
-    const sent = api.tabs.sendMessage(tabId, msg, opts).then(async (answer) => {
-      if (!answer || typeof answer !== 'object') return { gone: 'no answer' };
-      const stamp = { tab_id: tabId, frame_id: frameId, page_url: pageUrl() };
-      // A flush answer holds the relay's whole queue, which may be longer
-      // than one message: it is checked a message's worth at a time, so
-      // none of it counts as over the limit (the page's drop counts once).
-      const list = Array.isArray(answer.events) ? answer.events : [];
-      for (let i = 0; i === 0 || i < list.length; i += MAX_EVENTS_PER_MESSAGE) {
-        const part = { events: list.slice(i, i + MAX_EVENTS_PER_MESSAGE), dropped: i === 0 ? answer.dropped : undefined };
-        const { events: checked, dropped } = checkBatch(part, stamp, settings);
-        const events = checked.filter((e) => !withhold(e));
-        if (events.length || Object.keys(dropped).length) await batcher.addBatch(events, { dropped, tab: tabId });
-      }
-      return answer;
-    }, (err) => {
-      const text = String(err?.message || err);
-      // No listener there: the document has no relay (opened before the
-      // extension and not reached yet), so what it recorded is not in.
-      return { gone: text, relay: !/Receiving end does not exist|Could not establish connection/i.test(text) };
-    });
-    const answer = await within(sent, waitMs, () => null);
-    if (!answer) return null;
-    if (answer.gone) return { timers: 0, due_ms: 0, relay: answer.relay }; // nothing to flush there
-    return { timers: answer.timers, due_ms: answer.due_ms, requests: answer.requests, action_requests: answer.action_requests,
-      navigating: answer.navigating === true, page: answer.page, streams: Array.isArray(answer.streams) ? answer.streams.slice(0, 5) : [] };
-  };
-
-  // flushFrames flushes every frame of tabId; it resolves to the frames
-  // that did not answer and the page's fetch/XHR still in flight.
-  const flushFrames = async (tabId, waitMs = FLUSH_FRAME_MS) => {
-    const frames = (await api.webNavigation?.getAllFrames({ tabId }).catch(() => null)) || [{ frameId: 0 }];
-    const answers = await Promise.all(frames.map((f) => flushFrame(tabId, f, waitMs)));
-    const missing = [];
-    const streams = [];
-    let requests = 0;
-    answers.forEach((a, i) => {
-      if (!a) missing.push(`frame ${frames[i].frameId} did not answer within ${waitMs} ms`);
-      else if (a.relay === false && scriptable(frames[i].url)) {
-        missing.push(`frame ${frames[i].frameId} has no capture relay (open since before the extension started); reload the tab to capture it`);
-      } else {
-        requests += a.requests || 0;
-        streams.push(...(a.streams || []));
-      }
-    });
-    return { missing, requests, streams };
-  };
-
-  // flushTab flushes every frame of tabId, notes the tab as it is now (url,
-  // title, status for observe page) and posts everything held to the
-  // daemon; it resolves to {complete, missing?}. With settleMs (after a
-  // navigation) it first flushes again while the page's fetch/XHR or the
-  // tab's requests are in flight, up to settleMs, so the new page's
-  // load-time requests are in. totalMs, when given, bounds the whole flush:
-  // each wait gets no more than what is left of it.
-  const flushTab = async (tabId, { settleMs = 0, budgetMs = FLUSH_BUDGET_MS, totalMs = Infinity } = {}) => {
-    const end = Date.now() + totalMs;
-    const left = (ms) => Math.max(0, Math.min(ms, end - Date.now()));
-    if (left(1) <= 0) return { complete: false, missing: ['no time was left before the command\'s deadline to collect what its tab did'] };
-    let missing = [];
-    if (Number.isInteger(tabId) && tabId >= 0) {
-      // The tab as it is after the command, asked beside the frames' flush
-      // when there is no settling to wait for (a round trip less before the
-      // result); noted after the frames' events all the same.
-      const asked = settleMs > 0 ? null : api.tabs.get(tabId).catch(() => null);
-      const until = Date.now() + left(settleMs);
-      for (;;) {
-        const f = await flushFrames(tabId, left(FLUSH_FRAME_MS));
-        missing = f.missing;
-        // Streams (a WebSocket, an event stream, what the page says is a
-        // stream or a long poll) never end: they are not waited for.
-        const long = new Set(f.streams.map((r) => `${r.method} ${r.url}`));
-        const loading = observer.inflight(tabId).filter((p) => !p.stream && !long.has(`${p.method} ${p.url}`));
-        // A frame that did not answer is asked again too, within settleMs.
-        if ((!f.requests && !loading.length && !f.missing.length) || Date.now() >= until) {
-          if (f.requests || loading.length) {
-            missing.push(`${f.requests + loading.length} request(s) still loading after ${settleMs} ms` +
-              (loading.length ? ` (${loading.slice(0, 2).map((p) => `${p.method} ${p.url}`).join(', ')})` : ''));
-          }
-          break;
+// flushTab flushes every frame of tabId, notes the tab as it is now (url,
+// title, status for observe page) and posts everything held to the
+// daemon; it resolves to {complete, missing?}. With settleMs (after a
+// navigation) it first flushes again while the page's fetch/XHR or the
+// tab's requests are in flight, up to settleMs, so the new page's
+// load-time requests are in. totalMs, when given, bounds the whole flush:
+// each wait gets no more than what is left of it.
+async function flushTab(c, tabId, { settleMs = 0, budgetMs = FLUSH_BUDGET_MS, totalMs = Infinity } = {}) {
+  const end = Date.now() + totalMs;
+  const left = (ms) => Math.max(0, Math.min(ms, end - Date.now()));
+  if (left(1) <= 0) return { complete: false, missing: ['no time was left before the command\'s deadline to collect what its tab did'] };
+  let missing = [];
+  if (Number.isInteger(tabId) && tabId >= 0) {
+    // The tab as it is after the command, asked beside the frames' flush
+    // when there is no settling to wait for (a round trip less before the
+    // result); noted after the frames' events all the same.
+    const asked = settleMs > 0 ? null : c.api.tabs.get(tabId).catch(() => null);
+    const until = Date.now() + left(settleMs);
+    for (;;) {
+      const f = await flushFrames(c, tabId, left(FLUSH_FRAME_MS));
+      missing = f.missing;
+      // Streams (a WebSocket, an event stream, what the page says is a
+      // stream or a long poll) never end: they are not waited for.
+      const long = new Set(f.streams.map((r) => `${r.method} ${r.url}`));
+      const loading = c.observer.inflight(tabId).filter((p) => !p.stream && !long.has(`${p.method} ${p.url}`));
+      // A frame that did not answer is asked again too, within settleMs.
+      if ((!f.requests && !loading.length && !f.missing.length) || Date.now() >= until) {
+        if (f.requests || loading.length) {
+          missing.push(`${f.requests + loading.length} request(s) still loading after ${settleMs} ms` +
+            (loading.length ? ` (${loading.slice(0, 2).map((p) => `${p.method} ${p.url}`).join(', ')})` : ''));
         }
-        await new Promise((resolve) => setTimeout(resolve, 25));
+        break;
       }
-      const tab = await (asked ?? api.tabs.get(tabId).catch(() => null));
-      if (tab) addTab(tabNoted(tab), tab, { unchanged: true });
-      await tabEvents;
+      await new Promise((resolve) => setTimeout(resolve, 25));
     }
-    // Only this tab's events hold the result back (all of them for a
-    // command without a tab): another tab's flood does not.
-    const only = Number.isInteger(tabId) && tabId >= 0 ? tabId : undefined;
-    const drainMs = left(budgetMs);
-    if (!(await batcher.drain(drainMs, only))) missing.push(`the daemon did not take the capture events within ${drainMs} ms`);
-    return missing.length ? { complete: false, missing } : { complete: true };
-  };
-
-  refreshSettings();
-  started = { batcher, observer, settings: () => settings, noteTab, flushFrame, flushTab, forgetNotedTabs: () => lastTab.clear() };
-  return started;
+    const tab = await (asked ?? c.api.tabs.get(tabId).catch(() => null));
+    if (tab) c.tabs.addTab(tabNoted(tab), tab, { unchanged: true });
+    await c.tabs.settled();
+  }
+  // Only this tab's events hold the result back (all of them for a
+  // command without a tab): another tab's flood does not.
+  const only = Number.isInteger(tabId) && tabId >= 0 ? tabId : undefined;
+  const drainMs = left(budgetMs);
+  if (!(await c.batcher.drain(drainMs, only))) missing.push(`the daemon did not take the capture events within ${drainMs} ms`);
+  return missing.length ? { complete: false, missing } : { complete: true };
 }
 
 /** TAB_RESEND_MS is how long an unchanged tab is not noted again after a command. */

@@ -827,7 +827,7 @@
   /**
    * isSecret says whether a form control's value must never be recorded: a
    * password field, or a field whose autocomplete names a card field
-   * ("cc-*"), a password or a one-time code. (capture/main-world.js keeps
+   * ("cc-*"), a password or a one-time code. (capture/main/secret.js keeps
    * its own copy of this rule, built on the page's saved built-ins.)
    */
   function isSecret(el) {

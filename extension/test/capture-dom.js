@@ -5,6 +5,31 @@ import fs from 'node:fs';
 import vm from 'node:vm';
 
 /**
+ * loadModules imports the MAIN-world capture's modules (extension/capture/
+ * main/<file>, pure ones: they save the DOM built-ins they read when first
+ * imported) with the fake DOM constructors as globals, and returns their
+ * exports, merged. Call it before anything imports those modules.
+ */
+export async function loadModules(...files) {
+  const saved = {};
+  const globals = { Node: FakeNode, Element: FakeElement, Document: FakeDocument, DocumentFragment: undefined };
+  for (const [k, v] of Object.entries(globals)) {
+    saved[k] = Object.getOwnPropertyDescriptor(globalThis, k);
+    globalThis[k] = v;
+  }
+  try {
+    const kit = {};
+    for (const f of files) Object.assign(kit, await import(`../capture/main/${f}`));
+    return kit;
+  } finally {
+    for (const [k, d] of Object.entries(saved)) {
+      if (d) Object.defineProperty(globalThis, k, d);
+      else delete globalThis[k];
+    }
+  }
+}
+
+/**
  * loadScript runs extension/capture/<file> in this realm with the fake DOM
  * constructors as globals and returns the helpers it exposes under name.
  */

@@ -1,10 +1,11 @@
-// The network hooks of the page capture, run as the browser runs them: the
-// lean bundle every page loaded while no agent works gets
-// (dist/start-main-idle.js) and the readable source (the at-work capture),
-// each in a realm of its own whose window is node's (fetch, Request,
-// Response, streams, MessageChannel), against a local HTTP server. A lean
-// page keeps the request and response bodies of failed requests only
-// (status 400 or more, or no response: issue 28); at work, every request's.
+// The page capture, run as the browser runs them: the lean bundle every
+// page loaded while no agent works gets (dist/start-main-idle.js) and the
+// at-work one (dist/start-main.js; both built from capture/main/), each in
+// a realm of its own whose window is node's (fetch, Request, Response,
+// streams, MessageChannel), against a local HTTP server. A lean page keeps
+// the request and response bodies of failed requests only (status 400 or
+// more, or no response: issue 28); at work, every request's. A page that
+// replaces built-ins after the capture ran changes nothing in its records.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -55,15 +56,16 @@ class PortEvent extends Event {
 /**
  * page runs the capture script file (under extension/) in a new realm
  * whose window shows base + "/app", takes its port as the relay does (and
- * closes it when t ends), and returns the page's fetch and the records it
- * sends.
+ * closes it when t ends), and returns the page's fetch, the records it
+ * sends and the realm (to run the page's own code in).
  */
 function page(t, file, base) {
   const win = new EventTarget();
   const quiet = {};
   for (const m of ['log', 'error', 'warn', 'info', 'debug', 'trace', 'assert', 'dir', 'table']) quiet[m] = () => {};
   Object.assign(win, {
-    document: Object.assign(new EventTarget(), { readyState: 'complete', referrer: '' }),
+    // createElement: actions/dialogs.js's channel (the at-work bundle's last source).
+    document: Object.assign(new EventTarget(), { readyState: 'complete', referrer: '', createElement: () => new EventTarget() }),
     location: { href: `${base}/app`, origin: base },
     console: quiet,
     EventTarget, Event, MessageChannel, MessageEvent: PortEvent, MessagePort, fetch, Response, Request, Headers,
@@ -75,6 +77,7 @@ function page(t, file, base) {
     FocusEvent: class extends Event {},
     CustomEvent,
     dispatchEvent: (e) => EventTarget.prototype.dispatchEvent.call(win, e),
+    addEventListener: (...a) => EventTarget.prototype.addEventListener.apply(win, a), // called bare, as window's are
     queueMicrotask: (f) => { // a bundle rethrows a source's failure in a microtask
       try {
         f();
@@ -97,7 +100,7 @@ function page(t, file, base) {
   assert.deepEqual(failures, [], `${file} failed to install`);
   const hooked = vm.runInContext('fetch', realm);
   assert.notEqual(hooked, fetch, `${file} did not hook fetch`);
-  return { fetch: hooked, records };
+  return { fetch: hooked, records, realm };
 }
 
 /** settled waits until the request to path has its final record (the one with the bodies), and returns it. */
@@ -145,7 +148,7 @@ test('a lean page keeps the bodies of failed requests only', async (t) => {
 
 test('at work every request keeps its bodies', async (t) => {
   const base = await serve(t);
-  const p = page(t, 'capture/main-world.js', base);
+  const p = page(t, 'dist/start-main.js', base);
   await p.fetch(`${base}/ok`, { method: 'POST', body: 'kept=yes' }).then((r) => r.json());
   await p.fetch(new Request(`${base}/ok?req`, { method: 'POST', body: 'from a Request' })).then((r) => r.json());
   const ok = await settled(p.records, '/ok');
@@ -154,4 +157,39 @@ test('at work every request keeps its bodies', async (t) => {
   assert.equal(ok.response_body, '{"ok":true}');
   const req = await settled(p.records, '/ok?req');
   assert.equal(req.request_body, 'from a Request');
+});
+
+test('a page that replaces built-ins after the capture ran changes nothing in its records (at work)', async (t) => {
+  const base = await serve(t);
+  const p = page(t, 'dist/start-main.js', base);
+  // The page's own code, after the bundle (document_start) ran: it replaces
+  // what the capture's modules call (builtins.js, page.js and each hook's
+  // own saved built-ins), then logs and fetches.
+  vm.runInContext(`
+    JSON.stringify = () => '"lie"';
+    String.prototype.slice = () => 'lie';
+    String.prototype.indexOf = () => -1;
+    String.prototype.toUpperCase = () => 'lie';
+    Array.prototype.push = function () { throw new Error('push'); };
+    Array.prototype.shift = () => undefined;
+    Array.prototype.splice = () => [];
+    Map.prototype.set = function () { throw new Error('set'); };
+    Function.prototype.call = () => 'lie';
+    Function.prototype.apply = () => 'lie';
+    Function.prototype.bind = () => () => 'lie';
+    Reflect.apply = () => 'lie';
+    Object.keys = () => [];
+    Date.now = () => 0;
+    Math.max = () => 0;
+    console.log('after', { a: [1, 2] }, 'x'.repeat(3));
+  `, p.realm);
+  const res = await p.fetch(`${base}/ok`, { method: 'post', body: 'kept=yes' });
+  assert.deepEqual(await res.json(), { ok: true }, 'the page reads its own response');
+  const ok = await settled(p.records, '/ok');
+  assert.equal(ok.method, 'POST');
+  assert.equal(ok.request_body, 'kept=yes');
+  assert.equal(ok.response_body, '{"ok":true}');
+  assert.ok(ok.ts > 0, `the record's time is the capture's clock: ${ok.ts}`);
+  const log = p.records.find((r) => r.kind === 'log');
+  assert.equal(log?.message, 'after {"a":[1,2]} xxx', JSON.stringify(p.records));
 });

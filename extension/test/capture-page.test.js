@@ -1,15 +1,16 @@
-// Unit tests of the MAIN-world capture script's pure helpers: serialisation,
-// selectors, roles and accessible names, secret fields, the page buffer.
+// Unit tests of the MAIN-world capture's pure modules (capture/main/):
+// serialisation, selectors, secret fields, the page buffer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadScript, h, page, FakeText } from './capture-dom.js';
+import { loadModules, h, page, FakeText } from './capture-dom.js';
 
-const kit = loadScript('main-world.js', 'gasolineCaptureKit');
+const before = new Set(Reflect.ownKeys(globalThis));
+const kit = await loadModules('format.js', 'limits.js', 'text.js', 'secret.js', 'buffer.js', 'websocket.js');
 const msg = (...args) => kit.formatArgs(args).message;
 
-test('loading under node installs nothing on the global object', () => {
+test('importing the modules installs nothing on the global object', () => {
   assert.equal(typeof kit.formatArgs, 'function');
-  assert.equal(globalThis.gasolineCaptureKit, undefined);
+  assert.deepEqual(Reflect.ownKeys(globalThis).filter((k) => !before.has(k)), []);
 });
 
 test('formatArgs renders each kind of value', async (t) => {

@@ -1,11 +1,11 @@
-// The MAIN-world WebSocket hook (main-world.js hookWebSockets) on a fake
+// The MAIN-world WebSocket hook (capture/main/websocket.js hookWebSockets) on a fake
 // WebSocket: what it records, its bounds, and that the page's socket behaves
 // as before (constructor identity, instanceof, send's result and errors).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadScript } from './capture-dom.js';
+import { loadModules } from './capture-dom.js';
 
-const kit = loadScript('main-world.js', 'gasolineCaptureKit');
+const kit = await loadModules('websocket.js');
 const addListener = Function.prototype.call.bind(EventTarget.prototype.addEventListener);
 
 /** fakeWindow is a window with a WebSocket that records what send got and can be made to receive. */

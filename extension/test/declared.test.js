@@ -108,7 +108,7 @@ test('idle runs the lean start bundles; at work every entry\'s full files, switc
   const idle = registrations(declared, false).map((s) => s.js.join());
   assert.deepEqual(idle, ['dist/start-isolated-idle.js', 'dist/start-main-idle.js']);
   // What idle leaves out comes late, when an agent acts (tabs/reach.js): the
-  // agent-only sources, each listed once, none of them lean main-world.js.
+  // agent-only sources, each listed once, none of them the lean capture (capture/main/lean.js).
   const late = declared.flatMap((d) => d.agent_js ?? []);
   assert.deepEqual(late, ['pristine-relay.js', 'actions/channel.js', 'pristine.js', 'actions/dialogs.js']);
   for (const d of declared) {

@@ -28,27 +28,38 @@ const Declared = "capture/declared.json"
 // a script has one name, and eval, which could give each part its own, is
 // what the extension's CSP forbids. For profiling only (pagebench
 // -profile): separate scripts cost Chrome a little more than one, and
-// capture/main-world.js's sourceURL no longer names pristine.js too.
+// capture/main/full.js's sourceURL no longer names pristine.js too.
 // Both modes' files are unbundled (each entry's js and idle_js); a bundle
 // with a Define declares its sources with the definitions applied, not
 // minified (written to debug/<bundle>/<source>), so the idle copy of
-// capture/main-world.js is lean there too.
+// the capture is lean there too; and an ES module source is declared
+// bundled with what it imports, not minified (a content script is a
+// classic script), also there.
 func debugCopy(ext, dir string, bundles []Bundle) error {
 	sources := map[string][]string{}
 	defined := map[string]string{} // a file the copy adds (under debug/) → its text
 	for _, b := range bundles {
-		if len(b.Define) == 0 {
-			sources[b.Out] = b.Sources
-			continue
-		}
 		for _, src := range b.Sources {
 			text, err := os.ReadFile(filepath.Join(ext, src))
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", src, err)
 			}
-			out, err := define(src, string(text), b.Define)
+			out, module, err := bundleModule(ext, src, b.Define, false)
 			if err != nil {
 				return err
+			}
+			switch {
+			case module:
+				if m := sourceURL.FindStringSubmatch(string(text)); m != nil {
+					out += "\n//# sourceURL=" + m[1] + "\n"
+				}
+			case len(b.Define) == 0:
+				sources[b.Out] = append(sources[b.Out], src)
+				continue
+			default:
+				if out, err = define(src, string(text), b.Define); err != nil {
+					return err
+				}
 			}
 			to := path.Join("debug", strings.TrimSuffix(path.Base(b.Out), ".js"), src)
 			defined[to] = out

@@ -4,6 +4,9 @@
 // every page runs at document_start, and the DOM engine with the recorder, which the worker
 // injects at DOMContentLoaded)
 // are each entry's sources concatenated in order and minified with esbuild.
+// A source written as an ES module (capture/main/full.js and lean.js, which
+// import the MAIN-world capture's modules) is bundled by esbuild with what
+// it imports into one self-contained function first (bundleModule).
 // Why: each of those bytes is parsed in every frame of every page the user
 // visits, agent or no agent, and issue 18 budgets them (extension/test/
 // budget.test.js), which the commented sources would exceed. Everything
@@ -22,6 +25,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -39,12 +43,12 @@ import (
 // whose every function keeps its name (what .name says) as written, at the
 // cost of a call per function made: a MAIN-world source that hands the page a function (a
 // wrapper of one of its built-ins) needs it unless it names that function
-// as a method (capture/main-world.js writes {fetch(input, init) {...}}.fetch,
-// whose name minifying keeps). Define replaces each of its global names
-// with its value (a JavaScript literal) in every source before minifying,
-// which drops the branches the values make dead: a source reads such a name
-// as typeof NAME !== 'undefined' && NAME === true, which node (the tests
-// run the sources as written) sees as false.
+// as a method (capture/main/fetch.js writes {fetch(input, init) {...}}.fetch,
+// whose name minifying keeps). Define replaces each of its names (a global
+// name, or import.meta.NAME in a module) with its value (a JavaScript
+// literal) in every source before minifying, which drops the branches the
+// values make dead: under node, where the tests import the modules as
+// written, import.meta.lean is undefined.
 type Bundle struct {
 	Out       string
 	World     string
@@ -53,12 +57,12 @@ type Bundle struct {
 	Sources   []string
 }
 
-// lean and full are the values of GASOLINE_LEAN in the bundles registered
-// while no agent is at work (capture/declared.json "idle_js") and in the
-// others. Both define it, so a page can never set it for a bundle.
+// lean and full are the values of import.meta.lean in the bundles
+// registered while no agent is at work (capture/declared.json "idle_js")
+// and in the others (capture/main/lean.js and full.js). Both define it.
 var (
-	lean = map[string]string{"GASOLINE_LEAN": "true"}
-	full = map[string]string{"GASOLINE_LEAN": "false"}
+	lean = map[string]string{"import.meta.lean": "true"}
+	full = map[string]string{"import.meta.lean": "false"}
 )
 
 // Bundles are the content scripts capture/declared.json declares, in its order. A
@@ -70,21 +74,21 @@ var Bundles = []Bundle{
 	// (about a millisecond per frame, measured by test/e2e/cmd/pagebench),
 	// whatever it holds. dialogs.js keeps its names: window.alert =
 	// function alert(message) {...}, and the page reads alert.name.
-	{Out: "dist/start-main.js", World: "MAIN", KeepNames: []string{"actions/dialogs.js"}, Define: full, Sources: []string{"pristine.js", "capture/main-world.js", "actions/dialogs.js"}},
+	{Out: "dist/start-main.js", World: "MAIN", KeepNames: []string{"actions/dialogs.js"}, Define: full, Sources: []string{"pristine.js", "capture/main/full.js", "actions/dialogs.js"}},
 	{Out: "dist/end-isolated.js", World: "ISOLATED", Sources: []string{"dom/engine.js", "capture/record.js"}},
 	// The idle registration's start bundles (every top document pays for
 	// them while no agent works): without the agent-only parts. The
 	// pristine built-ins, the dialog wrappers and their ISOLATED ends come
 	// into such a document when an agent acts there (tabs/reach.js, from
-	// declared.json's "agent_js"); main-world.js is lean (see its header).
+	// declared.json's "agent_js"); the capture is lean (capture/main/lean.js).
 	// capture/lean-dialogs.js and lean-tell.js tell the worker of a native
 	// dialog such a page shows (kind and message) before it freezes it.
 	{Out: "dist/start-isolated-idle.js", World: "ISOLATED", Sources: []string{"capture/relay.js", "capture/tap.js", "capture/lean-tell.js"}},
-	{Out: "dist/start-main-idle.js", World: "MAIN", Define: lean, Sources: []string{"capture/main-world.js", "capture/lean-dialogs.js"}},
+	{Out: "dist/start-main-idle.js", World: "MAIN", Define: lean, Sources: []string{"capture/main/lean.js", "capture/lean-dialogs.js"}},
 }
 
 // sourceURL is a source's "//# sourceURL=name" comment, which names the
-// script in stack traces (capture/main-world.js: it keeps Chrome from
+// script in stack traces (capture/main/full.js: it keeps Chrome from
 // capturing a stack for every hooked console call).
 var sourceURL = regexp.MustCompile(`(?m)^//# sourceURL=(\S+)\s*$`)
 
@@ -155,7 +159,22 @@ func Render(ext string, b Bundle) ([]byte, error) {
 			}
 			url = string(m[1])
 		}
-		code, err := minify(s, string(src), true, slices.Contains(b.KeepNames, s), b.Define)
+		code, module, err := bundleModule(ext, s, b.Define, true)
+		if err != nil {
+			return nil, err
+		}
+		if module {
+			if slices.Contains(b.KeepNames, s) {
+				return nil, fmt.Errorf("%s: %s is an ES module, which KeepNames does not apply to: name the functions it hands the page as methods", b.Out, s)
+			}
+			if i == len(b.Sources)-1 {
+				fmt.Fprintf(&out, "%s\n", code)
+			} else {
+				fmt.Fprintf(&out, "try{%s}catch(e){queueMicrotask(()=>{throw e})}\n", code)
+			}
+			continue
+		}
+		code, err = minify(s, string(src), true, slices.Contains(b.KeepNames, s), b.Define)
 		if err != nil {
 			return nil, err
 		}
@@ -188,6 +207,66 @@ func Render(ext string, b Bundle) ([]byte, error) {
 		fmt.Fprintf(&out, "//# sourceURL=%s\n", url)
 	}
 	return []byte(out.String()), nil
+}
+
+// bundleModule returns the source s under ext bundled with the modules it
+// imports into one self-contained, strict function (an IIFE; minified with
+// all), and true, when s is an ES module (it imports or exports); else "",
+// false, and s is a classic script that Render minifies as it is. The
+// function declares nothing outside itself (esbuild's IIFE format without
+// a global name) and, written with named imports only, holds no helper of
+// esbuild's. Modules are strict; so is the function, which says so (esbuild
+// leaves the directive out).
+func bundleModule(ext, s string, define map[string]string, all bool) (string, bool, error) {
+	entry, err := filepath.Abs(filepath.Join(ext, s))
+	if err != nil {
+		return "", false, err
+	}
+	res := api.Build(api.BuildOptions{
+		EntryPoints:       []string{entry},
+		Bundle:            true,
+		Format:            api.FormatIIFE,
+		Metafile:          true,
+		Write:             false,
+		Define:            define,
+		Engines:           []api.Engine{{Name: api.EngineChrome, Version: "120"}},
+		MinifyWhitespace:  all,
+		MinifySyntax:      all,
+		MinifyIdentifiers: all,
+		LegalComments:     api.LegalCommentsNone,
+		LogLevel:          api.LogLevelSilent,
+	})
+	if msgs := append(res.Errors, res.Warnings...); len(msgs) > 0 {
+		text := api.FormatMessages(msgs, api.FormatMessagesOptions{Kind: api.ErrorMessage})
+		return "", false, fmt.Errorf("bundling %s: %s", s, strings.Join(text, "\n"))
+	}
+	var meta struct {
+		Inputs map[string]struct {
+			Format string `json:"format"`
+		} `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(res.Metafile), &meta); err != nil {
+		return "", false, fmt.Errorf("bundling %s: reading esbuild's metafile: %w", s, err)
+	}
+	esm := false
+	for _, in := range meta.Inputs {
+		esm = esm || in.Format == "esm"
+	}
+	if !esm {
+		return "", false, nil
+	}
+	if len(res.OutputFiles) != 1 {
+		return "", false, fmt.Errorf("bundling %s: esbuild wrote %d files, want 1", s, len(res.OutputFiles))
+	}
+	code := strings.TrimSuffix(strings.TrimSuffix(string(res.OutputFiles[0].Contents), "\n"), ";")
+	open, strict := "(()=>{", `"use strict";`
+	if !all {
+		open, strict = "(() => {\n", "  \"use strict\";\n"
+	}
+	if !strings.HasPrefix(code, open) {
+		return "", false, fmt.Errorf("bundling %s: esbuild's output does not start with %q", s, open)
+	}
+	return open + strict + code[len(open):], true, nil
 }
 
 // write renders every bundle into ext.

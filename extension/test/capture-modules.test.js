@@ -1,0 +1,49 @@
+// The MAIN-world capture's modules (capture/main/): small functions, as the
+// style asks of the extension, each module used by an entry (full.js at
+// work, lean.js idle), and the lean entry without what it leaves out.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+
+const dir = new URL('../capture/main/', import.meta.url);
+const files = fs.readdirSync(dir).filter((f) => f.endsWith('.js'));
+const read = (f) => fs.readFileSync(new URL(f, dir), 'utf8');
+
+/** MAX_LINES is the most lines a function of capture/main/ (from its first line to its closing brace) may take. */
+const MAX_LINES = 80;
+
+test('no function of capture/main/ is over MAX_LINES lines', () => {
+  for (const f of files) {
+    const lines = read(f).split('\n');
+    // A module's functions are written at its top level: each opens in
+    // column 0 and closes with a "}" there (the nested ones are inside).
+    let open = -1;
+    lines.forEach((l, i) => {
+      if (open < 0 && /^(export )?(async )?function |^(export )?const \w+ = (\(.*\)|\w+) => \{$/.test(l)) open = i;
+      else if (open >= 0 && /^\}/.test(l)) {
+        assert.ok(i - open + 1 <= MAX_LINES, `capture/main/${f}:${open + 1} ${lines[open].trim()} is ${i - open + 1} lines: split it`);
+        open = -1;
+      }
+    });
+    assert.equal(open, -1, `capture/main/${f}: a function at line ${open + 1} does not close in column 0`);
+  }
+});
+
+test('every module of capture/main/ is bundled: the entries import what they need', () => {
+  const imports = (f, seen = new Set()) => {
+    if (seen.has(f)) return seen;
+    seen.add(f);
+    for (const [, dep] of read(f).matchAll(/^import .* from '\.\/([\w-]+\.js)';$/gm)) imports(dep, seen);
+    return seen;
+  };
+  const full = imports('full.js');
+  const lean = imports('lean.js');
+  for (const f of files) assert.ok(full.has(f) || lean.has(f), `capture/main/${f} is imported by neither full.js nor lean.js`);
+  for (const f of ['websocket.js', 'vitals.js']) {
+    assert.ok(full.has(f), `full.js does not import ${f}`);
+    assert.ok(!lean.has(f), `lean.js imports ${f}, which the lean capture leaves out`);
+  }
+  for (const f of files) {
+    assert.doesNotMatch(read(f), /^import \* as /m, `capture/main/${f}: a namespace import makes esbuild add helpers that call the page's built-ins`);
+  }
+});
