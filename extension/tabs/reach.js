@@ -28,7 +28,7 @@
 // wrappers and their ISOLATED ends. At work, the look at its tab (the
 // agent's first command there, or the going to work of every open tab)
 // brings it each entry's agent_js (capture/declared.json) instead of the
-// entry's files: its lean capture stays (main-world.js never runs twice in
+// entry's files: its lean capture stays (the MAIN-world capture never runs twice in
 // a document: its hooks would wrap twice), so it lacks bodies, WebSocket
 // frames and web vitals until it is loaded again, and its pristine
 // built-ins are marked as the page's own, as in a document older than the
@@ -40,8 +40,8 @@
 // the MAIN world, which leaves no name the page could not forge: in the top
 // document, its gasolinePristineRelay (pristine-relay.js) holds the port of
 // pristine.js; in an iframe (where neither makes a channel) the relay holds
-// capture/main-world.js's port (gasolineCaptureLinked, same bundle). A top
-// document whose relay holds main-world.js's port but no pristine port is
+// the MAIN-world capture's port (capture/main/, gasolineCaptureLinked, same bundle). A top
+// document whose relay holds the MAIN-world capture's port but no pristine port is
 // lean: the MAIN probe then lists the agent's parts it lacks, "pristine"
 // (no pristine port) and "channel" (no gasolineChannel), and it gets only
 // those (execute_js may have brought pristine alone into a page still
@@ -167,7 +167,7 @@ export function hasIsolated(g = globalThis) {
 /**
  * hasPristine is the MAIN-world probe, run in a document's ISOLATED world
  * (g: that world's global; exported so node can call it with a fake one):
- * true; for a top document with capture/main-world.js that lacks an
+ * true; for a top document with the MAIN-world capture (capture/main/) that lacks an
  * agent's part (loaded idle), the parts it lacks: "pristine" (no pristine
  * port: pristine-relay.js and pristine.js), "channel" (no gasolineChannel:
  * actions/channel.js and dialogs.js); or false.

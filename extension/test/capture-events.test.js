@@ -61,7 +61,7 @@ test('sanitise keeps each kind to its fields and types', async (t) => {
     { name: 'a testid locator needs its value', in: { kind: 'action', type: 'click', selector: '#a', locator: { by: 'testid', attr: 'data-testid' } }, want: { type: 'click', selector: '#a' } },
     { name: 'page network defaults to source page', in: { kind: 'network', request_id: 'f1', method: 'GET', url: 'u', status: 200, resource_type: 'fetch' }, want: { request_id: 'f1', method: 'GET', url: 'u', status: 200, resource_type: 'fetch', source: 'page' } },
     { name: 'vital', in: { kind: 'vital', name: 'CLS', value: 0.12, unit: 'score' }, want: { name: 'CLS', value: 0.12, unit: 'score' } },
-    { name: 'a lean page\'s load and requests say so (capture/main-world.js LEAN)', in: { kind: 'nav', type: 'load', to: '/a', lean: true }, want: { type: 'load', to: '/a', lean: true } },
+    { name: 'a lean page\'s load and requests say so (capture/main/, the lean build)', in: { kind: 'nav', type: 'load', to: '/a', lean: true }, want: { type: 'load', to: '/a', lean: true } },
     { name: 'a lean request', in: { kind: 'network', request_id: 'f1', method: 'GET', url: 'u', status: 200, resource_type: 'fetch', lean: true },
       want: { request_id: 'f1', method: 'GET', url: 'u', status: 200, resource_type: 'fetch', lean: true, source: 'page' } },
     { name: 'lean is a boolean', in: { kind: 'nav', type: 'load', to: '/a', lean: 'yes' }, want: { type: 'load', to: '/a' } },

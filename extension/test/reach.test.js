@@ -31,7 +31,7 @@ const idle = registrations(declared, false);
 // scripts leave it: top (the top document's window, or this one's), relay
 // (start-isolated.js ran), main (start-main.js ran too and handed its ports
 // over: pristine.js's only in the top document, pristine-relay.js returns
-// at once in iframes; capture/main-world.js's in every frame).
+// at once in iframes; the MAIN-world capture's (capture/main/) in every frame).
 function isolatedWorld({ top = null, relay = false, main = false, recorder = relay, loading = false } = {}) {
   const g = { document: { readyState: loading ? 'loading' : 'complete' } };
   g.top = top ?? g;
@@ -51,7 +51,7 @@ function probe(docs) {
   return missing(run(hasIsolated), run(hasPristine));
 }
 
-test('the MAIN probe: the pristine port in the top document, main-world.js\'s capture port in an iframe', () => {
+test('the MAIN probe: the pristine port in the top document, the MAIN-world capture\'s port in an iframe', () => {
   const top = isolatedWorld({ relay: true, main: true });
   assert.equal(hasPristine(top), true);
   assert.equal(hasPristine(isolatedWorld({ top, relay: true, main: true })), true, 'an iframe has no gasolinePristineRelay, yet its MAIN world has the scripts');
@@ -135,7 +135,7 @@ test('while idle the registration brings the scripts into top documents only', (
 });
 
 // leanWorld is a top document's ISOLATED world as the idle registration
-// leaves it: the relay holds main-world.js's port; no pristine relay.
+// leaves it: the relay holds the MAIN-world capture's port; no pristine relay.
 function leanWorld() {
   const g = isolatedWorld();
   g.gasolineRelay = true;
@@ -144,7 +144,7 @@ function leanWorld() {
   return g;
 }
 
-test('at work, a top document loaded idle gets the agent\'s parts only, never main-world.js again; idle, nothing', () => {
+test('at work, a top document loaded idle gets the agent\'s parts only, never the MAIN-world capture again; idle, nothing', () => {
   const top = leanWorld();
   const docs = [
     { frameId: 0, documentId: 'top', g: top },
@@ -597,7 +597,7 @@ test('at work, a lean top document still loading gets the agent\'s parts from it
 test('pristine.js brought late is marked late, also from the debug copy\'s per-source files (scripts/bundle/debug.go)', () => {
   const debugCopy = [
     { id: 'start-isolated', world: 'ISOLATED', js: ['debug/start-isolated/pristine-relay.js', 'debug/start-isolated/relay.js'] },
-    { id: 'start-main', world: 'MAIN', js: ['debug/start-main/pristine.js', 'debug/start-main/main-world.js'] },
+    { id: 'start-main', world: 'MAIN', js: ['debug/start-main/pristine.js', 'debug/start-main/full.js'] },
   ];
   const lacking = { ISOLATED: [{ frameId: 0, documentId: 'top' }], MAIN: [{ frameId: 0, documentId: 'top' }], AGENT: [] };
   assert.deepEqual(injections(debugCopy, lacking).map((s) => s.late), [false, true]);

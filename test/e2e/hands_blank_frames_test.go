@@ -6,7 +6,7 @@ import (
 )
 
 // TestHandsDialogBlankFrames: the dialog wrappers (actions/dialogs.js) and
-// the capture hooks (capture/main-world.js) come in one MAIN-world entry
+// the capture hooks (capture/main/) come in one MAIN-world entry
 // (scripts/bundle), so a frame without a URL of its own (about:blank,
 // about:srcdoc, one a script makes) has both or neither: here both, as the
 // registration's matchOriginAsFallback (extension/capture/declared.json)

@@ -84,7 +84,7 @@ func debugExtension(ctx context.Context, root, dir string) (string, error) {
 
 // scriptName is how a label names the script at url: its path in the
 // extension ("capture/relay.js"), or the name a sourceURL comment gives it
-// ("gasoline-capture.js", capture/main-world.js); "" for a script not the
+// ("gasoline-capture.js", the capture of capture/main/); "" for a script not the
 // extension's.
 func scriptName(url string) string {
 	if rest, ok := strings.CutPrefix(url, "chrome-extension://"); ok {
