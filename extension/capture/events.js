@@ -8,7 +8,8 @@
 
 import { SECRET_HEADERS, SECRET_VALUE } from './secrets.js';
 import {
-  KINDS, BROWSER_ONLY, MAX_BODY_CHARS, PAGE_URL_CHARS, HEADERS, LOCATOR_KINDS, LOCATOR_CHARS, FIELDS, REQUIRED, DEFAULTS,
+  KINDS, BROWSER_ONLY, SWITCHES, SWITCH, DEFAULT_BODY_CAP, MAX_BODY_CHARS, PAGE_URL_CHARS, HEADERS, LOCATOR_KINDS, LOCATOR_CHARS,
+  FIELDS, REQUIRED, DEFAULTS,
 } from './fields.js';
 
 /** KINDS are the event kinds of POST /events; pages may send all but BROWSER_ONLY's. */
@@ -19,8 +20,8 @@ export const DEFAULT_SETTINGS = Object.freeze({
   version: 0,
   redact_headers: true,
   redact_names: Object.freeze([]),
-  body_cap: 262144,
-  kinds: Object.freeze({ log: true, error: true, network: true, action: true, nav: true, vital: true }),
+  body_cap: DEFAULT_BODY_CAP,
+  kinds: Object.freeze(Object.fromEntries(SWITCHES.map((k) => [k, true]))),
 });
 
 /**
@@ -109,8 +110,8 @@ export function sanitiseReason(raw, stamp, settings = DEFAULT_SETTINGS, { allowT
   if (typeof kind !== 'string' || !Object.hasOwn(FIELDS, kind) || (BROWSER_ONLY.includes(kind) && !allowTab)) {
     return { event: null, reason: 'invalid' };
   }
-  // a WebSocket's frames are network traffic: network's switch is theirs
-  if (settings.kinds?.[kind === 'websocket' ? 'network' : kind] === false) return { event: null, reason: 'off', kind };
+  // a WebSocket's frames are network traffic: network's switch is theirs (SWITCH)
+  if (settings.kinds?.[SWITCH[kind]] === false) return { event: null, reason: 'off', kind };
   const ts = Number.isFinite(raw.ts) && raw.ts > 0 ? raw.ts : Date.now();
   const event = {
     kind,

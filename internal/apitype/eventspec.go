@@ -56,7 +56,11 @@ type EventSpec struct {
 	// BrowserOnly kinds come from the worker's own listeners; a page's
 	// record of one is refused.
 	BrowserOnly bool
-	Fields      []EventField
+	// SwitchedBy is the kind whose capture switch (CaptureConfig.Kinds)
+	// turns this kind on and off; empty: its own (none for a BrowserOnly
+	// kind).
+	SwitchedBy string
+	Fields     []EventField
 }
 
 // Caps shared by several fields: Clip in characters (the worker's, so that
@@ -186,10 +190,10 @@ var EventSpecs = []EventSpec{
 		{Name: "value", Type: FieldNum, Need: Required},
 		{Name: "unit", Type: FieldEnum, Enum: []string{"ms", "score"}, Need: Required},
 	}},
-	{Kind: "websocket", Fields: []EventField{
+	{Kind: "websocket", SwitchedBy: "network", Fields: []EventField{
 		{Name: "conn_id", Type: FieldStr, Clip: 128, Keep: keepShort, Need: Required},
 		{Name: "type", Type: FieldEnum, Enum: []string{"connect", "open", "message", "close", "error"}, Need: Required},
-		{Name: "url", Type: FieldStr, Clip: clipURL, Keep: keepURL}, // the daemon needs it for a connect
+		{Name: "url", Type: FieldStr, Clip: clipURL, Keep: keepURL},              // the daemon needs it for a connect
 		{Name: "direction", Type: FieldEnum, Enum: []string{"sent", "received"}}, // the daemon needs it for a message
 		{Name: "size", Type: FieldInt},
 		{Name: "text", Type: FieldBody},

@@ -206,3 +206,26 @@ func TestFastDecodeReadsEveryField(t *testing.T) {
 		t.Errorf("got %#v, want %#v", got.Events[0], ev)
 	}
 }
+
+// TestSwitchesMatchTheConfig checks that the kinds with a capture switch in
+// the table (those fields.js's SWITCHES lists) are the capture config's.
+func TestSwitchesMatchTheConfig(t *testing.T) {
+	var want []string
+	for _, s := range apitype.EventSpecs {
+		if s.SwitchedBy == "" && !s.BrowserOnly {
+			want = append(want, s.Kind)
+		}
+		if s.SwitchedBy != "" && Kind(s.SwitchedBy).index() < 0 {
+			t.Errorf("%s is switched by %q, not a kind", s.Kind, s.SwitchedBy)
+		}
+	}
+	var got []string
+	for k := range New(Options{}).Config().Kinds {
+		got = append(got, k)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("got config kinds %v, want the table's switches %v", got, want)
+	}
+}

@@ -50,6 +50,20 @@ func enumOf(kind, field string) []string {
 	panic("capture: the event table has no enum " + kind + "." + field)
 }
 
+// switchOf is, by Kind.index, the index of the kind whose capture switch
+// turns it on and off (apitype.EventSpec.SwitchedBy).
+var switchOf = func() (out [numKinds]int) {
+	for i, k := range Kinds {
+		out[i] = i
+		for _, s := range apitype.EventSpecs {
+			if s.Kind == string(k) && s.SwitchedBy != "" {
+				out[i] = Kind(s.SwitchedBy).index()
+			}
+		}
+	}
+	return out
+}()
+
 // fieldRule is a check of one field that the table declares for every
 // event of a kind: a required string field must not be empty and, for an
 // enum, must be one of its values; each item of a mods field must be one of
@@ -222,9 +236,8 @@ func validateBy(rules *fieldRules, ev *apitype.Event, cfg settings, nowMS int64)
 	if i < 0 {
 		return validated{}, oneOf("kind", ev.Kind, eventKinds)
 	}
-	if k == KindWebSocket {
-		i = KindNetwork.index() // network's switch is the WebSockets'
-	}
+	i = switchOf[i] // network's switch is the WebSockets'
+
 	// A switched-off kind is not validated, but for a record that may say
 	// whether its tab's page is lean (leanSignOf).
 	if cfg.off[i] && (ev.FrameID != 0 || !(k == KindNav && ev.Type == "load" || k == KindNetwork && ev.Source == "page")) {
