@@ -47,6 +47,9 @@ type EventField struct {
 	Need Need
 	// Default is the value the worker gives an absent field.
 	Default string
+	// For is the type of event (Event.Type) in which the daemon needs the
+	// field, as a Required one; in events of other types it is optional.
+	For string
 }
 
 // EventSpec is one kind of capture event and its fields, in the order the
@@ -144,8 +147,8 @@ var EventSpecs = []EventSpec{
 		{Name: "source", Type: FieldStr, Clip: clipURL, Keep: keepSource},
 		{Name: "line", Type: FieldInt},
 		{Name: "column", Type: FieldInt},
-		{Name: "element", Type: FieldStr, Clip: clipShort, Keep: keepShort},
-		{Name: "resource_url", Type: FieldStr, Clip: clipURL, Keep: keepURL},
+		{Name: "element", Type: FieldStr, Clip: clipShort, Keep: keepShort, For: "resource"},
+		{Name: "resource_url", Type: FieldStr, Clip: clipURL, Keep: keepURL, For: "resource"},
 	}},
 	{Kind: "network", Fields: []EventField{
 		{Name: "request_id", Type: FieldStr, Clip: 128, Keep: keepShort, Need: Required},
@@ -175,7 +178,7 @@ var EventSpecs = []EventSpec{
 		{Name: "name", Type: FieldStr, Clip: clipName, Keep: keepName},
 		{Name: "text", Type: FieldStr, Clip: clipText, Keep: keepVisible},
 		{Name: "value", Type: FieldStr, Clip: clipValue, Keep: keepValue},
-		{Name: "key", Type: FieldEnum, Enum: []string{"Enter", "Escape", "Tab"}}, // the daemon needs it for a keydown
+		{Name: "key", Type: FieldEnum, Enum: []string{"Enter", "Escape", "Tab"}, For: "keydown"},
 		{Name: "modifiers", Type: FieldMods, Enum: []string{"Alt", "Control", "Meta", "Shift"}},
 		{Name: "locator", Type: FieldLocator},
 	}},
@@ -193,8 +196,8 @@ var EventSpecs = []EventSpec{
 	{Kind: "websocket", SwitchedBy: "network", Fields: []EventField{
 		{Name: "conn_id", Type: FieldStr, Clip: 128, Keep: keepShort, Need: Required},
 		{Name: "type", Type: FieldEnum, Enum: []string{"connect", "open", "message", "close", "error"}, Need: Required},
-		{Name: "url", Type: FieldStr, Clip: clipURL, Keep: keepURL},              // the daemon needs it for a connect
-		{Name: "direction", Type: FieldEnum, Enum: []string{"sent", "received"}}, // the daemon needs it for a message
+		{Name: "url", Type: FieldStr, Clip: clipURL, Keep: keepURL, For: "connect"},
+		{Name: "direction", Type: FieldEnum, Enum: []string{"sent", "received"}, For: "message"},
 		{Name: "size", Type: FieldInt},
 		{Name: "text", Type: FieldBody},
 		{Name: "binary", Type: FieldBool},

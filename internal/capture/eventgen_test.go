@@ -100,6 +100,7 @@ func TestValidatorFollowsTheTable(t *testing.T) {
 	specField(t, specs, "log", "stack").Need = apitype.Required
 	mods := specField(t, specs, "action", "modifiers")
 	mods.Enum = append(mods.Enum, "Fn")
+	specField(t, specs, "action", "key").For = "click"
 	rules, err := compileRules(specs)
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +108,9 @@ func TestValidatorFollowsTheTable(t *testing.T) {
 	cfg := settings{redact: true, secrets: NewSecrets(nil), bodyCap: 100}
 	trace := apitype.Event{Kind: "log", TS: 1, Level: "trace", Message: "m", Stack: "at f"}
 	noStack := apitype.Event{Kind: "log", TS: 1, Level: "log", Message: "m"}
-	fn := apitype.Event{Kind: "action", TS: 1, Type: "click", Selector: "#a", Modifiers: []string{"Fn"}}
+	fn := apitype.Event{Kind: "action", TS: 1, Type: "click", Selector: "#a", Key: "Enter", Modifiers: []string{"Fn"}}
+	click := apitype.Event{Kind: "action", TS: 1, Type: "click", Selector: "#a"}
+	keydown := apitype.Event{Kind: "action", TS: 1, Type: "keydown", Selector: "#a"}
 	for _, c := range []struct {
 		name       string
 		rules      *fieldRules
@@ -120,6 +123,10 @@ func TestValidatorFollowsTheTable(t *testing.T) {
 		{"a field the table leaves optional", &tableRules, noStack, ""},
 		{"a modifier the copy adds", &rules, fn, ""},
 		{"a modifier the table lacks", &tableRules, fn, `modifiers: "Fn" is not one of`},
+		{"a field the copy needs in a click", &rules, click, "key is required: one of Enter"},
+		{"a field the table needs in a keydown only", &tableRules, click, ""},
+		{"a field the copy no longer needs in a keydown", &rules, keydown, ""},
+		{"a field the table needs in a keydown", &tableRules, keydown, "key is required: one of Enter"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, r := validateBy(c.rules, &c.ev, cfg, 1)

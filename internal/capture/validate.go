@@ -27,11 +27,9 @@ const Redacted = "[redacted]"
 // The table's enums that the validator's own rules (those a field's type or
 // another field decides) and the filters use.
 var (
-	logLevels    = enumOf("log", "level")
-	actionKeys   = enumOf("action", "key")
-	tabStatuses  = enumOf("tab", "status")
-	wsDirections = enumOf("websocket", "direction")
-	eventKinds   = apitype.EventKinds()
+	logLevels   = enumOf("log", "level")
+	tabStatuses = enumOf("tab", "status")
+	eventKinds  = apitype.EventKinds()
 )
 
 // enumOf returns the values the table allows for a kind's field; it panics
@@ -64,16 +62,18 @@ var switchOf = func() (out [numKinds]int) {
 	return out
 }()
 
-// fieldRule is a check of one field that the table declares for every
-// event of a kind: a required string field must not be empty and, for an
-// enum, must be one of its values; each item of a mods field must be one of
-// its values. Rules a field's Go type or another field decides (a status
-// that must be an integer, a key a keydown needs) are the kind's validator's.
+// fieldRule is a check of one field that the table declares for the
+// events of a kind (or of one type of them, EventField.For): a required
+// string field must not be empty and, for an enum, must be one of its
+// values; each item of a mods field must be one of its values. Rules a
+// field's Go type decides (a status that must be an integer, a size that
+// must not be negative) are the kind's validator's.
 type fieldRule struct {
-	name string
-	enum []string
-	str  func(*apitype.Event) string   // a required string field
-	list func(*apitype.Event) []string // a mods field
+	name    string
+	enum    []string
+	forType string                        // the rule holds in events of this type only, when not ""
+	str     func(*apitype.Event) string   // a required string field
+	list    func(*apitype.Event) []string // a mods field
 }
 
 // fieldRules are the table's rules by kind: by Kind.index, tab's last.
@@ -114,8 +114,8 @@ func compileRules(specs []apitype.EventSpec) (fieldRules, error) {
 			switch {
 			case f.Type == apitype.FieldMods:
 				rules = append(rules, fieldRule{name: f.Name, enum: f.Enum, list: eventLists[f.Name]})
-			case f.Need == apitype.Required && eventStrings[f.Name] != nil:
-				rules = append(rules, fieldRule{name: f.Name, enum: f.Enum, str: eventStrings[f.Name]})
+			case (f.Need == apitype.Required || f.For != "") && eventStrings[f.Name] != nil:
+				rules = append(rules, fieldRule{name: f.Name, enum: f.Enum, forType: f.For, str: eventStrings[f.Name]})
 			}
 		}
 		out[i] = rules
@@ -127,6 +127,7 @@ func compileRules(specs []apitype.EventSpec) (fieldRules, error) {
 func (rs *fieldRules) check(ev *apitype.Event, i int) rejection {
 	for _, r := range rs[i] {
 		switch {
+		case r.forType != "" && ev.Type != r.forType:
 		case r.list != nil:
 			for _, v := range r.list(ev) {
 				if !slices.Contains(r.enum, v) {
@@ -137,6 +138,8 @@ func (rs *fieldRules) check(ev *apitype.Event, i int) rejection {
 			if rj := oneOf(r.name, r.str(ev), r.enum); rj != "" {
 				return rj
 			}
+		case r.str(ev) == "" && r.forType != "":
+			return reject("%s is required when type is %s", r.name, r.forType)
 		case r.str(ev) == "":
 			return reject("%s is required", r.name)
 		}
@@ -182,9 +185,8 @@ func oneOf(field, v string, allowed []string) rejection {
 	return reject("%s %q is not one of %s", field, clipReason(v), strings.Join(allowed, ", "))
 }
 
-// andList and orList write "a, b and c", "a, b or c".
-func andList(s []string) string { return joinLast(s, " and ") }
-func orList(s []string) string  { return joinLast(s, " or ") }
+// orList writes "a, b or c".
+func orList(s []string) string { return joinLast(s, " or ") }
 
 func joinLast(s []string, last string) string {
 	if len(s) < 2 {
@@ -294,10 +296,7 @@ func validateError(ev *apitype.Event) (record, rejection) {
 	}
 	rec := &errorRec{typ: ev.Type, message: capText(ev.Message, keepErrorMessage), stack: capText(ev.Stack, keepErrorStack),
 		source: capText(ev.Source, keepErrorSource), line: ev.Line, col: ev.Column}
-	if ev.Type == "resource" {
-		if ev.Element == "" || ev.ResourceURL == "" {
-			return nil, reject("a resource error needs element and resource_url")
-		}
+	if ev.Type == "resource" { // which needs both (fieldRules)
 		rec.element = capText(ev.Element, keepErrorElement).s
 		rec.resourceURL = capText(ev.ResourceURL, keepErrorResourceURL)
 	}
@@ -414,10 +413,7 @@ func validateAction(ev *apitype.Event) (record, rejection) {
 		}
 		rec.locator = l
 	}
-	if ev.Type == "keydown" {
-		if !slices.Contains(actionKeys, ev.Key) {
-			return nil, reject("only %s keydowns are recorded, not %q", andList(actionKeys), clipReason(ev.Key))
-		}
+	if ev.Type == "keydown" { // which needs one of the table's keys (fieldRules)
 		rec.key = ev.Key
 	}
 	for _, m := range ev.Modifiers { // each one of the table's (fieldRules)

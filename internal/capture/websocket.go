@@ -53,15 +53,9 @@ func validateWebSocket(ev *apitype.Event, cfg settings) (record, rejection) {
 	}
 	w := &wsRec{connID: ev.ConnID, typ: ev.Type, binary: ev.Binary, truncated: ev.BodyTruncated}
 	switch ev.Type {
-	case "connect":
-		if ev.URL == "" {
-			return nil, reject("url is required for a websocket connect")
-		}
+	case "connect": // which needs url, and a message direction (fieldRules)
 		w.url = capText(ev.URL, keepWebsocketURL)
 	case "message":
-		if r := oneOf("direction", ev.Direction, wsDirections); r != "" {
-			return nil, r
-		}
 		if ev.Size < 0 {
 			return nil, reject("size must be the frame's size in bytes")
 		}
