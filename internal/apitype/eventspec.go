@@ -4,7 +4,7 @@ package apitype
 // carries. The extension's check of a page's records
 // (extension/capture/fields.js, used by events.js), the daemon's validator
 // and its fast decoder (internal/capture) are generated from it or read it;
-// TestEventFieldsFile and TestEventSpecsMatchEvent fail on drift.
+// TestEventFiles and TestEventSpecsMatchEvent fail on drift.
 
 // FieldType is how a field of a capture event is checked.
 type FieldType string

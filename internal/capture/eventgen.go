@@ -14,7 +14,7 @@ import (
 
 // The files generated from the capture event table (apitype.EventSpecs),
 // relative to this package's directory (where go generate runs): ./gen
-// writes them, and TestEventFieldsFile fails while one differs from what
+// writes them, and TestEventFiles fails while one differs from what
 // EventFiles returns.
 const (
 	FieldsJSFile = "../../extension/capture/fields.js" // the worker's field rules (events.js)
