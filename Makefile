@@ -129,7 +129,7 @@ bench-check: ## Short bench of the command path: fails when a row's ratio to its
 bench-pages: ## Measure what the extension costs each page load (python3-doc pages, 20 iframes): main-thread and load time with and without it (PAGEBENCH_FLAGS='-n 15')
 	cd test/e2e && $(GO) run ./cmd/pagebench $(PAGEBENCH_FLAGS)
 
-generate: ## Regenerate every generated file (go generate ./...): extension/contract.js, internal/extcontract/version.go, internal/toolpolicy/table.go, extension/capture/secrets.js, extension/dist/; make test fails while one is stale
+generate: ## Regenerate every generated file (go generate ./...): extension/contract.js, internal/extcontract/version.go, internal/toolpolicy/table.go, extension/capture/secrets.js, extension/capture/fields.js, internal/capture/fields_gen.go, extension/dist/; make test fails while one is stale
 	$(GO) generate ./...
 
 # scripts/bundle is a module of its own: esbuild is a tool of the repository,

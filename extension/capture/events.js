@@ -3,26 +3,32 @@
 // check of everything a page sends: the worker keeps only the fields of each
 // kind, with their types, caps every string, stamps tab, frame and URL from
 // Chrome's sender, and redacts credential headers. No chrome.* dependency.
+// The fields of each kind, their types, caps and values are the capture
+// event table's (apitype.EventSpecs), generated into fields.js.
 
 import { SECRET_HEADERS, SECRET_VALUE } from './secrets.js';
+import {
+  KINDS, BROWSER_ONLY, SWITCHES, SWITCH, DEFAULT_BODY_CAP, MAX_BODY_CHARS, PAGE_URL_CHARS, HEADERS, LOCATOR_KINDS, LOCATOR_CHARS,
+  FIELDS, REQUIRED, DEFAULTS,
+} from './fields.js';
 
-/** KINDS are the event kinds of POST /events. Pages may send all but "tab". */
-export const KINDS = Object.freeze(['log', 'error', 'network', 'action', 'nav', 'vital', 'websocket', 'tab']);
+/** KINDS are the event kinds of POST /events; pages may send all but BROWSER_ONLY's. */
+export { KINDS };
 
 /** DEFAULT_SETTINGS are the capture settings until GET /capture/config answers. */
 export const DEFAULT_SETTINGS = Object.freeze({
   version: 0,
   redact_headers: true,
   redact_names: Object.freeze([]),
-  body_cap: 262144,
-  kinds: Object.freeze({ log: true, error: true, network: true, action: true, nav: true, vital: true }),
+  body_cap: DEFAULT_BODY_CAP,
+  kinds: Object.freeze(Object.fromEntries(SWITCHES.map((k) => [k, true]))),
 });
 
 /**
  * MAX_BODY_CHARS bounds each of request_body and response_body whatever the
  * configured body cap, so one event always fits in a 1 MB POST /events.
  */
-export const MAX_BODY_CHARS = 400000;
+export { MAX_BODY_CHARS };
 
 /** REDACTED replaces a redacted header value or a secret form value. */
 export const REDACTED = '[redacted]';
@@ -47,63 +53,16 @@ export function isSecretHeader(name, value, extra = []) {
   return SECRET_HEADERS.some(match) || extra.some(match) || SECRET_VALUE.test(value);
 }
 
-const CAP = { short: 64, name: 200, text: 200, value: 500, url: 2048, selector: 400, message: 8000, stack: 4000, header: 2000 };
-
-// Field rules per kind: [name, type, cap or allowed values]. type: "str",
-// "enum", "int", "num", "bool", "headers", "mods".
-const FIELDS = {
-  log: [['level', 'enum', ['debug', 'info', 'log', 'warn', 'error']], ['message', 'str', CAP.message],
-    ['stack', 'str', CAP.stack], ['source', 'str', CAP.url]],
-  error: [['type', 'enum', ['uncaught', 'unhandled_rejection', 'resource']], ['message', 'str', CAP.message],
-    ['stack', 'str', CAP.stack], ['source', 'str', CAP.url], ['line', 'int'], ['column', 'int'],
-    ['element', 'str', CAP.short], ['resource_url', 'str', CAP.url]],
-  network: [['request_id', 'str', 128], ['source', 'enum', ['page', 'browser']], ['method', 'str', 16],
-    ['url', 'str', CAP.url], ['status', 'int'], ['error', 'str', 128],
-    ['resource_type', 'enum', ['fetch', 'xhr', 'document', 'script', 'stylesheet', 'image', 'font', 'media', 'websocket', 'other']],
-    ['duration_ms', 'num'], ['mime_type', 'str', CAP.name], ['request_headers', 'headers'], ['response_headers', 'headers'],
-    ['request_body', 'body'], ['response_body', 'body'], ['request_body_size', 'int'], ['response_body_size', 'int'],
-    ['body_truncated', 'bool'], ['body_pending', 'bool'], ['body_update', 'bool'], ['lean', 'bool']],
-  action: [['type', 'enum', ['click', 'dblclick', 'input', 'change', 'submit', 'keydown', 'appeared', 'agent_appeared']], ['selector', 'str', CAP.selector],
-    ['role', 'str', CAP.short], ['name', 'str', CAP.name], ['text', 'str', CAP.text], ['value', 'str', CAP.value],
-    ['key', 'enum', ['Enter', 'Escape', 'Tab']], ['modifiers', 'mods'], ['locator', 'locator']],
-  nav: [['type', 'enum', ['pushState', 'replaceState', 'popstate', 'hashchange', 'load']], ['from', 'str', CAP.url],
-    ['to', 'str', CAP.url], ['lean', 'bool']],
-  vital: [['name', 'enum', ['LCP', 'CLS', 'INP', 'FCP', 'TTFB', 'longtask']], ['value', 'num'], ['unit', 'enum', ['ms', 'score']]],
-  websocket: [['conn_id', 'str', 128], ['type', 'enum', ['connect', 'open', 'message', 'close', 'error']], ['url', 'str', CAP.url],
-    ['direction', 'enum', ['sent', 'received']], ['size', 'int'], ['text', 'body'], ['binary', 'bool'], ['body_truncated', 'bool'],
-    ['code', 'int'], ['reason', 'str', CAP.name], ['frames_dropped', 'int']],
-  tab: [['type', 'enum', ['updated', 'removed', 'activated']], ['title', 'str', CAP.name * 2],
-    ['status', 'enum', ['loading', 'complete']], ['active', 'bool'], ['window_id', 'int'],
-    ['owner', 'str', CAP.short], ['owner_name', 'str', CAP.short], ['group', 'str', CAP.name]],
-};
-
-// Fields without which an event of the kind means nothing.
-const REQUIRED = {
-  log: ['level', 'message'],
-  error: ['type', 'message'],
-  network: ['request_id', 'method', 'url', 'status', 'resource_type'],
-  action: ['type', 'selector'],
-  nav: ['type', 'to'],
-  vital: ['name', 'value', 'unit'],
-  websocket: ['conn_id', 'type'],
-  tab: ['type'],
-};
-
-// A locator's kinds and the string fields each has (dom/engine.js locatorOf).
-const LOCATOR_FIELDS = { testid: ['attr', 'value'], role: ['role', 'name'], label: ['name'], css: ['selector'] };
-
 /** locatorOf is a recorded locator's known string fields, capped, or undefined when it is not one. */
 function locatorOf(v) {
-  if (!v || typeof v !== 'object' || !Object.hasOwn(LOCATOR_FIELDS, v.by)) return undefined;
+  if (!v || typeof v !== 'object' || !Object.hasOwn(LOCATOR_KINDS, v.by)) return undefined;
   const out = { by: v.by };
-  for (const f of LOCATOR_FIELDS[v.by]) {
+  for (const f of LOCATOR_KINDS[v.by]) {
     if (typeof v[f] !== 'string' || !v[f]) return undefined;
-    out[f] = clip(v[f], f === 'selector' ? CAP.selector : CAP.name);
+    out[f] = clip(v[f], LOCATOR_CHARS[f]);
   }
   return out;
 }
-
-const MODIFIERS = new Set(['Alt', 'Control', 'Meta', 'Shift']);
 
 /** clip shortens s to at most n characters, marking the cut with "…". */
 export function clip(s, n) {
@@ -111,7 +70,7 @@ export function clip(s, n) {
 }
 
 /**
- * redactHeaders returns a copy of a header object with at most 64 entries,
+ * redactHeaders returns a copy of a header object with at most HEADERS.count entries,
  * values capped, and credential headers (isSecretHeader, with the extra
  * names) replaced by "[redacted]" when redact is true. It accepts an
  * object or chrome.webRequest's [{name, value}] array; anything else is
@@ -123,9 +82,9 @@ export function redactHeaders(headers, redact = true, extra = []) {
     ? headers.filter((h) => h && typeof h.name === 'string').map((h) => [h.name, typeof h.value === 'string' ? h.value : ''])
     : Object.entries(headers).filter(([, v]) => typeof v === 'string');
   const out = {};
-  for (const [name, value] of pairs.slice(0, 64)) {
-    const k = clip(name, CAP.name);
-    out[k] = redact && isSecretHeader(k, value, extra) ? REDACTED : clip(value, CAP.header);
+  for (const [name, value] of pairs.slice(0, HEADERS.count)) {
+    const k = clip(name, HEADERS.name);
+    out[k] = redact && isSecretHeader(k, value, extra) ? REDACTED : clip(value, HEADERS.value);
   }
   return Object.keys(out).length ? out : undefined;
 }
@@ -148,18 +107,18 @@ export function sanitise(raw, stamp, settings = DEFAULT_SETTINGS, { allowTab = f
 export function sanitiseReason(raw, stamp, settings = DEFAULT_SETTINGS, { allowTab = false } = {}) {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { event: null, reason: 'invalid' };
   const kind = raw.kind;
-  if (typeof kind !== 'string' || !Object.hasOwn(FIELDS, kind) || (kind === 'tab' && !allowTab)) {
+  if (typeof kind !== 'string' || !Object.hasOwn(FIELDS, kind) || (BROWSER_ONLY.includes(kind) && !allowTab)) {
     return { event: null, reason: 'invalid' };
   }
-  // a WebSocket's frames are network traffic: network's switch is theirs
-  if (settings.kinds?.[kind === 'websocket' ? 'network' : kind] === false) return { event: null, reason: 'off', kind };
+  // a WebSocket's frames are network traffic: network's switch is theirs (SWITCH)
+  if (settings.kinds?.[SWITCH[kind]] === false) return { event: null, reason: 'off', kind };
   const ts = Number.isFinite(raw.ts) && raw.ts > 0 ? raw.ts : Date.now();
   const event = {
     kind,
     ts,
     tab_id: Number.isSafeInteger(stamp?.tab_id) ? stamp.tab_id : -1,
     frame_id: Number.isSafeInteger(stamp?.frame_id) ? stamp.frame_id : 0,
-    page_url: typeof stamp?.page_url === 'string' ? clip(stamp.page_url, CAP.url) : '',
+    page_url: typeof stamp?.page_url === 'string' ? clip(stamp.page_url, PAGE_URL_CHARS) : '',
   };
   const bodyCap = Math.min(Number.isSafeInteger(settings.body_cap) && settings.body_cap >= 0 ? settings.body_cap : DEFAULT_SETTINGS.body_cap, MAX_BODY_CHARS);
   let truncated = false;
@@ -200,7 +159,7 @@ export function sanitiseReason(raw, stamp, settings = DEFAULT_SETTINGS, { allowT
       }
       case 'mods':
         if (Array.isArray(v)) {
-          const m = [...new Set(v.filter((x) => MODIFIERS.has(x)))];
+          const m = [...new Set(v.filter((x) => rule.includes(x)))];
           if (m.length) event[name] = m;
         }
         break;
@@ -209,7 +168,7 @@ export function sanitiseReason(raw, stamp, settings = DEFAULT_SETTINGS, { allowT
     }
   }
   if (truncated) event.body_truncated = true;
-  if (kind === 'network' && event.source === undefined) event.source = 'page';
+  for (const [f, d] of Object.entries(DEFAULTS[kind] ?? {})) if (event[f] === undefined) event[f] = d;
   for (const f of REQUIRED[kind]) {
     if (event[f] === undefined) return { event: null, reason: 'invalid', kind };
   }

@@ -51,7 +51,8 @@ type EventBatch struct {
 // kind (log, error, network, action, nav, vital, websocket, tab). Fields of other kinds
 // are ignored. Two JSON keys change type with the kind: "status" (network: a
 // number; tab: a string) and "value" (vital: a number; action: a string),
-// hence Scalar.
+// hence Scalar. EventSpecs declares each kind's fields, their caps and
+// values.
 type Event struct {
 	Kind    string  `json:"kind"`
 	TS      float64 `json:"ts"` // ms since the epoch

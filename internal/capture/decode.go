@@ -102,26 +102,28 @@ func (p *parser) null() bool {
 	return false
 }
 
-// keys are the contract's keys: the batch's and the events'.
+// keys are the contract's keys (contractKeys, generated from
+// apitype.Event): the batch's, the events' and their locators'.
 var keys = map[string]string{}
 
+// httpMethods are the methods the decoder shares instead of allocating.
+var httpMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
+
 func init() {
-	for _, k := range []string{"events", "dropped", "dropped_by_tab", "batch_id", "kind", "ts", "tab_id", "frame_id", "page_url", "type", "level",
-		"message", "stack", "source", "line", "column", "element", "resource_url", "request_id", "method", "url",
-		"status", "error", "resource_type", "duration_ms", "mime_type", "request_headers", "response_headers",
-		"request_body", "response_body", "request_body_size", "response_body_size", "body_truncated", "body_pending",
-		"body_update", "lean", "selector",
-		"role", "name", "text", "value", "key", "modifiers", "from", "to", "unit", "title", "active", "window_id",
-		"owner", "owner_name", "group", "locator", "by", "attr", "conn_id", "direction", "size", "binary", "code",
-		"reason", "frames_dropped"} {
+	for _, k := range contractKeys {
 		keys[k] = k
 	}
-	for _, list := range [][]string{logLevels, errorTypes, netSources, resourceTypes, actionTypes, actionKeys,
-		modifierKeys, navTypes, vitalNames, vitalUnits, tabTypes, tabStatuses, wsTypes, wsDirections,
-		{"log", "error", "network", "action", "nav", "vital", "websocket", "tab"},
-		{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}} {
-		for _, v := range list {
-			enums[v] = v
+	for _, v := range apitype.EventKinds() {
+		enums[v] = v
+	}
+	for _, v := range httpMethods {
+		enums[v] = v
+	}
+	for _, s := range apitype.EventSpecs {
+		for _, f := range s.Fields {
+			for _, v := range f.Enum {
+				enums[v] = v
+			}
 		}
 	}
 }
@@ -593,133 +595,18 @@ func (p *parser) event(e *apitype.Event) bool {
 	}
 }
 
-// field reads the value of key into e; an unknown key is left to
-// encoding/json.
-func (p *parser) field(e *apitype.Event, key string) bool {
-	switch key {
-	case "kind":
-		return p.shared(&e.Kind, nil)
-	case "ts":
-		return p.float(&e.TS)
-	case "tab_id":
-		return p.int(&e.TabID)
-	case "frame_id":
-		return p.int(&e.FrameID)
-	case "page_url":
-		return p.shared(&e.PageURL, &p.lastPage)
-	case "type":
-		return p.shared(&e.Type, nil)
-	case "level":
-		return p.shared(&e.Level, nil)
-	case "message":
-		return p.strInto(&e.Message)
-	case "stack":
-		return p.strInto(&e.Stack)
-	case "source":
-		return p.shared(&e.Source, &p.lastSource)
-	case "line":
-		return p.int(&e.Line)
-	case "column":
-		return p.int(&e.Column)
-	case "element":
-		return p.strInto(&e.Element)
-	case "resource_url":
-		return p.strInto(&e.ResourceURL)
-	case "request_id":
-		return p.strInto(&e.RequestID)
-	case "method":
-		return p.shared(&e.Method, nil)
-	case "url":
-		return p.strInto(&e.URL)
-	case "status":
-		return p.scalar(&e.Status)
-	case "error":
-		return p.strInto(&e.Error)
-	case "resource_type":
-		return p.shared(&e.ResourceType, nil)
-	case "duration_ms":
-		return p.float(&e.DurationMS)
-	case "mime_type":
-		return p.strInto(&e.MimeType)
-	case "request_headers":
-		return p.headers(&e.RequestHeaders)
-	case "response_headers":
-		return p.headers(&e.ResponseHeaders)
-	case "request_body":
-		return p.strInto(&e.RequestBody)
-	case "response_body":
-		return p.strInto(&e.ResponseBody)
-	case "request_body_size":
-		return p.int(&e.RequestBodySize)
-	case "response_body_size":
-		return p.int(&e.ResponseBodySize)
-	case "body_truncated":
-		return p.boolean(&e.BodyTruncated)
-	case "body_pending":
-		return p.boolean(&e.BodyPending)
-	case "body_update":
-		return p.boolean(&e.BodyUpdate)
-	case "lean":
-		return p.boolean(&e.Lean)
-	case "selector":
-		return p.strInto(&e.Selector)
-	case "role":
-		return p.strInto(&e.Role)
-	case "name":
-		return p.shared(&e.Name, nil)
-	case "text":
-		return p.strInto(&e.Text)
-	case "value":
-		return p.scalar(&e.Value)
-	case "key":
-		return p.shared(&e.Key, nil)
-	case "modifiers":
-		return p.strings(&e.Modifiers)
-	case "locator":
-		return p.locator(&e.Locator)
-	case "from":
-		return p.strInto(&e.From)
-	case "to":
-		return p.strInto(&e.To)
-	case "unit":
-		return p.shared(&e.Unit, nil)
-	case "title":
-		return p.strInto(&e.Title)
-	case "active":
-		if p.null() {
-			e.Active = nil
-			return true
-		}
-		var b bool
-		if !p.boolean(&b) {
-			return false
-		}
-		e.Active = &b
+// optBool reads a boolean into a new *v; null sets *v to nil.
+func (p *parser) optBool(v **bool) bool {
+	if p.null() {
+		*v = nil
 		return true
-	case "window_id":
-		return p.int(&e.WindowID)
-	case "conn_id":
-		return p.strInto(&e.ConnID)
-	case "direction":
-		return p.shared(&e.Direction, nil)
-	case "size":
-		return p.int(&e.Size)
-	case "binary":
-		return p.boolean(&e.Binary)
-	case "code":
-		return p.int(&e.Code)
-	case "reason":
-		return p.strInto(&e.Reason)
-	case "frames_dropped":
-		return p.int(&e.FramesDropped)
-	case "owner":
-		return p.optStr(&e.Owner)
-	case "owner_name":
-		return p.optStr(&e.OwnerName)
-	case "group":
-		return p.optStr(&e.Group)
 	}
-	return false
+	var b bool
+	if !p.boolean(&b) {
+		return false
+	}
+	*v = &b
+	return true
 }
 
 // optStr reads a string into a new *v; null sets *v to nil.

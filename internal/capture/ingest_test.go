@@ -66,7 +66,7 @@ func TestValidate(t *testing.T) {
 		{"negative body size", with(netEv(1, "page", "GET", "u", 200), func(e *apitype.Event) { e.ResponseBodySize = -3 }), "body sizes"},
 		{"bad action type", with(action, func(e *apitype.Event) { e.Type = "hover" }), "type"},
 		{"action without selector", with(action, func(e *apitype.Event) { e.Selector = "" }), "selector"},
-		{"keydown of a letter", with(action, func(e *apitype.Event) { e.Type, e.Key = "keydown", "a" }), "only Enter, Escape and Tab"},
+		{"keydown of a letter", with(action, func(e *apitype.Event) { e.Type, e.Key = "keydown", "a" }), `key "a" is not one of Enter, Escape, Tab`},
 		{"bad modifier", with(action, func(e *apitype.Event) { e.Modifiers = []string{"Hyper"} }), "modifier"},
 		{"numeric action value", with(action, func(e *apitype.Event) { e.Value = apitype.Num(4) }), "value must be a string"},
 		{"unknown locator", with(action, func(e *apitype.Event) { e.Locator = &apitype.Locator{By: "xpath", Selector: "//a"} }), "testid, role, label or css"},

@@ -155,7 +155,7 @@ func (s *Store) PageInfo(tabID *int64) (Tab, error) {
 		if t == nil {
 			return Tab{}, ErrUnknownTab
 		}
-		return t.view(capURL, capTitle), nil
+		return t.view(keepPageURL, keepTabTitle), nil
 	}
 	var best *tabState
 	for _, t := range s.tabs {
@@ -170,7 +170,7 @@ func (s *Store) PageInfo(tabID *int64) (Tab, error) {
 	if best == nil {
 		return Tab{}, ErrNoTab
 	}
-	return best.view(capURL, capTitle), nil
+	return best.view(keepPageURL, keepTabTitle), nil
 }
 
 func (t *tabState) view(urlClip, titleClip int) Tab {

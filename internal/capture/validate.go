@@ -4,28 +4,19 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 )
 
-// Ingest caps, in bytes. A longer field is cut (on a character boundary)
-// and remembers its full length; bodies are cut at the configured body cap.
+// The daemon's caps of each field, in bytes, are the capture event table's
+// (apitype.EventSpecs, EventField.Keep), generated into fields_gen.go as
+// keep<Kind><Field>. A longer field is cut (on a character boundary) and
+// remembers its full length; bodies are cut at the configured body cap.
 const (
-	capURL         = 8 << 10
-	capMessage     = 16 << 10
-	capStack       = 16 << 10
-	capSource      = 2 << 10
-	capSelector    = 1 << 10
-	capName        = 512
-	capVisible     = 200 // contract: visible text capped at 200
-	capValue       = 1 << 10
-	capTitle       = 1 << 10
-	capShort       = 256 // ids, error strings, mime types, roles
-	capHeaderName  = 256
-	capHeaderValue = 8 << 10
-	maxHeaders     = 100
-	maxMethod      = 32
+	// maxMethod bounds a network event's method (and a filter's).
+	maxMethod = keepNetworkMethod
 	// maxTS rejects timestamps past the year 5000: ts is ms since the epoch.
 	maxTS = 95_000_000_000_000
 )
@@ -33,22 +24,128 @@ const (
 // Redacted replaces the value of a redacted header.
 const Redacted = "[redacted]"
 
+// The table's enums that the validator's own rules (those a field's type or
+// another field decides) and the filters use.
 var (
-	logLevels     = []string{"debug", "info", "log", "warn", "error"}
-	errorTypes    = []string{"uncaught", "unhandled_rejection", "resource"}
-	netSources    = []string{"page", "browser"}
-	resourceTypes = []string{"fetch", "xhr", "document", "script", "stylesheet", "image", "font", "media", "websocket", "other"}
-	actionTypes   = []string{"click", "dblclick", "input", "change", "submit", "keydown", "appeared", "agent_appeared"}
-	actionKeys    = []string{"Enter", "Escape", "Tab"}
-	modifierKeys  = []string{"Alt", "Control", "Meta", "Shift"}
-	navTypes      = []string{"pushState", "replaceState", "popstate", "hashchange", "load"}
-	vitalNames    = []string{"LCP", "CLS", "INP", "FCP", "TTFB", "longtask"}
-	vitalUnits    = []string{"ms", "score"}
-	tabTypes      = []string{"updated", "removed", "activated"}
-	tabStatuses   = []string{"loading", "complete"}
-	wsTypes       = []string{"connect", "open", "message", "close", "error"}
-	wsDirections  = []string{"sent", "received"}
+	logLevels   = enumOf("log", "level")
+	tabStatuses = enumOf("tab", "status")
+	eventKinds  = apitype.EventKinds()
 )
+
+// enumOf returns the values the table allows for a kind's field; it panics
+// when the table has no such enum (at init: every test of the package fails).
+func enumOf(kind, field string) []string {
+	for _, s := range apitype.EventSpecs {
+		if s.Kind != kind {
+			continue
+		}
+		for _, f := range s.Fields {
+			if f.Name == field && len(f.Enum) > 0 {
+				return f.Enum
+			}
+		}
+	}
+	panic("capture: the event table has no enum " + kind + "." + field)
+}
+
+// switchOf is, by Kind.index, the index of the kind whose capture switch
+// turns it on and off (apitype.EventSpec.SwitchedBy).
+var switchOf = func() (out [numKinds]int) {
+	for i, k := range Kinds {
+		out[i] = i
+		for _, s := range apitype.EventSpecs {
+			if s.Kind == string(k) && s.SwitchedBy != "" {
+				out[i] = Kind(s.SwitchedBy).index()
+			}
+		}
+	}
+	return out
+}()
+
+// fieldRule is a check of one field that the table declares for the
+// events of a kind (or of one type of them, EventField.For): a required
+// string field must not be empty and, for an enum, must be one of its
+// values; each item of a mods field must be one of its values. Rules a
+// field's Go type decides (a status that must be an integer, a size that
+// must not be negative) are the kind's validator's.
+type fieldRule struct {
+	name    string
+	enum    []string
+	forType string                        // the rule holds in events of this type only, when not ""
+	str     func(*apitype.Event) string   // a required string field
+	list    func(*apitype.Event) []string // a mods field
+}
+
+// fieldRules are the table's rules by kind: by Kind.index, tab's last.
+type fieldRules [numKinds + 1][]fieldRule
+
+// ruleIndex is kind's index in fieldRules, or -1.
+func ruleIndex(kind string) int {
+	if kind == "tab" {
+		return numKinds
+	}
+	return Kind(kind).index()
+}
+
+// tableRules are apitype.EventSpecs' rules.
+var tableRules = mustRules(apitype.EventSpecs)
+
+func mustRules(specs []apitype.EventSpec) fieldRules {
+	r, err := compileRules(specs)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// compileRules turns a capture event table into the validator's rules.
+func compileRules(specs []apitype.EventSpec) (fieldRules, error) {
+	var out fieldRules
+	if err := checkTable(specs); err != nil {
+		return out, err
+	}
+	for _, s := range specs {
+		i := ruleIndex(s.Kind)
+		if i < 0 {
+			return out, fmt.Errorf("the capture event table's kind %q is not one of capture.Kinds: add it there first", s.Kind)
+		}
+		var rules []fieldRule
+		for _, f := range s.Fields {
+			switch {
+			case f.Type == apitype.FieldMods:
+				rules = append(rules, fieldRule{name: f.Name, enum: f.Enum, list: eventLists[f.Name]})
+			case (f.Need == apitype.Required || f.For != "") && eventStrings[f.Name] != nil:
+				rules = append(rules, fieldRule{name: f.Name, enum: f.Enum, forType: f.For, str: eventStrings[f.Name]})
+			}
+		}
+		out[i] = rules
+	}
+	return out, nil
+}
+
+// check applies the rules of the kind at index i to ev.
+func (rs *fieldRules) check(ev *apitype.Event, i int) rejection {
+	for _, r := range rs[i] {
+		switch {
+		case r.forType != "" && ev.Type != r.forType:
+		case r.list != nil:
+			for _, v := range r.list(ev) {
+				if !slices.Contains(r.enum, v) {
+					return reject("%s: %q is not one of %s", r.name, clipReason(v), strings.Join(r.enum, ", "))
+				}
+			}
+		case r.enum != nil:
+			if rj := oneOf(r.name, r.str(ev), r.enum); rj != "" {
+				return rj
+			}
+		case r.str(ev) == "" && r.forType != "":
+			return reject("%s is required when type is %s", r.name, r.forType)
+		case r.str(ev) == "":
+			return reject("%s is required", r.name)
+		}
+	}
+	return ""
+}
 
 // tabUpdate is a validated "tab" event.
 type tabUpdate struct {
@@ -88,6 +185,16 @@ func oneOf(field, v string, allowed []string) rejection {
 	return reject("%s %q is not one of %s", field, clipReason(v), strings.Join(allowed, ", "))
 }
 
+// orList writes "a, b or c".
+func orList(s []string) string { return joinLast(s, " or ") }
+
+func joinLast(s []string, last string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + last + s[len(s)-1]
+}
+
 func clipReason(s string) string {
 	if len(s) > 40 {
 		return capText(s, 40).s + "…"
@@ -97,6 +204,11 @@ func clipReason(s string) string {
 
 // validate checks and caps ev. nowMS stands in for a missing ts.
 func validate(ev *apitype.Event, cfg settings, nowMS int64) (validated, rejection) {
+	return validateBy(&tableRules, ev, cfg, nowMS)
+}
+
+// validateBy is validate with the table's rules given.
+func validateBy(rules *fieldRules, ev *apitype.Event, cfg settings, nowMS int64) (validated, rejection) {
 	ts := int64(math.Round(ev.TS))
 	switch {
 	case math.IsNaN(ev.TS) || ev.TS < 0 || ev.TS > maxTS:
@@ -111,6 +223,9 @@ func validate(ev *apitype.Event, cfg settings, nowMS int64) (validated, rejectio
 		return validated{}, reject("frame_id must be a frame id (0 for the top frame)")
 	}
 	if ev.Kind == "tab" {
+		if r := rules.check(ev, numKinds); r != "" {
+			return validated{}, r
+		}
 		u, r := validateTab(ev)
 		if r != "" {
 			return validated{}, r
@@ -121,15 +236,17 @@ func validate(ev *apitype.Event, cfg settings, nowMS int64) (validated, rejectio
 	k := Kind(ev.Kind)
 	i := k.index()
 	if i < 0 {
-		return validated{}, oneOf("kind", ev.Kind, []string{"log", "error", "network", "action", "nav", "vital", "websocket", "tab"})
+		return validated{}, oneOf("kind", ev.Kind, eventKinds)
 	}
-	if k == KindWebSocket {
-		i = KindNetwork.index() // network's switch is the WebSockets'
-	}
+	i = switchOf[i] // network's switch is the WebSockets'
+
 	// A switched-off kind is not validated, but for a record that may say
 	// whether its tab's page is lean (leanSignOf).
 	if cfg.off[i] && (ev.FrameID != 0 || !(k == KindNav && ev.Type == "load" || k == KindNetwork && ev.Source == "page")) {
 		return validated{}, switchedOff(k, cfg)
+	}
+	if r := rules.check(ev, k.index()); r != "" {
+		return validated{}, r
 	}
 	var rec record
 	var r rejection
@@ -152,7 +269,7 @@ func validate(ev *apitype.Event, cfg settings, nowMS int64) (validated, rejectio
 	if r != "" {
 		return validated{}, r
 	}
-	e := &entry{kind: k, ts: ts, tab: ev.TabID, frame: ev.FrameID, pageURL: capText(ev.PageURL, capURL), rec: rec}
+	e := &entry{kind: k, ts: ts, tab: ev.TabID, frame: ev.FrameID, pageURL: capText(ev.PageURL, keepPageURL), rec: rec}
 	if cfg.off[i] { // not stored, but what it says of its page is learned (lean.go)
 		v := validated{}
 		if sign, ok := leanSignOf(e); ok {
@@ -169,45 +286,30 @@ func switchedOff(k Kind, cfg settings) rejection {
 }
 
 func validateLog(ev *apitype.Event) (record, rejection) {
-	if r := oneOf("level", ev.Level, logLevels); r != "" {
-		return nil, r
-	}
-	return &logRec{level: ev.Level, message: capText(ev.Message, capMessage),
-		stack: capText(ev.Stack, capStack), source: capText(ev.Source, capSource)}, ""
+	return &logRec{level: ev.Level, message: capText(ev.Message, keepLogMessage),
+		stack: capText(ev.Stack, keepLogStack), source: capText(ev.Source, keepLogSource)}, ""
 }
 
 func validateError(ev *apitype.Event) (record, rejection) {
-	if r := oneOf("type", ev.Type, errorTypes); r != "" {
-		return nil, r
-	}
 	if ev.Line < 0 || ev.Column < 0 {
 		return nil, reject("line and column must not be negative")
 	}
-	rec := &errorRec{typ: ev.Type, message: capText(ev.Message, capMessage), stack: capText(ev.Stack, capStack),
-		source: capText(ev.Source, capSource), line: ev.Line, col: ev.Column}
-	if ev.Type == "resource" {
-		if ev.Element == "" || ev.ResourceURL == "" {
-			return nil, reject("a resource error needs element and resource_url")
-		}
-		rec.element = capText(ev.Element, capShort).s
-		rec.resourceURL = capText(ev.ResourceURL, capURL)
+	rec := &errorRec{typ: ev.Type, message: capText(ev.Message, keepErrorMessage), stack: capText(ev.Stack, keepErrorStack),
+		source: capText(ev.Source, keepErrorSource), line: ev.Line, col: ev.Column}
+	if ev.Type == "resource" { // which needs both (fieldRules)
+		rec.element = capText(ev.Element, keepErrorElement).s
+		rec.resourceURL = capText(ev.ResourceURL, keepErrorResourceURL)
 	}
 	return rec, ""
 }
 
 func validateNetwork(ev *apitype.Event, cfg settings) (record, rejection) {
-	if ev.RequestID == "" || len(ev.RequestID) > capShort {
-		return nil, reject("request_id is required (at most %d bytes)", capShort)
-	}
-	if r := oneOf("source", ev.Source, netSources); r != "" {
-		return nil, r
+	if len(ev.RequestID) > keepNetworkRequestID {
+		return nil, reject("request_id is at most %d bytes", keepNetworkRequestID)
 	}
 	method := strings.ToUpper(ev.Method)
-	if method == "" || len(method) > maxMethod || strings.ContainsFunc(method, func(c rune) bool { return c <= ' ' || c > '~' }) {
+	if len(method) > maxMethod || strings.ContainsFunc(method, func(c rune) bool { return c <= ' ' || c > '~' }) {
 		return nil, reject("method must be an HTTP method such as GET")
-	}
-	if ev.URL == "" {
-		return nil, reject("url is required")
 	}
 	status := 0
 	if ev.Status.Set {
@@ -217,9 +319,6 @@ func validateNetwork(ev *apitype.Event, cfg settings) (record, rejection) {
 		}
 		status = int(n)
 	}
-	if r := oneOf("resource_type", ev.ResourceType, resourceTypes); r != "" {
-		return nil, r
-	}
 	if ev.DurationMS < 0 || math.IsInf(ev.DurationMS, 0) {
 		return nil, reject("duration_ms must not be negative")
 	}
@@ -227,9 +326,9 @@ func validateNetwork(ev *apitype.Event, cfg settings) (record, rejection) {
 		return nil, reject("body sizes must not be negative")
 	}
 	rec := &netRec{
-		requestID: ev.RequestID, source: ev.Source, method: method, url: capText(ev.URL, capURL),
-		status: status, err: capText(ev.Error, capShort).s, resourceType: ev.ResourceType,
-		durationMS: ev.DurationMS, mimeType: capText(ev.MimeType, capShort).s,
+		requestID: ev.RequestID, source: ev.Source, method: method, url: capText(ev.URL, keepNetworkURL),
+		status: status, err: capText(ev.Error, keepNetworkError).s, resourceType: ev.ResourceType,
+		durationMS: ev.DurationMS, mimeType: capText(ev.MimeType, keepNetworkMimeType).s,
 		reqHeaders: capHeaders(ev.RequestHeaders, cfg), respHeaders: capHeaders(ev.ResponseHeaders, cfg),
 		reqSize: ev.RequestBodySize, respSize: ev.ResponseBodySize, truncated: ev.BodyTruncated,
 		bodyPending: ev.BodyPending && !ev.BodyUpdate, bodyUpdate: ev.BodyUpdate, lean: ev.Lean,
@@ -250,7 +349,7 @@ func capBody(body string, size int64, bodyCap int, truncated *bool) (text, int64
 	return t, size
 }
 
-// capHeaders returns h sorted by name, at most maxHeaders of them, with
+// capHeaders returns h sorted by name, at most apitype.DaemonHeaders.Count of them, with
 // names and values capped and, when redaction is on, the credential headers
 // (Secrets) redacted.
 func capHeaders(h map[string]string, cfg settings) []header {
@@ -262,8 +361,8 @@ func capHeaders(h map[string]string, cfg settings) []header {
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	if len(names) > maxHeaders {
-		names = names[:maxHeaders]
+	if len(names) > apitype.DaemonHeaders.Count {
+		names = names[:apitype.DaemonHeaders.Count]
 	}
 	out := make([]header, 0, len(names))
 	for _, k := range names {
@@ -271,22 +370,24 @@ func capHeaders(h map[string]string, cfg settings) []header {
 		if cfg.redact && cfg.secrets.Redact(k, v) {
 			v = Redacted
 		}
-		out = append(out, header{name: capText(k, capHeaderName).s, value: capText(v, capHeaderValue).s})
+		out = append(out, header{name: capText(k, apitype.DaemonHeaders.Name).s, value: capText(v, apitype.DaemonHeaders.Value).s})
 	}
 	return out
 }
 
-// locatorFields are the fields each kind of locator must have.
-var locatorFields = map[string][]string{"testid": {"attr", "value"}, "role": {"role", "name"}, "label": {"name"}, "css": {"selector"}}
-
 // checkLocator returns a capped copy of an action's locator, or why it is refused.
 func checkLocator(l *apitype.Locator) (*apitype.Locator, rejection) {
-	need, ok := locatorFields[l.By]
-	if !ok {
-		return nil, reject("a locator is by testid, role, label or css, not %q", clipReason(l.By))
+	i := slices.IndexFunc(apitype.LocatorKinds, func(k apitype.LocatorKind) bool { return k.By == l.By })
+	if i < 0 {
+		bys := make([]string, len(apitype.LocatorKinds))
+		for j, k := range apitype.LocatorKinds {
+			bys[j] = k.By
+		}
+		return nil, reject("a locator is by %s, not %q", orList(bys), clipReason(l.By))
 	}
-	out := &apitype.Locator{By: l.By, Attr: capText(l.Attr, capShort).s, Value: capText(l.Value, capName).s,
-		Role: capText(l.Role, capShort).s, Name: capText(l.Name, capName).s, Selector: capText(l.Selector, capSelector).s}
+	need := apitype.LocatorKinds[i].Fields
+	out := &apitype.Locator{By: l.By, Attr: capText(l.Attr, keepLocatorAttr).s, Value: capText(l.Value, keepLocatorValue).s,
+		Role: capText(l.Role, keepLocatorRole).s, Name: capText(l.Name, keepLocatorName).s, Selector: capText(l.Selector, keepLocatorSelector).s}
 	have := map[string]string{"attr": out.Attr, "value": out.Value, "role": out.Role, "name": out.Name, "selector": out.Selector}
 	for _, f := range need {
 		if have[f] == "" {
@@ -297,19 +398,13 @@ func checkLocator(l *apitype.Locator) (*apitype.Locator, rejection) {
 }
 
 func validateAction(ev *apitype.Event) (record, rejection) {
-	if r := oneOf("type", ev.Type, actionTypes); r != "" {
-		return nil, r
-	}
-	if ev.Selector == "" {
-		return nil, reject("selector is required")
-	}
-	rec := &actionRec{typ: ev.Type, selector: capText(ev.Selector, capSelector), role: capText(ev.Role, capShort).s,
-		name: capText(ev.Name, capName), text: capText(ev.Text, capVisible)}
+	rec := &actionRec{typ: ev.Type, selector: capText(ev.Selector, keepActionSelector), role: capText(ev.Role, keepActionRole).s,
+		name: capText(ev.Name, keepActionName), text: capText(ev.Text, keepActionText)}
 	if ev.Value.Set {
 		if !ev.Value.IsStr {
 			return nil, reject("an action's value must be a string")
 		}
-		rec.value = capText(ev.Value.Str, capValue)
+		rec.value = capText(ev.Value.Str, keepActionValue)
 	}
 	if ev.Locator != nil {
 		l, r := checkLocator(ev.Locator)
@@ -318,16 +413,10 @@ func validateAction(ev *apitype.Event) (record, rejection) {
 		}
 		rec.locator = l
 	}
-	if ev.Type == "keydown" {
-		if !slices.Contains(actionKeys, ev.Key) {
-			return nil, reject("only Enter, Escape and Tab keydowns are recorded, not %q", clipReason(ev.Key))
-		}
+	if ev.Type == "keydown" { // which needs one of the table's keys (fieldRules)
 		rec.key = ev.Key
 	}
-	for _, m := range ev.Modifiers {
-		if !slices.Contains(modifierKeys, m) {
-			return nil, reject("modifier %q is not one of %s", clipReason(m), strings.Join(modifierKeys, ", "))
-		}
+	for _, m := range ev.Modifiers { // each one of the table's (fieldRules)
 		if !slices.Contains(rec.modifiers, m) {
 			rec.modifiers = append(rec.modifiers, m)
 		}
@@ -336,46 +425,40 @@ func validateAction(ev *apitype.Event) (record, rejection) {
 }
 
 func validateNav(ev *apitype.Event) (record, rejection) {
-	if r := oneOf("type", ev.Type, navTypes); r != "" {
-		return nil, r
-	}
-	if ev.To == "" {
-		return nil, reject("to is required")
-	}
-	return &navRec{typ: ev.Type, from: capText(ev.From, capURL), to: capText(ev.To, capURL), lean: ev.Lean && ev.Type == "load"}, ""
+	return &navRec{typ: ev.Type, from: capText(ev.From, keepNavFrom), to: capText(ev.To, keepNavTo), lean: ev.Lean && ev.Type == "load"}, ""
 }
 
 func validateVital(ev *apitype.Event) (record, rejection) {
-	if r := oneOf("name", ev.Name, vitalNames); r != "" {
-		return nil, r
-	}
 	v := ev.Value
 	if !v.Set || v.IsStr || math.IsNaN(v.Num) || math.IsInf(v.Num, 0) || v.Num < 0 {
 		return nil, reject("a vital's value must be a non-negative number")
-	}
-	if r := oneOf("unit", ev.Unit, vitalUnits); r != "" {
-		return nil, r
 	}
 	return &vitalRec{name: ev.Name, value: v.Num, unit: ev.Unit}, ""
 }
 
 func validateTab(ev *apitype.Event) (*tabUpdate, rejection) {
-	if r := oneOf("type", ev.Type, tabTypes); r != "" {
-		return nil, r
-	}
 	if ev.TabID < 0 {
 		return nil, reject("a tab event needs the tab's tab_id")
 	}
-	u := &tabUpdate{typ: ev.Type, tab: ev.TabID, window: ev.WindowID, url: capText(ev.PageURL, capURL),
-		title: capText(ev.Title, capTitle), active: ev.Active,
-		owner: capOpt(ev.Owner, capShort), ownerName: capOpt(ev.OwnerName, capShort), group: capOpt(ev.Group, capName)}
+	u := &tabUpdate{typ: ev.Type, tab: ev.TabID, window: ev.WindowID, url: capText(ev.PageURL, keepPageURL),
+		title: capText(ev.Title, keepTabTitle), active: ev.Active,
+		owner: capOpt(ev.Owner, keepTabOwner), ownerName: capOpt(ev.OwnerName, keepTabOwnerName), group: capOpt(ev.Group, keepTabGroup)}
 	if ev.Status.Set {
 		if !ev.Status.IsStr || !slices.Contains(tabStatuses, ev.Status.Str) {
-			return nil, reject("a tab's status must be \"loading\" or \"complete\"")
+			return nil, reject("a tab's status must be %s", orList(quoted(tabStatuses)))
 		}
 		u.status = ev.Status.Str
 	}
 	return u, ""
+}
+
+// quoted returns each of s in double quotes.
+func quoted(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = strconv.Quote(v)
+	}
+	return out
 }
 
 // capOpt caps an optional string; nil stays nil.

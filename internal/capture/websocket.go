@@ -48,23 +48,14 @@ func (r *wsRec) bytes() int64 {
 // validateWebSocket checks a "websocket" event; its text is cut at the body
 // cap like a request body.
 func validateWebSocket(ev *apitype.Event, cfg settings) (record, rejection) {
-	if ev.ConnID == "" || len(ev.ConnID) > capShort {
-		return nil, reject("conn_id is required: the connection's name, at most %d bytes", capShort)
-	}
-	if r := oneOf("type", ev.Type, wsTypes); r != "" {
-		return nil, r
+	if len(ev.ConnID) > keepWebsocketConnID {
+		return nil, reject("conn_id is the connection's name, at most %d bytes", keepWebsocketConnID)
 	}
 	w := &wsRec{connID: ev.ConnID, typ: ev.Type, binary: ev.Binary, truncated: ev.BodyTruncated}
 	switch ev.Type {
-	case "connect":
-		if ev.URL == "" {
-			return nil, reject("url is required for a websocket connect")
-		}
-		w.url = capText(ev.URL, capURL)
+	case "connect": // which needs url, and a message direction (fieldRules)
+		w.url = capText(ev.URL, keepWebsocketURL)
 	case "message":
-		if r := oneOf("direction", ev.Direction, wsDirections); r != "" {
-			return nil, r
-		}
 		if ev.Size < 0 {
 			return nil, reject("size must be the frame's size in bytes")
 		}
@@ -74,7 +65,7 @@ func validateWebSocket(ev *apitype.Event, cfg settings) (record, rejection) {
 		if ev.Code < 0 || ev.Code > 4999 || ev.FramesDropped < 0 {
 			return nil, reject("code must be a close code (0 to 4999) and frames_dropped a count")
 		}
-		w.code, w.reason, w.framesDropped = ev.Code, capText(ev.Reason, capShort).s, min(ev.FramesDropped, maxReportedDrop)
+		w.code, w.reason, w.framesDropped = ev.Code, capText(ev.Reason, keepWebsocketReason).s, min(ev.FramesDropped, maxReportedDrop)
 	}
 	return w, ""
 }
