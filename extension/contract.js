@@ -2,7 +2,7 @@
 // structs (internal/tools); DO NOT EDIT.
 
 /** CONTRACT_VERSION names this contract; the extension sends it with each poll (internal/extcontract). */
-export const CONTRACT_VERSION = '7c3cf931405c';
+export const CONTRACT_VERSION = '329bbeee61e5';
 
 /**
  * CONTRACT maps each action the extension runs to the params its command
@@ -300,6 +300,30 @@ export const CONTRACT = {
   },
 };
 
+/**
+ * DOM_ACTIONS maps each DOM action the extension runs through its one
+ * generic path (actions/verb.js) to {verb, target, text_is_value?, file?}:
+ * the page verb the runtime runs, whether the action names an element
+ * ("required", "optional" or "none"), whether its text is what it enters,
+ * and the verb's own file when runtime.js does not have it
+ * (internal/tools/interact_dom.go).
+ */
+export const DOM_ACTIONS = {
+  click: {"verb":"click","target":"required"},
+  hover: {"verb":"hover","target":"required"},
+  fill: {"verb":"fill","target":"required","text_is_value":true},
+  type: {"verb":"type","target":"required","text_is_value":true},
+  select: {"verb":"select","target":"required"},
+  check: {"verb":"check","target":"required"},
+  uncheck: {"verb":"uncheck","target":"required"},
+  key_press: {"verb":"key_press","target":"optional"},
+  scroll_to: {"verb":"scroll_to","target":"required"},
+  get_text: {"verb":"get_text","target":"optional"},
+};
+
+/** PAGE_VERB_FILES are the page verbs of DOM_ACTIONS declared a file each: the worker injects them after the runtime (actions/inject.js). */
+export const PAGE_VERB_FILES = [];
+
 /** URL_RULE is what navigate and new_tab may open (urlRule, checkURL in internal/tools/interact_tabs.go). */
 export const URL_RULE = {"hosted":["http","https"],"schemes":["file"],"exact":["about:blank"]};
 
@@ -314,4 +338,7 @@ for (const params of Object.values(CONTRACT)) {
   Object.freeze(params);
 }
 Object.freeze(CONTRACT);
+for (const verb of Object.values(DOM_ACTIONS)) Object.freeze(verb);
+Object.freeze(DOM_ACTIONS);
+Object.freeze(PAGE_VERB_FILES);
 Object.freeze(URL_RULE);

@@ -24,6 +24,20 @@ type AgentAction struct {
 	// says which kind of control each field was (checked, selected, or
 	// filled); a fill or type into a secret field says "secret": true.
 	Result json.RawMessage
+	// NotReplayed, when not empty, says why the action is not replayed
+	// (its declaration's word, internal/tools): Generate notes it.
+	NotReplayed string
+}
+
+// Replays says whether Generate replays the agent's action of that name
+// (fill_form one step a field, as its result says): internal/tools checks
+// that each DOM action it declares is replayed or says why not.
+func Replays(action string) bool {
+	switch action {
+	case "click", "fill", "type", "select", "check", "uncheck", "key_press", "fill_form":
+		return true
+	}
+	return false
 }
 
 // secretWords are what a target names when it is likely a secret field; a
@@ -173,12 +187,11 @@ func mergeAgent(es []capture.View, agent []AgentAction, notes *[]string) ([]capt
 // of control its result says the field was; a drag into none, with a
 // note, as a fill_form whose result does not say.
 func agentSteps(a AgentAction, notes *[]string) []AgentAction {
-	switch a.Action {
-	case "drag":
-		*notes = append(*notes, fmt.Sprintf("agent command %s (drag) not replayed: add the drag to the test by hand", a.ID))
+	switch {
+	case a.NotReplayed != "":
+		*notes = append(*notes, fmt.Sprintf("agent command %s (%s) not replayed: %s", a.ID, a.Action, a.NotReplayed))
 		return nil
-	case "fill_form":
-	default:
+	case a.Action != "fill_form":
 		return []AgentAction{a}
 	}
 	var p struct {

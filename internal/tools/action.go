@@ -39,6 +39,15 @@ type action struct {
 	// named command, or the action's name); nil leaves the extension's
 	// report as it is.
 	present func(t *Tools, c tracker.Command, v *commandView)
+	// page is how the extension runs a DOM action (interact_dom.go): its
+	// one generic path, or a worker handler of the action's own; nil for
+	// actions that are not DOM actions.
+	page *pageVerb
+	// replay is what analyze test does with the agent's calls of a DOM
+	// action: "" replays them (internal/testgen knows how), replayNothing
+	// leaves them out (they change nothing a test replays), any other text
+	// is the note saying why one is not replayed.
+	replay  string
 	command string
 	// parse decodes and checks a call's arguments (decodeArgs of its
 	// argument struct); run starts with it.

@@ -124,11 +124,44 @@ export const CONTRACT = {
 			return nil, err
 		}
 	}
+	b.WriteString(`};
+
+/**
+ * DOM_ACTIONS maps each DOM action the extension runs through its one
+ * generic path (actions/verb.js) to {verb, target, text_is_value?, file?}:
+ * the page verb the runtime runs, whether the action names an element
+ * ("required", "optional" or "none"), whether its text is what it enters,
+ * and the verb's own file when runtime.js does not have it
+ * (internal/tools/interact_dom.go).
+ */
+export const DOM_ACTIONS = {
+`)
+	files := []string{}
+	for _, a := range interact.actions() {
+		if a.page == nil || a.page.own {
+			continue
+		}
+		js, err := json.Marshal(a.page)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "  %s: %s,\n", a.Name, js)
+		if a.page.File != "" {
+			files = append(files, a.page.File)
+		}
+	}
+	verbFiles, err := json.Marshal(files)
+	if err != nil {
+		return nil, err
+	}
 	rule, err := json.Marshal(urlRule)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(&b, `};
+
+/** PAGE_VERB_FILES are the page verbs of DOM_ACTIONS declared a file each: the worker injects them after the runtime (actions/inject.js). */
+export const PAGE_VERB_FILES = %s;
 
 /** URL_RULE is what navigate and new_tab may open (urlRule, checkURL in internal/tools/interact_tabs.go). */
 export const URL_RULE = %s;
@@ -144,8 +177,11 @@ for (const params of Object.values(CONTRACT)) {
   Object.freeze(params);
 }
 Object.freeze(CONTRACT);
+for (const verb of Object.values(DOM_ACTIONS)) Object.freeze(verb);
+Object.freeze(DOM_ACTIONS);
+Object.freeze(PAGE_VERB_FILES);
 Object.freeze(URL_RULE);
-`, rule, tracker.UserAnswerWindow.Milliseconds(), apitype.HeaderDaemonStarted)
+`, verbFiles, rule, tracker.UserAnswerWindow.Milliseconds(), apitype.HeaderDaemonStarted)
 	return b.Bytes(), nil
 }
 

@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,32 +13,132 @@ import (
 
 // domActions act on one element of the page the way a user would, or read
 // it: the extension's DOM runtime (extension/actions/) finds the element by
-// target, waits until it can act, and reports what happened.
+// target, waits until it can act, and reports what happened. The built-in
+// ones come first, then those declared in a file of their own
+// (pageActions), in file order.
 func domActions() []action {
-	return []action{
+	acts := []action{
 		dom[clickArgs]("click", "", false),
-		dom[targetOnly]("hover", "", false),
+		dom[targetOnly]("hover", "", false).notReplayed("add the hover to the test by hand"),
 		dom[fillArgs]("fill", "", false),
 		dom[fillArgs]("type", "", false),
 		dom[selectArgs]("select", "", false),
 		dom[targetOnly]("check", "", false),
 		dom[targetOnly]("uncheck", "", false),
 		dom[keyArgs]("key_press", "", false),
-		dom[targetOnly]("scroll_to", "", true),
-		dom[waitForArgs]("wait_for", "", true),
-		dom[getTextArgs]("get_text", "", true),
-		dom[queryArgs]("query", "", true),
+		dom[targetOnly]("scroll_to", "", true).notReplayed(replayNothing),
+		dom[waitForArgs]("wait_for", "", true).ownHandler().notReplayed(replayNothing),
+		dom[getTextArgs]("get_text", "", true).notReplayed(replayNothing),
+		dom[queryArgs]("query", "", true).ownHandler().notReplayed(replayNothing),
 	}
+	for _, declare := range pageActions {
+		a := declare()
+		a.page.File = pageVerbDir + a.page.Verb + ".js"
+		acts = append(acts, a)
+	}
+	return acts
+}
+
+// pageActions are the DOM actions declared each in a file of their own
+// (interact_click_at.go, interact_scroll_by.go): the file adds its
+// constructor with addPageAction, so that a new action is one Go file and
+// one page verb (extension/actions/verbs/). Written only by package
+// initialisation.
+var pageActions []func() action
+
+// addPageAction adds declare to pageActions; it returns true, for use as
+// a package-level var initialiser.
+func addPageAction(declare func() action) bool {
+	pageActions = append(pageActions, declare)
+	return true
 }
 
 // dom declares a DOM action: a browser action with the "act" prefix whose
 // result carries the effects the capture buffers saw (effects.go). Reads
-// are idempotent; acting twice is not.
+// are idempotent; acting twice is not. The extension runs it through its
+// generic path (extension/actions/verb.js), which sends the page the verb
+// of the same name (runtime.js, or extension/actions/verbs/<name>.js).
 func dom[A any](name, summary string, idempotent bool) action {
 	a := browser[A](name, "act", summary)
 	a.Idempotent = idempotent
 	a.present = (*Tools).presentEffects
+	a.page = &pageVerb{Verb: name, Target: targetMode(reflect.TypeFor[A]())}
+	a.page.TextIsValue = textIsValue(reflect.TypeFor[A]())
 	return a
+}
+
+// ownHandler says the extension runs the DOM action a with a worker
+// handler of its own (commands.js ACTIONS), not the generic path.
+func (a action) ownHandler() action {
+	p := *a.page
+	p.own = true
+	a.page = &p
+	return a
+}
+
+// notReplayed says what analyze test does instead of replaying a: why
+// (said in the test's notes), or replayNothing.
+func (a action) notReplayed(why string) action {
+	a.replay = why
+	return a
+}
+
+// replayNothing marks an action analyze test has nothing to replay for
+// (it reads, or it scrolls, which a test's actions do themselves).
+const replayNothing = "-"
+
+// A pageVerb is how the extension's generic path runs a DOM action, as
+// extension/contract.js's DOM_ACTIONS gives it: the runtime's verb, whether
+// the action names an element (target: "required", "optional" or "none"),
+// and whether its text argument is the text to enter rather than a target.
+type pageVerb struct {
+	Verb        string `json:"verb"`
+	Target      string `json:"target"`
+	TextIsValue bool   `json:"text_is_value,omitempty"`
+	File        string `json:"file,omitempty"` // the verb's file, under pageVerbDir; "": runtime.js has it
+	own         bool   // the extension has a worker handler of its own for it (ownHandler)
+}
+
+// pageVerbDir holds the page verbs declared a file each, relative to the
+// extension's folder: the worker injects them after the runtime.
+const pageVerbDir = "actions/verbs/"
+
+// The values of pageVerb.Target.
+const (
+	targetRequired = "required"
+	targetOptional = "optional"
+	targetNone     = "none"
+)
+
+// targetMode is whether the argument struct t names an element: by its
+// embedded targetArgs, whose list tag shows the target as the action
+// takes it ("target?": optional).
+func targetMode(t reflect.Type) string {
+	sf, ok := targetField(t)
+	switch {
+	case !ok:
+		return targetNone
+	case strings.HasPrefix(sf.Tag.Get("list"), "target?"):
+		return targetOptional
+	}
+	return targetRequired
+}
+
+// textIsValue says whether text is what the action enters (list tag
+// "target, text"), not a target.
+func textIsValue(t reflect.Type) bool {
+	sf, ok := targetField(t)
+	return ok && strings.Contains(sf.Tag.Get("list"), ", text")
+}
+
+// targetField is the targetArgs embedded in the struct t.
+func targetField(t reflect.Type) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		if sf := t.Field(i); sf.Anonymous && sf.Type == reflect.TypeFor[targetArgs]() {
+			return sf, true
+		}
+	}
+	return reflect.StructField{}, false
 }
 
 // targetArgs name the element an action works on: target (a ref, a CSS
@@ -45,7 +146,7 @@ func dom[A any](name, summary string, idempotent bool) action {
 // flat forms ref, selector, text, or role with name; frame picks an iframe
 // of the top document. The extension reads target (extension/actions/target.js).
 type targetArgs struct {
-	Target   json.RawMessage `json:"target,omitempty" types:"string,object" desc:"ref \"e5\", CSS selector, {role, name} or {text} (also flat: ref, selector, text, role+name)"`
+	Target   json.RawMessage `json:"target,omitempty" types:"string,object" desc:"ref \"e5\", CSS selector, {role, name} or {text}"`
 	Ref      string          `json:"ref,omitempty"`
 	Selector string          `json:"selector,omitempty"`
 	Text     string          `json:"text,omitempty" desc:"visible text; fill, type, dialog: text to enter"`
@@ -215,7 +316,12 @@ func (a fillArgs) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-func (a fillArgs) check() error { return checkEntry(a.targetArgs) }
+func (a fillArgs) check() error {
+	if !a.textSet {
+		return mcp.Errorf("invalid_arguments", `pass text, the text to enter ("" clears the field with fill)`, "fill and type need text")
+	}
+	return checkEntry(a.targetArgs)
+}
 
 // checkEntry checks fill's and type's target (text is what they enter).
 func checkEntry(a targetArgs) error {

@@ -11,10 +11,10 @@ import (
 // size the page's viewport: what a user does with the mouse and the window
 // besides clicks and keys.
 func moveActions() []action {
-	fillForm := dom[fillFormArgs]("fill_form", "[{target, value}]", false)
+	fillForm := dom[fillFormArgs]("fill_form", "[{target, value}]", false).ownHandler()
 	resize := browser[resizeArgs]("resize", "act", "the viewport")
 	resize.Idempotent = true
-	return []action{dom[dragArgs]("drag", "", false), fillForm, resize}
+	return []action{dom[dragArgs]("drag", "", false).ownHandler().notReplayed("add the drag to the test by hand"), fillForm, resize}
 }
 
 // dragArgs drag target onto to, another target of the same document: with
