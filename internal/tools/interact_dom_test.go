@@ -254,3 +254,16 @@ func TestReplayedFromDeclarations(t *testing.T) {
 		}
 	}
 }
+
+// domAction returns interact's DOM action called name, for the tests of
+// the actions declared a file each.
+func domAction(t *testing.T, name string) action {
+	t.Helper()
+	for _, a := range domActions() {
+		if a.Name == name {
+			return a
+		}
+	}
+	t.Fatalf("no DOM action %s", name)
+	return action{}
+}
