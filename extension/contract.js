@@ -2,7 +2,7 @@
 // structs (internal/tools); DO NOT EDIT.
 
 /** CONTRACT_VERSION names this contract; the extension sends it with each poll (internal/extcontract). */
-export const CONTRACT_VERSION = '329bbeee61e5';
+export const CONTRACT_VERSION = '7aff15c178e7';
 
 /**
  * CONTRACT maps each action the extension runs to the params its command
@@ -220,6 +220,15 @@ export const CONTRACT = {
     force: {"type":"boolean"},
     limit: {"type":"integer","min":1,"max":100},
   },
+  click_at: {
+    x: {"type":"number","min":0,"required":true},
+    y: {"type":"number","min":0,"required":true},
+    frame: {"type":"string"},
+    tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
+    dialog: {"type":"string","enum":["accept","dismiss"]},
+    settle_ms: {"type":"integer","min":0,"max":30000},
+  },
   drag: {
     target: {"type":null},
     ref: {"type":"string"},
@@ -319,10 +328,11 @@ export const DOM_ACTIONS = {
   key_press: {"verb":"key_press","target":"optional"},
   scroll_to: {"verb":"scroll_to","target":"required"},
   get_text: {"verb":"get_text","target":"optional"},
+  click_at: {"verb":"click_at","target":"none","file":"actions/verbs/click_at.js"},
 };
 
 /** PAGE_VERB_FILES are the page verbs of DOM_ACTIONS declared a file each: the worker injects them after the runtime (actions/inject.js). */
-export const PAGE_VERB_FILES = [];
+export const PAGE_VERB_FILES = ["actions/verbs/click_at.js"];
 
 /** URL_RULE is what navigate and new_tab may open (urlRule, checkURL in internal/tools/interact_tabs.go). */
 export const URL_RULE = {"hosted":["http","https"],"schemes":["file"],"exact":["about:blank"]};

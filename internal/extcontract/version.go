@@ -4,4 +4,4 @@ package extcontract
 
 // Version is the version of the contract this daemon speaks with the
 // extension: extension/contract.js's CONTRACT_VERSION.
-const Version = "329bbeee61e5"
+const Version = "7aff15c178e7"
