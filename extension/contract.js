@@ -2,7 +2,7 @@
 // structs (internal/tools); DO NOT EDIT.
 
 /** CONTRACT_VERSION names this contract; the extension sends it with each poll (internal/extcontract). */
-export const CONTRACT_VERSION = '7aff15c178e7';
+export const CONTRACT_VERSION = '0ed363af41bd';
 
 /**
  * CONTRACT maps each action the extension runs to the params its command
@@ -229,6 +229,20 @@ export const CONTRACT = {
     dialog: {"type":"string","enum":["accept","dismiss"]},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
+  scroll_by: {
+    dx: {"type":"number"},
+    dy: {"type":"number"},
+    target: {"type":null},
+    ref: {"type":"string"},
+    selector: {"type":"string"},
+    text: {"type":"string"},
+    role: {"type":"string"},
+    name: {"type":"string"},
+    frame: {"type":"string"},
+    tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
+    settle_ms: {"type":"integer","min":0,"max":30000},
+  },
   drag: {
     target: {"type":null},
     ref: {"type":"string"},
@@ -329,10 +343,11 @@ export const DOM_ACTIONS = {
   scroll_to: {"verb":"scroll_to","target":"required"},
   get_text: {"verb":"get_text","target":"optional"},
   click_at: {"verb":"click_at","target":"none","file":"actions/verbs/click_at.js"},
+  scroll_by: {"verb":"scroll_by","target":"optional","file":"actions/verbs/scroll_by.js"},
 };
 
 /** PAGE_VERB_FILES are the page verbs of DOM_ACTIONS declared a file each: the worker injects them after the runtime (actions/inject.js). */
-export const PAGE_VERB_FILES = ["actions/verbs/click_at.js"];
+export const PAGE_VERB_FILES = ["actions/verbs/click_at.js","actions/verbs/scroll_by.js"];
 
 /** URL_RULE is what navigate and new_tab may open (urlRule, checkURL in internal/tools/interact_tabs.go). */
 export const URL_RULE = {"hosted":["http","https"],"schemes":["file"],"exact":["about:blank"]};

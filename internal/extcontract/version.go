@@ -4,4 +4,4 @@ package extcontract
 
 // Version is the version of the contract this daemon speaks with the
 // extension: extension/contract.js's CONTRACT_VERSION.
-const Version = "7aff15c178e7"
+const Version = "0ed363af41bd"
