@@ -302,8 +302,8 @@ function settleCap(params, ctx, started) {
  * (fill_form) declares no target params and names its elements in opts;
  * one that reads (reads: get_text) follows nothing and reports no effects.
  */
-export async function acting(action, params, signal, ctx, opts, { textIsValue = false, needsTarget = true, targetless = false, reads = false } = {}) {
-  const target = targetless ? null : targetOf(params, { textIsValue });
+export async function acting(action, params, signal, ctx, opts, { needsTarget = true, targetless = false, reads = false } = {}) {
+  const target = targetless ? null : targetOf(params);
   if (!target && needsTarget) {
     throw new CommandError(`${action} needs a target: ref (from analyze({what:"dom"}) or query), selector, text, or role with name`);
   }

@@ -748,9 +748,9 @@
     fill_form: fillForm,
     async get_text(el, o) {
       const text = (el || document.body).innerText || '';
-      const max = Math.max(1, Math.min(o.max_chars || 8000, 40000));
+      const max = o.max_chars; // the daemon's default and bounds (internal/tools getTextArgs)
       const out = { text: text.length > max ? text.slice(0, max) : text, chars: text.length };
-      if (text.length > max) out.truncated = `${text.length - max} more characters; narrow the target, or raise max_chars (up to 40000)`;
+      if (text.length > max) out.truncated = `${text.length - max} more characters; narrow the target, or raise max_chars`;
       return out;
     },
   };

@@ -10,15 +10,17 @@ import { acting } from './dom.js';
 
 /**
  * ADDRESS are the params that say where an action runs (the tab, the
- * frame, the element) or how long it follows its effects: the generic path
- * reads them itself, and passes every other param to the page verb.
+ * frame, the element: the canonical target) or how long it follows its
+ * effects: the generic path reads them itself, and passes every other
+ * param to the page verb.
  */
-const ADDRESS = new Set(['target', 'ref', 'selector', 'text', 'role', 'name', 'frame', 'tab_id', 'force', 'settle_ms']);
+const ADDRESS = new Set(['target', 'frame', 'tab_id', 'force', 'settle_ms']);
 
 /**
  * verbCall is how the generic path runs the DOM action named action (a key
  * of DOM_ACTIONS) with params: the page verb, its options (every param of
- * the action but ADDRESS, text too when it is the text to enter), and
+ * the action but ADDRESS: the contract declares text only where it is the
+ * text to enter, the daemon sending the target canonically), and
  * acting's options (an action without settle_ms reads: it is not followed).
  */
 export function verbCall(action, params) {
@@ -26,13 +28,13 @@ export function verbCall(action, params) {
   const declared = Object.keys(CONTRACT[action]);
   const opts = {};
   for (const name of declared) {
-    if (ADDRESS.has(name) && !(name === 'text' && spec.text_is_value)) continue;
+    if (ADDRESS.has(name)) continue;
     if (params[name] !== undefined) opts[name] = params[name];
   }
   return {
     verb: spec.verb,
     opts,
-    how: { textIsValue: spec.text_is_value === true, needsTarget: spec.target === 'required', targetless: spec.target === 'none', reads: !declared.includes('settle_ms') },
+    how: { needsTarget: spec.target === 'required', targetless: spec.target === 'none', reads: !declared.includes('settle_ms') },
   };
 }
 

@@ -68,12 +68,12 @@ test('the generic handler runs every DOM action, and ACTIONS routes them to it',
 test('the generic path gives the verb the action\'s own params, and reads what says where', async () => {
   const { verbCall } = await import('../actions/verb.js');
   const { paramsOf } = await import('../params.js');
-  const click = verbCall('click', paramsOf('click', { selector: '#go', button: 'right', tab_id: 3, settle_ms: 0, frame: 'iframe' }));
-  assert.deepEqual(click, { verb: 'click', opts: { button: 'right' }, how: { textIsValue: false, needsTarget: true, targetless: false, reads: false } });
-  const fill = verbCall('fill', paramsOf('fill', { ref: 'e4', text: '' }));
+  const click = verbCall('click', paramsOf('click', { target: { selector: '#go' }, button: 'right', tab_id: 3, settle_ms: 0, frame: 'iframe' }));
+  assert.deepEqual(click, { verb: 'click', opts: { button: 'right' }, how: { needsTarget: true, targetless: false, reads: false } });
+  const fill = verbCall('fill', paramsOf('fill', { target: { ref: 'e4' }, text: '' }));
   assert.deepEqual(fill.opts, { text: '' }, 'fill\'s text is what it enters');
-  assert.equal(fill.how.textIsValue, true);
   const text = verbCall('get_text', paramsOf('get_text', { max_chars: 9 }));
-  assert.deepEqual(text, { verb: 'get_text', opts: { max_chars: 9 }, how: { textIsValue: false, needsTarget: false, targetless: false, reads: true } });
-  assert.equal(verbCall('key_press', paramsOf('key_press', { key: 'Enter', text: 'x' })).opts.text, undefined, 'key_press\'s text names a target');
+  assert.deepEqual(text, { verb: 'get_text', opts: { max_chars: 9 }, how: { needsTarget: false, targetless: false, reads: true } });
+  assert.deepEqual(verbCall('key_press', paramsOf('key_press', { key: 'Enter', target: { text: 'x' } })).opts, { key: 'Enter' });
+  assert.equal(verbCall('click_at', paramsOf('click_at', { x: 1, y: 2 })).how.targetless, true);
 });

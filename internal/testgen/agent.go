@@ -98,8 +98,11 @@ func agentView(a AgentAction) (v *capture.ActionView, note string, ok bool) {
 		return nil, "", false
 	}
 	if len(p.Target) > 0 {
+		// The daemon sends the canonical target ({ref}, {selector},
+		// {role, name?} or {text}); a fill_form field's is as the agent
+		// gave it (a string, {role, name?} or {text}).
 		var s string
-		var o struct{ Role, Name, Text string }
+		var o struct{ Ref, Selector, Role, Name, Text string }
 		if json.Unmarshal(p.Target, &s) == nil {
 			if agentRef.MatchString(s) {
 				p.Ref = s
@@ -107,7 +110,7 @@ func agentView(a AgentAction) (v *capture.ActionView, note string, ok bool) {
 				p.Selector = s
 			}
 		} else if json.Unmarshal(p.Target, &o) == nil {
-			p.Role, p.Name = o.Role, o.Name
+			p.Ref, p.Selector, p.Role, p.Name = o.Ref, o.Selector, o.Role, o.Name
 			if o.Text != "" && o.Role == "" {
 				p.Role, p.Name = "", ""
 				p.Text = o.Text

@@ -140,8 +140,8 @@ func TestGenerateAgentActions(t *testing.T) {
 	}
 	res, err := Generate(Recording{Entries: user, Agent: []AgentAction{
 		{ID: "fill_1", Action: "fill", TS: 3000, Params: json.RawMessage(`{"target":{"role":"textbox","name":"Email"},"text":"a@b.c"}`)},
-		{ID: "click_2", Action: "click", TS: 3500, Params: json.RawMessage(`{"target":"e12"}`)},
-		{ID: "select_3", Action: "select", TS: 5000, Params: json.RawMessage(`{"selector":"#plan","values":["pro"]}`)},
+		{ID: "click_2", Action: "click", TS: 3500, Params: json.RawMessage(`{"target":{"ref":"e12"}}`)}, // the canonical target the daemon sends
+		{ID: "select_3", Action: "select", TS: 5000, Params: json.RawMessage(`{"target":{"selector":"#plan"},"values":["pro"]}`)},
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -207,6 +207,11 @@ func jsonTypeName(t reflect.Type) string {
 	return t.String()
 }
 
+// normalizer is an argument struct that puts itself, once checked, in the
+// one form the extension gets: defaults applied, one canonical target
+// (targetArgs). The extension only decodes it.
+type normalizer interface{ normalize() }
+
 // checker is an argument struct that checks the rules its tags cannot say
 // (one argument or another, a form, a length); its errors are agent-facing
 // (mcp.Errorf).
@@ -216,7 +221,8 @@ type checker interface{ check() error }
 // argument act does not declare, naming the ones it takes; decodes A
 // (a wrong type names the argument); enforces the tags of act.args
 // (required, enum, min, max), the same tags the schema shows; and last
-// runs A's check when A is a checker.
+// runs A's check when A is a checker, then its normalize when *A is a
+// normalizer.
 func decodeArgs[A any](act *action, raw json.RawMessage) (A, error) {
 	var zero A
 	var obj map[string]json.RawMessage
@@ -242,6 +248,9 @@ func decodeArgs[A any](act *action, raw json.RawMessage) (A, error) {
 		if err := c.check(); err != nil {
 			return a, err
 		}
+	}
+	if n, ok := any(&a).(normalizer); ok {
+		n.normalize()
 	}
 	return a, nil
 }

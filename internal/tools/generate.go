@@ -124,6 +124,20 @@ type paramSpec struct {
 	Required bool     `json:"required,omitempty"`
 }
 
+// flatTarget says whether the param name of a struct that embeds
+// targetArgs is a flat form of the target, which the daemon never sends:
+// it sends the canonical target instead (text stays when it is the text
+// to enter).
+func flatTarget(name string, textIsValue bool) bool {
+	switch name {
+	case "ref", "selector", "role", "name":
+		return true
+	case "text":
+		return !textIsValue
+	}
+	return false
+}
+
 // renderContract returns extension/contract.js: for each action the
 // extension runs, in tools/list order, the params its command carries
 // (action.sent), with the tags decodeArgs enforced; and urlRule.
@@ -143,14 +157,22 @@ export const CONTRACT = {
 	write := func(name string, sent reflect.Type) error {
 		fmt.Fprintf(&b, "  %s: {\n", name)
 		seen := map[string]bool{}
+		_, targeted := targetField(sent)
 		for _, f := range structFields(sent, "") {
 			if seen[f.name] {
 				return fmt.Errorf("%s: param %s declared twice", name, f.name)
 			}
 			seen[f.name] = true
+			if targeted && flatTarget(f.name, textIsValue(sent)) {
+				continue // sent as the canonical target (targetArgs.canonical)
+			}
 			s := paramSpec{Items: f.items, Enum: f.enum, Min: f.min, Max: f.max, Required: f.required}
 			if f.typ != "" {
 				s.Type = &f.typ
+			}
+			if targeted && f.name == "target" {
+				object := "object"
+				s.Type = &object
 			}
 			js, err := json.Marshal(s)
 			if err != nil {
@@ -183,10 +205,9 @@ export const CONTRACT = {
 
 /**
  * DOM_ACTIONS maps each DOM action the extension runs through its one
- * generic path (actions/verb.js) to {verb, target, text_is_value?, file?}:
- * the page verb the runtime runs, whether the action names an element
- * ("required", "optional" or "none"), whether its text is what it enters,
- * and the verb's own file when runtime.js does not have it
+ * generic path (actions/verb.js) to {verb, target, file?}: the page verb
+ * the runtime runs, whether the action names an element ("required",
+ * "optional" or "none"), and the verb's own file when runtime.js does not have it
  * (internal/tools/interact_dom.go).
  */
 export const DOM_ACTIONS = {

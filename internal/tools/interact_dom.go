@@ -63,7 +63,6 @@ func dom[A any](name, summary string, idempotent bool) action {
 	a.Idempotent = idempotent
 	a.present = (*Tools).presentEffects
 	a.page = &pageVerb{Verb: name, Target: targetMode(reflect.TypeFor[A]())}
-	a.page.TextIsValue = textIsValue(reflect.TypeFor[A]())
 	return a
 }
 
@@ -90,13 +89,12 @@ const replayNothing = "-"
 // A pageVerb is how the extension's generic path runs a DOM action, as
 // extension/contract.js's DOM_ACTIONS gives it: the runtime's verb, whether
 // the action names an element (target: "required", "optional" or "none"),
-// and whether its text argument is the text to enter rather than a target.
+// and the verb's own file.
 type pageVerb struct {
-	Verb        string `json:"verb"`
-	Target      string `json:"target"`
-	TextIsValue bool   `json:"text_is_value,omitempty"`
-	File        string `json:"file,omitempty"` // the verb's file, under pageVerbDir; "": runtime.js has it
-	own         bool   // the extension has a worker handler of its own for it (ownHandler)
+	Verb   string `json:"verb"`
+	Target string `json:"target"`
+	File   string `json:"file,omitempty"` // the verb's file, under pageVerbDir; "": runtime.js has it
+	own    bool   // the extension has a worker handler of its own for it (ownHandler)
 }
 
 // pageVerbDir holds the page verbs declared a file each, relative to the
@@ -197,6 +195,67 @@ func checkTargetValue(action string, raw json.RawMessage) error {
 		return mcp.Errorf("invalid_arguments", targetHint, "%s: target's name goes with role", action)
 	}
 	return nil
+}
+
+// canonicalTarget is the one form of a target the extension gets, as
+// params.target (extension/actions/target.js decodes it): exactly one of
+// ref, selector, role (lower case, with name when given) or text, and
+// exact when true.
+type canonicalTarget struct {
+	Ref      string `json:"ref,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	Role     string `json:"role,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Exact    bool   `json:"exact,omitempty"`
+}
+
+// normalize puts a checked target in its canonical form (canonical).
+func (a *targetArgs) normalize() { a.canonical(false) }
+
+// canonical replaces the target a names, in whichever form the call gave
+// it (target as a string or object, or the flat ref, selector, role with
+// name, text), by its canonicalTarget in Target, and clears the flat
+// forms; with textIsValue, Text is the text to enter and stays. a must
+// have passed checkTarget.
+func (a *targetArgs) canonical(textIsValue bool) {
+	var c canonicalTarget
+	var s string
+	var o targetObject
+	switch {
+	case len(a.Target) > 0 && string(a.Target) != "null" && json.Unmarshal(a.Target, &s) == nil:
+		if s = strings.TrimSpace(s); refPattern.MatchString(s) {
+			c.Ref = s
+		} else {
+			c.Selector = s
+		}
+	case len(a.Target) > 0 && string(a.Target) != "null" && json.Unmarshal(a.Target, &o) == nil:
+		if o.Role != nil && *o.Role != "" {
+			c.Role = strings.ToLower(*o.Role)
+			if o.Name != nil {
+				c.Name = *o.Name
+			}
+		} else if o.Text != nil {
+			c.Text = *o.Text
+		}
+		c.Exact = o.Exact
+	case a.Ref != "":
+		c.Ref = a.Ref
+	case a.Selector != "":
+		c.Selector = a.Selector
+	case a.Role != "":
+		c.Role, c.Name = strings.ToLower(a.Role), a.Name
+	case a.Text != "" && !textIsValue:
+		c.Text = a.Text
+	}
+	a.Target = nil
+	if c != (canonicalTarget{}) {
+		a.Target, _ = json.Marshal(c) // a struct of strings and a bool: no error
+	}
+	a.Ref, a.Selector, a.Role, a.Name = "", "", "", ""
+	if !textIsValue {
+		a.Text = ""
+	}
 }
 
 // kinds lists the kinds of target a names.
@@ -323,6 +382,9 @@ func (a fillArgs) check() error {
 	return checkEntry(a.targetArgs)
 }
 
+// normalize gives the target canonically; text stays, the text to enter.
+func (a *fillArgs) normalize() { a.canonical(true) }
+
 // checkEntry checks fill's and type's target (text is what they enter).
 func checkEntry(a targetArgs) error {
 	return a.checkTarget("fill and type", false, true)
@@ -383,6 +445,16 @@ func (a waitForArgs) check() error {
 type getTextArgs struct {
 	targetArgs `list:"target?"`
 	MaxChars   int `json:"max_chars,omitempty" min:"1" max:"40000" desc:"default 8000"`
+}
+
+// defaultMaxChars is get_text's max_chars when the call gives none.
+const defaultMaxChars = 8000
+
+func (a *getTextArgs) normalize() {
+	a.canonical(false)
+	if a.MaxChars == 0 {
+		a.MaxChars = defaultMaxChars
+	}
 }
 
 func (a getTextArgs) check() error { return a.checkTarget("get_text", true, false) }

@@ -267,3 +267,68 @@ func domAction(t *testing.T, name string) action {
 	t.Fatalf("no DOM action %s", name)
 	return action{}
 }
+
+// targetCases are the forms of a target and the canonical target the
+// extension gets for each; extension/test/target.test.js checks that
+// targetOf decodes every one of them to itself.
+const targetCases = "testdata/targets.json"
+
+// TestCanonicalTarget: whichever form a call names its target in, the
+// extension gets one canonical target and no flat form; fill's text stays
+// the text to enter; get_text's max_chars has its default.
+func TestCanonicalTarget(t *testing.T) {
+	raw, err := os.ReadFile(targetCases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Action string          `json:"action"`
+		Args   json.RawMessage `json:"args"`
+		Target json.RawMessage `json:"target"`
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		a := domAction(t, c.Action)
+		p, err := a.parse(&a, c.Args)
+		if err != nil {
+			t.Errorf("%s %s: %v", c.Action, c.Args, err)
+			continue
+		}
+		sent, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]json.RawMessage
+		json.Unmarshal(sent, &got)
+		if g, w := string(cmpJSON(t, got["target"])), string(cmpJSON(t, c.Target)); g != w {
+			t.Errorf("%s %s: target %s, want %s", c.Action, c.Args, g, w)
+		}
+		for _, flat := range []string{"ref", "selector", "role", "name"} {
+			if _, ok := got[flat]; ok {
+				t.Errorf("%s %s: sends %s %s besides the canonical target", c.Action, c.Args, flat, got[flat])
+			}
+		}
+		if _, ok := got["text"]; ok != (c.Action == "fill") {
+			t.Errorf("%s %s: sends text %s, want it only as fill's text to enter", c.Action, c.Args, got["text"])
+		}
+		if c.Action == "get_text" && string(got["max_chars"]) != "8000" {
+			t.Errorf("get_text sends max_chars %s, want the default 8000", got["max_chars"])
+		}
+	}
+}
+
+// cmpJSON is raw re-encoded with sorted keys ("null" for none).
+func cmpJSON(t *testing.T, raw json.RawMessage) []byte {
+	t.Helper()
+	if len(raw) == 0 {
+		return []byte("null")
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
