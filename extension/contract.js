@@ -2,7 +2,7 @@
 // structs (internal/tools); DO NOT EDIT.
 
 /** CONTRACT_VERSION names this contract; the extension sends it with each poll (internal/extcontract). */
-export const CONTRACT_VERSION = 'b8acd5b8de3f';
+export const CONTRACT_VERSION = '1411be7115ef';
 
 /**
  * CONTRACT maps each action the extension runs to the params its command
@@ -275,6 +275,10 @@ export const URL_RULE = {"hosted":["http","https"],"schemes":["file"],"exact":["
 
 /** USER_ANSWER_MS is how long a command waits for the user to allow its origin (tracker.UserAnswerWindow). */
 export const USER_ANSWER_MS = 120000;
+
+/** EXEC_TIMEOUT_MS and MAX_EXEC_TIMEOUT_MS are a command's default and largest execution deadline (tracker.DefaultExecTimeout, DefaultMaxExecTimeout); the daemon sends each command's in its timeout_ms. */
+export const EXEC_TIMEOUT_MS = 10000;
+export const MAX_EXEC_TIMEOUT_MS = 600000;
 
 /** DAEMON_STARTED_HEADER is on every answer of the daemon: when it started (apitype.HeaderDaemonStarted); a new value is a new daemon. */
 export const DAEMON_STARTED_HEADER = "X-Gasoline-Daemon-Started";

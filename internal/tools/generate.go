@@ -245,6 +245,10 @@ export const URL_RULE = %s;
 /** USER_ANSWER_MS is how long a command waits for the user to allow its origin (tracker.UserAnswerWindow). */
 export const USER_ANSWER_MS = %d;
 
+/** EXEC_TIMEOUT_MS and MAX_EXEC_TIMEOUT_MS are a command's default and largest execution deadline (tracker.DefaultExecTimeout, DefaultMaxExecTimeout); the daemon sends each command's in its timeout_ms. */
+export const EXEC_TIMEOUT_MS = %d;
+export const MAX_EXEC_TIMEOUT_MS = %d;
+
 /** DAEMON_STARTED_HEADER is on every answer of the daemon: when it started (apitype.HeaderDaemonStarted); a new value is a new daemon. */
 export const DAEMON_STARTED_HEADER = %q;
 
@@ -257,7 +261,7 @@ for (const verb of Object.values(DOM_ACTIONS)) Object.freeze(verb);
 Object.freeze(DOM_ACTIONS);
 Object.freeze(PAGE_VERB_FILES);
 Object.freeze(URL_RULE);
-`, verbFiles, rule, tracker.UserAnswerWindow.Milliseconds(), apitype.HeaderDaemonStarted)
+`, verbFiles, rule, tracker.UserAnswerWindow.Milliseconds(), tracker.DefaultExecTimeout.Milliseconds(), tracker.DefaultMaxExecTimeout.Milliseconds(), apitype.HeaderDaemonStarted)
 	return b.Bytes(), nil
 }
 
