@@ -38,36 +38,6 @@ export function targetOf(params) {
 /** CANONICAL are the kinds of a canonical target. */
 const CANONICAL = new Set(['ref', 'selector', 'role', 'text']);
 
-/** TARGET_FORMS says what a target is, for errors. */
-const TARGET_FORMS = 'target is a ref ("e5" from analyze({what:"dom"}) or query), a CSS selector ("#save"), {role:"button", name:"Save"} or {text:"Save"}';
-
-/**
- * parseTarget reads a target the daemon passes as the agent gave it (drag's
- * to, a fill_form field's target): a string is a ref when it looks like one
- * ("e5", "f7e12"), else a CSS selector; an object has role (and name) or
- * text, and exact.
- */
-export function parseTarget(t) {
-  if (typeof t === 'string') {
-    const s = t.trim();
-    if (!s) throw new CommandError(`target is empty; ${TARGET_FORMS}`);
-    return frameOfRef(s) !== null ? { ref: s } : { selector: s };
-  }
-  if (!t || typeof t !== 'object' || Array.isArray(t)) {
-    throw new CommandError(`target ${JSON.stringify(t)} is not a string or an object; ${TARGET_FORMS}`);
-  }
-  const extra = Object.keys(t).filter((k) => !['role', 'name', 'text', 'exact'].includes(k));
-  if (extra.length) throw new CommandError(`target has unknown fields ${extra.join(', ')}; ${TARGET_FORMS}`);
-  const exact = t.exact === true ? { exact: true } : {};
-  if (has(t.role) && has(t.text)) throw new CommandError(`target has both role and text; pass one: ${TARGET_FORMS}`);
-  if (has(t.role)) return { role: String(t.role).toLowerCase(), ...(has(t.name) ? { name: String(t.name) } : {}), ...exact };
-  if (has(t.name)) throw new CommandError(`target's name goes with role, e.g. {role:"button", name:${JSON.stringify(String(t.name))}}`);
-  if (has(t.text)) return { text: String(t.text), ...exact };
-  throw new CommandError(`target needs role (with name) or text; ${TARGET_FORMS}`);
-}
-
-const has = (v) => v !== undefined && v !== null && v !== '';
-
 /** describeTarget names a target in a message. */
 export function describeTarget(t) {
   if (!t) return 'the page';

@@ -1,7 +1,7 @@
 // Unit tests of actions/target.js: refs, targets, failure text, budgets.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { targetOf, parseTarget, frameOfRef, prefixFor, failureText, pageBudget, modifiersOf, describeTarget } from '../actions/target.js';
+import { targetOf, frameOfRef, prefixFor, failureText, pageBudget, modifiersOf, describeTarget } from '../actions/target.js';
 import { CommandError } from '../runner.js';
 import { readFileSync } from 'node:fs';
 
@@ -27,19 +27,6 @@ test('targetOf refuses what is not a canonical target: the daemon normalizes eve
   for (const bad of ['e5', '#a', 42, ['e5'], {}, { ref: 'e5', selector: '#a' }, { name: 'Go' }, { role: 'button', text: 'Go' },
     { ref: 'button' }, { text: '' }, { text: 'Go', exact: 'yes' }, { role: 'button', name: 'Go', level: 2 }]) {
     assert.throws(() => targetOf({ target: bad }), (e) => e instanceof CommandError && /not in its canonical form/.test(e.message), JSON.stringify(bad));
-  }
-});
-
-test('parseTarget reads a target as the agent gave it (drag\'s to, a fill_form field)', () => {
-  assert.deepEqual(parseTarget('e5'), { ref: 'e5' });
-  assert.deepEqual(parseTarget(' f7e12 '), { ref: 'f7e12' });
-  assert.deepEqual(parseTarget('#save > button'), { selector: '#save > button' });
-  assert.deepEqual(parseTarget({ role: 'CheckBox', name: 'Walk the dog' }), { role: 'checkbox', name: 'Walk the dog' });
-  assert.deepEqual(parseTarget({ text: 'Accept', exact: true }), { text: 'Accept', exact: true });
-  for (const [bad, why] of [[42, /not a string or an object/], [['e5'], /not a string or an object/], ['  ', /target is empty/],
-    [{ ref: 'e5' }, /unknown fields ref/], [{}, /needs role \(with name\) or text/], [{ name: 'Go' }, /name goes with role/],
-    [{ role: 'button', text: 'Go' }, /both role and text/]]) {
-    assert.throws(() => parseTarget(bad), (e) => e instanceof CommandError && why.test(e.message), JSON.stringify(bad));
   }
 });
 

@@ -220,25 +220,9 @@ func (a *targetArgs) normalize() { a.canonical(false) }
 // have passed checkTarget.
 func (a *targetArgs) canonical(textIsValue bool) {
 	var c canonicalTarget
-	var s string
-	var o targetObject
 	switch {
-	case len(a.Target) > 0 && string(a.Target) != "null" && json.Unmarshal(a.Target, &s) == nil:
-		if s = strings.TrimSpace(s); refPattern.MatchString(s) {
-			c.Ref = s
-		} else {
-			c.Selector = s
-		}
-	case len(a.Target) > 0 && string(a.Target) != "null" && json.Unmarshal(a.Target, &o) == nil:
-		if o.Role != nil && *o.Role != "" {
-			c.Role = strings.ToLower(*o.Role)
-			if o.Name != nil {
-				c.Name = *o.Name
-			}
-		} else if o.Text != nil {
-			c.Text = *o.Text
-		}
-		c.Exact = o.Exact
+	case len(a.Target) > 0 && string(a.Target) != "null":
+		c = canonicalOf(a.Target)
 	case a.Ref != "":
 		c.Ref = a.Ref
 	case a.Selector != "":
@@ -256,6 +240,40 @@ func (a *targetArgs) canonical(textIsValue bool) {
 	if !textIsValue {
 		a.Text = ""
 	}
+}
+
+// canonicalOf is the canonical form of raw, a target value that passed
+// checkTargetValue: a string (a ref when it looks like one, else a
+// selector) or {role, name?, exact?} / {text, exact?}.
+func canonicalOf(raw json.RawMessage) canonicalTarget {
+	var c canonicalTarget
+	var s string
+	var o targetObject
+	switch {
+	case json.Unmarshal(raw, &s) == nil:
+		if s = strings.TrimSpace(s); refPattern.MatchString(s) {
+			c.Ref = s
+		} else {
+			c.Selector = s
+		}
+	case json.Unmarshal(raw, &o) == nil:
+		if o.Role != nil && *o.Role != "" {
+			c.Role = strings.ToLower(*o.Role)
+			if o.Name != nil {
+				c.Name = *o.Name
+			}
+		} else if o.Text != nil {
+			c.Text = *o.Text
+		}
+		c.Exact = o.Exact
+	}
+	return c
+}
+
+// canonicalJSON is canonicalOf(raw) as JSON.
+func canonicalJSON(raw json.RawMessage) json.RawMessage {
+	b, _ := json.Marshal(canonicalOf(raw)) // a struct of strings and a bool: no error
+	return b
 }
 
 // kinds lists the kinds of target a names.

@@ -26,6 +26,12 @@ type dragArgs struct {
 	settleArgs `list:"-"`
 }
 
+// normalize gives target and to canonically (canonicalTarget).
+func (a *dragArgs) normalize() {
+	a.canonical(false)
+	a.To = canonicalJSON(a.To)
+}
+
 func (a dragArgs) check() error {
 	if err := a.checkTarget("drag", false, false); err != nil {
 		return err
@@ -97,6 +103,13 @@ func (f *formField) UnmarshalJSON(b []byte) error {
 	}
 	f.Target, _ = json.Marshal(v)
 	return nil
+}
+
+// normalize gives each field's target canonically (canonicalTarget).
+func (a *fillFormArgs) normalize() {
+	for i := range a.Fields {
+		a.Fields[i].Target = canonicalJSON(a.Fields[i].Target)
+	}
 }
 
 func (a fillFormArgs) check() error {
