@@ -7,6 +7,7 @@
 // handlers, never the other way round.
 
 import * as dom from './actions/dom.js';
+import { VERB_ACTIONS } from './actions/verb.js';
 import * as tabs from './actions/tabs.js';
 import { executeJs } from './actions/execute.js';
 import { dialog } from './actions/dialog.js';
@@ -34,17 +35,8 @@ export const ACTIONS = {
   new_tab: tabs.newTab,
   switch_tab: tabs.switchTab,
   close_tab: tabs.closeTab,
-  click: dom.click,
-  hover: dom.hover,
-  type: dom.type,
-  fill: dom.fill,
-  select: dom.select,
-  check: dom.check,
-  uncheck: dom.uncheck,
-  key_press: dom.keyPress,
-  scroll_to: dom.scrollTo,
+  ...VERB_ACTIONS, // the DOM actions with a page verb (contract.js DOM_ACTIONS)
   wait_for: dom.waitFor,
-  get_text: dom.getText,
   query: dom.query,
   drag: moves.drag,
   fill_form: moves.fillForm,

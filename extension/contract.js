@@ -2,7 +2,7 @@
 // structs (internal/tools); DO NOT EDIT.
 
 /** CONTRACT_VERSION names this contract; the extension sends it with each poll (internal/extcontract). */
-export const CONTRACT_VERSION = '7c3cf931405c';
+export const CONTRACT_VERSION = '1411be7115ef';
 
 /**
  * CONTRACT maps each action the extension runs to the params its command
@@ -67,12 +67,7 @@ export const CONTRACT = {
     force: {"type":"boolean"},
   },
   click: {
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
-    text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
+    target: {"type":"object"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
@@ -83,48 +78,30 @@ export const CONTRACT = {
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   hover: {
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
-    text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
+    target: {"type":"object"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   fill: {
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
+    target: {"type":"object"},
     text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   type: {
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
+    target: {"type":"object"},
     text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   select: {
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
-    text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
+    target: {"type":"object"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
@@ -132,24 +109,14 @@ export const CONTRACT = {
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   check: {
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
-    text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
+    target: {"type":"object"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   uncheck: {
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
-    text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
+    target: {"type":"object"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
@@ -158,12 +125,7 @@ export const CONTRACT = {
   key_press: {
     key: {"type":"string","required":true},
     modifiers: {"type":"array","items":"string"},
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
-    text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
+    target: {"type":"object"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
@@ -171,24 +133,14 @@ export const CONTRACT = {
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   scroll_to: {
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
-    text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
+    target: {"type":"object"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   wait_for: {
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
-    text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
+    target: {"type":"object"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
@@ -197,36 +149,39 @@ export const CONTRACT = {
     network_idle: {"type":"boolean"},
   },
   get_text: {
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
-    text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
+    target: {"type":"object"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
     max_chars: {"type":"integer","min":1,"max":40000},
   },
   query: {
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
-    text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
+    target: {"type":"object"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
     limit: {"type":"integer","min":1,"max":100},
   },
+  click_at: {
+    x: {"type":"number","min":0,"required":true},
+    y: {"type":"number","min":0,"required":true},
+    frame: {"type":"string"},
+    tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
+    dialog: {"type":"string","enum":["accept","dismiss"]},
+    settle_ms: {"type":"integer","min":0,"max":30000},
+  },
+  scroll_by: {
+    dx: {"type":"number"},
+    dy: {"type":"number"},
+    target: {"type":"object"},
+    frame: {"type":"string"},
+    tab_id: {"type":"integer"},
+    force: {"type":"boolean"},
+    settle_ms: {"type":"integer","min":0,"max":30000},
+  },
   drag: {
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
-    text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
+    target: {"type":"object"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
@@ -254,12 +209,7 @@ export const CONTRACT = {
     window_ms: {"type":"integer"},
   },
   upload: {
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
-    text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
+    target: {"type":"object"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
@@ -267,12 +217,7 @@ export const CONTRACT = {
     settle_ms: {"type":"integer","min":0,"max":30000},
   },
   screenshot: {
-    target: {"type":null},
-    ref: {"type":"string"},
-    selector: {"type":"string"},
-    text: {"type":"string"},
-    role: {"type":"string"},
-    name: {"type":"string"},
+    target: {"type":"object"},
     frame: {"type":"string"},
     tab_id: {"type":"integer"},
     force: {"type":"boolean"},
@@ -300,11 +245,40 @@ export const CONTRACT = {
   },
 };
 
+/**
+ * DOM_ACTIONS maps each DOM action the extension runs through its one
+ * generic path (actions/verb.js) to {verb, target, file?}: the page verb
+ * the runtime runs, whether the action names an element ("required",
+ * "optional" or "none"), and the verb's own file when runtime.js does not have it
+ * (internal/tools/interact_dom.go).
+ */
+export const DOM_ACTIONS = {
+  click: {"verb":"click","target":"required"},
+  hover: {"verb":"hover","target":"required"},
+  fill: {"verb":"fill","target":"required"},
+  type: {"verb":"type","target":"required"},
+  select: {"verb":"select","target":"required"},
+  check: {"verb":"check","target":"required"},
+  uncheck: {"verb":"uncheck","target":"required"},
+  key_press: {"verb":"key_press","target":"optional"},
+  scroll_to: {"verb":"scroll_to","target":"required"},
+  get_text: {"verb":"get_text","target":"optional"},
+  click_at: {"verb":"click_at","target":"none","file":"actions/verbs/click_at.js"},
+  scroll_by: {"verb":"scroll_by","target":"optional","file":"actions/verbs/scroll_by.js"},
+};
+
+/** PAGE_VERB_FILES are the page verbs of DOM_ACTIONS declared a file each: the worker injects them after the runtime (actions/inject.js). */
+export const PAGE_VERB_FILES = ["actions/verbs/click_at.js","actions/verbs/scroll_by.js"];
+
 /** URL_RULE is what navigate and new_tab may open (urlRule, checkURL in internal/tools/interact_tabs.go). */
 export const URL_RULE = {"hosted":["http","https"],"schemes":["file"],"exact":["about:blank"]};
 
 /** USER_ANSWER_MS is how long a command waits for the user to allow its origin (tracker.UserAnswerWindow). */
 export const USER_ANSWER_MS = 120000;
+
+/** EXEC_TIMEOUT_MS and MAX_EXEC_TIMEOUT_MS are a command's default and largest execution deadline (tracker.DefaultExecTimeout, DefaultMaxExecTimeout); the daemon sends each command's in its timeout_ms. */
+export const EXEC_TIMEOUT_MS = 10000;
+export const MAX_EXEC_TIMEOUT_MS = 600000;
 
 /** DAEMON_STARTED_HEADER is on every answer of the daemon: when it started (apitype.HeaderDaemonStarted); a new value is a new daemon. */
 export const DAEMON_STARTED_HEADER = "X-Gasoline-Daemon-Started";
@@ -314,4 +288,7 @@ for (const params of Object.values(CONTRACT)) {
   Object.freeze(params);
 }
 Object.freeze(CONTRACT);
+for (const verb of Object.values(DOM_ACTIONS)) Object.freeze(verb);
+Object.freeze(DOM_ACTIONS);
+Object.freeze(PAGE_VERB_FILES);
 Object.freeze(URL_RULE);

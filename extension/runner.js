@@ -3,6 +3,8 @@
 // reports exactly one final status, and the deadline wins over a late finish.
 // No chrome.* dependency: tested under node.
 
+import { EXEC_TIMEOUT_MS, MAX_EXEC_TIMEOUT_MS } from './contract.js';
+
 /**
  * PENDING_AFTER_MS is how long a command may run before "pending" is posted.
  * The daemon's ack timer (3 s) started when it handed the command over, and
@@ -12,11 +14,14 @@
  */
 export const PENDING_AFTER_MS = 1000;
 
-/** DEFAULT_TIMEOUT_MS is the execution deadline of a command without timeout_ms. */
-export const DEFAULT_TIMEOUT_MS = 10000;
-
-/** MAX_TIMEOUT_MS is the largest execution deadline honoured (the daemon clamps to the same). */
-export const MAX_TIMEOUT_MS = 10 * 60 * 1000;
+/**
+ * DEFAULT_TIMEOUT_MS is the execution deadline of a command without
+ * timeout_ms, and MAX_TIMEOUT_MS the largest honoured: the daemon's own
+ * (contract.js, from pkg/tracker), which it applied already to the
+ * timeout_ms it sends.
+ */
+export const DEFAULT_TIMEOUT_MS = EXEC_TIMEOUT_MS;
+export const MAX_TIMEOUT_MS = MAX_EXEC_TIMEOUT_MS;
 
 /**
  * PROBE_LEAD_MS is how long before its deadline a command still running

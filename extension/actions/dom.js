@@ -10,7 +10,7 @@ import '../dom/engine.js';
 import '../actions/core.js';
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
-import { targetOf, frameOfRef, prefixFor, failureText, reasonOf, pageBudget, modifiersOf, describeTarget } from './target.js';
+import { targetOf, frameOfRef, prefixFor, failureText, reasonOf, pageBudget, describeTarget } from './target.js';
 import { nativeDialog, nativeDialogText, actionDialogs } from './dialog.js';
 import { probeFrame, watchRequests, tabStreams } from '../capture/worker.js';
 import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
@@ -299,15 +299,15 @@ function settleCap(params, ctx, started) {
  * still under way at the cap), streaming (long-lived requests, not waited
  * for) and changed (what the action changed on the page: actions/changed.js). The daemon adds errors and failed requests
  * from the capture buffers (internal/tools/effects.go). A targetless action
- * (fill_form) declares no target params and names its elements in opts.
+ * (fill_form) declares no target params and names its elements in opts;
+ * one that reads (reads: get_text) follows nothing and reports no effects.
  */
-export async function acting(action, params, signal, ctx, opts, { textIsValue = false, needsTarget = true, targetless = false } = {}) {
-  const target = targetless ? null : targetOf(params, { textIsValue });
+export async function acting(action, params, signal, ctx, opts, { needsTarget = true, targetless = false, reads = false } = {}) {
+  const target = targetless ? null : targetOf(params);
   if (!target && needsTarget) {
     throw new CommandError(`${action} needs a target: ref (from analyze({what:"dom"}) or query), selector, text, or role with name`);
   }
   const started = Date.now();
-  const reads = action === 'get_text'; // reads only: nothing to follow
   const capMs = reads ? 0 : settleCap(params, ctx, started);
   const tab = await resolveTab(params.tab_id);
   const before = tab.url || '';
@@ -432,75 +432,7 @@ export function untilAborted(p, signal) {
   });
 }
 
-// --- the actions ---------------------------------------------------------------
-
-// clickOpts reads click's button and click_count, whose values and bounds the contract checked.
-function clickOpts(params) {
-  return { button: params.button ?? 'left', click_count: params.click_count ?? 1, modifiers: modifiersOf(params.modifiers) };
-}
-
-function textArg(action, params) {
-  if (typeof params.text !== 'string') {
-    throw new CommandError(`${action} needs "text", the text to ${action === 'fill' ? 'put in the field' : 'type'}`);
-  }
-  return params.text;
-}
-
-/**
- * dialogOpts reads how dialogs an action opens are answered: dialog
- * "accept" or "dismiss" (a prompt's text is armed with the dialog action).
- * Without dialog, an answer the dialog action armed applies, else they are
- * dismissed (dialogs.js).
- */
-function dialogOpts(params) {
-  return params.dialog ? { dialog: params.dialog } : {};
-}
-
-async function click(params, signal, ctx) {
-  return acting('click', params, signal, ctx, { ...clickOpts(params), ...dialogOpts(params) });
-}
-
-async function hover(params, signal, ctx) {
-  return acting('hover', params, signal, ctx, {});
-}
-
-async function fill(params, signal, ctx) {
-  return acting('fill', params, signal, ctx, { text: textArg('fill', params) }, { textIsValue: true });
-}
-
-async function type(params, signal, ctx) {
-  return acting('type', params, signal, ctx, { text: textArg('type', params) }, { textIsValue: true });
-}
-
-async function select(params, signal, ctx) {
-  return acting('select', params, signal, ctx, { values: params.values.map(String) });
-}
-
-async function check(params, signal, ctx) {
-  return acting('check', params, signal, ctx, {});
-}
-
-async function uncheck(params, signal, ctx) {
-  return acting('uncheck', params, signal, ctx, {});
-}
-
-async function keyPress(params, signal, ctx) {
-  if (typeof params.key !== 'string' || !params.key) {
-    throw new CommandError('key_press needs "key", a DOM key name such as Enter, Tab, Escape, ArrowDown or a');
-  }
-  if (!core.keyInfo(params.key)) {
-    throw new CommandError(`unknown key ${JSON.stringify(params.key)}; use a DOM key name such as Enter, Tab, Escape, ArrowDown, Backspace, a or A`);
-  }
-  return acting('key_press', params, signal, ctx, { key: params.key, modifiers: modifiersOf(params.modifiers), ...dialogOpts(params) }, { needsTarget: false });
-}
-
-async function scrollTo(params, signal, ctx) {
-  return acting('scroll_to', params, signal, ctx, {});
-}
-
-async function getText(params, signal, ctx) {
-  return acting('get_text', params, signal, ctx, { max_chars: params.max_chars }, { needsTarget: false });
-}
+// --- the actions with handlers of their own (the rest: verb.js) -----------------
 
 async function query(params) {
   const target = targetOf(params);
@@ -702,6 +634,4 @@ async function pageSummary(params) {
 
 export { call as runtimeCall, injectionText };
 
-export {
-  click, hover, type, fill, select, check, uncheck, keyPress, scrollTo, waitFor, getText, query, dom, pageSummary,
-};
+export { waitFor, query, dom, pageSummary };

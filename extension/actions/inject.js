@@ -10,6 +10,7 @@
 // runtime, as in any other page.
 
 import { reachTab } from '../tabs/reach.js';
+import { PAGE_VERB_FILES } from '../contract.js';
 
 /**
  * RUNTIME_FILES are the DOM runtime's classic scripts, injected in order
@@ -18,9 +19,10 @@ import { reachTab } from '../tabs/reach.js';
  * does nothing where it already is), the pure logic, what an action
  * changed (actions/changed.js), custom selects' options (combobox.js), the
  * runtime (which answers {gasoline: "dom"} messages), and what action
- * modules add to it.
+ * modules add to it: upload's, and the page verbs declared a file each
+ * (contract.js PAGE_VERB_FILES, actions/verbs/).
  */
-export const RUNTIME_FILES = ['dom/engine.js', 'actions/core.js', 'actions/changed.js', 'actions/combobox.js', 'actions/runtime.js', 'actions/upload-page.js'];
+export const RUNTIME_FILES = ['dom/engine.js', 'actions/core.js', 'actions/changed.js', 'actions/combobox.js', 'actions/runtime.js', 'actions/upload-page.js', ...PAGE_VERB_FILES];
 
 // pending holds, per document, the injection under way: concurrent first
 // actions in one document share it, so the files are injected once. ready

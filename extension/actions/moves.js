@@ -6,7 +6,7 @@
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
 import { acting } from './dom.js';
-import { parseTarget, targetOf, frameOfRef, describeTarget } from './target.js';
+import { targetOf, frameOfRef, describeTarget } from './target.js';
 
 /** drag drags the element params name onto the element params.to names, in the same document. */
 export async function drag(params, signal, ctx) {
@@ -16,11 +16,12 @@ export async function drag(params, signal, ctx) {
 }
 
 /**
- * dropTarget reads drag's to, a target like target, and refuses a ref of
+ * dropTarget reads drag's to, a canonical target as target is, and refuses a ref of
  * another document than from's: one drag happens in one document.
  */
 export function dropTarget(from, raw) {
-  const to = parseTarget(raw);
+  const to = targetOf({ target: raw });
+  if (!to) throw new CommandError('drag needs "to", the element to drop on');
   const frameOf = (t) => (t?.ref ? frameOfRef(t.ref) : 0);
   if ((from?.ref || to.ref) && frameOf(from) !== frameOf(to)) {
     throw new CommandError(`drag moves within one document: ${describeTarget(from)} and ${describeTarget(to)} are in different frames; ` +
@@ -53,7 +54,8 @@ export function formFields(fields, framed) {
     if (!f || typeof f !== 'object' || Array.isArray(f)) throw new CommandError(`fill_form: field ${i} is not {target, value}`);
     let target;
     try {
-      target = parseTarget(f.target);
+      target = targetOf({ target: f.target });
+      if (!target) throw new CommandError('it has no target');
     } catch (err) {
       throw new CommandError(`fill_form: field ${i}: ${err.message}`);
     }

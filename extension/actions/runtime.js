@@ -409,8 +409,11 @@
    */
   function clickAt(el, o) {
     const r = el.getBoundingClientRect();
-    const x = r.left + r.width / 2;
-    const y = r.top + r.height / 2;
+    clickPoint(el, r.left + r.width / 2, r.top + r.height / 2, o);
+  }
+
+  /** clickPoint sends clickAt's sequence at (x, y) in the viewport, to what is there (el, when hoverOver's hit test stops at its shadow host). */
+  function clickPoint(el, x, y, o) {
     const m = mods(o.modifiers);
     const [button, buttons] = BUTTONS[o.button || 'left'] || BUTTONS.left;
     const hit = hoverOver(el, x, y, m);
@@ -745,9 +748,9 @@
     fill_form: fillForm,
     async get_text(el, o) {
       const text = (el || document.body).innerText || '';
-      const max = Math.max(1, Math.min(o.max_chars || 8000, 40000));
+      const max = o.max_chars; // the daemon's default and bounds (internal/tools getTextArgs)
       const out = { text: text.length > max ? text.slice(0, max) : text, chars: text.length };
-      if (text.length > max) out.truncated = `${text.length - max} more characters; narrow the target, or raise max_chars (up to 40000)`;
+      if (text.length > max) out.truncated = `${text.length - max} more characters; narrow the target, or raise max_chars`;
       return out;
     },
   };
@@ -1310,7 +1313,9 @@
   });
 
   // refFor is the draw-mode overlay's: the annotated element's ref (top
-  // frame); addAction, Failure and describe are the action modules'; held,
+  // frame); addAction, Failure and describe are the action modules', and
+  // page (hitAt, clickPoint, brief in a frame, nextFrame) the page verbs'
+  // (actions/verbs/); verbs names every verb, for the tests; held,
   // fieldOutcome, fillText, selectOptions and sentText are there for the
   // unit tests; brief and element are the accessibility audit's
   // (audit/audit.js): an element's {ref, role, name}, and the live element
@@ -1318,5 +1323,6 @@
   globalThis.gasolineRuntime = {
     handle, refFor: (el) => refFor(el, 'e'), addAction, Failure, describe: (el) => core.describe(el, view), held, fieldOutcome, fillText, selectOptions, sentText,
     brief: (el) => brief(el, 'e'), element: (ref) => byRef.get(ref)?.deref() ?? null,
+    page: { hitAt, clickPoint, brief, nextFrame }, verbs: () => Object.keys(NEEDS),
   };
 })();

@@ -17,73 +17,26 @@ export function frameOfRef(ref) {
 }
 
 /**
- * targetOf returns the runtime target the params name, or null when they
- * name none: {ref} | {selector} | {role, name?, exact?} | {text, exact?}.
- * params.target is a ref ("e5", "f7e12"), a CSS selector, or an object
- * {role, name?, exact?} / {text, exact?}; the flat ref, selector, role
- * (with name) and text name one too. With textIsValue (fill, type), the
- * flat "text" is what to enter, not a target.
- * It throws CommandError for a malformed target or two kinds at once.
+ * targetOf returns the runtime target a command's params name, or null when
+ * they name none: params.target, which the daemon sends in its one
+ * canonical form (internal/tools targetArgs.canonical), {ref} | {selector}
+ * | {role, name?, exact?} | {text, exact?}. It throws CommandError for any
+ * other shape: the daemon and the extension then run different contracts.
  */
-export function targetOf(params, { textIsValue = false } = {}) {
-  const kinds = [];
-  if (has(params.target)) kinds.push('target');
-  if (has(params.ref)) kinds.push('ref');
-  if (has(params.selector)) kinds.push('selector');
-  if (has(params.role)) kinds.push('role');
-  if (!textIsValue && has(params.text)) kinds.push('text');
-  if (kinds.length > 1) {
-    throw new CommandError(`pass one target, not ${kinds.join(' and ')}: ${TARGET_FORMS}`);
+export function targetOf(params) {
+  const t = params.target;
+  if (t === undefined || t === null) return null;
+  const kinds = t && typeof t === 'object' && !Array.isArray(t) ? Object.keys(t).filter((k) => k !== 'exact') : [];
+  const ok = kinds.length === 1 && typeof t[kinds[0]] === 'string' && t[kinds[0]] !== '' && CANONICAL.has(kinds[0]) ||
+    (kinds.length === 2 && typeof t.role === 'string' && t.role && typeof t.name === 'string');
+  if (!ok || (t.exact !== undefined && t.exact !== true) || (t.ref !== undefined && frameOfRef(t.ref) === null)) {
+    throw new CommandError(`the daemon sent the target ${JSON.stringify(t)}, which is not in its canonical form ({ref}, {selector}, {role, name?} or {text}): the daemon and the extension run different argument contracts; update both`);
   }
-  if (has(params.name) && !kinds.includes('role')) {
-    throw new CommandError('"name" goes with "role" (e.g. target:{role:"button", name:"Sign in"}); pass a role too');
-  }
-  switch (kinds[0]) {
-    case 'target':
-      return parseTarget(params.target);
-    case 'ref':
-      if (frameOfRef(params.ref) === null) {
-        throw new CommandError(`${JSON.stringify(params.ref)} is not a ref; refs look like "e12" (from analyze({what:"dom"}) or query)`);
-      }
-      return { ref: String(params.ref) };
-    case 'selector':
-      return { selector: String(params.selector) };
-    case 'role':
-      return { role: String(params.role).toLowerCase(), ...(has(params.name) ? { name: String(params.name) } : {}) };
-    case 'text':
-      return { text: String(params.text) };
-  }
-  return null;
+  return { ...t };
 }
 
-/** TARGET_FORMS says what a target is, for errors. */
-const TARGET_FORMS = 'target is a ref ("e5" from analyze({what:"dom"}) or query), a CSS selector ("#save"), {role:"button", name:"Save"} or {text:"Save"}';
-
-/**
- * parseTarget reads the target argument: a string is a ref when it looks
- * like one ("e5", "f7e12"), else a CSS selector; an object has role (and
- * name) or text, and exact.
- */
-export function parseTarget(t) {
-  if (typeof t === 'string') {
-    const s = t.trim();
-    if (!s) throw new CommandError(`target is empty; ${TARGET_FORMS}`);
-    return frameOfRef(s) !== null ? { ref: s } : { selector: s };
-  }
-  if (!t || typeof t !== 'object' || Array.isArray(t)) {
-    throw new CommandError(`target ${JSON.stringify(t)} is not a string or an object; ${TARGET_FORMS}`);
-  }
-  const extra = Object.keys(t).filter((k) => !['role', 'name', 'text', 'exact'].includes(k));
-  if (extra.length) throw new CommandError(`target has unknown fields ${extra.join(', ')}; ${TARGET_FORMS}`);
-  const exact = t.exact === true ? { exact: true } : {};
-  if (has(t.role) && has(t.text)) throw new CommandError(`target has both role and text; pass one: ${TARGET_FORMS}`);
-  if (has(t.role)) return { role: String(t.role).toLowerCase(), ...(has(t.name) ? { name: String(t.name) } : {}), ...exact };
-  if (has(t.name)) throw new CommandError(`target's name goes with role, e.g. {role:"button", name:${JSON.stringify(String(t.name))}}`);
-  if (has(t.text)) return { text: String(t.text), ...exact };
-  throw new CommandError(`target needs role (with name) or text; ${TARGET_FORMS}`);
-}
-
-const has = (v) => v !== undefined && v !== null && v !== '';
+/** CANONICAL are the kinds of a canonical target. */
+const CANONICAL = new Set(['ref', 'selector', 'role', 'text']);
 
 /** describeTarget names a target in a message. */
 export function describeTarget(t) {

@@ -65,11 +65,12 @@ test('extension code reads only params the contract declares', () => {
 });
 
 test('paramsOf gives a handler only its declared params, checked', () => {
-  const p = paramsOf('click', { ref: 'e1', button: 'right', click_count: 2, tab_id: 3, delay_ms: 50 });
-  assert.equal(p.ref, 'e1');
+  const p = paramsOf('click', { target: { ref: 'e1' }, ref: 'e1', button: 'right', click_count: 2, tab_id: 3, delay_ms: 50 });
+  assert.deepEqual(p.target, { ref: 'e1' });
   assert.equal(p.click_count, 2);
-  assert.equal(p.selector, undefined, 'a declared param not sent reads as undefined');
-  assert.deepEqual(Object.keys(p).sort(), ['button', 'click_count', 'ref', 'tab_id'], 'an undeclared param sent is dropped');
+  assert.equal(p.frame, undefined, 'a declared param not sent reads as undefined');
+  assert.deepEqual(Object.keys(p).sort(), ['button', 'click_count', 'tab_id', 'target'], 'an undeclared param sent (a flat target form) is dropped');
+  assert.throws(() => p.ref, /the click handler reads params\.ref/, 'the daemon sends the canonical target only');
   assert.throws(() => p.delay_ms, /the click handler reads params\.delay_ms, which the contract does not declare/);
   assert.throws(() => paramsOf('get_text', {}).limit, /get_text handler reads params\.limit/, 'declared for another action is not enough');
   assert.equal(JSON.stringify(paramsOf('get_text', { max_chars: 9 })), '{"max_chars":9}');

@@ -1,8 +1,9 @@
 // Unit tests of actions/target.js: refs, targets, failure text, budgets.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { targetOf, parseTarget, frameOfRef, prefixFor, failureText, pageBudget, modifiersOf, describeTarget } from '../actions/target.js';
+import { targetOf, frameOfRef, prefixFor, failureText, pageBudget, modifiersOf, describeTarget } from '../actions/target.js';
 import { CommandError } from '../runner.js';
+import { readFileSync } from 'node:fs';
 
 test('refs carry their frame', () => {
   assert.equal(frameOfRef('e12'), 0);
@@ -13,36 +14,19 @@ test('refs carry their frame', () => {
   assert.equal(frameOfRef(prefixFor(7) + '4'), 7);
 });
 
-test('targetOf reads one kind of target', () => {
-  assert.deepEqual(targetOf({ ref: 'e3' }), { ref: 'e3' });
-  assert.deepEqual(targetOf({ selector: '#a' }), { selector: '#a' });
-  assert.deepEqual(targetOf({ role: 'Button', name: 'Go' }), { role: 'button', name: 'Go' });
-  assert.deepEqual(targetOf({ role: 'link' }), { role: 'link' });
-  assert.deepEqual(targetOf({ text: 'Welcome' }), { text: 'Welcome' });
-  assert.equal(targetOf({}), null);
-  assert.equal(targetOf({ text: 'typed' }, { textIsValue: true }), null, 'fill and type read text as the value');
-  assert.deepEqual(targetOf({ ref: 'e1', text: 'typed' }, { textIsValue: true }), { ref: 'e1' });
-  assert.throws(() => targetOf({ ref: 'e1', selector: '#a' }), (e) => e instanceof CommandError && /one target, not ref and selector/.test(e.message));
-  assert.throws(() => targetOf({ name: 'Go' }), /goes with "role"/);
-  assert.throws(() => targetOf({ ref: 'button' }), /not a ref/);
+// The daemon's cases (internal/tools/testdata/targets.json, TestCanonicalTarget):
+// each form of a target and the canonical one the daemon sends for it.
+const cases = JSON.parse(readFileSync(new URL('../../internal/tools/testdata/targets.json', import.meta.url), 'utf8'));
+
+test('targetOf decodes every canonical target the daemon sends, to itself', () => {
+  assert.ok(cases.length > 10, 'the daemon\'s target cases are nearly empty');
+  for (const c of cases) assert.deepEqual(targetOf({ target: c.target ?? undefined }), c.target, JSON.stringify(c.args));
 });
 
-test('target is a ref, a selector, {role, name} or {text}', () => {
-  assert.deepEqual(targetOf({ target: 'e5' }), { ref: 'e5' });
-  assert.deepEqual(targetOf({ target: ' f7e12 ' }), { ref: 'f7e12' });
-  assert.deepEqual(targetOf({ target: '#save > button' }), { selector: '#save > button' });
-  assert.deepEqual(targetOf({ target: 'e5x' }), { selector: 'e5x' }, 'not a ref: a selector');
-  assert.deepEqual(targetOf({ target: { role: 'CheckBox', name: 'Walk the dog' } }), { role: 'checkbox', name: 'Walk the dog' });
-  assert.deepEqual(targetOf({ target: { role: 'button', name: 'Go', exact: true } }), { role: 'button', name: 'Go', exact: true });
-  assert.deepEqual(targetOf({ target: { text: 'Accept' } }), { text: 'Accept' });
-  assert.deepEqual(targetOf({ target: { text: 'Email' }, text: 'ada' }, { textIsValue: true }), { text: 'Email' },
-    'fill: the target object\'s text is the target, the flat text the value');
-  assert.throws(() => targetOf({ target: 'e5', ref: 'e5' }), /one target, not target and ref/);
-  assert.throws(() => targetOf({ target: { role: 'button' }, name: 'Go' }), /goes with "role"/);
-  for (const [bad, why] of [[42, /not a string or an object/], [['e5'], /not a string or an object/], ['  ', /target is empty/],
-    [{ ref: 'e5' }, /unknown fields ref/], [{}, /needs role \(with name\) or text/], [{ name: 'Go' }, /name goes with role/],
-    [{ role: 'button', text: 'Go' }, /both role and text/]]) {
-    assert.throws(() => parseTarget(bad), (e) => e instanceof CommandError && why.test(e.message), JSON.stringify(bad));
+test('targetOf refuses what is not a canonical target: the daemon normalizes every form', () => {
+  for (const bad of ['e5', '#a', 42, ['e5'], {}, { ref: 'e5', selector: '#a' }, { name: 'Go' }, { role: 'button', text: 'Go' },
+    { ref: 'button' }, { text: '' }, { text: 'Go', exact: 'yes' }, { role: 'button', name: 'Go', level: 2 }]) {
+    assert.throws(() => targetOf({ target: bad }), (e) => e instanceof CommandError && /not in its canonical form/.test(e.message), JSON.stringify(bad));
   }
 });
 

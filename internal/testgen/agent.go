@@ -24,6 +24,20 @@ type AgentAction struct {
 	// says which kind of control each field was (checked, selected, or
 	// filled); a fill or type into a secret field says "secret": true.
 	Result json.RawMessage
+	// NotReplayed, when not empty, says why the action is not replayed
+	// (its declaration's word, internal/tools): Generate notes it.
+	NotReplayed string
+}
+
+// Replays says whether Generate replays the agent's action of that name
+// (fill_form one step a field, as its result says): internal/tools checks
+// that each DOM action it declares is replayed or says why not.
+func Replays(action string) bool {
+	switch action {
+	case "click", "fill", "type", "select", "check", "uncheck", "key_press", "fill_form":
+		return true
+	}
+	return false
 }
 
 // secretWords are what a target names when it is likely a secret field; a
@@ -84,8 +98,11 @@ func agentView(a AgentAction) (v *capture.ActionView, note string, ok bool) {
 		return nil, "", false
 	}
 	if len(p.Target) > 0 {
+		// The daemon sends the canonical target ({ref}, {selector},
+		// {role, name?} or {text}); a fill_form field's is as the agent
+		// gave it (a string, {role, name?} or {text}).
 		var s string
-		var o struct{ Role, Name, Text string }
+		var o struct{ Ref, Selector, Role, Name, Text string }
 		if json.Unmarshal(p.Target, &s) == nil {
 			if agentRef.MatchString(s) {
 				p.Ref = s
@@ -93,7 +110,7 @@ func agentView(a AgentAction) (v *capture.ActionView, note string, ok bool) {
 				p.Selector = s
 			}
 		} else if json.Unmarshal(p.Target, &o) == nil {
-			p.Role, p.Name = o.Role, o.Name
+			p.Ref, p.Selector, p.Role, p.Name = o.Ref, o.Selector, o.Role, o.Name
 			if o.Text != "" && o.Role == "" {
 				p.Role, p.Name = "", ""
 				p.Text = o.Text
@@ -173,12 +190,11 @@ func mergeAgent(es []capture.View, agent []AgentAction, notes *[]string) ([]capt
 // of control its result says the field was; a drag into none, with a
 // note, as a fill_form whose result does not say.
 func agentSteps(a AgentAction, notes *[]string) []AgentAction {
-	switch a.Action {
-	case "drag":
-		*notes = append(*notes, fmt.Sprintf("agent command %s (drag) not replayed: add the drag to the test by hand", a.ID))
+	switch {
+	case a.NotReplayed != "":
+		*notes = append(*notes, fmt.Sprintf("agent command %s (%s) not replayed: %s", a.ID, a.Action, a.NotReplayed))
 		return nil
-	case "fill_form":
-	default:
+	case a.Action != "fill_form":
 		return []AgentAction{a}
 	}
 	var p struct {

@@ -44,6 +44,8 @@ var tools = []Tool{
 		{Tool: "interact", Name: "wait_for", Prefix: "act", Idempotent: true, BrowserBound: true, MaxWait: 55 * time.Second},
 		{Tool: "interact", Name: "get_text", Prefix: "act", Idempotent: true, BrowserBound: true, MaxWait: 55 * time.Second},
 		{Tool: "interact", Name: "query", Prefix: "act", Idempotent: true, BrowserBound: true, MaxWait: 55 * time.Second},
+		{Tool: "interact", Name: "click_at", Prefix: "act", BrowserBound: true, MaxWait: 55 * time.Second},
+		{Tool: "interact", Name: "scroll_by", Prefix: "act", BrowserBound: true, MaxWait: 55 * time.Second},
 		{Tool: "interact", Name: "drag", Prefix: "act", BrowserBound: true, MaxWait: 55 * time.Second},
 		{Tool: "interact", Name: "fill_form", Prefix: "act", BrowserBound: true, MaxWait: 55 * time.Second},
 		{Tool: "interact", Name: "resize", Prefix: "act", Idempotent: true, BrowserBound: true, MaxWait: 55 * time.Second},

@@ -39,6 +39,15 @@ type action struct {
 	// named command, or the action's name); nil leaves the extension's
 	// report as it is.
 	present func(t *Tools, c tracker.Command, v *commandView)
+	// page is how the extension runs a DOM action (interact_dom.go): its
+	// one generic path, or a worker handler of the action's own; nil for
+	// actions that are not DOM actions.
+	page *pageVerb
+	// replay is what analyze test does with the agent's calls of a DOM
+	// action: "" replays them (internal/testgen knows how), replayNothing
+	// leaves them out (they change nothing a test replays), any other text
+	// is the note saying why one is not replayed.
+	replay  string
 	command string
 	// parse decodes and checks a call's arguments (decodeArgs of its
 	// argument struct); run starts with it.
@@ -198,6 +207,11 @@ func jsonTypeName(t reflect.Type) string {
 	return t.String()
 }
 
+// normalizer is an argument struct that puts itself, once checked, in the
+// one form the extension gets: defaults applied, one canonical target
+// (targetArgs). The extension only decodes it.
+type normalizer interface{ normalize() }
+
 // checker is an argument struct that checks the rules its tags cannot say
 // (one argument or another, a form, a length); its errors are agent-facing
 // (mcp.Errorf).
@@ -207,7 +221,8 @@ type checker interface{ check() error }
 // argument act does not declare, naming the ones it takes; decodes A
 // (a wrong type names the argument); enforces the tags of act.args
 // (required, enum, min, max), the same tags the schema shows; and last
-// runs A's check when A is a checker.
+// runs A's check when A is a checker, then its normalize when *A is a
+// normalizer.
 func decodeArgs[A any](act *action, raw json.RawMessage) (A, error) {
 	var zero A
 	var obj map[string]json.RawMessage
@@ -233,6 +248,9 @@ func decodeArgs[A any](act *action, raw json.RawMessage) (A, error) {
 		if err := c.check(); err != nil {
 			return a, err
 		}
+	}
+	if n, ok := any(&a).(normalizer); ok {
+		n.normalize()
 	}
 	return a, nil
 }

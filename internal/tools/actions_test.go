@@ -184,7 +184,7 @@ func TestArguments(t *testing.T) {
 		{name: "an argument of another action", tool: "interact", args: `{"action":"click","ref":"e1","limit":3}`,
 			wantCode: "invalid_arguments", wantIn: `unknown argument "limit" for click`},
 		{name: "get_text max_chars", tool: "interact", args: `{"action":"get_text","selector":"main","max_chars":500}`,
-			wantParams: `{"selector":"main","max_chars":500}`, wantAction: "get_text", wantPrefix: "act_"},
+			wantParams: `{"target":{"selector":"main"},"max_chars":500}`, wantAction: "get_text", wantPrefix: "act_"},
 		{name: "get_text max_chars too large", tool: "interact", args: `{"action":"get_text","max_chars":40001}`,
 			wantCode: "invalid_arguments", wantIn: "max_chars 40001 is out of range"},
 		{name: "click with an unknown button", tool: "interact", args: `{"action":"click","ref":"e1","button":"back"}`,

@@ -252,10 +252,25 @@ func (t *Tools) window(f capture.Filter, since uint64) ([]capture.View, error) {
 	return out, nil
 }
 
-// replayed are the interact actions analyze test replays (fill_form one
-// step a field), or, drag, names in a note as not replayed.
-var replayed = map[string]bool{"click": true, "fill": true, "type": true, "select": true, "check": true, "uncheck": true, "key_press": true,
-	"fill_form": true, "drag": true}
+// replayed maps each interact action analyze test keeps the agent's calls
+// of to "" when internal/testgen replays it, or to the note saying why it
+// is not (action.replay); an action not in it is left out (replayNothing,
+// or not a DOM action). Set by init, from the declarations.
+var replayed map[string]string
+
+func init() {
+	m := map[string]string{}
+	for _, a := range interact.actions() {
+		switch {
+		case a.page == nil || a.replay == replayNothing:
+		case a.replay != "":
+			m[a.Name] = a.replay
+		case testgen.Replays(a.Name):
+			m[a.Name] = ""
+		}
+	}
+	replayed = m
+}
 
 // agentLog remembers the agent's replayable interact actions with their
 // arguments (the tracker drops a finished command's), for analyze test.
@@ -269,7 +284,8 @@ type agentEntry struct {
 	client, id, action string
 	params             json.RawMessage
 	created            time.Time
-	tab                int64 // 0 until known
+	tab                int64  // 0 until known
+	note               string // why it is not replayed; "" when it is
 }
 
 // maxAgentLog bounds the actions agentLog keeps, across clients.
@@ -277,7 +293,8 @@ const maxAgentLog = 500
 
 // note remembers spec, queued as command c, when analyze test replays it.
 func (l *agentLog) note(spec tracker.Spec, c tracker.Command) {
-	if !replayed[spec.Action] {
+	note, ok := replayed[spec.Action]
+	if !ok {
 		return
 	}
 	var p struct {
@@ -289,7 +306,7 @@ func (l *agentLog) note(spec tracker.Spec, c tracker.Command) {
 	if len(l.entries) >= maxAgentLog {
 		l.entries = slices.Delete(l.entries, 0, len(l.entries)-maxAgentLog+1)
 	}
-	l.entries = append(l.entries, agentEntry{client: c.Client, id: c.ID, action: spec.Action, params: spec.Params, created: c.CreatedAt, tab: p.TabID})
+	l.entries = append(l.entries, agentEntry{client: c.Client, id: c.ID, action: spec.Action, params: spec.Params, created: c.CreatedAt, tab: p.TabID, note: note})
 }
 
 // agentActions are client's interact actions in tab that completed, made
@@ -325,7 +342,7 @@ func (t *Tools) agentActions(client string, tab int64, window []capture.View) []
 			continue // failed, still running, or no longer retained
 		}
 		if e.tab == tab {
-			out = append(out, testgen.AgentAction{ID: e.id, Action: e.action, Params: e.params, TS: e.created.UnixMilli(), Result: results[e.id]})
+			out = append(out, testgen.AgentAction{ID: e.id, Action: e.action, Params: e.params, TS: e.created.UnixMilli(), Result: results[e.id], NotReplayed: e.note})
 		}
 	}
 	return out

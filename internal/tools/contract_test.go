@@ -127,3 +127,7 @@ func TestTagsMatchLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentGuideDOMTable: the agent guide's table of the DOM actions is
+// what their declarations say.
+func TestAgentGuideDOMTable(t *testing.T) { checkGenerated(t, agentGuide) }

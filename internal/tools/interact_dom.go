@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,32 +13,130 @@ import (
 
 // domActions act on one element of the page the way a user would, or read
 // it: the extension's DOM runtime (extension/actions/) finds the element by
-// target, waits until it can act, and reports what happened.
+// target, waits until it can act, and reports what happened. The built-in
+// ones come first, then those declared in a file of their own
+// (pageActions), in file order.
 func domActions() []action {
-	return []action{
+	acts := []action{
 		dom[clickArgs]("click", "", false),
-		dom[targetOnly]("hover", "", false),
+		dom[targetOnly]("hover", "", false).notReplayed("add the hover to the test by hand"),
 		dom[fillArgs]("fill", "", false),
 		dom[fillArgs]("type", "", false),
 		dom[selectArgs]("select", "", false),
 		dom[targetOnly]("check", "", false),
 		dom[targetOnly]("uncheck", "", false),
 		dom[keyArgs]("key_press", "", false),
-		dom[targetOnly]("scroll_to", "", true),
-		dom[waitForArgs]("wait_for", "", true),
-		dom[getTextArgs]("get_text", "", true),
-		dom[queryArgs]("query", "", true),
+		dom[targetOnly]("scroll_to", "", true).notReplayed(replayNothing),
+		dom[waitForArgs]("wait_for", "", true).ownHandler().notReplayed(replayNothing),
+		dom[getTextArgs]("get_text", "", true).notReplayed(replayNothing),
+		dom[queryArgs]("query", "", true).ownHandler().notReplayed(replayNothing),
 	}
+	for _, declare := range pageActions {
+		a := declare()
+		a.page.File = pageVerbDir + a.page.Verb + ".js"
+		acts = append(acts, a)
+	}
+	return acts
+}
+
+// pageActions are the DOM actions declared each in a file of their own
+// (interact_click_at.go, interact_scroll_by.go): the file adds its
+// constructor with addPageAction, so that a new action is one Go file and
+// one page verb (extension/actions/verbs/). Written only by package
+// initialisation.
+var pageActions []func() action
+
+// addPageAction adds declare to pageActions; it returns true, for use as
+// a package-level var initialiser.
+func addPageAction(declare func() action) bool {
+	pageActions = append(pageActions, declare)
+	return true
 }
 
 // dom declares a DOM action: a browser action with the "act" prefix whose
 // result carries the effects the capture buffers saw (effects.go). Reads
-// are idempotent; acting twice is not.
+// are idempotent; acting twice is not. The extension runs it through its
+// generic path (extension/actions/verb.js), which sends the page the verb
+// of the same name (runtime.js, or extension/actions/verbs/<name>.js).
 func dom[A any](name, summary string, idempotent bool) action {
 	a := browser[A](name, "act", summary)
 	a.Idempotent = idempotent
 	a.present = (*Tools).presentEffects
+	a.page = &pageVerb{Verb: name, Target: targetMode(reflect.TypeFor[A]())}
 	return a
+}
+
+// ownHandler says the extension runs the DOM action a with a worker
+// handler of its own (commands.js ACTIONS), not the generic path.
+func (a action) ownHandler() action {
+	p := *a.page
+	p.own = true
+	a.page = &p
+	return a
+}
+
+// notReplayed says what analyze test does instead of replaying a: why
+// (said in the test's notes), or replayNothing.
+func (a action) notReplayed(why string) action {
+	a.replay = why
+	return a
+}
+
+// replayNothing marks an action analyze test has nothing to replay for
+// (it reads, or it scrolls, which a test's actions do themselves).
+const replayNothing = "-"
+
+// A pageVerb is how the extension's generic path runs a DOM action, as
+// extension/contract.js's DOM_ACTIONS gives it: the runtime's verb, whether
+// the action names an element (target: "required", "optional" or "none"),
+// and the verb's own file.
+type pageVerb struct {
+	Verb   string `json:"verb"`
+	Target string `json:"target"`
+	File   string `json:"file,omitempty"` // the verb's file, under pageVerbDir; "": runtime.js has it
+	own    bool   // the extension has a worker handler of its own for it (ownHandler)
+}
+
+// pageVerbDir holds the page verbs declared a file each, relative to the
+// extension's folder: the worker injects them after the runtime.
+const pageVerbDir = "actions/verbs/"
+
+// The values of pageVerb.Target.
+const (
+	targetRequired = "required"
+	targetOptional = "optional"
+	targetNone     = "none"
+)
+
+// targetMode is whether the argument struct t names an element: by its
+// embedded targetArgs, whose list tag shows the target as the action
+// takes it ("target?": optional).
+func targetMode(t reflect.Type) string {
+	sf, ok := targetField(t)
+	switch {
+	case !ok:
+		return targetNone
+	case strings.HasPrefix(sf.Tag.Get("list"), "target?"):
+		return targetOptional
+	}
+	return targetRequired
+}
+
+// textIsValue says whether text is what the action enters (list tag
+// "target, text"), not a target.
+func textIsValue(t reflect.Type) bool {
+	sf, ok := targetField(t)
+	return ok && strings.Contains(sf.Tag.Get("list"), ", text")
+}
+
+// targetField is the targetArgs embedded in the struct t.
+func targetField(t reflect.Type) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		if sf := t.Field(i); sf.Anonymous && sf.Type == reflect.TypeFor[targetArgs]() {
+			return sf, true
+		}
+	}
+	return reflect.StructField{}, false
 }
 
 // targetArgs name the element an action works on: target (a ref, a CSS
@@ -45,7 +144,7 @@ func dom[A any](name, summary string, idempotent bool) action {
 // flat forms ref, selector, text, or role with name; frame picks an iframe
 // of the top document. The extension reads target (extension/actions/target.js).
 type targetArgs struct {
-	Target   json.RawMessage `json:"target,omitempty" types:"string,object" desc:"ref \"e5\", CSS selector, {role, name} or {text} (also flat: ref, selector, text, role+name)"`
+	Target   json.RawMessage `json:"target,omitempty" types:"string,object" desc:"ref \"e5\", CSS selector, {role, name} or {text}"`
 	Ref      string          `json:"ref,omitempty"`
 	Selector string          `json:"selector,omitempty"`
 	Text     string          `json:"text,omitempty" desc:"visible text; fill, type, dialog: text to enter"`
@@ -96,6 +195,85 @@ func checkTargetValue(action string, raw json.RawMessage) error {
 		return mcp.Errorf("invalid_arguments", targetHint, "%s: target's name goes with role", action)
 	}
 	return nil
+}
+
+// canonicalTarget is the one form of a target the extension gets, as
+// params.target (extension/actions/target.js decodes it): exactly one of
+// ref, selector, role (lower case, with name when given) or text, and
+// exact when true.
+type canonicalTarget struct {
+	Ref      string `json:"ref,omitempty"`
+	Selector string `json:"selector,omitempty"`
+	Role     string `json:"role,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Exact    bool   `json:"exact,omitempty"`
+}
+
+// normalize puts a checked target in its canonical form (canonical).
+func (a *targetArgs) normalize() { a.canonical(false) }
+
+// canonical replaces the target a names, in whichever form the call gave
+// it (target as a string or object, or the flat ref, selector, role with
+// name, text), by its canonicalTarget in Target, and clears the flat
+// forms; with textIsValue, Text is the text to enter and stays. a must
+// have passed checkTarget.
+func (a *targetArgs) canonical(textIsValue bool) {
+	var c canonicalTarget
+	switch {
+	case len(a.Target) > 0 && string(a.Target) != "null":
+		c = canonicalOf(a.Target)
+	case a.Ref != "":
+		c.Ref = a.Ref
+	case a.Selector != "":
+		c.Selector = a.Selector
+	case a.Role != "":
+		c.Role, c.Name = strings.ToLower(a.Role), a.Name
+	case a.Text != "" && !textIsValue:
+		c.Text = a.Text
+	}
+	a.Target = nil
+	if c != (canonicalTarget{}) {
+		a.Target, _ = json.Marshal(c) // a struct of strings and a bool: no error
+	}
+	a.Ref, a.Selector, a.Role, a.Name = "", "", "", ""
+	if !textIsValue {
+		a.Text = ""
+	}
+}
+
+// canonicalOf is the canonical form of raw, a target value that passed
+// checkTargetValue: a string (a ref when it looks like one, else a
+// selector) or {role, name?, exact?} / {text, exact?}.
+func canonicalOf(raw json.RawMessage) canonicalTarget {
+	var c canonicalTarget
+	var s string
+	var o targetObject
+	switch {
+	case json.Unmarshal(raw, &s) == nil:
+		if s = strings.TrimSpace(s); refPattern.MatchString(s) {
+			c.Ref = s
+		} else {
+			c.Selector = s
+		}
+	case json.Unmarshal(raw, &o) == nil:
+		if o.Role != nil && *o.Role != "" {
+			c.Role = strings.ToLower(*o.Role)
+			if o.Name != nil {
+				c.Name = *o.Name
+			}
+		} else if o.Text != nil {
+			c.Text = *o.Text
+		}
+		c.Exact = o.Exact
+	}
+	return c
+}
+
+// canonicalJSON is canonicalOf(raw) as JSON.
+func canonicalJSON(raw json.RawMessage) json.RawMessage {
+	b, _ := json.Marshal(canonicalOf(raw)) // a struct of strings and a bool: no error
+	return b
 }
 
 // kinds lists the kinds of target a names.
@@ -215,7 +393,15 @@ func (a fillArgs) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-func (a fillArgs) check() error { return checkEntry(a.targetArgs) }
+func (a fillArgs) check() error {
+	if !a.textSet {
+		return mcp.Errorf("invalid_arguments", `pass text, the text to enter ("" clears the field with fill)`, "fill and type need text")
+	}
+	return checkEntry(a.targetArgs)
+}
+
+// normalize gives the target canonically; text stays, the text to enter.
+func (a *fillArgs) normalize() { a.canonical(true) }
 
 // checkEntry checks fill's and type's target (text is what they enter).
 func checkEntry(a targetArgs) error {
@@ -277,6 +463,16 @@ func (a waitForArgs) check() error {
 type getTextArgs struct {
 	targetArgs `list:"target?"`
 	MaxChars   int `json:"max_chars,omitempty" min:"1" max:"40000" desc:"default 8000"`
+}
+
+// defaultMaxChars is get_text's max_chars when the call gives none.
+const defaultMaxChars = 8000
+
+func (a *getTextArgs) normalize() {
+	a.canonical(false)
+	if a.MaxChars == 0 {
+		a.MaxChars = defaultMaxChars
+	}
 }
 
 func (a getTextArgs) check() error { return a.checkTarget("get_text", true, false) }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 	"github.com/gasoline-mcp/gasoline/internal/output"
 	"github.com/gasoline-mcp/gasoline/internal/result"
+	"github.com/gasoline-mcp/gasoline/internal/testgen"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 	"github.com/rs/zerolog"
 )
@@ -32,6 +35,8 @@ func TestDOMArgs(t *testing.T) {
 		{"fill", `{"ref":"e1","text":"ada@example.com"}`, ""},
 		{"fill", `{"ref":"e1","text":""}`, ""},
 		{"fill", `{"text":"ada"}`, "needs a target"},
+		{"fill", `{"ref":"e1"}`, "fill and type need text"},
+		{"type", `{"selector":"#q","text":null}`, "fill and type need text"},
 		{"type", `{"selector":"#q","text":"hi"}`, ""},
 		{"select", `{"ref":"e2","values":["fr"]}`, ""},
 		{"select", `{"ref":"e2"}`, `"values" is required for select`},
@@ -182,4 +187,148 @@ func TestPresentDOM(t *testing.T) {
 	if !strings.HasPrefix(dv.Clipped, "1 of the lines end in …") || !strings.Contains(dv.Clipped, "get_text") {
 		t.Errorf("a clipped outline should say how to read the rest: %+v", dv)
 	}
+}
+
+// TestDOMActionsDeclared: each DOM action (declared with dom) says how the
+// extension runs it and what analyze test does with it: internal/testgen
+// replays it, or the declaration says why not (a note, or replayNothing);
+// testgen replays no action that is not declared; and a page verb declared
+// a file of its own has the file, and every file there is declared.
+func TestDOMActionsDeclared(t *testing.T) {
+	declared := map[string]bool{}
+	files := map[string]bool{}
+	for _, a := range interact.actions() {
+		if a.page == nil {
+			if testgen.Replays(a.Name) {
+				t.Errorf("testgen replays %s, which is not a DOM action", a.Name)
+			}
+			continue
+		}
+		declared[a.Name] = true
+		if a.replay == "" && !testgen.Replays(a.Name) {
+			t.Errorf("%s: internal/testgen does not replay it and its declaration does not say why (notReplayed)", a.Name)
+		}
+		if a.replay != "" && testgen.Replays(a.Name) {
+			t.Errorf("%s: declared notReplayed(%q), but internal/testgen replays it", a.Name, a.replay)
+		}
+		if a.page.own && a.page.File != "" {
+			t.Errorf("%s: a worker handler of its own and a page verb file", a.Name)
+		}
+		if a.page.File != "" {
+			files[filepath.Base(a.page.File)] = true
+			if _, err := os.Stat(filepath.Join(extensionDir, a.page.File)); err != nil {
+				t.Errorf("%s: its page verb file: %v", a.Name, err)
+			}
+		}
+	}
+	for _, name := range []string{"click", "fill", "type", "select", "check", "uncheck", "key_press", "fill_form", "drag", "upload", "hover", "scroll_to", "wait_for", "get_text", "query"} {
+		if !declared[name] {
+			t.Errorf("%s is not declared a DOM action", name)
+		}
+	}
+	got, err := filepath.Glob(filepath.Join(extensionDir, pageVerbDir, "*.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range got {
+		if !files[filepath.Base(f)] {
+			t.Errorf("%s is a page verb file no Go action declares (addPageAction)", f)
+		}
+	}
+}
+
+// TestReplayedFromDeclarations: analyze test keeps the agent's calls of
+// the DOM actions testgen replays, and of those that say why not with
+// their note; reads it leaves out.
+func TestReplayedFromDeclarations(t *testing.T) {
+	for name, want := range map[string]struct {
+		kept bool
+		note string
+	}{
+		"click": {true, ""}, "fill_form": {true, ""}, "drag": {true, "add the drag to the test by hand"},
+		"hover": {true, "add the hover to the test by hand"}, "get_text": {false, ""}, "navigate": {false, ""},
+	} {
+		note, kept := replayed[name]
+		if kept != want.kept || note != want.note {
+			t.Errorf("%s: replayed (%q, %v), want (%q, %v)", name, note, kept, want.note, want.kept)
+		}
+	}
+}
+
+// domAction returns interact's DOM action called name, for the tests of
+// the actions declared a file each.
+func domAction(t *testing.T, name string) action {
+	t.Helper()
+	for _, a := range domActions() {
+		if a.Name == name {
+			return a
+		}
+	}
+	t.Fatalf("no DOM action %s", name)
+	return action{}
+}
+
+// targetCases are the forms of a target and the canonical target the
+// extension gets for each; extension/test/target.test.js checks that
+// targetOf decodes every one of them to itself.
+const targetCases = "testdata/targets.json"
+
+// TestCanonicalTarget: whichever form a call names its target in, the
+// extension gets one canonical target and no flat form; fill's text stays
+// the text to enter; get_text's max_chars has its default.
+func TestCanonicalTarget(t *testing.T) {
+	raw, err := os.ReadFile(targetCases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Action string          `json:"action"`
+		Args   json.RawMessage `json:"args"`
+		Target json.RawMessage `json:"target"`
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		a := domAction(t, c.Action)
+		p, err := a.parse(&a, c.Args)
+		if err != nil {
+			t.Errorf("%s %s: %v", c.Action, c.Args, err)
+			continue
+		}
+		sent, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]json.RawMessage
+		json.Unmarshal(sent, &got)
+		if g, w := string(cmpJSON(t, got["target"])), string(cmpJSON(t, c.Target)); g != w {
+			t.Errorf("%s %s: target %s, want %s", c.Action, c.Args, g, w)
+		}
+		for _, flat := range []string{"ref", "selector", "role", "name"} {
+			if _, ok := got[flat]; ok {
+				t.Errorf("%s %s: sends %s %s besides the canonical target", c.Action, c.Args, flat, got[flat])
+			}
+		}
+		if _, ok := got["text"]; ok != (c.Action == "fill") {
+			t.Errorf("%s %s: sends text %s, want it only as fill's text to enter", c.Action, c.Args, got["text"])
+		}
+		if c.Action == "get_text" && string(got["max_chars"]) != "8000" {
+			t.Errorf("get_text sends max_chars %s, want the default 8000", got["max_chars"])
+		}
+	}
+}
+
+// cmpJSON is raw re-encoded with sorted keys ("null" for none).
+func cmpJSON(t *testing.T, raw json.RawMessage) []byte {
+	t.Helper()
+	if len(raw) == 0 {
+		return []byte("null")
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(v)
+	return b
 }

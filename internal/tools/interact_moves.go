@@ -11,10 +11,10 @@ import (
 // size the page's viewport: what a user does with the mouse and the window
 // besides clicks and keys.
 func moveActions() []action {
-	fillForm := dom[fillFormArgs]("fill_form", "[{target, value}]", false)
+	fillForm := dom[fillFormArgs]("fill_form", "[{target, value}]", false).ownHandler()
 	resize := browser[resizeArgs]("resize", "act", "the viewport")
 	resize.Idempotent = true
-	return []action{dom[dragArgs]("drag", "", false), fillForm, resize}
+	return []action{dom[dragArgs]("drag", "", false).ownHandler().notReplayed("add the drag to the test by hand"), fillForm, resize}
 }
 
 // dragArgs drag target onto to, another target of the same document: with
@@ -24,6 +24,12 @@ type dragArgs struct {
 	targetArgs `list:"target"`
 	To         json.RawMessage `json:"to" required:"true" types:"string,object"`
 	settleArgs `list:"-"`
+}
+
+// normalize gives target and to canonically (canonicalTarget).
+func (a *dragArgs) normalize() {
+	a.canonical(false)
+	a.To = canonicalJSON(a.To)
 }
 
 func (a dragArgs) check() error {
@@ -97,6 +103,13 @@ func (f *formField) UnmarshalJSON(b []byte) error {
 	}
 	f.Target, _ = json.Marshal(v)
 	return nil
+}
+
+// normalize gives each field's target canonically (canonicalTarget).
+func (a *fillFormArgs) normalize() {
+	for i := range a.Fields {
+		a.Fields[i].Target = canonicalJSON(a.Fields[i].Target)
+	}
 }
 
 func (a fillFormArgs) check() error {

@@ -87,3 +87,29 @@ func TestFillFormFlatTargets(t *testing.T) {
 		t.Errorf("params: got %s, want %s", b, want)
 	}
 }
+
+// TestMovesCanonicalTargets: drag's to and fill_form's field targets reach
+// the extension as canonical targets too, whichever form the call used.
+func TestMovesCanonicalTargets(t *testing.T) {
+	for _, tt := range []struct{ action, args, want string }{
+		{"drag", `{"target":"e3","to":" e9 "}`, `{"target":{"ref":"e3"},"to":{"ref":"e9"}}`},
+		{"drag", `{"selector":"#a","to":{"role":"ListItem","name":"Cherry"}}`, `{"target":{"selector":"#a"},"to":{"role":"listitem","name":"Cherry"}}`},
+		{"fill_form", `{"fields":[{"target":"#name","value":"Ada"},{"role":"checkbox","name":"Terms","value":true},{"text":"Email","value":"a@b.c"}]}`,
+			`{"fields":[{"target":{"selector":"#name"},"value":"Ada"},{"target":{"role":"checkbox","name":"Terms"},"value":true},{"target":{"text":"Email"},"value":"a@b.c"}]}`},
+	} {
+		var a action
+		for _, m := range moveActions() {
+			if m.Name == tt.action {
+				a = m
+			}
+		}
+		p, err := a.parse(&a, json.RawMessage(tt.args))
+		if err != nil {
+			t.Fatalf("%s %s: %v", tt.action, tt.args, err)
+		}
+		got, _ := json.Marshal(p)
+		if string(got) != tt.want {
+			t.Errorf("%s %s: sent %s, want %s", tt.action, tt.args, got, tt.want)
+		}
+	}
+}

@@ -35,7 +35,7 @@ func TestUpload(t *testing.T) {
 			t.Fatalf("got %s, want a queued act_ handle", r.Text)
 		}
 		c := e.delivered(t)
-		want := `{"selector":"#f","tab_id":2,"files":[{"name":"notes.txt","type":"text/plain","size":12,"last_modified":` +
+		want := `{"target":{"selector":"#f"},"tab_id":2,"files":[{"name":"notes.txt","type":"text/plain","size":12,"last_modified":` +
 			itoa(mtime(t, file)) + `,"data":"` + base64.StdEncoding.EncodeToString([]byte("hello upload")) + `"}]}`
 		if c.Action != "upload" || !sameJSON(c.Params, []byte(want)) {
 			t.Errorf("queued %s %s, want upload %s", c.Action, c.Params, want)

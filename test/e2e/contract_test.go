@@ -20,7 +20,7 @@ func TestContractArguments(t *testing.T) {
 	short := e.ok("get_text", map[string]any{"selector": "body", "max_chars": 20})
 	text, _ := short["text"].(string)
 	cut, _ := short["truncated"].(string)
-	if utf8.RuneCountInString(text) > 20 || !strings.Contains(cut, "raise max_chars (up to 40000)") {
+	if utf8.RuneCountInString(text) > 20 || !strings.Contains(cut, "raise max_chars") {
 		t.Errorf("get_text max_chars 20: text %q (%d chars), truncated %q; want at most 20 chars and a way to read more", text, utf8.RuneCountInString(text), cut)
 	}
 	whole := e.ok("get_text", map[string]any{"selector": "body", "max_chars": 40000})
