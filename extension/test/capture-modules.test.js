@@ -1,6 +1,8 @@
-// The MAIN-world capture's modules (capture/main/): small functions, as the
+// The MAIN-world capture's modules (capture/main/) and the recorder's
+// (capture/record/, entry capture/record.js): small functions, as the
 // style asks of the extension, each module used by an entry (full.js at
-// work, lean.js idle), and the lean entry without what it leaves out.
+// work, lean.js idle; record.js), and the lean entry without what it
+// leaves out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -12,21 +14,50 @@ const read = (f) => fs.readFileSync(new URL(f, dir), 'utf8');
 /** MAX_LINES is the most lines a function of capture/main/ (from its first line to its closing brace) may take. */
 const MAX_LINES = 80;
 
-test('no function of capture/main/ is over MAX_LINES lines', () => {
-  for (const f of files) {
-    const lines = read(f).split('\n');
-    // A module's functions are written at its top level: each opens in
-    // column 0 and closes with a "}" there (the nested ones are inside).
-    let open = -1;
-    lines.forEach((l, i) => {
-      if (open < 0 && /^(export )?(async )?function |^(export )?const \w+ = (\(.*\)|\w+) => \{$/.test(l)) open = i;
-      else if (open >= 0 && /^\}/.test(l)) {
-        assert.ok(i - open + 1 <= MAX_LINES, `capture/main/${f}:${open + 1} ${lines[open].trim()} is ${i - open + 1} lines: split it`);
-        open = -1;
-      }
-    });
-    assert.equal(open, -1, `capture/main/${f}: a function at line ${open + 1} does not close in column 0`);
+/** tooLong fails for a top-level function of the source file (named name) over MAX_LINES lines. */
+function tooLong(name, src) {
+  const lines = src.split('\n');
+  // A module's functions are written at its top level: each opens in
+  // column 0 and closes with a "}" there (the nested ones are inside).
+  let open = -1;
+  lines.forEach((l, i) => {
+    if (open < 0 && /^(export )?(async )?function |^(export )?const \w+ = (\(.*\)|\w+) => \{$/.test(l)) open = i;
+    else if (open >= 0 && /^\}/.test(l)) {
+      assert.ok(i - open + 1 <= MAX_LINES, `${name}:${open + 1} ${lines[open].trim()} is ${i - open + 1} lines: split it`);
+      open = -1;
+    }
+  });
+  assert.equal(open, -1, `${name}: a function at line ${open + 1} does not close in column 0`);
+}
+
+const recordDir = new URL('../capture/record/', import.meta.url);
+const recordFiles = fs.readdirSync(recordDir).filter((f) => f.endsWith('.js'));
+const readRecord = (f) => fs.readFileSync(new URL(f, recordDir), 'utf8');
+const recordEntry = fs.readFileSync(new URL('../capture/record.js', import.meta.url), 'utf8');
+
+test('no function of capture/record.js and capture/record/ is over MAX_LINES lines', () => {
+  tooLong('capture/record.js', recordEntry);
+  for (const f of recordFiles) tooLong(`capture/record/${f}`, readRecord(f));
+});
+
+test('every module of capture/record/ is bundled: record.js imports what it needs', () => {
+  const seen = new Set();
+  const imports = (src, re) => {
+    for (const [, dep] of src.matchAll(re)) {
+      if (seen.has(dep)) continue;
+      seen.add(dep);
+      imports(readRecord(dep), /^import .* from '\.\/([\w-]+\.js)';$/gm);
+    }
+  };
+  imports(recordEntry, /^import .* from '\.\/record\/([\w-]+\.js)';$/gm);
+  for (const f of recordFiles) {
+    assert.ok(seen.has(f), `capture/record/${f} is not imported by capture/record.js`);
+    assert.doesNotMatch(readRecord(f), /^import \* as /m, `capture/record/${f}: a namespace import makes esbuild add helpers`);
   }
+});
+
+test('no function of capture/main/ is over MAX_LINES lines', () => {
+  for (const f of files) tooLong(`capture/main/${f}`, read(f));
 });
 
 test('every module of capture/main/ is bundled: the entries import what they need', () => {
