@@ -17,11 +17,11 @@ const MAX_LINES = 80;
 /** tooLong fails for a top-level function of the source file (named name) over MAX_LINES lines. */
 function tooLong(name, src) {
   const lines = src.split('\n');
-  // A module's functions are written at its top level: each opens in
-  // column 0 and closes with a "}" there (the nested ones are inside).
+  // A module's functions (and an IIFE) are written at its top level: each
+  // opens in column 0 and closes with a "}" there (the nested ones are inside).
   let open = -1;
   lines.forEach((l, i) => {
-    if (open < 0 && /^(export )?(async )?function |^(export )?const \w+ = (\(.*\)|\w+) => \{$/.test(l)) open = i;
+    if (open < 0 && /^(export )?(async )?function |^(export )?const \w+ = (\(.*\)|\w+) => \{$|^\((function|\(\) =>)/.test(l)) open = i;
     else if (open >= 0 && /^\}/.test(l)) {
       assert.ok(i - open + 1 <= MAX_LINES, `${name}:${open + 1} ${lines[open].trim()} is ${i - open + 1} lines: split it`);
       open = -1;
