@@ -1,7 +1,8 @@
-// The MAIN-world capture's modules (capture/main/) and the recorder's
-// (capture/record/, entry capture/record.js): small functions, as the
-// style asks of the extension, each module used by an entry (full.js at
-// work, lean.js idle; record.js), and the lean entry without what it
+// The MAIN-world capture's modules (capture/main/), the recorder's
+// (capture/record/, entry capture/record.js) and the relay's
+// (capture/relay/, entry capture/relay.js): small functions, as the style
+// asks of the extension, each module used by an entry (full.js at work,
+// lean.js idle; record.js; relay.js), and the lean entry without what it
 // leaves out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,31 +31,38 @@ function tooLong(name, src) {
   assert.equal(open, -1, `${name}: a function at line ${open + 1} does not close in column 0`);
 }
 
-const recordDir = new URL('../capture/record/', import.meta.url);
-const recordFiles = fs.readdirSync(recordDir).filter((f) => f.endsWith('.js'));
-const readRecord = (f) => fs.readFileSync(new URL(f, recordDir), 'utf8');
-const recordEntry = fs.readFileSync(new URL('../capture/record.js', import.meta.url), 'utf8');
+/** entryOf reads the ISOLATED-world entry name (capture/NAME.js) and its modules (capture/NAME/). */
+function entryOf(name) {
+  const dir = new URL(`../capture/${name}/`, import.meta.url);
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.js'));
+  const read = (f) => fs.readFileSync(new URL(f, dir), 'utf8');
+  return { files, read, entry: fs.readFileSync(new URL(`../capture/${name}.js`, import.meta.url), 'utf8') };
+}
 
-test('no function of capture/record.js and capture/record/ is over MAX_LINES lines', () => {
-  tooLong('capture/record.js', recordEntry);
-  for (const f of recordFiles) tooLong(`capture/record/${f}`, readRecord(f));
-});
+for (const name of ['record', 'relay']) {
+  const { files: mods, read: readMod, entry } = entryOf(name);
 
-test('every module of capture/record/ is bundled: record.js imports what it needs', () => {
-  const seen = new Set();
-  const imports = (src, re) => {
-    for (const [, dep] of src.matchAll(re)) {
-      if (seen.has(dep)) continue;
-      seen.add(dep);
-      imports(readRecord(dep), /^import .* from '\.\/([\w-]+\.js)';$/gm);
+  test(`no function of capture/${name}.js and capture/${name}/ is over MAX_LINES lines`, () => {
+    tooLong(`capture/${name}.js`, entry);
+    for (const f of mods) tooLong(`capture/${name}/${f}`, readMod(f));
+  });
+
+  test(`every module of capture/${name}/ is bundled: ${name}.js imports what it needs`, () => {
+    const seen = new Set();
+    const imports = (src, re) => {
+      for (const [, dep] of src.matchAll(re)) {
+        if (seen.has(dep)) continue;
+        seen.add(dep);
+        imports(readMod(dep), /^import .* from '\.\/([\w-]+\.js)';$/gm);
+      }
+    };
+    imports(entry, new RegExp(`^import .* from '\\./${name}/([\\w-]+\\.js)';$`, 'gm'));
+    for (const f of mods) {
+      assert.ok(seen.has(f), `capture/${name}/${f} is not imported by capture/${name}.js`);
+      assert.doesNotMatch(readMod(f), /^import \* as /m, `capture/${name}/${f}: a namespace import makes esbuild add helpers`);
     }
-  };
-  imports(recordEntry, /^import .* from '\.\/record\/([\w-]+\.js)';$/gm);
-  for (const f of recordFiles) {
-    assert.ok(seen.has(f), `capture/record/${f} is not imported by capture/record.js`);
-    assert.doesNotMatch(readRecord(f), /^import \* as /m, `capture/record/${f}: a namespace import makes esbuild add helpers`);
-  }
-});
+  });
+}
 
 test('no function of capture/main/ is over MAX_LINES lines', () => {
   for (const f of files) tooLong(`capture/main/${f}`, read(f));
