@@ -2,13 +2,13 @@
 // redaction, and the browser-side network and tab events.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadScript } from './capture-dom.js';
+import { checkMessage, checkRecord, LIMITS } from '../capture/relay/check.js';
 import { sanitise, sanitiseReason, redactHeaders, normaliseSettings, DEFAULT_SETTINGS, MAX_BODY_CHARS } from '../capture/events.js';
 import { NetworkObserver } from '../capture/network.js';
 import { tabUpdated, tabRemoved, tabActivated } from '../capture/tabs.js';
 import { checkBatch, pageConfig } from '../capture/worker.js';
 
-const relay = loadScript('relay.js', 'gasolineRelayKit');
+const relay = { checkMessage, checkRecord, LIMITS };
 const stamp = { tab_id: 7, frame_id: 3, page_url: 'https://app.test/cart' };
 
 test('relay: only capture messages of plain data pass', async (t) => {

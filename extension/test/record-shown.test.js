@@ -1,13 +1,8 @@
 // The recorder's choice of the text an action made appear
-// (capture/record.js, gasolineShown.pick), loaded in a bare context.
+// (capture/record/shown.js, pick).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import vm from 'node:vm';
-
-const ctx = vm.createContext({});
-vm.runInContext(readFileSync(new URL('../capture/record.js', import.meta.url), 'utf8'), ctx);
-const { pick } = ctx.gasolineShown;
+import { pick } from '../capture/record/shown.js';
 
 test('appeared text: shortest first, at most three, each found once on the page', () => {
   const page = 'Orders Load orders 2 orders Welcome back, Ada Your cart is saved Saved Last login 12:30 PM 42';

@@ -1,15 +1,17 @@
 // capture/record.js coming after DOMContentLoaded with capture/tap.js's held events: a
 // held event is stamped when it happened, not when the recorder came, and
 // a top document reached by navigation that is already "complete" at
-// its coming still gets its "appeared" watch. Loaded in a bare context
-// with a stub engine (the engine's own tests are engine.test.js).
+// its coming still gets its "appeared" watch. The recorder as shipped
+// (dist/end-isolated.js: its modules bundled, after the engine, which
+// stands down for the stub engine here) loaded in a bare context (the
+// engine's own tests are engine.test.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import vm from 'node:vm';
 
 const tapSrc = readFileSync(new URL('../capture/tap.js', import.meta.url), 'utf8');
-const recordSrc = readFileSync(new URL('../capture/record.js', import.meta.url), 'utf8');
+const recordSrc = readFileSync(new URL('../dist/end-isolated.js', import.meta.url), 'utf8');
 
 const engine = {
   roleOf: () => 'button',

@@ -7,9 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import vm from 'node:vm';
-import { loadScript } from './capture-dom.js';
+import { LIMITS, takeBatch } from '../capture/relay/check.js';
 
-const { takeBatch, LIMITS } = loadScript('relay.js', 'gasolineRelayKit');
 const charsOf = (r) => (r.message?.length || 0) + 200;
 const ids = (list) => list.map((r) => r.id);
 
@@ -110,12 +109,14 @@ test('takeBatch drains a queue in the same batches as walking all of it did', ()
 });
 
 /**
- * relayPage runs capture/relay.js as in a page, with every global it uses
+ * relayPage runs capture/relay.js as shipped (its modules bundled: the
+ * first source of dist/start-isolated-idle.js) as in a page, with every global it uses
  * faked: the page's listeners, a worker whose replies the test gives
  * (sent[i].ok(), sent[i].fail()), and a clock that moves only on tick.
  */
 function relayPage() {
-  const src = fs.readFileSync(new URL('../capture/relay.js', import.meta.url), 'utf8');
+  const [header, src] = fs.readFileSync(new URL('../dist/start-isolated-idle.js', import.meta.url), 'utf8').split('\n');
+  assert.match(header, /from capture\/relay\.js,/, 'the relay is the bundle\'s first source, on its line 2');
   let now = 1000;
   let timers = [];
   const listeners = {};

@@ -5,7 +5,8 @@
 // injects at DOMContentLoaded)
 // are each entry's sources concatenated in order and minified with esbuild.
 // A source written as an ES module (capture/main/full.js and lean.js, which
-// import the MAIN-world capture's modules) is bundled by esbuild with what
+// import the MAIN-world capture's modules; capture/relay.js and record.js,
+// the relay's and the recorder's) is bundled by esbuild with what
 // it imports into one self-contained function first (bundleModule).
 // Why: each of those bytes is parsed in every frame of every page the user
 // visits, agent or no agent, and issue 18 budgets them (extension/test/
