@@ -135,227 +135,279 @@
    * absent) and clipped counts the lines whose text was cut.
    */
   function outline(root, opts) {
-    const { refFor, view, interactiveOnly = false, maxText = 100, onFrame } = opts;
-    const maxChars = opts.maxChars ?? Infinity;
-    const lines = [];
-    let chars = 0;
-    let interactive = 0;
-    let truncated = false;
-    let clipped = 0;
-    const push = (depth, s) => {
-      const line = ' '.repeat(depth) + s;
-      if (chars + line.length + 1 > maxChars) {
-        truncated = true;
-        return false;
-      }
-      lines.push(line);
-      chars += line.length + 1;
-      return true;
-    };
-
-    // run is the line being built from a block's inline content (text and
-    // links): {depth, s, text (characters of text so far), cut (its text
-    // was cut: no more text), wasCut (some text was cut)}.
-    let run = null;
-    const flush = () => {
-      if (!run) return true;
-      const r = run;
-      run = null;
-      const line = norm(r.s);
-      if (r.wasCut) clipped++;
-      return !line || line === norm(r.prefix) || push(r.depth, line);
-    };
-    const open = (depth, prefix = '') => {
-      if (run && run.depth !== depth) flush();
-      if (!run) run = { depth, s: prefix, prefix, text: 0, cut: false };
-    };
-    // gap puts a space before an element's piece when nothing separates it
-    // from what the line holds (as textOf does between elements).
-    const gap = () => {
-      if (run.s && !/\s$/.test(run.s)) run.s += ' ';
-    };
-    const addText = (depth, t, element = false) => {
-      t = String(t).replace(/\s+/g, ' ');
-      if (t === '' || (t === ' ' && (!run || run.depth !== depth))) return;
-      open(depth);
-      if (run.cut) return;
-      if (element && !t.startsWith(' ')) gap();
-      if (run.text + t.length > maxText) {
-        run.s += clip(t, Math.max(1, maxText - run.text));
-        run.cut = run.wasCut = true;
-        return;
-      }
-      run.s += t;
-      run.text += t.length;
-    };
-    const addInline = (depth, s) => {
-      open(depth);
-      gap();
-      run.s += s;
-    };
-
-    // Pending landmark lines of interactive_only mode, printed when a descendant is.
-    const pending = [];
-    const flushPending = () => {
-      for (const p of pending) {
-        if (!p.printed) {
-          if (!push(p.depth, p.text)) return false;
-          p.printed = true;
-        }
-      }
-      return true;
-    };
-    const visitKids = (node, depth, block) => {
-      if (block) flush();
-      for (const k of kids(node)) visit(k, depth);
-      if (block) flush();
-    };
-    // inLine is set while a heading's or a table row's content is read:
-    // all of it goes on one line, whatever blocks it is wrapped in.
-    let inLine = false;
-    const oneLine = (fn) => {
-      const was = inLine;
-      inLine = true;
-      try {
-        fn();
-      } finally {
-        inLine = was;
-      }
-    };
-
-    const visit = (node, depth) => {
-      if (truncated) return;
-      if (node.nodeType === TEXT) {
-        if (!interactiveOnly) addText(depth, node.data ?? node.textContent ?? '');
-        return;
-      }
-      if (!isElement(node) || hidden(node)) return;
-      if (view && !view.visible(node, false)) return;
-      const block = !inLine && !INLINE_TAGS.has(node.localName);
-      if (NAMING_TAGS.has(node.localName) && !attr(node, 'role')) {
-        for (const k of kids(node)) if (isElement(k) && (isInteractive(k) || hasInteractiveChild(k))) visit(k, depth);
-        return;
-      }
-      const role = roleOf(node);
-      if (role === 'presentation' && !isInteractive(node, '')) {
-        visitKids(node, depth, block);
-        return;
-      }
-      const act = role && isInteractive(node, role);
-      const name = role ? nameOf(node, view, role) : '';
-      if (!role || (!act && !name && !LANDMARKS.has(role) && !STRUCTURE.has(role))) {
-        // A generic or unnamed element: its text when it holds nothing
-        // with a role (one line of its own for a block), else its children
-        // move up.
-        if (!interactiveOnly && !hasRoledChild(node)) {
-          if (block) flush();
-          addText(depth, textOf(node, view), true);
-          if (block) flush();
-          return;
-        }
-        visitKids(node, depth, block);
-        return;
-      }
-      if (interactiveOnly && !act && role !== 'iframe') {
-        if (LANDMARKS.has(role)) {
-          const p = { depth, text: lineFor(node, role, name, null, maxText), printed: false };
-          pending.push(p);
-          for (const k of kids(node)) visit(k, depth + 1);
-          pending.pop();
-        } else {
-          for (const k of kids(node)) visit(k, depth);
-        }
-        return;
-      }
-      if (interactiveOnly && !flushPending()) return;
-      let ref = null;
-      if (act) {
-        interactive++;
-        ref = refFor ? refFor(node) : null;
-      }
-      if (role === 'link') {
-        const inner = hasInteractiveChild(node);
-        const md = linkFor(node, name, ref, maxText);
-        if (!block && !inner && !interactiveOnly) {
-          addInline(depth, md);
-          return;
-        }
-        flush();
-        if (!push(depth, md)) return;
-        if (inner) visitKids(node, depth + 1, true);
-        return;
-      }
-      if (role === 'heading' && !inLine) {
-        flush();
-        const hashes = '#'.repeat(headingLevel(node));
-        const st = states(node, role).filter((s) => !/^h\d$/.test(s));
-        if (!hasInteractiveChild(node)) {
-          push(depth, `${hashes} ${clip(name, maxText)}${st.length ? ' ' + st.join(' ') : ''}`);
-          return;
-        }
-        open(depth, hashes + ' '); // its text and links on the heading's line
-        oneLine(() => {
-          for (const k of kids(node)) visit(k, depth);
-        });
-        flush();
-        return;
-      }
-      if (role === 'row' && !act && !inLine) {
-        // A table row is one line, its cells between bars: | a | [b](e2) |
-        flush();
-        open(depth, '|');
-        oneLine(() => {
-          for (const k of kids(node)) {
-            const cell = isElement(k) && !hidden(k) && (!view || view.visible(k, false)) && CELLS.has(roleOf(k));
-            if (!cell) {
-              visit(k, depth);
-              continue;
-            }
-            open(depth, '|');
-            gap();
-            run.text = 0; // each cell's text has maxText
-            run.cut = false;
-            if (isInteractive(k)) visit(k, depth);
-            else for (const c of kids(k)) visit(c, depth);
-            if (run?.depth === depth) {
-              gap();
-              run.s += '|';
-            }
-          }
-        });
-        flush();
-        return;
-      }
-      const leaf = (NAME_FROM_CONTENT.has(role) || role === 'img') && name && norm(textOf(node, view)) === name &&
-        !hasInteractiveChild(node);
-      const closed = leaf || CLOSED.has(role) || (role === 'listbox' && node.localName === 'select');
-      if (inLine && role !== 'iframe') {
-        addInline(depth, lineFor(node, role, name, ref, maxText));
-        if (!closed) for (const k of kids(node)) visit(k, depth);
-        return;
-      }
-      flush();
-      // A control without a name is shown with the text of its row
-      // (in a table row, the line already holds it).
-      const row = act && !name ? rowTextOf(node, view) : '';
-      if (!push(depth, lineFor(node, role, name, ref, maxText, row))) return;
-      if (role === 'iframe' && onFrame) onFrame(node, lines.length - 1);
-      if (!closed) visitKids(node, depth + 1, true);
-    };
+    const w = newOutline(opts);
     for (const k of isElement(root) && root.localName !== 'html' && root.localName !== 'body' ? [root] : kids(root)) {
-      visit(k, 0);
+      visit(w, k, 0);
     }
-    if (!truncated) flush();
-    if (truncated) {
+    if (!w.truncated) flush(w);
+    if (w.truncated) {
       // Count what was left out, for the note.
-      interactive = 0;
+      w.interactive = 0;
       walk(root, (el) => {
-        if (isInteractive(el) && (!view || view.visible(el, false))) interactive++;
-      }, view);
+        if (isInteractive(el) && (!w.view || w.view.visible(el, false))) w.interactive++;
+      }, w.view);
     }
+    const { lines, interactive, chars, truncated, clipped } = w;
     return { lines, interactive, chars, truncated, clipped };
   }
 
+  /**
+   * newOutline is the state of one outline being written (w below): the
+   * options, the lines so far and their characters, the interactive
+   * elements counted, truncated (maxChars reached), clipped (lines whose
+   * text was cut); run, the line being built from a block's inline content
+   * (text and links): {depth, s, prefix, text (characters of text so far),
+   * cut (its text was cut: no more text), wasCut (some text was cut)};
+   * pending, the landmark lines of interactive_only mode, printed when a
+   * descendant is; inLine, set while a heading's or a table row's content
+   * is read: all of it goes on one line, whatever blocks it is wrapped in.
+   */
+  function newOutline(opts) {
+    const { refFor, view, interactiveOnly = false, maxText = 100, onFrame } = opts;
+    return {
+      refFor, view, interactiveOnly, maxText, onFrame, maxChars: opts.maxChars ?? Infinity,
+      lines: [], chars: 0, interactive: 0, truncated: false, clipped: 0, run: null, pending: [], inLine: false,
+    };
+  }
+
+  /** push adds the line s at depth, or reports false (and marks w truncated) when it would pass maxChars. */
+  function push(w, depth, s) {
+    const line = ' '.repeat(depth) + s;
+    if (w.chars + line.length + 1 > w.maxChars) {
+      w.truncated = true;
+      return false;
+    }
+    w.lines.push(line);
+    w.chars += line.length + 1;
+    return true;
+  }
+
+  /** flush ends the run being built, pushing it unless it holds nothing; false when it did not fit. */
+  function flush(w) {
+    if (!w.run) return true;
+    const r = w.run;
+    w.run = null;
+    const line = norm(r.s);
+    if (r.wasCut) w.clipped++;
+    return !line || line === norm(r.prefix) || push(w, r.depth, line);
+  }
+
+  /** openRun starts a run at depth (starting with prefix) unless one is open there. */
+  function openRun(w, depth, prefix = '') {
+    if (w.run && w.run.depth !== depth) flush(w);
+    if (!w.run) w.run = { depth, s: prefix, prefix, text: 0, cut: false };
+  }
+
+  /**
+   * gap puts a space before an element's piece when nothing separates it
+   * from what the line holds (as textOf does between elements).
+   */
+  function gap(w) {
+    if (w.run.s && !/\s$/.test(w.run.s)) w.run.s += ' ';
+  }
+
+  /** addText adds text t (an element's when element) to the run at depth, cut at maxText. */
+  function addText(w, depth, t, element = false) {
+    t = String(t).replace(/\s+/g, ' ');
+    if (t === '' || (t === ' ' && (!w.run || w.run.depth !== depth))) return;
+    openRun(w, depth);
+    const run = w.run;
+    if (run.cut) return;
+    if (element && !t.startsWith(' ')) gap(w);
+    if (run.text + t.length > w.maxText) {
+      run.s += clip(t, Math.max(1, w.maxText - run.text));
+      run.cut = run.wasCut = true;
+      return;
+    }
+    run.s += t;
+    run.text += t.length;
+  }
+
+  /** addInline adds s (a link, a control) to the run at depth. */
+  function addInline(w, depth, s) {
+    openRun(w, depth);
+    gap(w);
+    w.run.s += s;
+  }
+
+  /** flushPending prints the pending landmark lines not printed yet; false when one did not fit. */
+  function flushPending(w) {
+    for (const p of w.pending) {
+      if (!p.printed) {
+        if (!push(w, p.depth, p.text)) return false;
+        p.printed = true;
+      }
+    }
+    return true;
+  }
+
+  /** visitKids visits node's children at depth, as a block of its own when block. */
+  function visitKids(w, node, depth, block) {
+    if (block) flush(w);
+    for (const k of kids(node)) visit(w, k, depth);
+    if (block) flush(w);
+  }
+
+  /** oneLine runs fn with w.inLine set. */
+  function oneLine(w, fn) {
+    const was = w.inLine;
+    w.inLine = true;
+    try {
+      fn();
+    } finally {
+      w.inLine = was;
+    }
+  }
+
+  /** visit writes node (a text or an element with what it holds) at depth. */
+  function visit(w, node, depth) {
+    if (w.truncated) return;
+    if (node.nodeType === TEXT) {
+      if (!w.interactiveOnly) addText(w, depth, node.data ?? node.textContent ?? '');
+      return;
+    }
+    if (!isElement(node) || hidden(node)) return;
+    if (w.view && !w.view.visible(node, false)) return;
+    const block = !w.inLine && !INLINE_TAGS.has(node.localName);
+    if (NAMING_TAGS.has(node.localName) && !attr(node, 'role')) {
+      for (const k of kids(node)) if (isElement(k) && (isInteractive(k) || hasInteractiveChild(k))) visit(w, k, depth);
+      return;
+    }
+    const role = roleOf(node);
+    if (role === 'presentation' && !isInteractive(node, '')) {
+      visitKids(w, node, depth, block);
+      return;
+    }
+    const act = role && isInteractive(node, role);
+    const name = role ? nameOf(node, w.view, role) : '';
+    if (!role || (!act && !name && !LANDMARKS.has(role) && !STRUCTURE.has(role))) {
+      visitGeneric(w, node, depth, block);
+      return;
+    }
+    if (w.interactiveOnly && !act && role !== 'iframe') {
+      visitAround(w, node, depth, role, name);
+      return;
+    }
+    if (w.interactiveOnly && !flushPending(w)) return;
+    visitRoled(w, node, depth, block, role, name, act);
+  }
+
+  /**
+   * visitGeneric writes a generic or unnamed element: its text when it
+   * holds nothing with a role (one line of its own for a block), else its
+   * children move up.
+   */
+  function visitGeneric(w, node, depth, block) {
+    if (!w.interactiveOnly && !hasRoledChild(node)) {
+      if (block) flush(w);
+      addText(w, depth, textOf(node, w.view), true);
+      if (block) flush(w);
+      return;
+    }
+    visitKids(w, node, depth, block);
+  }
+
+  /**
+   * visitAround writes, in interactive_only mode, an element that is not
+   * interactive: a landmark's line waits in pending for a descendant to be
+   * printed; another's children move up.
+   */
+  function visitAround(w, node, depth, role, name) {
+    if (LANDMARKS.has(role)) {
+      const p = { depth, text: lineFor(node, role, name, null, w.maxText), printed: false };
+      w.pending.push(p);
+      for (const k of kids(node)) visit(w, k, depth + 1);
+      w.pending.pop();
+    } else {
+      for (const k of kids(node)) visit(w, k, depth);
+    }
+  }
+
+  /** visitRoled writes an element with a role worth a line (act: it is interactive, counted and given a ref). */
+  function visitRoled(w, node, depth, block, role, name, act) {
+    let ref = null;
+    if (act) {
+      w.interactive++;
+      ref = w.refFor ? w.refFor(node) : null;
+    }
+    if (role === 'link') return visitLink(w, node, depth, block, name, ref);
+    if (role === 'heading' && !w.inLine) return visitHeading(w, node, depth, name);
+    if (role === 'row' && !act && !w.inLine) return visitRow(w, node, depth);
+    const leaf = (NAME_FROM_CONTENT.has(role) || role === 'img') && name && norm(textOf(node, w.view)) === name &&
+      !hasInteractiveChild(node);
+    const closed = leaf || CLOSED.has(role) || (role === 'listbox' && node.localName === 'select');
+    if (w.inLine && role !== 'iframe') {
+      addInline(w, depth, lineFor(node, role, name, ref, w.maxText));
+      if (!closed) for (const k of kids(node)) visit(w, k, depth);
+      return;
+    }
+    flush(w);
+    // A control without a name is shown with the text of its row
+    // (in a table row, the line already holds it).
+    const row = act && !name ? rowTextOf(node, w.view) : '';
+    if (!push(w, depth, lineFor(node, role, name, ref, w.maxText, row))) return;
+    if (role === 'iframe' && w.onFrame) w.onFrame(node, w.lines.length - 1);
+    if (!closed) visitKids(w, node, depth + 1, true);
+  }
+
+  /** visitLink writes a link as markdown, inline with the text around it unless it is a block or holds controls. */
+  function visitLink(w, node, depth, block, name, ref) {
+    const inner = hasInteractiveChild(node);
+    const md = linkFor(node, name, ref, w.maxText);
+    if (!block && !inner && !w.interactiveOnly) {
+      addInline(w, depth, md);
+      return;
+    }
+    flush(w);
+    if (!push(w, depth, md)) return;
+    if (inner) visitKids(w, node, depth + 1, true);
+  }
+
+  /** visitHeading writes a heading as a "#" line: its name, or its text and links when it holds controls. */
+  function visitHeading(w, node, depth, name) {
+    flush(w);
+    const hashes = '#'.repeat(headingLevel(node));
+    const st = states(node, 'heading').filter((s) => !/^h\d$/.test(s));
+    if (!hasInteractiveChild(node)) {
+      push(w, depth, `${hashes} ${clip(name, w.maxText)}${st.length ? ' ' + st.join(' ') : ''}`);
+      return;
+    }
+    openRun(w, depth, hashes + ' '); // its text and links on the heading's line
+    oneLine(w, () => {
+      for (const k of kids(node)) visit(w, k, depth);
+    });
+    flush(w);
+  }
+
+  /** visitRow writes a table row as one line, its cells between bars: | a | [b](e2) | */
+  function visitRow(w, node, depth) {
+    flush(w);
+    openRun(w, depth, '|');
+    oneLine(w, () => {
+      for (const k of kids(node)) {
+        const cell = isElement(k) && !hidden(k) && (!w.view || w.view.visible(k, false)) && CELLS.has(roleOf(k));
+        if (cell) visitCell(w, k, depth);
+        else visit(w, k, depth);
+      }
+    });
+    flush(w);
+  }
+
+  /** visitCell writes a row's cell k and the bar after it; each cell's text has maxText. */
+  function visitCell(w, k, depth) {
+    openRun(w, depth, '|');
+    gap(w);
+    w.run.text = 0;
+    w.run.cut = false;
+    if (isInteractive(k)) visit(w, k, depth);
+    else for (const c of kids(k)) visit(w, c, depth);
+    if (w.run?.depth === depth) {
+      gap(w);
+      w.run.s += '|';
+    }
+  }
+
+  /** hasRoledChild reports whether an element under el has a role (not presentation) or is interactive. */
   function hasRoledChild(el) {
     let found = false;
     walk(el, (c) => {
@@ -366,6 +418,7 @@
     return found;
   }
 
+  /** hasInteractiveChild reports whether an element under el is interactive. */
   function hasInteractiveChild(el) {
     let found = false;
     walk(el, (c) => {
