@@ -27,7 +27,7 @@
 // with the words an agent needs to ask the user for that.
 
 import { CommandError } from '../runner.js';
-import { pageRun } from '../page.js';
+import { PAGE_RUN_SOURCE } from '../page.js';
 
 /** WORLD_ID names the USER_SCRIPT world execute_js runs in. */
 export const WORLD_ID = 'gasoline-execute-js';
@@ -109,7 +109,7 @@ export const USER_WORLD_MARK = "Object.getOwnPropertyDescriptor(globalThis, 'gas
  * value the promise of pageRun's answer (which Chrome awaits).
  */
 export function userWorldCode(body, expr, maxChars) {
-  return `(${pageRun.toString()})(gasolineUserWorld.builtins, ${JSON.stringify(body)}, ${JSON.stringify(expr)}, ${Number(maxChars)}, false)`;
+  return `(${PAGE_RUN_SOURCE})(gasolineUserWorld.builtins, ${JSON.stringify(body)}, ${JSON.stringify(expr)}, ${Number(maxChars)}, false)`;
 }
 
 /**
