@@ -169,12 +169,6 @@ export function runCommand({ correlationId, timeoutMs, execute, report, onStatus
     }, () => {});
   }, timeoutMs - PROBE_LEAD_MS) : undefined;
 
-  const report_ = (outcome) => {
-    if ('error' in outcome) {
-      const err = outcome.error;
-      finish({ status: 'error', error: errorText(err), ...(err instanceof CommandError && err.reason ? { reason: err.reason } : {}) });
-    } else finish({ status: 'complete', result: outcome.result ?? {} });
-  };
   const settled = async (outcome) => {
     if (finished.signal.aborted) return;
     acted = true;
@@ -182,17 +176,9 @@ export function runCommand({ correlationId, timeoutMs, execute, report, onStatus
     if (after) {
       // The deadline no longer applies: after() is bounded to end before it.
       clearTimeout(deadlineTimer);
-      const budgetMs = Math.max(0, deadlineAt - Date.now() - AFTER_MARGIN_MS);
-      let timer;
-      await Promise.race([
-        Promise.resolve().then(() => after(outcome, budgetMs)).catch(() => {}),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, budgetMs);
-        }),
-      ]);
-      clearTimeout(timer);
+      await runAfter(after, outcome, Math.max(0, deadlineAt - Date.now() - AFTER_MARGIN_MS));
     }
-    report_(outcome);
+    finish(finalBody(outcome));
   };
 
   Promise.resolve()
@@ -200,4 +186,23 @@ export function runCommand({ correlationId, timeoutMs, execute, report, onStatus
     .then((result) => settled({ result }), (error) => settled({ error }));
 
   return done;
+}
+
+/** runAfter runs a command's after(outcome, budgetMs) and waits for it no longer than budgetMs; it never rejects. */
+async function runAfter(after, outcome, budgetMs) {
+  let timer;
+  await Promise.race([
+    Promise.resolve().then(() => after(outcome, budgetMs)).catch(() => {}),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, budgetMs);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
+/** finalBody is the final status a settled execute's outcome ({result} or {error}) reports. */
+function finalBody(outcome) {
+  if (!('error' in outcome)) return { status: 'complete', result: outcome.result ?? {} };
+  const err = outcome.error;
+  return { status: 'error', error: errorText(err), ...(err instanceof CommandError && err.reason ? { reason: err.reason } : {}) };
 }
