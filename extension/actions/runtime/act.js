@@ -8,7 +8,7 @@ import { actionable } from './waits.js';
 export const NEEDS = {};
 
 /** ACTS holds each action's function, fn(el, opts) resolving to its result (addAction fills it). */
-export const ACTS = {};
+const ACTS = {};
 
 /**
  * addAction adds an action that runs in act like the built-in ones, for
@@ -23,7 +23,7 @@ export function addAction(name, needs, fn) {
 
 // changes is what the last action changed (actions/changed.js), read
 // once by op "changed" after the worker has followed its consequences.
-export let changes = null;
+let changes = null;
 
 /** changed answers {changed} of the last action, once (null: nothing changed, or no action since). */
 export function changed() {

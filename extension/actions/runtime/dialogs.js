@@ -11,9 +11,9 @@ import { core } from './globals.js';
 // In a document loaded idle, channel.js may come after this runtime
 // (tabs/reach.js): it then hands itself over (gasolineChannelLate).
 export const dialogs = [];
-export let channel = globalThis.gasolineChannel;
+let channel = globalThis.gasolineChannel;
 /** onDialog lists a dialog dialogs.js reports (JSON in e.detail), unless it answers one already listed or may not show. */
-export const onDialog = (e) => {
+const onDialog = (e) => {
   let d;
   try {
     d = JSON.parse(e.detail);

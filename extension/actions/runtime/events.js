@@ -7,7 +7,7 @@ import { editable } from './waits.js';
 
 // --- events --------------------------------------------------------------------
 
-export const BUTTONS = { left: [0, 1], middle: [1, 4], right: [2, 2] };
+const BUTTONS = { left: [0, 1], middle: [1, 4], right: [2, 2] };
 
 /** mods turns modifier names (Control, Shift, Alt, Meta) into the events' key flags; an unknown name fails bad_target. */
 export function mods(list) {
@@ -99,7 +99,7 @@ export function clickPoint(el, x, y, o) {
   }
 }
 
-export const protoOf = (el) => (el.localName === 'textarea' ? HTMLTextAreaElement.prototype
+const protoOf = (el) => (el.localName === 'textarea' ? HTMLTextAreaElement.prototype
   : el.localName === 'select' ? HTMLSelectElement.prototype : HTMLInputElement.prototype);
 
 /** setValue sets a field's value with the native setter, so frameworks' value trackers see a change on input. */
@@ -151,7 +151,7 @@ export function insertText(el, text) {
 }
 
 /** keyEvent dispatches the keyboard event type of the key info on el; it says whether it was not cancelled. */
-export function keyEvent(el, type, info, m, extra = {}) {
+function keyEvent(el, type, info, m, extra = {}) {
   return el.dispatchEvent(new KeyboardEvent(type, {
     bubbles: true, cancelable: true, composed: true, view: window, key: info.key, code: info.code,
     keyCode: info.keyCode, which: info.keyCode, charCode: type === 'keypress' ? (info.text || '').charCodeAt(0) : 0, ...m, ...extra,
@@ -210,7 +210,7 @@ export function deleteText(el, backward) {
 }
 
 /** moveFocus focuses the next (dir 1) or previous (-1) tabbable element after el. */
-export function moveFocus(el, dir) {
+function moveFocus(el, dir) {
   const all = [];
   core.walk(document, (n) => {
     if (n.tabIndex >= 0 && !core.isDisabled(n) && shows(n)) all.push(n);

@@ -14,7 +14,7 @@ export const OFF = new Set([false, 'false', 'unchecked', 'off', 'no', '']);
 /** PREVIEW is how many characters of a field's text fill_form gives back; the agent sent the text, so it needs no more. */
 export const PREVIEW = 60;
 /** PREVIEW_OPTIONS is how many of a <select>'s selected options fill_form lists. */
-export const PREVIEW_OPTIONS = 20;
+const PREVIEW_OPTIONS = 20;
 
 
 /**
@@ -64,7 +64,7 @@ export function fieldOutcome(el, sent, res, named, wasSecret = false) {
   return textOutcome(el, sent, secret, out);
 }
 
-export const REMOVED = 'the page removed this field after it was filled; look at the page (analyze dom) before going on';
+const REMOVED = 'the page removed this field after it was filled; look at the page (analyze dom) before going on';
 
 /**
  * textOutcome adds to out what a text field (an input, a textarea, a
@@ -101,7 +101,7 @@ export function textOutcome(el, want, secret, out) {
 }
 
 /** roleChecked says whether el (an input, or an ARIA checkbox, radio or switch) is checked. */
-export function roleChecked(el) {
+function roleChecked(el) {
   if (el.localName === 'input') return el.checked;
   return el.getAttribute('aria-checked') === 'true';
 }

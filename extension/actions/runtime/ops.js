@@ -10,7 +10,7 @@ import { actionable } from './waits.js';
 // --- query, wait, outline, summary ----------------------------------------------
 
 /** query (op "query") lists the elements msg.target matches, at most msg.limit, each briefly. */
-export function query(msg) {
+function query(msg) {
   const limit = Math.max(1, Math.min(msg.limit || 10, 100));
   const els = candidates(msg.target, msg.prefix);
   const out = els.slice(0, limit).map((el) => {
@@ -25,7 +25,7 @@ export function query(msg) {
 }
 
 /** wait (op "wait") waits until msg.target is in msg.state, msg.text shows, or it is gone, until msg.timeout_ms. */
-export async function wait(msg) {
+async function wait(msg) {
   const deadline = performance.now() + Math.max(0, msg.timeout_ms);
   const state = msg.state || 'visible';
   for (;;) {
@@ -61,7 +61,7 @@ export async function wait(msg) {
 }
 
 /** outline (op "outline") gives the page's (or msg.scope's) outline text, with a line and a nonce per iframe. */
-export async function outline(msg) {
+async function outline(msg) {
   let root = document;
   if (msg.scope) root = await actionable(msg.scope, msg.prefix, msg.timeout_ms ?? 0, {});
   const refFor1 = (el) => refFor(el, msg.prefix);
@@ -86,7 +86,7 @@ export async function outline(msg) {
 }
 
 /** summary (op "summary") gives a short account of the page: its headings, forms, landmarks and interactive elements. */
-export function summary(msg) {
+function summary(msg) {
   const P = msg.prefix;
   const headings = [];
   const landmarks = [];
@@ -144,7 +144,7 @@ export function summary(msg) {
 
 // The nonce a parent document last sent this one (op "frame"), so the
 // worker can tell which frame an iframe element holds (op "probe").
-export let probed = '';
+let probed = '';
 addEventListener('message', (e) => {
   if (e.source === parent && e.source !== window && typeof e.data?.gasolineProbe === 'string') probed = e.data.gasolineProbe;
 });
@@ -153,7 +153,7 @@ addEventListener('message', (e) => {
  * frameOf finds the iframe msg.selector names and posts msg.nonce into
  * it; the worker then asks the tab's frames which one received it.
  */
-export function frameOf(msg) {
+function frameOf(msg) {
   let el;
   try {
     el = engine.queryDeep(document, msg.selector).find((e) => e.localName === 'iframe' || e.localName === 'frame');
@@ -168,7 +168,7 @@ export function frameOf(msg) {
   return { src: el.src || '' };
 }
 
-export const OPS = {
+const OPS = {
   act,
   changed,
   query,

@@ -4,9 +4,9 @@
 // --- refs ------------------------------------------------------------------
 
 export const byRef = new Map(); // ref → WeakRef<Element>
-export const refOf = new WeakMap(); // Element → ref
+const refOf = new WeakMap(); // Element → ref
 export let counter = 0;
-export let sweepAt = 1024;
+let sweepAt = 1024;
 
 /** refFor returns el's ref, minting prefix + next number the first time. */
 export function refFor(el, prefix) {

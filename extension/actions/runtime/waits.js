@@ -11,14 +11,14 @@ import { Failure, candidates, pick, what } from './targets.js';
  * request finishing) before an action stops waiting for a target that is
  * missing or disabled: on a quiet page nothing is coming to change it.
  */
-export const IDLE_MS = 1000;
+const IDLE_MS = 1000;
 
 /**
  * IDLE_BUDGET_MS is the page budget of the default 10 s deadline
  * (target.js pageBudget): an agent that passes a longer timeout_ms asks
  * to wait, so its action waits it all, idle page or not.
  */
-export const IDLE_BUDGET_MS = 8500;
+const IDLE_BUDGET_MS = 8500;
 
 /**
  * quiet watches the page while an action waits: idleFor() is how long
@@ -29,7 +29,7 @@ export const IDLE_BUDGET_MS = 8500;
  * them, and resolves true when the tab's network is quiet too, else
  * restarts the idle count.
  */
-export function quiet() {
+function quiet() {
   let last = performance.now();
   const touch = () => {
     last = performance.now();
@@ -82,7 +82,7 @@ export async function actionable(t, prefix, timeoutMs, needs, idle = false) {
 }
 
 /** waitActionable waits until target t names one element that meets needs (watch, when given, sees what it waits through), failing at timeoutMs with why it is not. */
-export async function waitActionable(t, prefix, timeoutMs, needs, watch) {
+async function waitActionable(t, prefix, timeoutMs, needs, watch) {
   const deadline = performance.now() + Math.max(0, timeoutMs);
   let last = null;
   let seen = null; // an element found once, to tell detached from not found

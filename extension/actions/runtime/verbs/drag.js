@@ -9,16 +9,16 @@ import { addAction } from '../act.js';
 // --- drag --------------------------------------------------------------------
 
 /** DRAG_STEPS is how many moves a drag makes between its two ends (libraries wait for a few). */
-export const DRAG_STEPS = 8;
+const DRAG_STEPS = 8;
 
 /** centre is el's centre in the view. */
-export const centre = (el) => {
+const centre = (el) => {
   const r = el.getBoundingClientRect();
   return [r.left + r.width / 2, r.top + r.height / 2];
 };
 
 /** dragsNatively says whether pressing on el starts an HTML5 drag: it or an ancestor is draggable="true". */
-export const dragsNatively = (el) => Boolean(el.closest?.('[draggable="true" i]'));
+const dragsNatively = (el) => Boolean(el.closest?.('[draggable="true" i]'));
 
 /**
  * dragTo drags el onto the element o.to names, as a user's mouse does:
@@ -36,7 +36,7 @@ export const dragsNatively = (el) => Boolean(el.closest?.('[draggable="true" i]'
  * "uninitialized" whatever the page sets (Chrome keeps those for the
  * browser's own drags).
  */
-export async function dragTo(el, o) {
+async function dragTo(el, o) {
   const to = await actionable(o.to, o.prefix, o.timeout_ms, { stable: true }, true);
   if (to === el) throw new Failure('bad_target', `drag's target and to are the same element (${core.describe(el, view)}); pass another element to drop on`);
   const toBrief = brief(to, o.prefix);
@@ -78,14 +78,14 @@ export async function dragTo(el, o) {
 }
 
 /** dragEvent dispatches the HTML5 drag event type on el at (x, y) carrying dt; it says whether it was not cancelled. */
-export function dragEvent(el, type, x, y, m, dt) {
+function dragEvent(el, type, x, y, m, dt) {
   const init = mouseInit(el, x, y, m, { dataTransfer: dt, buttons: type === 'dragend' || type === 'drop' ? 0 : 1 });
   init.cancelable = !['dragleave', 'dragend'].includes(type);
   return el.dispatchEvent(new DragEvent(type, init));
 }
 
 /** html5Drag runs the HTML5 drag-and-drop events of dragging src from (x, y) onto to at (tx, ty) (see dragTo). */
-export async function html5Drag(src, to, x, y, tx, ty, m) {
+async function html5Drag(src, to, x, y, tx, ty, m) {
   const dt = new DataTransfer();
   pointer(src, 'pointercancel', x, y, m, { buttons: 0 }); // the browser takes over the pointer, as for a real drag
   if (!dragEvent(src, 'dragstart', x, y, m, dt)) {
