@@ -18,11 +18,13 @@ import { PAGE_VERB_FILES } from '../contract.js';
  * at DOMContentLoaded, so a frame that has not reached it yet lacks it; it
  * does nothing where it already is), the pure logic, what an action
  * changed (actions/changed.js), custom selects' options (combobox.js), the
- * runtime (which answers {gasoline: "dom"} messages), and what action
+ * runtime (which answers {gasoline: "dom"} messages: dist/runtime.js,
+ * its ES modules, actions/runtime.js and runtime/, bundled into one script
+ * by scripts/bundle, so a document pays one file for it), and what action
  * modules add to it: upload's, and the page verbs declared a file each
  * (contract.js PAGE_VERB_FILES, actions/verbs/).
  */
-export const RUNTIME_FILES = ['dom/engine.js', 'actions/core.js', 'actions/changed.js', 'actions/combobox.js', 'actions/runtime.js', 'actions/upload-page.js', ...PAGE_VERB_FILES];
+export const RUNTIME_FILES = ['dom/engine.js', 'actions/core.js', 'actions/changed.js', 'actions/combobox.js', 'dist/runtime.js', 'actions/upload-page.js', ...PAGE_VERB_FILES];
 
 // pending holds, per document, the injection under way: concurrent first
 // actions in one document share it, so the files are injected once. ready
@@ -59,6 +61,7 @@ export function ensureRuntime(tab, documentId, api = chrome) {
   return p;
 }
 
+/** bring injects RUNTIME_FILES into the document, after the declared scripts when it lacks them; nothing when it has the runtime. */
 async function bring(tab, documentId, api) {
   const target = { tabId: tab.id, documentIds: [documentId] };
   const [probe] = await api.scripting.executeScript({ target, func: present, injectImmediately: true });

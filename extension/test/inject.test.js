@@ -27,7 +27,7 @@ function fakeChrome(has) {
         if (opts.func?.name === 'present') return docs.map((d) => ({ documentId: d, frameId: 0, result: has[d] }));
         if (opts.func?.name === 'hasIsolated') return docs.map((d) => ({ documentId: d, frameId: 0, result: has[d].relay }));
         if (opts.func?.name === 'hasPristine') return docs.map((d) => ({ documentId: d, frameId: 0, result: has[d].relay }));
-        if (opts.files?.includes('actions/runtime.js')) for (const d of docs) has[d].runtime = true;
+        if (opts.files?.includes('dist/runtime.js')) for (const d of docs) has[d].runtime = true;
         if (opts.files?.includes('capture/relay.js')) for (const d of docs) has[d].relay = true;
         return docs.map((d) => ({ documentId: d, frameId: 0 }));
       },

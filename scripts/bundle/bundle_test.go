@@ -25,7 +25,7 @@ func TestBundles(t *testing.T) {
 		}
 		return
 	}
-	for _, b := range Bundles {
+	for _, b := range append(slices.Clone(Bundles), Injected...) {
 		got, err := Render(ext, b)
 		if err != nil {
 			t.Fatal(err)

@@ -88,6 +88,15 @@ var Bundles = []Bundle{
 	{Out: "dist/start-main-idle.js", World: "MAIN", Define: lean, Sources: []string{"capture/main/lean.js", "capture/lean-dialogs.js"}},
 }
 
+// Injected are the bundles no declaration registers: the worker injects
+// them with chrome.scripting on an agent's first use of a document
+// (actions/inject.js). dist/runtime.js is the DOM runtime's ES modules
+// (actions/runtime.js and runtime/), one file so that a document pays one
+// script for it, as it did before they were modules.
+var Injected = []Bundle{
+	{Out: "dist/runtime.js", World: "ISOLATED", Sources: []string{"actions/runtime.js"}},
+}
+
 // sourceURL is a source's "//# sourceURL=name" comment, which names the
 // script in stack traces (capture/main/full.js: it keeps Chrome from
 // capturing a stack for every hooked console call).
@@ -270,9 +279,9 @@ func bundleModule(ext, s string, define map[string]string, all bool) (string, bo
 	return open + strict + code[len(open):], true, nil
 }
 
-// write renders every bundle into ext.
+// write renders every bundle (Bundles and Injected) into ext.
 func write(ext string) error {
-	for _, b := range Bundles {
+	for _, b := range append(slices.Clone(Bundles), Injected...) {
 		got, err := Render(ext, b)
 		if err != nil {
 			return err

@@ -1,0 +1,201 @@
+// The DOM runtime's ops other than act: query, wait, outline, summary,
+// frames, metrics, scroll, ping; handle answers any of them.
+import { act, changed } from './act.js';
+import { boxOf, nextFrame, shows, sleep, view } from './geometry.js';
+import { core, engine } from './globals.js';
+import { counter, refFor } from './refs.js';
+import { Failure, brief, candidates, what } from './targets.js';
+import { actionable } from './waits.js';
+
+// --- query, wait, outline, summary ----------------------------------------------
+
+/** query (op "query") lists the elements msg.target matches, at most msg.limit, each briefly. */
+function query(msg) {
+  const limit = Math.max(1, Math.min(msg.limit || 10, 100));
+  const els = candidates(msg.target, msg.prefix);
+  const out = els.slice(0, limit).map((el) => {
+    const b = brief(el, msg.prefix);
+    const text = core.clip(core.norm(el.innerText ?? core.textOf(el, view)), 80);
+    if (text && text !== b.name) b.text = text;
+    b.visible = shows(el);
+    b.box = boxOf(el);
+    return b;
+  });
+  return { count: els.length, elements: out };
+}
+
+/** wait (op "wait") waits until msg.target is in msg.state, msg.text shows, or it is gone, until msg.timeout_ms. */
+async function wait(msg) {
+  const deadline = performance.now() + Math.max(0, msg.timeout_ms);
+  const state = msg.state || 'visible';
+  for (;;) {
+    let done = false;
+    let detail = '';
+    if (msg.target) {
+      let els = [];
+      try {
+        els = candidates(msg.target, msg.prefix);
+      } catch (e) {
+        if (!(e instanceof Failure) || e.reason !== 'stale_ref' || (state !== 'hidden' && state !== 'detached')) throw e;
+      }
+      const visible = els.filter(shows);
+      done = { attached: els.length > 0, visible: visible.length > 0, hidden: visible.length === 0, detached: els.length === 0 }[state];
+      detail = `${what(msg.target)} to be ${state} (now: ${els.length} attached, ${visible.length} visible)`;
+      if (done) {
+        const el = state === 'visible' ? visible[0] : els[0];
+        return el ? { target: brief(el, msg.prefix) } : {};
+      }
+    } else if (msg.text) {
+      const has = core.textMatches(document.body?.innerText || '', msg.text, false);
+      done = msg.gone ? !has : has;
+      detail = `the text ${JSON.stringify(msg.text)} to be ${msg.gone ? 'gone from' : 'on'} the page`;
+      if (done) return {};
+    } else {
+      return {};
+    }
+    if (performance.now() >= deadline) {
+      throw new Failure('timeout', `waited ${msg.timeout_ms} ms for ${detail}; pass a larger timeout_ms, or check the page with analyze({what:"dom"})`);
+    }
+    await sleep(50);
+  }
+}
+
+/** outline (op "outline") gives the page's (or msg.scope's) outline text, with a line and a nonce per iframe. */
+async function outline(msg) {
+  let root = document;
+  if (msg.scope) root = await actionable(msg.scope, msg.prefix, msg.timeout_ms ?? 0, {});
+  const refFor1 = (el) => refFor(el, msg.prefix);
+  const iframes = [];
+  const out = core.outline(root, {
+    refFor: refFor1, view, interactiveOnly: Boolean(msg.interactive_only), maxChars: msg.max_chars,
+    onFrame: (el, line) => iframes.push({ el, line }),
+  });
+  // Each iframe's document learns a nonce, by which the worker tells
+  // which frame it is and splices its outline in under the line.
+  const frames = [];
+  for (const { el, line } of iframes) {
+    if (!el.contentWindow) continue;
+    const nonce = crypto.randomUUID();
+    el.contentWindow.postMessage({ gasolineProbe: nonce }, '*');
+    frames.push({ line, nonce });
+  }
+  return {
+    text: out.lines.join('\n'), lines: out.lines.length, chars: out.chars, interactive: out.interactive,
+    truncated: out.truncated, clipped: out.clipped, frames,
+  };
+}
+
+/** summary (op "summary") gives a short account of the page: its headings, forms, landmarks and interactive elements. */
+function summary(msg) {
+  const P = msg.prefix;
+  const headings = [];
+  const landmarks = [];
+  const forms = [];
+  const counts = { links: 0, buttons: 0, fields: 0, images: 0, iframes: 0 };
+  core.walk(document, (el) => {
+    if (!view.visible(el)) return false;
+    const role = core.roleOf(el);
+    switch (role) {
+      case 'heading':
+        if (headings.length < 15 && core.headingLevel(el) <= 3) {
+          headings.push(`h${core.headingLevel(el)} ${core.clip(core.nameOf(el, view, role), 80)}`);
+        }
+        break;
+      case 'link': counts.links++; break;
+      case 'button': counts.buttons++; break;
+      case 'img': counts.images++; break;
+      case 'iframe': counts.iframes++; break;
+      case 'textbox': case 'searchbox': case 'combobox': case 'listbox': case 'checkbox': case 'radio':
+      case 'slider': case 'spinbutton': case 'switch':
+        counts.fields++;
+        break;
+    }
+    if (core.LANDMARKS.has(role) && role !== 'form' && landmarks.length < 12) {
+      const n = core.nameOf(el, view, role);
+      landmarks.push(n ? `${role} "${core.clip(n, 40)}"` : role);
+    }
+    if (el.localName === 'form' && forms.length < 5) {
+      const fields = [];
+      let more = 0;
+      core.walk(el, (c) => {
+        if (!view.visible(c)) return false;
+        const r = core.roleOf(c);
+        if (!core.isInteractive(c, r) || r === 'link') return;
+        if (fields.length >= 12) {
+          more++;
+          return;
+        }
+        const f = brief(c, P);
+        const st = core.states(c, r).filter((s) => s === 'required' || s === 'disabled' || s === 'checked');
+        if (st.length) f.states = st.join(' ');
+        fields.push(f);
+        return false; // a field's options are not fields
+      }, view);
+      const form = { name: core.clip(core.nameOf(el, view, 'form'), 60), fields };
+      if (!form.name) delete form.name;
+      if (more) form.more_fields = more;
+      forms.push(form);
+    }
+  }, view);
+  const main = document.querySelector('main, [role=main]') || document.body;
+  const text = core.norm(main?.innerText || '');
+  return { headings, landmarks, forms, counts, text: core.clip(text, 600), text_chars: text.length };
+}
+
+// The nonce a parent document last sent this one (op "frame"), so the
+// worker can tell which frame an iframe element holds (op "probe").
+let probed = '';
+addEventListener('message', (e) => {
+  if (e.source === parent && e.source !== window && typeof e.data?.gasolineProbe === 'string') probed = e.data.gasolineProbe;
+});
+
+/**
+ * frameOf finds the iframe msg.selector names and posts msg.nonce into
+ * it; the worker then asks the tab's frames which one received it.
+ */
+function frameOf(msg) {
+  let el;
+  try {
+    el = engine.queryDeep(document, msg.selector).find((e) => e.localName === 'iframe' || e.localName === 'frame');
+  } catch (e) {
+    throw new Failure('bad_target', `frame ${JSON.stringify(msg.selector)} is not a valid CSS selector (${e.message})`);
+  }
+  if (!el) {
+    throw new Failure('not_found', `no iframe matches frame ${JSON.stringify(msg.selector)}; pass a CSS selector of the iframe element (e.g. "iframe#checkout" or "iframe[name=pay]")`);
+  }
+  if (!el.contentWindow) throw new Failure('not_found', `the iframe ${core.describe(el, view)} has no document loaded yet; wait and retry`);
+  el.contentWindow.postMessage({ gasolineProbe: msg.nonce }, '*');
+  return { src: el.src || '' };
+}
+
+const OPS = {
+  act,
+  changed,
+  query,
+  wait,
+  outline,
+  summary,
+  frame: frameOf,
+  probe: (msg) => ({ match: Boolean(msg.nonce) && probed === msg.nonce }),
+  probed: () => ({ nonce: probed }),
+  metrics: () => ({ width: innerWidth, height: innerHeight, scroll_height: document.documentElement.scrollHeight, scroll_y: scrollY }),
+  async scroll(msg) {
+    scrollTo({ left: scrollX, top: msg.y, behavior: 'instant' });
+    await nextFrame();
+    await nextFrame();
+    return { y: scrollY };
+  },
+  ping: () => ({ counter }),
+};
+
+/** handle answers one {gasoline: "dom"} message: {ok: true, ...} or {ok: false, reason, message}. */
+export async function handle(msg) {
+  try {
+    const op = Object.hasOwn(OPS, msg.op) ? OPS[msg.op] : null;
+    if (!op) throw new Failure('bad_target', `unknown runtime op ${JSON.stringify(msg.op)}`);
+    return { ok: true, ...(await op({ prefix: 'e', ...msg })) };
+  } catch (e) {
+    if (e instanceof Failure) return { ok: false, reason: e.reason, message: e.message, ...e.extra };
+    return { ok: false, reason: 'internal', message: `${e?.name || 'Error'}: ${e?.message || e}` };
+  }
+}
