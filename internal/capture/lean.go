@@ -253,7 +253,7 @@ func bodyNotKept(id uint64, tab int64, now pageNow) error {
 // bodiesDropped reports whether r came from a lean page that did not keep
 // its bodies: such a page keeps those of a failed request only (status 400
 // or more, or an error: no response), as a bug report needs them, and the
-// extension reads them only then (capture/main-world.js captureNetwork).
+// extension reads them only then (extension/capture/main/network.js).
 func (r *netRec) bodiesDropped() bool { return r.lean && r.status < 400 && r.err == "" }
 
 // sendsNoBody reports whether r's request carries no body by its method
