@@ -97,19 +97,17 @@ func FuzzEscape(f *testing.F) {
 // s and checks the file's lines are the generator's.
 func checkFile(t *testing.T, s string) {
 	t.Helper()
-	res, err := Generate(Recording{Name: s, Entries: []capture.View{
-		&capture.NavView{Head: capture.Head{ID: 1, TabID: 7, TS: 10}, Type: "load", To: "http://127.0.0.1/" + s},
-		&capture.ActionView{Head: capture.Head{ID: 2, TabID: 7, TS: 20}, Type: "input", Selector: s, Value: "[redacted]"},
-		&capture.ActionView{Head: capture.Head{ID: 3, TabID: 7, TS: 30}, Type: "input", Selector: "#p", Name: s, Value: "[redacted]"},
-		&capture.ActionView{Head: capture.Head{ID: 4, TabID: 7, TS: 40}, Type: "input", Selector: "#n", Value: s,
-			Locator: &apitype.Locator{By: "role", Role: "textbox", Name: s}},
-		&capture.ActionView{Head: capture.Head{ID: 5, TabID: 7, TS: 50}, Type: "click", Selector: s,
-			Locator: &apitype.Locator{By: "testid", Attr: "data-testid", Value: s}},
-		&capture.NavView{Head: capture.Head{ID: 6, TabID: 7, TS: 60}, Type: "pushState", To: "http://127.0.0.1/" + s},
-		&capture.ErrorView{Head: capture.Head{ID: 7, TabID: 7, TS: 70}, Type: "uncaught", Message: s},
-	}})
+	res, err := recordingOf(s)
 	if err != nil {
 		return // a recording Generate refuses writes no file
+	}
+	// Text the generator writes itself ("process.env" holds "ss.e") says
+	// nothing: it is found in the file made from a neutral string too.
+	own := ""
+	if n, err := recordingOf("\x01"); err == nil {
+		for _, l := range strings.Split(n.File, "\n") {
+			own += outsideLiterals(l) + "\n"
+		}
 	}
 	if strings.ContainsAny(res.File, "\r\u2028\u2029") {
 		t.Fatalf("the file for %q holds a line terminator the generator did not write:\n%s", s, res.File)
@@ -121,10 +119,25 @@ func checkFile(t *testing.T, s string) {
 		}
 		// Every line of code is the generator's: outside its literals it
 		// holds no text of the page.
-		if !strings.HasPrefix(l, "//") && s != "" && len(s) > 3 && strings.Contains(outsideLiterals(l), s) {
+		if !strings.HasPrefix(l, "//") && s != "" && len(s) > 3 && !strings.Contains(own, s) && strings.Contains(outsideLiterals(l), s) {
 			t.Fatalf("line %q holds %q outside a literal", l, s)
 		}
 	}
+}
+
+// recordingOf generates a test from a recording whose every page string is s.
+func recordingOf(s string) (Result, error) {
+	return Generate(Recording{Name: s, Entries: []capture.View{
+		&capture.NavView{Head: capture.Head{ID: 1, TabID: 7, TS: 10}, Type: "load", To: "http://127.0.0.1/" + s},
+		&capture.ActionView{Head: capture.Head{ID: 2, TabID: 7, TS: 20}, Type: "input", Selector: s, Value: "[redacted]"},
+		&capture.ActionView{Head: capture.Head{ID: 3, TabID: 7, TS: 30}, Type: "input", Selector: "#p", Name: s, Value: "[redacted]"},
+		&capture.ActionView{Head: capture.Head{ID: 4, TabID: 7, TS: 40}, Type: "input", Selector: "#n", Value: s,
+			Locator: &apitype.Locator{By: "role", Role: "textbox", Name: s}},
+		&capture.ActionView{Head: capture.Head{ID: 5, TabID: 7, TS: 50}, Type: "click", Selector: s,
+			Locator: &apitype.Locator{By: "testid", Attr: "data-testid", Value: s}},
+		&capture.NavView{Head: capture.Head{ID: 6, TabID: 7, TS: 60}, Type: "pushState", To: "http://127.0.0.1/" + s},
+		&capture.ErrorView{Head: capture.Head{ID: 7, TabID: 7, TS: 70}, Type: "uncaught", Message: s},
+	}})
 }
 
 // outsideLiterals is line with each of q's literals removed.
