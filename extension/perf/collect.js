@@ -15,7 +15,7 @@ import { cls, lateImage } from './shifts.js';
 async function collect() {
   const got = await buffered(['long-animation-frame', 'longtask', 'event', 'first-input', 'layout-shift', 'largest-contentful-paint']);
   const frames = got['long-animation-frame'];
-  early = startScripts(frames);
+  judge(frames);
   const resources = performance.getEntriesByType('resource');
   const nav = performance.getEntriesByType('navigation')[0];
   const fcp = performance.getEntriesByType('paint').find((p) => p.name === 'first-contentful-paint');
