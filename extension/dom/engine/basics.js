@@ -1,6 +1,7 @@
 // The DOM engine's smallest parts (dom/engine.js): node types, the tags it
 // reads specially, and the string helpers every other part uses.
 
+/** ELEMENT and TEXT are the nodeTypes of an element and a text node. */
 const ELEMENT = 1;
 export const TEXT = 3;
 
@@ -13,7 +14,10 @@ export const norm = (s) => String(s ?? '').replace(/\s+/g, ' ').trim();
 /** clip cuts s to n characters, marking the cut with an ellipsis. */
 export const clip = (s, n) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 
+/** isElement reports whether n is an element node. */
 export const isElement = (n) => n && n.nodeType === ELEMENT;
+
+/** attr is el's attribute name, null when absent or when el has no attributes (a text node). */
 export const attr = (el, name) => (el.getAttribute ? el.getAttribute(name) : null);
 
 /**
@@ -27,6 +31,7 @@ export function textMatches(have, want, exact) {
   return exact ? h === w : h.toLowerCase().includes(w.toLowerCase());
 }
 
+/** cssIdent escapes s as a CSS identifier (an id or a class in a selector). */
 export const cssIdent = (s) => String(s).replace(/[^a-zA-Z0-9_-]/g, (c) => '\\' + c).replace(/^(\d)/, '\\3$1 ');
 
 /** attrSelector is [name="value"] with value escaped for a CSS string. */
