@@ -1,8 +1,9 @@
 // The draw-mode overlay (seed 004), injected by the worker into a tab's top
-// document, in the extension's ISOLATED world, after core.js and runtime.js.
-// It defines globalThis.gasolineOverlay = {open(params), close()}. An ES
-// module (the session in session.js, its look in look.js, the pure logic in
-// logic.js), shipped as the classic script dist/overlay.js (scripts/bundle).
+// document, in the extension's ISOLATED world, after the DOM runtime
+// (dist/runtime.js, which carries core.js). It defines
+// globalThis.gasolineOverlay = {open(params), close()}. An ES module (the
+// session in session.js, its look in look.js, the pure logic in logic.js),
+// shipped as the classic script dist/overlay.js (scripts/bundle).
 //
 // The overlay lives in a closed shadow root on a fixed, full-viewport host,
 // so the page's styles and scripts cannot reach it and its styles do not

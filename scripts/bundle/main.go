@@ -93,15 +93,17 @@ var Bundles = []Bundle{
 // Injected are the bundles no declaration registers: the worker injects
 // them with chrome.scripting on an agent's first use of a document
 // (actions/inject.js), or an extension page loads them. dist/runtime.js is
-// the DOM runtime's ES modules (actions/runtime.js and runtime/), one file
-// so that a document pays one script for it, as it did before they were
-// modules. The others are the classic scripts written as ES modules that
-// are shipped alone: pristine.js and dialogs.js (the agent's MAIN-world
-// parts a document loaded idle gets, capture/declared.json "agent_js";
-// execute_js also brings pristine.js, actions/execute.js and
-// userscripts/execute.js), the draw-mode overlay (overlay/worker.js) and
-// its note frame (overlay/note.html), and the performance collector
-// (perf/worker.js). dialogs.js keeps its names here too.
+// the DOM runtime's ES modules (actions/runtime.js and runtime/) with what
+// they import (the DOM engine, dom/engine.js and engine/; actions/core.js,
+// changed.js, combobox.js and their folders), one file so that a document
+// pays one script for all of them (it paid five before they were modules).
+// The others are the classic scripts written as ES modules that are
+// shipped alone: pristine.js and dialogs.js (the agent's MAIN-world parts a
+// document loaded idle gets, capture/declared.json "agent_js"; execute_js
+// also brings pristine.js, actions/execute.js and userscripts/execute.js),
+// the draw-mode overlay (overlay/worker.js) and its note frame
+// (overlay/note.html), and the performance collector (perf/worker.js).
+// dialogs.js keeps its names here too.
 var Injected = []Bundle{
 	{Out: "dist/runtime.js", World: "ISOLATED", Sources: []string{"actions/runtime.js"}},
 	{Out: "dist/pristine.js", World: "MAIN", Sources: []string{"pristine.js"}},
