@@ -15,6 +15,7 @@ import { nativeDialog, nativeDialogText, actionDialogs } from './dialog.js';
 import { probeFrame, watchRequests, tabStreams } from '../capture/worker.js';
 import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
 import { ensureRuntime } from './inject.js';
+import { pageMessage, takes } from './page-message.js';
 
 const core = globalThis.gasolineCore;
 
@@ -76,12 +77,13 @@ async function frameDoc(tab, frameId) {
 }
 
 /**
- * send delivers msg to the runtime of documentId in tab, bringing the
- * runtime first when the document has none (an agent's first action
- * there: actions/inject.js). It throws DocumentGone when the document goes
- * away before answering.
+ * send delivers msg ({op, ...fields}: page-message.js checks it) to the
+ * runtime of documentId in tab, bringing the runtime first when the
+ * document has none (an agent's first action there: actions/inject.js).
+ * It throws DocumentGone when the document goes away before answering.
  */
 async function send(tab, documentId, msg) {
+  const message = pageMessage(msg);
   try {
     await ensureRuntime(tab, documentId);
   } catch (err) {
@@ -90,7 +92,7 @@ async function send(tab, documentId, msg) {
     throw new CommandError(injectionText(tab, text));
   }
   try {
-    return await chrome.tabs.sendMessage(tab.id, { gasoline: 'dom', ...msg }, { documentId });
+    return await chrome.tabs.sendMessage(tab.id, message, { documentId });
   } catch (err) {
     const text = err?.message || String(err);
     if (GONE.test(text)) throw new DocumentGone(text);
@@ -133,7 +135,8 @@ async function call(tab, frame, target, msg) {
         'take a new snapshot with analyze({what:"dom"}) or query, and use its refs', { reason: 'stale_ref' });
     }
   }
-  const resp = await send(tab, documentId, { ...msg, target, prefix: prefixFor(frameId) });
+  const prefix = takes(msg.op, 'prefix') ? prefixFor(frameId) : undefined;
+  const resp = await send(tab, documentId, { ...msg, target, prefix });
   rememberDoc(tab.id, frameId, documentId);
   if (!resp || typeof resp !== 'object') throw new DocumentGone('no answer');
   if (!resp.ok) throw new CommandError(failureText(resp), { reason: reasonOf(resp) });
@@ -152,7 +155,7 @@ async function frameIdOf(tab, selector) {
   const top = await frameDoc(tab, 0);
   await childRuntimes(tab, 0);
   const nonce = crypto.randomUUID();
-  const r = await send(tab, top, { op: 'frame', selector, nonce, prefix: 'e' });
+  const r = await send(tab, top, { op: 'frame', selector, nonce });
   if (!r?.ok) throw new CommandError(failureText(r), { reason: reasonOf(r) });
   const frames = (await chrome.webNavigation.getAllFrames({ tabId: tab.id })) || [];
   const kids = frames.filter((f) => f.parentFrameId === 0)
@@ -392,7 +395,7 @@ async function changedIn(tab, frameId) {
   let timer;
   try {
     const documentId = await frameDoc(tab, frameId);
-    const asked = chrome.tabs.sendMessage(tab.id, { gasoline: 'dom', op: 'changed' }, { documentId });
+    const asked = chrome.tabs.sendMessage(tab.id, pageMessage({ op: 'changed' }), { documentId });
     const r = await Promise.race([asked, new Promise((resolve) => {
       timer = setTimeout(() => resolve(null), CHANGED_WAIT_MS);
     })]);

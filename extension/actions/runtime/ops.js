@@ -5,6 +5,7 @@ import { boxOf, nextFrame, shows, sleep, view } from './geometry.js';
 import { core, engine } from './globals.js';
 import { counter, refFor } from './refs.js';
 import { Failure, brief, candidates, what } from './targets.js';
+import { messageFault } from './message.js';
 import { actionable } from './waits.js';
 
 // --- query, wait, outline, summary ----------------------------------------------
@@ -188,11 +189,18 @@ const OPS = {
   ping: () => ({ counter }),
 };
 
-/** handle answers one {gasoline: "dom"} message: {ok: true, ...} or {ok: false, reason, message}. */
+/**
+ * handle answers one {gasoline: "dom"} message: {ok: true, ...} or {ok:
+ * false, reason, message}. A message the ops' declaration (page-ops.js)
+ * does not allow, an undeclared op or field among them, is refused with
+ * reason internal: the worker and this runtime disagree.
+ */
 export async function handle(msg) {
   try {
+    const fault = messageFault(msg);
+    if (fault) return { ok: false, reason: 'internal', message: `extension bug: ${fault}` };
     const op = Object.hasOwn(OPS, msg.op) ? OPS[msg.op] : null;
-    if (!op) throw new Failure('bad_target', `unknown runtime op ${JSON.stringify(msg.op)}`);
+    if (!op) return { ok: false, reason: 'internal', message: `extension bug: the runtime has no handler of op ${JSON.stringify(msg.op)}` };
     return { ok: true, ...(await op({ prefix: 'e', ...msg })) };
   } catch (e) {
     if (e instanceof Failure) return { ok: false, reason: e.reason, message: e.message, ...e.extra };
