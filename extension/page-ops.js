@@ -28,12 +28,6 @@ export const PAGE_OPS = /* @__PURE__ */ frozen({
   },
   // what the last act changed (actions/changed.js), once
   changed: {},
-  // the elements target matches, at most limit, each briefly
-  query: {
-    target: {"type":"object","required":true},
-    limit: {"type":"integer","min":1,"max":100,"required":true},
-    prefix: {"type":"string"},
-  },
   // waits until target is in state, or text shows (or is gone), within timeout_ms
   wait: {
     target: {"type":"object"},
@@ -88,10 +82,6 @@ export const PAGE_ANSWERS = /* @__PURE__ */ frozen({
   },
   changed: {
     changed: {"type":"object"},
-  },
-  query: {
-    count: {"type":"integer"},
-    elements: {"type":"array","items":"object"},
   },
   wait: {
     target: {"type":"object"},

@@ -437,14 +437,6 @@ export function untilAborted(p, signal) {
 
 // --- the actions with handlers of their own (the rest: verb.js) -----------------
 
-async function query(params) {
-  const target = targetOf(params);
-  if (!target) throw new CommandError('query needs a target: selector, text, role (with name) or ref');
-  const tab = await resolveTab(params.tab_id);
-  const { resp } = await call(tab, params.frame, target, { op: 'query', limit: params.limit ?? 10 });
-  return { tab_id: tab.id, ...resp };
-}
-
 /**
  * waitFor waits for one condition: a target attached / visible / hidden /
  * detached, text present or gone, the url matching, or the network idle.
@@ -637,4 +629,4 @@ async function pageSummary(params) {
 
 export { call as runtimeCall, injectionText };
 
-export { waitFor, query, dom, pageSummary };
+export { waitFor, dom, pageSummary };

@@ -22,8 +22,8 @@ const { handle } = globalThis.gasolineRuntime;
 
 test('pageMessage builds a declared message and leaves out what is null or undefined', () => {
   assert.deepEqual(pageMessage({ op: 'ping' }), { gasoline: 'dom', op: 'ping' });
-  assert.deepEqual(pageMessage({ op: 'query', target: { selector: '#a' }, limit: 10, prefix: 'e' }),
-    { gasoline: 'dom', op: 'query', target: { selector: '#a' }, limit: 10, prefix: 'e' });
+  assert.deepEqual(pageMessage({ op: 'wait', target: { selector: '#a' }, state: 'visible', timeout_ms: 10, prefix: 'e' }),
+    { gasoline: 'dom', op: 'wait', target: { selector: '#a' }, state: 'visible', timeout_ms: 10, prefix: 'e' });
   assert.deepEqual(pageMessage({ op: 'metrics', target: null, scope: undefined }), { gasoline: 'dom', op: 'metrics' });
   assert.deepEqual(pageMessage({ op: 'act', action: 'click', target: { ref: 'e1' }, opts: { button: 'right' }, timeout_ms: 500 }).opts, { button: 'right' });
   assert.deepEqual(pageMessage({ op: 'act', action: 'drag', target: { ref: 'e1' }, opts: { to: { ref: 'e2' } }, timeout_ms: 500 }).opts, { to: { ref: 'e2' } });
@@ -31,10 +31,11 @@ test('pageMessage builds a declared message and leaves out what is null or undef
 
 test('pageMessage refuses an undeclared op or field, a wrong type, a missing field, naming it', () => {
   const cases = [
-    { msg: { op: 'qurey', target: { ref: 'e1' }, limit: 1 }, want: /unknown runtime op "qurey"/ },
-    { msg: { op: 'query', target: { ref: 'e1' }, limt: 1 }, want: /op query has no field "limt"/ },
-    { msg: { op: 'query', target: { ref: 'e1' } }, want: /op query needs field limit/ },
-    { msg: { op: 'query', target: 'e1', limit: 1 }, want: /field target must be an object/ },
+    { msg: { op: 'wiat', target: { ref: 'e1' }, timeout_ms: 1 }, want: /unknown runtime op "wiat"/ },
+    { msg: { op: 'wait', target: { ref: 'e1' }, timeout_ms: 1, stat: 'visible' }, want: /op wait has no field "stat"/ },
+    { msg: { op: 'wait', target: { ref: 'e1' } }, want: /op wait needs field timeout_ms/ },
+    { msg: { op: 'wait', target: 'e1', timeout_ms: 1 }, want: /field target must be an object/ },
+    { msg: { op: 'act', action: 'query', opts: { limit: 0 }, timeout_ms: 1 }, want: /opts\.limit of query must be at least 1/ },
     { msg: { op: 'wait', state: 'shown', timeout_ms: 1 }, want: /field state must be one of attached, visible, hidden, detached/ },
     { msg: { op: 'metrics', prefix: 'e' }, want: /op metrics has no field "prefix" \(it takes none;/ },
   ];
@@ -109,4 +110,11 @@ test('every message to the runtime is built by pageMessage: no source writes {ga
     const src = fs.readFileSync(new URL(f, root), 'utf8');
     assert.doesNotMatch(src, /gasoline: 'dom'/, `${f} writes a runtime message itself; build it with pageMessage (actions/page-message.js)`);
   }
+});
+
+test('query is a page verb that finds its elements itself: act waits for none to be actionable', async () => {
+  // The fake DOM has no layout: the e2e tests (TestHandsInput) run query on a page.
+  const bad = await handle(pageMessage({ op: 'act', action: 'query', opts: { limit: 10 }, timeout_ms: 0 }));
+  assert.deepEqual([bad.ok, bad.reason], [false, 'bad_target']);
+  assert.match(bad.message, /^query needs a target/, 'the verb, not act, says so');
 });

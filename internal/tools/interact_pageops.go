@@ -31,7 +31,6 @@ type pageOp struct {
 var pageOps = []pageOp{
 	{Op: "act", doc: "runs the page verb action on target (once it is actionable) with the verb's options", msg: reflect.TypeFor[actMsg](), answer: reflect.TypeFor[actAnswer](), verbResult: true},
 	{Op: "changed", doc: "what the last act changed (actions/changed.js), once", answer: reflect.TypeFor[changedAnswer]()},
-	{Op: "query", doc: "the elements target matches, at most limit, each briefly", msg: reflect.TypeFor[queryMsg](), answer: reflect.TypeFor[queryAnswer]()},
 	{Op: "wait", doc: "waits until target is in state, or text shows (or is gone), within timeout_ms", msg: reflect.TypeFor[waitMsg](), answer: reflect.TypeFor[waitAnswer]()},
 	{Op: "outline", doc: "the document's (or scope's) outline, with a line and a nonce posted into each iframe's document", msg: reflect.TypeFor[outlineMsg](), answer: reflect.TypeFor[outlineAnswer]()},
 	{Op: "summary", doc: "a short account of the page: headings, landmarks, forms, counts, a text excerpt", msg: reflect.TypeFor[prefixMsg](), answer: reflect.TypeFor[summaryAnswer]()},
@@ -76,17 +75,6 @@ type briefElement struct {
 
 type changedAnswer struct {
 	Changed map[string]any `json:"changed"` // null: nothing changed, or no act since
-}
-
-type queryMsg struct {
-	Target *canonicalTarget `json:"target" required:"true"`
-	Limit  int              `json:"limit" required:"true" min:"1" max:"100"`
-	prefixArg
-}
-
-type queryAnswer struct {
-	Count    int              `json:"count"`
-	Elements []map[string]any `json:"elements"`
 }
 
 type waitMsg struct {

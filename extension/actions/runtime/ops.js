@@ -1,29 +1,15 @@
-// The DOM runtime's ops other than act: query, wait, outline, summary,
-// frames, metrics, scroll, ping; handle answers any of them.
+// The DOM runtime's ops other than act: wait, outline, summary, frames,
+// metrics, scroll, ping; handle answers any of them, as page-ops.js
+// (generated from internal/tools/interact_pageops.go) declares them.
 import { act, changed } from './act.js';
-import { boxOf, nextFrame, shows, sleep, view } from './geometry.js';
+import { nextFrame, shows, sleep, view } from './geometry.js';
 import { core, engine } from './globals.js';
 import { counter, refFor } from './refs.js';
 import { Failure, brief, candidates, what } from './targets.js';
 import { messageFault } from './message.js';
 import { actionable } from './waits.js';
 
-// --- query, wait, outline, summary ----------------------------------------------
-
-/** query (op "query") lists the elements msg.target matches, at most msg.limit, each briefly. */
-function query(msg) {
-  const limit = Math.max(1, Math.min(msg.limit || 10, 100));
-  const els = candidates(msg.target, msg.prefix);
-  const out = els.slice(0, limit).map((el) => {
-    const b = brief(el, msg.prefix);
-    const text = core.clip(core.norm(el.innerText ?? core.textOf(el, view)), 80);
-    if (text && text !== b.name) b.text = text;
-    b.visible = shows(el);
-    b.box = boxOf(el);
-    return b;
-  });
-  return { count: els.length, elements: out };
-}
+// --- wait, outline, summary ----------------------------------------------------
 
 /** wait (op "wait") waits until msg.target is in msg.state, msg.text shows, or it is gone, until msg.timeout_ms. */
 async function wait(msg) {
@@ -172,7 +158,6 @@ function frameOf(msg) {
 const OPS = {
   act,
   changed,
-  query,
   wait,
   outline,
   summary,
