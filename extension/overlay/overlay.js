@@ -1,6 +1,7 @@
 // The draw-mode overlay (seed 004), injected by the worker into a tab's top
-// document, in the extension's ISOLATED world, after core.js, runtime.js and
-// logic.js. It defines globalThis.gasolineOverlay = {open(params), close()}.
+// document, in the extension's ISOLATED world, after the DOM runtime
+// (dist/runtime.js, which carries core.js) and logic.js. It defines
+// globalThis.gasolineOverlay = {open(params), close()}.
 //
 // The overlay lives in a closed shadow root on a fixed, full-viewport host,
 // so the page's styles and scripts cannot reach it and its styles do not
