@@ -37,7 +37,6 @@ export const ACTIONS = {
   close_tab: tabs.closeTab,
   ...VERB_ACTIONS, // the DOM actions with a page verb (contract.js DOM_ACTIONS)
   wait_for: dom.waitFor,
-  query: dom.query,
   drag: moves.drag,
   fill_form: moves.fillForm,
   resize: moves.resize,

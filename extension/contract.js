@@ -2,7 +2,7 @@
 // structs (internal/tools); DO NOT EDIT.
 
 /** CONTRACT_VERSION names this contract; the extension sends it with each poll (internal/extcontract). */
-export const CONTRACT_VERSION = '1411be7115ef';
+export const CONTRACT_VERSION = '8709a86f4054';
 
 /**
  * CONTRACT maps each action the extension runs to the params its command
@@ -263,6 +263,7 @@ export const DOM_ACTIONS = {
   key_press: {"verb":"key_press","target":"optional"},
   scroll_to: {"verb":"scroll_to","target":"required"},
   get_text: {"verb":"get_text","target":"optional"},
+  query: {"verb":"query","target":"required"},
   click_at: {"verb":"click_at","target":"none","file":"actions/verbs/click_at.js"},
   scroll_by: {"verb":"scroll_by","target":"optional","file":"actions/verbs/scroll_by.js"},
 };

@@ -6,6 +6,7 @@
 
 import { CONTRACT, URL_RULE } from './contract.js';
 import { CommandError } from './runner.js';
+import { invalid } from './actions/runtime/message.js';
 
 /**
  * paramsOf returns the params of a command of action, as its handler may
@@ -50,34 +51,6 @@ const INSPECTED = new Set(['toJSON', 'then']);
 
 function mismatch(action, name, what) {
   return new CommandError(`${action}: param ${name} ${what}; the daemon and the extension run different argument contracts: update both`);
-}
-
-// invalid says how v breaks spec, or '' when it does not.
-function invalid(spec, v) {
-  switch (spec.type) {
-    case 'string':
-      if (typeof v !== 'string') return 'must be a string';
-      break;
-    case 'boolean':
-      if (typeof v !== 'boolean') return 'must be a boolean';
-      break;
-    case 'integer':
-      if (!Number.isInteger(v)) return 'must be an integer';
-      break;
-    case 'number':
-      if (typeof v !== 'number' || !Number.isFinite(v)) return 'must be a number';
-      break;
-    case 'array':
-      if (!Array.isArray(v)) return 'must be an array';
-      break;
-    case 'object':
-      if (typeof v !== 'object' || Array.isArray(v)) return 'must be an object';
-      break;
-  }
-  if (spec.enum && !spec.enum.includes(v)) return `must be one of ${spec.enum.join(', ')}`;
-  if (spec.min !== undefined && v < spec.min) return `must be at least ${spec.min}`;
-  if (spec.max !== undefined && v > spec.max) return `must be at most ${spec.max}`;
-  return '';
 }
 
 /**

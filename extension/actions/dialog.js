@@ -22,6 +22,7 @@ import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
 import { reachTab } from '../tabs/reach.js';
 import { within } from '../backoff.js';
+import { pageMessage } from './page-message.js';
 
 /** PROBE_MS is how long a frame that is said to show a native dialog has to answer a ping before it counts as frozen. */
 export const PROBE_MS = 500;
@@ -203,7 +204,7 @@ export async function nativeDialog(tabId) {
 // answers resolves to whether the frame answers a ping at all (an error
 // is an answer) within PROBE_MS: a frame a native dialog holds does not.
 function answers(tabId, frameId) {
-  const ping = chrome.tabs.sendMessage(tabId, { gasoline: 'dom', op: 'ping' }, { frameId }).then(() => true, () => true);
+  const ping = chrome.tabs.sendMessage(tabId, pageMessage({ op: 'ping' }), { frameId }).then(() => true, () => true);
   return within(ping, PROBE_MS, () => false);
 }
 

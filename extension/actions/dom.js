@@ -14,6 +14,7 @@ import { probeFrame, watchRequests, tabStreams } from '../capture/worker.js';
 import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
 import { ensureRuntime } from './inject.js';
 import { core } from './core.js';
+import { pageMessage, takes } from './page-message.js';
 
 // docs remembers, per tab, the document each frame had when the worker last
 // talked to it: a ref from an older document is stale. Kept in
@@ -73,12 +74,13 @@ async function frameDoc(tab, frameId) {
 }
 
 /**
- * send delivers msg to the runtime of documentId in tab, bringing the
- * runtime first when the document has none (an agent's first action
- * there: actions/inject.js). It throws DocumentGone when the document goes
- * away before answering.
+ * send delivers msg ({op, ...fields}: page-message.js checks it) to the
+ * runtime of documentId in tab, bringing the runtime first when the
+ * document has none (an agent's first action there: actions/inject.js).
+ * It throws DocumentGone when the document goes away before answering.
  */
 async function send(tab, documentId, msg) {
+  const message = pageMessage(msg);
   try {
     await ensureRuntime(tab, documentId);
   } catch (err) {
@@ -87,7 +89,7 @@ async function send(tab, documentId, msg) {
     throw new CommandError(injectionText(tab, text));
   }
   try {
-    return await chrome.tabs.sendMessage(tab.id, { gasoline: 'dom', ...msg }, { documentId });
+    return await chrome.tabs.sendMessage(tab.id, message, { documentId });
   } catch (err) {
     const text = err?.message || String(err);
     if (GONE.test(text)) throw new DocumentGone(text);
@@ -130,7 +132,8 @@ async function call(tab, frame, target, msg) {
         'take a new snapshot with analyze({what:"dom"}) or query, and use its refs', { reason: 'stale_ref' });
     }
   }
-  const resp = await send(tab, documentId, { ...msg, target, prefix: prefixFor(frameId) });
+  const prefix = takes(msg.op, 'prefix') ? prefixFor(frameId) : undefined;
+  const resp = await send(tab, documentId, { ...msg, target, prefix });
   rememberDoc(tab.id, frameId, documentId);
   if (!resp || typeof resp !== 'object') throw new DocumentGone('no answer');
   if (!resp.ok) throw new CommandError(failureText(resp), { reason: reasonOf(resp) });
@@ -149,7 +152,7 @@ async function frameIdOf(tab, selector) {
   const top = await frameDoc(tab, 0);
   await childRuntimes(tab, 0);
   const nonce = crypto.randomUUID();
-  const r = await send(tab, top, { op: 'frame', selector, nonce, prefix: 'e' });
+  const r = await send(tab, top, { op: 'frame', selector, nonce });
   if (!r?.ok) throw new CommandError(failureText(r), { reason: reasonOf(r) });
   const frames = (await chrome.webNavigation.getAllFrames({ tabId: tab.id })) || [];
   const kids = frames.filter((f) => f.parentFrameId === 0)
@@ -389,7 +392,7 @@ async function changedIn(tab, frameId) {
   let timer;
   try {
     const documentId = await frameDoc(tab, frameId);
-    const asked = chrome.tabs.sendMessage(tab.id, { gasoline: 'dom', op: 'changed' }, { documentId });
+    const asked = chrome.tabs.sendMessage(tab.id, pageMessage({ op: 'changed' }), { documentId });
     const r = await Promise.race([asked, new Promise((resolve) => {
       timer = setTimeout(() => resolve(null), CHANGED_WAIT_MS);
     })]);
@@ -430,14 +433,6 @@ export function untilAborted(p, signal) {
 }
 
 // --- the actions with handlers of their own (the rest: verb.js) -----------------
-
-async function query(params) {
-  const target = targetOf(params);
-  if (!target) throw new CommandError('query needs a target: selector, text, role (with name) or ref');
-  const tab = await resolveTab(params.tab_id);
-  const { resp } = await call(tab, params.frame, target, { op: 'query', limit: params.limit ?? 10 });
-  return { tab_id: tab.id, ...resp };
-}
 
 /**
  * waitFor waits for one condition: a target attached / visible / hidden /
@@ -631,4 +626,4 @@ async function pageSummary(params) {
 
 export { call as runtimeCall, injectionText };
 
-export { waitFor, query, dom, pageSummary };
+export { waitFor, dom, pageSummary };

@@ -6,12 +6,14 @@
 //
 //   {gasoline: "dom", op, ...}  →  {ok: true, ...} | {ok: false, reason, message, ...}
 //
+// as page-ops.js declares them (generated from internal/tools/interact_pageops.go;
+// a message it does not allow is refused):
+//
 //   op "act"      {action, target, opts, timeout_ms, prefix}  click, hover, type, fill, select,
-//                 check, uncheck, key_press, scroll_to, get_text, drag {to},
+//                 check, uncheck, key_press, scroll_to, get_text, query {limit}, drag {to},
 //                 fill_form {fields} (no target), and what
 //                 action modules add with addAction (upload-page.js: upload)
 //   op "changed"  → {changed}: what the last act changed (actions/changed.js), once
-//   op "query"    {target, limit, prefix}
 //   op "wait"     {target?, state?, text?, gone?, timeout_ms, prefix}
 //   op "outline"  {scope?, interactive_only, max_chars, prefix}  → {text, interactive, clipped, truncated,
 //                 frames: [{line, nonce}]}: each iframe's line, and the nonce posted into its document
@@ -59,6 +61,7 @@ import './runtime/verbs/select.js';
 import './runtime/verbs/key_press.js';
 import './runtime/verbs/scroll_to.js';
 import './runtime/verbs/get_text.js';
+import './runtime/verbs/query.js';
 import './runtime/verbs/drag.js';
 import './runtime/verbs/fill_form.js';
 

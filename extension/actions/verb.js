@@ -7,14 +7,7 @@
 
 import { CONTRACT, DOM_ACTIONS } from '../contract.js';
 import { acting } from './dom.js';
-
-/**
- * ADDRESS are the params that say where an action runs (the tab, the
- * frame, the element: the canonical target) or how long it follows its
- * effects: the generic path reads them itself, and passes every other
- * param to the page verb.
- */
-const ADDRESS = new Set(['target', 'frame', 'tab_id', 'force', 'settle_ms']);
+import { ADDRESS } from './page-message.js';
 
 /**
  * verbCall is how the generic path runs the DOM action named action (a key

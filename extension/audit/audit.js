@@ -36,7 +36,7 @@ export async function accessibility(params) {
   let scopeRef = null;
   if (scope) {
     const target = frameOfRef(scope) === 0 ? { ref: scope } : { selector: scope };
-    const { resp } = await runtimeCall(tab, undefined, target, { op: 'query', limit: 1 });
+    const { resp } = await runtimeCall(tab, undefined, target, { op: 'act', action: 'query', opts: { limit: 1 }, timeout_ms: 0 });
     if (!resp.count) throw new CommandError(`no element matches scope ${JSON.stringify(scope)}; check it with query, or leave scope out to audit the whole page`);
     scopeRef = resp.elements[0].ref;
   } else {

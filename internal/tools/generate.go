@@ -27,6 +27,7 @@ import (
 const (
 	contractFile = "../../extension/contract.js"  // the extension's view of every action's params
 	versionFile  = "../extcontract/version.go"    // extcontract.Version, the version of contract.js
+	pageOpsFile  = "../../extension/page-ops.js"  // the worker's messages to the DOM runtime (interact_pageops.go)
 	policyTable  = "../toolpolicy/table.go"       // internal/toolpolicy's table
 	agentGuide   = "../../docs/agent-guide.md"    // its table of the DOM actions (withDOMTable)
 	generator    = "go generate ./internal/tools" // named in each file's header
@@ -39,8 +40,9 @@ type GeneratedFile struct {
 	Data []byte
 }
 
-// Generated returns extension/contract.js, internal/extcontract/version.go
-// and internal/toolpolicy/table.go as the actions declare them.
+// Generated returns extension/contract.js, internal/extcontract/version.go,
+// extension/page-ops.js, internal/toolpolicy/table.go and the agent guide's
+// DOM action table as the declarations make them.
 func Generated() ([]GeneratedFile, error) {
 	contract, err := renderContract()
 	if err != nil {
@@ -48,6 +50,10 @@ func Generated() ([]GeneratedFile, error) {
 	}
 	js, goFile := versioned(contract)
 	table, err := renderPolicy()
+	if err != nil {
+		return nil, err
+	}
+	ops, err := renderPageOps()
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +65,7 @@ func Generated() ([]GeneratedFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []GeneratedFile{{contractFile, js}, {versionFile, goFile}, {policyTable, table}, {agentGuide, guide}}, nil
+	return []GeneratedFile{{contractFile, js}, {versionFile, goFile}, {pageOpsFile, ops}, {policyTable, table}, {agentGuide, guide}}, nil
 }
 
 // The DOM action table's markers in the agent guide: withDOMTable rewrites

@@ -27,9 +27,14 @@ func domActions() []action {
 		dom[targetOnly]("uncheck", "", false),
 		dom[keyArgs]("key_press", "", false),
 		dom[targetOnly]("scroll_to", "", true).notReplayed(replayNothing),
+		// wait_for keeps a worker handler of its own (extension/actions/dom.js
+		// waitFor): its url and network_idle conditions are the worker's
+		// (chrome.tabs, chrome.webRequest), not a page's, and it waits on
+		// across navigations in the next document, where the generic path
+		// takes a document going away as the action's own navigation.
 		dom[waitForArgs]("wait_for", "", true).ownHandler().notReplayed(replayNothing),
 		dom[getTextArgs]("get_text", "", true).notReplayed(replayNothing),
-		dom[queryArgs]("query", "", true).ownHandler().notReplayed(replayNothing),
+		dom[queryArgs]("query", "", true).notReplayed(replayNothing),
 	}
 	for _, declare := range pageActions {
 		a := declare()
@@ -480,6 +485,16 @@ func (a getTextArgs) check() error { return a.checkTarget("get_text", true, fals
 type queryArgs struct {
 	targetArgs `list:"target"`
 	Limit      int `json:"limit,omitempty" min:"1" max:"100"`
+}
+
+// defaultQueryLimit is query's limit when the call gives none.
+const defaultQueryLimit = 10
+
+func (a *queryArgs) normalize() {
+	a.canonical(false)
+	if a.Limit == 0 {
+		a.Limit = defaultQueryLimit
+	}
 }
 
 func (a queryArgs) check() error { return a.checkTarget("query", false, false) }

@@ -14,7 +14,9 @@ const ACTS = {};
 /**
  * addAction adds an action that runs in act like the built-in ones, for
  * action modules loaded after this script (upload-page.js): needs says
- * what to wait for, fn(el, opts) acts and resolves to its result.
+ * what to wait for (finds: nothing, the verb finds its elements itself,
+ * given the target as opts.target), fn(el, opts) acts and resolves to its
+ * result.
  */
 export function addAction(name, needs, fn) {
   if (Object.hasOwn(NEEDS, name)) return;
@@ -44,14 +46,16 @@ export async function act(msg) {
   const o = { ...(msg.opts || {}), prefix: msg.prefix, timeout_ms: msg.timeout_ms };
   const t = msg.target;
   let el = null;
-  if (t) {
+  if (needs.finds) {
+    o.target = t; // the verb finds its elements itself (query): none has to be actionable
+  } else if (t) {
     el = await actionable(t, msg.prefix, msg.timeout_ms, needs, true);
   } else if (!needs.targetless && msg.action !== 'key_press' && msg.action !== 'get_text') {
     throw new Failure('bad_target', `${msg.action} needs a target: ref, selector, text, or role (with name)`);
   }
   const named = el ? brief(el, msg.prefix) : null; // before acting: the action may remove it
   changes?.watch?.cancel();
-  changes = msg.action === 'get_text' ? null : { watch: whatChanged.watch(el), prefix: msg.prefix };
+  changes = msg.action === 'get_text' || needs.finds ? null : { watch: whatChanged.watch(el), prefix: msg.prefix };
   const mark = dialogs.length;
   toMain('acting', { on: true, dialog: o.dialog, prompt_text: o.prompt_text });
   let result;

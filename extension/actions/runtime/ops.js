@@ -1,28 +1,15 @@
-// The DOM runtime's ops other than act: query, wait, outline, summary,
-// frames, metrics, scroll, ping; handle answers any of them.
+// The DOM runtime's ops other than act: wait, outline, summary, frames,
+// metrics, scroll, ping; handle answers any of them, as page-ops.js
+// (generated from internal/tools/interact_pageops.go) declares them.
 import { act, changed } from './act.js';
-import { boxOf, nextFrame, shows, sleep, view } from './geometry.js';
+import { nextFrame, shows, sleep, view } from './geometry.js';
 import { core, engine } from './globals.js';
 import { counter, refFor } from './refs.js';
 import { Failure, brief, candidates, what } from './targets.js';
+import { messageFault } from './message.js';
 import { actionable } from './waits.js';
 
-// --- query, wait, outline, summary ----------------------------------------------
-
-/** query (op "query") lists the elements msg.target matches, at most msg.limit, each briefly. */
-function query(msg) {
-  const limit = Math.max(1, Math.min(msg.limit || 10, 100));
-  const els = candidates(msg.target, msg.prefix);
-  const out = els.slice(0, limit).map((el) => {
-    const b = brief(el, msg.prefix);
-    const text = core.clip(core.norm(el.innerText ?? core.textOf(el, view)), 80);
-    if (text && text !== b.name) b.text = text;
-    b.visible = shows(el);
-    b.box = boxOf(el);
-    return b;
-  });
-  return { count: els.length, elements: out };
-}
+// --- wait, outline, summary ----------------------------------------------------
 
 /** wait (op "wait") waits until msg.target is in msg.state, msg.text shows, or it is gone, until msg.timeout_ms. */
 async function wait(msg) {
@@ -171,7 +158,6 @@ function frameOf(msg) {
 const OPS = {
   act,
   changed,
-  query,
   wait,
   outline,
   summary,
@@ -188,11 +174,18 @@ const OPS = {
   ping: () => ({ counter }),
 };
 
-/** handle answers one {gasoline: "dom"} message: {ok: true, ...} or {ok: false, reason, message}. */
+/**
+ * handle answers one {gasoline: "dom"} message: {ok: true, ...} or {ok:
+ * false, reason, message}. A message the ops' declaration (page-ops.js)
+ * does not allow, an undeclared op or field among them, is refused with
+ * reason internal: the worker and this runtime disagree.
+ */
 export async function handle(msg) {
   try {
+    const fault = messageFault(msg);
+    if (fault) return { ok: false, reason: 'internal', message: `extension bug: ${fault}` };
     const op = Object.hasOwn(OPS, msg.op) ? OPS[msg.op] : null;
-    if (!op) throw new Failure('bad_target', `unknown runtime op ${JSON.stringify(msg.op)}`);
+    if (!op) return { ok: false, reason: 'internal', message: `extension bug: the runtime has no handler of op ${JSON.stringify(msg.op)}` };
     return { ok: true, ...(await op({ prefix: 'e', ...msg })) };
   } catch (e) {
     if (e instanceof Failure) return { ok: false, reason: e.reason, message: e.message, ...e.extra };
