@@ -133,7 +133,7 @@ generate: ## Regenerate every generated file (go generate ./...): extension/cont
 	$(GO) generate ./...
 
 # scripts/bundle is a module of its own: esbuild is a tool of the repository,
-# not a dependency of the product (go generate ./... runs it too: extension/embed.go).
+# not a dependency of the product (go generate ./... runs it too: internal/tools/generate.go, after the generated files it bundles).
 bundle: ## Regenerate the extension's minified content-script bundles (extension/dist/) from their sources; make test fails while they are stale
 	cd scripts/bundle && $(GO) run .
 

@@ -9,9 +9,8 @@ import "embed"
 // dist/ holds the content-script bundles, generated from their sources by
 // scripts/bundle (a module of its own, so esbuild is no dependency of the
 // product): go generate ./... or make generate rewrites them with the
-// repository's other generated files.
-//
-//go:generate go run -C ../scripts/bundle .
+// repository's other generated files, last (internal/tools/generate.go),
+// since some of their sources are generated too.
 
 // Files is the extension as Chrome loads it: the manifest and everything it
 // and its pages reach. The tests, README.md and this Go file are left out.
