@@ -11,7 +11,6 @@ import { VERB_ACTIONS } from './actions/verb.js';
 import * as tabs from './actions/tabs.js';
 import { executeJs } from './actions/execute.js';
 import { dialog } from './actions/dialog.js';
-import { upload } from './actions/upload.js';
 import * as moves from './actions/moves.js';
 import { screenshot } from './actions/screenshot.js';
 import { analyzePerformance } from './perf/worker.js';
@@ -37,11 +36,8 @@ export const ACTIONS = {
   close_tab: tabs.closeTab,
   ...VERB_ACTIONS, // the DOM actions with a page verb (contract.js DOM_ACTIONS)
   wait_for: dom.waitFor,
-  drag: moves.drag,
-  fill_form: moves.fillForm,
   resize: moves.resize,
   dialog,
-  upload,
   dom: dom.dom,
   page_summary: dom.pageSummary,
   performance: analyzePerformance,

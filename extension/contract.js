@@ -2,7 +2,7 @@
 // structs (internal/tools); DO NOT EDIT.
 
 /** CONTRACT_VERSION names this contract; the extension sends it with each poll (internal/extcontract). */
-export const CONTRACT_VERSION = '8709a86f4054';
+export const CONTRACT_VERSION = '3d118354b2ba';
 
 /**
  * CONTRACT maps each action the extension runs to the params its command
@@ -266,10 +266,13 @@ export const DOM_ACTIONS = {
   query: {"verb":"query","target":"required"},
   click_at: {"verb":"click_at","target":"none","file":"actions/verbs/click_at.js"},
   scroll_by: {"verb":"scroll_by","target":"optional","file":"actions/verbs/scroll_by.js"},
+  drag: {"verb":"drag","target":"required"},
+  fill_form: {"verb":"fill_form","target":"none"},
+  upload: {"verb":"upload","target":"required","file":"actions/verbs/upload.js"},
 };
 
 /** PAGE_VERB_FILES are the page verbs of DOM_ACTIONS declared a file each: the worker injects them after the runtime (actions/inject.js). */
-export const PAGE_VERB_FILES = ["actions/verbs/click_at.js","actions/verbs/scroll_by.js"];
+export const PAGE_VERB_FILES = ["actions/verbs/click_at.js","actions/verbs/scroll_by.js","actions/verbs/upload.js"];
 
 /** URL_RULE is what navigate and new_tab may open (urlRule, checkURL in internal/tools/interact_tabs.go). */
 export const URL_RULE = {"hosted":["http","https"],"schemes":["file"],"exact":["about:blank"]};

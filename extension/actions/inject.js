@@ -27,7 +27,7 @@ import { PAGE_VERB_FILES } from '../contract.js';
  * lacking it): a second copy sets nothing, and a second file would cost
  * every document an injection; the first copy in a world is the one used.
  */
-export const RUNTIME_FILES = ['dist/runtime.js', 'actions/upload-page.js', ...PAGE_VERB_FILES];
+export const RUNTIME_FILES = ['dist/runtime.js', ...PAGE_VERB_FILES];
 
 // pending holds, per document, the injection under way: concurrent first
 // actions in one document share it, so the files are injected once. ready

@@ -1,73 +1,10 @@
-// The worker side of drag, fill_form and resize: drag and fill_form are DOM
-// actions (dom.js's acting: one runtime request, one settle, effects) whose
-// page side is runtime.js's; resize sizes the tab's window
-// (chrome.windows) until the page's viewport has the size asked for.
+// resize sizes the tab's window (chrome.windows) until the page's viewport
+// has the size asked for. (drag and fill_form, once here, are DOM actions
+// on the generic path, actions/verb.js: the daemon checks and sends their
+// targets canonically, internal/tools/interact_moves.go.)
 
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
-import { acting } from './dom.js';
-import { targetOf, frameOfRef, describeTarget } from './target.js';
-
-/** drag drags the element params name onto the element params.to names, in the same document. */
-export async function drag(params, signal, ctx) {
-  const from = targetOf(params);
-  const to = dropTarget(from, params.to);
-  return acting('drag', params, signal, ctx, { to });
-}
-
-/**
- * dropTarget reads drag's to, a canonical target as target is, and refuses a ref of
- * another document than from's: one drag happens in one document.
- */
-export function dropTarget(from, raw) {
-  const to = targetOf({ target: raw });
-  if (!to) throw new CommandError('drag needs "to", the element to drop on');
-  const frameOf = (t) => (t?.ref ? frameOfRef(t.ref) : 0);
-  if ((from?.ref || to.ref) && frameOf(from) !== frameOf(to)) {
-    throw new CommandError(`drag moves within one document: ${describeTarget(from)} and ${describeTarget(to)} are in different frames; ` +
-      'pass targets of the same document (with frame for an iframe)');
-  }
-  return to;
-}
-
-/** fillForm fills params.fields, each {target, value}, in one document, and settles once. */
-export async function fillForm(params, signal, ctx) {
-  const fields = formFields(params.fields, Boolean(params.frame));
-  return acting('fill_form', params, signal, ctx, { fields }, { needsTarget: false, targetless: true });
-}
-
-/** MAX_FIELDS mirrors the daemon's bound (internal/tools maxFormFields). */
-export const MAX_FIELDS = 50;
-
-/**
- * formFields checks fill_form's fields: 1 to MAX_FIELDS of {target, value}
- * with value a string, a list of strings or a boolean; refs must be the top
- * document's unless framed (frame names the iframe). It returns them as the
- * runtime takes them, {target, value}, or throws CommandError naming the
- * field's index.
- */
-export function formFields(fields, framed) {
-  if (!Array.isArray(fields) || fields.length === 0 || fields.length > MAX_FIELDS) {
-    throw new CommandError(`fill_form needs 1 to ${MAX_FIELDS} fields, each {target, value}`);
-  }
-  return fields.map((f, i) => {
-    if (!f || typeof f !== 'object' || Array.isArray(f)) throw new CommandError(`fill_form: field ${i} is not {target, value}`);
-    let target;
-    try {
-      target = targetOf({ target: f.target });
-      if (!target) throw new CommandError('it has no target');
-    } catch (err) {
-      throw new CommandError(`fill_form: field ${i}: ${err.message}`);
-    }
-    if (target.ref && frameOfRef(target.ref) !== 0 && !framed) {
-      throw new CommandError(`fill_form: field ${i}'s ref ${target.ref} is in an iframe; pass frame (the iframe's CSS selector) and fill that frame's fields in their own call`);
-    }
-    const v = f.value;
-    const ok = typeof v === 'string' || typeof v === 'boolean' || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
-    if (!ok) throw new CommandError(`fill_form: field ${i}'s value ${JSON.stringify(v)} is not text, a list of options or true/false`);
-    return { target, value: v };
-  });
-}
 
 /** RESIZE_WAIT_MS bounds the wait for the page to see a new window size. */
 const RESIZE_WAIT_MS = 2000;

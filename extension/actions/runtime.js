@@ -12,7 +12,7 @@
 //   op "act"      {action, target, opts, timeout_ms, prefix}  click, hover, type, fill, select,
 //                 check, uncheck, key_press, scroll_to, get_text, query {limit}, drag {to},
 //                 fill_form {fields} (no target), and what
-//                 action modules add with addAction (upload-page.js: upload)
+//                 action modules add with addAction (actions/verbs/: upload, click_at, scroll_by)
 //   op "changed"  → {changed}: what the last act changed (actions/changed.js), once
 //   op "wait"     {target?, state?, text?, gone?, timeout_ms, prefix}
 //   op "outline"  {scope?, interactive_only, max_chars, prefix}  → {text, interactive, clipped, truncated,

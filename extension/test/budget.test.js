@@ -115,7 +115,7 @@ test('document_start runs minified bundles, and only what must precede the page'
   const files = startScripts();
   for (const f of files) assert.match(f, /^dist\//, `${f} is declared at document_start unminified: add it to a bundle (scripts/bundle)`);
   const sources = files.flatMap(sourcesOf);
-  for (const f of ['dom/engine.js', 'actions/core.js', 'actions/runtime.js', 'actions/upload-page.js', 'overlay/overlay.js', 'overlay/logic.js']) {
+  for (const f of ['dom/engine.js', 'actions/core.js', 'actions/runtime.js', 'actions/verbs/upload.js', 'overlay/overlay.js', 'overlay/logic.js']) {
     assert.ok(!sources.includes(f), `${f} runs at document_start`);
   }
   assert.ok(!sources.includes('capture/record.js'), 'capture/record.js runs at document_start: the recorder waits for the parsed page (DOMContentLoaded, after the engine)');
@@ -124,7 +124,7 @@ test('document_start runs minified bundles, and only what must precede the page'
 
 test('the DOM runtime, the outline and the overlay are not declared: they come on first use', () => {
   const sources = declared.flatMap((e) => e.js || []).flatMap(sourcesOf);
-  for (const f of ['actions/core.js', 'actions/runtime.js', 'actions/upload-page.js', 'overlay/overlay.js', 'overlay/logic.js']) {
+  for (const f of ['actions/core.js', 'actions/runtime.js', 'actions/verbs/upload.js', 'overlay/overlay.js', 'overlay/logic.js']) {
     assert.ok(!sources.includes(f), `${f} is declared in capture/declared.json`);
   }
   const engine = sources.indexOf('dom/engine.js');

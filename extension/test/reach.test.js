@@ -163,7 +163,7 @@ test('at work, a top document loaded idle gets the agent\'s parts only, never th
 
 test('the DOM runtime is not declared: it comes on first use (actions/inject.js)', () => {
   const files = declared.flatMap((e) => e.js);
-  for (const f of ['actions/core.js', 'actions/runtime.js', 'actions/upload-page.js']) assert.ok(!files.includes(f), f);
+  for (const f of ['actions/core.js', 'actions/runtime.js', 'actions/verbs/upload.js']) assert.ok(!files.includes(f), f);
 });
 
 test('a tab whose documents all have the scripts gets nothing', () => {

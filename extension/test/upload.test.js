@@ -1,24 +1,13 @@
-// Unit tests of the upload action: the worker's check of the files the
-// daemon sends (actions/upload.js), and the page side (upload-page.js) in a
-// vm context with a stand-in runtime, file input and DataTransfer.
+// Unit tests of the upload action's page side (actions/verbs/upload.js) in a vm
+// context with a stand-in runtime, file input and DataTransfer. The daemon
+// checks the files it reads (internal/upload); the worker runs upload on
+// the generic path (actions/verb.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import vm from 'node:vm';
-import { filesOf, MAX_FILES } from '../actions/upload.js';
-import { CommandError } from '../runner.js';
 
 const b64 = (s) => Buffer.from(s).toString('base64');
-
-test('filesOf passes what the daemon read and refuses the rest', () => {
-  const f = { name: 'a.txt', type: 'text/plain', size: 2, last_modified: 5, data: b64('hi') };
-  assert.deepEqual(filesOf([f]), [{ name: 'a.txt', type: 'text/plain', last_modified: 5, data: b64('hi') }]);
-  for (const bad of [undefined, [], Array(MAX_FILES + 1).fill(f)]) {
-    assert.throws(() => filesOf(bad), (e) => e instanceof CommandError && /upload needs 1 to 4 files/.test(e.message));
-  }
-  assert.throws(() => filesOf([{ name: 'x' }]), /has no name or content/);
-  assert.throws(() => filesOf([{ ...f, data: 'A'.repeat(28 * 1024 * 1024) }]), /more than 20 MB/);
-});
 
 /** Stand-ins for the page's DOM types the page script uses. */
 class FakeInput {
@@ -39,7 +28,7 @@ class FakeDataTransfer {
   }
 }
 
-/** pageAction loads upload-page.js and returns the action it adds and its needs. */
+/** pageAction loads actions/verbs/upload.js and returns the action it adds and its needs. */
 function pageAction() {
   const added = {};
   class Failure extends Error {
@@ -58,7 +47,7 @@ function pageAction() {
     },
   });
   ctx.globalThis = ctx;
-  vm.runInContext(fs.readFileSync(new URL('../actions/upload-page.js', import.meta.url), 'utf8'), ctx);
+  vm.runInContext(fs.readFileSync(new URL('../actions/verbs/upload.js', import.meta.url), 'utf8'), ctx);
   return added.upload;
 }
 

@@ -4,4 +4,4 @@ package extcontract
 
 // Version is the version of the contract this daemon speaks with the
 // extension: extension/contract.js's CONTRACT_VERSION.
-const Version = "8709a86f4054"
+const Version = "3d118354b2ba"

@@ -3,6 +3,8 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcp"
 )
@@ -11,10 +13,10 @@ import (
 // size the page's viewport: what a user does with the mouse and the window
 // besides clicks and keys.
 func moveActions() []action {
-	fillForm := dom[fillFormArgs]("fill_form", "[{target, value}]", false).ownHandler()
+	fillForm := dom[fillFormArgs]("fill_form", "[{target, value}]", false)
 	resize := browser[resizeArgs]("resize", "act", "the viewport")
 	resize.Idempotent = true
-	return []action{dom[dragArgs]("drag", "", false).ownHandler().notReplayed("add the drag to the test by hand"), fillForm, resize}
+	return []action{dom[dragArgs]("drag", "", false).notReplayed("add the drag to the test by hand"), fillForm, resize}
 }
 
 // dragArgs drag target onto to, another target of the same document: with
@@ -36,7 +38,34 @@ func (a dragArgs) check() error {
 	if err := a.checkTarget("drag", false, false); err != nil {
 		return err
 	}
-	return checkTargetValue("drag's to", a.To)
+	if err := checkTargetValue("drag's to", a.To); err != nil {
+		return err
+	}
+	// One drag happens in one document: a ref names its document (f7e12
+	// is frame 7's), anything else the document frame names.
+	from := a.targetArgs
+	from.canonical(false)
+	var c canonicalTarget
+	_ = json.Unmarshal(from.Target, &c) // canonical's own JSON
+	if f, t := refFrame(c.Ref), refFrame(canonicalOf(a.To).Ref); f != t {
+		return mcp.Errorf("invalid_arguments", "pass targets of the same document (with frame for an iframe)",
+			"drag moves within one document: its target and to are in different frames")
+	}
+	return nil
+}
+
+// refFrame is the frame a target's ref names ("f7e12": 7), -1 for a ref
+// of the top document ("e12") and for no ref (""): a target of another
+// kind is looked for in the document the command names.
+func refFrame(ref string) int {
+	if n, ok := strings.CutPrefix(ref, "f"); ok {
+		if i := strings.IndexByte(n, 'e'); i > 0 {
+			if v, err := strconv.Atoi(n[:i]); err == nil && v > 0 {
+				return v
+			}
+		}
+	}
+	return -1
 }
 
 // maxFormFields bounds fill_form's fields.
@@ -129,6 +158,10 @@ func (a fillFormArgs) check() error {
 		}
 		if err := checkTargetValue(fmt.Sprintf("fill_form field %d", i), f.Target); err != nil {
 			return err
+		}
+		if refFrame(canonicalOf(f.Target).Ref) > 0 && a.Frame == "" {
+			return mcp.Errorf("invalid_arguments", "pass frame (the iframe's CSS selector) and fill that frame's fields in their own call",
+				"fill_form: field %d's ref %s is in an iframe", i, canonicalOf(f.Target).Ref)
 		}
 		if !formValue(f.Value) {
 			return mcp.Errorf("invalid_arguments", `a value is text, an option (or a list of options for a multiple select), or true/false for a checkbox or radio`,

@@ -18,7 +18,8 @@ func uploadActions() []action { return []action{uploadAction()} }
 // directories the user allowed, internal/upload) and the extension sets
 // them on the input the target names, as a DOM action with effects.
 func uploadAction() action {
-	a := dom[uploadArgs]("upload", "into a file input", false).ownHandler().notReplayed("add the upload to the test by hand (setInputFiles)")
+	a := dom[uploadArgs]("upload", "into a file input", false).notReplayed("add the upload to the test by hand (setInputFiles)")
+	a.page.File = pageVerbDir + "upload.js"
 	a.sent, a.parse = reflect.TypeFor[uploadParams](), parseAs[uploadArgs]
 	a.run = func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error) {
 		args, err := decodeArgs[uploadArgs](act, raw)

@@ -13,7 +13,7 @@ const ACTS = {};
 
 /**
  * addAction adds an action that runs in act like the built-in ones, for
- * action modules loaded after this script (upload-page.js): needs says
+ * action modules loaded after this script (actions/verbs/): needs says
  * what to wait for (finds: nothing, the verb finds its elements itself,
  * given the target as opts.target), fn(el, opts) acts and resolves to its
  * result.

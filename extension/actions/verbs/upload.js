@@ -1,5 +1,5 @@
-// The page side of the upload action, in the extension's ISOLATED world of
-// every document, after runtime.js (a classic content script). It adds the
+// Page verb upload, in the extension's ISOLATED world of a document, after
+// dist/runtime.js (a classic script, as the other files of actions/verbs/). It adds the
 // "upload" action to the runtime: the element the target names must be a
 // file input, or a label of one, or hold exactly one; hidden inputs are
 // fine (pages usually hide them behind a styled button). The files come
