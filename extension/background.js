@@ -109,11 +109,19 @@ const extenders = new Map(); // correlation id → runCommand's extend, while th
 chrome.windows.onRemoved.addListener((windowId) => origins.closed(windowId));
 // release_capture (origins/held.js) needs no look at the tab's frames.
 // A script still running when its command ended (execute_js) is marked
-// when it finishes, its outcome dropped: "late result dropped".
+// when it finishes, its outcome dropped: "late result dropped". What an
+// action waits for in the page goes to the daemon with a pending status,
+// in order with the origin rule's (actions/waiting.js).
 const runAllowed = origins.gate((query, signal, hooks) => {
   const id = query.correlation_id;
   mark(id, 'allowed');
-  const all = { ...hooks, onLate: () => mark(id, 'late result dropped') };
+  const all = {
+    ...hooks,
+    onLate: () => mark(id, 'late result dropped'),
+    onWaiting: (text) => {
+      waitingPosts = waitingPosts.then(() => postResult({ correlation_id: id, status: 'pending', waiting_on: text }));
+    },
+  };
   return query.action === 'release_capture' ? runQuery(query, signal, all) : runFramed(query, signal, all);
 });
 // What pages of origins neither local nor allowed capture is held in the
