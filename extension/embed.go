@@ -18,5 +18,5 @@ import "embed"
 // A test fails when a top-level entry of this folder is neither listed here
 // nor left out on purpose (embed_test.go).
 //
-//go:embed manifest.json *.js *.html *.css actions audit capture dist dom har icons origins overlay perf tabs userscripts
+//go:embed manifest.json *.js *.html *.css actions audit capture dist dom har icons origins overlay perf pristine tabs userscripts
 var Files embed.FS

@@ -6,8 +6,6 @@
 // the command's execution deadline, and resolve to the command's result or
 // throw CommandError.
 
-import '../dom/engine.js';
-import '../actions/core.js';
 import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
 import { targetOf, frameOfRef, prefixFor, failureText, reasonOf, pageBudget, describeTarget } from './target.js';
@@ -15,9 +13,8 @@ import { nativeDialog, nativeDialogText, actionDialogs } from './dialog.js';
 import { probeFrame, watchRequests, tabStreams } from '../capture/worker.js';
 import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
 import { ensureRuntime } from './inject.js';
+import { core } from './core.js';
 import { watchWaiting } from './waiting.js';
-
-const core = globalThis.gasolineCore;
 
 // docs remembers, per tab, the document each frame had when the worker last
 // talked to it: a ref from an older document is stale. Kept in

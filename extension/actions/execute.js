@@ -68,7 +68,7 @@ export async function executeJs(params, signal, { onLate } = {}) {
       // whose start scripts have not run): save the built-ins now, marked
       // as the page's own (reach brings the channel and dialogs.js later).
       await watch.race(inject(tab, target, { world: 'ISOLATED', files: ['pristine-relay.js'] }));
-      await watch.race(inject(tab, target, { files: ['pristine.js'] }));
+      await watch.race(inject(tab, target, { files: ['dist/pristine.js'] }));
       await watch.race(inject(tab, target, { world: 'ISOLATED', func: markPristineLate }));
       injected = await run();
     }

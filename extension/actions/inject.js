@@ -14,17 +14,20 @@ import { PAGE_VERB_FILES } from '../contract.js';
 
 /**
  * RUNTIME_FILES are the DOM runtime's classic scripts, injected in order
- * into a document's ISOLATED world: the DOM engine (the worker injects it
- * at DOMContentLoaded, so a frame that has not reached it yet lacks it; it
- * does nothing where it already is), the pure logic, what an action
- * changed (actions/changed.js), custom selects' options (combobox.js), the
- * runtime (which answers {gasoline: "dom"} messages: dist/runtime.js,
- * its ES modules, actions/runtime.js and runtime/, bundled into one script
- * by scripts/bundle, so a document pays one file for it), and what action
- * modules add to it: upload's, and the page verbs declared a file each
- * (contract.js PAGE_VERB_FILES, actions/verbs/).
+ * into a document's ISOLATED world: dist/runtime.js, the runtime (which
+ * answers {gasoline: "dom"} messages) bundled by scripts/bundle from its
+ * ES modules (actions/runtime.js and runtime/) with all they import: the
+ * DOM engine (dom/engine.js), the pure logic (core.js), what an action
+ * changed (changed.js) and custom selects' options (combobox.js), so that
+ * a document pays one file for them; then what action modules add to it:
+ * upload's, and the page verbs declared a file each (contract.js
+ * PAGE_VERB_FILES, actions/verbs/). The engine comes in that one file
+ * although most documents have it already (dist/end-isolated.js, which the
+ * worker injects at DOMContentLoaded, a frame that has not reached it
+ * lacking it): a second copy sets nothing, and a second file would cost
+ * every document an injection; the first copy in a world is the one used.
  */
-export const RUNTIME_FILES = ['dom/engine.js', 'actions/core.js', 'actions/changed.js', 'actions/combobox.js', 'dist/runtime.js', 'actions/upload-page.js', ...PAGE_VERB_FILES];
+export const RUNTIME_FILES = ['dist/runtime.js', 'actions/upload-page.js', ...PAGE_VERB_FILES];
 
 // pending holds, per document, the injection under way: concurrent first
 // actions in one document share it, so the files are injected once. ready

@@ -28,12 +28,16 @@
 // Refs ("e12"; prefix + number) name elements through weak references, so a
 // ref to a removed element answers stale_ref and holds nothing alive. Facts
 // about the tab (url, title, id) are the worker's, from chrome.tabs: this
-// script never reports them. It needs dom/engine.js (targets) and core.js
-// loaded before it.
+// script never reports them. It imports what it is built on: the DOM
+// engine (dom/engine.js: targets), the pure logic (core.js), what an action
+// changed (changed.js) and custom selects' options (combobox.js), each of
+// which sets its global (gasolineEngine, gasolineCore, ...) unless this
+// world has it already, and uses the copy there (the engine's comes first
+// from dist/end-isolated.js in a parsed page).
 //
 // This is the entry of the runtime's ES modules (runtime/): scripts/bundle
-// bundles it into one classic script, dist/runtime.js, the file
-// actions/inject.js injects. Each built-in verb is a module of
+// bundles it with all it imports into one classic script, dist/runtime.js,
+// the file actions/inject.js injects. Each built-in verb is a module of
 // runtime/verbs/ that registers itself with addAction, as the page verbs of
 // actions/verbs/ do; they register in this order (verbs() lists them so).
 import { NEEDS, addAction } from './runtime/act.js';

@@ -31,7 +31,11 @@
 // Ctrl+Enter and Esc typed here (trusted keys only) go to the worker as
 // {gasoline: "draw-key", key, action: "done" | "cancel"}, which hands them
 // to the overlay in the tab's top document.
-const L = globalThis.gasolineOverlayLogic;
+//
+// An ES module, shipped as the classic script dist/note.js (scripts/bundle),
+// which note.html loads.
+import * as L from './logic.js';
+
 const key = location.hash.slice(1);
 const input = document.querySelector('input');
 const at = (e) => performance.timeOrigin + e.timeStamp;

@@ -16,15 +16,14 @@ import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
 import { ensureRuntime } from '../actions/inject.js';
 import { addCrops } from './crop.js';
-import './logic.js';
-
-const L = globalThis.gasolineOverlayLogic;
+import * as L from './logic.js';
 
 /**
  * OVERLAY_FILES are injected, in order, into the tab's top document, after
- * the DOM runtime (actions/inject.js), whose refs the overlay reports.
+ * the DOM runtime (actions/inject.js), whose refs the overlay reports: the
+ * overlay's modules bundled into one classic script (scripts/bundle).
  */
-export const OVERLAY_FILES = ['overlay/logic.js', 'overlay/overlay.js'];
+export const OVERLAY_FILES = ['dist/overlay.js'];
 const OPEN_KEY = 'draw:open';
 
 async function openSessions() {

@@ -9,8 +9,8 @@ import { ensureRuntime } from '../actions/inject.js';
 import { injectionText } from '../actions/dom.js';
 import { nativeDialog, nativeDialogText } from '../actions/dialog.js';
 
-/** COLLECTOR_FILES are injected into the ISOLATED world after the runtime. */
-export const COLLECTOR_FILES = ['perf/collect.js'];
+/** COLLECTOR_FILES are injected into the ISOLATED world after the runtime: perf/collect.js's modules bundled into one classic script (scripts/bundle). */
+export const COLLECTOR_FILES = ['dist/perf.js'];
 
 /**
  * analyzePerformance resolves to the report of what the browser measured

@@ -100,8 +100,9 @@ const PARTS = { 'pristine-relay.js': 'pristine', 'pristine.js': 'pristine', 'cha
 
 /**
  * PRISTINE_FILES are the base names of the files that bring pristine.js:
- * itself (also as the debug copy's debug/start-main/pristine.js), or the
- * bundle capture/declared.json declares it in at work (scripts/bundle).
+ * its own bundle (dist/pristine.js, declared.json's agent_js; also the
+ * debug copy's debug/start-main/pristine.js), or the bundle
+ * capture/declared.json declares it in at work (scripts/bundle).
  */
 const PRISTINE_FILES = ['pristine.js', 'start-main.js'];
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import vm from 'node:vm';
 
-const DIALOGS = fs.readFileSync(new URL('../actions/dialogs.js', import.meta.url), 'utf8');
+const DIALOGS = fs.readFileSync(new URL('../dist/dialogs.js', import.meta.url), 'utf8');
 const CHANNEL = fs.readFileSync(new URL('../actions/channel.js', import.meta.url), 'utf8');
 
 class FocusEvent extends Event {

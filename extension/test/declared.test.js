@@ -110,7 +110,7 @@ test('idle runs the lean start bundles; at work every entry\'s full files, switc
   // What idle leaves out comes late, when an agent acts (tabs/reach.js): the
   // agent-only sources, each listed once, none of them the lean capture (capture/main/lean.js).
   const late = declared.flatMap((d) => d.agent_js ?? []);
-  assert.deepEqual(late, ['pristine-relay.js', 'actions/channel.js', 'pristine.js', 'actions/dialogs.js']);
+  assert.deepEqual(late, ['pristine-relay.js', 'actions/channel.js', 'dist/pristine.js', 'dist/dialogs.js']);
   for (const d of declared) {
     for (const f of [...d.js, ...(d.idle_js ?? []), ...(d.agent_js ?? [])]) {
       assert.ok(fs.existsSync(new URL(`../${f}`, import.meta.url)), `${d.id} declares ${f}, which does not exist`);

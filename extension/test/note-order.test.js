@@ -8,11 +8,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import vm from 'node:vm';
-import '../overlay/logic.js';
+import * as L from '../overlay/logic.js';
 
-const L = globalThis.gasolineOverlayLogic;
-const logicSrc = fs.readFileSync(new URL('../overlay/logic.js', import.meta.url), 'utf8');
-const noteSrc = fs.readFileSync(new URL('../overlay/note.js', import.meta.url), 'utf8');
+// The note frame's script as note.html loads it: note.js bundled with logic.js.
+const noteSrc = fs.readFileSync(new URL('../dist/note.js', import.meta.url), 'utf8');
 const ID = 'gasoline-id';
 const OVERLAY = { id: ID, tab: { id: 1 } }; // the overlay's messages come from a tab
 
@@ -40,7 +39,6 @@ function frame(key, timeOrigin) {
     addEventListener: (type, fn) => { (listeners[type] ??= []).push(fn); },
     chrome: { runtime: { id: ID, onMessage: { addListener: (fn) => onMessage.push(fn) }, sendMessage: async (m) => { sent.push(m); } } },
   });
-  vm.runInContext(logicSrc, ctx);
   vm.runInContext(noteSrc, ctx);
   const f = {
     key, input, sent,

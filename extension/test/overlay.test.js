@@ -1,9 +1,7 @@
 // The draw-mode overlay's pure logic (overlay/logic.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import '../overlay/logic.js';
-
-const L = globalThis.gasolineOverlayLogic;
+import * as L from '../overlay/logic.js';
 
 test('rectFrom covers a drag in any direction and ignores clicks', () => {
   assert.deepEqual(L.rectFrom({ x: 110, y: 80 }, { x: 10, y: 20.4 }), { x: 10, y: 20, width: 100, height: 60 });

@@ -12,7 +12,7 @@ import { MAX_RESULT_CHARS } from '../page.js';
 import { handOver } from './pagerun.js';
 import { readPageResult } from '../jsresult.js';
 
-const PRISTINE = readFileSync(new URL('../pristine.js', import.meta.url), 'utf8');
+const PRISTINE = readFileSync(new URL('../dist/pristine.js', import.meta.url), 'utf8');
 
 // The page's own code, run after pristine.js.
 const HOSTILE = `

@@ -6,7 +6,7 @@ import vm from 'node:vm';
 import { scriptSources, MAX_RESULT_CHARS, PAGE_RUN_SOURCE } from '../page.js';
 import { readPageResult } from '../jsresult.js';
 
-vm.runInThisContext(readFileSync(new URL('../pristine.js', import.meta.url), 'utf8'));
+vm.runInThisContext(readFileSync(new URL('../dist/pristine.js', import.meta.url), 'utf8'));
 const kit = globalThis.gasolinePristineKit;
 
 /** handOver resolves to pristine.js's answer to one request, as the relay receives it. */

@@ -35,3 +35,26 @@ test('the mark is read from where actions/channel.js leaves it', () => {
     delete globalThis.gasolineStartEnd;
   }
 });
+
+test('the collector as the worker injects it (dist/perf.js) reports, and marks the start scripts it judged early', async () => {
+  const { readFileSync } = await import('node:fs');
+  const vm = await import('node:vm');
+  const ours = entry(2, 60);
+  const frame = { startTime: 1, duration: 70, blockingDuration: 20, scripts: [ours] };
+  // A browser that buffered one long animation frame and nothing else.
+  class PerformanceObserver {
+    static supportedEntryTypes = ['long-animation-frame'];
+    constructor(fn) { this.fn = fn; }
+    observe() {}
+    takeRecords() { return [frame]; }
+    disconnect() {}
+  }
+  const ctx = vm.createContext({
+    PerformanceObserver, setTimeout, gasolineStartEnd: 12,
+    performance: { getEntriesByType: () => [] }, document: { images: [] },
+  });
+  vm.runInContext(readFileSync(new URL('../dist/perf.js', import.meta.url), 'utf8'), ctx);
+  const report = await vm.runInContext('gasolinePerf.collect()', ctx);
+  assert.equal(report.vitals.lcp_ms, 0);
+  assert.deepEqual(JSON.parse(JSON.stringify(report.frames)), [{ start: 1, ms: 70, blocking: 20, scripts: [{ ms: 60, url: page, fn: '', char: 0, invoker: '', type: 'classic-script', early: true }] }]);
+});

@@ -10,7 +10,7 @@ import vm from 'node:vm';
 import { PAGE_RUN_SOURCE, scriptSources } from '../page.js';
 
 const RELAY = readFileSync(new URL('../pristine-relay.js', import.meta.url), 'utf8');
-const PRISTINE = readFileSync(new URL('../pristine.js', import.meta.url), 'utf8');
+const PRISTINE = readFileSync(new URL('../dist/pristine.js', import.meta.url), 'utf8');
 const EVENT = 'gasoline:pristine-port';
 
 // isolatedWorld runs the relay in a realm whose window is win and whose

@@ -154,7 +154,7 @@ test('at work, a top document loaded idle gets the agent\'s parts only, never th
     ['ISOLATED', 'dist/start-isolated.js', 'sub', false],
     ['ISOLATED', 'pristine-relay.js+actions/channel.js', 'top', false],
     ['MAIN', 'dist/start-main.js', 'sub', true],
-    ['MAIN', 'pristine.js+actions/dialogs.js', 'top', true],
+    ['MAIN', 'dist/pristine.js+dist/dialogs.js', 'top', true],
     ['ISOLATED', 'dist/end-isolated.js', 'sub', false],
   ]);
   assert.deepEqual(injections(idle, probe(docs), declared), [], 'idle: the lean document is as a page loading now would be, and iframes get nothing');
@@ -348,7 +348,7 @@ function framesChrome(docsOf) {
           if (world === 'ISOLATED') {
             d.g.gasolineRelay = true;
             if (files.some((f) => f.endsWith('channel.js') || f === 'dist/start-isolated.js') && d.g.top === d.g) d.g.gasolineChannel = {};
-          } else if (files.includes('pristine.js')) d.g.gasolinePristineRelay = { connected: () => true };
+          } else if (files.includes('dist/pristine.js')) d.g.gasolinePristineRelay = { connected: () => true };
           else d.g.gasolineCaptureLinked = true;
         }
         return [];
@@ -568,7 +568,7 @@ test('a command to a tab loaded idle brings the agent\'s parts into its top docu
   assert.equal(await reachTab({ id: 1, url: 'http://x/1', status: 'complete' }, api), 1);
   assert.deepEqual(injected, [
     [1, 'ISOLATED', 'pristine-relay.js+actions/channel.js', 'top'],
-    [1, 'MAIN', 'pristine.js+actions/dialogs.js', 'top'],
+    [1, 'MAIN', 'dist/pristine.js+dist/dialogs.js', 'top'],
   ]);
   assert.deepEqual(markLate, ['top']);
   assert.equal(await reachTab({ id: 1, url: 'http://x/1', status: 'complete' }, api), 0, 'the second look finds them');
@@ -609,10 +609,10 @@ test('a lean top document that has pristine (execute_js brought it while it load
   top.gasolineCaptureLinked = true;
   top.gasolinePristineRelay = { connected: () => true };
   const plan = injections(atWork, probe([{ frameId: 0, documentId: 'top', g: top }]), declared);
-  assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.late]), [['ISOLATED', 'actions/channel.js', false], ['MAIN', 'actions/dialogs.js', false]]);
+  assert.deepEqual(plan.map((p) => [p.world, p.files.join('+'), p.late]), [['ISOLATED', 'actions/channel.js', false], ['MAIN', 'dist/dialogs.js', false]]);
   const bare = isolatedWorld({ relay: true });
   bare.gasolineCaptureLinked = true;
   bare.gasolineChannel = {};
   assert.deepEqual(injections(atWork, probe([{ frameId: 0, documentId: 'top', g: bare }]), declared).map((p) => [p.world, p.files.join('+'), p.late]),
-    [['ISOLATED', 'pristine-relay.js', false], ['MAIN', 'pristine.js', true]], 'and one with the channel but no pristine port, pristine only');
+    [['ISOLATED', 'pristine-relay.js', false], ['MAIN', 'dist/pristine.js', true]], 'and one with the channel but no pristine port, pristine only');
 });

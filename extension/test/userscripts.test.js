@@ -38,7 +38,7 @@ function world({ evalAllowed }) {
 // a USER_SCRIPT world per worldId. calls records the API calls.
 function fakeBrowser({ url = 'https://strict.test/', userScripts = 'allowed', mainEval = false } = {}) {
   const main = world({ evalAllowed: mainEval });
-  main.run(file('pristine.js')); // the document_start content script
+  main.run(file('dist/pristine.js')); // the document_start content script
   const kit = main.run('gasolinePristineKit');
   const isolated = world({ evalAllowed: true });
   isolated.ctx.gasolinePristineRelay = {
@@ -148,7 +148,7 @@ test('on a page that refuses eval, execute_js runs the script in the USER_SCRIPT
   assert.equal(inj.worldId, WORLD_ID);
   assert.equal(inj.injectImmediately, true);
   assert.deepEqual(inj.target, { tabId: 7, documentIds: ['D1'] });
-  assert.deepEqual(inj.js.slice(0, 2), [{ code: USER_WORLD_MARK }, { file: 'pristine.js' }]);
+  assert.deepEqual(inj.js.slice(0, 2), [{ code: USER_WORLD_MARK }, { file: 'dist/pristine.js' }]);
   assert.deepEqual(calls.configure.at(-1), { worldId: WORLD_ID, csp: WORLD_CSP, messaging: false });
 });
 
@@ -272,10 +272,10 @@ test('in the USER_SCRIPT world pristine.js saves the built-ins once, there only'
   const w = world({ evalAllowed: true });
   const keys = w.run('Object.keys');
   w.run(USER_WORLD_MARK);
-  w.run(file('pristine.js'));
+  w.run(file('dist/pristine.js'));
   w.run('Object.keys = () => ["lie"]'); // an earlier agent script
   w.run(USER_WORLD_MARK);
-  w.run(file('pristine.js'));
+  w.run(file('dist/pristine.js'));
   assert.equal(w.run('gasolineUserWorld.builtins.keys'), keys);
   assert.equal(w.run('Object.isFrozen(gasolineUserWorld.builtins)'), true);
   assert.equal(w.run('typeof gasolinePristineKit'), 'undefined');

@@ -133,7 +133,7 @@ export async function runInUserScriptWorld(tab, target, { body, expr, maxChars, 
     await api.configureWorld({ worldId: WORLD_ID, csp: WORLD_CSP, messaging: false });
     results = await api.execute({
       target,
-      js: [{ code: USER_WORLD_MARK }, { file: 'pristine.js' }, { code: userWorldCode(body, expr, maxChars) }],
+      js: [{ code: USER_WORLD_MARK }, { file: 'dist/pristine.js' }, { code: userWorldCode(body, expr, maxChars) }],
       world: 'USER_SCRIPT',
       worldId: WORLD_ID,
       injectImmediately: true,

@@ -145,7 +145,7 @@ type Event struct {
 }
 
 // Locator is the most stable way the extension's DOM engine
-// (extension/dom/engine.js) found to name an action's element again, by
+// (extension/dom/engine/locators.js) found to name an action's element again, by
 // kind: "testid" (Attr, a test id attribute such as data-testid, and its
 // Value), "role" (Role and accessible Name), "label" (the Name of its
 // label) or "css" (Selector). interact takes it as a target: a selector

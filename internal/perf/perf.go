@@ -63,7 +63,7 @@ type Script struct {
 	// in the document, so before any page script: an extension's start
 	// script (gasoline's, or another extension's that ran first), which
 	// Chrome names by the page's URL as it names the page's inline scripts
-	// (startScripts in extension/perf/collect.js).
+	// (startScripts in extension/perf/scripts.js).
 	Early bool `json:"early,omitempty"`
 }
 

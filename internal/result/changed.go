@@ -12,8 +12,8 @@ import (
 // What an action changed on the page (effects.changed) comes in a few
 // tokens; when more changed than that holds, the extension sends the whole
 // list beside it (effects.changed.all: a line an item, at most 64 K
-// characters, extension/actions/changed.js). The Keeper takes it out of the
-// result before the result is kept, stores it as an output of its own,
+// characters, extension/actions/changed/summary.js). The Keeper takes it
+// out of the result before the result is kept, stores it as an output of its own,
 // owned by the command's client, and effects.changed names it in rest: a
 // typical action's result is as small as before, and the rest is read with
 // the read modes every stored output has (command_result raw, slice,

@@ -44,7 +44,7 @@ func debugCopy(ext, dir string, bundles []Bundle) error {
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", src, err)
 			}
-			out, module, err := bundleModule(ext, src, b.Define, false)
+			out, module, err := bundleModule(ext, src, b.Define, false, slices.Contains(b.KeepNames, src))
 			if err != nil {
 				return err
 			}

@@ -6,13 +6,15 @@
 // are each entry's sources concatenated in order and minified with esbuild.
 // A source written as an ES module (capture/main/full.js and lean.js, which
 // import the MAIN-world capture's modules; capture/relay.js and record.js,
-// the relay's and the recorder's) is bundled by esbuild with what
-// it imports into one self-contained function first (bundleModule).
+// the relay's and the recorder's; pristine.js and actions/dialogs.js) is
+// bundled by esbuild with what it imports into one self-contained function
+// first (bundleModule). The same makes the classic scripts the worker
+// injects, or an extension page loads, from ES modules (Injected).
 // Why: each of those bytes is parsed in every frame of every page the user
 // visits, agent or no agent, and issue 18 budgets them (extension/test/
 // budget.test.js), which the commented sources would exceed. Everything
-// else (the worker, the modules, the code injected on an agent's first use)
-// is loaded as written.
+// else (the worker, its modules, the classic scripts injected on an agent's
+// first use) is loaded as written.
 //
 // The readable sources are the only code anyone edits (the node tests
 // import them); the bundles are generated, committed, and checked by this
@@ -41,8 +43,8 @@ import (
 // Bundle is one file capture/declared.json declares as a content script, made of
 // Sources (paths under extension/, run in this order), in World (the
 // declaration's "world": "MAIN" or "ISOLATED"). KeepNames lists the sources
-// whose every function keeps its name (what .name says) as written, at the
-// cost of a call per function made: a MAIN-world source that hands the page a function (a
+// whose every function keeps its name (what .name says) as written (a
+// module's with the modules it imports), at the cost of a call per function made: a MAIN-world source that hands the page a function (a
 // wrapper of one of its built-ins) needs it unless it names that function
 // as a method (capture/main/fetch.js writes {fetch(input, init) {...}}.fetch,
 // whose name minifying keeps). Define replaces each of its names (a global
@@ -90,11 +92,25 @@ var Bundles = []Bundle{
 
 // Injected are the bundles no declaration registers: the worker injects
 // them with chrome.scripting on an agent's first use of a document
-// (actions/inject.js). dist/runtime.js is the DOM runtime's ES modules
-// (actions/runtime.js and runtime/), one file so that a document pays one
-// script for it, as it did before they were modules.
+// (actions/inject.js), or an extension page loads them. dist/runtime.js is
+// the DOM runtime's ES modules (actions/runtime.js and runtime/) with what
+// they import (the DOM engine, dom/engine.js and engine/; actions/core.js,
+// changed.js, combobox.js and their folders), one file so that a document
+// pays one script for all of them (it paid five before they were modules).
+// The others are the classic scripts written as ES modules that are
+// shipped alone: pristine.js and dialogs.js (the agent's MAIN-world parts a
+// document loaded idle gets, capture/declared.json "agent_js"; execute_js
+// also brings pristine.js, actions/execute.js and userscripts/execute.js),
+// the draw-mode overlay (overlay/worker.js) and its note frame
+// (overlay/note.html), and the performance collector (perf/worker.js).
+// dialogs.js keeps its names here too.
 var Injected = []Bundle{
 	{Out: "dist/runtime.js", World: "ISOLATED", Sources: []string{"actions/runtime.js"}},
+	{Out: "dist/pristine.js", World: "MAIN", Sources: []string{"pristine.js"}},
+	{Out: "dist/dialogs.js", World: "MAIN", KeepNames: []string{"actions/dialogs.js"}, Sources: []string{"actions/dialogs.js"}},
+	{Out: "dist/overlay.js", World: "ISOLATED", Sources: []string{"overlay/overlay.js"}},
+	{Out: "dist/note.js", World: "ISOLATED", Sources: []string{"overlay/note.js"}},
+	{Out: "dist/perf.js", World: "ISOLATED", Sources: []string{"perf/collect.js"}},
 }
 
 // sourceURL is a source's "//# sourceURL=name" comment, which names the
@@ -169,14 +185,11 @@ func Render(ext string, b Bundle) ([]byte, error) {
 			}
 			url = string(m[1])
 		}
-		code, module, err := bundleModule(ext, s, b.Define, true)
+		code, module, err := bundleModule(ext, s, b.Define, true, slices.Contains(b.KeepNames, s))
 		if err != nil {
 			return nil, err
 		}
 		if module {
-			if slices.Contains(b.KeepNames, s) {
-				return nil, fmt.Errorf("%s: %s is an ES module, which KeepNames does not apply to: name the functions it hands the page as methods", b.Out, s)
-			}
 			if i == len(b.Sources)-1 {
 				fmt.Fprintf(&out, "%s\n", code)
 			} else {
@@ -225,9 +238,10 @@ func Render(ext string, b Bundle) ([]byte, error) {
 // false, and s is a classic script that Render minifies as it is. The
 // function declares nothing outside itself (esbuild's IIFE format without
 // a global name) and, written with named imports only, holds no helper of
-// esbuild's. Modules are strict; so is the function, which says so (esbuild
-// leaves the directive out).
-func bundleModule(ext, s string, define map[string]string, all bool) (string, bool, error) {
+// esbuild's but, with keepNames, the one that names functions (inside the
+// function, where the page cannot see it). Modules are strict; so is the
+// function, which says so (esbuild leaves the directive out).
+func bundleModule(ext, s string, define map[string]string, all, keepNames bool) (string, bool, error) {
 	entry, err := filepath.Abs(filepath.Join(ext, s))
 	if err != nil {
 		return "", false, err
@@ -243,6 +257,7 @@ func bundleModule(ext, s string, define map[string]string, all bool) (string, bo
 		MinifyWhitespace:  all,
 		MinifySyntax:      all,
 		MinifyIdentifiers: all,
+		KeepNames:         keepNames,
 		LegalComments:     api.LegalCommentsNone,
 		LogLevel:          api.LogLevelSilent,
 	})

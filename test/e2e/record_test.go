@@ -124,7 +124,7 @@ func TestRecordedLocatorsReplay(t *testing.T) {
 }
 
 // targetOf is the interact target a recorded locator stands for (as
-// extension/dom/engine.js targetOf makes it).
+// extension/dom/engine/locators.js targetOf makes it).
 func targetOf(t *testing.T, loc map[string]any) any {
 	t.Helper()
 	s := func(k string) string { v, _ := loc[k].(string); return v }

@@ -1,5 +1,6 @@
 // The DOM runtime's actions: the verbs table (each verb registers itself
 // with addAction, runtime/verbs/), and op "act" that runs one.
+import { changed as whatChanged } from '../changed.js';
 import { dialogs, toMain } from './dialogs.js';
 import { Failure, brief } from './targets.js';
 import { actionable } from './waits.js';
@@ -50,7 +51,7 @@ export async function act(msg) {
   }
   const named = el ? brief(el, msg.prefix) : null; // before acting: the action may remove it
   changes?.watch?.cancel();
-  changes = msg.action === 'get_text' ? null : { watch: globalThis.gasolineChanged?.watch(el), prefix: msg.prefix };
+  changes = msg.action === 'get_text' ? null : { watch: whatChanged.watch(el), prefix: msg.prefix };
   const mark = dialogs.length;
   toMain('acting', { on: true, dialog: o.dialog, prompt_text: o.prompt_text });
   let result;

@@ -1,4 +1,5 @@
 // The DOM runtime's text helpers for fill, type and select.
+import { combobox } from '../combobox.js';
 import { clickAt, deleteText, fire, focusField, inputEvent, insertText, setValue } from './events.js';
 import { PREVIEW, textOutcome } from './fields.js';
 import { hitAt, nextFrame, shows, view } from './geometry.js';
@@ -72,8 +73,8 @@ export function sentText(value, secret) {
  * error about a secret <select> (secret) names none of the values sent.
  */
 export async function selectOptions(el, values, secret) {
-  if (el.localName !== 'select' && globalThis.gasolineCombobox?.isCustomSelect(el)) {
-    return globalThis.gasolineCombobox.choose(el, values, {
+  if (el.localName !== 'select' && combobox.isCustomSelect(el)) {
+    return combobox.choose(el, values, {
       click: (x) => clickAt(x, {}), shows, hitAt, frame: nextFrame, view, secret,
       fail: (reason, message) => {
         throw new Failure(reason, message);

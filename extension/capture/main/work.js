@@ -14,7 +14,7 @@
 // the hook only checks flags.
 import {
   apply, arrIndexOf, arrPush, isArray, mapDelete, mapForEach, mapSet, MathMax, now, parseJSON, StringCtor, strIndexOf,
-  strSlice,
+  strLower, strSlice,
 } from './builtins.js';
 import { addListener, doc, isTrusted, removeListener, setTimeout_, win } from './page.js';
 import { clip } from './text.js';
@@ -35,9 +35,15 @@ const ACT = 2;
 // waiting for its answer is work until the settle cap: it is what the agent
 // asked for. A request the action did not start to a long poll the worker
 // learned for this origin (capture/polls.js: "METHOD url" without its
-// query, sent with each flush: setPolls) is a long poll at once.
+// query, sent with each flush: setPolls) is a long poll at once, and one
+// whose url says it waits (POLL_WORDS: /poll, subscribe, watch=,
+// timeout=...) is one after HINT_MS: a page's first visit then settles
+// within a second of its load, where an API call whose url says nothing of
+// waiting (/api/report) still has WAIT_MS to fail late.
 const STALL_MS = 500;
 const WAIT_MS = 1200;
+const HINT_MS = 500;
+const POLL_WORDS = ['poll', 'subscribe', 'listen', 'watch', 'comet', '/updates', 'getupdates', 'wait=', 'timeout='];
 const MAX_STREAMS = 5;
 
 let arming = false;
@@ -76,6 +82,7 @@ export function started(info) {
   info.counted = true;
   info.origin = origin();
   info.last = now();
+  if (!import.meta.lean) info.hinted = saysPoll(info.url);
   mapSet(netLive, info, info.origin);
   netInflight++;
   if (info.origin) netBy[info.origin]++;
@@ -94,10 +101,22 @@ export function setPolls(list) {
   polls = list;
 }
 
+/** saysPoll reports whether url, past its origin, names waiting for news (POLL_WORDS). */
+function saysPoll(url) {
+  const u = strLower(StringCtor(url));
+  const host = strIndexOf(u, '//');
+  const rest = strSlice(u, host < 0 ? 0 : strIndexOf(u + '/', '/', host + 2));
+  for (let i = 0; i < POLL_WORDS.length; i++) {
+    if (strIndexOf(rest, POLL_WORDS[i]) >= 0) return true;
+  }
+  return false;
+}
+
 /** streaming reports whether the counted request info is long-lived at time t (see STALL_MS). */
 function streaming(info, t) {
   return info.sse || (info.read ? t - info.last >= STALL_MS : info.origin !== ACT
-    && (import.meta.lean || !isArray(polls) || arrIndexOf(polls, info.method + ' ' + strSlice(info.url, 0, strIndexOf(info.url + '?', '?'))) < 0 ? t - info.last >= WAIT_MS : true));
+    && (import.meta.lean || !isArray(polls) || arrIndexOf(polls, info.method + ' ' + strSlice(info.url, 0, strIndexOf(info.url + '?', '?'))) < 0
+      ? t - info.last >= (info.hinted ? HINT_MS : WAIT_MS) : true));
 }
 
 /** streamsOf is how many of origin o's requests in flight (all: o < 0) are streams. */

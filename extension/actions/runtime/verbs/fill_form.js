@@ -1,6 +1,7 @@
 // Page verb fill_form: several fields filled in one action (no target of its
 // own), each as fill, select or check would; what it says of each field is
 // runtime/fields.js's.
+import { combobox } from '../../combobox.js';
 import { NEEDS, addAction } from '../act.js';
 import { CHECKABLE, OFF, ON, fieldOutcome, setChecked } from '../fields.js';
 import { nextFrame, view } from '../geometry.js';
@@ -59,7 +60,7 @@ async function fillField(t, value, o, timeoutMs) {
     el = await actionable(t, o.prefix, timeoutMs, NEEDS.check, true);
     secret ||= engine.isSecret(el);
     res = await setChecked(el, o, ON.has(value));
-  } else if (el.localName === 'select' || (globalThis.gasolineCombobox?.isCustomSelect(el) && !editable(el))) {
+  } else if (el.localName === 'select' || (combobox.isCustomSelect(el) && !editable(el))) {
     if (typeof value === 'boolean') throw new Failure('bad_option', `${core.describe(el, view)} is a select: its value is an option's value or label, not ${value}`);
     res = await selectOptions(el, Array.isArray(value) ? value : [value], secret);
   } else {
