@@ -108,9 +108,21 @@ let waitingPosts = Promise.resolve();
 const extenders = new Map(); // correlation id → runCommand's extend, while the command runs
 chrome.windows.onRemoved.addListener((windowId) => origins.closed(windowId));
 // release_capture (origins/held.js) needs no look at the tab's frames.
+// A script still running when its command ended (execute_js) is marked
+// when it finishes, its outcome dropped: "late result dropped". What an
+// action waits for in the page goes to the daemon with a pending status,
+// in order with the origin rule's (actions/waiting.js).
 const runAllowed = origins.gate((query, signal, hooks) => {
-  mark(query.correlation_id, 'allowed');
-  return query.action === 'release_capture' ? runQuery(query, signal, hooks) : runFramed(query, signal, hooks);
+  const id = query.correlation_id;
+  mark(id, 'allowed');
+  const all = {
+    ...hooks,
+    onLate: () => mark(id, 'late result dropped'),
+    onWaiting: (text) => {
+      waitingPosts = waitingPosts.then(() => postResult({ correlation_id: id, status: 'pending', waiting_on: text }));
+    },
+  };
+  return query.action === 'release_capture' ? runQuery(query, signal, all) : runFramed(query, signal, all);
 });
 // What pages of origins neither local nor allowed capture is held in the
 // browser (origins/held.js) until the user allows the origin: then it goes
@@ -184,7 +196,8 @@ function dispatch(query) {
   if (typeof id !== 'string' || !id || seen.has(id)) return;
   // Stages (trace.js, off by default): received, tab chosen (owners),
   // allowed (hung tabs, the origin rule), acted (the action's handler),
-  // flushed (capture), posting and result answered (POST /query-result).
+  // flushed (capture), posting and result answered (POST /query-result),
+  // and late result dropped (runAllowed).
   mark(id, 'received');
   seen.add(id);
   if (seen.size > SEEN_LIMIT) seen.delete(seen.values().next().value);

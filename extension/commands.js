@@ -54,7 +54,10 @@ export const ACTIONS = {
  * gets (params, signal, {deadlineMs, ...hooks}), params read through the
  * contract (params.js: only what the daemon declares), deadlineMs its execution
  * deadline; hooks.onCreated(tab) is awaited when new_tab has created its tab
- * (tabs/owners.js makes it the agent's there).
+ * (tabs/owners.js makes it the agent's there); execute_js calls
+ * hooks.onLate() when its script finishes after the command ended, and a
+ * DOM action hooks.onWaiting(text) with what it waits for in the page
+ * (actions/waiting.js).
  */
 export function runQuery(query, signal, hooks = {}) {
   if (query.type && query.type !== 'browser_action') {

@@ -15,6 +15,7 @@ import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
 import { ensureRuntime } from './inject.js';
 import { core } from './core.js';
 import { pageMessage, takes } from './page-message.js';
+import { watchWaiting } from './waiting.js';
 
 // docs remembers, per tab, the document each frame had when the worker last
 // talked to it: a ref from an older document is stale. Kept in
@@ -331,6 +332,7 @@ export async function acting(action, params, signal, ctx, opts, { needsTarget = 
       settler.requestEnded(r.id);
     }
   });
+  const stopWaiting = watchWaiting(tab.id, ctx.onWaiting);
   let resp;
   let ended = Date.now(); // when the action answered (a popup blocked after it is its own for LATE_MS)
   let settled = null;
@@ -349,6 +351,7 @@ export async function acting(action, params, signal, ctx, opts, { needsTarget = 
     watch.stop();
     opens?.stop();
     stopRequests();
+    stopWaiting();
   }
   // A new document has no record of what the action changed: not asked.
   const changed = reads || watch.newDocument ? null : await changedIn(tab, frameId);

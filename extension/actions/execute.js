@@ -23,9 +23,11 @@ import { resolveTab } from '../tabs/resolve.js';
  * script in a USER_SCRIPT world instead (userscripts/execute.js; "world":
  * "USER_SCRIPT"). When the document changes under the script
  * (a navigation or reload), the command fails at once with reason
- * "navigated" instead of running into its deadline.
+ * "navigated" instead of running into its deadline. onLate, when given, is
+ * called when the script settles after the command ended (its outcome is
+ * dropped).
  */
-export async function executeJs(params, signal) {
+export async function executeJs(params, signal, { onLate } = {}) {
   const { script } = params;
   if (typeof script !== 'string' || !script.trim()) {
     throw new CommandError('execute_js needs "script": a JavaScript expression or function body, e.g. "document.title"');
@@ -39,9 +41,19 @@ export async function executeJs(params, signal) {
   const documentId = frame?.documentId;
   const target = documentId ? { tabId: tab.id, documentIds: [documentId] } : { tabId: tab.id, frameIds: [0] };
   const watch = watchDocument(tab.id, documentId, signal);
+  // The command does not wait for a script past its end (its deadline, a
+  // navigation): the script may still finish in the page, and what it
+  // returns then is dropped, which onLate (a trace mark) tells.
+  const raceScript = (p) => {
+    const settled = () => {
+      if (signal?.aborted) onLate?.();
+    };
+    p.then(settled, settled);
+    return watch.race(p);
+  };
   try {
     const { body, expr } = scriptSources(script);
-    const run = () => watch.race(inject(tab, target, { world: 'ISOLATED', func: runInPristine, args: [PAGE_RUN_SOURCE, body, expr, MAX_RESULT_CHARS] }));
+    const run = () => raceScript(inject(tab, target, { world: 'ISOLATED', func: runInPristine, args: [PAGE_RUN_SOURCE, body, expr, MAX_RESULT_CHARS] }));
     let injected = await run();
     if (injected.result?.kind === 'no_pristine') {
       // A document loaded before the extension started (no content script
@@ -66,7 +78,7 @@ export async function executeJs(params, signal) {
     if (evalRefused(injected.result)) {
       // The page's CSP forbids eval in MAIN: run the script as a user script.
       world = 'USER_SCRIPT';
-      injected = await watch.race(runInUserScriptWorld(tab, target, { body, expr, maxChars: MAX_RESULT_CHARS, url }));
+      injected = await raceScript(runInUserScriptWorld(tab, target, { body, expr, maxChars: MAX_RESULT_CHARS, url }));
       if (injected.navigated) throw injected.navigated;
     }
     const read = readPageResult(injected.result, { script, url, maxChars: MAX_RESULT_CHARS, world });

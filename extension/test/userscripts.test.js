@@ -87,7 +87,7 @@ function fakeBrowser({ url = 'https://strict.test/', userScripts = 'allowed', ma
       },
     });
   }
-  return { calls, api };
+  return { calls, api, main };
 }
 
 const executeJs = (script) => runQuery({ action: 'execute_js', params: { script, tab_id: 7 } }, undefined);
@@ -190,6 +190,39 @@ test('a page that allows eval never reaches the USER_SCRIPT world', async () => 
   const got = await executeJs('6 * 7');
   assert.deepEqual([got.value, got.world, got.hint], [42, 'MAIN', undefined]);
   assert.equal(calls.execute.length, 0);
+});
+
+test('a script that finishes after its command ended is dropped, and onLate says so', async () => {
+  const { main } = fakeBrowser({ mainEval: true });
+  const ended = new AbortController();
+  let late = 0;
+  let lateCalled;
+  const called = new Promise((resolve) => {
+    lateCalled = resolve;
+  });
+  const onLate = () => {
+    late++;
+    lateCalled();
+  };
+  const query = { action: 'execute_js', params: { script: 'await new Promise((r) => { globalThis.release = r; }); return "late"', tab_id: 7 } };
+  const run = runQuery(query, ended.signal, { onLate });
+  for (let i = 0; typeof main.ctx.release !== 'function'; i++) { // the script starts waiting in the page
+    assert.ok(i < 1000, 'the script never started');
+    await new Promise((r) => setImmediate(r));
+  }
+  ended.abort(new Error('command finished'));
+  await assert.rejects(run, /command finished/);
+  assert.equal(late, 0, 'onLate before the script finished');
+  main.ctx.release();
+  await called;
+  assert.equal(late, 1);
+
+  // A script that finished before its command ended is not late.
+  const done = new AbortController();
+  const got = await runQuery({ action: 'execute_js', params: { script: '6 * 7', tab_id: 7 } }, done.signal, { onLate });
+  done.abort(new Error('command finished'));
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual([got.value, late], [42, 1]);
 });
 
 test('runInUserScriptWorld explains what Chrome refused', async (t) => {

@@ -190,6 +190,11 @@ type QueryResult struct {
 	// the user to allow before it runs the command (extension/origins/);
 	// "" says the user answered. Absent leaves it as it was.
 	WaitingForUser *string `json:"waiting_for_user,omitempty"`
+	// WaitingOn, with status pending, is what the action waits for in the
+	// page before it can act, as its reason and why ("disabled: button
+	// 'Save' is disabled"); "" says it waits no more. Absent leaves it as
+	// it was.
+	WaitingOn *string `json:"waiting_on,omitempty"`
 }
 
 // QueryResultAck is the body returned by a successful POST /query-result.

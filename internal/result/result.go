@@ -116,6 +116,9 @@ func (k *Keeper) Report(instance string, qr apitype.QueryResult) (tracker.Comman
 	if err == nil && status == tracker.StatePending && qr.WaitingForUser != nil {
 		cmd = k.trk.WaitingForUser(id, strings.ToValidUTF8(*qr.WaitingForUser, "\uFFFD"))
 	}
+	if err == nil && status == tracker.StatePending && qr.WaitingOn != nil {
+		cmd = k.trk.WaitingOn(id, strings.ToValidUTF8(*qr.WaitingOn, "\uFFFD"))
+	}
 	return cmd, err
 }
 

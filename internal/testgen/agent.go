@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
@@ -34,7 +35,7 @@ type AgentAction struct {
 // that each DOM action it declares is replayed or says why not.
 func Replays(action string) bool {
 	switch action {
-	case "click", "fill", "type", "select", "check", "uncheck", "key_press", "fill_form":
+	case "click", "fill", "type", "select", "check", "uncheck", "key_press", "fill_form", "click_at", "scroll_by":
 		return true
 	}
 	return false
@@ -85,6 +86,13 @@ type agentParams struct {
 	Values    []string        `json:"values"`
 	Key       string          `json:"key"`
 	Modifiers []string        `json:"modifiers"`
+	// X and Y are click_at's point in the viewport, Frame the frame whose
+	// viewport it is in; DX and DY are scroll_by's pixels.
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	Frame string  `json:"frame"`
+	DX    float64 `json:"dx"`
+	DY    float64 `json:"dy"`
 }
 
 var agentRef = regexp.MustCompile(`^(?:f\d+)?e\d+$`)
@@ -117,18 +125,33 @@ func agentView(a AgentAction) (v *capture.ActionView, note string, ok bool) {
 			}
 		}
 	}
+	if a.Action == "click_at" {
+		if p.Frame != "" {
+			return nil, fmt.Sprintf("agent command %s (click_at) clicked a point in the frame %s, whose viewport page.mouse does not know; not replayed: add the click to the test by hand", a.ID, p.Frame), false
+		}
+		return &capture.ActionView{Head: capture.Head{TS: a.TS}, Type: "click_at", Selector: a.ID, Value: jsNumbers(p.X, p.Y)}, "", true
+	}
 	var loc *apitype.Locator
 	switch {
 	case p.Role != "":
 		loc = &apitype.Locator{By: "role", Role: p.Role, Name: p.Name}
 	case p.Selector != "":
 		loc = &apitype.Locator{By: "css", Selector: p.Selector}
-	case p.Ref != "" || (p.Text != "" && a.Action == "click"):
+	case p.Ref != "" || (p.Text != "" && (a.Action == "click" || a.Action == "scroll_by")):
 		return nil, fmt.Sprintf("agent command %s (%s) targeted a ref or a text; not replayed: target it by selector or role and name", a.ID, a.Action), false
+	case a.Action == "scroll_by" && p.Ref == "" && p.Text == "":
+		// No target: the page scrolls.
 	case a.Action != "key_press":
 		return nil, "", false
 	}
 	v = &capture.ActionView{Head: capture.Head{TS: a.TS}, Locator: loc, Selector: a.ID, Modifiers: p.Modifiers}
+	if a.Action == "scroll_by" {
+		// The page verb scrolls the element, or the page with none, at
+		// once (no wheel event): the test does as it did.
+		v.Type = "scroll_by"
+		v.Value = fmt.Sprintf("{ left: %s, top: %s, behavior: 'instant' }", jsNumbers(p.DX), jsNumbers(p.DY))
+		return v, "", true
+	}
 	if loc == nil {
 		v.Locator = &apitype.Locator{By: "css", Selector: "body"}
 	}
@@ -242,4 +265,13 @@ func agentSteps(a AgentAction, notes *[]string) []AgentAction {
 		out = append(out, step)
 	}
 	return out
+}
+
+// jsNumbers is ns as the arguments of a JavaScript call: "120, 80".
+func jsNumbers(ns ...float64) string {
+	list := make([]string, len(ns))
+	for i, n := range ns {
+		list[i] = strconv.FormatFloat(n, 'f', -1, 64)
+	}
+	return strings.Join(list, ", ")
 }

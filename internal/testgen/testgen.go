@@ -391,6 +391,13 @@ func (g *gen) actionCode(loc string, a *capture.ActionView) (code, comment strin
 		return fmt.Sprintf("await %s.press(%s);", loc, q(key)), ""
 	case "submit":
 		return fmt.Sprintf("await %s.evaluate((f) => (f as HTMLFormElement).requestSubmit());", loc), ""
+	case "click_at": // an agent's click at a point of the viewport; Value is "x, y"
+		return fmt.Sprintf("await page.mouse.click(%s);", a.Value), ""
+	case "scroll_by": // an agent's scroll by pixels, of the page without a locator; Value is scrollBy's options
+		if a.Locator == nil {
+			return fmt.Sprintf("await page.evaluate(() => window.scrollBy(%s));", a.Value), ""
+		}
+		return fmt.Sprintf("await %s.evaluate((el) => el.scrollBy(%s));", loc, a.Value), ""
 	}
 	// input and change
 	switch {

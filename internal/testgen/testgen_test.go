@@ -164,6 +164,43 @@ func TestGenerateAgentActions(t *testing.T) {
 	}
 }
 
+// TestGenerateAgentPointAndScroll replays an agent's click_at with the
+// mouse at its point and a scroll_by as the page verb scrolled: the page,
+// or the element its target names; a click_at in a frame (page.mouse
+// knows only the page's viewport) and a scroll_by of a ref are named in a
+// note as not replayed.
+func TestGenerateAgentPointAndScroll(t *testing.T) {
+	user := []capture.View{&capture.NavView{Head: capture.Head{ID: 1, TS: 1000}, Type: "load", To: "http://x/"}}
+	res, err := Generate(Recording{Entries: user, Agent: []AgentAction{
+		{ID: "click_at_1", Action: "click_at", TS: 2000, Params: json.RawMessage(`{"x":120,"y":80.5}`)},
+		{ID: "scroll_by_2", Action: "scroll_by", TS: 3000, Params: json.RawMessage(`{"dy":800}`)},
+		{ID: "scroll_by_3", Action: "scroll_by", TS: 4000, Params: json.RawMessage(`{"target":{"selector":"#list"},"dx":-40,"dy":600}`)},
+		{ID: "click_at_4", Action: "click_at", TS: 5000, Params: json.RawMessage(`{"x":5,"y":5,"frame":"#inner"}`)},
+		{ID: "scroll_by_5", Action: "scroll_by", TS: 6000, Params: json.RawMessage(`{"target":{"ref":"e7"},"dy":100}`)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range res.Steps[1:] {
+		got = append(got, fmt.Sprintf("%s %s", s.Command, s.Code))
+	}
+	want := []string{
+		"click_at_1 await page.mouse.click(120, 80.5);",
+		"scroll_by_2 await page.evaluate(() => window.scrollBy({ left: 0, top: 800, behavior: 'instant' }));",
+		"scroll_by_3 await page.locator('#list').evaluate((el) => el.scrollBy({ left: -40, top: 600, behavior: 'instant' }));",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got steps\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	notes := strings.Join(res.Notes, " ")
+	for _, id := range []string{"click_at_4", "scroll_by_5"} {
+		if !strings.Contains(notes, id) {
+			t.Errorf("notes %v do not say %s was not replayed", res.Notes, id)
+		}
+	}
+}
+
 // TestGenerateAgentFillForm replays an agent's fill_form as one step a
 // field, by the control its result says each was; a drag, and a fill_form
 // whose result does not say, are named in a note as not replayed.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/result"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
@@ -68,6 +69,30 @@ func TestPresentEffects(t *testing.T) {
 		Result: json.RawMessage(`{"tab_id":9,"url":"http://z/"}`)}
 	if v := tl.commandView(quiet, finished, false); string(v.Result) != `{"tab_id":9,"url":"http://z/"}` {
 		t.Errorf("an action with no effects: %s, want the result unchanged", v.Result)
+	}
+}
+
+// TestWaitingOn: while a click waits in the page for its target, the
+// extension's pending posts say for what, and command_result shows it
+// as waiting until the action answers.
+func TestWaitingOn(t *testing.T) {
+	e := newEnv(t)
+	id := e.call(t, "agent", "interact", `{"action":"click","selector":"#save"}`).field("correlation_id").(string)
+	e.delivered(t)
+	on := "disabled: button 'Save' is disabled"
+	if _, err := e.keep.Report("ext", apitype.QueryResult{CorrelationID: id, Status: "pending", WaitingOn: &on}); err != nil {
+		t.Fatal(err)
+	}
+	r := e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+id+`"}`)
+	if r.field("phase") != "running" || r.field("waiting") != on {
+		t.Errorf("while it waits: got %s, want phase running, waiting %q", r.Text, on)
+	}
+	if _, err := e.keep.Report("ext", reportOf(id, `{"tab_id":3,"url":"http://x/"}`)); err != nil {
+		t.Fatal(err)
+	}
+	r = e.call(t, "agent", "observe", `{"what":"command_result","correlation_id":"`+id+`"}`)
+	if r.field("status") != "complete" || r.field("waiting") != nil {
+		t.Errorf("done: got %s, want complete, nothing waited on", r.Text)
 	}
 }
 

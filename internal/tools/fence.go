@@ -39,7 +39,8 @@ func newFence() fence {
 // the tab list, the effects an action had,
 // WebSocket connections (the page's URL, a close's reason) and analyze
 // test's generated test (locators name the page's elements; notes, steps
-// and the verdict quote its URLs, errors and Playwright's output).
+// and the verdict quote its URLs, errors and Playwright's output), and
+// what a running action waits for (it names the page's element).
 // "error" counts when it is a string: a command's error quotes what the
 // page threw; so do the command lists (listMembers) when an entry has one.
 var pageMembers = map[string]bool{
@@ -47,6 +48,7 @@ var pageMembers = map[string]bool{
 	"content": true, "text": true, "snippets": true, "effects": true,
 	"connections": true, "connection": true,
 	"file": true, "start_url": true, "steps": true, "assertions": true, "secrets": true, "notes": true, "verdict": true,
+	"waiting": true,
 }
 
 // listMembers are the lists of commands (observe pending_commands,

@@ -4,7 +4,7 @@ package tools
 // map, a point read off a screenshot. Its page verb is
 // extension/actions/verbs/click_at.js.
 var _ = addPageAction(func() action {
-	return dom[clickAtArgs]("click_at", "viewport px", false).notReplayed("add page.mouse.click(x, y) to the test by hand")
+	return dom[clickAtArgs]("click_at", "viewport px", false)
 })
 
 // clickAtArgs are a point in CSS pixels from the top left corner of the

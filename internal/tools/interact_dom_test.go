@@ -247,6 +247,7 @@ func TestReplayedFromDeclarations(t *testing.T) {
 	}{
 		"click": {true, ""}, "fill_form": {true, ""}, "drag": {true, "add the drag to the test by hand"},
 		"hover": {true, "add the hover to the test by hand"}, "get_text": {false, ""}, "navigate": {false, ""},
+		"click_at": {true, ""}, "scroll_by": {true, ""},
 	} {
 		note, kept := replayed[name]
 		if kept != want.kept || note != want.note {

@@ -6,7 +6,7 @@ import "github.com/gasoline-mcp/gasoline/internal/mcp"
 // bring an infinite or virtualized list's next rows. Its page verb is
 // extension/actions/verbs/scroll_by.js.
 var _ = addPageAction(func() action {
-	return dom[scrollByArgs]("scroll_by", "", false).notReplayed("add page.mouse.wheel(dx, dy) to the test by hand")
+	return dom[scrollByArgs]("scroll_by", "", false)
 })
 
 // scrollByArgs are how far to scroll, in CSS pixels (negative: up or

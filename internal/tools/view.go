@@ -93,6 +93,9 @@ type commandView struct {
 	Message       string     `json:"message,omitempty"`
 	Phase         string     `json:"phase,omitempty"`
 	Reason        string     `json:"reason,omitempty"`
+	// Waiting is, while the command runs, what its action waits for in
+	// the page before it can act ("disabled: button 'Save' is disabled").
+	Waiting string `json:"waiting,omitempty"`
 	// Result is the extension's result as it reported it, or the stored
 	// output's handle (storedView).
 	Result json.RawMessage `json:"result,omitempty"`
@@ -141,6 +144,7 @@ func (t *Tools) commandView(c tracker.Command, now time.Time, verbose bool) *com
 		if c.WaitingFor != "" {
 			v.Message = waitingMessage(c)
 		}
+		v.Waiting = c.WaitingOn
 		return v
 	}
 	if c.FinishedAt != nil && verbose {

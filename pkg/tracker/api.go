@@ -162,6 +162,10 @@ type Command struct {
 	// extension asks the user to allow before running it (the origin rule,
 	// extension/origins/); "" once answered, or never asked.
 	WaitingFor string `json:"waiting_for,omitempty"`
+	// WaitingOn is, while the command is pending, what its action waits
+	// for in the page, in the extension's words ("disabled: button
+	// 'Save' is disabled"); "" when it waits for nothing there.
+	WaitingOn string `json:"waiting_on,omitempty"`
 	// External is Spec.External: something in the daemon, not an
 	// extension, completes the command (a user-driven draw-mode session).
 	External    bool       `json:"external,omitempty"`

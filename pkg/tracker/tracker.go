@@ -327,7 +327,7 @@ func (t *Tracker) finishLocked(e *entry, state State, reason, msg string, result
 	now := t.clock.Now()
 	stop(&e.timer)
 	stop(&e.ackTimer)
-	e.cmd.WaitingFor = ""
+	e.cmd.WaitingFor, e.cmd.WaitingOn = "", ""
 	switch {
 	case e.external:
 		t.nExternal--

@@ -2,7 +2,8 @@ package tracker
 
 import "time"
 
-// maxWaitingBytes bounds Command.WaitingFor (an origin).
+// maxWaitingBytes bounds Command.WaitingFor (an origin) and
+// Command.WaitingOn.
 const maxWaitingBytes = 300
 
 // UserAnswerWindow is how long a command waits for the user's answer when
@@ -41,6 +42,23 @@ func (t *Tracker) WaitingForUser(id, origin string) Command {
 		if e.cmd.DeliveredAt != nil {
 			e.cmd.Timeout = now.Sub(*e.cmd.DeliveredAt) + left
 		}
+	}
+	return e.snapshot()
+}
+
+// WaitingOn records on pending command id what its action waits for in the
+// page (text, "" once it waits no more) and returns the command's
+// snapshot. It only informs: the deadline stays. A command that is not
+// pending, or unknown, is left as it is (its snapshot, or a zero Command).
+func (t *Tracker) WaitingOn(id, text string) Command {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.cmds[id]
+	if e == nil {
+		return Command{}
+	}
+	if e.cmd.State == StatePending && !e.external {
+		e.cmd.WaitingOn = clip(text, maxWaitingBytes)
 	}
 	return e.snapshot()
 }

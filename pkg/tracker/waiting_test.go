@@ -76,3 +76,38 @@ func TestWaitingForUserMovesTheDeadline(t *testing.T) {
 	pass(2 * time.Second)
 	eventually(t, "the moved deadline passes", func() bool { return get(t, tr, c.ID).State == tracker.StateTimeout })
 }
+
+// TestWaitingOn: a pending command records what its action waits for in
+// the page, a later plain pending keeps it, "" clears it, a final status
+// drops it, and a command not pending is left as it was.
+func TestWaitingOn(t *testing.T) {
+	tr, _ := newTracker(t, tracker.Options{})
+	spec := tracker.Spec{Client: "c", Prefix: "dom", Action: "click"}
+
+	queued := submit(t, tr, spec)
+	if got := tr.WaitingOn(queued.ID, "disabled: button 'Save' is disabled"); got.WaitingOn != "" {
+		t.Errorf("queued command: WaitingOn %q, want none", got.WaitingOn)
+	}
+	c := poll(t, tr, "ext", 1)[0]
+	report(t, tr, c.ID, tracker.StatePending, "")
+	if got := tr.WaitingOn(c.ID, "disabled: button 'Save' is disabled"); got.WaitingOn != "disabled: button 'Save' is disabled" {
+		t.Fatalf("pending: WaitingOn %q", got.WaitingOn)
+	}
+	if got := report(t, tr, c.ID, tracker.StatePending, ""); got.WaitingOn == "" {
+		t.Errorf("a plain pending cleared WaitingOn: %+v", got)
+	}
+	if got := tr.WaitingOn(c.ID, ""); got.WaitingOn != "" {
+		t.Errorf("no longer waiting: WaitingOn %q, want none", got.WaitingOn)
+	}
+	tr.WaitingOn(c.ID, "not_found: no element matches text \"Save\"")
+	got := report(t, tr, c.ID, tracker.StateComplete, "{}")
+	if got.WaitingOn != "" {
+		t.Fatalf("complete: WaitingOn %q, want none", got.WaitingOn)
+	}
+	if got := tr.WaitingOn(c.ID, "x"); got.WaitingOn != "" || got.State != tracker.StateComplete {
+		t.Errorf("finished command changed: %+v", got)
+	}
+	if got := tr.WaitingOn("dom_nope", "x"); got.ID != "" {
+		t.Errorf("unknown id: %+v", got)
+	}
+}

@@ -7,6 +7,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -258,9 +259,12 @@ func TestScriptErrors(t *testing.T) {
 
 // TestScriptTimeout: a script still running at its timeout_ms ends as
 // "timeout" (execution_timeout) at the deadline, and its later completion
-// in the page changes nothing.
+// in the page changes nothing: the extension drops it (its trace marks
+// "late result dropped") and the command stays timeout.
 func TestScriptTimeout(t *testing.T) {
 	e := ready(t)
+	var on bool
+	e.inWorker(`globalThis.gasolineTrace = []; true`, &on) // the browser is this test's
 	const script = `window.__e2eLate = "running"; await new Promise((r) => setTimeout(r, 5000)); window.__e2eLate = "finished"; return "late"`
 	start := time.Now()
 	r := e.js(script, map[string]any{"timeout_ms": 1500})
@@ -272,18 +276,21 @@ func TestScriptTimeout(t *testing.T) {
 		t.Errorf("timed out after %v, want about 1.5 s", elapsed)
 	}
 
-	// Let the script finish in the page, then look again.
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if got := str(t, complete(t, e.js(`String(window.__e2eLate)`, nil))); got == "finished" {
+	// Let the script finish in the page and the extension drop what it
+	// returned, then look again.
+	dropped := fmt.Sprintf(`globalThis.gasolineTrace.some(([id, stage]) => id === %q && stage === "late result dropped")`, r.CorrelationID)
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		var ok bool
+		if e.inWorker(dropped, &ok); ok {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the timed-out script never finished in the page")
+			t.Fatal("the extension never marked the timed-out script's late result dropped")
 		}
-		time.Sleep(250 * time.Millisecond)
 	}
-	time.Sleep(500 * time.Millisecond) // room for a late post, were one sent
+	if got := str(t, complete(t, e.js(`String(window.__e2eLate)`, nil))); got != "finished" {
+		t.Fatalf("the late result was dropped, but the page says the script is %q, want finished", got)
+	}
 	again := e.call("observe", map[string]any{"what": "command_result", "correlation_id": r.CorrelationID})
 	if again.Status != "timeout" || again.Reason != "execution_timeout" || len(again.Value) != 0 {
 		t.Errorf("after the script finished: %s, want still timeout with no result", again)

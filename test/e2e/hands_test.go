@@ -260,22 +260,21 @@ func TestHandsFailures(t *testing.T) {
 
 // doomWhileWaiting clicks the disabled Doomed button and removes it while
 // the click waits for it to be enabled: the click fails detached. The test
-// removes it through CDP once the extension runs the click, and 2 s later,
-// far above the time the page's runtime takes to find it; a page timer
-// would race a busy machine's scheduling and make it not_found.
+// removes it through CDP once command_result says the click waits for the
+// button to be enabled (the page's runtime found it); a page timer would
+// race a busy machine's scheduling and make it not_found.
 func (e *env) doomWhileWaiting() {
 	e.t.Helper()
 	q := e.call("interact", map[string]any{"action": "click", "text": "Doomed", "timeout_ms": 60000})
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		r := e.call("observe", map[string]any{"what": "command_result", "correlation_id": q.CorrelationID})
-		if r.Phase == "running" {
+		if r.Phase == "running" && strings.HasPrefix(r.Waiting, "disabled: ") && strings.Contains(r.Waiting, "Doomed") {
 			break
 		}
 		if r.Status != "pending" || time.Now().After(deadline) {
-			e.t.Fatalf("the Doomed click never ran: %s", r)
+			e.t.Fatalf("the Doomed click never said it waits for the button to be enabled: %s", r)
 		}
 	}
-	time.Sleep(2 * time.Second)
 	if err := e.pageSession(e.site.URL+"/hands/widgets.html").Evaluate(e.ctx, "doom()", nil); err != nil {
 		e.t.Fatal(err)
 	}

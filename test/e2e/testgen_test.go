@@ -268,3 +268,33 @@ func (e *env) signInAndLoad(site *recordedSite) {
 	}
 	p.click("#load")
 }
+
+// TestRecordedTestPointAndScroll: the agent clicks a point of a page
+// (click_at) and scrolls a virtualized list (scroll_by); analyze test
+// replays each, with the mouse at the point and the list's own scrollBy,
+// and verify:true runs the test green: Playwright takes the replayed
+// lines and the list is there to scroll. (analyze test asserts no text
+// after either: the log's text the click changed and the rows the scroll
+// rendered are not recorded as appeared.)
+func TestRecordedTestPointAndScroll(t *testing.T) {
+	playwrightReady(t)
+	e := ready(t)
+	for _, c := range []struct {
+		path, action string
+		args         map[string]any
+		want         []string
+	}{
+		{"/hands/canvas.html", "click_at", map[string]any{"x": 550, "y": 70}, []string{"await page.mouse.click(550, 70);"}},
+		{"/hands/rows.html", "scroll_by", map[string]any{"dy": 6000, "target": "#list"}, []string{
+			"await page.locator('#list').evaluate((el) => el.scrollBy({ left: 0, top: 6000, behavior: 'instant' }));",
+		}},
+	} {
+		e.open(c.path)
+		e.ok(c.action, c.args)
+		tab := e.tabOf(e.site.URL + c.path)
+		e.generate(map[string]any{"what": "test", "tab_id": tab}, c.want...)
+		if v := e.verify(tab); !v.Verdict.Passed {
+			t.Fatalf("%s: the recorded test failed against the page it was recorded on: %+v\n%s", c.action, v.Verdict, v.File)
+		}
+	}
+}

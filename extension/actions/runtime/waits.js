@@ -74,15 +74,52 @@ function quiet() {
  */
 export async function actionable(t, prefix, timeoutMs, needs, idle = false) {
   const watch = idle && timeoutMs > IDLE_MS && timeoutMs <= IDLE_BUDGET_MS ? quiet() : null;
+  const tell = teller();
   try {
-    return await waitActionable(t, prefix, timeoutMs, needs, watch);
+    const el = await waitActionable(t, prefix, timeoutMs, needs, watch, tell);
+    tell.done();
+    return el;
   } finally {
     watch?.stop();
   }
 }
 
-/** waitActionable waits until target t names one element that meets needs (watch, when given, sees what it waits through), failing at timeoutMs with why it is not. */
-async function waitActionable(t, prefix, timeoutMs, needs, watch) {
+/**
+ * TELL_AFTER_MS is how long an action waits for its target before it tells
+ * the worker what for: a shorter wait is a frame or two of layout (a
+ * scroll into view, an animation ending), not worth a post to the daemon.
+ */
+const TELL_AFTER_MS = 300;
+
+/**
+ * teller tells the worker what an action waits for in the page
+ * ({gasoline: "waiting", text}: actions/waiting.js), which the agent reads
+ * while the command runs: say(failure) once it has waited TELL_AFTER_MS,
+ * each time the text changes; done() says "" (it waits no more) when
+ * anything was said. A page without the worker tells nobody.
+ */
+function teller() {
+  const started = performance.now();
+  let told = '';
+  const send = (text) => {
+    told = text;
+    try {
+      chrome.runtime.sendMessage({ gasoline: 'waiting', text }).catch(() => {});
+    } catch { /* no worker to tell */ }
+  };
+  return {
+    say(failure) {
+      const text = `${failure.reason}: ${failure.message.split('; ')[0]}`;
+      if (failure.reason !== 'not_stable' && text !== told && performance.now() - started >= TELL_AFTER_MS) send(text);
+    },
+    done() {
+      if (told) send('');
+    },
+  };
+}
+
+/** waitActionable waits until target t names one element that meets needs (watch, when given, sees what it waits through; tell hears each failed look), failing at timeoutMs with why it is not. */
+async function waitActionable(t, prefix, timeoutMs, needs, watch, tell) {
   const deadline = performance.now() + Math.max(0, timeoutMs);
   let last = null;
   let seen = null; // an element found once, to tell detached from not found
@@ -153,6 +190,7 @@ async function waitActionable(t, prefix, timeoutMs, needs, watch) {
         'If it comes later, wait_for it first)';
       throw last;
     }
+    tell.say(last);
     await nextFrame();
   }
 }

@@ -59,6 +59,7 @@ type Result struct {
 	Status        string
 	CorrelationID string
 	Phase         string
+	Waiting       string // what a running action waits for in the page
 	Reason        string
 	Error         string          // a failed command's error text
 	ToolError     *ToolError      // set when IsError
@@ -98,6 +99,7 @@ func (c *Client) Call(ctx context.Context, tool string, args map[string]any) (Re
 		Status        string          `json:"status"`
 		CorrelationID string          `json:"correlation_id"`
 		Phase         string          `json:"phase"`
+		Waiting       string          `json:"waiting"`
 		Reason        string          `json:"reason"`
 		Error         json.RawMessage `json:"error"`
 		Result        json.RawMessage `json:"result"`
@@ -106,7 +108,7 @@ func (c *Client) Call(ctx context.Context, tool string, args map[string]any) (Re
 		return Result{}, fmt.Errorf("%s: decoding %s: %w", tool, raw, err)
 	}
 	r := Result{IsError: res.IsError, Status: v.Status, CorrelationID: v.CorrelationID, Phase: v.Phase,
-		Reason: v.Reason, Value: v.Result, Raw: raw}
+		Waiting: v.Waiting, Reason: v.Reason, Value: v.Result, Raw: raw}
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *mcp.ImageContent:
