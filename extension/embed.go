@@ -12,6 +12,11 @@ import "embed"
 // repository's other generated files.
 //
 //go:generate go run -C ../scripts/bundle .
+//
+// The Firefox build (firefox.go) is written next, from the fresh bundles,
+// into build/firefox/ (not committed).
+//
+//go:generate go run ../scripts/firefox ../build/firefox
 
 // Files is the extension as Chrome loads it: the manifest and everything it
 // and its pages reach. The tests, README.md and this Go file are left out.
