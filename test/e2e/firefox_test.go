@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -76,6 +77,11 @@ type foxEnv struct {
 func foxReady(t *testing.T) *foxEnv {
 	t.Helper()
 	bin := requireFirefox(t)
+	if chromium.Headed() {
+		// make e2e runs the suite headless, then headed for Chromium's
+		// window focus and tab groups; Firefox runs headless in the first.
+		t.Skip("the Firefox tests run headless only: they ran in the headless pass")
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	t.Cleanup(cancel)
 	e := &foxEnv{env: &env{t: t, ctx: ctx, site: newSite(t), logDir: t.TempDir()}}
@@ -150,27 +156,42 @@ func TestFirefoxExecuteJS(t *testing.T) {
 	}
 }
 
-// TestFirefoxCapture: what a page does in Firefox reaches observe as in
-// Chrome: its console error, and a failing request (seen by the page and
-// by webRequest, merged) with its response body.
-func TestFirefoxCapture(t *testing.T) {
-	e := foxReady(t)
+// foxPages serves the Firefox tests' own pages on 127.0.0.1:
+//
+//	/fox/page    logs a console error and fetches /fox/fail
+//	/fox/fail    a 500 with a JSON body
+//	/fox/button  a button whose click adds a line and retitles the page
+func foxPages(t *testing.T) *httptest.Server {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /fox/page", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, `<!doctype html><title>Fox</title><script>
+	html := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			fmt.Fprint(w, body)
+		}
+	}
+	mux.Handle("GET /fox/page", html(`<!doctype html><title>Fox</title><script>
 console.error("fox boom", {step: 1});
 fetch("/fox/fail").then((r) => r.text());
-</script>`)
-	})
+</script>`))
 	mux.HandleFunc("GET /fox/fail", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
 		fmt.Fprint(w, `{"error":"the fox exploded"}`)
 	})
+	mux.Handle("GET /fox/button", html(`<!doctype html><title>Fox button</title>
+<button id="go" onclick="document.title = 'Fox clicked'; const p = document.createElement('p'); p.textContent = 'The fox jumped'; document.body.append(p)">Jump</button>`))
 	srv := httptest.NewServer(mux) // 127.0.0.1 only
 	t.Cleanup(srv.Close)
+	return srv
+}
 
+// TestFirefoxCapture: what a page does in Firefox reaches observe as in
+// Chrome: its console error, and a failing request (seen by the page and
+// by webRequest, merged) with its response body.
+func TestFirefoxCapture(t *testing.T) {
+	e := foxReady(t)
+	srv := foxPages(t)
 	e.call("interact", map[string]any{"action": "navigate", "url": srv.URL + "/fox/page", "wait_ms": 20000})
 	e.observeUntil(map[string]any{"what": "logs", "text": "fox boom"}, 20*time.Second, func(o observed) error {
 		return missing(o.Entries, []want{{"the console error", func(e ev) bool {
@@ -190,5 +211,49 @@ fetch("/fox/fail").then((r) => r.text());
 	body := e.call("observe", map[string]any{"what": "network", "id": fail["id"], "body": "response"})
 	if !strings.Contains(string(body.Raw), "the fox exploded") {
 		t.Errorf("the 500's response body: %s, want the JSON with \"the fox exploded\"", body.Raw)
+	}
+}
+
+// TestFirefoxClick: an agent's click in Firefox runs the page's handler and
+// reports its effects (the new text, the new title), as in Chrome.
+func TestFirefoxClick(t *testing.T) {
+	e := foxReady(t)
+	srv := foxPages(t)
+	e.call("interact", map[string]any{"action": "navigate", "url": srv.URL + "/fox/button", "wait_ms": 20000})
+	r := e.call("interact", map[string]any{"action": "click", "target": map[string]any{"role": "button", "name": "Jump"}, "wait_ms": 20000})
+	if r.Status != "complete" {
+		t.Fatalf("click: status %q, want complete: %s", r.Status, r)
+	}
+	for _, s := range []string{"The fox jumped", "Fox clicked"} {
+		if !strings.Contains(string(r.Raw), s) {
+			t.Errorf("the click's result %s does not say %q", r.Raw, s)
+		}
+	}
+	if got := str(t, complete(t, e.js("document.title", nil))); got != "Fox clicked" {
+		t.Errorf("document.title = %q after the click, want %q", got, "Fox clicked")
+	}
+}
+
+// TestFirefoxScreenshot: a screenshot of the agent's tab in Firefox
+// (tabs.captureVisibleTab) comes back as an image of the viewport.
+func TestFirefoxScreenshot(t *testing.T) {
+	e := foxReady(t)
+	e.call("interact", map[string]any{"action": "navigate", "url": e.site.URL + "/b", "wait_ms": 20000})
+	r := e.call("interact", map[string]any{"action": "screenshot", "wait_ms": 20000})
+	var shot struct {
+		Result struct {
+			MimeType string `json:"mime_type"`
+			Bytes    int    `json:"bytes"`
+			Width    int    `json:"width"`
+			Height   int    `json:"height"`
+			URL      string `json:"url"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(r.Raw, &shot); err != nil {
+		t.Fatal(err)
+	}
+	s := shot.Result
+	if r.Status != "complete" || !strings.HasPrefix(s.MimeType, "image/") || s.Bytes < 1000 || s.Width < 100 || s.Height < 100 || s.URL != e.site.URL+"/b" {
+		t.Fatalf("screenshot: %s, want a complete image of page B", r.Raw)
 	}
 }
