@@ -50,3 +50,12 @@ test('a refused setAccessLevel is logged, not thrown', async () => {
   }
   assert.match(warned.join('\n'), /nope/);
 });
+
+test('allowUserScriptsText names each browser\'s own place to allow user scripts', async () => {
+  const chrome = await load('chrome-extension://ghi/', {});
+  assert.match(chrome.allowUserScriptsText('ipimnlogmeffgddjpdmodnligphcpfag'), /"Allow User Scripts".*chrome:\/\/extensions\/\?id=ipimnlogmeffgddjpdmodnligphcpfag/);
+  const firefox = await load('moz-extension://jkl/', {});
+  const text = firefox.allowUserScriptsText('gasoline@gasoline-mcp');
+  assert.match(text, /about:addons/);
+  assert.doesNotMatch(text, /chrome:/);
+});

@@ -257,3 +257,16 @@ func TestFirefoxScreenshot(t *testing.T) {
 		t.Fatalf("screenshot: %s, want a complete image of page B", r.Raw)
 	}
 }
+
+// TestFirefoxStrictCSPSaysHow: on a page whose CSP forbids eval, execute_js
+// needs user scripts, an optional permission in Firefox that a fresh
+// profile has not granted: the error says where the user grants it
+// (about:addons), not Chrome's toggle.
+func TestFirefoxStrictCSPSaysHow(t *testing.T) {
+	e := foxReady(t)
+	e.call("interact", map[string]any{"action": "navigate", "url": e.site.URL + "/csp/strict.html", "wait_ms": 20000})
+	r := e.js("document.title", nil)
+	if r.Status != "error" || !strings.Contains(string(r.Raw), "about:addons") || strings.Contains(string(r.Raw), "chrome://") {
+		t.Fatalf("execute_js on a strict-CSP page: %s, want an error that names about:addons", r.Raw)
+	}
+}
