@@ -38,13 +38,20 @@ func firefoxBuild(t *testing.T) string {
 			firefoxBuildErr = err
 			return
 		}
-		firefoxBuildDir = dir // removed with the machine's temp files: tests of one binary share it
+		firefoxBuildDir = dir // the tests of one binary share it; TestMain removes it
 		firefoxBuildErr = extension.WriteFirefox(dir)
 	})
 	if firefoxBuildErr != nil {
 		t.Fatalf("writing the Firefox build: %v", firefoxBuildErr)
 	}
 	return firefoxBuildDir
+}
+
+// removeFirefoxBuild removes the Firefox build, if a test wrote one.
+func removeFirefoxBuild() {
+	if firefoxBuildDir != "" {
+		os.RemoveAll(firefoxBuildDir)
+	}
 }
 
 // requireFirefox returns the Firefox binary, or skips the test when there
@@ -84,7 +91,9 @@ func foxReady(t *testing.T) *foxEnv {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	t.Cleanup(cancel)
-	e := &foxEnv{env: &env{t: t, ctx: ctx, site: newSite(t), logDir: t.TempDir()}}
+	// The profile is made before close is registered, so that it is removed
+	// after close stopped Firefox (cleanups run last first).
+	e := &foxEnv{env: &env{t: t, ctx: ctx, site: newSite(t), profile: t.TempDir(), logDir: t.TempDir()}}
 	d, err := gasoline.StartDaemon(ctx, bins, filepath.Join(t.TempDir(), "state"), "--firefox-extension-uuid="+firefox.ExtensionUUID)
 	if err != nil {
 		t.Fatalf("starting the daemon: %v", err)
@@ -94,7 +103,7 @@ func foxReady(t *testing.T) *foxEnv {
 	if e.mcp, err = gasoline.Connect(ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	if e.browser, err = firefox.Start(ctx, firefox.Options{Bin: bin, ProfileDir: t.TempDir(), LogPath: e.log()}); err != nil {
+	if e.browser, err = firefox.Start(ctx, firefox.Options{Bin: bin, ProfileDir: e.profile, LogPath: e.log()}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.browser.Install(ctx, firefoxBuild(t)); err != nil {
