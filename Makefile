@@ -134,8 +134,9 @@ generate: ## Regenerate every generated file (go generate ./...): extension/cont
 
 # scripts/bundle is a module of its own: esbuild is a tool of the repository,
 # not a dependency of the product (go generate ./... runs it too: internal/tools/generate.go, after the generated files it bundles).
-bundle: ## Regenerate the extension's minified content-script bundles (extension/dist/) from their sources; make test fails while they are stale
+bundle: ## Regenerate the extension's minified content-script bundles (extension/dist/) from their sources, then the Firefox build (build/firefox/, not committed); make test fails while the bundles are stale
 	cd scripts/bundle && $(GO) run .
+	$(GO) run ./scripts/firefox
 
 icons: ## Redraw the extension's icons (extension/icons/*.png) with scripts/icons
 	$(GO) run ./scripts/icons
@@ -144,6 +145,6 @@ axe: ## Refresh the accessibility audit's axe-core (extension/audit/axe.min.js) 
 	./scripts/axe.sh
 
 clean: ## Remove build output
-	rm -rf bin .bench dist
+	rm -rf bin .bench dist build
 
 .PHONY: help build run install dist stop test check generate npm-deps npm-test e2e fuzz soak bench bench-check bench-pages bundle icons axe clean

@@ -29,6 +29,7 @@ import { nativeDialog, nativeDialogText, watchDialogs } from './actions/dialog.j
 import { watchRequests } from './actions/busy.js';
 import { DaemonClient, DaemonError, DEFAULT_PORT, normaliseCode, SignatureError, validPort } from './daemon.js';
 import { startDrawRelay } from './overlay/worker.js';
+import { restrictStorage } from './platform.js';
 import { Poller } from './poller.js';
 import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
@@ -425,9 +426,9 @@ async function unpair() {
 
 // --- events (registered synchronously at top level, as MV3 requires) ---------
 
-// Content scripts run in every page: they must not read the token.
-chrome.storage.local.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' })
-  .catch((err) => console.warn('gasoline: restricting chrome.storage.local to the extension:', err));
+// Content scripts run in every page: they must not read the token
+// (Chrome only: platform.js).
+restrictStorage();
 
 // Install, update, enable and browser start: tabs already open have none of
 // the content scripts (and the daemon knows none of them) until brought.

@@ -10,7 +10,9 @@ import "embed"
 // scripts/bundle (a module of its own, so esbuild is no dependency of the
 // product): go generate ./... or make generate rewrites them with the
 // repository's other generated files, last (internal/tools/generate.go),
-// since some of their sources are generated too.
+// since some of their sources are generated too; the Firefox build
+// (firefox.go) is written after them, from the fresh bundles, into
+// build/firefox/ (not committed).
 
 // Files is the extension as Chrome loads it: the manifest and everything it
 // and its pages reach. The tests, README.md and this Go file are left out.

@@ -18,8 +18,10 @@
 (function gasolinePristineRelay(g) {
   'use strict';
   // node, already here, or an iframe (execute_js runs in the top document
-  // only, and pristine.js makes no channel there)
-  if (typeof document === 'undefined' || g.gasolinePristineRelay || (g.top && g.top !== g)) return;
+  // only, and pristine.js makes no channel there). The window is g.window:
+  // in Firefox an isolated world's global is a sandbox, not the window that
+  // top names.
+  if (typeof document === 'undefined' || g.gasolinePristineRelay || (g.top && g.top !== (g.window ?? g))) return;
   const EVENT = 'gasoline:pristine-port';
   let port = null;
   // Brought in after the page's scripts could run (a document loaded before

@@ -174,7 +174,9 @@ export function hasIsolated(g = globalThis) {
  * actions/channel.js and dialogs.js); or false.
  */
 export function hasPristine(g = globalThis) {
-  if (g.top && g.top !== g) return g.gasolineCaptureLinked === true;
+  // g.window: in Firefox an isolated world's global is a sandbox, not the
+  // window that top names.
+  if (g.top && g.top !== (g.window ?? g)) return g.gasolineCaptureLinked === true;
   const pristine = g.gasolinePristineRelay?.connected() === true;
   // Without capture, the pristine port alone (execute_js brought it into a
   // document older than the extension) counts as the MAIN scripts: they

@@ -28,6 +28,7 @@
 
 import { CommandError } from '../runner.js';
 import { PAGE_RUN_SOURCE } from '../page.js';
+import { allowUserScriptsText } from '../platform.js';
 
 /** WORLD_ID names the USER_SCRIPT world execute_js runs in. */
 export const WORLD_ID = 'gasoline-execute-js';
@@ -69,11 +70,9 @@ export function userScriptsApi(c = globalThis.chrome) {
  */
 export function notAllowedText(url, extensionId) {
   const page = url || 'this page';
-  const details = extensionId ? `chrome://extensions/?id=${extensionId}` : 'chrome://extensions';
   return `the page's Content-Security-Policy blocks eval, so execute_js cannot run the script in the page's MAIN world on ${page}, ` +
     'and user scripts, which would run it in a USER_SCRIPT world exempt from that CSP, are not allowed for the gasoline extension. ' +
-    `Ask the user to switch on "Allow User Scripts" on the extension's details page (${details}; in Chrome before 138: ` +
-    'switch on Developer mode at chrome://extensions), then run the script again. The DOM actions (click, fill, get_text, ' +
+    `Ask the user to ${allowUserScriptsText(extensionId)}, then run the script again. The DOM actions (click, fill, get_text, ` +
     'query, analyze dom) need no eval and work on this page as it is.';
 }
 

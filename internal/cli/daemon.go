@@ -31,6 +31,7 @@ import (
 // 'daemon start' (which passes them on to the daemon it spawns).
 type runFlags struct {
 	extensionID     string
+	firefoxUUID     string
 	dispatchTimeout time.Duration
 	ackTimeout      time.Duration
 	execTimeout     time.Duration
@@ -53,6 +54,7 @@ type runFlags struct {
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.extensionID, "extension-id", "", "pinned Chrome extension ID allowed as Origin (default: the bundled extension's)")
+	fs.StringVar(&f.firefoxUUID, "firefox-extension-uuid", "", "also allow the extension in Firefox as Origin: its moz-extension:// UUID, which Firefox picks per profile (about:debugging, This Firefox, Gasoline's Internal UUID)")
 	f.registerTracker(fs)
 	fs.DurationVar(&f.progressEvery, "progress-every", tools.DefaultProgressEvery, "how often a blocking wait reports progress to a client that asks for it")
 	fs.IntVar(&f.inlineWaitMS, "inline-wait-ms", 0, "default wait_ms of interact, at most 25000 (0: always return the queued handle at once)")
@@ -98,7 +100,7 @@ func (f *runFlags) options(port int, dir string) (daemon.Options, error) {
 		}
 	}
 	return daemon.Options{
-		Port: port, StateDir: dir, ExtensionID: f.extensionID, UserDrivenWait: f.userWait, UploadDirs: uploads,
+		Port: port, StateDir: dir, ExtensionID: f.extensionID, FirefoxExtensionUUID: f.firefoxUUID, UserDrivenWait: f.userWait, UploadDirs: uploads,
 		InlineWait:    time.Duration(f.inlineWaitMS) * time.Millisecond,
 		ProgressEvery: f.progressEvery,
 		LogLevel:      lvl,

@@ -43,9 +43,12 @@ import (
 type Options struct {
 	Port        int
 	StateDir    string
-	ExtensionID string          // "" pins server.DefaultExtensionID
-	Tracker     tracker.Options // timers and limits; zero fields take the defaults
-	InlineWait  time.Duration   // interact's default wait_ms
+	ExtensionID string // "" pins server.DefaultExtensionID
+	// FirefoxExtensionUUID, when set, also allows the extension in Firefox
+	// (server.Config.FirefoxExtensionUUID).
+	FirefoxExtensionUUID string
+	Tracker              tracker.Options // timers and limits; zero fields take the defaults
+	InlineWait           time.Duration   // interact's default wait_ms
 	// UserDrivenWait is command_result's default wait on a draw-mode
 	// session (0: 55 s); tests shorten it.
 	UserDrivenWait time.Duration
@@ -110,7 +113,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	p := assemble(o, dir, uploads, lns.port, log)
-	cfg := server.Config{Port: lns.port, Token: token, ExtensionID: o.ExtensionID, Pairing: pair, Listeners: lns.all, Log: log}
+	cfg := server.Config{Port: lns.port, Token: token, ExtensionID: o.ExtensionID, FirefoxExtensionUUID: o.FirefoxExtensionUUID, Pairing: pair, Listeners: lns.all, Log: log}
 	log.Info().Int("port", lns.port).Str("state_dir", dir.Path).Bool("socket", lns.socket).Str("version", version.Version).Strs("upload_dirs", uploads.Dirs()).Msg("daemon started")
 	return p.serve(ctx, cfg, func() {
 		if o.Ready != nil {

@@ -301,7 +301,7 @@ func (n *nonceCache) fresh(nonce string, ts, now int64) bool {
 // token and the daemon's own proof (extauth); only the pinned extension may
 // ask. The code is never sent.
 func (s *Server) pair(c echo.Context) error {
-	if c.Request().Header.Get("Origin") != s.extOrigin {
+	if !s.extensionOrigin(c.Request().Header.Get("Origin")) {
 		return apiError(http.StatusForbidden, "forbidden_origin", "pairing is only possible from the gasoline extension",
 			"type the code into the gasoline extension's popup")
 	}

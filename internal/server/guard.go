@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,7 +25,7 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 				"connect to http://127.0.0.1:"+strconv.Itoa(s.cfg.Port))
 		}
 		origin, hasOrigin := r.Header["Origin"]
-		if hasOrigin && (len(origin) != 1 || origin[0] != s.extOrigin) {
+		if hasOrigin && (len(origin) != 1 || !s.extensionOrigin(origin[0])) {
 			return apiError(http.StatusForbidden, "forbidden_origin",
 				"requests from web pages are refused",
 				"only the gasoline extension and local tools may call this API")
@@ -39,6 +40,12 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// extensionOrigin reports whether origin is the pinned extension's, in
+// Chrome or (when configured) in Firefox.
+func (s *Server) extensionOrigin(origin string) bool {
+	return slices.Contains(s.extOrigins, origin)
 }
 
 func (s *Server) hostAllowed(host string) bool {

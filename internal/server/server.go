@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
@@ -46,11 +47,16 @@ type Config struct {
 	Port        int
 	Token       string // the state-dir token
 	ExtensionID string // pinned extension ID; "" means DefaultExtensionID
-	Tracker     *tracker.Tracker
-	MCP         *mcp.Server
-	Pairing     *pairing.Pairing
-	Health      func() apitype.Health
-	Capture     *capture.Store // what the extension captures (POST /events)
+	// FirefoxExtensionUUID, when set, is the host of the extension's
+	// moz-extension:// origin in the user's Firefox, allowed as well as
+	// Chrome's: Firefox derives no ID from a key but picks a random UUID
+	// per profile, so it cannot be pinned in advance.
+	FirefoxExtensionUUID string
+	Tracker              *tracker.Tracker
+	MCP                  *mcp.Server
+	Pairing              *pairing.Pairing
+	Health               func() apitype.Health
+	Capture              *capture.Store // what the extension captures (POST /events)
 	// Contracts records the contract version each polling extension sends
 	// (extcontract); nil records none.
 	Contracts *extcontract.Seen
@@ -72,12 +78,12 @@ type Config struct {
 
 // Server is the daemon's HTTP API.
 type Server struct {
-	cfg       Config
-	extOrigin string
-	started   string    // cfg.Started in the header's format
-	sessions  *sessions // Streamable HTTP clients' sessions (streamable.go)
-	e         *echo.Echo
-	nonces    nonceCache // of signed extension requests
+	cfg        Config
+	extOrigins []string  // the pinned extension's origins: Chrome's, then Firefox's if set
+	started    string    // cfg.Started in the header's format
+	sessions   *sessions // Streamable HTTP clients' sessions (streamable.go)
+	e          *echo.Echo
+	nonces     nonceCache // of signed extension requests
 	// unverified and unverifiedPair count the body bytes held by requests
 	// not yet verified (MaxUnverifiedBytes, MaxUnverifiedPairBytes).
 	unverified, unverifiedPair byteBudget
@@ -99,8 +105,11 @@ func New(cfg Config) *Server {
 	if cfg.Annotations == nil {
 		cfg.Annotations = annotate.NewStore(0, 0)
 	}
-	s := &Server{cfg: cfg, extOrigin: "chrome-extension://" + cfg.ExtensionID, sessions: newSessions(),
+	s := &Server{cfg: cfg, extOrigins: []string{"chrome-extension://" + cfg.ExtensionID}, sessions: newSessions(),
 		unverified: byteBudget{max: MaxUnverifiedBytes}, unverifiedPair: byteBudget{max: MaxUnverifiedPairBytes}}
+	if cfg.FirefoxExtensionUUID != "" {
+		s.extOrigins = append(s.extOrigins, "moz-extension://"+strings.ToLower(cfg.FirefoxExtensionUUID))
+	}
 	if !cfg.Started.IsZero() {
 		s.started = cfg.Started.UTC().Format(time.RFC3339Nano)
 	}

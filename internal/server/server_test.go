@@ -37,6 +37,10 @@ type env struct {
 }
 
 // newEnv serves the real echo handler on 127.0.0.1 with real tools.
+// firefoxUUID is the moz-extension:// host the test servers allow as the
+// extension in Firefox.
+const firefoxUUID = "6a0b3c2e-4f1d-4e8a-9b7c-3d2e1f0a9b8c"
+
 func newEnv(t testing.TB) *env { return newEnvWith(t, tools.Deps{}) }
 
 // newEnvWith is newEnv with tools built from deps (Tracker, Health and Log
@@ -62,7 +66,8 @@ func newEnvWith(t testing.TB, deps tools.Deps) *env {
 	}
 	tools.New(deps).Register(m)
 	m.SetTasks(task.New(trk))
-	srv := server.New(server.Config{Port: port, Token: token, Tracker: trk, MCP: m, Pairing: pair, Health: health, Capture: deps.Capture, Log: log})
+	srv := server.New(server.Config{Port: port, Token: token, Tracker: trk, MCP: m, Pairing: pair, Health: health, Capture: deps.Capture, Log: log,
+		FirefoxExtensionUUID: firefoxUUID})
 	ts := httptest.NewUnstartedServer(srv.Handler())
 	ts.Listener.Close()
 	ts.Listener = ln
@@ -148,6 +153,10 @@ func TestSecurity(t *testing.T) {
 		{"revoke without token", req{"POST", "/pair/revoke", nil, ""}, 401, "unauthorized"},
 		{"health, no token", req{"GET", "/health", nil, ""}, 200, ""},
 		{"health from the extension", req{"GET", "/health", map[string]string{"Origin": extOrigin}, ""}, 200, ""},
+		{"health from the extension in Firefox", req{"GET", "/health", map[string]string{"Origin": "moz-extension://" + firefoxUUID}, ""}, 200, ""},
+		{"pair from the extension in Firefox", req{"POST", "/pair", map[string]string{"Origin": "moz-extension://" + firefoxUUID}, wrongProof()}, 401, "invalid_code"},
+		{"other Firefox extension", req{"POST", "/mcp", map[string]string{"Authorization": auth, "Origin": "moz-extension://0a0b3c2e-4f1d-4e8a-9b7c-3d2e1f0a9b8c"}, interactCall}, 403, "forbidden_origin"},
+		{"pair from another Firefox extension", req{"POST", "/pair", map[string]string{"Origin": "moz-extension://0a0b3c2e-4f1d-4e8a-9b7c-3d2e1f0a9b8c"}, wrongProof()}, 403, "forbidden_origin"},
 		{"ipv6 and localhost hosts", req{"GET", "/health", map[string]string{"Host": "localhost:" + strconv.Itoa(e.port)}, ""}, 200, ""},
 		{"unknown route", req{"GET", "/nope", nil, ""}, 404, "not_found"},
 	}

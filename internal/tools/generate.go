@@ -22,10 +22,12 @@ import (
 // bundles (extension/dist/), which are built from some of them
 // (page-ops.js, capture/fields.js, capture/secrets.js from
 // internal/capture, whose package go generate ./... visits before this
-// one), so that one go generate ./... leaves every file fresh.
+// one), so that one go generate ./... leaves every file fresh; and the
+// Firefox build of the extension (build/firefox/, not committed) from them.
 //
 //go:generate go run ./gen
 //go:generate go run -C ../../scripts/bundle .
+//go:generate go run ../../scripts/firefox ../../build/firefox
 
 // The generated files, relative to this package's directory (where go
 // generate runs).

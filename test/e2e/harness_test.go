@@ -45,6 +45,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	defer removeFirefoxBuild() // firefox_test.go
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if bins, err = gasoline.Build(ctx, root, dir); err != nil {

@@ -1,0 +1,47 @@
+// The one module that knows which browser the extension runs in (Chrome or
+// Firefox, from the same sources: extension/firefox.go writes Firefox's
+// manifest). Code elsewhere calls these functions instead of an API only one
+// browser has, and never branches on the browser itself.
+//
+// What Firefox (ESR 153) lacks, and what each function does there instead:
+//   - chrome.storage.local.setAccessLevel: Firefox has no way to keep
+//     content scripts from reading storage.local (restrictStorage).
+//   - the "Allow User Scripts" toggle: userScripts is an optional
+//     permission there, granted in about:addons (allowUserScriptsText).
+// What it has, unlike older Firefoxes: webNavigation's and scripting's
+// documentId, scripting.registerContentScripts with matchOriginAsFallback
+// and the MAIN world. Not looked at yet: offscreen documents (none in
+// Firefox) and userScripts, an optional permission there that the user
+// grants at run time.
+
+/** firefox is true in Firefox: its extension pages are moz-extension://. */
+export const firefox = typeof chrome === 'object' && chrome.runtime?.getURL?.('').startsWith('moz-extension:') === true;
+
+/**
+ * restrictStorage keeps content scripts (which run in every page) from
+ * reading chrome.storage.local, where the pairing token lives. Chrome
+ * does it with setAccessLevel; Firefox has no such setting, so there it
+ * resolves without doing anything and content scripts could read the
+ * token (they are the extension's own code; pages cannot). It never rejects.
+ */
+export function restrictStorage() {
+  const local = chrome.storage.local;
+  if (typeof local.setAccessLevel !== 'function') return Promise.resolve();
+  return local.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' })
+    .catch((err) => console.warn('gasoline: restricting chrome.storage.local to the extension:', err));
+}
+
+/**
+ * allowUserScriptsText says where the user allows the extension's user
+ * scripts (execute_js on a page whose CSP forbids eval), as one clause for
+ * an error: Chrome's "Allow User Scripts" toggle on the extension's details
+ * page, Firefox's optional permission on the add-on's Permissions tab.
+ */
+export function allowUserScriptsText(extensionId) {
+  if (firefox) {
+    return 'grant the gasoline add-on its optional user scripts permission (about:addons, Gasoline, Permissions; Firefox 136 or later)';
+  }
+  const details = extensionId ? `chrome://extensions/?id=${extensionId}` : 'chrome://extensions';
+  return `switch on "Allow User Scripts" on the extension's details page (${details}; in Chrome before 138: ` +
+    'switch on Developer mode at chrome://extensions)';
+}
