@@ -4,6 +4,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -121,6 +123,22 @@ func TestSession(t *testing.T) {
 	}
 }
 
+// callsHeld waits until e's daemon is answering one MCP call (its debug
+// stats count it from the request's arrival to its answer): a call the
+// test sent is in flight there.
+func callsHeld(e *harness.Env) {
+	e.T.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		st, err := e.Client().DebugStats(context.Background(), false)
+		if err == nil && st.MCPCalls > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.T.Fatalf("no MCP call reached the daemon within 10 s (debug stats: %+v, %v)", st, err)
+		}
+	}
+}
+
 // TestEOFWaitsForCalls checks that the end of stdin lets a call in flight
 // finish and be answered before the bridge exits 0.
 func TestEOFWaitsForCalls(t *testing.T) {
@@ -129,7 +147,7 @@ func TestEOFWaitsForCalls(t *testing.T) {
 	b := startBridge(e)
 	b.initialize(1)
 	b.tool(2, "interact", map[string]any{"action": "execute_js", "script": "1", "wait_ms": 700})
-	time.Sleep(100 * time.Millisecond)
+	callsHeld(e) // the call is in flight: the daemon answers it
 	b.stdin.Close()
 	b.result(2, 5*time.Second, nil)
 	if code := b.closeAndWait(5 * time.Second); code != 0 {
@@ -226,16 +244,24 @@ func TestDaemonRestarted(t *testing.T) {
 	b.initialize(1)
 
 	pid1 := e.Kill()
-	// A request written while the kernel still tears down the dead daemon's
-	// sockets may have reached it, and is reported as such; this test is
-	// about the next call once the daemon is gone.
 	if !e.WaitGone(pid1) {
 		t.Fatal("the killed daemon still answers")
 	}
-	time.Sleep(50 * time.Millisecond)
+	// A request written on the bridge's kept-alive connection before it
+	// saw the dead daemon close it may have reached the daemon, and is
+	// reported as such (the answer names the restart): this test is about
+	// the call after, which runs on a restarted daemon.
 	b.tool(2, "interact", map[string]any{"action": "execute_js", "script": "1"})
 	var r toolResult
-	b.result(2, 15*time.Second, &r)
+	if first := b.recv(15 * time.Second); first.Error != nil {
+		if first.Error.Code != bridge.CodeDaemonRestarted {
+			t.Fatalf("the first call after the daemon died: error %d %q, want a result or error %d", first.Error.Code, first.Error.Message, bridge.CodeDaemonRestarted)
+		}
+		b.tool(20, "interact", map[string]any{"action": "execute_js", "script": "1"})
+		b.result(20, 15*time.Second, &r)
+	} else if err := json.Unmarshal(first.Result, &r); err != nil {
+		t.Fatalf("decoding %s: %v", first.Result, err)
+	}
 	if r.StructuredContent["status"] != "queued" {
 		t.Errorf("after the daemon died: got %v, want the call to run on a restarted daemon", r.StructuredContent)
 	}
@@ -277,7 +303,7 @@ func TestInFlightIdempotentRetried(t *testing.T) {
 	id, _ := q.StructuredContent["correlation_id"].(string)
 
 	b.tool(3, "observe", map[string]any{"what": "command_result", "correlation_id": id, "wait_ms": 5000})
-	time.Sleep(300 * time.Millisecond) // the daemon now holds the wait
+	callsHeld(e) // the daemon now holds the wait
 	pid1 := e.Kill()
 	var r toolResult
 	b.result(3, 15*time.Second, &r)
@@ -375,7 +401,7 @@ func TestInFlightNonIdempotent(t *testing.T) {
 	b := startBridge(e)
 	b.initialize(1)
 	b.tool(2, "interact", map[string]any{"action": "execute_js", "script": "1", "wait_ms": 5000})
-	time.Sleep(300 * time.Millisecond)
+	callsHeld(e) // the daemon holds the call, waiting for a result
 	e.Kill()
 	r := b.recv(10 * time.Second)
 	if string(r.ID) != "2" || r.Error == nil || r.Error.Code != bridge.CodeDaemonRestarted {

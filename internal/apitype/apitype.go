@@ -328,4 +328,5 @@ type DebugStats struct {
 	HeapInuseBytes uint64               `json:"heap_inuse_bytes"`
 	Goroutines     int                  `json:"goroutines"`
 	Connections    map[string]ConnStats `json:"connections"` // by listener: "tcp", "unix"
+	MCPCalls       int                  `json:"mcp_calls"`   // POST /mcp requests being answered now (a call that waits included)
 }

@@ -5,13 +5,14 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"net"
 	"net/http"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/extcontract"
@@ -92,6 +93,8 @@ type Server struct {
 	// allows are the origins the user allowed from the terminal, until an
 	// extension's poll takes them (origins.go).
 	allows userAllows
+	// calls counts the POST /mcp requests being answered (debug stats).
+	calls atomic.Int64
 }
 
 // New builds the server and its route table.
@@ -213,6 +216,7 @@ func (s *Server) debugStats(c echo.Context) error {
 		HeapInuseBytes: ms.HeapInuse,
 		Goroutines:     runtime.NumGoroutine(),
 		Connections:    make(map[string]apitype.ConnStats, len(s.cfg.Listeners)),
+		MCPCalls:       int(s.calls.Load()),
 	}
 	for name, l := range s.cfg.Listeners {
 		st.Connections[name] = l.Stats()

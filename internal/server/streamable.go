@@ -157,6 +157,8 @@ type mcpCall struct {
 
 // mcp serves POST /mcp.
 func (s *Server) mcp(c echo.Context) error {
+	s.calls.Add(1)
+	defer s.calls.Add(-1)
 	r := c.Request()
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
