@@ -2,7 +2,7 @@
 // structs (internal/tools); DO NOT EDIT.
 
 /** CONTRACT_VERSION names this contract; the extension sends it with each poll (internal/extcontract). */
-export const CONTRACT_VERSION = '3d118354b2ba';
+export const CONTRACT_VERSION = '56602dc29d9e';
 
 /**
  * CONTRACT maps each action the extension runs to the params its command
@@ -286,6 +286,13 @@ export const MAX_EXEC_TIMEOUT_MS = 600000;
 
 /** DAEMON_STARTED_HEADER is on every answer of the daemon: when it started (apitype.HeaderDaemonStarted); a new value is a new daemon. */
 export const DAEMON_STARTED_HEADER = "X-Gasoline-Daemon-Started";
+
+/** MAX_RESULT_BODY_BYTES is the daemon's cap on a posted result body, 413 above it (apitype.MaxResultBodyBytes). */
+export const MAX_RESULT_BODY_BYTES = 16777216;
+
+/** MAX_CROP_BYTES and MAX_CROPS_BYTES are the daemon's caps on draw mode's crops: one, decoded, and all of a post's (annotate.MaxCropBytes, MaxCropsBytes). */
+export const MAX_CROP_BYTES = 2097152;
+export const MAX_CROPS_BYTES = 10485760;
 
 for (const params of Object.values(CONTRACT)) {
   for (const spec of Object.values(params)) Object.freeze(spec);

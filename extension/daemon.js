@@ -7,7 +7,7 @@
 // daemon again.
 
 import { pairRequest, requestKeys, sealedRequest, SIGNATURE_HEADER, verifyPairAnswer, verifyResponse } from './auth.js';
-import { CONTRACT_VERSION, DAEMON_STARTED_HEADER } from './contract.js';
+import { CONTRACT_VERSION, DAEMON_STARTED_HEADER, MAX_RESULT_BODY_BYTES } from './contract.js';
 
 export const DEFAULT_PORT = 7890;
 
@@ -15,11 +15,12 @@ export const DEFAULT_PORT = 7890;
 export const POLL_WAIT_MS = 20000;
 
 /**
- * MAX_BODY_BYTES is the daemon's cap on a posted result body (413 above it).
- * It is above the daemon's 10 MB per-output cap on purpose: a larger output
- * reaches the daemon, which keeps its first 10 MB and says so in the handle.
+ * MAX_BODY_BYTES is the daemon's cap on a posted result body (413 above it;
+ * contract.js, from Go). It is above the daemon's 10 MB per-output cap on
+ * purpose: a larger output reaches the daemon, which keeps its first 10 MB
+ * and says so in the handle.
  */
-export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const MAX_BODY_BYTES = MAX_RESULT_BODY_BYTES;
 
 const REQUEST_TIMEOUT_MS = 10000;
 const POLL_GRACE_MS = 10000; // allowance above wait_ms before a poll is given up

@@ -8,15 +8,13 @@
 
 import { capture, bitmapOf, base64Of } from '../actions/screenshot.js';
 import { cropBox, scale, MAX_PIXELS } from '../actions/imaging.js';
+import { MAX_CROP_BYTES, MAX_CROPS_BYTES } from '../contract.js';
 
 /** MAX_DIM and MAX_PIXELS bound a crop as a default screenshot is bounded (about 1 600 image tokens). */
 const MAX_DIM = 1568;
 /** PNG_LIMIT is the largest PNG kept: a crop above it (a photo, say) is sent as JPEG. */
 const PNG_LIMIT = 512 * 1024;
 const JPEG_QUALITY = 0.85;
-/** The daemon's caps (internal/annotate MaxCropBytes, MaxCropsBytes): one crop, and all of a post's. */
-export const MAX_CROP_BYTES = 2 << 20;
-export const MAX_CROPS_BYTES = 10 << 20;
 
 /**
  * addCrops adds a crop, or a screenshot_error, to each annotation of post

@@ -35,6 +35,13 @@ const (
 	HeaderDaemonStarted = "X-Gasoline-Daemon-Started"
 )
 
+// MaxResultBodyBytes caps a result the extension posts (POST
+// /query-result, 413 above it): room for a 10 MB output plus JSON
+// escaping, so an oversize output reaches the store and is truncated there,
+// with the handle saying so, instead of failing outright. The extension
+// gets it generated (contract.js).
+const MaxResultBodyBytes = 16 << 20
+
 // Hello is the body of GET /hello: the daemon's proof that it knows the
 // state-dir token, given before a local client sends the token or anything
 // else over TCP (a program squatting on the port while the daemon is down

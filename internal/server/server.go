@@ -27,14 +27,10 @@ import (
 
 // Body limits.
 const (
-	MaxBody = "10M" // /mcp
-	// MaxResultBody leaves room for a 10 MB output plus JSON escaping, so an
-	// oversize output reaches the store and is truncated there, with the
-	// handle saying so, instead of failing outright.
-	MaxResultBody = "16M"
-	MaxPairBody   = "4K"
+	MaxBody     = "10M" // /mcp
+	MaxPairBody = "4K"
 
-	maxResultBody = 16 << 20
+	maxResultBody = apitype.MaxResultBodyBytes
 	maxPairBody   = 4 << 10
 	maxDrawBody   = 16 << 20
 	maxGetBody    = 4 << 10 // a GET carries no body; room for a client that sends "{}"

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/annotate"
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/pkg/tracker"
 )
@@ -265,6 +266,13 @@ export const MAX_EXEC_TIMEOUT_MS = %d;
 /** DAEMON_STARTED_HEADER is on every answer of the daemon: when it started (apitype.HeaderDaemonStarted); a new value is a new daemon. */
 export const DAEMON_STARTED_HEADER = %q;
 
+/** MAX_RESULT_BODY_BYTES is the daemon's cap on a posted result body, 413 above it (apitype.MaxResultBodyBytes). */
+export const MAX_RESULT_BODY_BYTES = %d;
+
+/** MAX_CROP_BYTES and MAX_CROPS_BYTES are the daemon's caps on draw mode's crops: one, decoded, and all of a post's (annotate.MaxCropBytes, MaxCropsBytes). */
+export const MAX_CROP_BYTES = %d;
+export const MAX_CROPS_BYTES = %d;
+
 for (const params of Object.values(CONTRACT)) {
   for (const spec of Object.values(params)) Object.freeze(spec);
   Object.freeze(params);
@@ -274,7 +282,8 @@ for (const verb of Object.values(DOM_ACTIONS)) Object.freeze(verb);
 Object.freeze(DOM_ACTIONS);
 Object.freeze(PAGE_VERB_FILES);
 Object.freeze(URL_RULE);
-`, verbFiles, rule, tracker.UserAnswerWindow.Milliseconds(), tracker.DefaultExecTimeout.Milliseconds(), tracker.DefaultMaxExecTimeout.Milliseconds(), apitype.HeaderDaemonStarted)
+`, verbFiles, rule, tracker.UserAnswerWindow.Milliseconds(), tracker.DefaultExecTimeout.Milliseconds(), tracker.DefaultMaxExecTimeout.Milliseconds(), apitype.HeaderDaemonStarted,
+		apitype.MaxResultBodyBytes, annotate.MaxCropBytes, annotate.MaxCropsBytes)
 	return b.Bytes(), nil
 }
 
