@@ -284,6 +284,7 @@ func healthOf(trk *tracker.Tracker, seen *extcontract.Seen, port int, started ti
 		}
 		if v, polled := seen.Sent(pr.Instance); polled && pr.Instance != "" {
 			h.Extension.Contract, h.Extension.Skew = v, extcontract.Skew(v)
+			h.Extension.Browser = seen.Browser(pr.Instance)
 		}
 		return h
 	}

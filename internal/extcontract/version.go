@@ -4,4 +4,4 @@ package extcontract
 
 // Version is the version of the contract this daemon speaks with the
 // extension: extension/contract.js's CONTRACT_VERSION.
-const Version = "3d118354b2ba"
+const Version = "07e93bc7c369"

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/extension"
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/chromium"
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/firefox"
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/gasoline"
@@ -169,6 +170,9 @@ func foxConnected(t *testing.T, e *foxEnv) {
 	h, err := e.daemon.Health(e.ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if h.Extension.Browser != apitype.BrowserFirefox {
+		t.Errorf("/health extension browser %q, want %q ('gasoline doctor' says so)", h.Extension.Browser, apitype.BrowserFirefox)
 	}
 	if !h.Extension.Connected {
 		t.Fatalf("/health extension %+v, want connected", h.Extension)
