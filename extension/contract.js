@@ -2,7 +2,7 @@
 // structs (internal/tools); DO NOT EDIT.
 
 /** CONTRACT_VERSION names this contract; the extension sends it with each poll (internal/extcontract). */
-export const CONTRACT_VERSION = '56602dc29d9e';
+export const CONTRACT_VERSION = 'd11ad8eb86b8';
 
 /**
  * CONTRACT maps each action the extension runs to the params its command
@@ -244,6 +244,10 @@ export const CONTRACT = {
     tab_id: {"type":"integer","required":true},
   },
 };
+
+/** The browsers the extension tells the daemon it runs in (each poll's browser parameter; apitype). */
+export const BROWSER_CHROME = 'chrome';
+export const BROWSER_FIREFOX = 'firefox';
 
 /**
  * DOM_ACTIONS maps each DOM action the extension runs through its one

@@ -8,6 +8,7 @@
 
 import { pairRequest, requestKeys, sealedRequest, SIGNATURE_HEADER, verifyPairAnswer, verifyResponse } from './auth.js';
 import { CONTRACT_VERSION, DAEMON_STARTED_HEADER, MAX_RESULT_BODY_BYTES } from './contract.js';
+import { browser } from './platform.js';
 
 export const DEFAULT_PORT = 7890;
 
@@ -164,7 +165,7 @@ export class DaemonClient {
     let extra = Number.isInteger(frames) && frames >= 0 ? `&frames=${frames}` : '';
     if (extra && Number.isInteger(framesAt) && framesAt > 0) extra += `&frames_at=${framesAt}`;
     if (Array.isArray(held)) extra += `&held=${encodeURIComponent(JSON.stringify(held))}`;
-    extra += `&contract=${CONTRACT_VERSION}`;
+    extra += `&contract=${CONTRACT_VERSION}&browser=${browser}`;
     const body = await this.#request('GET', `/pending-queries?wait_ms=${waitMs}${extra}`, {
       signal,
       timeoutMs: waitMs + POLL_GRACE_MS,

@@ -14,8 +14,13 @@
 // Firefox) and userScripts, an optional permission there that the user
 // grants at run time.
 
+import { BROWSER_CHROME, BROWSER_FIREFOX } from './contract.js';
+
 /** firefox is true in Firefox: its extension pages are moz-extension://. */
 export const firefox = typeof chrome === 'object' && chrome.runtime?.getURL?.('').startsWith('moz-extension:') === true;
+
+/** browser names the browser for the daemon ('gasoline doctor'), sent with each poll. */
+export const browser = firefox ? BROWSER_FIREFOX : BROWSER_CHROME;
 
 /**
  * restrictStorage keeps content scripts (which run in every page) from

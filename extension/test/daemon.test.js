@@ -121,17 +121,18 @@ test('pendingQueries signs the request, never sends the token, and checks the an
   const qs = await new DaemonClient({ port, token: TOKEN, instance: 'i2' }).pendingQueries({ waitMs: 1500 });
   assert.equal(qs[0].correlation_id, 'exec_1');
   const req = seen.at(-1);
-  assert.equal(req.url, `/pending-queries?wait_ms=1500&contract=${CONTRACT_VERSION}`, 'the contract version tells the daemon which extension polls');
+  assert.equal(req.url, `/pending-queries?wait_ms=1500&contract=${CONTRACT_VERSION}&browser=chrome`,
+    'the contract version tells the daemon which extension polls, and the browser which browser it runs in');
   assert.match(req.headers.authorization, /^Gasoline-HMAC /);
   assert.equal(req.headers['x-gasoline-instance'], 'i2');
   assert.ok(!JSON.stringify(req).includes(TOKEN), 'the token is not in the request');
 
   await new DaemonClient({ port, token: TOKEN, instance: 'i2' }).pendingQueries({ waitMs: 1500, frames: 0 });
-  assert.equal(seen.at(-1).url, `/pending-queries?wait_ms=1500&frames=0&contract=${CONTRACT_VERSION}`, 'frames is signed with the URI');
+  assert.equal(seen.at(-1).url, `/pending-queries?wait_ms=1500&frames=0&contract=${CONTRACT_VERSION}&browser=chrome`, 'frames is signed with the URI');
 
   const held = [{ tab_id: 7, origin: 'https://shop.example', events: 2, dropped: 0 }];
   await new DaemonClient({ port, token: TOKEN, instance: 'i2' }).pendingQueries({ waitMs: 1500, frames: 0, framesAt: 9, held });
-  assert.equal(seen.at(-1).url, `/pending-queries?wait_ms=1500&frames=0&frames_at=9&held=${encodeURIComponent(JSON.stringify(held))}&contract=${CONTRACT_VERSION}`,
+  assert.equal(seen.at(-1).url, `/pending-queries?wait_ms=1500&frames=0&frames_at=9&held=${encodeURIComponent(JSON.stringify(held))}&contract=${CONTRACT_VERSION}&browser=chrome`,
     'what is held rides, signed, with the URI');
 });
 

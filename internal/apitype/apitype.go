@@ -99,7 +99,18 @@ type Extension struct {
 	// (internal/extcontract, whose Fix says what to do).
 	Contract string `json:"contract,omitempty"`
 	Skew     string `json:"skew,omitempty"`
+	// Browser is the browser that instance said it runs in (BrowserChrome
+	// or BrowserFirefox; "" when it did not say).
+	Browser string `json:"browser,omitempty"`
 }
+
+// The browsers the extension says it runs in, as the browser parameter of
+// each GET /pending-queries (extension/platform.js sends them, from
+// contract.js's BROWSER_*, generated from these).
+const (
+	BrowserChrome  = "chrome"
+	BrowserFirefox = "firefox"
+)
 
 // Queue summarises the command tracker.
 type Queue struct {

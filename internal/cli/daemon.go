@@ -54,7 +54,7 @@ type runFlags struct {
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.extensionID, "extension-id", "", "pinned Chrome extension ID allowed as Origin (default: the bundled extension's)")
-	fs.StringVar(&f.firefoxUUID, "firefox-extension-uuid", "", "also allow the extension in Firefox as Origin: its moz-extension:// UUID, which Firefox picks per profile (about:debugging, This Firefox, Gasoline's Internal UUID)")
+	fs.StringVar(&f.firefoxUUID, "firefox-extension-uuid", "", "allow the extension in Firefox as Origin: its moz-extension:// UUID, which Firefox picks per profile (about:debugging, This Firefox, Gasoline's Internal UUID); without it, the first pairing from Firefox with a valid code pins its origin")
 	f.registerTracker(fs)
 	fs.DurationVar(&f.progressEvery, "progress-every", tools.DefaultProgressEvery, "how often a blocking wait reports progress to a client that asks for it")
 	fs.IntVar(&f.inlineWaitMS, "inline-wait-ms", 0, "default wait_ms of interact, at most 25000 (0: always return the queued handle at once)")

@@ -359,11 +359,17 @@ func (d *doctor) checkExtension(h apitype.Health) bool {
 		if h.Extension.LastSeen != nil {
 			age = time.Since(*h.Extension.LastSeen).Round(100*time.Millisecond).String() + " ago"
 		}
+		in := browserName(h.Extension.Browser)
 		if h.Extension.Skew != "" {
-			d.problem("extension", fmt.Sprintf("connected (last poll %s), but %s", age, h.Extension.Skew), extcontract.Fix)
+			fix := extcontract.Fix
+			if h.Extension.Browser == apitype.BrowserFirefox {
+				fix = "reload the gasoline add-on at about:debugging (This Firefox, Gasoline, Reload), then retry; " +
+					"Firefox keeps running the old add-on after gasoline is rebuilt or updated"
+			}
+			d.problem("extension", fmt.Sprintf("connected%s (last poll %s), but %s", in, age, h.Extension.Skew), fix)
 			return true
 		}
-		d.ok("extension", "connected, last poll %s", age)
+		d.ok("extension", "connected%s, last poll %s", in, age)
 		return true
 	}
 	what := "no extension has polled this daemon since it started"
@@ -382,6 +388,19 @@ func (d *doctor) checkExtension(h apitype.Health) bool {
 		fmt.Sprintf("open Chrome; if it is open, check the extension's popup says paired and shows port %d,\n"+
 			"or reload the extension in chrome://extensions", d.port))
 	return false
+}
+
+// browserName is " in Chrome" or " in Firefox" for the browser the
+// extension said it runs in, and "" when it did not say (an extension
+// older than the browser parameter of its poll).
+func browserName(b string) string {
+	switch b {
+	case apitype.BrowserChrome:
+		return " in Chrome"
+	case apitype.BrowserFirefox:
+		return " in Firefox"
+	}
+	return ""
 }
 
 // roundTripResult is the part of a tool result the doctor reads.

@@ -110,6 +110,24 @@ func TestDoctorAgentAwayFromBrowser(t *testing.T) {
 	}
 }
 
+// TestDoctorFirefox: the extension line names the browser the extension
+// polls from, Firefox here, and an old add-on's fix is Firefox's reload.
+func TestDoctorFirefox(t *testing.T) {
+	d := startTestDaemon(t)
+	d.browser = apitype.BrowserFirefox
+	d.pairExtension(t)
+	d.serveExtension(t, func(q apitype.PendingQuery) apitype.QueryResult {
+		value, _ := json.Marshal(map[string]any{"value": "http://page.test/"})
+		return apitype.QueryResult{CorrelationID: q.CorrelationID, Status: "complete", Result: value}
+	})
+	d.waitConnected(t)
+	_, out, _ := runCLI(t, append([]string{"doctor"}, d.flags()...)...)
+	wantFindings(t, out, map[string]string{"pairing": "ok", "extension": "ok", "round trip": "ok"})
+	if f := parseDoctor(out)["extension"]; !strings.HasPrefix(f.text, "connected in Firefox, last poll") {
+		t.Errorf("the extension line %q should say it is connected in Firefox:\n%s", f.text, out)
+	}
+}
+
 // TestDoctorExtensionSkew: an extension Chrome kept running after
 // gasoline was rebuilt (it sends no contract version) is a problem of the
 // extension line, whose fix is the reload at chrome://extensions; the

@@ -38,6 +38,9 @@ type testDaemon struct {
 	port  int
 	dir   string
 	token string
+	// browser, when set, is the browser the fake extension says it runs
+	// in (apitype.BrowserChrome or BrowserFirefox).
+	browser string
 }
 
 func startTestDaemon(t *testing.T) *testDaemon {
@@ -139,6 +142,9 @@ func (d *testDaemon) serveExtensionBuilt(t *testing.T, v string, answer func(api
 	poll := "/pending-queries?wait_ms=1000"
 	if v != "" {
 		poll += "&contract=" + v
+	}
+	if d.browser != "" {
+		poll += "&browser=" + d.browser
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

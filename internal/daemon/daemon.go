@@ -113,13 +113,34 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	p := assemble(o, dir, uploads, lns.port, log)
-	cfg := server.Config{Port: lns.port, Token: token, ExtensionID: o.ExtensionID, FirefoxExtensionUUID: o.FirefoxExtensionUUID, Pairing: pair, Listeners: lns.all, Log: log}
+	cfg := server.Config{Port: lns.port, Token: token, ExtensionID: o.ExtensionID, FirefoxExtensionUUID: o.FirefoxExtensionUUID, Pairing: pair, Listeners: lns.all, Log: log,
+		FirefoxPinned: readFirefoxPin(dir), SaveFirefoxPin: func(origin string) error { return dir.WriteFile(firefoxPinFile, []byte(origin+"\n")) }}
 	log.Info().Int("port", lns.port).Str("state_dir", dir.Path).Bool("socket", lns.socket).Str("version", version.Version).Strs("upload_dirs", uploads.Dirs()).Msg("daemon started")
 	return p.serve(ctx, cfg, func() {
 		if o.Ready != nil {
 			o.Ready(lns.addr)
 		}
 	})
+}
+
+// firefoxPinFile, in the state dir, keeps the extension's origin in
+// Firefox that the last pairing from Firefox pinned (server.Config's
+// FirefoxPinned), so that a daemon restart keeps it.
+const firefoxPinFile = "firefox_extension_origin"
+
+// readFirefoxPin returns the origin in firefoxPinFile, or "" when there is
+// none (the server ignores a malformed one: pairing again pins anew).
+func readFirefoxPin(dir state.Dir) string {
+	f, err := dir.OpenFile(firefoxPinFile, os.O_RDONLY)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 256))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // claim opens o's state dir and takes its lock, which the daemon holds
@@ -263,6 +284,7 @@ func healthOf(trk *tracker.Tracker, seen *extcontract.Seen, port int, started ti
 		}
 		if v, polled := seen.Sent(pr.Instance); polled && pr.Instance != "" {
 			h.Extension.Contract, h.Extension.Skew = v, extcontract.Skew(v)
+			h.Extension.Browser = seen.Browser(pr.Instance)
 		}
 		return h
 	}

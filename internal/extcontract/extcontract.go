@@ -27,19 +27,31 @@ const maxInstances = 16
 type Seen struct {
 	mu   sync.Mutex
 	sent map[string]string // instance → the version it sent ("" for none); guarded by mu
+	// browsers maps an instance to the browser it said it runs in, for
+	// 'gasoline doctor'; guarded by mu.
+	browsers map[string]string
 }
 
-// Note records that instance polled with version v ("" when it sent none).
-func (s *Seen) Note(instance, v string) {
+// Note records that instance polled with version v ("" when it sent none)
+// from browser (apitype.BrowserChrome or BrowserFirefox; "" when unknown).
+func (s *Seen) Note(instance, v, browser string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.sent[instance]; !ok && len(s.sent) >= maxInstances {
-		s.sent = nil // instances come and go with the worker; the live ones poll again at once
+		s.sent, s.browsers = nil, nil // instances come and go with the worker; the live ones poll again at once
 	}
 	if s.sent == nil {
-		s.sent = map[string]string{}
+		s.sent, s.browsers = map[string]string{}, map[string]string{}
 	}
 	s.sent[instance] = v
+	s.browsers[instance] = browser
+}
+
+// Browser returns the browser instance said it runs in ("" when unknown).
+func (s *Seen) Browser(instance string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.browsers[instance]
 }
 
 // Sent returns the version instance last sent and whether it polled at all.

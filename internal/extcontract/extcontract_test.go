@@ -25,16 +25,19 @@ func TestSeen(t *testing.T) {
 	if _, polled := s.Sent("a"); polled {
 		t.Errorf("Sent before any poll: got polled, want not")
 	}
-	s.Note("a", "")
-	s.Note("b", Version)
+	s.Note("a", "", "")
+	s.Note("b", Version, "firefox")
 	if v, polled := s.Sent("a"); !polled || v != "" {
 		t.Errorf("Sent(a) = %q, %v; want \"\", true", v, polled)
+	}
+	if s.Browser("a") != "" || s.Browser("b") != "firefox" {
+		t.Errorf("browsers: a %q, b %q; want none and firefox", s.Browser("a"), s.Browser("b"))
 	}
 	if v, _ := s.Sent("b"); v != Version {
 		t.Errorf("Sent(b) = %q, want %q", v, Version)
 	}
 	for i := range maxInstances + 1 {
-		s.Note(fmt.Sprint("i", i), Version)
+		s.Note(fmt.Sprint("i", i), Version, "")
 	}
 	if len(s.sent) > maxInstances {
 		t.Errorf("remembers %d instances, want at most %d", len(s.sent), maxInstances)

@@ -301,7 +301,9 @@ func (n *nonceCache) fresh(nonce string, ts, now int64) bool {
 // token and the daemon's own proof (extauth); only the pinned extension may
 // ask. The code is never sent.
 func (s *Server) pair(c echo.Context) error {
-	if !s.extensionOrigin(c.Request().Header.Get("Origin")) {
+	origin := c.Request().Header.Get("Origin")
+	pinning := !s.extensionOrigin(origin) && s.firefox.mayPin(origin)
+	if !s.extensionOrigin(origin) && !pinning {
 		return apiError(http.StatusForbidden, "forbidden_origin", "pairing is only possible from the gasoline extension",
 			"type the code into the gasoline extension's popup")
 	}
@@ -341,6 +343,13 @@ func (s *Server) pair(c echo.Context) error {
 		return apiError(http.StatusUnauthorized, "invalid_code", err.Error(), "run 'gasoline pair' and type the new code within 2 minutes")
 	case err != nil:
 		return err
+	}
+	if pinning {
+		// The code was valid: the user typed it into this extension.
+		if err := s.firefox.pin(origin); err != nil {
+			s.cfg.Log.Error().Err(err).Str("origin", origin).Msg("saving the extension's Firefox origin: it is pinned until the daemon stops")
+		}
+		s.cfg.Log.Info().Str("origin", origin).Msg("the extension's origin in Firefox pinned by pairing")
 	}
 	s.cfg.Log.Info().Str("instance", req.Instance).Msg("extension paired")
 	return c.JSON(http.StatusOK, apitype.Paired{Token: tok, ExtensionID: s.cfg.ExtensionID, Proof: answer})

@@ -4,7 +4,6 @@ import (
 	"crypto/subtle"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -25,7 +24,10 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 				"connect to http://127.0.0.1:"+strconv.Itoa(s.cfg.Port))
 		}
 		origin, hasOrigin := r.Header["Origin"]
-		if hasOrigin && (len(origin) != 1 || !s.extensionOrigin(origin[0])) {
+		// A pairing from an unpinned moz-extension origin goes on to
+		// POST /pair, which pins it only if its code is valid (firefoxPin).
+		pairing := r.Method == http.MethodPost && r.URL.Path == "/pair" && len(origin) == 1 && s.firefox.mayPin(origin[0])
+		if hasOrigin && !pairing && (len(origin) != 1 || !s.extensionOrigin(origin[0])) {
 			return apiError(http.StatusForbidden, "forbidden_origin",
 				"requests from web pages are refused",
 				"only the gasoline extension and local tools may call this API")
@@ -43,9 +45,9 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // extensionOrigin reports whether origin is the pinned extension's, in
-// Chrome or (when configured) in Firefox.
+// Chrome or (when set or pinned by pairing) in Firefox.
 func (s *Server) extensionOrigin(origin string) bool {
-	return slices.Contains(s.extOrigins, origin)
+	return origin == s.chromeOrigin || s.firefox.is(origin)
 }
 
 func (s *Server) hostAllowed(host string) bool {

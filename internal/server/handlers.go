@@ -92,7 +92,11 @@ func (s *Server) pendingQueries(c echo.Context) error {
 	defer cancel()
 	inst := instanceOf(c)
 	if s.cfg.Contracts != nil {
-		s.cfg.Contracts.Note(inst, c.QueryParam("contract"))
+		browser := c.QueryParam("browser")
+		if browser != apitype.BrowserChrome && browser != apitype.BrowserFirefox {
+			browser = "" // an older extension says nothing; anything else is not reported
+		}
+		s.cfg.Contracts.Note(inst, c.QueryParam("contract"), browser)
 	}
 	held, allowed := context.WithCancel(ctx) // ended early by the wake-up at an agent's call or the user's allow
 	defer allowed()

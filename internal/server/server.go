@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"runtime"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -47,13 +46,19 @@ type Config struct {
 	// FirefoxExtensionUUID, when set, is the host of the extension's
 	// moz-extension:// origin in the user's Firefox, allowed as well as
 	// Chrome's: Firefox derives no ID from a key but picks a random UUID
-	// per profile, so it cannot be pinned in advance.
+	// per profile, so it cannot be pinned in advance. It overrides the
+	// origin pinned by pairing (firefoxPin).
 	FirefoxExtensionUUID string
-	Tracker              *tracker.Tracker
-	MCP                  *mcp.Server
-	Pairing              *pairing.Pairing
-	Health               func() apitype.Health
-	Capture              *capture.Store // what the extension captures (POST /events)
+	// FirefoxPinned is the moz-extension:// origin a pairing pinned
+	// before (read from the state dir); SaveFirefoxPin persists the one a
+	// new pairing pins (nil: kept in memory). See firefoxPin.
+	FirefoxPinned  string
+	SaveFirefoxPin func(origin string) error
+	Tracker        *tracker.Tracker
+	MCP            *mcp.Server
+	Pairing        *pairing.Pairing
+	Health         func() apitype.Health
+	Capture        *capture.Store // what the extension captures (POST /events)
 	// Contracts records the contract version each polling extension sends
 	// (extcontract); nil records none.
 	Contracts *extcontract.Seen
@@ -75,12 +80,13 @@ type Config struct {
 
 // Server is the daemon's HTTP API.
 type Server struct {
-	cfg        Config
-	extOrigins []string  // the pinned extension's origins: Chrome's, then Firefox's if set
-	started    string    // cfg.Started in the header's format
-	sessions   *sessions // Streamable HTTP clients' sessions (streamable.go)
-	e          *echo.Echo
-	nonces     nonceCache // of signed extension requests
+	cfg          Config
+	chromeOrigin string      // the pinned extension's origin in Chrome
+	firefox      *firefoxPin // its origin in Firefox (firefox.go)
+	started      string      // cfg.Started in the header's format
+	sessions     *sessions   // Streamable HTTP clients' sessions (streamable.go)
+	e            *echo.Echo
+	nonces       nonceCache // of signed extension requests
 	// unverified and unverifiedPair count the body bytes held by requests
 	// not yet verified (MaxUnverifiedBytes, MaxUnverifiedPairBytes).
 	unverified, unverifiedPair byteBudget
@@ -104,11 +110,8 @@ func New(cfg Config) *Server {
 	if cfg.Annotations == nil {
 		cfg.Annotations = annotate.NewStore(0, 0)
 	}
-	s := &Server{cfg: cfg, extOrigins: []string{"chrome-extension://" + cfg.ExtensionID}, sessions: newSessions(),
+	s := &Server{cfg: cfg, chromeOrigin: "chrome-extension://" + cfg.ExtensionID, firefox: newFirefoxPin(cfg), sessions: newSessions(),
 		unverified: byteBudget{max: MaxUnverifiedBytes}, unverifiedPair: byteBudget{max: MaxUnverifiedPairBytes}}
-	if cfg.FirefoxExtensionUUID != "" {
-		s.extOrigins = append(s.extOrigins, "moz-extension://"+strings.ToLower(cfg.FirefoxExtensionUUID))
-	}
 	if !cfg.Started.IsZero() {
 		s.started = cfg.Started.UTC().Format(time.RFC3339Nano)
 	}

@@ -45,7 +45,11 @@ func newEnv(t testing.TB) *env { return newEnvWith(t, tools.Deps{}) }
 
 // newEnvWith is newEnv with tools built from deps (Tracker, Health and Log
 // are filled in).
-func newEnvWith(t testing.TB, deps tools.Deps) *env {
+func newEnvWith(t testing.TB, deps tools.Deps) *env { return newEnvConfig(t, deps, nil) }
+
+// newEnvConfig is newEnvWith with the server's config changed by edit
+// (when not nil) before the server is built.
+func newEnvConfig(t testing.TB, deps tools.Deps, edit func(*server.Config)) *env {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -66,8 +70,12 @@ func newEnvWith(t testing.TB, deps tools.Deps) *env {
 	}
 	tools.New(deps).Register(m)
 	m.SetTasks(task.New(trk))
-	srv := server.New(server.Config{Port: port, Token: token, Tracker: trk, MCP: m, Pairing: pair, Health: health, Capture: deps.Capture, Log: log,
-		FirefoxExtensionUUID: firefoxUUID})
+	cfg := server.Config{Port: port, Token: token, Tracker: trk, MCP: m, Pairing: pair, Health: health, Capture: deps.Capture, Log: log,
+		FirefoxExtensionUUID: firefoxUUID}
+	if edit != nil {
+		edit(&cfg)
+	}
+	srv := server.New(cfg)
 	ts := httptest.NewUnstartedServer(srv.Handler())
 	ts.Listener.Close()
 	ts.Listener = ln

@@ -215,9 +215,14 @@ export const CONTRACT = {
 			return nil, err
 		}
 	}
-	b.WriteString(`};
+	fmt.Fprintf(&b, `};
 
-/**
+/** The browsers the extension tells the daemon it runs in (each poll's browser parameter; apitype). */
+export const BROWSER_CHROME = '%s';
+export const BROWSER_FIREFOX = '%s';
+
+`, apitype.BrowserChrome, apitype.BrowserFirefox)
+	b.WriteString(`/**
  * DOM_ACTIONS maps each DOM action the extension runs through its one
  * generic path (actions/verb.js) to {verb, target, file?}: the page verb
  * the runtime runs, whether the action names an element ("required",

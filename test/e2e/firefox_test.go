@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/extension"
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/chromium"
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/firefox"
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/gasoline"
@@ -80,8 +81,10 @@ type foxEnv struct {
 }
 
 // foxReady starts a daemon, the page server, Firefox with the extension's
-// Firefox build on page A, and pairs the extension.
-func foxReady(t *testing.T) *foxEnv {
+// Firefox build on page A, and pairs the extension. The daemon is started
+// with daemonArgs: without --firefox-extension-uuid, pairing pins the
+// extension's origin.
+func foxReady(t *testing.T, daemonArgs ...string) *foxEnv {
 	t.Helper()
 	bin := requireFirefox(t)
 	if chromium.Headed() {
@@ -94,7 +97,7 @@ func foxReady(t *testing.T) *foxEnv {
 	// The profile is made before close is registered, so that it is removed
 	// after close stopped Firefox (cleanups run last first).
 	e := &foxEnv{env: &env{t: t, ctx: ctx, site: newSite(t), profile: t.TempDir(), logDir: t.TempDir()}}
-	d, err := gasoline.StartDaemon(ctx, bins, filepath.Join(t.TempDir(), "state"), "--firefox-extension-uuid="+firefox.ExtensionUUID)
+	d, err := gasoline.StartDaemon(ctx, bins, filepath.Join(t.TempDir(), "state"), daemonArgs...)
 	if err != nil {
 		t.Fatalf("starting the daemon: %v", err)
 	}
@@ -143,12 +146,33 @@ func (e *foxEnv) close() {
 }
 
 // TestFirefoxPairs pairs the extension's Firefox build with the daemon
-// through its popup, as a Firefox user would.
+// through its popup, as a Firefox user would: the daemon learns the
+// extension's moz-extension:// origin from the pairing, and keeps it in
+// its state dir.
 func TestFirefoxPairs(t *testing.T) {
 	e := foxReady(t)
+	b, err := os.ReadFile(filepath.Join(e.daemon.StateDir, "firefox_extension_origin"))
+	if err != nil || strings.TrimSpace(string(b)) != "moz-extension://"+firefox.ExtensionUUID {
+		t.Errorf("the pinned origin in the state dir: %q, %v; want moz-extension://%s", b, err, firefox.ExtensionUUID)
+	}
+	foxConnected(t, e)
+}
+
+// TestFirefoxPairsWithUUIDFlag pairs with a daemon told the extension's
+// UUID by --firefox-extension-uuid (the explicit override).
+func TestFirefoxPairsWithUUIDFlag(t *testing.T) {
+	foxConnected(t, foxReady(t, "--firefox-extension-uuid="+firefox.ExtensionUUID))
+}
+
+// foxConnected fails t unless the daemon sees the extension connected.
+func foxConnected(t *testing.T, e *foxEnv) {
+	t.Helper()
 	h, err := e.daemon.Health(e.ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if h.Extension.Browser != apitype.BrowserFirefox {
+		t.Errorf("/health extension browser %q, want %q ('gasoline doctor' says so)", h.Extension.Browser, apitype.BrowserFirefox)
 	}
 	if !h.Extension.Connected {
 		t.Fatalf("/health extension %+v, want connected", h.Extension)

@@ -230,6 +230,7 @@ type Health struct {
 	Extension struct {
 		Connected bool   `json:"connected"`
 		Instance  string `json:"instance"`
+		Browser   string `json:"browser"` // "chrome" or "firefox", as the extension said
 	} `json:"extension"`
 }
 
