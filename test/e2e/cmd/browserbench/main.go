@@ -170,6 +170,10 @@ func run(ctx context.Context) (err error) {
 		return stageRun(ctx, mc, d, browser.WebSocketURL)
 	}
 
+	if *floorOnly {
+		return floorRun(ctx, mc, bin, site.URL)
+	}
+
 	if *shotsOnly {
 		shotRows, err := screenshotRows(ctx, mc, d, bin, site.URL)
 		if err != nil {
