@@ -2,7 +2,7 @@
 // structs (internal/tools); DO NOT EDIT.
 
 /** CONTRACT_VERSION names this contract; the extension sends it with each poll (internal/extcontract). */
-export const CONTRACT_VERSION = 'd11ad8eb86b8';
+export const CONTRACT_VERSION = '0518dff13a40';
 
 /**
  * CONTRACT maps each action the extension runs to the params its command
@@ -297,6 +297,10 @@ export const MAX_RESULT_BODY_BYTES = 16777216;
 /** MAX_CROP_BYTES and MAX_CROPS_BYTES are the daemon's caps on draw mode's crops: one, decoded, and all of a post's (annotate.MaxCropBytes, MaxCropsBytes). */
 export const MAX_CROP_BYTES = 2097152;
 export const MAX_CROPS_BYTES = 10485760;
+
+/** MAX_EVENTS_BODY_BYTES and MAX_EVENTS_PER_BATCH are the daemon's caps on one POST /events batch, 413 above either (apitype.MaxEventsBody, MaxEventsPerBatch). */
+export const MAX_EVENTS_BODY_BYTES = 1048576;
+export const MAX_EVENTS_PER_BATCH = 2000;
 
 for (const params of Object.values(CONTRACT)) {
   for (const spec of Object.values(params)) Object.freeze(spec);

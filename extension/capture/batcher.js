@@ -5,6 +5,7 @@
 
 import { Backoff } from '../backoff.js';
 import { sizeOf } from './events.js';
+import { MAX_EVENTS_BODY_BYTES, MAX_EVENTS_PER_BATCH } from '../contract.js';
 
 /** Keys in the store: one per chunk of events, and the undelivered drop counts. */
 export const CHUNK_PREFIX = 'capture:chunk:';
@@ -14,6 +15,16 @@ export const POST_PREFIX = 'capture:post:';
 
 /** NOT_READY_RETRY_MS is the wait after a post that could not be made (no token, 401). */
 export const NOT_READY_RETRY_MS = 5000;
+
+/**
+ * BATCH_HEADROOM_BYTES is what a batch leaves of the daemon's cap on its
+ * body (MAX_EVENTS_BODY_BYTES) for what sizeOf does not count: the batch's
+ * envelope, its dropped counts and the sealing.
+ */
+export const BATCH_HEADROOM_BYTES = 124 * 1024;
+
+/** BATCH_EVENTS is the most events one batch carries, well under the daemon's cap (MAX_EVENTS_PER_BATCH). */
+export const BATCH_EVENTS = Math.min(200, MAX_EVENTS_PER_BATCH);
 
 const SEEN_BATCHES = 1000; // content batch ids remembered to ignore a resend
 const DROP_TABS = 1000; // tabs whose drop counts are kept apart; the rest count as of no known tab
@@ -64,8 +75,8 @@ export class Batcher {
     log = console,
     maxEvents = 5000,
     maxBytes = 4 * 1024 * 1024,
-    batchEvents = 200,
-    batchBytes = 900 * 1024,
+    batchEvents = BATCH_EVENTS,
+    batchBytes = MAX_EVENTS_BODY_BYTES - BATCH_HEADROOM_BYTES,
     chunkEvents = 100,
     flushMs = 100,
     sealMs = 10,

@@ -3,7 +3,8 @@
 // restart, with a fake chrome.storage area, fake timers and a fake daemon.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Batcher, CHUNK_PREFIX, DROPPED_KEY, NOT_READY_RETRY_MS } from '../capture/batcher.js';
+import { Batcher, BATCH_HEADROOM_BYTES, CHUNK_PREFIX, DROPPED_KEY, NOT_READY_RETRY_MS } from '../capture/batcher.js';
+import { MAX_EVENTS_BODY_BYTES, MAX_EVENTS_PER_BATCH } from '../contract.js';
 import { NetworkError, SignatureError } from '../daemon.js';
 
 const settle = () => new Promise((r) => setImmediate(r));
@@ -115,6 +116,13 @@ function setup(opts = {}) {
   const b = new Batcher({ store, post: daemon.post, log, timers, clock: () => 1000 + timers.now, ...opts.batcher });
   return { timers, store, daemon, b };
 }
+
+test('a batch the Batcher makes by default fits the daemon caps on POST /events (contract.js, from apitype)', () => {
+  const { b } = setup();
+  assert.ok(b.batchBytes + BATCH_HEADROOM_BYTES <= MAX_EVENTS_BODY_BYTES, `${b.batchBytes} + headroom over ${MAX_EVENTS_BODY_BYTES}`);
+  assert.ok(b.batchBytes >= MAX_EVENTS_BODY_BYTES / 2, 'the headroom leaves most of the cap to the events');
+  assert.ok(b.batchEvents <= MAX_EVENTS_PER_BATCH);
+});
 
 test('a few events go after 100 ms, in one batch', async () => {
   const { timers, daemon, b } = setup();

@@ -278,6 +278,10 @@ export const MAX_RESULT_BODY_BYTES = %d;
 export const MAX_CROP_BYTES = %d;
 export const MAX_CROPS_BYTES = %d;
 
+/** MAX_EVENTS_BODY_BYTES and MAX_EVENTS_PER_BATCH are the daemon's caps on one POST /events batch, 413 above either (apitype.MaxEventsBody, MaxEventsPerBatch). */
+export const MAX_EVENTS_BODY_BYTES = %d;
+export const MAX_EVENTS_PER_BATCH = %d;
+
 for (const params of Object.values(CONTRACT)) {
   for (const spec of Object.values(params)) Object.freeze(spec);
   Object.freeze(params);
@@ -288,7 +292,7 @@ Object.freeze(DOM_ACTIONS);
 Object.freeze(PAGE_VERB_FILES);
 Object.freeze(URL_RULE);
 `, verbFiles, rule, tracker.UserAnswerWindow.Milliseconds(), tracker.DefaultExecTimeout.Milliseconds(), tracker.DefaultMaxExecTimeout.Milliseconds(), apitype.HeaderDaemonStarted,
-		apitype.MaxResultBodyBytes, annotate.MaxCropBytes, annotate.MaxCropsBytes)
+		apitype.MaxResultBodyBytes, annotate.MaxCropBytes, annotate.MaxCropsBytes, apitype.MaxEventsBody, apitype.MaxEventsPerBatch)
 	return b.Bytes(), nil
 }
 
