@@ -95,6 +95,17 @@ test('without an action or an arm, dialogs are the user\'s: native, reported sho
   ]);
 });
 
+test('the wrappers look like the built-ins to the page: the same names, no constructor, no prototype', () => {
+  const p = page();
+  for (const name of ['alert', 'confirm', 'prompt', 'open']) {
+    const f = p.win[name];
+    assert.equal(f.name, name, `the page reads ${name}.name`);
+    assert.equal(f.prototype, undefined, `${name} has a prototype (the native one has none)`);
+    assert.throws(() => new f(), TypeError, `new ${name}() works (the native one is no constructor)`);
+  }
+  assert.deepEqual(p.nativeCalls, [], 'new on a wrapper reached a native dialog');
+});
+
 test('while an action runs: its answer, else dismissed, never native', () => {
   const p = page();
   p.send('acting', { on: true });
