@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -40,9 +41,10 @@ type side struct {
 // queue would take each other's commands), headless Firefox with the
 // extension's Firefox build (written from the extension package this
 // binary was built with, so it is never stale) on page, paired through
-// its popup, and an MCP session through gasoline-mcp. It returns nil, a
+// its popup, and an MCP session through gasoline-mcp. Firefox's window
+// is window's size (width, height: Chromium's, from chromiumWindow). It returns nil, a
 // no-op stop and no error when there is no Firefox. stop stops all of it.
-func firefoxSide(ctx context.Context, bins gasoline.Bins, tmp, page string) (_ *side, stop func(), err error) {
+func firefoxSide(ctx context.Context, bins gasoline.Bins, tmp, page string, window [2]int) (_ *side, stop func(), err error) {
 	stop = func() {}
 	bin, err := firefox.Find()
 	if errors.Is(err, firefox.ErrNotFound) {
@@ -78,7 +80,13 @@ func firefoxSide(ctx context.Context, bins gasoline.Bins, tmp, page string) (_ *
 			logf("stopping Firefox's daemon: %v", err)
 		}
 	})
-	logf("starting %s", bin)
+	// Firefox's headless window is 1366×768 unless told; Chromium's is
+	// 800×600. A screenshot's cost grows with its pixels, so Firefox's
+	// window takes Chromium's size (internal/firefox passes the
+	// environment on; these variables are headless Firefox's window size).
+	os.Setenv("MOZ_HEADLESS_WIDTH", fmt.Sprint(window[0]))
+	os.Setenv("MOZ_HEADLESS_HEIGHT", fmt.Sprint(window[1]))
+	logf("starting %s with a %d×%d window, as Chromium's", bin, window[0], window[1])
 	log := filepath.Join(tmp, "firefox.log")
 	b, err := firefox.Start(ctx, firefox.Options{Bin: bin, ProfileDir: filepath.Join(tmp, "firefox-profile"), LogPath: log})
 	if err != nil {
@@ -159,8 +167,9 @@ var foxActions = []foxAction{
 	}},
 }
 
-// foxRows measures foxActions and then fresh screenshots in Chromium and
-// Firefox, one call of each side in turn, so that the machine's load
+// foxRows measures foxActions in Chromium and Firefox in turn, in blocks
+// of 10 calls as streamRows does, and then fresh screenshots, one of each
+// side a round, each side first in turn, so that the machine's load
 // weighs on both alike, and returns a row per action and side, each
 // action's sides together. Each row says how much of its p50 the
 // extension took (the daemon's delivered → result applied), the rest
@@ -178,16 +187,20 @@ func foxRows(ctx context.Context, sides []*side, base string) ([]truthRow, error
 	}
 	var all []measured
 	for _, a := range foxActions {
-		logf("%d warm-up and %d measured calls in turn in %d browsers: %.40s…", *warmup, *n, len(sides), a.figure)
+		logf("%d warm-up and %d measured calls in %d browsers, in turn in blocks of 10: %.40s…", *warmup, *n, len(sides), a.figure)
 		m := measured{calls: make([][]foxCall, len(sides))}
-		for i := range *warmup + *n {
+		// In blocks, a call seldom follows the other browser's at once,
+		// whose tail (its next poll, capture flushes) would weigh on it.
+		for done := -*warmup; done < *n; done += 10 {
 			for j, s := range sides {
-				c, err := a.do(ctx, s, i)
-				if err != nil {
-					return nil, err
-				}
-				if i >= *warmup {
-					m.calls[j] = append(m.calls[j], c)
+				for k := range min(10, *n-done) {
+					c, err := a.do(ctx, s, *warmup+done+k)
+					if err != nil {
+						return nil, err
+					}
+					if done+k >= 0 {
+						m.calls[j] = append(m.calls[j], c)
+					}
 				}
 			}
 		}
@@ -227,7 +240,8 @@ func foxRows(ctx context.Context, sides []*side, base string) ([]truthRow, error
 
 // foxShots times fresh viewport screenshots as screenshotRows does (the
 // heading changed untimed first, 0.3 s to paint, ≥ 0.6 s after the side's
-// last capture: Chrome allows 2 a second), in each side in turn, and
+// last capture: Chrome allows 2 a second), in each side in turn (each
+// first in turn), and
 // returns their calls and figures per side.
 func foxShots(ctx context.Context, sides []*side) ([][]foxCall, []string, error) {
 	rounds := min(*n, 30)
@@ -243,7 +257,9 @@ func foxShots(ctx context.Context, sides []*side) ([][]foxCall, []string, error)
 			}
 		}
 		time.Sleep(300 * time.Millisecond) // lets the change paint, as screenshotRows does
-		for j, s := range sides {
+		for k := range sides {
+			j := (i + k) % len(sides) // each side first in turn
+			s := sides[j]
 			time.Sleep(time.Until(last[j].Add(600 * time.Millisecond)))
 			last[j] = time.Now()
 			start := time.Now()
@@ -345,7 +361,11 @@ func foxOnlyRun(ctx context.Context, mc *gasoline.Client, d *gasoline.Daemon, bi
 	if !*withFirefox && !*firefoxOnly {
 		return nil
 	}
-	fox, stop, err := firefoxSide(ctx, bins, tmp, base+"/")
+	window, err := chromiumWindow(ctx, mc)
+	if err != nil {
+		return err
+	}
+	fox, stop, err := firefoxSide(ctx, bins, tmp, base+"/", window)
 	defer stop()
 	if err != nil {
 		return err
@@ -369,4 +389,22 @@ func foxOnlyRun(ctx context.Context, mc *gasoline.Client, d *gasoline.Daemon, bi
 	}
 	printFoxRows(rows, 2)
 	return nil
+}
+
+// chromiumWindow is the size of the window of Chromium's agent tab
+// (outerWidth, outerHeight), read through mc.
+func chromiumWindow(ctx context.Context, mc *gasoline.Client) ([2]int, error) {
+	var size [2]int
+	r, err := mc.ExecuteJS(ctx, "[outerWidth, outerHeight]", map[string]any{"wait_ms": 10000})
+	if err != nil {
+		return size, err
+	}
+	js, err := r.JS()
+	if err == nil {
+		err = json.Unmarshal(js.Value, &size)
+	}
+	if r.Status != "complete" || err != nil || size[0] < 100 || size[1] < 100 {
+		return size, fmt.Errorf("reading the size of Chromium's window: %s %v", r, err)
+	}
+	return size, nil
 }

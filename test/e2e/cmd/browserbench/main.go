@@ -281,7 +281,11 @@ func run(ctx context.Context) (err error) {
 		row(sr.figure, sr.samples, sr.target)
 	}
 	if *withFirefox {
-		fox, stopFox, err := firefoxSide(ctx, bins, tmp, site.URL+"/")
+		window, err := chromiumWindow(ctx, mc)
+		if err != nil {
+			return err
+		}
+		fox, stopFox, err := firefoxSide(ctx, bins, tmp, site.URL+"/", window)
 		if err != nil {
 			return err
 		}
