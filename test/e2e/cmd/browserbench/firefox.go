@@ -331,7 +331,7 @@ func foxTraceOn(ctx context.Context, b *firefox.Browser) error {
 func foxTrace(b *firefox.Browser) func(context.Context) (map[string]map[string]float64, error) {
 	return func(ctx context.Context) (map[string]map[string]float64, error) {
 		var raw string
-		if err := inExtension(ctx, b, "bg.JSON.stringify(bg.gasolineTrace || null)", &raw); err != nil {
+		if err := inExtension(ctx, b, "bg.JSON.stringify({ origin: bg.performance.timeOrigin, marks: bg.gasolineTrace || null })", &raw); err != nil {
 			return nil, fmt.Errorf("reading the stage marks of Firefox's background page: %w", err)
 		}
 		return parseTrace(raw)

@@ -14,7 +14,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/gasoline"
 )
 
-var stages = flag.Bool("stages", false, "instead of the table: where the time of execute_js and of a click goes, stage by stage, from the worker's stage marks (extension/trace.js) and the daemon's command times")
+var stages = flag.Bool("stages", false, "instead of the table: where the time of execute_js, a click and a screenshot goes, stage by stage, from the worker's stage marks (extension/trace.js) and the daemon's command times, in Chromium and then in Firefox (when found; -firefox-only: Firefox's alone), and a screenshot's browser calls timed on their own")
 
 // stageOrder is the order of the worker's marks (extension/background.js).
 var stageOrder = []string{"received", "tab chosen", "allowed", "acted", "flushed", "posting", "result answered"}
@@ -33,8 +33,8 @@ func traceOn(ctx context.Context, conn *cdp.Conn) error {
 	return s.Evaluate(ctx, "globalThis.gasolineTrace = []; true", &ok)
 }
 
-// readTrace reads the worker's marks: correlation id → stage → its
-// worker clock time in ms (the first mark of each stage).
+// readTrace reads the worker's marks: correlation id → stage → its time
+// in Unix ms (the first mark of each stage).
 func readTrace(ctx context.Context, wsURL string) (map[string]map[string]float64, error) {
 	raw, err := chromiumTrace(ctx, wsURL)
 	if err != nil {
@@ -59,21 +59,28 @@ func chromiumTrace(ctx context.Context, wsURL string) (string, error) {
 		return "", err
 	}
 	var raw string
-	err = s.Evaluate(ctx, "JSON.stringify(globalThis.gasolineTrace || null)", &raw)
+	err = s.Evaluate(ctx, "JSON.stringify({ origin: performance.timeOrigin, marks: globalThis.gasolineTrace || null })", &raw)
 	return raw, err
 }
 
-// parseTrace parses the marks' JSON ([[id, stage, ms], ...]).
+// parseTrace parses the marks' JSON ({origin: the worker's
+// performance.timeOrigin, marks: [[id, stage, ms], ...]}), each mark's
+// time made Unix ms (origin + ms), comparable with the daemon's times.
 func parseTrace(raw string) (map[string]map[string]float64, error) {
-	var marks [][3]any
-	if err := json.Unmarshal([]byte(raw), &marks); err != nil || marks == nil {
+	var v struct {
+		Origin float64  `json:"origin"`
+		Marks  [][3]any `json:"marks"`
+	}
+	if err := json.Unmarshal([]byte(raw), &v); err != nil || v.Marks == nil || v.Origin == 0 {
 		return nil, fmt.Errorf("reading the worker's stage marks (%.80s): the worker restarted, or the extension has no trace.js", raw)
 	}
+	marks := v.Marks
 	out := map[string]map[string]float64{}
 	for _, m := range marks {
 		id, _ := m[0].(string)
 		stage, _ := m[1].(string)
 		t, _ := m[2].(float64)
+		t += v.Origin
 		if out[id] == nil {
 			out[id] = map[string]float64{}
 		}
@@ -113,6 +120,16 @@ func printStages(figure string, calls []stageSample, cs gasoline.Commands, marks
 	row("daemon: queued → delivered to the held poll", dispatch)
 	row("daemon: delivered → final result applied", inDaemon)
 	row("bridge and client: round trip − (queued → result applied)", outside)
+	var received []time.Duration
+	for _, c := range calls {
+		cmd, ok := cs.Find(c.id)
+		at, marked := marks[c.id]["received"]
+		if ok && cmd.DeliveredAt != nil && marked {
+			received = append(received, time.Duration((at-float64(cmd.DeliveredAt.UnixMicro())/1000)*float64(time.Millisecond)))
+		}
+	}
+	// The two clocks are the machine's, read by the daemon and the browser.
+	row("daemon delivered → worker: received (the poll's answer read, parsed, dispatched)", received)
 	for i := 1; i < len(stageOrder); i++ {
 		var d []time.Duration
 		for _, c := range calls {
