@@ -20,10 +20,12 @@
 // quiet, interleaved, and navigate to the latter (stream.go); -changed-only
 // measures effects.changed on TodoMVC and Python's docs (changed.go);
 // -stages prints where the time of execute_js, a click and a screenshot
-// goes, stage by stage, in Chromium and in Firefox (stages.go). With a Firefox found (-firefox, on by default),
-// execute_js, a click and a screenshot are timed in Firefox too, with the
-// extension's Firefox build, in turn with the same calls in Chromium, and
-// printed beside them (firefox.go); -firefox-only prints only those rows.
+// goes, stage by stage, in Chromium and in Firefox (stages.go).
+//
+// With a Firefox found (-firefox, on by default), execute_js, a click and
+// a screenshot are timed in Firefox too, with the extension's Firefox
+// build, in turn with the same calls in Chromium, and printed beside them
+// (firefox.go); -firefox-only prints only those rows.
 package main
 
 import (
