@@ -119,7 +119,7 @@ BENCH_MARGIN ?= 0.3
 soak: ## Run every fault of issue 7 at once for SOAK_DURATION (default 3m) and print the counts; fails on any violation
 	SOAK_DURATION=$(SOAK_DURATION) $(GO) run ./scripts/soak
 
-bench: ## Measure latency, throughput and memory against their targets; print a table (p50/p99), real-browser rows last
+bench: ## Measure latency, throughput and memory against their targets; print a table (p50/p99), real-browser rows last (Firefox's beside Chromium's when firefox-esr is installed; else a line says they are left out)
 	$(GO) run ./scripts/bench
 	@if [ -f test/e2e/go.mod ]; then cd test/e2e && $(GO) run ./cmd/browserbench; fi
 

@@ -19,8 +19,13 @@
 // -stream-only times clicks on a quiet page and on one that never goes
 // quiet, interleaved, and navigate to the latter (stream.go); -changed-only
 // measures effects.changed on TodoMVC and Python's docs (changed.go);
-// -stages prints where the time of execute_js and of a click goes, stage
-// by stage (stages.go).
+// -stages prints where the time of execute_js, a click and a screenshot
+// goes, stage by stage, in Chromium and in Firefox (stages.go).
+//
+// With a Firefox found (-firefox, on by default), execute_js, a click and
+// a screenshot are timed in Firefox too, with the extension's Firefox
+// build, in turn with the same calls in Chromium, and printed beside them
+// (firefox.go); -firefox-only prints only those rows.
 package main
 
 import (
@@ -87,10 +92,8 @@ func run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	// Every measured command must still be in GET /commands at the end
-	// (a screenshot round makes three).
 	d, err := gasoline.StartDaemon(ctx, bins, filepath.Join(tmp, "state"),
-		fmt.Sprintf("--max-retained=%d", 3*(*n+*warmup)+10), "--result-ttl=10m", "--log-level=warn")
+		retained(), "--result-ttl=10m", "--log-level=warn")
 	if err != nil {
 		return err
 	}
@@ -166,8 +169,8 @@ func run(ctx context.Context) (err error) {
 		return nil
 	}
 
-	if *stages {
-		return stageRun(ctx, mc, d, browser.WebSocketURL)
+	if *stages || *firefoxOnly {
+		return foxOnlyRun(ctx, mc, d, bins, tmp, site.URL, browser.WebSocketURL)
 	}
 
 	if *floorOnly {
@@ -283,6 +286,24 @@ func run(ctx context.Context) (err error) {
 	for _, sr := range shotRows {
 		row(sr.figure, sr.samples, sr.target)
 	}
+	if *withFirefox {
+		window, err := chromiumWindow(ctx, mc)
+		if err != nil {
+			return err
+		}
+		fox, stopFox, err := firefoxSide(ctx, bins, tmp, site.URL+"/", window)
+		if err != nil {
+			return err
+		}
+		if fox != nil {
+			foxed, err := foxRows(ctx, []*side{{name: "Chromium", mc: mc, d: d}, fox}, site.URL)
+			stopFox()
+			if err != nil {
+				return err
+			}
+			printFoxRows(foxed, 2)
+		}
+	}
 	row("real headless Chromium: dispatch, queued → the extension's held long-poll takes it (daemon delivered_at − created_at, before the HTTP response is written)", dispatch, "p50 ≤ 2 ms")
 	row("real headless Chromium: queued → script running in the page (page clock − daemon created_at)", toPage, "(reference)")
 	if err := consoleRows(ctx, bin, root, tmp, d); err != nil {
@@ -294,6 +315,14 @@ func run(ctx context.Context) (err error) {
 	}
 	row(fmt.Sprintf("real headless Chromium: first `interact execute_js` with the daemon down → inline result (gasoline-mcp starts the daemon, the extension finds it; n=%d)", len(colds)), colds, "(issue 17: was 2.2–2.4 s)")
 	return nil
+}
+
+// retained is the daemon's --max-retained flag: every measured command
+// must still be in GET /commands at the end (a screenshot round makes
+// three; -stages makes four a round: execute_js, click, a page change
+// and a screenshot).
+func retained() string {
+	return fmt.Sprintf("--max-retained=%d", 4*(*n+*warmup)+10)
 }
 
 // timeCold times rounds first calls made with the daemon stopped: each

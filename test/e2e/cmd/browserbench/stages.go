@@ -14,7 +14,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/gasoline"
 )
 
-var stages = flag.Bool("stages", false, "instead of the table: where the time of execute_js and of a click goes, stage by stage, from the worker's stage marks (extension/trace.js) and the daemon's command times")
+var stages = flag.Bool("stages", false, "instead of the table: where the time of execute_js, a click and a screenshot goes, stage by stage, from the worker's stage marks (extension/trace.js) and the daemon's command times, in Chromium and then in Firefox (when found; -firefox-only: Firefox's alone), and a screenshot's browser calls timed on their own")
 
 // stageOrder is the order of the worker's marks (extension/background.js).
 var stageOrder = []string{"received", "tab chosen", "allowed", "acted", "flushed", "posting", "result answered"}
@@ -33,35 +33,54 @@ func traceOn(ctx context.Context, conn *cdp.Conn) error {
 	return s.Evaluate(ctx, "globalThis.gasolineTrace = []; true", &ok)
 }
 
-// readTrace reads the worker's marks: correlation id → stage → its
-// worker clock time in ms (the first mark of each stage).
+// readTrace reads the worker's marks: correlation id → stage → its time
+// in Unix ms (the first mark of each stage).
 func readTrace(ctx context.Context, wsURL string) (map[string]map[string]float64, error) {
-	conn, err := cdp.Dial(ctx, wsURL)
+	raw, err := chromiumTrace(ctx, wsURL)
 	if err != nil {
 		return nil, err
+	}
+	return parseTrace(raw)
+}
+
+// chromiumTrace returns the worker's marks as JSON, through DevTools.
+func chromiumTrace(ctx context.Context, wsURL string) (string, error) {
+	conn, err := cdp.Dial(ctx, wsURL)
+	if err != nil {
+		return "", err
 	}
 	defer conn.Close()
 	w, err := chromium.WaitForWorker(ctx, conn, 10*time.Second)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	s, err := conn.Attach(ctx, w.TargetID)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	var raw string
-	if err := s.Evaluate(ctx, "JSON.stringify(globalThis.gasolineTrace || null)", &raw); err != nil {
-		return nil, err
+	err = s.Evaluate(ctx, "JSON.stringify({ origin: performance.timeOrigin, marks: globalThis.gasolineTrace || null })", &raw)
+	return raw, err
+}
+
+// parseTrace parses the marks' JSON ({origin: the worker's
+// performance.timeOrigin, marks: [[id, stage, ms], ...]}), each mark's
+// time made Unix ms (origin + ms), comparable with the daemon's times.
+func parseTrace(raw string) (map[string]map[string]float64, error) {
+	var v struct {
+		Origin float64  `json:"origin"`
+		Marks  [][3]any `json:"marks"`
 	}
-	var marks [][3]any
-	if err := json.Unmarshal([]byte(raw), &marks); err != nil || marks == nil {
+	if err := json.Unmarshal([]byte(raw), &v); err != nil || v.Marks == nil || v.Origin == 0 {
 		return nil, fmt.Errorf("reading the worker's stage marks (%.80s): the worker restarted, or the extension has no trace.js", raw)
 	}
+	marks := v.Marks
 	out := map[string]map[string]float64{}
 	for _, m := range marks {
 		id, _ := m[0].(string)
 		stage, _ := m[1].(string)
 		t, _ := m[2].(float64)
+		t += v.Origin
 		if out[id] == nil {
 			out[id] = map[string]float64{}
 		}
@@ -101,6 +120,16 @@ func printStages(figure string, calls []stageSample, cs gasoline.Commands, marks
 	row("daemon: queued → delivered to the held poll", dispatch)
 	row("daemon: delivered → final result applied", inDaemon)
 	row("bridge and client: round trip − (queued → result applied)", outside)
+	var received []time.Duration
+	for _, c := range calls {
+		cmd, ok := cs.Find(c.id)
+		at, marked := marks[c.id]["received"]
+		if ok && cmd.DeliveredAt != nil && marked {
+			received = append(received, time.Duration((at-float64(cmd.DeliveredAt.UnixMicro())/1000)*float64(time.Millisecond)))
+		}
+	}
+	// The two clocks are the machine's, read by the daemon and the browser.
+	row("daemon delivered → worker: received (the poll's answer read, parsed, dispatched)", received)
 	for i := 1; i < len(stageOrder); i++ {
 		var d []time.Duration
 		for _, c := range calls {
@@ -142,12 +171,20 @@ func printStages(figure string, calls []stageSample, cs gasoline.Commands, marks
 }
 
 // stageRun measures execute_js of document.title and a click (role and
-// name, settled) *n times each after *warmup, and prints their stages.
-func stageRun(ctx context.Context, mc *gasoline.Client, d *gasoline.Daemon, wsURL string) error {
-	measure := func(args map[string]any) ([]stageSample, error) {
-		logf("%d warm-up and %d measured interact %v calls, staged", *warmup, *n, args["action"])
+// name, settled) *n times each after *warmup in browser, and fresh
+// screenshots (min(*n, 30), the page changed before each, ≥ 0.6 s after
+// the last capture: Chrome allows 2 a second), and prints their stages
+// with the marks trace reads, then the times of a screenshot's browser
+// calls that costs measures in the extension, in the tab that shows base.
+func stageRun(ctx context.Context, browser, base string, mc *gasoline.Client, d *gasoline.Daemon,
+	trace func(context.Context) (map[string]map[string]float64, error), costs func(context.Context, string, int) (callTimes, error)) error {
+	measure := func(rounds int, args map[string]any, before func(i int) error) ([]stageSample, error) {
+		logf("%d warm-up and %d measured interact %v calls, staged", *warmup, rounds, args["action"])
 		var out []stageSample
-		for i := range *warmup + *n {
+		for i := range *warmup + rounds {
+			if err := before(i); err != nil {
+				return nil, err
+			}
 			start := time.Now()
 			r, err := mc.Call(ctx, "interact", args)
 			took := time.Since(start)
@@ -163,11 +200,26 @@ func stageRun(ctx context.Context, mc *gasoline.Client, d *gasoline.Daemon, wsUR
 		}
 		return out, nil
 	}
-	js, err := measure(map[string]any{"action": "execute_js", "script": "document.title", "wait_ms": 10000})
+	none := func(int) error { return nil }
+	js, err := measure(*n, map[string]any{"action": "execute_js", "script": "document.title", "wait_ms": 10000}, none)
 	if err != nil {
 		return err
 	}
-	clicks, err := measure(map[string]any{"action": "click", "role": "button", "name": "Bench button", "wait_ms": 10000})
+	clicks, err := measure(*n, map[string]any{"action": "click", "role": "button", "name": "Bench button", "wait_ms": 10000}, none)
+	if err != nil {
+		return err
+	}
+	var last time.Time
+	shots, err := measure(min(*n, 30), map[string]any{"action": "screenshot", "wait_ms": 10000}, func(i int) error {
+		js := fmt.Sprintf("document.querySelector('h1').textContent = 'Stage %d'", i)
+		if r, err := mc.ExecuteJS(ctx, js, map[string]any{"wait_ms": 10000}); err != nil || r.Status != "complete" {
+			return fmt.Errorf("changing the page: %s %v", r, err)
+		}
+		// Let the change paint and the capture quota pass.
+		time.Sleep(max(300*time.Millisecond, time.Until(last.Add(600*time.Millisecond))))
+		last = time.Now()
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -175,11 +227,84 @@ func stageRun(ctx context.Context, mc *gasoline.Client, d *gasoline.Daemon, wsUR
 	if err != nil {
 		return err
 	}
-	marks, err := readTrace(ctx, wsURL)
+	marks, err := trace(ctx)
 	if err != nil {
 		return err
 	}
-	printStages(fmt.Sprintf("`interact execute_js` of document.title, n=%d", *n), js, cs, marks)
-	printStages(fmt.Sprintf("`interact click` (role + name, settled), n=%d", *n), clicks, cs, marks)
+	printStages(fmt.Sprintf("%s: `interact execute_js` of document.title, n=%d", browser, *n), js, cs, marks)
+	printStages(fmt.Sprintf("%s: `interact click` (role + name, settled), n=%d", browser, *n), clicks, cs, marks)
+	printStages(fmt.Sprintf("%s: `interact screenshot` of the viewport, fresh capture, n=%d", browser, len(shots)), shots, cs, marks)
+	return printCallCosts(ctx, browser, base, min(*n, 30), costs)
+}
+
+// callCosts is a script for the extension (%q the bench page's URL
+// prefix, %d rounds) that times, 0.6 s apart, the browser calls a viewport
+// screenshot makes (extension/actions/screenshot.js): executeScript of a
+// small function in the tab's top frame (its stampOf, before the
+// capture), captureVisibleTab as JPEG at its quality, and tabs.get (its
+// report). It resolves to their times in ms.
+const callCosts = `(async (prefix, rounds) => {
+  const tab = (await chrome.tabs.query({})).find((t) => (t.url || '').startsWith(prefix));
+  if (!tab) throw new Error('no tab shows ' + prefix);
+  const ms = { script: [], capture: [], get: [] };
+  const time = async (k, f) => { const t = performance.now(); await f(); ms[k].push(performance.now() - t); };
+  for (let i = 0; i < rounds; i++) {
+    await new Promise((r) => setTimeout(r, 600));
+    await time('script', () => chrome.scripting.executeScript({ target: { tabId: tab.id, frameIds: [0] }, world: 'ISOLATED', func: () => document.visibilityState }));
+    await time('capture', () => chrome.tabs.captureVisibleTab(tab.windowId, { format: 'jpeg', quality: 80 }));
+    await time('get', () => chrome.tabs.get(tab.id));
+  }
+  return ms;
+})(%q, %d)`
+
+// callTimes is what callCosts resolves to.
+type callTimes struct {
+	Script, Capture, Get []float64
+}
+
+// chromiumCallCosts times callCosts in Chromium's worker, through DevTools.
+func chromiumCallCosts(wsURL string) func(ctx context.Context, base string, rounds int) (callTimes, error) {
+	return func(ctx context.Context, base string, rounds int) (callTimes, error) {
+		var ms callTimes
+		conn, err := cdp.Dial(ctx, wsURL)
+		if err != nil {
+			return ms, err
+		}
+		defer conn.Close()
+		w, err := chromium.WaitForWorker(ctx, conn, 10*time.Second)
+		if err != nil {
+			return ms, err
+		}
+		s, err := conn.Attach(ctx, w.TargetID)
+		if err != nil {
+			return ms, err
+		}
+		err = s.Evaluate(ctx, fmt.Sprintf(callCosts, base, rounds), &ms)
+		return ms, err
+	}
+}
+
+// printCallCosts prints the times of callCosts in browser.
+func printCallCosts(ctx context.Context, browser, base string, rounds int, costs func(context.Context, string, int) (callTimes, error)) error {
+	logf("%d rounds of a screenshot's browser calls, timed in the extension", rounds)
+	ms, err := costs(ctx, base, rounds)
+	if err != nil {
+		return fmt.Errorf("timing a screenshot's browser calls in %s: %w", browser, err)
+	}
+	fmt.Printf("\n%s: a screenshot's browser calls, timed in the extension, 0.6 s apart\n\n| call | p50 | p99 | n |\n|---|---|---|---|\n", browser)
+	for _, c := range []struct {
+		what string
+		ms   []float64
+	}{
+		{"scripting.executeScript of a one-line function in the tab's top frame (as stampOf)", ms.Script},
+		{"tabs.captureVisibleTab, JPEG quality 80", ms.Capture},
+		{"tabs.get (as report)", ms.Get},
+	} {
+		var d []time.Duration
+		for _, v := range c.ms {
+			d = append(d, time.Duration(v*float64(time.Millisecond)))
+		}
+		fmt.Printf("| %s | %s | %s | %d |\n", c.what, fmtDur(pct(d, 50)), fmtDur(pct(d, 99)), len(d))
+	}
 	return nil
 }
