@@ -8,12 +8,10 @@
 export const MAX_MARKS = 100000;
 
 /**
- * mark records that command id reached stage now ([id, stage, Unix ms]),
- * when the trace is on. The time is the wall clock's (performance's, from
- * its origin), so that a profiler can set the marks beside the daemon's
- * own times of the command.
+ * mark records that command id reached stage now ([id, stage,
+ * performance.now()]), when the trace is on.
  */
 export function mark(id, stage) {
   const t = globalThis.gasolineTrace;
-  if (Array.isArray(t) && t.length < MAX_MARKS) t.push([id, stage, performance.timeOrigin + performance.now()]);
+  if (Array.isArray(t) && t.length < MAX_MARKS) t.push([id, stage, performance.now()]);
 }

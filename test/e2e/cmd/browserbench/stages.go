@@ -142,8 +142,8 @@ func printStages(figure string, calls []stageSample, cs gasoline.Commands, marks
 		}
 		row("worker: "+stageOrder[i-1]+" → "+stageOrder[i], d)
 	}
-	// Across the two clocks (one machine's): the poll's answer and the
-	// result's post, each half of its HTTP exchange.
+	// Across the two clocks (one machine's): the result's post, each half
+	// of its HTTP exchange.
 	between := func(what string, from func(gasoline.Command, map[string]float64) (float64, bool), to func(gasoline.Command, map[string]float64) (float64, bool)) {
 		var d []time.Duration
 		for _, c := range calls {
@@ -160,12 +160,10 @@ func printStages(figure string, calls []stageSample, cs gasoline.Commands, marks
 		row(what, d)
 	}
 	unixMs := func(t time.Time) float64 { return float64(t.UnixNano()) / 1e6 }
-	delivered := func(c gasoline.Command, _ map[string]float64) (float64, bool) { return unixMs(*c.DeliveredAt), true }
 	applied := func(c gasoline.Command, _ map[string]float64) (float64, bool) { return unixMs(*c.FinishedAt), true }
 	stage := func(name string) func(gasoline.Command, map[string]float64) (float64, bool) {
 		return func(_ gasoline.Command, m map[string]float64) (float64, bool) { t, ok := m[name]; return t, ok }
 	}
-	between("daemon delivered → worker received (the poll's answer)", delivered, stage("received"))
 	between("worker posting → daemon applied the result (the post's request)", stage("posting"), applied)
 	between("daemon applied → worker answered (the post's answer)", applied, stage("result answered"))
 }
