@@ -13,6 +13,7 @@
 
 import { DaemonClient, DEFAULT_PORT, normaliseCode, validPort } from './daemon.js';
 import { KEYS, EMPTY_STATUS } from './status.js';
+import { tokenStore } from './platform.js';
 import { DEADLINE_KEY, SINCE_KEY } from './capture/declared.js';
 
 const HEALTH_EVERY_MS = 2000;
@@ -98,10 +99,10 @@ function say(kind, text) {
 }
 
 async function load() {
-  const got = await chrome.storage.local.get([KEYS.token, KEYS.port, KEYS.status]);
+  const [got, token] = await Promise.all([chrome.storage.local.get([KEYS.port, KEYS.status]), tokenStore().get()]);
   const port = Number(got[KEYS.port]);
   state = {
-    token: typeof got[KEYS.token] === 'string' ? got[KEYS.token] : '',
+    token,
     port: validPort(port) ? port : DEFAULT_PORT,
     status: { ...EMPTY_STATUS, ...(got[KEYS.status] ?? {}) },
   };
