@@ -123,9 +123,33 @@ async function inTokenDB(idb, mode, op) {
  */
 export function allowUserScriptsText(extensionId) {
   if (firefox) {
-    return 'grant the gasoline add-on its optional user scripts permission (about:addons, Gasoline, Permissions; Firefox 136 or later)';
+    return 'click "Allow user scripts" in the gasoline add-on\'s popup, or grant it its optional user scripts permission ' +
+      '(about:addons, Gasoline, Permissions; Firefox 136 or later)';
   }
   const details = extensionId ? `chrome://extensions/?id=${extensionId}` : 'chrome://extensions';
   return `switch on "Allow User Scripts" on the extension's details page (${details}; in Chrome before 138: ` +
     'switch on Developer mode at chrome://extensions)';
+}
+
+const USER_SCRIPTS = { permissions: ['userScripts'] };
+
+/**
+ * userScriptsAskable resolves to true when the user can grant user scripts
+ * from the popup: the manifest asks for them as an optional permission
+ * (Firefox's build) and they are not granted yet. In Chrome they are a
+ * permission granted at install, switched on by a toggle the extension
+ * cannot ask for (allowUserScriptsText): false.
+ */
+export async function userScriptsAskable(c = globalThis.chrome) {
+  if (!c.runtime.getManifest().optional_permissions?.includes('userScripts')) return false;
+  return !(await c.permissions.contains(USER_SCRIPTS));
+}
+
+/**
+ * askUserScripts asks the user for the optional user scripts permission
+ * and resolves to whether it was granted. Firefox takes the request only
+ * from a user's action: call it from the click's handler, before any await.
+ */
+export function askUserScripts(c = globalThis.chrome) {
+  return c.permissions.request(USER_SCRIPTS);
 }

@@ -150,3 +150,33 @@ test('in Firefox, a token an older build left in storage.local moves to IndexedD
   assert.deepEqual(local.data, { port: 7890 }, 'the old token left storage.local');
   assert.equal(await p.tokenStore(fakeLocal(), idb).get(), 'old-secret', 'and is in IndexedDB');
 });
+
+// fakePermissions is a chrome with a manifest of optional permissions and
+// the granted ones, recording requests.
+function fakePermissions(optional, granted = []) {
+  const requests = [];
+  return {
+    requests,
+    runtime: { getManifest: () => ({ optional_permissions: optional }) },
+    permissions: {
+      contains: async ({ permissions }) => permissions.every((p) => granted.includes(p)),
+      request: async ({ permissions }) => {
+        requests.push(permissions);
+        granted.push(...permissions);
+        return true;
+      },
+    },
+  };
+}
+
+test('the popup offers user scripts only where they are an optional permission not granted yet', async () => {
+  const p = await load('moz-extension://us/', {});
+  assert.equal(await p.userScriptsAskable(fakePermissions(['userScripts'])), true, 'Firefox, not granted');
+  assert.equal(await p.userScriptsAskable(fakePermissions(['userScripts'], ['userScripts'])), false, 'Firefox, granted');
+  assert.equal(await p.userScriptsAskable(fakePermissions(undefined)), false, 'Chrome: a permission at install, switched on by a toggle');
+  const c = fakePermissions(['userScripts']);
+  assert.equal(await p.askUserScripts(c), true);
+  assert.deepEqual(c.requests, [['userScripts']]);
+  assert.equal(await p.userScriptsAskable(c), false, 'granted: the button goes');
+  assert.match(p.allowUserScriptsText('gasoline@gasoline-mcp'), /"Allow user scripts" in the gasoline add-on's popup/);
+});
