@@ -71,14 +71,18 @@ func foxTab(t *testing.T, e *foxEnv, url string) string {
 	return ""
 }
 
-// TestFirefoxLeaveFlushKept: what a page logged just before the agent's
-// navigate left it reaches observe logs in Firefox. The page logs 3.6 MB
-// and then an error, so the relay (capture/relay/leave.js) is paced for
-// more than three seconds (LIMITS.rateChars) and the error still waits
-// in it when the page is hidden: only the relay's pagehide sends it.
-// Firefox ends the first script that runs in a page after a navigation
-// the browser started (tabs.update) began; on this quiet page that is
-// the relay's pagehide listener, which therefore comes twice.
+// TestFirefoxLeaveFlushKept: what a page logged just before the user left
+// it (a navigation the browser starts, as from the address bar: no command
+// of the agent's flushes the tab first) reaches observe logs in Firefox.
+// The page logs 3.6 MB and then an error, so the relay
+// (capture/relay/leave.js) is paced for more than three seconds
+// (LIMITS.rateChars) when the page is hidden. Firefox ends the first
+// script that runs in the page after such a navigation began ("Script
+// terminated by timeout", logged below): in about half the runs the
+// relay's first pagehide listener, which is why it comes twice. The
+// error arrived in every run of the build without the second listener
+// too (13 of 13, 9 of them with the first ended), so this test guards
+// the outcome; it did not show the loss the README's known gap describes.
 func TestFirefoxLeaveFlushKept(t *testing.T) {
 	e := foxReady(t)
 	srv := foxPlatformPages(t)
@@ -88,7 +92,11 @@ func TestFirefoxLeaveFlushKept(t *testing.T) {
 	if err := e.browser.BiDi.Evaluate(e.ctx, tab, `flood(460)`, nil); err != nil {
 		t.Fatal(err)
 	}
-	e.call("interact", map[string]any{"action": "navigate", "url": srv.URL + "/foxp/next", "wait_ms": 20000})
+	// The user leaves the page (a navigation the browser starts, as from
+	// the address bar): no command of the agent's flushes the tab first.
+	if err := e.browser.BiDi.Navigate(e.ctx, tab, srv.URL+"/foxp/next"); err != nil {
+		t.Fatal(err)
+	}
 	e.observeUntil(map[string]any{"what": "logs", "text": "fox left behind"}, 20*time.Second, func(o observed) error {
 		return missing(o.Entries, []want{{"the error logged just before the page was left", func(e ev) bool {
 			return e.str("level") == "error" && e.str("message") == "fox left behind"
