@@ -81,7 +81,7 @@ func foxTab(t *testing.T, e *foxEnv, url string) string {
 // terminated by timeout", logged below): in about half the runs the
 // relay's first pagehide listener, which is why it comes twice. The
 // error arrived in every run of the build without the second listener
-// too (13 of 13, 9 of them with the first ended), so this test guards
+// too (17 of 17 runs, 8 of them with its one listener ended), so this test guards
 // the outcome; it did not show the loss the README's known gap describes.
 func TestFirefoxLeaveFlushKept(t *testing.T) {
 	e := foxReady(t)
