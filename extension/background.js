@@ -29,7 +29,7 @@ import { nativeDialog, nativeDialogText, watchDialogs } from './actions/dialog.j
 import { watchRequests } from './actions/busy.js';
 import { DaemonClient, DaemonError, DEFAULT_PORT, normaliseCode, SignatureError, validPort } from './daemon.js';
 import { startDrawRelay } from './overlay/worker.js';
-import { restrictStorage } from './platform.js';
+import { restrictStorage, tokenStore } from './platform.js';
 import { Poller } from './poller.js';
 import { runCommand, deadlineOf } from './runner.js';
 import { KEYS, StatusStore } from './status.js';
@@ -160,11 +160,14 @@ const holdCapture = (e) => {
 };
 watchNavigations();
 
+// tokens holds the pairing token (platform.js: out of content scripts' reach).
+const tokens = tokenStore();
+
 /** loadConfig reads the settings; each call is also the loop's keep-alive extension API call. */
 async function loadConfig() {
-  const got = await chrome.storage.local.get([KEYS.token, KEYS.port]);
+  const [got, token] = await Promise.all([chrome.storage.local.get(KEYS.port), tokens.get()]);
   const port = Number(got[KEYS.port]);
-  return { token: typeof got[KEYS.token] === 'string' ? got[KEYS.token] : '', port: validPort(port) ? port : DEFAULT_PORT };
+  return { token, port: validPort(port) ? port : DEFAULT_PORT };
 }
 
 // known holds the settings as last read, for the posts on a command's path
@@ -361,7 +364,7 @@ async function pair(rawCode) {
   const config = await loadConfig();
   try {
     const res = await makeClient({ port: config.port, token: '' }).pair(code);
-    await chrome.storage.local.set({ [KEYS.token]: res.token });
+    await tokens.set(res.token);
     known = null;
     status.update({ paired: true, token_rejected: false, daemon_reachable: true, last_error: null });
     poller.reconfigure();
@@ -402,7 +405,7 @@ async function pair(rawCode) {
  */
 async function unpair() {
   const config = await loadConfig();
-  await chrome.storage.local.remove(KEYS.token);
+  await tokens.remove();
   known = null;
   poller.reconfigure();
   await status.update({ paired: false, token_rejected: false, last_error: null });

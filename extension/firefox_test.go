@@ -139,3 +139,22 @@ func jsonEqual(a, b any) bool {
 	}
 	return norm(a) == norm(b)
 }
+
+// TestFirefoxManifestCommitted: the node tests (extension/test/) check
+// Firefox's manifest from extension/test/firefox-manifest.json, which go
+// generate writes (scripts/firefox): it must be what FirefoxManifest makes
+// of the manifest now.
+func TestFirefoxManifestCommitted(t *testing.T) {
+	chrome, err := fs.ReadFile(Files, "manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := FirefoxManifest(chrome)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join("test", "firefox-manifest.json"))
+	if err != nil || string(got) != string(want) {
+		t.Fatalf("extension/test/firefox-manifest.json is stale or missing (%v): run go generate ./...", err)
+	}
+}

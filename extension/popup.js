@@ -5,7 +5,8 @@
 // Stable hooks for tests: #status-paired[data-paired], #status-daemon[data-reachable],
 // #status-daemon[data-dropped] (answers dropped as not signed by the paired daemon),
 // #last-command[data-status], #status-frames[data-at-work], #code, #pair, #port, #save-port, #unpair,
-// #message[data-kind] (ok, warn, error).
+// #message[data-kind] (ok, warn, error), #user-scripts[hidden] and #allow-user-scripts (the optional
+// user scripts permission, where the manifest makes it one: Firefox).
 //
 // The daemon line comes from an unauthenticated GET /health, which any
 // program on the port can answer; only the worker's signed polls say that
@@ -13,6 +14,7 @@
 
 import { DaemonClient, DEFAULT_PORT, normaliseCode, validPort } from './daemon.js';
 import { KEYS, EMPTY_STATUS } from './status.js';
+import { askUserScripts, tokenStore, userScriptsAskable } from './platform.js';
 import { DEADLINE_KEY, SINCE_KEY } from './capture/declared.js';
 
 const HEALTH_EVERY_MS = 2000;
@@ -29,6 +31,8 @@ const el = {
   portForm: $('port-form'),
   port: $('port'),
   unpair: $('unpair'),
+  userScripts: $('user-scripts'),
+  allowUserScripts: $('allow-user-scripts'),
   message: $('message'),
   ids: $('ids'),
 };
@@ -98,10 +102,10 @@ function say(kind, text) {
 }
 
 async function load() {
-  const got = await chrome.storage.local.get([KEYS.token, KEYS.port, KEYS.status]);
+  const [got, token] = await Promise.all([chrome.storage.local.get([KEYS.port, KEYS.status]), tokenStore().get()]);
   const port = Number(got[KEYS.port]);
   state = {
-    token: typeof got[KEYS.token] === 'string' ? got[KEYS.token] : '',
+    token,
     port: validPort(port) ? port : DEFAULT_PORT,
     status: { ...EMPTY_STATUS, ...(got[KEYS.status] ?? {}) },
   };
@@ -206,6 +210,22 @@ chrome.runtime.sendMessage({ type: 'info' }).then((info) => {
   el.ids.textContent = `extension ${chrome.runtime.id}`;
 });
 
+/** showUserScripts shows the user scripts button while the user can grant them here (platform.js). */
+async function showUserScripts() {
+  el.userScripts.hidden = !(await userScriptsAskable().catch(() => false));
+}
+
+el.allowUserScripts.addEventListener('click', () => {
+  // The request first, in the click's own turn: Firefox takes it only from a user's action.
+  askUserScripts().then((granted) => {
+    say(granted ? 'ok' : 'warn', granted
+      ? 'User scripts allowed: execute_js now runs on pages whose CSP forbids eval.'
+      : 'User scripts not allowed: execute_js cannot run on pages whose CSP forbids eval.');
+    showUserScripts();
+  }, (err) => say('error', `asking for user scripts failed: ${err.message}`));
+});
+
 load().then(checkHealth);
+showUserScripts();
 showFrames();
 setInterval(checkHealth, HEALTH_EVERY_MS);

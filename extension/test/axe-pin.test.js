@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { manifests } from './manifests.js';
 
 const root = new URL('../', import.meta.url);
 const read = (p) => readFileSync(new URL(p, root));
@@ -23,8 +24,9 @@ test('audit/axe.min.js is the pinned axe-core', () => {
 });
 
 test('axe comes into a page only when an audit asks for it', () => {
-  const manifest = JSON.parse(read('manifest.json'));
-  assert.equal(manifest.content_scripts, undefined, 'content scripts are registered by capture/declared.js, not the manifest');
+  for (const { browser, manifest } of manifests) {
+    assert.equal(manifest.content_scripts, undefined, `${browser}: content scripts are registered by capture/declared.js, not the manifest`);
+  }
   const declared = JSON.parse(read('capture/declared.json')).flatMap((c) => c.js || []);
   assert.ok(!declared.some((f) => f.includes('axe')), `capture/declared.json declares axe: ${declared}`);
   const audit = read('audit/audit.js').toString();

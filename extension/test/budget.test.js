@@ -7,9 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { registrations } from '../capture/declared.js';
+import { manifests } from './manifests.js';
 
 const declared = JSON.parse(fs.readFileSync(new URL('../capture/declared.json', import.meta.url)));
-const manifest = JSON.parse(fs.readFileSync(new URL('../manifest.json', import.meta.url)));
 
 /**
  * START_BUDGET is the most bytes the document_start content scripts may
@@ -136,7 +136,9 @@ test('the DOM runtime, the outline and the overlay are not declared: they come o
 });
 
 test('while idle nothing is declared in iframes; at work, everything is', () => {
-  assert.equal(manifest.content_scripts, undefined, 'the manifest declares content scripts: they would run in the frames it says whatever the mode; capture/declared.js registers them');
+  for (const { browser, manifest } of manifests) {
+    assert.equal(manifest.content_scripts, undefined, `${browser}'s manifest declares content scripts: they would run in the frames it says whatever the mode; capture/declared.js registers them`);
+  }
   for (const e of registrations(declared, false)) assert.equal(e.allFrames, false, `${e.id} runs in iframes while idle`);
   for (const e of registrations(declared, true)) assert.equal(e.allFrames, true, `${e.id} misses iframes while an agent works`);
   for (const e of declared) {

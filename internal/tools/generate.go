@@ -24,11 +24,12 @@ import (
 // (page-ops.js, capture/fields.js, capture/secrets.js from
 // internal/capture, whose package go generate ./... visits before this
 // one), so that one go generate ./... leaves every file fresh; and the
-// Firefox build of the extension (build/firefox/, not committed) from them.
+// Firefox build of the extension (build/firefox/, not committed) from them,
+// and its manifest for the node tests (extension/test/firefox-manifest.json).
 //
 //go:generate go run ./gen
 //go:generate go run -C ../../scripts/bundle .
-//go:generate go run ../../scripts/firefox ../../build/firefox
+//go:generate go run ../../scripts/firefox ../../build/firefox ../../extension/test/firefox-manifest.json
 
 // The generated files, relative to this package's directory (where go
 // generate runs).

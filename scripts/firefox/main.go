@@ -4,6 +4,10 @@
 // and the Firefox e2e tests. go generate ./... runs it after the bundles
 // (internal/tools/generate.go); the folder is not committed: it is a copy of
 // extension/ but for one file, and extension.WriteFirefox makes it afresh.
+// With a second argument it also writes the Firefox manifest there:
+// extension/test/firefox-manifest.json, committed, so that the extension's
+// node tests check both manifests in a clone where go generate never ran
+// (extension.TestFirefoxManifestCommitted fails while it is stale).
 package main
 
 import (
@@ -28,5 +32,15 @@ func main() {
 	if err := extension.WriteFirefox(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "firefox:", err)
 		os.Exit(1)
+	}
+	if len(os.Args) > 2 {
+		m, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+		if err == nil {
+			err = os.WriteFile(os.Args[2], m, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "firefox: the manifest for the node tests:", err)
+			os.Exit(1)
+		}
 	}
 }

@@ -21,16 +21,30 @@
 //
 // A link the agent followed as the page was left is not followed again:
 // a page back from the cache answers the next flush as not navigating.
+//
+// The pagehide listener is added twice. Firefox ends the first script of
+// a page that runs after a navigation the browser itself started (the
+// address bar, tabs.update: the agent's navigate) began, until the next
+// page arrives ("Script terminated by timeout" in its log; the pref
+// dom.ipc.cancel_content_js_when_navigating, meant for a page stuck in a
+// loop). On a quiet page that first script is this listener, at its first
+// call, before it changed anything: the second one, which Firefox lets
+// run, does the leaving. Where the first ran, the second finds nothing
+// left to send (leave and send are idempotent). It comes before
+// record.js's and the MAIN-world capture's listeners all the same.
 import { forgetNavigation } from './flush.js';
 import { dead, leave, reshown, send } from './forward.js';
 
 /** watchLeaving follows the browser's pagehide and pageshow (above). */
 export function watchLeaving() {
-  addEventListener('pagehide', (e) => {
+  const leaving = (e) => {
     if (!e.isTrusted) return;
     leave(true);
     send();
-  }, true);
+  };
+  addEventListener('pagehide', leaving, true);
+  // A second function: the same one would be added only once.
+  addEventListener('pagehide', (e) => leaving(e), true);
   addEventListener('pageshow', (e) => {
     if (!e.isTrusted) return;
     leave(false);

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,6 +105,8 @@ type Options struct {
 	ProfileDir string // a new, empty folder
 	// LogPath receives Firefox's stdout and stderr (appended); "" discards.
 	LogPath string
+	// Prefs are more preferences for the profile's user.js, over prefs.
+	Prefs map[string]any
 }
 
 // Browser is one running Firefox with a BiDi session.
@@ -125,7 +128,7 @@ var listening = regexp.MustCompile(`WebDriver BiDi listening on (ws://127\.0\.0\
 // or until ctx ends) for its BiDi endpoint, and opens a BiDi session. The
 // caller must Stop the browser.
 func Start(ctx context.Context, o Options) (*Browser, error) {
-	if err := writeUserJS(o.ProfileDir); err != nil {
+	if err := writeUserJS(o.ProfileDir, o.Prefs); err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(o.Bin, "--headless", "--no-remote", "--new-instance",
@@ -198,10 +201,12 @@ type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
 
-// writeUserJS writes prefs into the profile's user.js.
-func writeUserJS(dir string) error {
+// writeUserJS writes prefs, and more over them, into the profile's user.js.
+func writeUserJS(dir string, more map[string]any) error {
+	all := maps.Clone(prefs)
+	maps.Copy(all, more)
 	var b strings.Builder
-	for k, v := range prefs {
+	for k, v := range all {
 		switch v := v.(type) {
 		case string:
 			fmt.Fprintf(&b, "user_pref(%q, %q);\n", k, v)
