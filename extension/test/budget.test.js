@@ -41,8 +41,10 @@ const declared = JSON.parse(fs.readFileSync(new URL('../capture/declared.json', 
 // no function over 80 lines) added 356 bytes: 40 837 before. Issue 33:
 // dialogs.js's wrappers written as methods, whose names minifying keeps,
 // instead of the bundle naming every function (KeepNames): -241, 41 205
-// before.
-const START_BUDGET = 41000;
+// before. Issue 32: the relay's pagehide listener added twice, as Firefox
+// ends the first script a page runs once a browser-started navigation began
+// (capture/relay/leave.js): +48, 40 964 before.
+const START_BUDGET = 41050;
 
 /**
  * IDLE_START_BUDGET is the most bytes the document_start content scripts
