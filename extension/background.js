@@ -107,6 +107,9 @@ const origins = new Origins({
 });
 let waitingPosts = Promise.resolve();
 const extenders = new Map(); // correlation id → runCommand's extend, while the command runs
+// correlation id → the frames of its tab that execute_js looked up after
+// its script ran, until after() hands them to the capture flush.
+const framesAfter = new Map();
 chrome.windows.onRemoved.addListener((windowId) => origins.closed(windowId));
 // release_capture (origins/held.js) needs no look at the tab's frames.
 // A script still running when its command ended (execute_js) is marked
@@ -119,6 +122,7 @@ const runAllowed = origins.gate((query, signal, hooks) => {
   const all = {
     ...hooks,
     onLate: () => mark(id, 'late result dropped'),
+    onFrames: (tabId, frames) => framesAfter.set(id, { tabId, frames }),
     onWaiting: (text) => {
       waitingPosts = waitingPosts.then(() => postResult({ correlation_id: id, status: 'pending', waiting_on: text }));
     },
@@ -221,8 +225,10 @@ function dispatch(query) {
     // deadline; a frozen tab has nothing to hand over.
     after: async (outcome, budgetMs) => {
       mark(id, 'acted');
+      const frames = framesAfter.get(id);
+      framesAfter.delete(id);
       if (outcome.error?.reason === 'tab_unresponsive') return;
-      await flushAfter(query, 'error' in outcome ? null : outcome.result, tabId, budgetMs);
+      await flushAfter(query, 'error' in outcome ? null : outcome.result, tabId, budgetMs, frames);
       mark(id, 'flushed');
     },
     report: postResult,

@@ -27,7 +27,7 @@ import { resolveTab } from '../tabs/resolve.js';
  * called when the script settles after the command ended (its outcome is
  * dropped).
  */
-export async function executeJs(params, signal, { onLate } = {}) {
+export async function executeJs(params, signal, { onLate, onFrames } = {}) {
   const { script } = params;
   if (typeof script !== 'string' || !script.trim()) {
     throw new CommandError('execute_js needs "script": a JavaScript expression or function body, e.g. "document.title"');
@@ -73,9 +73,16 @@ export async function executeJs(params, signal, { onLate } = {}) {
       injected = await run();
     }
     if (injected.navigated) throw injected.navigated;
-    const url = await documentURL(tab.id, injected.documentId ?? documentId);
+    // The tab's frames as they are after the script: the document's URL
+    // comes from them, and the capture flush after the command flushes
+    // these frames instead of asking Chrome again (onFrames; one round
+    // trip less before the result). Not after a USER_SCRIPT run: that
+    // script acts after this look.
+    const frames = framesOf(tab.id);
+    const url = await documentURL(tab.id, injected.documentId ?? documentId, frames);
     let world = 'MAIN';
-    if (evalRefused(injected.result)) {
+    if (!evalRefused(injected.result)) onFrames?.(tab.id, frames);
+    else {
       // The page's CSP forbids eval in MAIN: run the script as a user script.
       world = 'USER_SCRIPT';
       injected = await raceScript(runInUserScriptWorld(tab, target, { body, expr, maxChars: MAX_RESULT_CHARS, url }));
@@ -169,10 +176,17 @@ function watchDocument(tabId, documentId, signal) {
   };
 }
 
-// documentURL is the URL of a tab's document as Chrome knows it.
-async function documentURL(tabId, documentId) {
+// framesOf is chrome.webNavigation.getAllFrames of a tab asked now, or null when it fails.
+function framesOf(tabId) {
+  const asked = chrome.webNavigation.getAllFrames({ tabId }).catch(() => null);
+  return asked.then((list) => (Array.isArray(list) ? list : null));
+}
+
+// documentURL is the URL of a tab's document as Chrome knows it (frames:
+// the tab's frames, asked after the script).
+async function documentURL(tabId, documentId, frames) {
   if (documentId) {
-    const frame = await chrome.webNavigation.getFrame({ tabId, documentId }).catch(() => null);
+    const frame = (await frames)?.find((f) => f.documentId === documentId);
     if (frame?.url) return frame.url;
   }
   const tab = await chrome.tabs.get(tabId).catch(() => null);
