@@ -25,15 +25,21 @@ import { resolveTab } from '../tabs/resolve.js';
  * (a navigation or reload), the command fails at once with reason
  * "navigated" instead of running into its deadline. onLate, when given, is
  * called when the script settles after the command ended (its outcome is
- * dropped).
+ * dropped). onFrames(tabId, frames), when given, gets the tab's frames
+ * asked after a MAIN script ran (a promise of getAllFrames' answer), for
+ * the capture flush. topFrame ({tabId, frame}: a promise of getFrame's
+ * answer for frame 0), when given, is the top document asked already.
  */
-export async function executeJs(params, signal, { onLate, onFrames } = {}) {
+export async function executeJs(params, signal, { onLate, onFrames, topFrame } = {}) {
   const { script } = params;
   if (typeof script !== 'string' || !script.trim()) {
     throw new CommandError('execute_js needs "script": a JavaScript expression or function body, e.g. "document.title"');
   }
   const tab = await resolveTab(params.tab_id);
-  const frame = await chrome.webNavigation.getFrame({ tabId: tab.id, frameId: 0 }).catch(() => null);
+  // topFrame: {tabId, frame}, the tab's top document as the origin rule
+  // judged its URL (asked beside it, background.js).
+  const asked = topFrame?.tabId === tab.id ? topFrame.frame : null;
+  const frame = await (asked ?? chrome.webNavigation.getFrame({ tabId: tab.id, frameId: 0 }).catch(() => null));
   if (!frame && !(await probeTab(tab.id, PROBE_MS))) {
     // No document, and a script would never start: fail now, not at the deadline.
     throw new CommandError(noDocumentText(tab), { reason: 'tab_unresponsive' });

@@ -214,6 +214,18 @@ test('execute_js hands the frames it looked up after a MAIN script to onFrames, 
   assert.equal(seen[0].tabId, 7);
   assert.deepEqual(await seen[0].frames, [{ frameId: 0, documentId: 'D1', url: 'https://strict.test/', ran: true }], 'the frames were asked after the script ran');
 
+  // The top document asked beside the origin rule's look is used, for its tab only.
+  let getFrame = 0;
+  globalThis.chrome.webNavigation.getFrame = async () => {
+    getFrame++;
+    return { documentId: 'D1', url: 'https://strict.test/' };
+  };
+  const topFrame = { tabId: 7, frame: Promise.resolve({ documentId: 'D1', url: 'https://strict.test/' }) };
+  const pinned = await runQuery({ action: 'execute_js', params: { script: '6 * 7', tab_id: 7 } }, undefined, { topFrame });
+  assert.deepEqual([pinned.value, getFrame], [42, 0]);
+  await runQuery({ action: 'execute_js', params: { script: '6 * 7', tab_id: 7 } }, undefined, { topFrame: { ...topFrame, tabId: 8 } });
+  assert.equal(getFrame, 1, 'another tab\'s top document used');
+
   fakeBrowser();
   globalThis.chrome.webNavigation.getAllFrames = async () => [{ frameId: 0, documentId: 'D1', url: 'https://strict.test/' }];
   seen.length = 0;
