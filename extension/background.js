@@ -88,7 +88,8 @@ const runFramed = withFrames(runQuery, { atWork: () => mode.atWork });
 // extension's own prompt window.
 const origins = new Origins({
   storage: chrome.storage.local,
-  tabUrl: async (id) => {
+  tabUrl: async (id, query) => {
+    if (query?.action === 'execute_js') askTopFrame(query.correlation_id, id);
     const tab = await tabFacts.fresh(id);
     return tab.url || tab.pendingUrl || '';
   },
@@ -101,12 +102,25 @@ const origins = new Origins({
   // The command's status says it waits for the user (phase
   // waiting_for_user, the task's message), in order.
   waiting: (query, origin) => {
+    topFrames.delete(query.correlation_id); // the user may take long: execute_js looks again
     waitingPosts = waitingPosts.then(() => postResult({ correlation_id: query.correlation_id, status: 'pending', waiting_for_user: origin }));
   },
   extend: (query, ms) => extenders.get(query.correlation_id)?.(ms) ?? false,
 });
 let waitingPosts = Promise.resolve();
 const extenders = new Map(); // correlation id → runCommand's extend, while the command runs
+// correlation id → the frames of its tab that execute_js looked up after
+// its script ran, until after() hands them to the capture flush.
+const framesAfter = new Map();
+// correlation id → {tabId, frame}: execute_js's look at its tab's top
+// document (which its script is pinned to), asked beside the origin rule's
+// look at the tab's URL instead of after it (a round trip less before the
+// script). A navigation between the two fails the script as "navigated"
+// (its document is gone); it never runs in a document the rule did not judge.
+const topFrames = new Map();
+function askTopFrame(id, tabId) {
+  topFrames.set(id, { tabId, frame: chrome.webNavigation.getFrame({ tabId, frameId: 0 }).catch(() => null) });
+}
 chrome.windows.onRemoved.addListener((windowId) => origins.closed(windowId));
 // release_capture (origins/held.js) needs no look at the tab's frames.
 // A script still running when its command ended (execute_js) is marked
@@ -116,9 +130,13 @@ chrome.windows.onRemoved.addListener((windowId) => origins.closed(windowId));
 const runAllowed = origins.gate((query, signal, hooks) => {
   const id = query.correlation_id;
   mark(id, 'allowed');
+  const topFrame = topFrames.get(id);
+  topFrames.delete(id);
   const all = {
     ...hooks,
+    topFrame,
     onLate: () => mark(id, 'late result dropped'),
+    onFrames: (tabId, frames) => framesAfter.set(id, { tabId, frames }),
     onWaiting: (text) => {
       waitingPosts = waitingPosts.then(() => postResult({ correlation_id: id, status: 'pending', waiting_on: text }));
     },
@@ -224,8 +242,11 @@ function dispatch(query) {
     // deadline; a frozen tab has nothing to hand over.
     after: async (outcome, budgetMs) => {
       mark(id, 'acted');
+      const frames = framesAfter.get(id);
+      framesAfter.delete(id);
+      topFrames.delete(id); // the origin rule refused the command
       if (outcome.error?.reason === 'tab_unresponsive') return;
-      await flushAfter(query, 'error' in outcome ? null : outcome.result, tabId, budgetMs);
+      await flushAfter(query, 'error' in outcome ? null : outcome.result, tabId, budgetMs, frames);
       mark(id, 'flushed');
     },
     report: postResult,

@@ -25,15 +25,21 @@ import { resolveTab } from '../tabs/resolve.js';
  * (a navigation or reload), the command fails at once with reason
  * "navigated" instead of running into its deadline. onLate, when given, is
  * called when the script settles after the command ended (its outcome is
- * dropped).
+ * dropped). onFrames(tabId, frames), when given, gets the tab's frames
+ * asked after a MAIN script ran (a promise of getAllFrames' answer), for
+ * the capture flush. topFrame ({tabId, frame}: a promise of getFrame's
+ * answer for frame 0), when given, is the top document asked already.
  */
-export async function executeJs(params, signal, { onLate } = {}) {
+export async function executeJs(params, signal, { onLate, onFrames, topFrame } = {}) {
   const { script } = params;
   if (typeof script !== 'string' || !script.trim()) {
     throw new CommandError('execute_js needs "script": a JavaScript expression or function body, e.g. "document.title"');
   }
   const tab = await resolveTab(params.tab_id);
-  const frame = await chrome.webNavigation.getFrame({ tabId: tab.id, frameId: 0 }).catch(() => null);
+  // topFrame: {tabId, frame}, the tab's top document as the origin rule
+  // judged its URL (asked beside it, background.js).
+  const asked = topFrame?.tabId === tab.id ? topFrame.frame : null;
+  const frame = await (asked ?? chrome.webNavigation.getFrame({ tabId: tab.id, frameId: 0 }).catch(() => null));
   if (!frame && !(await probeTab(tab.id, PROBE_MS))) {
     // No document, and a script would never start: fail now, not at the deadline.
     throw new CommandError(noDocumentText(tab), { reason: 'tab_unresponsive' });
@@ -73,9 +79,16 @@ export async function executeJs(params, signal, { onLate } = {}) {
       injected = await run();
     }
     if (injected.navigated) throw injected.navigated;
-    const url = await documentURL(tab.id, injected.documentId ?? documentId);
+    // The tab's frames as they are after the script: the document's URL
+    // comes from them, and the capture flush after the command flushes
+    // these frames instead of asking Chrome again (onFrames; one round
+    // trip less before the result). Not after a USER_SCRIPT run: that
+    // script acts after this look.
+    const frames = framesOf(tab.id);
+    const url = await documentURL(tab.id, injected.documentId ?? documentId, frames);
     let world = 'MAIN';
-    if (evalRefused(injected.result)) {
+    if (!evalRefused(injected.result)) onFrames?.(tab.id, frames);
+    else {
       // The page's CSP forbids eval in MAIN: run the script as a user script.
       world = 'USER_SCRIPT';
       injected = await raceScript(runInUserScriptWorld(tab, target, { body, expr, maxChars: MAX_RESULT_CHARS, url }));
@@ -169,10 +182,17 @@ function watchDocument(tabId, documentId, signal) {
   };
 }
 
-// documentURL is the URL of a tab's document as Chrome knows it.
-async function documentURL(tabId, documentId) {
+// framesOf is chrome.webNavigation.getAllFrames of a tab asked now, or null when it fails.
+function framesOf(tabId) {
+  const asked = chrome.webNavigation.getAllFrames({ tabId }).catch(() => null);
+  return asked.then((list) => (Array.isArray(list) ? list : null));
+}
+
+// documentURL is the URL of a tab's document as Chrome knows it (frames:
+// the tab's frames, asked after the script).
+async function documentURL(tabId, documentId, frames) {
   if (documentId) {
-    const frame = await chrome.webNavigation.getFrame({ tabId, documentId }).catch(() => null);
+    const frame = (await frames)?.find((f) => f.documentId === documentId);
     if (frame?.url) return frame.url;
   }
   const tab = await chrome.tabs.get(tabId).catch(() => null);

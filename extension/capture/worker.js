@@ -429,8 +429,8 @@ async function storeFlushed(c, tabId, frameId, pageUrl, answer) {
 
 // flushFrames flushes every frame of tabId; it resolves to the frames
 // that did not answer and the page's fetch/XHR still in flight.
-async function flushFrames(c, tabId, waitMs = FLUSH_FRAME_MS) {
-  const frames = (await c.api.webNavigation?.getAllFrames({ tabId }).catch(() => null)) || [{ frameId: 0 }];
+async function flushFrames(c, tabId, waitMs = FLUSH_FRAME_MS, asked = null) {
+  const frames = (await (asked ?? c.api.webNavigation?.getAllFrames({ tabId }).catch(() => null))) || [{ frameId: 0 }];
   const answers = await Promise.all(frames.map((f) => flushFrame(c, tabId, f, waitMs)));
   const missing = [];
   const streams = [];
@@ -454,7 +454,7 @@ async function flushFrames(c, tabId, waitMs = FLUSH_FRAME_MS) {
 // tab's requests are in flight, up to settleMs, so the new page's
 // load-time requests are in. totalMs, when given, bounds the whole flush:
 // each wait gets no more than what is left of it.
-async function flushTab(c, tabId, { settleMs = 0, budgetMs = FLUSH_BUDGET_MS, totalMs = Infinity } = {}) {
+async function flushTab(c, tabId, { settleMs = 0, budgetMs = FLUSH_BUDGET_MS, totalMs = Infinity, frames = null } = {}) {
   const end = Date.now() + totalMs;
   const left = (ms) => Math.max(0, Math.min(ms, end - Date.now()));
   if (left(1) <= 0) return { complete: false, missing: ['no time was left before the command\'s deadline to collect what its tab did'] };
@@ -465,8 +465,12 @@ async function flushTab(c, tabId, { settleMs = 0, budgetMs = FLUSH_BUDGET_MS, to
     // result); noted after the frames' events all the same.
     const asked = settleMs > 0 ? null : c.api.tabs.get(tabId).catch(() => null);
     const until = Date.now() + left(settleMs);
+    // frames: the tab's frames as the action saw them once it was done
+    // (execute_js), for the first flush; a settle's next flushes ask again.
+    let looked = frames;
     for (;;) {
-      const f = await flushFrames(c, tabId, left(FLUSH_FRAME_MS));
+      const f = await flushFrames(c, tabId, left(FLUSH_FRAME_MS), looked);
+      looked = null;
       missing = f.missing;
       // Streams (a WebSocket, an event stream, what the page says is a
       // stream or a long poll) never end: they are not waited for.
@@ -531,15 +535,19 @@ const NAVIGATING = new Set(['navigate', 'refresh', 'back', 'forward', 'new_tab']
  * the command was sent to), else the query's, names the tab. When the flush
  * could not be completed, result.capture says what is missing. budgetMs
  * bounds the whole flush (the time left before the command's deadline).
+ * looked, when given ({tabId, frames}: a promise of getAllFrames' answer),
+ * is the tab's frames the action asked for once it was done (execute_js):
+ * they are flushed without asking Chrome for them again.
  * Never rejects; nothing before startCapture.
  */
-export async function flushAfter(query, result, tabHint, budgetMs = Infinity) {
+export async function flushAfter(query, result, tabHint, budgetMs = Infinity, looked = null) {
   if (!started) return;
   const action = query?.action;
   const id = Number.isInteger(result?.tab_id) ? result.tab_id : Number(tabHint ?? query?.params?.tab_id);
   const tabId = Number.isInteger(id) ? id : -1;
+  const frames = looked && looked.tabId === tabId ? looked.frames : null;
   try {
-    const r = await started.flushTab(tabId, { settleMs: NAVIGATING.has(action) && result ? SETTLE_LOAD_MS : 0, totalMs: budgetMs });
+    const r = await started.flushTab(tabId, { settleMs: NAVIGATING.has(action) && result ? SETTLE_LOAD_MS : 0, totalMs: budgetMs, frames });
     if (!r.complete && result && typeof result === 'object') result.capture = r;
   } catch (err) {
     console.warn('gasoline: flushing capture before a result:', err);

@@ -73,7 +73,8 @@ export function notAllowedText(origin, why) {
 /**
  * Origins applies the rule. deps:
  *   storage      chrome.storage.local (get, set)
- *   tabUrl(id)   resolves to the URL of a tab's top document ('' when unknown)
+ *   tabUrl(id, query)  resolves to the URL of a tab's top document ('' when
+ *                unknown); query is the command it is asked for
  *   ask({id, origin, agent})  opens the prompt window; resolves to its window id
  *   close(windowId)           closes it
  *   waiting(query, origin)    tells the daemon the command waits for the
@@ -142,7 +143,7 @@ export class Origins {
     if (DESTINATION.has(action)) return typeof params.url === 'string' ? params.url : '';
     const id = Number(params.tab_id);
     if (params.tab_id === undefined || params.tab_id === null || params.tab_id === '' || !Number.isInteger(id)) return '';
-    return (await Promise.resolve().then(() => this.tabUrl(id)).catch(() => '')) || '';
+    return (await Promise.resolve().then(() => this.tabUrl(id, query)).catch(() => '')) || '';
   }
 
   /**

@@ -243,6 +243,29 @@ test('a web frame without a relay is incomplete capture, not complete', async ()
   delete api.webNavigation.getAllFrames;
 });
 
+test('a flush given the frames its action looked up once it was done flushes those, without asking Chrome again', async () => {
+  const asked = [];
+  api.tabs.sendMessage = async (tabId, msg, opts) => {
+    asked.push(opts);
+    return { ok: true, events: [], timers: 0, due_ms: 0, requests: 0 };
+  };
+  let looked = 0;
+  api.webNavigation.getAllFrames = async () => {
+    looked++;
+    return [{ frameId: 0, documentId: 'top', url: 'https://shop.test/' }];
+  };
+  const frames = Promise.resolve([{ frameId: 0, documentId: 'top', url: 'https://shop.test/' }, { frameId: 3, documentId: 'ad', url: 'https://ads.test/f' }]);
+  assert.deepEqual(await capture.flushTab(12, { frames }), { complete: true });
+  assert.equal(looked, 0, 'getAllFrames asked again');
+  assert.deepEqual(asked, [{ documentId: 'top' }, { documentId: 'ad' }], 'every frame the action saw is flushed');
+  asked.length = 0;
+  assert.deepEqual(await capture.flushTab(12), { complete: true });
+  assert.equal(looked, 1, 'without frames, the flush asks Chrome');
+  assert.deepEqual(asked, [{ documentId: 'top' }]);
+  delete api.tabs.sendMessage;
+  delete api.webNavigation.getAllFrames;
+});
+
 test('a flush notes its tab once: an unchanged tab is not posted again after every command, a changed one is', async () => {
   api.tabs.sendMessage = async () => ({ ok: true, events: [], timers: 0, due_ms: 0, requests: 0 });
   api.webNavigation.getAllFrames = async () => [{ frameId: 0, url: 'https://shop.test/' }];

@@ -71,7 +71,7 @@ function fakeBrowser({ url = 'https://strict.test/', userScripts = 'allowed', ma
   globalThis.chrome = {
     runtime: { id: EXT_ID },
     tabs: { get: async (id) => ({ id, url, status: 'complete' }), onReplaced: event(), onRemoved: event() },
-    webNavigation: { getFrame: async () => ({ documentId: 'D1', url }), onCommitted: event() },
+    webNavigation: { getFrame: async () => ({ documentId: 'D1', url }), getAllFrames: async () => [{ frameId: 0, documentId: 'D1', url }], onCommitted: event() },
     scripting: {
       executeScript: async (inj) => {
         calls.scripting.push(inj);
@@ -190,6 +190,48 @@ test('a page that allows eval never reaches the USER_SCRIPT world', async () => 
   const got = await executeJs('6 * 7');
   assert.deepEqual([got.value, got.world, got.hint], [42, 'MAIN', undefined]);
   assert.equal(calls.execute.length, 0);
+});
+
+// The capture flush after execute_js flushes the frames execute_js asked
+// for once its script was done (onFrames), not frames from before it; after
+// a USER_SCRIPT run, whose script acts later than that look, it asks itself.
+test('execute_js hands the frames it looked up after a MAIN script to onFrames, none after a USER_SCRIPT one', async () => {
+  const { main } = fakeBrowser({ mainEval: true });
+  let ran = false;
+  globalThis.chrome.webNavigation.getAllFrames = async () => [{ frameId: 0, documentId: 'D1', url: 'https://strict.test/', ran }];
+  const seen = [];
+  const onFrames = (tabId, frames) => seen.push({ tabId, frames });
+  const exec = (script) => runQuery({ action: 'execute_js', params: { script, tab_id: 7 } }, undefined, { onFrames });
+  const sent = globalThis.chrome.scripting.executeScript;
+  globalThis.chrome.scripting.executeScript = async (inj) => {
+    const r = await sent(inj);
+    ran = true;
+    return r;
+  };
+  const got = await exec('6 * 7');
+  assert.equal(got.url, 'https://strict.test/');
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0].tabId, 7);
+  assert.deepEqual(await seen[0].frames, [{ frameId: 0, documentId: 'D1', url: 'https://strict.test/', ran: true }], 'the frames were asked after the script ran');
+
+  // The top document asked beside the origin rule's look is used, for its tab only.
+  let getFrame = 0;
+  globalThis.chrome.webNavigation.getFrame = async () => {
+    getFrame++;
+    return { documentId: 'D1', url: 'https://strict.test/' };
+  };
+  const topFrame = { tabId: 7, frame: Promise.resolve({ documentId: 'D1', url: 'https://strict.test/' }) };
+  const pinned = await runQuery({ action: 'execute_js', params: { script: '6 * 7', tab_id: 7 } }, undefined, { topFrame });
+  assert.deepEqual([pinned.value, getFrame], [42, 0]);
+  await runQuery({ action: 'execute_js', params: { script: '6 * 7', tab_id: 7 } }, undefined, { topFrame: { ...topFrame, tabId: 8 } });
+  assert.equal(getFrame, 1, 'another tab\'s top document used');
+
+  fakeBrowser();
+  globalThis.chrome.webNavigation.getAllFrames = async () => [{ frameId: 0, documentId: 'D1', url: 'https://strict.test/' }];
+  seen.length = 0;
+  const user = await exec('"ab".toUpperCase()');
+  assert.equal(user.world, 'USER_SCRIPT');
+  assert.equal(seen.length, 0, 'frames handed over after a USER_SCRIPT run');
 });
 
 test('a script that finishes after its command ended is dropped, and onLate says so', async () => {
