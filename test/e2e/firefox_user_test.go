@@ -69,7 +69,9 @@ func (e *foxEnv) foxOpen(path string) (int64, string) {
 	var tab struct {
 		TabID int64 `json:"tab_id"`
 	}
-	r := e.act("new_tab", map[string]any{"url": e.site.URL + path})
+	// timeout_ms: a window of its own for the agent's first tab can take
+	// Firefox more than the default 10 s on a loaded machine.
+	r := e.act("new_tab", map[string]any{"url": e.site.URL + path, "timeout_ms": 30000})
 	if r.Status != "complete" || json.Unmarshal(r.Value, &tab) != nil || tab.TabID == 0 {
 		e.t.Fatalf("new_tab %s: %s", path, r)
 	}
@@ -77,12 +79,12 @@ func (e *foxEnv) foxOpen(path string) (int64, string) {
 }
 
 // overlayShown waits until draw mode's overlay is in tab's page and shown,
-// or gone.
+// or gone from it (not merely hidden, as while Done is being sent).
 func (e *foxEnv) overlayShown(tab string, present bool) {
 	e.t.Helper()
 	e.waitFor(tab, fmt.Sprintf("the draw overlay present = %v", present),
 		fmt.Sprintf(`(() => { const h = document.querySelector("gasoline-draw-overlay");
-			return (h !== null && getComputedStyle(h).visibility === "visible") === %v })()`, present))
+			return (h !== null && (!%v || getComputedStyle(h).visibility === "visible")) === %v })()`, present, present))
 }
 
 // typeNote waits until the overlay's note frame (an extension page in the
@@ -309,7 +311,7 @@ func TestFirefoxTwoAgents(t *testing.T) {
 	opened.Add(2)
 	work := func(a *agent) error {
 		var nt page
-		err := a.ok("new_tab", map[string]any{"url": e.site.URL + "/hands/notes.html?who=" + a.name}, &nt)
+		err := a.ok("new_tab", map[string]any{"url": e.site.URL + "/hands/notes.html?who=" + a.name, "timeout_ms": 30000}, &nt)
 		opened.Done()
 		if err != nil {
 			return err
@@ -408,7 +410,7 @@ func TestFirefoxAgentTabBehindUser(t *testing.T) {
 	var nt struct {
 		TabID int64 `json:"tab_id"`
 	}
-	if r := e.act("new_tab", map[string]any{"url": srv.URL + "/fox/button"}); r.Status != "complete" || json.Unmarshal(r.Value, &nt) != nil {
+	if r := e.act("new_tab", map[string]any{"url": srv.URL + "/fox/button", "timeout_ms": 30000}); r.Status != "complete" || json.Unmarshal(r.Value, &nt) != nil {
 		t.Fatalf("new_tab: %s", r)
 	}
 	if err := e.browser.BiDi.Activate(e.ctx, user); err != nil {
@@ -441,4 +443,70 @@ func TestFirefoxAgentTabBehindUser(t *testing.T) {
 		t.Errorf("the user's tab is no longer in front after the agent's work")
 	}
 	e.userUntouched(user)
+}
+
+// userClick clicks the middle of the element selector names in tab with
+// the mouse, as the user does.
+func (e *foxEnv) userClick(tab, selector string) {
+	e.t.Helper()
+	var at struct{ X, Y float64 }
+	e.eval(tab, fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect();
+		return {X: r.x + r.width / 2, Y: r.y + r.height / 2} })()`, selector), &at)
+	if err := e.browser.BiDi.Click(e.ctx, tab, at.X, at.Y); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// TestFirefoxRecordedTest: in Firefox the user signs in by hand (trusted
+// BiDi mouse and keys) with a password, is redirected, and loads orders
+// from an API; analyze test writes the Playwright test of what Firefox
+// recorded (the password an environment variable, the redirect, the API's
+// status and the message that appeared asserted), and verify:true runs it
+// green. The generated test runs in Playwright's Chromium (the runner the
+// daemon is given): what this proves is that a recording made in Firefox
+// yields a correct test.
+func TestFirefoxRecordedTest(t *testing.T) {
+	playwrightReady(t)
+	e := foxReady(t)
+	site := newRecordedSite(t)
+	c := e.browser.BiDi
+	tab, err := c.NewTab(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Navigate(e.ctx, tab, site.URL+"/tg/login.html"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct{ sel, text string }{{"#email", "ada@example.test"}, {"#pw", "hunter22-secret"}} {
+		e.userClick(tab, f.sel)
+		e.waitFor(tab, f.sel+" focused", fmt.Sprintf(`document.activeElement === document.querySelector(%q)`, f.sel))
+		if err := c.TypeText(e.ctx, tab, f.text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.userClick(tab, "button[type=submit]")
+	e.waitFor(tab, "signed in", `location.pathname === "/tg/home.html" && document.readyState === "complete"`)
+	e.userClick(tab, "#load")
+	e.waitFor(tab, "orders loaded", `document.getElementById("out").textContent === "2 orders found"`)
+
+	id := e.tabOf(site.URL + "/tg/home.html")
+	g := e.generate(map[string]any{"what": "test", "tab_id": id},
+		"page.goto('"+site.URL+"/tg/login.html')", "fill('ada@example.test')", "process.env.GASOLINE_SECRET_1",
+		"toHaveURL('"+site.URL+"/tg/home.html')", "/tg/api/orders", "toBe(200)",
+		"await expect(page.getByText('2 orders found', { exact: false })).toBeVisible();")
+	if strings.Contains(g.File, "hunter22") {
+		t.Fatalf("the password is in the test:\n%s", g.File)
+	}
+	for _, s := range g.Steps {
+		if s.Source == 0 && s.Command == "" {
+			t.Errorf("step %q names no captured entry", s.Code)
+		}
+	}
+	if v := e.verify(id); !v.Verdict.Passed {
+		t.Fatalf("the test recorded in Firefox failed against the page: %+v\n%s", v.Verdict, v.File)
+	}
+	site.found.Store("orders in your cart")
+	if v := e.verify(id); v.Verdict.Passed || !strings.Contains(v.Verdict.FailedCode, "getByText('2 orders found'") {
+		t.Errorf("with another message: got %+v, want a failure at the text assertion\n%s", v.Verdict, v.File)
+	}
 }
