@@ -10,6 +10,9 @@
 //     (tokenStore).
 //   - the "Allow User Scripts" toggle: userScripts is an optional
 //     permission there, granted in about:addons (allowUserScriptsText).
+//   - runtime messages to the extension's pages framed in a web page (draw
+//     mode's note frames): Firefox treats such a frame as a content script,
+//     which hears the tab's messages only (askFramedPages).
 // What it has, unlike older Firefoxes: webNavigation's and scripting's
 // documentId, scripting.registerContentScripts with matchOriginAsFallback
 // and the MAIN world. Not looked at yet: offscreen documents (none in
@@ -152,4 +155,15 @@ export async function userScriptsAskable(c = globalThis.chrome) {
  */
 export function askUserScripts(c = globalThis.chrome) {
   return c.permissions.request(USER_SCRIPTS);
+}
+
+/**
+ * askFramedPages sends msg to the extension's own pages framed in the web
+ * page of tab tabId (draw mode's note frames) and resolves with the first
+ * answer. Chrome delivers runtime messages to them; Firefox gives such a
+ * frame a content script's messaging, so there it hears only the tab's
+ * messages (w3c/webextensions#35).
+ */
+export function askFramedPages(tabId, msg) {
+  return firefox ? chrome.tabs.sendMessage(tabId, msg) : chrome.runtime.sendMessage(msg);
 }

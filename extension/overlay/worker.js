@@ -17,6 +17,7 @@ import { resolveTab } from '../tabs/resolve.js';
 import { ensureRuntime } from '../actions/inject.js';
 import { addCrops } from './crop.js';
 import * as L from './logic.js';
+import { askFramedPages } from '../platform.js';
 
 /**
  * OVERLAY_FILES are injected, in order, into the tab's top document, after
@@ -101,7 +102,7 @@ export function startDrawRelay({ post }) {
       }
       try {
         // The overlay hid itself before sending Done: the capture shows the page as the user marked it.
-        if (!body.cancelled) await readNotes(body);
+        if (!body.cancelled) await readNotes(body, sender.tab.id);
         if (!body.cancelled) await addCrops(body, sender.tab);
         await finish(body);
         sendResponse({ ok: true });
@@ -126,23 +127,25 @@ export function startDrawRelay({ post }) {
 /** isNoteFrame reports whether sender is a note frame (note.html) inside a tab. */
 function isNoteFrame(sender) {
   if (sender.id !== chrome.runtime.id || !sender.tab || !sender.url) return false;
+  // The extension's own origin: chrome-extension:// in Chrome, moz-extension:// in Firefox.
   const u = new URL(sender.url);
-  return u.protocol === 'chrome-extension:' && u.pathname === '/overlay/note.html';
+  const own = new URL(chrome.runtime.getURL(''));
+  return u.protocol === own.protocol && u.host === own.host && u.pathname === '/overlay/note.html';
 }
 
 /**
  * readNotes replaces each annotation's note_key with the note typed in the
- * frame of that key (an empty note when no frame answers within 2 s). A
+ * frame of that key, in tab tabId, (an empty note when no frame answers within 2 s). A
  * note the post itself carries is dropped: only the frames speak for the user.
  */
-export async function readNotes(body) {
+export async function readNotes(body, tabId) {
   await Promise.all((body.annotations || []).map(async (a) => {
     const key = String(a.note_key ?? '');
     delete a.note_key;
     a.note = '';
     if (!key) return;
     const timeout = new Promise((resolve) => setTimeout(resolve, 2000));
-    const got = await Promise.race([chrome.runtime.sendMessage({ gasoline: 'draw-note-read', key }).catch(() => undefined), timeout]);
+    const got = await Promise.race([askFramedPages(tabId, { gasoline: 'draw-note-read', key }).catch(() => undefined), timeout]);
     a.note = L.noteText(got?.note);
   }));
 }

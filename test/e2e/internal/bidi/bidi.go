@@ -254,3 +254,91 @@ func (c *Conn) TypeText(ctx context.Context, context, text string) error {
 		"actions": []map[string]any{{"type": "key", "id": "keyboard", "actions": actions}},
 	}, nil)
 }
+
+// Key values of WebDriver's keyboard for keys that type no character
+// (WebDriver's "normalised key values").
+const (
+	KeyEnter   = "\uE007"
+	KeyEscape  = "\uE00C"
+	KeyControl = "\uE009"
+)
+
+// PointerStep is one step of a mouse in Pointer: "pointerMove" to (X, Y) in
+// the viewport's CSS pixels, "pointerDown" or "pointerUp" of the left button.
+type PointerStep struct {
+	Type string
+	X, Y float64
+}
+
+// Pointer plays steps with the mouse in the browsing context as a user
+// would: trusted events, the page's hit testing (input.performActions).
+func (c *Conn) Pointer(ctx context.Context, context string, steps ...PointerStep) error {
+	var actions []map[string]any
+	for _, s := range steps {
+		a := map[string]any{"type": s.Type}
+		if s.Type == "pointerMove" {
+			a["x"], a["y"], a["duration"] = int(s.X), int(s.Y), 0
+		} else {
+			a["button"] = 0
+		}
+		actions = append(actions, a)
+	}
+	return c.Call(ctx, "input.performActions", map[string]any{
+		"context": context,
+		"actions": []map[string]any{{"type": "pointer", "id": "mouse", "parameters": map[string]any{"pointerType": "mouse"}, "actions": actions}},
+	}, nil)
+}
+
+// Click clicks the left button at (x, y) of the viewport.
+func (c *Conn) Click(ctx context.Context, context string, x, y float64) error {
+	return c.Pointer(ctx, context, PointerStep{"pointerMove", x, y}, PointerStep{Type: "pointerDown"}, PointerStep{Type: "pointerUp"})
+}
+
+// Drag presses the left button at (x1, y1), moves through the middle to
+// (x2, y2) and releases it there.
+func (c *Conn) Drag(ctx context.Context, context string, x1, y1, x2, y2 float64) error {
+	return c.Pointer(ctx, context,
+		PointerStep{"pointerMove", x1, y1}, PointerStep{Type: "pointerDown"},
+		PointerStep{"pointerMove", (x1 + x2) / 2, (y1 + y2) / 2}, PointerStep{"pointerMove", x2, y2},
+		PointerStep{Type: "pointerUp"})
+}
+
+// Press presses keys together, as a chord (the first held while the next
+// go down), and releases them in reverse: Press(ctx, tab, KeyControl,
+// KeyEnter) is Ctrl+Enter.
+func (c *Conn) Press(ctx context.Context, context string, keys ...string) error {
+	var actions []map[string]any
+	for _, k := range keys {
+		actions = append(actions, map[string]any{"type": "keyDown", "value": k})
+	}
+	for i := len(keys) - 1; i >= 0; i-- {
+		actions = append(actions, map[string]any{"type": "keyUp", "value": keys[i]})
+	}
+	return c.Call(ctx, "input.performActions", map[string]any{
+		"context": context,
+		"actions": []map[string]any{{"type": "key", "id": "keyboard", "actions": actions}},
+	}, nil)
+}
+
+// Frames lists the browsing context's descendants (its frames, nested),
+// depth first.
+func (c *Conn) Frames(ctx context.Context, context string) ([]Context, error) {
+	var r struct {
+		Contexts []Context `json:"contexts"`
+	}
+	if err := c.Call(ctx, "browsingContext.getTree", map[string]any{"root": context}, &r); err != nil {
+		return nil, err
+	}
+	var out []Context
+	var walk func([]Context)
+	walk = func(cs []Context) {
+		for _, x := range cs {
+			out = append(out, x)
+			walk(x.Children)
+		}
+	}
+	for _, root := range r.Contexts {
+		walk(root.Children)
+	}
+	return out, nil
+}
