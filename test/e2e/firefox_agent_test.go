@@ -447,3 +447,75 @@ func TestFirefoxAccessibility(t *testing.T) {
 		t.Errorf("scope #fine: %s, want no violations", r.Value)
 	}
 }
+
+// foxPerf is analyze performance's answer with what it says it cannot
+// measure in this browser.
+type foxPerf struct {
+	perfResult
+	Unmeasured []string `json:"unmeasured"`
+}
+
+// TestFirefoxPerf (TestPerfNamesTheCulprit in Chrome): a slow click the
+// user made is the first cause with its breakdown and the button's ref;
+// what Firefox does not measure (layout shifts, render-blocking status, long
+// animation frames and tasks) is said in the result with the reason, on the
+// pages whose culprit it hides, where the vitals it has are still given.
+func TestFirefoxPerf(t *testing.T) {
+	e := foxReady(t)
+	analyze := func(want func(foxPerf) bool) (foxPerf, string) {
+		var p foxPerf
+		var text string
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			_, r := e.analyze("performance", nil)
+			text, p = r.Text, foxPerf{}
+			if err := json.Unmarshal(r.Value, &p); err != nil {
+				t.Fatalf("analyze performance: %s: %v", r.Value, err)
+			}
+			if want(p) || time.Now().After(deadline) {
+				return p, text
+			}
+		}
+	}
+	says := func(p foxPerf, text string, subs ...string) {
+		t.Helper()
+		for _, s := range subs {
+			if !strings.Contains(strings.Join(p.Unmeasured, "\n"), s) {
+				t.Errorf("unmeasured lacks %q: %s", s, text)
+			}
+		}
+	}
+
+	e.open("/perf/click.html")
+	tab := e.foxTab(e.site.URL + "/perf/click.html")
+	e.userClick(tab, "#save")
+	e.ok("wait_for", map[string]any{"text": "not saved", "gone": true})
+	p, text := analyze(func(p foxPerf) bool { return len(p.Causes) > 0 && p.Causes[0].Kind == "interaction" })
+	if len(p.Causes) == 0 || p.Causes[0].Kind != "interaction" || p.Causes[0].MS < 300 || p.Vitals.INP < 300 {
+		t.Fatalf("first cause %+v, inp %v; want the click interaction of 300 ms or more: %s", p.Causes, p.Vitals.INP, text)
+	}
+	for _, sub := range []string{`click on e`, `button "Slow save"`, "input delay", "processing", "presentation"} {
+		if !strings.Contains(p.Causes[0].What, sub) {
+			t.Errorf("interaction cause lacks %q: %s", sub, p.Causes[0].What)
+		}
+	}
+	if ref := perfRef.FindString(p.Causes[0].What); ref == "" {
+		t.Errorf("no ref in %s", p.Causes[0].What)
+	} else if got := e.ok("get_text", map[string]any{"ref": ref})["text"]; got != "Slow save" {
+		t.Errorf("get_text of the cause's ref %s: %q, want the button's", ref, got)
+	}
+	says(p, text, "the scripts behind slow interactions: this browser reports neither long-animation-frame nor longtask entries")
+
+	e.open("/perf/blocking.html")
+	p, text = analyze(func(p foxPerf) bool { return p.Vitals.FCP > 0 })
+	if p.Vitals.FCP < 1000 {
+		t.Errorf("fcp_ms %v, want after the blocking script (1 200 ms): %s", p.Vitals.FCP, text)
+	}
+	says(p, text, "render-blocking resources: this browser gives resource timing no renderBlockingStatus")
+
+	e.open("/perf/shift.html")
+	p, text = analyze(func(p foxPerf) bool { return p.Vitals.LCP > 0 })
+	says(p, text, "cls and layout shifts: this browser reports no layout-shift entries")
+	if len(p.Causes) == 0 && !strings.Contains(text, "see unmeasured") {
+		t.Errorf("a quiet answer that does not point at what was not measured: %s", text)
+	}
+}
