@@ -50,3 +50,15 @@ export function allowUserScriptsText(extensionId) {
   return `switch on "Allow User Scripts" on the extension's details page (${details}; in Chrome before 138: ` +
     'switch on Developer mode at chrome://extensions)';
 }
+
+/**
+ * hidingClosesDialogs is whether hiding a tab dismisses the native alert,
+ * confirm or prompt its page shows, the one way an extension without the
+ * debugger permission can close one (actions/dialog.js dismissNative):
+ * Chrome does (its TabModalDialogManager); Firefox keeps a tab's dialog
+ * across tab switches, so there only the user can answer it.
+ */
+export const hidingClosesDialogs = !firefox;
+
+/** browserName is the browser's name as the user knows it, for errors that tell what it does. */
+export const browserName = firefox ? 'Firefox' : 'Chrome';
