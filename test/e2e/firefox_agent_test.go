@@ -531,4 +531,12 @@ func TestFirefoxPerf(t *testing.T) {
 	if len(p.Causes) == 0 && !strings.Contains(text, "see unmeasured") {
 		t.Errorf("a quiet answer that does not point at what was not measured: %s", text)
 	}
+	// The vitals the capture recorded say the same of CLS.
+	vit := e.observe(map[string]any{"what": "vitals", "limit": 1})
+	var note struct {
+		Unmeasured string `json:"unmeasured"`
+	}
+	if json.Unmarshal([]byte(vit.Raw), &note); !strings.Contains(note.Unmeasured, "measures no CLS (it has no Layout Instability API)") {
+		t.Errorf("observe vitals does not say CLS is not measured in Firefox: %s", vit.Raw)
+	}
 }
