@@ -35,11 +35,9 @@ func (e *foxEnv) foxTabs() map[int64]observedTab {
 }
 
 // foxOpen shows path of the test site in the tab in front with the
-// agent's navigate. (The Chrome tests open a new tab instead, as their
-// popup may still be closing; here it is closed before foxReady returns.
-// And a new_tab as the first command after pairing went unacknowledged
-// within the daemon's 3 s in 6 of about 40 runs at load 22 to 27 on 2
-// cores, a navigate in none: see TestFirefoxTabsAndHistory for new_tab.)
+// agent's navigate, as the other Firefox tests do. (The Chrome tests open a
+// new tab instead, as their popup may still be closing; here it is closed
+// before foxReady returns. TestFirefoxTabsAndHistory covers new_tab.)
 func (e *foxEnv) foxOpen(path string) {
 	e.t.Helper()
 	if r := e.act("navigate", map[string]any{"url": e.site.URL + path}); r.Status != "complete" {
