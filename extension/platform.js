@@ -167,3 +167,15 @@ export function askUserScripts(c = globalThis.chrome) {
 export function askFramedPages(tabId, msg) {
   return firefox ? chrome.tabs.sendMessage(tabId, msg) : chrome.runtime.sendMessage(msg);
 }
+
+/**
+ * hidingClosesDialogs is whether hiding a tab dismisses the native alert,
+ * confirm or prompt its page shows, the one way an extension without the
+ * debugger permission can close one (actions/dialog.js dismissNative):
+ * Chrome does (its TabModalDialogManager); Firefox keeps a tab's dialog
+ * across tab switches, so there only the user can answer it.
+ */
+export const hidingClosesDialogs = !firefox;
+
+/** browserName is the browser's name as the user knows it, for errors that tell what it does. */
+export const browserName = firefox ? 'Firefox' : 'Chrome';

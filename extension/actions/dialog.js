@@ -23,6 +23,7 @@ import { resolveTab } from '../tabs/resolve.js';
 import { reachTab } from '../tabs/reach.js';
 import { within } from '../backoff.js';
 import { pageMessage } from './page-message.js';
+import { browserName, hidingClosesDialogs } from '../platform.js';
 
 /** PROBE_MS is how long a frame that is said to show a native dialog has to answer a ping before it counts as frozen. */
 export const PROBE_MS = 500;
@@ -208,18 +209,23 @@ function answers(tabId, frameId) {
   return within(ping, PROBE_MS, () => false);
 }
 
-/** nativeDialogText is the error of an action refused because tabId shows dialog d. */
-export function nativeDialogText(tabId, d, now = Date.now()) {
+/**
+ * nativeDialogText is the error of an action refused because tabId shows
+ * dialog d; closable says whether the dialog action can dismiss it
+ * (platform.js hidingClosesDialogs: not in Firefox).
+ */
+export function nativeDialogText(tabId, d, now = Date.now(), closable = hidingClosesDialogs) {
   const ago = Math.max(0, Math.round((now - d.at) / 1000));
   const ask = 'ask the user to answer it in the browser, then retry';
   if (d.type === 'beforeunload') {
-    return `dialog_showing: tab ${tabId} shows Chrome's "Leave site?" prompt since ${ago} s (the page asks before it is left), so the page is frozen until someone answers it. ` +
+    return `dialog_showing: tab ${tabId} shows ${browserName}'s "Leave site?" prompt since ${ago} s (the page asks before it is left), so the page is frozen until someone answers it. ` +
       `An extension cannot close it (that needs the debugger permission): ${ask}. ` +
       'To leave such a page without the prompt, arm interact({action:"dialog", dialog:"accept"}) before navigating or closing the tab.';
   }
   return `dialog_showing: tab ${tabId} shows a native ${d.type}${d.message ? ` (${JSON.stringify(d.message)})` : ''} that the page opened ${ago} s ago ` +
-    `outside any agent action, so the page is frozen until someone answers it: ${ask}, or dismiss it with ` +
-    `interact({action:"dialog", dialog:"dismiss", tab_id:${tabId}}) (an extension can dismiss it, not accept it). ` +
+    `outside any agent action, so the page is frozen until someone answers it: ${ask}` +
+    (closable ? `, or dismiss it with interact({action:"dialog", dialog:"dismiss", tab_id:${tabId}}) (an extension can dismiss it, not accept it). `
+      : ` (${browserName} keeps it until then: no extension can close it). `) +
     'Next time arm the answer first: interact({action:"dialog", dialog:"accept"}) (or "dismiss"), then the action that opens it.';
 }
 
@@ -275,11 +281,13 @@ export const SWITCH_ANSWER_MS = 1500;
  * CommandError dialog_showing, with the dialog's text and what the user
  * must do, for an accept of a confirm or prompt (an extension can only
  * dismiss them), for "Leave site?" (Chrome keeps it across tab switches),
- * and when the page still does not answer.
+ * and when the page still does not answer. Where hiding a tab does not
+ * close its dialog (closable false, platform.js: Firefox) it throws at
+ * once, switching no tab.
  */
-export async function dismissNative(tab, d, answer, api = chrome) {
+export async function dismissNative(tab, d, answer, api = chrome, closable = hidingClosesDialogs) {
   const what = `a native ${d.type}${d.message ? ` (${JSON.stringify(d.message)})` : ''}`;
-  if (d.type === 'beforeunload') throw new CommandError(nativeDialogText(tab.id, d));
+  if (d.type === 'beforeunload' || !closable) throw new CommandError(nativeDialogText(tab.id, d, Date.now(), closable));
   if (answer === 'accept' && d.type !== 'alert') {
     throw new CommandError(`dialog_showing: tab ${tab.id} shows ${what}, which an extension can dismiss but not accept ` +
       '(accepting a native dialog needs the debugger permission): ask the user to accept it in the browser, then retry; ' +
@@ -301,7 +309,7 @@ export async function dismissNative(tab, d, answer, api = chrome) {
   const until = Date.now() + SWITCH_ANSWER_MS;
   while (!(await answers(tab.id, d.frameId ?? 0))) {
     if (Date.now() >= until) {
-      throw new CommandError(`dialog_showing: tab ${tab.id} shows ${what} that Chrome did not close when its tab was hidden ` +
+      throw new CommandError(`dialog_showing: tab ${tab.id} shows ${what} that ${browserName} did not close when its tab was hidden ` +
         '(it keeps it while a debugger is attached to the tab), so the page is frozen until someone answers it: ' +
         'ask the user to answer it in the browser, then retry.');
     }

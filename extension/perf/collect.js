@@ -8,12 +8,14 @@
 // accessible name). internal/perf ranks it. It defines
 // globalThis.gasolinePerf once. An ES module (its parts beside it), shipped
 // as the classic script dist/perf.js (scripts/bundle).
-import { buffered, element, MAX, round, top } from './measure.js';
+import { buffered, element, MAX, round, top, unmeasured } from './measure.js';
 import { interactions, judge, script, startScripts } from './scripts.js';
 import { cls, lateImage } from './shifts.js';
 
+const TYPES = ['long-animation-frame', 'longtask', 'event', 'first-input', 'layout-shift', 'largest-contentful-paint'];
+
 async function collect() {
-  const got = await buffered(['long-animation-frame', 'longtask', 'event', 'first-input', 'layout-shift', 'largest-contentful-paint']);
+  const got = await buffered(TYPES);
   const frames = got['long-animation-frame'];
   judge(frames);
   const resources = performance.getEntriesByType('resource');
@@ -30,6 +32,7 @@ async function collect() {
     if (r) loaded.push([img, r.responseStart || r.startTime, r.responseEnd]);
   }
   return {
+    unmeasured: unmeasured(TYPES),
     vitals: {
       lcp_ms: lcp ? round(lcp.startTime) : 0,
       lcp_element: lcp ? element(lcp.element) || undefined : undefined,

@@ -38,6 +38,19 @@ export async function buffered(types) {
   return got;
 }
 
+/**
+ * unmeasured names what of types, and of the resources' render-blocking
+ * status, this browser does not measure (Firefox: no layout shifts, long
+ * animation frames, long tasks or renderBlockingStatus), so that the
+ * report says so instead of reading as a page without them.
+ */
+export function unmeasured(types) {
+  const supported = PerformanceObserver.supportedEntryTypes || [];
+  const out = types.filter((t) => !supported.includes(t));
+  if (!('renderBlockingStatus' in (globalThis.PerformanceResourceTiming?.prototype ?? {}))) out.push('render-blocking');
+  return out;
+}
+
 /** element names node as the outline does: {ref, role, name}; null when it is gone. */
 export function element(node) {
   if (node && node.nodeType !== 1) node = node.parentElement;

@@ -274,3 +274,15 @@ test('dialog on a tab a native dialog holds: another tab shows a moment, which m
   assert.deepEqual(log, [['show', 6], ['show', 5]]);
   fake.frozen.delete('5:0');
 });
+
+test('in a browser that keeps a hidden tab\'s dialog (Firefox), dialog says only the user can answer it, switching no tab', async () => {
+  const tab = { id: 5, windowId: 1, url: 'http://x/5' };
+  const alert = { frameId: 0, type: 'alert', message: 'Hello', at: Date.now() };
+  const { api, log } = switcher([5, 6]);
+  await assert.rejects(dismissNative(tab, alert, 'dismiss', api, false),
+    (e) => e instanceof CommandError && /^dialog_showing: tab 5 shows a native alert \("Hello"\)/.test(e.message) && /ask the user/.test(e.message) &&
+      /no extension can close it/.test(e.message) && !/dismiss it with/.test(e.message));
+  assert.deepEqual(log, [], 'no tab is switched');
+  assert.doesNotMatch(nativeDialogText(5, alert, Date.now(), false), /dismiss it with/);
+  assert.match(nativeDialogText(5, alert, Date.now(), true), /dismiss it with/);
+});

@@ -27,6 +27,42 @@ type Report struct {
 	LongTasks    []Task        `json:"long_tasks,omitempty"`
 	Blocking     []Resource    `json:"blocking,omitempty"`
 	Shifts       []Shift       `json:"shifts,omitempty"`
+	// Unmeasured names what the browser does not measure: performance
+	// entry types it has no observer for, and "render-blocking" when its
+	// resource timing has no renderBlockingStatus (Firefox lacks
+	// layout-shift, long-animation-frame, longtask and that field).
+	Unmeasured []string `json:"unmeasured,omitempty"`
+}
+
+// Unmeasured says, one line each, what analyze performance cannot report
+// in r's browser and why, so that a missing CLS or render-blocking cause
+// reads as "not measured here", never as "none".
+func Unmeasured(r Report) []string {
+	lacks := map[string]bool{}
+	for _, u := range r.Unmeasured {
+		lacks[u] = true
+	}
+	var out []string
+	add := func(what, why string) { out = append(out, what+": this browser "+why) }
+	if lacks["layout-shift"] {
+		add("cls and layout shifts", "reports no layout-shift entries (it has no Layout Instability API)")
+	}
+	if lacks["render-blocking"] {
+		add("render-blocking resources", "gives resource timing no renderBlockingStatus")
+	}
+	switch {
+	case lacks["long-animation-frame"] && lacks["longtask"]:
+		add("long frames and long tasks, and the scripts behind slow interactions", "reports neither long-animation-frame nor longtask entries")
+	case lacks["long-animation-frame"]:
+		add("the scripts behind long tasks and slow interactions", "reports no long-animation-frame entries (long tasks come without their scripts)")
+	}
+	if lacks["event"] {
+		add("inp and slow interactions", "reports no event timing entries")
+	}
+	if lacks["largest-contentful-paint"] {
+		add("lcp", "reports no largest-contentful-paint entries")
+	}
+	return out
 }
 
 // Vitals are the page's web vitals as the buffered entries give them; a

@@ -31,6 +31,9 @@ type perfView struct {
 	Vitals vitalsView   `json:"vitals"`
 	Causes []perf.Cause `json:"causes"`
 	More   int          `json:"more,omitempty"`
+	// Unmeasured is what this browser cannot measure, with the reason
+	// (perf.Unmeasured): absent from vitals and causes for that reason.
+	Unmeasured []string `json:"unmeasured,omitempty"`
 }
 
 // vitalsView are the page's vitals in whole milliseconds (CLS to three
@@ -62,11 +65,14 @@ func (t *Tools) presentPerf(c tracker.Command, v *commandView) {
 	round := func(f float64) int { return int(math.Round(f)) }
 	pv := perfView{URL: r.URL, TabID: r.TabID, Causes: causes[:min(shownCauses, len(causes))],
 		Vitals: vitalsView{LCP: round(r.Vitals.LCP), CLS: math.Round(r.Vitals.CLS*1000) / 1000, INP: round(r.Vitals.INP),
-			FCP: round(r.Vitals.FCP), TTFB: round(r.Vitals.TTFB)}}
+			FCP: round(r.Vitals.FCP), TTFB: round(r.Vitals.TTFB)}, Unmeasured: perf.Unmeasured(r)}
 	if len(pv.Causes) == 0 {
 		pv.Causes = []perf.Cause{}
 		v.Message = "Nothing measured stands out: no interaction of 104 ms or more, render-blocking resource, layout shift, long frame, or LCP over 2.5 s. " +
 			"Interact with the page (a click or typing that felt slow), then ask again."
+		if len(pv.Unmeasured) > 0 {
+			v.Message += " This browser does not measure everything: see unmeasured."
+		}
 	}
 	if len(causes) > shownCauses {
 		pv.More = len(causes) - shownCauses

@@ -586,3 +586,22 @@ func TestCaptureAnswersFitTheBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestVitalsSayWhatFirefoxLacks: observe vitals from an extension in
+// Firefox says that CLS and long tasks are not measured there (no Layout
+// Instability API), and says nothing of the kind for Chrome.
+func TestVitalsSayWhatFirefoxLacks(t *testing.T) {
+	for _, browser := range []string{apitype.BrowserFirefox, apitype.BrowserChrome} {
+		e := newCapEnv(t, func(d *Deps) {
+			d.Health = func() apitype.Health {
+				return apitype.Health{Service: apitype.ServiceName, Extension: apitype.Extension{Connected: true, Browser: browser}}
+			}
+		})
+		e.ingest(t, apitype.Event{Kind: "vital", TS: ts0, TabID: 1, PageURL: cart, Name: "LCP", Value: apitype.Num(1234), Unit: "ms"})
+		got := e.call(t, "agent", "observe", `{"what":"vitals"}`)
+		says := strings.Contains(got.Text, "measures no CLS (it has no Layout Instability API)")
+		if says != (browser == apitype.BrowserFirefox) {
+			t.Errorf("%s: observe vitals %s; want the note on CLS only for Firefox", browser, got.Text)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"slices"
 	"strconv"
 	"strings"
@@ -196,8 +197,19 @@ func (t *Tools) actions(ctx context.Context, client string, a waitingArgs) (any,
 	return t.entries(ctx, client, a.entryArgs, a.filter(capture.KindAction, capture.KindNav), a.WaitMS)
 }
 
+// firefoxUnmeasured is what observe vitals says when the extension runs in
+// Firefox, whose pages report no layout-shift or longtask entries (analyze
+// performance finds the same by feature detection: extension/perf/measure.js),
+// so that a missing CLS reads as not measured, never as none.
+const firefoxUnmeasured = "this browser (Firefox) measures no CLS (it has no Layout Instability API) and no long tasks: " +
+	"they are missing here, not zero; TTFB, FCP, LCP and INP are measured"
+
 func (t *Tools) vitals(ctx context.Context, client string, a vitalArgs) (any, error) {
-	return t.entries(ctx, client, a.entryArgs, a.filter(capture.KindVital), nil)
+	v, err := t.entries(ctx, client, a.entryArgs, a.filter(capture.KindVital), nil)
+	if ev, ok := v.(*entriesView); ok && t.d.Health != nil && t.d.Health().Extension.Browser == apitype.BrowserFirefox {
+		ev.Unmeasured = firefoxUnmeasured
+	}
+	return v, err
 }
 
 func (t *Tools) network(ctx context.Context, client string, a networkArgs) (any, error) {
@@ -227,6 +239,8 @@ type entriesView struct {
 	Frames string `json:"frames,omitempty"`
 	// Held says what the browser holds of origins the user has not allowed (heldNote).
 	Held string `json:"held,omitempty"`
+	// Unmeasured says which vitals the extension's browser does not measure, and why (vitals).
+	Unmeasured string `json:"unmeasured,omitempty"`
 }
 
 // entries serves a capture mode: one entry in full by id; else a page of
