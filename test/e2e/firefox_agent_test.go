@@ -6,7 +6,6 @@ import (
 	context_ "context"
 	"encoding/json"
 	"fmt"
-	"github.com/gasoline-mcp/gasoline/test/e2e/internal/bidi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"strings"
 	"testing"
@@ -175,30 +174,11 @@ func TestFirefoxForm(t *testing.T) {
 	e.fails("fill", map[string]any{"ref": email, "text": "x"}, "stale_ref")
 }
 
-// foxTab is the browsing context of Firefox's tab showing u.
-func (e *foxEnv) foxTab(u string) string {
-	e.t.Helper()
-	var ctxs []bidi.Context
-	var err error
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if ctxs, err = e.browser.BiDi.Tree(e.ctx); err != nil {
-			e.t.Fatal(err)
-		}
-		for _, c := range ctxs {
-			if c.URL == u {
-				return c.Context
-			}
-		}
-	}
-	e.t.Fatalf("no Firefox tab on %s: %+v", u, ctxs)
-	return ""
-}
-
-// userClick clicks the middle of the element selector names in the
+// userClickNoWait clicks the middle of the element selector names in the
 // browsing context as the user would (a trusted click, BiDi's
 // input.performActions), without waiting for the page: a click that opens
 // a native dialog returns only once it is answered.
-func (e *foxEnv) userClick(context, selector string) {
+func (e *foxEnv) userClickNoWait(context, selector string) {
 	e.t.Helper()
 	var box struct{ X, Y float64 }
 	expr := fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 } })()`, selector)
@@ -233,7 +213,7 @@ func TestFirefoxDialogs(t *testing.T) {
 	// the user would: the page goes on, and the agent's dialog action lists
 	// it among the recent dialogs, answered by the user.
 	tab := e.foxTab(e.site.URL + "/hands/dialogs.html")
-	e.userClick(tab, "#hello")
+	e.userClickNoWait(tab, "#hello")
 	e.ok("wait_for", map[string]any{"text": "alert closed"})
 	d := e.ok("dialog", map[string]any{"dialog": "dismiss"})
 	if got := fmt.Sprint(d["recent"]); !strings.Contains(got, "answered:accepted by the user") || !strings.Contains(got, "message:Hello user") || !strings.Contains(got, "type:alert") {
@@ -498,7 +478,7 @@ func TestFirefoxPerf(t *testing.T) {
 
 	e.foxOpen("/perf/click.html")
 	tab := e.foxTab(e.site.URL + "/perf/click.html")
-	e.userClick(tab, "#save")
+	e.userClickNoWait(tab, "#save")
 	e.ok("wait_for", map[string]any{"text": "not saved", "gone": true})
 	p, text := analyze(func(p foxPerf) bool { return len(p.Causes) > 0 && p.Causes[0].Kind == "interaction" })
 	if len(p.Causes) == 0 || p.Causes[0].Kind != "interaction" || p.Causes[0].MS < 300 || p.Vitals.INP < 300 {

@@ -61,10 +61,10 @@ func (e *foxEnv) waitFor(tab, what, expr string) {
 	}
 }
 
-// foxOpen opens path of the test site in a new tab through the agent
+// foxNewTab opens path of the test site in a new tab through the agent
 // (new_tab: the tab in front, the agent's own) and returns its tab id and
 // its BiDi browsing context.
-func (e *foxEnv) foxOpen(path string) (int64, string) {
+func (e *foxEnv) foxNewTab(path string) (int64, string) {
 	e.t.Helper()
 	var tab struct {
 		TabID int64 `json:"tab_id"`
@@ -147,7 +147,7 @@ func (e *foxEnv) press(tab string, keys ...string) {
 // second session and the agent learns it.
 func TestFirefoxDrawMode(t *testing.T) {
 	e := foxReady(t)
-	tabID, tab := e.foxOpen("/hands/draw.html")
+	tabID, tab := e.foxNewTab("/hands/draw.html")
 	var dpr, scrolled float64
 	e.eval(tab, `(() => { scrollTo(0, 400); return scrollY })()`, &scrolled)
 	e.eval(tab, `devicePixelRatio`, &dpr)
@@ -241,7 +241,7 @@ func TestFirefoxUpload(t *testing.T) {
 	secret := write(outside, "secret.txt", "do not send")
 
 	e := foxReady(t, "--upload-dir="+docs)
-	e.foxOpen("/hands/upload.html")
+	e.foxNewTab("/hands/upload.html")
 	r := e.ok("upload", map[string]any{"text": "Document", "paths": []string{notes}})
 	files, _ := r["files"].([]any)
 	if len(files) != 1 || files[0].(map[string]any)["name"] != "notes.txt" || files[0].(map[string]any)["size"] != float64(15) {
