@@ -182,31 +182,45 @@ func TestNavigateAndTabs(t *testing.T) {
 	}
 }
 
+// shownPage is what a navigating action's result says of the page it left
+// the tab on.
+type shownPage struct {
+	TabID int64  `json:"tab_id"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
+}
+
+// pageStep runs the interact action args (with wait_ms 20 s), which must
+// complete on wantURL titled wantTitle, as its result says and as the page
+// then reads through execute_js in that tab; it returns the result's page.
+func (e *env) pageStep(args map[string]any, wantURL, wantTitle string) shownPage {
+	e.t.Helper()
+	var page shownPage
+	args["wait_ms"] = 20000
+	r := e.call("interact", args)
+	if r.Status != "complete" {
+		e.t.Fatalf("%v: %s, want complete", args["action"], r)
+	}
+	json.Unmarshal(r.Value, &page)
+	if page.URL != wantURL || page.Title != wantTitle {
+		e.t.Errorf("%v: result %s, want url %s and title %q", args["action"], r.Value, wantURL, wantTitle)
+	}
+	if got := str(e.t, complete(e.t, e.js("document.title", map[string]any{"tab_id": page.TabID}))); got != wantTitle {
+		e.t.Errorf("after %v: the page reads %q, want %q", args["action"], got, wantTitle)
+	}
+	return page
+}
+
 // TestHistory goes back, forward and reloads after navigations the agent
 // made, which the user never interacted with: navigate A -> B, back reads
 // A, forward reads B, refresh loads B again. Forward at the end of the
 // history, and back in a tab with no history, fail saying so.
 func TestHistory(t *testing.T) {
 	e := ready(t)
-	var page struct {
-		TabID int64  `json:"tab_id"`
-		URL   string `json:"url"`
-		Title string `json:"title"`
-	}
+	var page shownPage
 	step := func(args map[string]any, wantURL, wantTitle string) {
 		t.Helper()
-		args["wait_ms"] = 20000
-		r := e.call("interact", args)
-		if r.Status != "complete" {
-			t.Fatalf("%v: %s, want complete", args["action"], r)
-		}
-		json.Unmarshal(r.Value, &page)
-		if page.URL != wantURL || page.Title != wantTitle {
-			t.Errorf("%v: result %s, want url %s and title %q", args["action"], r.Value, wantURL, wantTitle)
-		}
-		if got := str(t, complete(t, e.js("document.title", map[string]any{"tab_id": page.TabID}))); got != wantTitle {
-			t.Errorf("after %v: the page reads %q, want %q", args["action"], got, wantTitle)
-		}
+		page = e.pageStep(args, wantURL, wantTitle)
 	}
 	a, b := e.site.URL+"/a", e.site.URL+"/hit/history"
 	step(map[string]any{"action": "navigate", "url": a}, a, "Page A")

@@ -50,25 +50,10 @@ func (e *foxEnv) foxOpen(path string) {
 // tab_id, switch_tab brings the first back, close_tab closes the second.
 func TestFirefoxTabsAndHistory(t *testing.T) {
 	e := foxReady(t)
-	var page struct {
-		TabID int64  `json:"tab_id"`
-		URL   string `json:"url"`
-		Title string `json:"title"`
-	}
+	var page shownPage
 	step := func(args map[string]any, wantURL, wantTitle string) {
 		t.Helper()
-		args["wait_ms"] = 20000
-		r := e.call("interact", args)
-		if r.Status != "complete" {
-			t.Fatalf("%v: %s, want complete", args["action"], r)
-		}
-		json.Unmarshal(r.Value, &page)
-		if page.URL != wantURL || page.Title != wantTitle {
-			t.Errorf("%v: result %s, want url %s and title %q", args["action"], r.Value, wantURL, wantTitle)
-		}
-		if got := str(t, complete(t, e.js("document.title", map[string]any{"tab_id": page.TabID}))); got != wantTitle {
-			t.Errorf("after %v: the page reads %q, want %q", args["action"], got, wantTitle)
-		}
+		page = e.pageStep(args, wantURL, wantTitle)
 	}
 	b, hit := e.site.URL+"/b", e.site.URL+"/hit/history"
 	step(map[string]any{"action": "navigate", "url": b}, b, "Page B")

@@ -3,22 +3,18 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/bidi"
-	"github.com/gasoline-mcp/gasoline/test/e2e/internal/chromium"
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/firefox"
-	"github.com/gasoline-mcp/gasoline/test/e2e/internal/gasoline"
 )
 
 // foxPlatformPages serves the pages of the tests of what differs between
@@ -182,44 +178,6 @@ func TestFirefoxTokenOutOfContentScripts(t *testing.T) {
 	if strings.Contains(seen.Local, stored.IDB) || strings.Contains(seen.IDB, stored.IDB) || strings.Contains(seen.Local, `"token"`) {
 		t.Errorf("a content script read the pairing token: storage.local %s, IndexedDB %s", seen.Local, seen.IDB)
 	}
-}
-
-// foxReadyPrefs is foxReady with more preferences in the Firefox profile.
-func foxReadyPrefs(t *testing.T, prefs map[string]any) *foxEnv {
-	t.Helper()
-	bin := requireFirefox(t)
-	if chromium.Headed() {
-		t.Skip("the Firefox tests run headless only: they ran in the headless pass")
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	t.Cleanup(cancel)
-	e := &foxEnv{env: &env{t: t, ctx: ctx, site: newSite(t), profile: t.TempDir(), logDir: t.TempDir()}}
-	d, err := gasoline.StartDaemon(ctx, bins, filepath.Join(t.TempDir(), "state"))
-	if err != nil {
-		t.Fatalf("starting the daemon: %v", err)
-	}
-	e.daemon = d
-	t.Cleanup(e.close)
-	if e.mcp, err = gasoline.Connect(ctx, d); err != nil {
-		t.Fatal(err)
-	}
-	if e.browser, err = firefox.Start(ctx, firefox.Options{Bin: bin, ProfileDir: e.profile, LogPath: e.log(), Prefs: prefs}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.browser.Install(ctx, firefoxBuild(t)); err != nil {
-		t.Fatal(err)
-	}
-	tabs, err := e.browser.BiDi.Tree(ctx)
-	if err != nil || len(tabs) == 0 {
-		t.Fatalf("listing Firefox's tabs: %v (%d)", err, len(tabs))
-	}
-	if err := e.browser.BiDi.Navigate(ctx, tabs[0].Context, e.site.URL+"/a"); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.browser.Pair(ctx, d); err != nil {
-		t.Fatal(err)
-	}
-	return e
 }
 
 // foxUntil evaluates expr in the browsing context until it is true, up to

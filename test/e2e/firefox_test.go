@@ -86,6 +86,13 @@ type foxEnv struct {
 // extension's origin.
 func foxReady(t *testing.T, daemonArgs ...string) *foxEnv {
 	t.Helper()
+	return foxReadyPrefs(t, nil, daemonArgs...)
+}
+
+// foxReadyPrefs is foxReady with more preferences in the Firefox profile
+// (user.js; nil for none).
+func foxReadyPrefs(t *testing.T, prefs map[string]any, daemonArgs ...string) *foxEnv {
+	t.Helper()
 	bin := requireFirefox(t)
 	if chromium.Headed() {
 		// make e2e runs the suite headless, then headed for Chromium's
@@ -106,7 +113,7 @@ func foxReady(t *testing.T, daemonArgs ...string) *foxEnv {
 	if e.mcp, err = gasoline.Connect(ctx, d); err != nil {
 		t.Fatal(err)
 	}
-	if e.browser, err = firefox.Start(ctx, firefox.Options{Bin: bin, ProfileDir: e.profile, LogPath: e.log()}); err != nil {
+	if e.browser, err = firefox.Start(ctx, firefox.Options{Bin: bin, ProfileDir: e.profile, LogPath: e.log(), Prefs: prefs}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.browser.Install(ctx, firefoxBuild(t)); err != nil {

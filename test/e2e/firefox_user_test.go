@@ -301,10 +301,7 @@ func TestFirefoxTwoAgents(t *testing.T) {
 		t.Fatalf("close_tab without an owned tab: %s, %v; want an error saying to pass tab_id", r, err)
 	}
 
-	type page struct {
-		TabID int64 `json:"tab_id"`
-		Value any   `json:"value"`
-	}
+	type page = agentPage
 	tabOf := map[string]int64{}
 	var mu sync.Mutex
 	var opened sync.WaitGroup
@@ -320,30 +317,7 @@ func TestFirefoxTwoAgents(t *testing.T) {
 		tabOf[a.name] = nt.TabID
 		mu.Unlock()
 		opened.Wait() // both tabs open
-		for i := range 3 {
-			var got page
-			if err := a.ok("fill", map[string]any{"selector": "#note", "text": fmt.Sprintf("%s note %d", a.name, i)}, &got); err != nil {
-				return err
-			}
-			if got.TabID != nt.TabID {
-				return fmt.Errorf("%s: fill went to tab %d, want its own tab %d", a.name, got.TabID, nt.TabID)
-			}
-			if err := a.ok("type", map[string]any{"selector": "#log", "text": a.name + ";"}, &got); err != nil {
-				return err
-			}
-			if got.TabID != nt.TabID {
-				return fmt.Errorf("%s: type went to tab %d, want its own tab %d", a.name, got.TabID, nt.TabID)
-			}
-			var js page
-			if err := a.ok("execute_js", map[string]any{"script": "console.log('secret of ' + location.search); return [location.search, note.value, log.value]"}, &js); err != nil {
-				return err
-			}
-			want := fmt.Sprintf("[?who=%s %s note %d %s]", a.name, a.name, i, strings.Repeat(a.name+";", i+1))
-			if js.TabID != nt.TabID || fmt.Sprint(js.Value) != want {
-				return fmt.Errorf("%s: execute_js read %v in tab %d, want %s in its own tab %d", a.name, js.Value, js.TabID, want, nt.TabID)
-			}
-		}
-		return nil
+		return workInOwnTab(a, nt.TabID, "console.log('secret of ' + location.search); return [location.search, note.value, log.value]")
 	}
 	errs := make(chan error, 2)
 	for _, a := range []*agent{alpha, beta} {

@@ -72,6 +72,44 @@ func (a *agent) ok(action string, args map[string]any, into any) error {
 	return nil
 }
 
+// agentPage is what an agent's action says of the tab it acted in.
+type agentPage struct {
+	TabID int64  `json:"tab_id"`
+	Value any    `json:"value"`
+	URL   string `json:"url"`
+}
+
+// workInOwnTab has agent a fill, type into and read (with script, which
+// returns [location.search, note.value, log.value]) the two-agents page
+// three times without naming a tab: each action must land in tabID, its
+// own tab, and read back only what it wrote there.
+func workInOwnTab(a *agent, tabID int64, script string) error {
+	for i := range 3 {
+		var got agentPage
+		if err := a.ok("fill", map[string]any{"selector": "#note", "text": fmt.Sprintf("%s note %d", a.name, i)}, &got); err != nil {
+			return err
+		}
+		if got.TabID != tabID {
+			return fmt.Errorf("%s: fill went to tab %d, want its own tab %d", a.name, got.TabID, tabID)
+		}
+		if err := a.ok("type", map[string]any{"selector": "#log", "text": a.name + ";"}, &got); err != nil {
+			return err
+		}
+		if got.TabID != tabID {
+			return fmt.Errorf("%s: type went to tab %d, want its own tab %d", a.name, got.TabID, tabID)
+		}
+		var js agentPage
+		if err := a.ok("execute_js", map[string]any{"script": script}, &js); err != nil {
+			return err
+		}
+		want := fmt.Sprintf("[?who=%s %s note %d %s]", a.name, a.name, i, strings.Repeat(a.name+";", i+1))
+		if js.TabID != tabID || fmt.Sprint(js.Value) != want {
+			return fmt.Errorf("%s: execute_js read %v in tab %d, want %s in its own tab %d", a.name, js.Value, js.TabID, want, tabID)
+		}
+	}
+	return nil
+}
+
 // observedTab is a tab as observe({what:"tabs"}) lists it.
 type observedTab struct {
 	TabID int64  `json:"tab_id"`
@@ -121,11 +159,7 @@ func TestTwoAgentsOwnTabs(t *testing.T) {
 		t.Fatalf("close_tab without an owned tab: %s, want an error saying to pass tab_id", r)
 	}
 
-	type page struct {
-		TabID int64  `json:"tab_id"`
-		Value any    `json:"value"`
-		URL   string `json:"url"`
-	}
+	type page = agentPage
 	tabOf := map[string]int64{}
 	var mu sync.Mutex
 	var opened sync.WaitGroup
@@ -141,30 +175,7 @@ func TestTwoAgentsOwnTabs(t *testing.T) {
 		tabOf[a.name] = nt.TabID
 		mu.Unlock()
 		opened.Wait() // both tabs open: the later one is in front, for both agents
-		for i := range 3 {
-			var got page
-			if err := a.ok("fill", map[string]any{"selector": "#note", "text": fmt.Sprintf("%s note %d", a.name, i)}, &got); err != nil {
-				return err
-			}
-			if got.TabID != nt.TabID {
-				return fmt.Errorf("%s: fill went to tab %d, want its own tab %d", a.name, got.TabID, nt.TabID)
-			}
-			if err := a.ok("type", map[string]any{"selector": "#log", "text": a.name + ";"}, &got); err != nil {
-				return err
-			}
-			if got.TabID != nt.TabID {
-				return fmt.Errorf("%s: type went to tab %d, want its own tab %d", a.name, got.TabID, nt.TabID)
-			}
-			var js page
-			if err := a.ok("execute_js", map[string]any{"script": "return [location.search, note.value, log.value]"}, &js); err != nil {
-				return err
-			}
-			want := fmt.Sprintf("[?who=%s %s note %d %s]", a.name, a.name, i, strings.Repeat(a.name+";", i+1))
-			if js.TabID != nt.TabID || fmt.Sprint(js.Value) != want {
-				return fmt.Errorf("%s: execute_js read %v in tab %d, want %s in its own tab %d", a.name, js.Value, js.TabID, want, nt.TabID)
-			}
-		}
-		return nil
+		return workInOwnTab(a, nt.TabID, "return [location.search, note.value, log.value]")
 	}
 	errs := make(chan error, 2)
 	for _, a := range []*agent{alpha, beta} {
