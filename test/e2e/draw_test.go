@@ -367,6 +367,40 @@ type drawMark struct {
 	ScreenshotError string    `json:"screenshot_error"`
 }
 
+// checkDrawCrops checks the two annotations of the draw page (draw.html:
+// the red banner, then the green iframe): the second is over the iframe,
+// and each has a whole crop of its rectangle at the device pixel ratio
+// dpr, showing the page's own colours, not the overlay's.
+func (e *env) checkDrawCrops(annotations []drawMark, dpr float64) {
+	t := e.t
+	t.Helper()
+	banner, frame := annotations[0], annotations[1]
+	if frame.Element == nil || frame.Element.Tag != "iframe" || frame.Note != "ad covers the form" || frame.Rect.Y != 770 {
+		t.Errorf("frame annotation %+v, want the iframe element of the parent page under it", frame)
+	}
+	for i, a := range annotations {
+		if a.Screenshot == nil || !strings.HasPrefix(a.Screenshot.Handle, "crop_") || a.Screenshot.Partial || a.ScreenshotError != "" {
+			t.Fatalf("annotation %d: screenshot %+v (%q), want a whole crop's handle", i, a.Screenshot, a.ScreenshotError)
+		}
+		if w, h := int(a.Rect.Width*dpr), int(a.Rect.Height*dpr); a.Screenshot.Width != w || a.Screenshot.Height != h {
+			t.Errorf("annotation %d: crop %dx%d, want the rectangle times the device pixel ratio %v: %dx%d", i, a.Screenshot.Width, a.Screenshot.Height, dpr, w, h)
+		}
+	}
+	red, green := [3]uint8{255, 0, 0}, [3]uint8{0, 160, 0}
+	img := e.crop(banner.Screenshot)
+	w, h := img.Bounds().Dx(), img.Bounds().Dy()
+	// The middle, and the corner where the overlay's box border was drawn.
+	if !near(img, w/2, h/2, red) || !near(img, w-2, h-2, red) {
+		t.Errorf("banner crop: %s in the middle, %s at the bottom right corner, want the banner's rgb(255, 0, 0) (no overlay)",
+			pixel(img, w/2, h/2), pixel(img, w-2, h-2))
+	}
+	img = e.crop(frame.Screenshot)
+	w, h = img.Bounds().Dx(), img.Bounds().Dy()
+	if !near(img, w/2, h/2, green) || !near(img, w-2, h-2, green) {
+		t.Errorf("frame crop: %s in the middle, %s at the corner, want the frame's rgb(0, 160, 0)", pixel(img, w/2, h/2), pixel(img, w-2, h-2))
+	}
+}
+
 // crop reads an annotation's crop back as the agent does, checks it
 // against what the annotation says about it, and decodes it.
 func (e *env) crop(s *drawShot) image.Image {
@@ -436,34 +470,11 @@ func TestDrawModeCropsAndMouseDone(t *testing.T) {
 	if !strings.Contains(string(r.Raw), "screenshot.handle") {
 		t.Errorf("the result's message does not say how to see the crops: %s", r)
 	}
-	banner, frame := s.Annotations[0], s.Annotations[1]
+	banner := s.Annotations[0]
 	if banner.Note != "wrong red" || banner.Rect.X != 310 || banner.Rect.Y != 610 || banner.Rect.Width != 180 || banner.Rect.Height != 80 {
 		t.Errorf("banner annotation %+v", banner)
 	}
-	if frame.Element == nil || frame.Element.Tag != "iframe" || frame.Note != "ad covers the form" || frame.Rect.Y != 770 {
-		t.Errorf("frame annotation %+v, want the iframe element of the parent page under it", frame)
-	}
-	for i, a := range s.Annotations {
-		if a.Screenshot == nil || !strings.HasPrefix(a.Screenshot.Handle, "crop_") || a.Screenshot.Partial || a.ScreenshotError != "" {
-			t.Fatalf("annotation %d: screenshot %+v (%q), want a whole crop's handle", i, a.Screenshot, a.ScreenshotError)
-		}
-		if w, h := int(a.Rect.Width*dpr), int(a.Rect.Height*dpr); a.Screenshot.Width != w || a.Screenshot.Height != h {
-			t.Errorf("annotation %d: crop %dx%d, want the rectangle times the device pixel ratio %v: %dx%d", i, a.Screenshot.Width, a.Screenshot.Height, dpr, w, h)
-		}
-	}
-	red, green := [3]uint8{255, 0, 0}, [3]uint8{0, 160, 0}
-	img := e.crop(banner.Screenshot)
-	w, h := img.Bounds().Dx(), img.Bounds().Dy()
-	// The middle, and the corner where the overlay's box border was drawn.
-	if !near(img, w/2, h/2, red) || !near(img, w-2, h-2, red) {
-		t.Errorf("banner crop: %s in the middle, %s at the bottom right corner, want the banner's rgb(255, 0, 0) (no overlay)",
-			pixel(img, w/2, h/2), pixel(img, w-2, h-2))
-	}
-	img = e.crop(frame.Screenshot)
-	w, h = img.Bounds().Dx(), img.Bounds().Dy()
-	if !near(img, w/2, h/2, green) || !near(img, w-2, h-2, green) {
-		t.Errorf("frame crop: %s in the middle, %s at the corner, want the frame's rgb(0, 160, 0)", pixel(img, w/2, h/2), pixel(img, w-2, h-2))
-	}
+	e.checkDrawCrops(s.Annotations, dpr)
 	if dpr != 2 {
 		t.Errorf("devicePixelRatio %v, want 2 (--force-device-scale-factor)", dpr)
 	}
