@@ -503,3 +503,59 @@ func TestFirefoxPerf(t *testing.T) {
 		t.Errorf("observe vitals does not say CLS is not measured in Firefox: %s", vit.Raw)
 	}
 }
+
+// TestFirefoxMoreActions runs the rest of the DOM actions in Firefox with
+// the Chrome tests' own steps and checks (handsDrag, handsFillForm,
+// handsClickAt, handsScrollBy, handsInput): drag with pointer events and
+// HTML5 drag and drop, fill_form over every kind of field, click_at on a
+// canvas, scroll_by in a virtualized list and the page, and the other
+// inputs (shadow DOM, an iframe, keys with modifiers, contenteditable,
+// double and right clicks, hover, scroll_to, wait_for, query).
+func TestFirefoxMoreActions(t *testing.T) {
+	e := foxReady(t)
+	e.foxOpen("/hands/moves.html")
+	handsDrag(t, e.env)
+	handsFillForm(t, e.env)
+	e.foxOpen("/hands/canvas.html")
+	handsClickAt(t, e.env)
+	e.foxOpen("/hands/rows.html")
+	handsScrollBy(t, e.env)
+	e.foxOpen("/hands/widgets.html")
+	handsInput(t, e.env)
+}
+
+// TestFirefoxResize sizes Firefox's window so that the page's viewport is
+// the size asked for (TestHandsResize in Chrome). Firefox draws no window
+// narrower than 500 px, headless too, and headless it has no screen to
+// bound a large one: whatever it gives, the result reports the viewport the
+// page really got, with a note whenever that is not the size asked for.
+func TestFirefoxResize(t *testing.T) {
+	e := foxReady(t)
+	e.foxOpen("/hands/moves.html")
+	for _, size := range [][2]int{{1024, 700}, {640, 480}, {375, 667}, {3000, 3000}} {
+		r := e.act("resize", map[string]any{"width": size[0], "height": size[1]})
+		if r.Status == "error" {
+			if !strings.Contains(r.Error, "screen") {
+				t.Errorf("resize %v: %s, want complete or an error naming the screen", size, r)
+			}
+			continue
+		}
+		var got struct {
+			Viewport struct{ Width, Height int } `json:"viewport"`
+			Note     string                      `json:"note"`
+		}
+		if r.Status != "complete" || json.Unmarshal(r.Value, &got) != nil {
+			t.Fatalf("resize %v: %s", size, r)
+		}
+		reported := fmt.Sprint(got.Viewport.Width, "x", got.Viewport.Height)
+		if page := str(t, complete(t, e.js("innerWidth + 'x' + innerHeight", nil))); page != reported {
+			t.Errorf("after resize %v the page's viewport is %s, the result said %s", size, page, reported)
+		}
+		if reported != fmt.Sprint(size[0], "x", size[1]) && !strings.Contains(got.Note, "cannot be sized") {
+			t.Errorf("resize %v gave %s without a note saying so: %s", size, reported, r.Value)
+		}
+		if size[0] >= 500 && size[0] <= 1024 && reported != fmt.Sprint(size[0], "x", size[1]) {
+			t.Errorf("resize %v gave %s", size, reported)
+		}
+	}
+}

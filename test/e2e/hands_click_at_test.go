@@ -15,6 +15,12 @@ import (
 func TestHandsClickAt(t *testing.T) {
 	e := ready(t)
 	e.open("/hands/canvas.html")
+	handsClickAt(t, e)
+}
+
+// handsClickAt is TestHandsClickAt's part after the page is open, in either browser.
+func handsClickAt(t *testing.T, e *env) {
+	t.Helper()
 	for _, p := range [][2]int{{150, 100}, {20, 280}} {
 		r := e.ok("click_at", map[string]any{"x": p[0], "y": p[1]})
 		el, _ := r["element"].(map[string]any)

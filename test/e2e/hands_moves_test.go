@@ -17,7 +17,12 @@ import (
 func TestHandsDrag(t *testing.T) {
 	e := ready(t)
 	e.open("/hands/moves.html")
+	handsDrag(t, e)
+}
 
+// handsDrag is TestHandsDrag's part after the page is open, in either browser.
+func handsDrag(t *testing.T, e *env) {
+	t.Helper()
 	r := e.ok("drag", map[string]any{"target": map[string]any{"text": "Apple", "exact": true}, "to": map[string]any{"text": "Cherry", "exact": true}})
 	if r["mode"] != "pointer" || r["to"].(map[string]any)["name"] != "Cherry" {
 		t.Errorf("pointer drag: %v, want mode pointer onto Cherry", r)
@@ -58,7 +63,12 @@ func TestHandsDrag(t *testing.T) {
 func TestHandsFillForm(t *testing.T) {
 	e := ready(t)
 	e.open("/hands/moves.html")
+	handsFillForm(t, e)
+}
 
+// handsFillForm is TestHandsFillForm's part after the page is open, in either browser.
+func handsFillForm(t *testing.T, e *env) {
+	t.Helper()
 	r := e.ok("fill_form", map[string]any{"fields": []map[string]any{
 		{"target": map[string]any{"role": "textbox", "name": "Full name"}, "value": "Ada Lovelace"},
 		{"target": "#pw", "value": "hunter22"},

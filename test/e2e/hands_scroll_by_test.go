@@ -14,6 +14,12 @@ import (
 func TestHandsScrollBy(t *testing.T) {
 	e := ready(t)
 	e.open("/hands/rows.html")
+	handsScrollBy(t, e)
+}
+
+// handsScrollBy is TestHandsScrollBy's part after the page is open, in either browser.
+func handsScrollBy(t *testing.T, e *env) {
+	t.Helper()
 	if got := e.ok("query", map[string]any{"target": map[string]any{"text": "Row 200"}})["count"]; got != float64(0) {
 		t.Fatalf("Row 200 is in the page before scrolling (%v): the list is not virtualized", got)
 	}

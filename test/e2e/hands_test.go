@@ -290,6 +290,12 @@ func (e *env) doomWhileWaiting() {
 func TestHandsInput(t *testing.T) {
 	e := ready(t)
 	e.open("/hands/widgets.html")
+	handsInput(t, e)
+}
+
+// handsInput is TestHandsInput's part after the page is open, in either browser.
+func handsInput(t *testing.T, e *env) {
+	t.Helper()
 	e.ok("click", map[string]any{"text": "Accept cookies"})
 
 	e.ok("click", map[string]any{"role": "button", "name": "Shadow click"})
