@@ -38,9 +38,9 @@ const bugPage = `<!doctype html><html><head><title>Cart</title></head><body>
 // cartError is the body of the cart API's 500.
 const cartError = `{"error":"cart service down"}`
 
-// originEnv starts the browser with shop.example resolving to a page
-// server on 127.0.0.1, and returns the shop's origin.
-func originEnv(t *testing.T) (*env, string) {
+// shopServer serves the shop (shopPage, bugPage, its cart API and pings)
+// on 127.0.0.1 and returns its port.
+func shopServer(t *testing.T) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/ping":
@@ -65,11 +65,18 @@ func originEnv(t *testing.T) (*env, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return u.Port()
+}
+
+// originEnv starts the browser with shop.example resolving to a page
+// server on 127.0.0.1, and returns the shop's origin.
+func originEnv(t *testing.T) (*env, string) {
+	port := shopServer(t)
 	e := newEnv(t)
 	e.browserArgs = []string{"--host-resolver-rules=MAP shop.example 127.0.0.1"}
 	e.startBrowser(e.site.URL + "/a")
 	e.pair()
-	return e, "http://shop.example:" + u.Port()
+	return e, "http://shop.example:" + port
 }
 
 // prompt waits for a prompt window other than the ones in done (answered
