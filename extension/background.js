@@ -109,8 +109,9 @@ const origins = new Origins({
 });
 let waitingPosts = Promise.resolve();
 const extenders = new Map(); // correlation id → runCommand's extend, while the command runs
-// correlation id → the frames of its tab that execute_js looked up after
-// its script ran, until after() hands them to the capture flush.
+// correlation id → the frames and the tab that execute_js looked up after
+// its script ran, and the flush of the script's document done in its
+// injection, until after() hands them to the capture flush.
 const framesAfter = new Map();
 // correlation id → {tabId, frame}: execute_js's look at its tab's top
 // document (which its script is pinned to), asked beside the origin rule's
@@ -136,7 +137,7 @@ const runAllowed = origins.gate((query, signal, hooks) => {
     ...hooks,
     topFrame,
     onLate: () => mark(id, 'late result dropped'),
-    onFrames: (tabId, frames) => framesAfter.set(id, { tabId, frames }),
+    onFrames: (tabId, frames, { flushed = null, tab = null } = {}) => framesAfter.set(id, { tabId, frames, flushed, tab }),
     onWaiting: (text) => {
       waitingPosts = waitingPosts.then(() => postResult({ correlation_id: id, status: 'pending', waiting_on: text }));
     },

@@ -49,11 +49,25 @@ export function scriptSources(script) {
  * the script to pristine.js through the relay and resolves to pageRun's
  * answer, or to {ok: false, kind: "no_pristine"} when pristine.js's port
  * never reached this document's relay (a document loaded before the
- * extension started).
+ * extension started). Once the script has settled it flushes this
+ * document's capture in the same injection (capture/relay.js
+ * gasolineRelay; polls: the long polls the worker knows of its origin):
+ * the answer's "flushed" is that flush's answer, which the worker stores
+ * (capture/worker.js flushAfter) instead of asking the document again.
  */
-export function runInPristine(runner, body, expr, maxChars) {
+export async function runInPristine(runner, body, expr, maxChars, polls) {
   const relay = globalThis.gasolinePristineRelay;
-  return relay ? relay.run(runner, body, expr, maxChars) : { ok: false, kind: 'no_pristine' };
+  if (!relay) return { ok: false, kind: 'no_pristine' };
+  const r = await relay.run(runner, body, expr, maxChars);
+  const flush = globalThis.gasolineRelay;
+  if (typeof flush !== 'function' || !r || typeof r !== 'object' || r.kind === 'no_pristine') return r;
+  let flushed = null;
+  try {
+    flushed = await flush(polls);
+  } catch {
+    // no answer: the worker flushes this document as any other
+  }
+  return flushed ? { ...r, flushed } : r;
 }
 
 /**

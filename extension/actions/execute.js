@@ -10,6 +10,7 @@ import { evalRefused, runInUserScriptWorld } from '../userscripts/execute.js';
 import { reachTab } from '../tabs/reach.js';
 import { probeTab, PROBE_MS } from '../tabs/hung.js';
 import { resolveTab } from '../tabs/resolve.js';
+import { flushPolls, storeFlush } from '../capture/worker.js';
 
 /**
  * executeJs runs the agent's script in the MAIN world of the tab's top
@@ -25,9 +26,12 @@ import { resolveTab } from '../tabs/resolve.js';
  * (a navigation or reload), the command fails at once with reason
  * "navigated" instead of running into its deadline. onLate, when given, is
  * called when the script settles after the command ended (its outcome is
- * dropped). onFrames(tabId, frames), when given, gets the tab's frames
- * asked after a MAIN script ran (a promise of getAllFrames' answer), for
- * the capture flush. topFrame ({tabId, frame}: a promise of getFrame's
+ * dropped). onFrames(tabId, frames, {flushed, tab}), when given, gets the
+ * tab's frames asked after a MAIN script ran (a promise of getAllFrames'
+ * answer; null otherwise), the tab asked then (a promise of tabs.get's),
+ * and the flush of the script's document done in its injection
+ * ({documentId, stored}: capture/worker.js storeFlush), for the capture
+ * flush. topFrame ({tabId, frame}: a promise of getFrame's
  * answer for frame 0), when given, is the top document asked already.
  */
 export async function executeJs(params, signal, { onLate, onFrames, topFrame } = {}) {
@@ -59,35 +63,33 @@ export async function executeJs(params, signal, { onLate, onFrames, topFrame } =
   };
   try {
     const { body, expr } = scriptSources(script);
-    const run = () => raceScript(inject(tab, target, { world: 'ISOLATED', func: runInPristine, args: [PAGE_RUN_SOURCE, body, expr, MAX_RESULT_CHARS] }));
-    let injected = await run();
-    if (injected.result?.kind === 'no_pristine') {
-      // A document loaded before the extension started (no content script
-      // ran at its start: bring them all, capture too) or while idle, even
-      // still loading (it lacks the agent's parts): tabs/reach.js brings
-      // what it lacks; pristine built-ins come marked as the page's own.
-      await watch.race(reachTab(tab, chrome, { loading: true }).catch(() => 0));
-      injected = await run();
-    }
-    if (injected.result?.kind === 'no_pristine') {
-      // Still none (a page reachTab skips, such as one still loading
-      // whose start scripts have not run): save the built-ins now, marked
-      // as the page's own (reach brings the channel and dialogs.js later).
-      await watch.race(inject(tab, target, { world: 'ISOLATED', files: ['pristine-relay.js'] }));
-      await watch.race(inject(tab, target, { files: ['dist/pristine.js'] }));
-      await watch.race(inject(tab, target, { world: 'ISOLATED', func: markPristineLate }));
-      injected = await run();
-    }
+    // The document's capture is flushed in the same injection, once the
+    // script has settled (page.js runInPristine; issue 33).
+    // Its events are stored as soon as the injection answers, even when
+    // the command has ended meanwhile (keepFlush).
+    const pageUrl = frame?.url ?? tab.url ?? '';
+    const polls = flushPolls(pageUrl);
+    let flushed = null;
+    const keepFlush = (injected) => {
+      const f = takeFlushed(injected, documentId);
+      if (f) flushed = { documentId: f.documentId, stored: storeFlush(tab.id, f.documentId, pageUrl, f.answer) };
+      return injected;
+    };
+    const run = () => raceScript(inject(tab, target, { world: 'ISOLATED', func: runInPristine,
+      args: [PAGE_RUN_SOURCE, body, expr, MAX_RESULT_CHARS, polls] }).then(keepFlush));
+    let injected = await runWithPristine(tab, target, watch, run);
     if (injected.navigated) throw injected.navigated;
-    // The tab's frames as they are after the script: the document's URL
-    // comes from them, and the capture flush after the command flushes
-    // these frames instead of asking Chrome again (onFrames; one round
-    // trip less before the result). Not after a USER_SCRIPT run: that
-    // script acts after this look.
+    // The tab's frames and the tab as they are after the script: the
+    // document's URL comes from them, and the capture flush after the
+    // command flushes these frames and notes this tab instead of asking
+    // Chrome again (onFrames; round trips less before the result). Not
+    // after a USER_SCRIPT run: that script acts after this look.
     const frames = framesOf(tab.id);
-    const url = await documentURL(tab.id, injected.documentId ?? documentId, frames);
+    const after = chrome.tabs.get(tab.id);
+    after.catch(() => {});
+    const url = await documentURL(tab.id, injected.documentId ?? documentId, frames, after);
     let world = 'MAIN';
-    if (!evalRefused(injected.result)) onFrames?.(tab.id, frames);
+    if (!evalRefused(injected.result)) onFrames?.(tab.id, frames, { flushed, tab: after });
     else {
       // The page's CSP forbids eval in MAIN: run the script as a user script.
       world = 'USER_SCRIPT';
@@ -102,6 +104,31 @@ export async function executeJs(params, signal, { onLate, onFrames, topFrame } =
   } finally {
     watch.stop();
   }
+}
+
+// runWithPristine resolves to run()'s injection, bringing pristine.js
+// into the document first when it lacks it (watch: the document's
+// watchDocument).
+async function runWithPristine(tab, target, watch, run) {
+  let injected = await run();
+  if (injected.result?.kind === 'no_pristine') {
+    // A document loaded before the extension started (no content script
+    // ran at its start: bring them all, capture too) or while idle, even
+    // still loading (it lacks the agent's parts): tabs/reach.js brings
+    // what it lacks; pristine built-ins come marked as the page's own.
+    await watch.race(reachTab(tab, chrome, { loading: true }).catch(() => 0));
+    injected = await run();
+  }
+  if (injected.result?.kind === 'no_pristine') {
+    // Still none (a page reachTab skips, such as one still loading
+    // whose start scripts have not run): save the built-ins now, marked
+    // as the page's own (reach brings the channel and dialogs.js later).
+    await watch.race(inject(tab, target, { world: 'ISOLATED', files: ['pristine-relay.js'] }));
+    await watch.race(inject(tab, target, { files: ['dist/pristine.js'] }));
+    await watch.race(inject(tab, target, { world: 'ISOLATED', func: markPristineLate }));
+    injected = await run();
+  }
+  return injected;
 }
 
 // inject runs one executeScript in the MAIN world of target (or the world
@@ -189,14 +216,26 @@ function framesOf(tabId) {
 }
 
 // documentURL is the URL of a tab's document as Chrome knows it (frames:
-// the tab's frames, asked after the script).
-async function documentURL(tabId, documentId, frames) {
+// the tab's frames, asked after the script; asked: the tab, likewise).
+async function documentURL(tabId, documentId, frames, asked) {
   if (documentId) {
     const frame = (await frames)?.find((f) => f.documentId === documentId);
     if (frame?.url) return frame.url;
   }
-  const tab = await chrome.tabs.get(tabId).catch(() => null);
+  const tab = await asked.catch(() => null);
   return tab?.url || tab?.pendingUrl || '';
+}
+
+// takeFlushed takes the capture flush runInPristine did after the script
+// off injected's result: {documentId, answer}, or null when there is none
+// (documentId: the document the script was sent to, when Chrome's answer
+// does not name it).
+function takeFlushed(injected, documentId) {
+  const r = injected.result;
+  if (!r || typeof r !== 'object' || !r.flushed || typeof r.flushed !== 'object') return null;
+  const { flushed: answer, ...rest } = r;
+  injected.result = rest;
+  return { documentId: injected.documentId ?? documentId, answer };
 }
 
 // noDocumentText explains a tab Chrome lists no document in that does not

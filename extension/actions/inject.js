@@ -80,5 +80,5 @@ async function bring(tab, documentId, api) {
  * (whose absence means a document older than the extension).
  */
 function present() {
-  return { runtime: typeof globalThis.gasolineRuntime === 'object' && globalThis.gasolineRuntime !== null, relay: globalThis.gasolineRelay === true };
+  return { runtime: typeof globalThis.gasolineRuntime === 'object' && globalThis.gasolineRuntime !== null, relay: typeof globalThis.gasolineRelay === 'function' };
 }

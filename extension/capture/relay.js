@@ -25,15 +25,17 @@
 //
 // Under node (no document) it installs nothing: the unit tests import the
 // modules.
-import { answerFlushes, watchNavigation } from './relay/flush.js';
+import { answerFlushes, flushAnswer, watchNavigation } from './relay/flush.js';
 import { exposeRecord } from './relay/forward.js';
 import { watchLeaving } from './relay/leave.js';
 import { linkPort } from './relay/port.js';
 
 // gasolineRelay marks this world as relayed (tabs/reach.js looks for it);
-// a second copy brought in late leaves the first to relay.
+// a second copy brought in late leaves the first to relay. It is the
+// relay's flush (relay/flush.js flushAnswer), which execute_js's injected
+// function calls (page.js runInPristine).
 if (typeof document !== 'undefined' && !globalThis.gasolineRelay) {
-  Object.defineProperty(globalThis, 'gasolineRelay', { value: true });
+  Object.defineProperty(globalThis, 'gasolineRelay', { value: flushAnswer });
   linkPort();
   exposeRecord();
   watchLeaving();

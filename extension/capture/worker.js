@@ -82,6 +82,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
     batcher: c.batcher, observer: c.observer, settings: () => c.settings, noteTab: c.tabs.noteTab,
     flushFrame: (tabId, frame, waitMs) => flushFrame(c, tabId, frame, waitMs),
     flushTab: (tabId, opts) => flushTab(c, tabId, opts),
+    storeFlushed: (tabId, frame, answer) => storeFlushed(c, tabId, 0, framePageUrl(c, tabId, frame), answer),
     forgetNotedTabs: c.tabs.forget,
   };
   return started;
@@ -384,10 +385,10 @@ function takeBatch(c, docs, msg, sender, sendResponse) {
 // relay's count of short timers, or null when the frame did not answer
 // within FLUSH_FRAME_MS (frozen, gone, or a page without content scripts).
 async function flushFrame(c, tabId, frame, waitMs = FLUSH_FRAME_MS) {
-  const { api, observer, documentUrls } = c;
+  const { api, observer } = c;
   const opts = typeof frame.documentId === 'string' ? { documentId: frame.documentId } : { frameId: frame.frameId ?? 0 };
   const frameId = Number.isInteger(frame.frameId) ? frame.frameId : 0;
-  const pageUrl = () => documentUrls.get(frame.documentId) ?? (typeof frame.url === 'string' ? frame.url : observer.documentOf(tabId, frameId));
+  const pageUrl = () => framePageUrl(c, tabId, frame);
   // The long polls known of the page's origin count there as streams at
   // once, not after the page's wait for an answer (polls.js).
   const msg = { gasoline: 'capture', op: 'flush' };
@@ -401,11 +402,22 @@ async function flushFrame(c, tabId, frame, waitMs = FLUSH_FRAME_MS) {
     // extension and not reached yet), so what it recorded is not in.
     return { gone: text, relay: !/Receiving end does not exist|Could not establish connection/i.test(text) };
   });
-  const answer = await within(sent, waitMs, () => null);
+  return frameAnswer(await within(sent, waitMs, () => null));
+}
+
+// frameAnswer is what flushFrame resolves to for a relay's stored answer
+// (null: none within the wait).
+function frameAnswer(answer) {
   if (!answer) return null;
   if (answer.gone) return { timers: 0, due_ms: 0, relay: answer.relay }; // nothing to flush there
   return { timers: answer.timers, due_ms: answer.due_ms, requests: answer.requests, action_requests: answer.action_requests,
     navigating: answer.navigating === true, page: answer.page, streams: Array.isArray(answer.streams) ? answer.streams.slice(0, 5) : [] };
+}
+
+// framePageUrl is the URL the events of frame (a getAllFrames entry) are stamped with.
+function framePageUrl(c, tabId, frame) {
+  const frameId = Number.isInteger(frame.frameId) ? frame.frameId : 0;
+  return c.documentUrls.get(frame.documentId) ?? (typeof frame.url === 'string' ? frame.url : c.observer.documentOf(tabId, frameId));
 }
 
 /**
@@ -429,9 +441,13 @@ async function storeFlushed(c, tabId, frameId, pageUrl, answer) {
 
 // flushFrames flushes every frame of tabId; it resolves to the frames
 // that did not answer and the page's fetch/XHR still in flight.
-async function flushFrames(c, tabId, waitMs = FLUSH_FRAME_MS, asked = null) {
+// pre, when given, is a document's flush done already ({documentId,
+// answer}: execute_js's, in its injection): that document is not asked
+// again, its answer (stored) stands for it.
+async function flushFrames(c, tabId, waitMs = FLUSH_FRAME_MS, asked = null, pre = null) {
   const frames = (await (asked ?? c.api.webNavigation?.getAllFrames({ tabId }).catch(() => null))) || [{ frameId: 0 }];
-  const answers = await Promise.all(frames.map((f) => flushFrame(c, tabId, f, waitMs)));
+  const answers = await Promise.all(frames.map((f) => (pre && f.documentId === pre.documentId ? frameAnswer(pre.answer)
+    : flushFrame(c, tabId, f, waitMs))));
   const missing = [];
   const streams = [];
   let requests = 0;
@@ -454,7 +470,7 @@ async function flushFrames(c, tabId, waitMs = FLUSH_FRAME_MS, asked = null) {
 // tab's requests are in flight, up to settleMs, so the new page's
 // load-time requests are in. totalMs, when given, bounds the whole flush:
 // each wait gets no more than what is left of it.
-async function flushTab(c, tabId, { settleMs = 0, budgetMs = FLUSH_BUDGET_MS, totalMs = Infinity, frames = null } = {}) {
+async function flushTab(c, tabId, { settleMs = 0, budgetMs = FLUSH_BUDGET_MS, totalMs = Infinity, frames = null, flushed = null, tabAsked = null } = {}) {
   const end = Date.now() + totalMs;
   const left = (ms) => Math.max(0, Math.min(ms, end - Date.now()));
   if (left(1) <= 0) return { complete: false, missing: ['no time was left before the command\'s deadline to collect what its tab did'] };
@@ -463,14 +479,20 @@ async function flushTab(c, tabId, { settleMs = 0, budgetMs = FLUSH_BUDGET_MS, to
     // The tab as it is after the command, asked beside the frames' flush
     // when there is no settling to wait for (a round trip less before the
     // result); noted after the frames' events all the same.
-    const asked = settleMs > 0 ? null : c.api.tabs.get(tabId).catch(() => null);
+    // tabAsked: the tab asked already once the action was done (execute_js).
+    const asked = settleMs > 0 ? null : (tabAsked ?? c.api.tabs.get(tabId)).catch(() => null);
     const until = Date.now() + left(settleMs);
     // frames: the tab's frames as the action saw them once it was done
     // (execute_js), for the first flush; a settle's next flushes ask again.
     let looked = frames;
+    // flushed: the flush of the action's document done in its own
+    // injection ({documentId, stored}: execute_js, storeFlush), not asked
+    // again in the first flush.
+    let pre = flushed ? { documentId: flushed.documentId, answer: await flushed.stored } : null;
     for (;;) {
-      const f = await flushFrames(c, tabId, left(FLUSH_FRAME_MS), looked);
+      const f = await flushFrames(c, tabId, left(FLUSH_FRAME_MS), looked, pre);
       looked = null;
+      pre = null;
       missing = f.missing;
       // Streams (a WebSocket, an event stream, what the page says is a
       // stream or a long poll) never end: they are not waited for.
@@ -535,9 +557,12 @@ const NAVIGATING = new Set(['navigate', 'refresh', 'back', 'forward', 'new_tab']
  * the command was sent to), else the query's, names the tab. When the flush
  * could not be completed, result.capture says what is missing. budgetMs
  * bounds the whole flush (the time left before the command's deadline).
- * looked, when given ({tabId, frames}: a promise of getAllFrames' answer),
- * is the tab's frames the action asked for once it was done (execute_js):
- * they are flushed without asking Chrome for them again.
+ * looked, when given ({tabId, frames, flushed?, tab?}: frames a promise
+ * of getAllFrames' answer, tab one of tabs.get's), is what the action
+ * asked for once it was done (execute_js): those frames are flushed and
+ * the tab noted without asking Chrome again, and flushed ({documentId,
+ * stored}: storeFlush), a document's flush done in the action's own
+ * injection, stands for that document's.
  * Never rejects; nothing before startCapture.
  */
 export async function flushAfter(query, result, tabHint, budgetMs = Infinity, looked = null) {
@@ -545,13 +570,36 @@ export async function flushAfter(query, result, tabHint, budgetMs = Infinity, lo
   const action = query?.action;
   const id = Number.isInteger(result?.tab_id) ? result.tab_id : Number(tabHint ?? query?.params?.tab_id);
   const tabId = Number.isInteger(id) ? id : -1;
-  const frames = looked && looked.tabId === tabId ? looked.frames : null;
+  const mine = looked && looked.tabId === tabId;
+  const frames = mine ? looked.frames : null;
   try {
-    const r = await started.flushTab(tabId, { settleMs: NAVIGATING.has(action) && result ? SETTLE_LOAD_MS : 0, totalMs: budgetMs, frames });
+    const r = await started.flushTab(tabId, { settleMs: NAVIGATING.has(action) && result ? SETTLE_LOAD_MS : 0, totalMs: budgetMs, frames,
+      flushed: mine ? looked.flushed : null, tabAsked: mine ? looked.tab : null });
     if (!r.complete && result && typeof result === 'object') result.capture = r;
   } catch (err) {
     console.warn('gasoline: flushing capture before a result:', err);
   }
+}
+
+/**
+ * storeFlush stores the events of the flush of tabId's top document
+ * documentId (at url) done in an action's own injection (execute_js:
+ * page.js runInPristine) as flushFrame stores a relay's answer, and
+ * resolves to the answer; hand {documentId, stored} to flushAfter so that
+ * document is not asked again. Before startCapture nothing is stored.
+ */
+export function storeFlush(tabId, documentId, url, answer) {
+  if (!started) return Promise.resolve(answer);
+  return started.storeFlushed(tabId, { frameId: 0, documentId, url }, answer);
+}
+
+/**
+ * flushPolls is what a flush of a document at url tells its relay: the
+ * long polls known of its origin (capture/polls.js), which the page counts
+ * as streams at once; [] before startCapture.
+ */
+export function flushPolls(url) {
+  return started ? started.observer.longPolls(originOf(url)) : [];
 }
 
 /**

@@ -162,7 +162,7 @@ export function injections(registered, lacking, declared = []) {
  * missed.
  */
 export function hasIsolated(g = globalThis) {
-  if (g.gasolineRelay !== true) return false;
+  if (typeof g.gasolineRelay !== 'function') return false;
   return g.gasolineRecorder === true || g.document?.readyState === 'loading' ? true : 'recorder';
 }
 /**

@@ -148,9 +148,44 @@ test('answers have no prototype a page could hook', async () => {
   assert.ok(Array.isArray(r.value.a));
 });
 
-test('without pristine.js\'s port the relay asks for it', () => {
+test('without pristine.js\'s port the relay asks for it', async () => {
   assert.equal(globalThis.gasolinePristineRelay, undefined);
-  assert.deepEqual(runInPristine(PAGE_RUN_SOURCE, '1', '1', 100), { ok: false, kind: 'no_pristine' });
+  assert.deepEqual(await runInPristine(PAGE_RUN_SOURCE, '1', '1', 100), { ok: false, kind: 'no_pristine' });
+});
+
+test('the document\'s capture is flushed in the same injection, once the script has settled', async (t) => {
+  const steps = [];
+  let finish;
+  globalThis.gasolinePristineRelay = { run: () => new Promise((resolve) => {
+    steps.push('run');
+    finish = () => resolve({ ok: true, value: 2 });
+  }) };
+  globalThis.gasolineRelay = async (polls) => {
+    steps.push(['flush', polls]);
+    return { ok: true, events: [{ kind: 'log' }], timers: 0 };
+  };
+  t.after(() => {
+    delete globalThis.gasolinePristineRelay;
+    delete globalThis.gasolineRelay;
+  });
+  const polls = [{ method: 'GET', url: 'http://page.test/poll' }];
+  const answer = runInPristine(PAGE_RUN_SOURCE, '1 + 1', '1 + 1', 100, polls);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.deepEqual(steps, ['run'], 'nothing is flushed while the script runs');
+  finish();
+  assert.deepEqual(await answer, { ok: true, value: 2, flushed: { ok: true, events: [{ kind: 'log' }], timers: 0 } });
+  assert.deepEqual(steps, ['run', ['flush', polls]]);
+
+  // A flush that fails leaves the answer as it was: the worker flushes the document itself.
+  globalThis.gasolineRelay = async () => {
+    throw new Error('gone');
+  };
+  const plain = runInPristine(PAGE_RUN_SOURCE, '1', '1', 100);
+  finish();
+  assert.deepEqual(await plain, { ok: true, value: 2 });
+  // No port: no flush either.
+  globalThis.gasolinePristineRelay = { run: () => ({ ok: false, kind: 'no_pristine' }) };
+  assert.deepEqual(await runInPristine(PAGE_RUN_SOURCE, '1', '1', 100), { ok: false, kind: 'no_pristine' });
 });
 
 test('a CSP that forbids eval is reported as such', () => {

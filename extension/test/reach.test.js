@@ -36,7 +36,7 @@ function isolatedWorld({ top = null, relay = false, main = false, recorder = rel
   const g = { document: { readyState: loading ? 'loading' : 'complete' } };
   g.top = top ?? g;
   if (!relay) return g;
-  g.gasolineRelay = true;
+  g.gasolineRelay = () => null;
   if (recorder) g.gasolineRecorder = true;
   if (main) g.gasolineCaptureLinked = true;
   if (g.top === g) g.gasolinePristineRelay = { connected: () => main };
@@ -138,7 +138,7 @@ test('while idle the registration brings the scripts into top documents only', (
 // leaves it: the relay holds the MAIN-world capture's port; no pristine relay.
 function leanWorld() {
   const g = isolatedWorld();
-  g.gasolineRelay = true;
+  g.gasolineRelay = () => null;
   g.gasolineRecorder = true; // the worker brought it at DOMContentLoaded
   g.gasolineCaptureLinked = true;
   return g;
@@ -346,7 +346,7 @@ function framesChrome(docsOf) {
         immediate.push(injectImmediately === true);
         for (const d of docs.filter((x) => target.documentIds.includes(x.documentId))) {
           if (world === 'ISOLATED') {
-            d.g.gasolineRelay = true;
+            d.g.gasolineRelay = () => null;
             if (files.some((f) => f.endsWith('channel.js') || f === 'dist/start-isolated.js') && d.g.top === d.g) d.g.gasolineChannel = {};
           } else if (files.includes('dist/pristine.js')) d.g.gasolinePristineRelay = { connected: () => true };
           else d.g.gasolineCaptureLinked = true;

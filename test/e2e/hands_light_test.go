@@ -40,7 +40,7 @@ func (e *env) isolatedWorlds(url string) map[int]worlds {
 		const [tab] = await chrome.tabs.query({ url: %q });
 		const rs = await chrome.scripting.executeScript({ target: { tabId: tab.id, allFrames: true }, func: () => ({
 			runtime: typeof globalThis.gasolineRuntime, core: typeof globalThis.gasolineCore,
-			relay: globalThis.gasolineRelay === true, channel: typeof globalThis.gasolineChannel }) });
+			relay: typeof globalThis.gasolineRelay === "function", channel: typeof globalThis.gasolineChannel }) });
 		return rs.map((r) => ({ frame: r.frameId, ...r.result }));
 	})()`, url)
 	if err := p.Eval(e.ctx, expr, &got); err != nil {

@@ -88,23 +88,41 @@ function askPage(polls) {
   });
 }
 
-/** answerFlushes answers the worker's flushes (once no batch is in flight: forward.js noneInFlight). */
+/**
+ * flushAnswer asks the page script for its records and resolves to the
+ * flush's answer (once no batch is in flight: forward.js noneInFlight), or
+ * to null when the page entered the back/forward cache meanwhile: what
+ * waits then goes in batches. It is this world's gasolineRelay
+ * (capture/relay.js): execute_js's injected function (page.js
+ * runInPristine) flushes with it right after the script, in the same
+ * injection, instead of the worker asking in a round trip of its own
+ * (issue 33). The page cannot reach this world.
+ */
+export async function flushAnswer(polls) {
+  const at = shown;
+  const page = await askPage(polls);
+  await noneInFlight();
+  // Asked before the page entered the back/forward cache: the answer's
+  // channel is closed, so what waits goes in batches.
+  if (at !== shown) {
+    send();
+    return null;
+  }
+  const events = takeWaiting();
+  const reply = { ok: !dead, events, timers: page.timers, due_ms: page.due_ms, requests: page.requests ?? 0,
+    action_requests: page.action_requests ?? 0, navigating: willNavigate(), page: page.page !== false };
+  if (page.streams?.length) reply.streams = page.streams;
+  takeDropped(reply);
+  return reply;
+}
+
+/** answerFlushes answers the worker's flushes. */
 export function answerFlushes() {
   chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     // Only the worker: content scripts cannot call tabs.sendMessage.
     if (sender.id !== chrome.runtime.id || msg?.gasoline !== 'capture' || msg.op !== 'flush') return false;
-    const at = shown;
-    askPage(msg.polls).then(async (page) => {
-      await noneInFlight();
-      // Asked before the page entered the back/forward cache: the answer's
-      // channel is closed, so what waits goes in batches.
-      if (at !== shown) return send();
-      const events = takeWaiting();
-      const reply = { ok: !dead, events, timers: page.timers, due_ms: page.due_ms, requests: page.requests ?? 0,
-        action_requests: page.action_requests ?? 0, navigating: willNavigate(), page: page.page !== false };
-      if (page.streams?.length) reply.streams = page.streams;
-      takeDropped(reply);
-      sendResponse(reply);
+    flushAnswer(msg.polls).then((reply) => {
+      if (reply) sendResponse(reply);
     });
     return true;
   });
