@@ -88,8 +88,6 @@ func (s *Server) pendingQueries(c echo.Context) error {
 	if err := c.Request().Context().Err(); err != nil {
 		return err // the extension hung up; deliver nothing to it
 	}
-	ctx, cancel := context.WithTimeout(c.Request().Context(), wait)
-	defer cancel()
 	inst := instanceOf(c)
 	if s.cfg.Contracts != nil {
 		browser := c.QueryParam("browser")
@@ -98,6 +96,14 @@ func (s *Server) pendingQueries(c echo.Context) error {
 		}
 		s.cfg.Contracts.Note(inst, c.QueryParam("contract"), browser)
 	}
+	// Commands queued already are answered at once, as are polls that do
+	// not wait, without arming the wake-ups below: a Poll whose ctx has
+	// ended looks at the queue once and delivers what is there.
+	if cmds, err := s.cfg.Tracker.Poll(ended, inst, 0); len(cmds) > 0 || wait == 0 {
+		return s.answerPoll(c, inst, cmds, err)
+	}
+	ctx, cancel := context.WithTimeout(c.Request().Context(), wait)
+	defer cancel()
 	held, allowed := context.WithCancel(ctx) // ended early by the wake-up at an agent's call or the user's allow
 	defer allowed()
 	go func(ch <-chan struct{}, done <-chan struct{}) {
@@ -120,6 +126,21 @@ func (s *Server) pendingQueries(c echo.Context) error {
 		// without it (a Poll whose ctx ended delivers only at its first look).
 		cmds, err = s.cfg.Tracker.Poll(held, inst, 0)
 	}
+	return s.answerPoll(c, inst, cmds, err)
+}
+
+// ended is a context that has ended: a Poll with it never blocks.
+var ended = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
+// answerPoll answers a poll of the extension instance inst with cmds, what
+// Tracker.Poll returned with err (a context's end is no error: the poll
+// timed out or was woken), the origins the user allowed meanwhile and when
+// an agent last called a tool.
+func (s *Server) answerPoll(c echo.Context, inst string, cmds []tracker.Command, err error) error {
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		if errors.Is(err, tracker.ErrClosed) {
 			return apiError(http.StatusServiceUnavailable, "shutting_down", "the daemon is shutting down", "reconnect in a moment")

@@ -169,6 +169,21 @@ func DecodeMessage(data []byte) (Message, error) {
 		}
 		return nil, &DecodeError{Code: CodeInvalidRequest, Msg: "invalid request: JSON-RPC batches are not supported; send one message per request"}
 	}
+	// Unmarshal takes exactly one JSON value, which is every valid message,
+	// at a good deal less than a Decoder costs; what it refuses is read
+	// again by decodeStream, which tells the errors apart (FuzzDecodeMessage
+	// checks that both agree).
+	var w wireMessage
+	if json.Unmarshal(data, &w) == nil {
+		return messageOf(&w)
+	}
+	return decodeStream(data)
+}
+
+// decodeStream is DecodeMessage with a Decoder, for data that is not
+// exactly one JSON object: it names what is wrong, or takes the message
+// before a stray closing bracket.
+func decodeStream(data []byte) (Message, error) {
 	var w wireMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&w); err != nil {
@@ -187,6 +202,12 @@ func DecodeMessage(data []byte) (Message, error) {
 	if dec.More() {
 		return nil, &DecodeError{Code: CodeParseError, Msg: "parse error: trailing data after the JSON-RPC message; send one message per line"}
 	}
+	return messageOf(&w)
+}
+
+// messageOf checks w, a decoded message, and returns it as a Request or a
+// Response.
+func messageOf(w *wireMessage) (Message, error) {
 	var id ID
 	if w.ID != nil {
 		if err := id.UnmarshalJSON(w.ID); err != nil {

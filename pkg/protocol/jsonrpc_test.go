@@ -1,8 +1,10 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -125,6 +127,12 @@ func FuzzDecodeMessage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		msg, err := DecodeMessage(data)
+		if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] != '[' {
+			// The fast path (Unmarshal) decides as the Decoder does.
+			if smsg, serr := decodeStream(trimmed); !reflect.DeepEqual(msg, smsg) || !reflect.DeepEqual(err, serr) {
+				t.Fatalf("DecodeMessage(%q) = %#v, %v; with a Decoder %#v, %v", data, msg, err, smsg, serr)
+			}
+		}
 		if err != nil {
 			var de *DecodeError
 			if !errors.As(err, &de) {

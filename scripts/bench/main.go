@@ -1,9 +1,10 @@
 // Command bench measures the daemon's performance figures against their
 // targets (make bench; docs/development.md) with the real binaries on loopback and prints a table of medians and p99s. Each latency
-// row is set beside a floor measured in the same run (a plain keep-alive
-// HTTP round trip for the HTTP rows, a minimal stdio relay, relay/, for the
-// bridged ones), so a busy or slow machine moves both and the ratio stays
-// comparable. With -check, a ratio past its row's guard by more than
+// row is set beside a floor measured in the same run (keep-alive GET
+// /health round trips for the HTTP rows, as many as the row makes requests
+// and interleaved with its samples where it is guarded; a minimal stdio
+// relay, relay/, for the bridged ones), so a busy or slow machine moves
+// both and the ratio stays comparable. With -check, a ratio past its row's guard by more than
 // -margin fails the run (make bench-check).
 //
 //	go run ./scripts/bench [-n 2000] [-throughput 3s] [-only row,row] [-check [-margin 0.3]]
@@ -221,24 +222,84 @@ func (b *bench) baselineRow() error {
 }
 
 // directCall: the same tools/call as the bridged row, POSTed straight to
-// the daemon on a keep-alive connection.
+// the daemon on a keep-alive connection, beside its floor: a GET /health
+// after each call, the two interleaved so that both see the same machine.
 func (b *bench) directCall() error {
-	r := &row{key: "direct", figure: "direct keep-alive POST /mcp (observe pending_commands)", target: "(reference)", floor: "baseline", guard: guardDirect}
+	r := &row{key: "direct", figure: "direct keep-alive POST /mcp (observe pending_commands)", target: "(reference)", floor: "directfloor", guard: guardDirect}
+	floor := &row{key: "directfloor", figure: "floor: keep-alive GET /health (interleaved with the row below)", target: "(reference)"}
 	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"observe","arguments":{"what":"pending_commands"}}}`)
-	var err error
-	r.samples, err = timed(100, func(int) error {
-		_, err := b.do("POST", "/mcp", "bench-direct", body)
+	health := func() error {
+		_, err := b.do("GET", "/health", "", nil)
 		return err
-	})
+	}
+	for i := 0; i < 100+*n; i++ {
+		d, err := timedOnce(func() error {
+			_, err := b.do("POST", "/mcp", "bench-direct", body)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		f, err := timedOnce(health)
+		if err != nil {
+			return err
+		}
+		if i >= 100 {
+			r.samples, floor.samples = append(r.samples, d), append(floor.samples, f)
+		}
+	}
+	b.add(floor)
 	b.add(r)
-	return err
+	return nil
+}
+
+// timedOnce runs f and returns how long it took.
+func timedOnce(f func() error) (time.Duration, error) {
+	t0 := time.Now()
+	err := f()
+	return time.Since(t0), err
 }
 
 // bridgedCall: observe pending_commands through the real gasoline-mcp,
-// stdin write to stdout line.
+// stdin write to stdout line, beside its floor: the same call through the
+// minimal relay (relay/), the two interleaved call by call so that both
+// see the same machine.
 func (b *bench) bridgedCall() error {
-	r := &row{key: "bridged", figure: "bridged tools/call (observe pending_commands), stdin→stdout", target: "p50 ≤ 250 µs, ≤ 1.25 × relay", floor: "relay", guard: guardBridged}
-	return b.pendingThrough(r, exec.Command(filepath.Join(b.bin, "gasoline-mcp"), "--port", strconv.Itoa(b.port), "--state-dir", b.stateDir))
+	r := &row{key: "bridged", figure: "bridged tools/call (observe pending_commands), stdin→stdout", target: "p50 ≤ 250 µs, ≤ 1.25 × relay", floor: "bridgedfloor", guard: guardBridged}
+	floor := &row{key: "bridgedfloor", figure: "floor: minimal stdio relay, interleaved with the row below", target: "(reference)"}
+	bridge, stopBridge, err := b.bridge()
+	if err != nil {
+		return err
+	}
+	defer stopBridge()
+	relay, stopRelay, err := b.stdio(exec.Command(filepath.Join(b.bin, "relay"), "-url", b.url(""), "-token", b.token))
+	if err != nil {
+		return err
+	}
+	defer stopRelay()
+	params := `{"name":"observe","arguments":{"what":"pending_commands"}}`
+	for i := 0; i < 200+*n; i++ {
+		d, err := timedOnce(func() error {
+			_, err := bridge(i+1, "tools/call", params)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		f, err := timedOnce(func() error {
+			_, err := relay(i+1, "tools/call", params)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if i >= 200 {
+			r.samples, floor.samples = append(r.samples, d), append(floor.samples, f)
+		}
+	}
+	b.add(floor)
+	b.add(r)
+	return nil
 }
 
 // pendingThrough times r: observe pending_commands through cmd, a stdio
@@ -330,50 +391,121 @@ func observeBody(id string) []byte {
 	return []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"observe","arguments":{"what":"command_result","correlation_id":"` + id + `"}}}`)
 }
 
+// cycleSteps are the four requests of a full async cycle, in order.
+var cycleSteps = [4]string{
+	"submit: POST /mcp interact execute_js",
+	"poll: GET /pending-queries (answers at once)",
+	"result: POST /query-result",
+	"retrieve: POST /mcp observe command_result",
+}
+
 // cycle runs one full async cycle as client: submit, long-poll delivery,
-// result post, retrieve.
-func (b *bench) cycle(client string) error {
+// result post, retrieve; it returns how long each of the four requests
+// took, in cycleSteps' order.
+func (b *bench) cycle(client string) (steps [4]time.Duration, err error) {
+	t0 := time.Now()
 	body, err := b.do("POST", "/mcp", client, submitBody)
 	if err != nil {
-		return err
+		return steps, err
 	}
 	id, err := correlationID(body)
 	if err != nil {
-		return err
+		return steps, err
 	}
+	t1 := time.Now()
 	out, err := b.do("GET", "/pending-queries?wait_ms=5000&contract="+extcontract.Version, "", nil)
 	if err != nil {
-		return err
+		return steps, err
 	}
 	var p pending
 	if err := json.Unmarshal(out, &p); err != nil || len(p.Queries) != 1 || p.Queries[0].CorrelationID != id {
-		return fmt.Errorf("poll returned %.300s, want %s", out, id)
+		return steps, fmt.Errorf("poll returned %.300s, want %s", out, id)
 	}
+	t2 := time.Now()
 	if _, err := b.do("POST", "/query-result", "", resultBody(id)); err != nil {
-		return err
+		return steps, err
 	}
+	t3 := time.Now()
 	out, err = b.do("POST", "/mcp", client, observeBody(id))
 	if err != nil {
-		return err
+		return steps, err
 	}
 	if !bytes.Contains(out, []byte(`"status\":\"complete\"`)) && !bytes.Contains(out, []byte(`"status":"complete"`)) {
-		return fmt.Errorf("retrieve: %.300s", out)
+		return steps, fmt.Errorf("retrieve: %.300s", out)
+	}
+	t4 := time.Now()
+	return [4]time.Duration{t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), t4.Sub(t3)}, nil
+}
+
+// fullCycle times the full async cycle and its floor, four sequential
+// keep-alive GET /health round trips (what four requests cost with no work
+// behind them), interleaved sample by sample so that both see the same
+// machine; a row per request of the cycle says where its time goes.
+func (b *bench) fullCycle() error {
+	r := &row{key: "cycle", figure: "full async cycle, fake extension over HTTP (submit→poll→result→retrieve)", target: "p50 ≤ 700 µs", floor: "cyclefloor", guard: guardCycle}
+	floor := &row{key: "cyclefloor", figure: "floor: four sequential keep-alive GET /health (interleaved with the cycle)", target: "(reference)"}
+	// A quarter of each floor sample: one round trip of the four, the
+	// floor of each request of the cycle.
+	rt := &row{key: "cyclert", figure: "floor: one of those four GET /health (a quarter of each sample)", target: "(reference)"}
+	var steps [4]*row
+	for i, name := range cycleSteps {
+		steps[i] = &row{key: "cyclestep", figure: fmt.Sprintf("  cycle step %d, %s", i+1, name), target: "(reference)", floor: "cyclert"}
+	}
+	four := func() (time.Duration, error) {
+		t0 := time.Now()
+		for range 4 {
+			if _, err := b.do("GET", "/health", "", nil); err != nil {
+				return 0, err
+			}
+		}
+		return time.Since(t0), nil
+	}
+	for i := 0; i < 200+*n; i++ {
+		// Which goes first alternates, so that neither always follows the other.
+		var f time.Duration
+		var err error
+		if i%2 == 1 {
+			if f, err = four(); err != nil {
+				return err
+			}
+		}
+		t0 := time.Now()
+		st, err := b.cycle("bench-cycle")
+		d := time.Since(t0)
+		if err != nil {
+			return err
+		}
+		if i%2 == 0 {
+			if f, err = four(); err != nil {
+				return err
+			}
+		}
+		if i < 200 {
+			continue
+		}
+		r.samples = append(r.samples, d)
+		floor.samples = append(floor.samples, f)
+		rt.samples = append(rt.samples, f/4)
+		for j := range st {
+			steps[j].samples = append(steps[j].samples, st[j])
+		}
+	}
+	b.add(floor)
+	b.add(r)
+	b.add(rt)
+	for _, s := range steps {
+		b.add(s)
 	}
 	return nil
 }
 
-func (b *bench) fullCycle() error {
-	r := &row{key: "cycle", figure: "full async cycle, fake extension over HTTP (submit→poll→result→retrieve)", target: "p50 ≤ 700 µs", floor: "baseline", guard: guardCycle}
-	var err error
-	r.samples, err = timed(200, func(int) error { return b.cycle("bench-cycle") })
-	b.add(r)
-	return err
-}
-
 // dispatch: a long-poll is held; the time from sending the submit to the
-// poll returning the command.
+// poll returning the command. Its floor, interleaved with it, is a GET
+// /health sent after the same 2 ms of quiet: one round trip that, like the
+// submit, finds both processes idle.
 func (b *bench) dispatch() error {
-	r := &row{key: "dispatch", figure: "dispatch: command queued → held long-poll returns it", target: "p50 ≤ 2 ms", floor: "baseline", guard: guardDispatch}
+	r := &row{key: "dispatch", figure: "dispatch: command queued → held long-poll returns it", target: "p50 ≤ 2 ms", floor: "dispatchfloor", guard: guardDispatch}
+	floor := &row{key: "dispatchfloor", figure: "floor: keep-alive GET /health after 2 ms idle (interleaved with the row below)", target: "(reference)"}
 	for i := 0; i < *n/2+100; i++ {
 		got := make(chan time.Time, 1)
 		errc := make(chan error, 1)
@@ -410,10 +542,20 @@ func (b *bench) dispatch() error {
 		if _, err := b.do("POST", "/mcp", "bench-dispatch", observeBody(id)); err != nil {
 			return err
 		}
+		time.Sleep(2 * time.Millisecond)
+		f, err := timedOnce(func() error {
+			_, err := b.do("GET", "/health", "", nil)
+			return err
+		})
+		if err != nil {
+			return err
+		}
 		if i >= 100 {
 			r.samples = append(r.samples, t1.Sub(t0))
+			floor.samples = append(floor.samples, f)
 		}
 	}
+	b.add(floor)
 	b.add(r)
 	return nil
 }
@@ -670,10 +812,10 @@ func (b *bench) outputRows() error {
 // -check holds the row to within -margin. Lower one with a run that shows
 // the row is now faster; raise one only with the run that shows why.
 const (
-	guardDirect   = 1.3  // POST /mcp vs GET /health (1.19 when set)
-	guardBridged  = 1.25 // gasoline-mcp vs the minimal relay: the goal itself (1.10 when set)
-	guardCycle    = 6.0  // submit → poll → result → retrieve: four round trips vs one GET /health (5.88)
-	guardDispatch = 4.0  // queued → held poll returns it vs GET /health (3.73)
+	guardDirect   = 1.3  // POST /mcp vs a GET /health after each, interleaved (1.24-1.29 when set)
+	guardBridged  = 1.25 // gasoline-mcp vs the minimal relay, interleaved: the goal itself (1.13-1.18 when set)
+	guardCycle    = 1.7  // submit → poll → result → retrieve vs four GET /health in a row, interleaved (1.58-1.69)
+	guardDispatch = 2.0  // queued → held poll returns it vs a GET /health after as long idle, interleaved (1.67-1.92)
 )
 
 // p50Of is the p50 of the first latency row keyed key, 0 when none ran.
