@@ -17,11 +17,13 @@ import (
 const FirefoxID = "gasoline@gasoline-mcp"
 
 // FirefoxMinVersion is the oldest Firefox the Firefox build installs in:
-// the first ESR with the MAIN world in scripting and content scripts, which
-// execute_js and the capture need. userScripts (execute_js on strict-CSP
-// pages) comes with Firefox 136 and tab groups with 139; older versions
-// ignore those permissions.
-const FirefoxMinVersion = "128.0"
+// the oldest the Firefox e2e tests passed on (ESR 153). ESR 140 (Debian
+// bookworm's firefox-esr on some machines) gives no documentId in
+// webNavigation's frames, by which every DOM action addresses its
+// document: there, all of them failed with "has no document yet", so the
+// build refuses to install instead of half working. Versions between were
+// not tried.
+const FirefoxMinVersion = "153.0"
 
 // FirefoxManifest returns Chrome's manifest.json (chrome) rewritten for
 // Firefox, so that both packages come from the one manifest:

@@ -54,6 +54,12 @@ func firefoxSide(ctx context.Context, bins gasoline.Bins, tmp, page string, wind
 	if err != nil {
 		return nil, stop, err
 	}
+	if err := firefox.CheckVersion(ctx, bin, extension.FirefoxMinVersion); errors.Is(err, firefox.ErrTooOld) {
+		logf("%v: the Firefox rows are left out", err)
+		return nil, stop, nil
+	} else if err != nil {
+		return nil, stop, err
+	}
 	var stops []func()
 	stop = func() {
 		for i := len(stops) - 1; i >= 0; i-- {

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,6 +36,48 @@ const PopupURL = "moz-extension://" + ExtensionUUID + "/popup.html"
 
 // ErrNotFound means no Firefox binary was found.
 var ErrNotFound = errors.New("firefox not found: install it (apt-get install firefox-esr) or set GASOLINE_FIREFOX to its path")
+
+// ErrTooOld means the Firefox found is older than the extension's Firefox
+// build installs in (extension.FirefoxMinVersion).
+var ErrTooOld = errors.New("firefox is older than the extension's Firefox build accepts")
+
+// CheckVersion returns nil when bin (from Find) is Firefox min (a version
+// such as "153.0") or newer, an error wrapping ErrTooOld naming both when
+// it is older, and another error when bin does not say its version.
+func CheckVersion(ctx context.Context, bin, min string) error {
+	out, err := exec.CommandContext(ctx, bin, "--version").Output()
+	if err != nil {
+		return fmt.Errorf("asking %s its version: %w", bin, err)
+	}
+	// "Mozilla Firefox 140.10.2esr"
+	fields := strings.Fields(string(out))
+	if len(fields) == 0 {
+		return fmt.Errorf("%s --version printed nothing", bin)
+	}
+	have, err := major(fields[len(fields)-1])
+	if err != nil {
+		return fmt.Errorf("%s --version printed %q: %w", bin, strings.TrimSpace(string(out)), err)
+	}
+	want, err := major(min)
+	if err != nil {
+		return fmt.Errorf("the minimum version %q: %w", min, err)
+	}
+	if have < want {
+		return fmt.Errorf("%w: %s is %s, and the extension's Firefox build needs %s or newer (its strict_min_version)",
+			ErrTooOld, bin, strings.TrimSpace(string(out)), min)
+	}
+	return nil
+}
+
+// major is the major version of a Firefox version string ("140.10.2esr": 140).
+func major(v string) (int, error) {
+	head, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(head)
+	if err != nil {
+		return 0, fmt.Errorf("not a Firefox version: %q", v)
+	}
+	return n, nil
+}
 
 // Find returns the Firefox binary: $GASOLINE_FIREFOX, else firefox-esr or
 // firefox on PATH.
