@@ -36,6 +36,7 @@ import { KEYS, StatusStore } from './status.js';
 import { TabOwners } from './tabs/owners.js';
 import { HungTabs } from './tabs/hung.js';
 import { tabFacts } from './tabs/facts.js';
+import { TopDocuments } from './tabs/tops.js';
 import { mark } from './trace.js';
 import { AllowedCache, Origins, originOf } from './origins/rule.js';
 import { Held, startHolding } from './origins/held.js';
@@ -89,7 +90,12 @@ const runFramed = withFrames(runQuery, { atWork: () => mode.atWork });
 const origins = new Origins({
   storage: chrome.storage.local,
   tabUrl: async (id, query) => {
-    if (query?.action === 'execute_js') askTopFrame(query.correlation_id, id);
+    if (query?.action === 'execute_js') {
+      // execute_js's script goes to that document only: its URL is what
+      // the rule judges (known from webNavigation's events: no round trip).
+      const frame = await askTopFrame(query.correlation_id, id);
+      if (typeof frame?.url === 'string') return frame.url;
+    }
     const tab = await tabFacts.fresh(id);
     return tab.url || tab.pendingUrl || '';
   },
@@ -114,13 +120,17 @@ const extenders = new Map(); // correlation id → runCommand's extend, while th
 // injection, until after() hands them to the capture flush.
 const framesAfter = new Map();
 // correlation id → {tabId, frame}: execute_js's look at its tab's top
-// document (which its script is pinned to), asked beside the origin rule's
-// look at the tab's URL instead of after it (a round trip less before the
-// script). A navigation between the two fails the script as "navigated"
-// (its document is gone); it never runs in a document the rule did not judge.
+// document (which its script is pinned to), whose URL the origin rule
+// judges: as webNavigation's events told it (tabs/tops.js), else asked.
+// A navigation since fails the script as "navigated" (its document is
+// gone); it never runs in a document the rule did not judge.
 const topFrames = new Map();
+const tops = new TopDocuments();
+tops.listen();
 function askTopFrame(id, tabId) {
-  topFrames.set(id, { tabId, frame: chrome.webNavigation.getFrame({ tabId, frameId: 0 }).catch(() => null) });
+  const frame = tops.get(tabId) ?? tops.ask(tabId, chrome.webNavigation.getFrame({ tabId, frameId: 0 }).catch(() => null));
+  topFrames.set(id, { tabId, frame });
+  return frame;
 }
 chrome.windows.onRemoved.addListener((windowId) => origins.closed(windowId));
 // release_capture (origins/held.js) needs no look at the tab's frames.

@@ -39,11 +39,12 @@ export async function executeJs(params, signal, { onLate, onFrames, topFrame } =
   if (typeof script !== 'string' || !script.trim()) {
     throw new CommandError('execute_js needs "script": a JavaScript expression or function body, e.g. "document.title"');
   }
-  const tab = await resolveTab(params.tab_id);
-  // topFrame: {tabId, frame}, the tab's top document as the origin rule
-  // judged its URL (asked beside it, background.js).
-  const asked = topFrame?.tabId === tab.id ? topFrame.frame : null;
-  const frame = await (asked ?? chrome.webNavigation.getFrame({ tabId: tab.id, frameId: 0 }).catch(() => null));
+  // topFrame: {tabId, frame}, the tab's top document whose URL the origin
+  // rule judged (background.js). With it the tab is not asked: the script
+  // goes to that document, and Chrome says if the tab or it is gone.
+  const judged = topFrame && topFrame.tabId === Number(params.tab_id) ? await topFrame.frame : null;
+  const tab = judged ? { id: topFrame.tabId, url: judged.url } : await resolveTab(params.tab_id);
+  const frame = judged ?? await chrome.webNavigation.getFrame({ tabId: tab.id, frameId: 0 }).catch(() => null);
   if (!frame && !(await probeTab(tab.id, PROBE_MS))) {
     // No document, and a script would never start: fail now, not at the deadline.
     throw new CommandError(noDocumentText(tab), { reason: 'tab_unresponsive' });
@@ -116,7 +117,7 @@ async function runWithPristine(tab, target, watch, run) {
     // ran at its start: bring them all, capture too) or while idle, even
     // still loading (it lacks the agent's parts): tabs/reach.js brings
     // what it lacks; pristine built-ins come marked as the page's own.
-    await watch.race(reachTab(tab, chrome, { loading: true }).catch(() => 0));
+    await watch.race(resolveTab(tab.id).then((t) => reachTab(t, chrome, { loading: true })).catch(() => 0));
     injected = await run();
   }
   if (injected.result?.kind === 'no_pristine') {
