@@ -31,9 +31,10 @@
 // tab's new renderer and the extension's set-up for a tab are in its
 // figures. With -daemon=false no daemon runs while pages load, as in a
 // user's browser most of the day: the extension is paired with the daemon,
-// the daemon stopped, and the browser with the extension restarted, so its
-// poll loop has never reached the daemon since it started and backs off to
-// its longest wait, as after a browser start without the daemon. The
+// the daemon stopped, and every browser restarted from its profile, so the
+// extension's poll loop has never reached the daemon since it started and
+// backs off to its longest wait, as after a browser start without the
+// daemon. The
 // table's title names the mode of the run.
 //
 //	cd test/e2e && go run ./cmd/pagebench [-n 15] [-warmup 2] [-frames 20] [-settle 1s] [-docs DIR] [-profile] [-at-work] [-new-tab] [-daemon=false] [-noise=false]
@@ -182,19 +183,22 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("starting the browser with the extension: %w", err)
 	}
-	defer func() {
-		if with != nil { // nil when -daemon=false failed to restart it
-			with.close()
-		}
-	}()
+	defer with.close()
 	if !*daemonOn {
-		logf("stopping the daemon and restarting the browser with the extension (paired, no daemon to reach)")
+		// Every browser restarts, not only the one with the extension: a
+		// profile's second launch loads pages faster than its first, which
+		// would otherwise count as the extension's.
+		logf("stopping the daemon and restarting every browser (the extension paired, no daemon to reach)")
 		if err := d.Stop(ctx); err != nil {
 			return fmt.Errorf("-daemon=false: stopping the daemon: %w", err)
 		}
-		with.close()
-		if with, err = startSide(ctx, "with", bin, ext, filepath.Join(tmp, "with"), nil); err != nil {
-			return fmt.Errorf("-daemon=false: restarting the browser with the extension: %w", err)
+		for _, s := range []*side{without, twin, with} {
+			if s == nil {
+				continue
+			}
+			if err := s.restart(ctx); err != nil {
+				return fmt.Errorf("-daemon=false: %w", err)
+			}
 		}
 		if err := waitUnreachable(ctx, with); err != nil {
 			return fmt.Errorf("-daemon=false: %w", err)

@@ -25,6 +25,9 @@ const navTimeout = 30 * time.Second
 // the new tab's: inTab).
 type side struct {
 	name    string
+	bin     string // what startSide started, for restart
+	extDir  string
+	dir     string
 	browser *chromium.Browser
 	conn    *cdp.Conn
 	tab     *cdp.Session // Page events; Performance in wall time
@@ -64,7 +67,7 @@ func startSide(ctx context.Context, name, bin, extDir, profile string, d *gasoli
 	if err != nil {
 		return nil, err
 	}
-	s := &side{name: name, browser: b}
+	s := &side{name: name, bin: bin, extDir: extDir, dir: profile, browser: b}
 	defer func() {
 		if err != nil {
 			s.close()
@@ -230,6 +233,19 @@ func waitUnreachable(ctx context.Context, s *side) error {
 		}
 	}
 	return fmt.Errorf("the restarted extension did not report the daemon unreachable within 20 s (paired %t, last error %q)", st.Paired, st.LastError)
+}
+
+// restart stops the side's browser and starts it again from its profile,
+// its extension (if it has one) not paired again: the profile's second
+// launch, as a user's browser started another day.
+func (s *side) restart(ctx context.Context) error {
+	s.close()
+	started, err := startSide(ctx, s.name, s.bin, s.extDir, s.dir, nil)
+	if err != nil {
+		return fmt.Errorf("restarting the %s browser: %w", s.name, err)
+	}
+	*s = *started
+	return nil
 }
 
 // version is the browser's product name and version.

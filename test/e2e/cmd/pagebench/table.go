@@ -144,7 +144,7 @@ func mode() string {
 	}
 	daemon := "the extension paired with a daemon that runs throughout"
 	if !*daemonOn {
-		daemon = "the extension paired with a daemon that was then stopped, its browser restarted: no daemon runs while pages load, and the extension backs off polling for it"
+		daemon = "the extension paired with a daemon that was then stopped, every browser restarted: no daemon runs while pages load, and the extension backs off polling for it"
 	}
 	work := "no agent at work (top documents captured, iframes not)"
 	if *atWork {
