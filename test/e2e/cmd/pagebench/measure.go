@@ -25,9 +25,9 @@ const navTimeout = 30 * time.Second
 // the new tab's: inTab).
 type side struct {
 	name    string
-	bin     string // what startSide started, for restart
+	bin     string // startSide's arguments, for restart
 	extDir  string
-	dir     string
+	dir     string // the profile
 	browser *chromium.Browser
 	conn    *cdp.Conn
 	tab     *cdp.Session // Page events; Performance in wall time
@@ -141,7 +141,7 @@ func (s *side) inTab(ctx context.Context, fn func() error) (err error) {
 		return fmt.Errorf("%s browser: opening a new tab: %w", s.name, err)
 	}
 	defer func() {
-		if s.unsub != nil && s.tab != first.tab {
+		if s.unsub != nil { // the new tab's subscription
 			s.unsub()
 		}
 		s.tab, s.cpuTab, s.events, s.unsub = first.tab, first.cpuTab, first.events, first.unsub
@@ -157,7 +157,7 @@ func (s *side) inTab(ctx context.Context, fn func() error) (err error) {
 }
 
 // closeTab closes the tab id and waits up to 15 s until the browser no
-// longer lists it, so its renderer's exit is not a later load's cost.
+// longer lists it, so that the next load does not start while it closes.
 func (s *side) closeTab(ctx context.Context, id string) error {
 	if err := s.conn.CloseTarget(ctx, id); err != nil {
 		return fmt.Errorf("%s browser: closing a tab: %w", s.name, err)
