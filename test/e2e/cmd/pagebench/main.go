@@ -185,9 +185,10 @@ func run(ctx context.Context) error {
 	}
 	defer with.close()
 	if !*daemonOn {
-		// Every browser restarts, not only the one with the extension: a
-		// profile's second launch loads pages faster than its first, which
-		// would otherwise count as the extension's.
+		// Every browser restarts, not only the one with the extension, so
+		// that all three run their profile's second launch alike: a trial
+		// with only that one restarted had it load stdtypes.html faster
+		// than both browsers without extensions.
 		logf("stopping the daemon and restarting every browser (the extension paired, no daemon to reach)")
 		if err := d.Stop(ctx); err != nil {
 			return fmt.Errorf("-daemon=false: stopping the daemon: %w", err)
