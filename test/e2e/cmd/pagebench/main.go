@@ -25,11 +25,24 @@
 // again every few minutes, so every frame is captured, as while an agent
 // works.
 //
-//	cd test/e2e && go run ./cmd/pagebench [-n 15] [-warmup 2] [-frames 20] [-settle 1s] [-docs DIR] [-profile] [-at-work] [-noise=false]
+// By default each browser loads every page in the one tab it keeps, with the
+// daemon running. With -new-tab each load opens a new tab instead (blank,
+// then navigated to the page, then closed), in every browser alike: a new
+// tab's new renderer and the extension's set-up for a tab are in its
+// figures. With -daemon=false no daemon runs while pages load, as in a
+// user's browser most of the day: the extension is paired with the daemon,
+// the daemon stopped, and every browser restarted from its profile, so the
+// extension's poll loop has never reached the daemon since it started and
+// backs off to its longest wait, as after a browser start without the
+// daemon. The
+// table's title names the mode of the run.
+//
+//	cd test/e2e && go run ./cmd/pagebench [-n 15] [-warmup 2] [-frames 20] [-settle 1s] [-docs DIR] [-profile] [-at-work] [-new-tab] [-daemon=false] [-noise=false]
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http/httptest"
@@ -45,17 +58,19 @@ import (
 )
 
 var (
-	n       = flag.Int("n", 15, "measured loads of each page in each browser")
-	warmup  = flag.Int("warmup", 2, "unmeasured loads of each page in each browser first")
-	frames  = flag.Int("frames", 20, "iframes of the iframe page (0 leaves the iframe rows out)")
-	settle  = flag.Duration("settle", time.Second, "wait after the load event before reading the main-thread time (work after load counts too)")
-	docsDir = flag.String("docs", "", "html directory of Python's docs (default: the first /usr/share/doc/python3*/html)")
-	pages   = flag.String("pages", strings.Join(docPages, ","), "docs pages to load, comma-separated, relative to -docs")
-	timeout = flag.Duration("timeout", 30*time.Minute, "stop and fail after this long")
-	verbose = flag.Bool("v", false, "print every navigation's figures on stderr")
-	atWork  = flag.Bool("at-work", false, "measure while an agent works: an agent's command (new_tab, close_tab) first, and again every 5 minutes, so the extension captures every frame, not top documents only")
-	noise   = flag.Bool("noise", true, "load every page in a second browser without extensions too, and print what it differs from the first by (the run's noise) beside what the extension adds")
-	profile = flag.Bool("profile", false, "instead of the table, sample each load's JavaScript with V8's profiler and print where the time goes, by extension source file and function (loads a debug copy of the extension: its content scripts unbundled and unminified)")
+	n        = flag.Int("n", 15, "measured loads of each page in each browser")
+	warmup   = flag.Int("warmup", 2, "unmeasured loads of each page in each browser first")
+	frames   = flag.Int("frames", 20, "iframes of the iframe page (0 leaves the iframe rows out)")
+	settle   = flag.Duration("settle", time.Second, "wait after the load event before reading the main-thread time (work after load counts too)")
+	docsDir  = flag.String("docs", "", "html directory of Python's docs (default: the first /usr/share/doc/python3*/html)")
+	pages    = flag.String("pages", strings.Join(docPages, ","), "docs pages to load, comma-separated, relative to -docs")
+	timeout  = flag.Duration("timeout", 30*time.Minute, "stop and fail after this long")
+	verbose  = flag.Bool("v", false, "print every navigation's figures on stderr")
+	atWork   = flag.Bool("at-work", false, "measure while an agent works: an agent's command (new_tab, close_tab) first, and again every 5 minutes, so the extension captures every frame, not top documents only")
+	newTab   = flag.Bool("new-tab", false, "open each measured load in a new tab (blank, navigated to the page, closed after), in every browser alike, instead of navigating the one tab each browser keeps")
+	daemonOn = flag.Bool("daemon", true, "keep the daemon running while pages load; -daemon=false stops it after pairing and restarts the browser with the extension, which then backs off polling for it, as on a day without the daemon (not with -at-work)")
+	noise    = flag.Bool("noise", true, "load every page in a second browser without extensions too, and print what it differs from the first by (the run's noise) beside what the extension adds")
+	profile  = flag.Bool("profile", false, "instead of the table, sample each load's JavaScript with V8's profiler and print where the time goes, by extension source file and function (loads a debug copy of the extension: its content scripts unbundled and unminified)")
 )
 
 func main() {
@@ -86,6 +101,9 @@ type page struct {
 func run(ctx context.Context) error {
 	if *n < 1 || *warmup < 0 || *frames < 0 || *frames > maxFrames || *settle < 0 {
 		return fmt.Errorf("-n must be at least 1, -warmup and -settle at least 0, -frames 0 to %d", maxFrames)
+	}
+	if *atWork && !*daemonOn {
+		return errors.New("-at-work needs the daemon (an agent's commands go through it): drop -at-work or -daemon=false")
 	}
 	var docNames []string
 	for p := range strings.SplitSeq(*pages, ",") {
@@ -166,6 +184,27 @@ func run(ctx context.Context) error {
 		return fmt.Errorf("starting the browser with the extension: %w", err)
 	}
 	defer with.close()
+	if !*daemonOn {
+		// Every browser restarts, not only the one with the extension, so
+		// that all three run their profile's second launch alike: a trial
+		// with only that one restarted had it load stdtypes.html faster
+		// than both browsers without extensions.
+		logf("stopping the daemon and restarting every browser (the extension paired, no daemon to reach)")
+		if err := d.Stop(ctx); err != nil {
+			return fmt.Errorf("-daemon=false: stopping the daemon: %w", err)
+		}
+		for _, s := range []*side{without, twin, with} {
+			if s == nil {
+				continue
+			}
+			if err := s.restart(ctx); err != nil {
+				return fmt.Errorf("-daemon=false: %w", err)
+			}
+		}
+		if err := waitUnreachable(ctx, with); err != nil {
+			return fmt.Errorf("-daemon=false: %w", err)
+		}
+	}
 
 	version, err := without.version(ctx)
 	if err != nil {
@@ -203,7 +242,7 @@ func run(ctx context.Context) error {
 				order = [][]*side{{without, with, twin}, {with, twin, without}, {twin, without, with}}[(i+j)%3]
 			}
 			for _, s := range order {
-				smp, err := s.navigate(ctx, srv.URL+p.path, *settle)
+				smp, err := s.load(ctx, srv.URL+p.path, *settle)
 				if err != nil {
 					return err
 				}

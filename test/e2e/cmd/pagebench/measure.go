@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,9 +21,13 @@ import (
 const navTimeout = 30 * time.Second
 
 // side is one browser of the comparison with the tab the bench drives
-// through a DevTools session of its own.
+// through a DevTools session of its own (with -new-tab, while a load runs,
+// the new tab's: inTab).
 type side struct {
 	name    string
+	bin     string // startSide's arguments, for restart
+	extDir  string
+	dir     string // the profile
 	browser *chromium.Browser
 	conn    *cdp.Conn
 	tab     *cdp.Session // Page events; Performance in wall time
@@ -52,11 +57,9 @@ type phases struct {
 }
 
 // startSide starts a quiet headless browser in profile, with the extension
-// at extDir paired with d (or with no extension when extDir is ""), opens a
-// blank tab and attaches to it twice: one session with the Page domain and
-// Performance counting wall time (DevTools' default), one with Performance
-// counting the thread's CPU time, which a busy machine's scheduling does not
-// inflate. The caller must close the side.
+// at extDir (or with no extension when extDir is "") paired with d (unless d
+// is nil: a profile whose extension was paired before), opens a blank tab
+// and attaches to it (attach). The caller must close the side.
 func startSide(ctx context.Context, name, bin, extDir, profile string, d *gasoline.Daemon) (_ *side, err error) {
 	b, err := chromium.Start(ctx, chromium.Options{
 		Bin: bin, UserDataDir: profile, ExtensionDir: extDir, LogPath: profile + ".log", Quiet: true,
@@ -64,7 +67,7 @@ func startSide(ctx context.Context, name, bin, extDir, profile string, d *gasoli
 	if err != nil {
 		return nil, err
 	}
-	s := &side{name: name, browser: b}
+	s := &side{name: name, bin: bin, extDir: extDir, dir: profile, browser: b}
 	defer func() {
 		if err != nil {
 			s.close()
@@ -77,19 +80,34 @@ func startSide(ctx context.Context, name, bin, extDir, profile string, d *gasoli
 		if _, err := chromium.WaitForWorker(ctx, s.conn, 20*time.Second); err != nil {
 			return nil, err
 		}
-		if err := chromium.PairDaemon(ctx, s.conn, d); err != nil {
-			return nil, err
+		if d != nil {
+			if err := chromium.PairDaemon(ctx, s.conn, d); err != nil {
+				return nil, err
+			}
 		}
 	}
 	id, err := s.conn.CreateTarget(ctx, "about:blank")
 	if err != nil {
 		return nil, err
 	}
-	if s.tab, err = s.conn.Attach(ctx, id); err != nil {
+	if err := s.attach(ctx, id); err != nil {
 		return nil, err
 	}
+	return s, nil
+}
+
+// attach makes the tab id the one the side measures: it attaches to it
+// twice, one session with the Page domain and Performance counting wall
+// time (DevTools' default), one with Performance counting the thread's CPU
+// time, which a busy machine's scheduling does not inflate, and subscribes
+// to the first session's events.
+func (s *side) attach(ctx context.Context, id string) error {
+	var err error
+	if s.tab, err = s.conn.Attach(ctx, id); err != nil {
+		return fmt.Errorf("%s browser: %w", s.name, err)
+	}
 	if s.cpuTab, err = s.conn.Attach(ctx, id); err != nil {
-		return nil, err
+		return fmt.Errorf("%s browser: %w", s.name, err)
 	}
 	s.events, s.unsub = s.conn.Subscribe(s.tab.ID, 4096)
 	for _, c := range []struct {
@@ -103,10 +121,72 @@ func startSide(ctx context.Context, name, bin, extDir, profile string, d *gasoli
 		{s.cpuTab, "Performance.enable", map[string]any{"timeDomain": "threadTicks"}},
 	} {
 		if err := c.session.Call(ctx, c.method, c.params, nil); err != nil {
-			return nil, fmt.Errorf("%s browser: %w", name, err)
+			return fmt.Errorf("%s browser: %w", s.name, err)
 		}
 	}
-	return s, nil
+	return nil
+}
+
+// inTab runs fn on the side's tab, or, with -new-tab, on a new tab: a blank
+// one it opens (Target.createTarget, as a new tab starts), attaches to and
+// measures through while fn runs, then closes, waiting until the browser no
+// longer lists it, and the side is back on its first tab.
+func (s *side) inTab(ctx context.Context, fn func() error) (err error) {
+	if !*newTab {
+		return fn()
+	}
+	first := *s
+	id, err := s.conn.CreateTarget(ctx, "about:blank")
+	if err != nil {
+		return fmt.Errorf("%s browser: opening a new tab: %w", s.name, err)
+	}
+	defer func() {
+		if s.unsub != nil { // the new tab's subscription
+			s.unsub()
+		}
+		s.tab, s.cpuTab, s.events, s.unsub = first.tab, first.cpuTab, first.events, first.unsub
+		if cerr := s.closeTab(context.WithoutCancel(ctx), id); err == nil {
+			err = cerr
+		}
+	}()
+	s.unsub = nil
+	if err := s.attach(ctx, id); err != nil {
+		return err
+	}
+	return fn()
+}
+
+// closeTab closes the tab id and waits up to 15 s until the browser no
+// longer lists it, so that the next load does not start while it closes.
+func (s *side) closeTab(ctx context.Context, id string) error {
+	if err := s.conn.CloseTarget(ctx, id); err != nil {
+		return fmt.Errorf("%s browser: closing a tab: %w", s.name, err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); {
+		ts, err := s.conn.Targets(ctx)
+		if err != nil {
+			return fmt.Errorf("%s browser: %w", s.name, err)
+		}
+		if !slices.ContainsFunc(ts, func(t cdp.TargetInfo) bool { return t.TargetID == id }) {
+			return nil
+		}
+		select {
+		case <-time.After(20 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return fmt.Errorf("%s browser: a closed tab was still listed after 15 s", s.name)
+}
+
+// load measures url's load as navigate does, in the side's tab or, with
+// -new-tab, in a new one (inTab).
+func (s *side) load(ctx context.Context, url string, settle time.Duration) (smp sample, err error) {
+	err = s.inTab(ctx, func() error {
+		smp, err = s.navigate(ctx, url, settle)
+		return err
+	})
+	return smp, err
 }
 
 // close stops the side's browser (its process group, by PID).
@@ -118,6 +198,54 @@ func (s *side) close() {
 		s.conn.Close()
 	}
 	s.browser.Stop()
+}
+
+// waitUnreachable waits up to 20 s until the extension of s, paired, says
+// it cannot reach the daemon (its stored status, read in its popup, which
+// it opens in a tab and closes): -daemon=false measures that state.
+func waitUnreachable(ctx context.Context, s *side) error {
+	p, err := chromium.OpenPopup(ctx, s.conn)
+	if err != nil {
+		return err
+	}
+	defer p.Close(context.WithoutCancel(ctx))
+	var st struct {
+		Paired    bool   `json:"paired"`
+		Reachable *bool  `json:"daemon_reachable"`
+		LastError string `json:"last_error"`
+	}
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+		var raw json.RawMessage
+		if err := p.Eval(ctx, `chrome.storage.local.get("status").then((g) => g.status ?? {})`, &raw); err != nil {
+			return fmt.Errorf("reading the extension's status: %w", err)
+		}
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return fmt.Errorf("decoding the extension's status %s: %w", raw, err)
+		}
+		if st.Paired && st.Reachable != nil && !*st.Reachable {
+			logf("the extension, paired, reports: %s", st.LastError)
+			return nil
+		}
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return fmt.Errorf("the restarted extension did not report the daemon unreachable within 20 s (paired %t, last error %q)", st.Paired, st.LastError)
+}
+
+// restart stops the side's browser and starts it again from its profile,
+// its extension (if it has one) not paired again: the profile's second
+// launch, as a user's browser started another day.
+func (s *side) restart(ctx context.Context) error {
+	s.close()
+	started, err := startSide(ctx, s.name, s.bin, s.extDir, s.dir, nil)
+	if err != nil {
+		return fmt.Errorf("restarting the %s browser: %w", s.name, err)
+	}
+	*s = *started
+	return nil
 }
 
 // version is the browser's product name and version.

@@ -34,14 +34,14 @@ type cpuProfile struct {
 	TimeDeltas []int   `json:"timeDeltas"` // µs
 }
 
-// profile loads url in the side's tab under the V8 sampling profiler (all of
-// the renderer's main-thread JavaScript: every same-origin frame, the page's
-// world and the extension's) and returns the time of each sample charged to
-// a label: the innermost function of an extension script on the sample's
-// stack ("capture/relay.js fn:line": -profile loads the debug copy of the
-// extension, whose content scripts are the readable sources), else the
-// root bucket V8 gives ("(program)", "(garbage collector)", "(idle)"),
-// else "page".
+// profile loads url in the side's tab (see inTab) under the V8 sampling
+// profiler (all of the renderer's main-thread JavaScript: every same-origin
+// frame, the page's world and the extension's) and returns the time of each
+// sample charged to a label: the innermost function of an extension script
+// on the sample's stack ("capture/relay.js fn:line": -profile loads the
+// debug copy of the extension, whose content scripts are the readable
+// sources), else the root bucket V8 gives ("(program)", "(garbage
+// collector)", "(idle)"), else "page".
 func (s *side) profile(ctx context.Context, url string, settle time.Duration) (map[string]time.Duration, error) {
 	for _, c := range []struct {
 		method string
@@ -148,17 +148,22 @@ func (p cpuProfile) attribute() map[string]time.Duration {
 // functions first. Profiling slows what it samples: these figures say where
 // time goes, the main table says how much.
 func runProfile(ctx context.Context, list []*page, base string, without, with *side) error {
+	fmt.Printf("## %s\n", title())
 	for _, p := range list {
 		sums := map[*side]map[string]time.Duration{without: {}, with: {}}
 		for i := range *warmup + *n {
 			for _, s := range []*side{without, with} {
 				if i < *warmup {
-					if _, err := s.navigate(ctx, base+p.path, *settle); err != nil {
+					if _, err := s.load(ctx, base+p.path, *settle); err != nil {
 						return err
 					}
 					continue
 				}
-				got, err := s.profile(ctx, base+p.path, *settle)
+				var got map[string]time.Duration
+				err := s.inTab(ctx, func() (err error) {
+					got, err = s.profile(ctx, base+p.path, *settle)
+					return err
+				})
 				if err != nil {
 					return err
 				}

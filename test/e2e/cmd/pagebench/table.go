@@ -12,8 +12,9 @@ import (
 // printTable prints one row per page and, for the iframe pages, the added
 // main-thread time per extra frame.
 func printTable(list []*page, version, load0, load1 string) {
+	fmt.Printf("## %s\n\n", title())
 	fmt.Printf("%s, headless, %d CPUs (load average %s at the start, %s at the end). n=%d loads per page per browser after %d warm-up, "+
-		"interleaved; the extension paired with a daemon, %s. Main thread: Performance.getMetrics TaskDuration of the new document up to %v after "+
+		"interleaved; %s. Main thread: Performance.getMetrics TaskDuration of the new document up to %v after "+
 		"its load event, in the thread's CPU time (threadTicks) and in wall time (DevTools' default, inflated when the machine is busy). "+
 		"Load: navigation start → load event end. \"added\" is with − without of each percentile; \"noise\" is the same difference between two identical "+
 		"browsers without extensions (the second loads every page too, interleaved: -noise), so an added figure within it is no cost the run can show. "+
@@ -117,10 +118,37 @@ func fmtMS(d time.Duration) string {
 	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
 }
 
-// mode says which of the extension's modes was measured.
-func mode() string {
-	if *atWork {
-		return "an agent at work (-at-work: every frame captured)"
+// title names the run's mode in a few words (how each page opens, whether
+// the daemon runs, whether an agent works), so that figures of runs in
+// different modes are not taken for one another.
+func title() string {
+	open, daemon, work := "one tab navigated", "daemon running", "idle"
+	if *newTab {
+		open = "each page in a new tab (-new-tab)"
 	}
-	return "no agent at work (top documents captured, iframes not)"
+	if !*daemonOn {
+		daemon = "no daemon (-daemon=false)"
+	}
+	if *atWork {
+		work = "an agent at work (-at-work)"
+	}
+	return fmt.Sprintf("pagebench: %s, %s, %s", open, daemon, work)
+}
+
+// mode says in full what the run measured: how each page opens, whether
+// the daemon runs, and which of the extension's modes was measured.
+func mode() string {
+	open := "each browser navigates the one tab it keeps to every page"
+	if *newTab {
+		open = "each load opens a new tab in its browser (blank, then navigated to the page, closed after)"
+	}
+	daemon := "the extension paired with a daemon that runs throughout"
+	if !*daemonOn {
+		daemon = "the extension paired with a daemon that was then stopped, every browser restarted: no daemon runs while pages load, and the extension backs off polling for it"
+	}
+	work := "no agent at work (top documents captured, iframes not)"
+	if *atWork {
+		work = "an agent at work (-at-work: every frame captured)"
+	}
+	return open + "; " + daemon + "; " + work
 }
