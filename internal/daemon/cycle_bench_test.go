@@ -2,7 +2,6 @@ package daemon_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
 	"testing"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
 	"github.com/gasoline-mcp/gasoline/internal/daemon"
-	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 	"github.com/gasoline-mcp/gasoline/internal/harness"
 	"github.com/rs/zerolog"
 )
@@ -46,38 +44,12 @@ func BenchmarkCycle(b *testing.B) {
 		}
 		return out
 	}
-	submit := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"interact","arguments":{"action":"execute_js","script":"document.title"}}}`)
-	poll := "/pending-queries?wait_ms=5000&contract=" + extcontract.Version
 	var steps [5]time.Duration // submit, poll, result, retrieve, health
 	cycle := func() {
-		t0 := time.Now()
-		var sub struct {
-			Result struct {
-				StructuredContent struct {
-					CorrelationID string `json:"correlation_id"`
-				} `json:"structuredContent"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal(do("POST", "/mcp", "bench-cycle", submit), &sub); err != nil || sub.Result.StructuredContent.CorrelationID == "" {
-			b.Fatalf("submit: no correlation id (%v)", err)
-		}
-		id := sub.Result.StructuredContent.CorrelationID
-		t1 := time.Now()
-		var pq apitype.PendingQueries
-		if err := json.Unmarshal(do("GET", poll, "", nil), &pq); err != nil || len(pq.Queries) != 1 || pq.Queries[0].CorrelationID != id {
-			b.Fatalf("poll: got %+v (%v), want %s", pq, err, id)
-		}
-		t2 := time.Now()
-		do("POST", "/query-result", "", []byte(`{"correlation_id":"`+id+`","status":"complete","result":{"value":"Home Page"}}`))
-		t3 := time.Now()
-		out := do("POST", "/mcp", "bench-cycle", []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"observe","arguments":{"what":"command_result","correlation_id":"`+id+`"}}}`))
+		four := daemon.BenchCycle(b, do)
 		t4 := time.Now()
-		if !bytes.Contains(out, []byte(`"status":"complete"`)) {
-			b.Fatalf("retrieve: %.300s", out)
-		}
 		do("GET", "/health", "", nil)
-		t5 := time.Now()
-		for i, d := range []time.Duration{t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), t4.Sub(t3), t5.Sub(t4)} {
+		for i, d := range append(four[:], time.Since(t4)) {
 			steps[i] += d
 		}
 	}

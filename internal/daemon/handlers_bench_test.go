@@ -3,8 +3,6 @@
 package daemon
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/apitype"
-	"github.com/gasoline-mcp/gasoline/internal/extcontract"
 	"github.com/gasoline-mcp/gasoline/internal/server"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/rs/zerolog"
@@ -50,36 +47,11 @@ func BenchmarkCycleHandlers(b *testing.B) {
 		}
 		return w.Body.Bytes()
 	}
-	submit := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"interact","arguments":{"action":"execute_js","script":"document.title"}}}`
-	poll := "/pending-queries?wait_ms=5000&contract=" + extcontract.Version
 	var steps [4]time.Duration
 	cycle := func() {
-		t0 := time.Now()
-		var sub struct {
-			Result struct {
-				StructuredContent struct {
-					CorrelationID string `json:"correlation_id"`
-				} `json:"structuredContent"`
-			} `json:"result"`
-		}
-		if err := json.Unmarshal(serve("POST", "/mcp", "bench-cycle", submit), &sub); err != nil || sub.Result.StructuredContent.CorrelationID == "" {
-			b.Fatalf("submit: no correlation id (%v)", err)
-		}
-		id := sub.Result.StructuredContent.CorrelationID
-		t1 := time.Now()
-		var pq apitype.PendingQueries
-		if err := json.Unmarshal(serve("GET", poll, "", ""), &pq); err != nil || len(pq.Queries) != 1 || pq.Queries[0].CorrelationID != id {
-			b.Fatalf("poll: got %+v (%v), want %s", pq, err, id)
-		}
-		t2 := time.Now()
-		serve("POST", "/query-result", "", `{"correlation_id":"`+id+`","status":"complete","result":{"value":"Home Page"}}`)
-		t3 := time.Now()
-		out := serve("POST", "/mcp", "bench-cycle", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"observe","arguments":{"what":"command_result","correlation_id":"`+id+`"}}}`)
-		t4 := time.Now()
-		if !bytes.Contains(out, []byte(`"status":"complete"`)) {
-			b.Fatalf("retrieve: %.300s", out)
-		}
-		for i, d := range []time.Duration{t1.Sub(t0), t2.Sub(t1), t3.Sub(t2), t4.Sub(t3)} {
+		for i, d := range BenchCycle(b, func(method, path, client string, body []byte) []byte {
+			return serve(method, path, client, string(body))
+		}) {
 			steps[i] += d
 		}
 	}
