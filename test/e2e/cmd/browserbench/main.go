@@ -57,7 +57,10 @@ var (
 
 func main() {
 	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGPIPE: a reader of the table that stopped early (| head) stops
+	// the run as Ctrl-C does, so its browsers and daemons are stopped too
+	// (otherwise the first write after it kills the process and leaves them).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
 	defer stop()
 	if err := run(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "browserbench:", err)
