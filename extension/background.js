@@ -147,6 +147,7 @@ const runAllowed = origins.gate((query, signal, hooks) => {
     ...hooks,
     topFrame,
     onLate: () => mark(id, 'late result dropped'),
+    mark: (stage) => mark(id, stage),
     onFrames: (tabId, frames, { flushed = null, tab = null } = {}) => framesAfter.set(id, { tabId, frames, flushed, tab }),
     onWaiting: (text) => {
       waitingPosts = waitingPosts.then(() => postResult({ correlation_id: id, status: 'pending', waiting_on: text }));

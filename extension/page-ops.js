@@ -25,9 +25,12 @@ export const PAGE_OPS = /* @__PURE__ */ frozen({
     opts: {"type":"object","params":"action"},
     timeout_ms: {"type":"number","min":0,"required":true},
     prefix: {"type":"string"},
+    flush: {"type":"object"},
   },
   // what the last act changed (actions/changed.js), once
-  changed: {},
+  changed: {
+    flush: {"type":"object"},
+  },
   // waits until target is in state, or text shows (or is gone), within timeout_ms
   wait: {
     target: {"type":"object"},
@@ -79,9 +82,11 @@ export const PAGE_ANSWERS = /* @__PURE__ */ frozen({
   act: {
     target: {"type":"object"},
     dialogs: {"type":"array","items":"object"},
+    flushed: {"type":"object"},
   },
   changed: {
     changed: {"type":"object"},
+    flushed: {"type":"object"},
   },
   wait: {
     target: {"type":"object"},

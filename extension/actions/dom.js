@@ -10,7 +10,7 @@ import { CommandError } from '../runner.js';
 import { resolveTab } from '../tabs/resolve.js';
 import { targetOf, frameOfRef, prefixFor, failureText, reasonOf, pageBudget, describeTarget } from './target.js';
 import { nativeDialog, nativeDialogText, actionDialogs } from './dialog.js';
-import { probeFrame, watchRequests, tabStreams } from '../capture/worker.js';
+import { probeFrame, watchRequests, tabStreams, flushPolls, storeFlush, flushProbe } from '../capture/worker.js';
 import { Settler, SETTLE_CAP_MS } from '../capture/settle.js';
 import { ensureRuntime } from './inject.js';
 import { core } from './core.js';
@@ -62,6 +62,11 @@ class DocumentGone extends Error {}
  * CommandError when the frame is gone.
  */
 async function frameDoc(tab, frameId) {
+  return (await frameNow(tab, frameId)).documentId;
+}
+
+/** frameNow is frameDoc's frame: {documentId, url}. */
+async function frameNow(tab, frameId) {
   let frame = null;
   try {
     frame = await chrome.webNavigation.getFrame({ tabId: tab.id, frameId });
@@ -71,7 +76,7 @@ async function frameDoc(tab, frameId) {
       ? `frame ${frameId} of tab ${tab.id} is gone (the iframe was removed or navigated away); take a new snapshot`
       : `tab ${tab.id} has no document yet; wait for it to load (wait_for) and retry`);
   }
-  return frame.documentId;
+  return frame;
 }
 
 /**
@@ -80,10 +85,11 @@ async function frameDoc(tab, frameId) {
  * document has none (an agent's first action there: actions/inject.js).
  * It throws DocumentGone when the document goes away before answering.
  */
-async function send(tab, documentId, msg) {
+async function send(tab, documentId, msg, mark) {
   const message = pageMessage(msg);
   try {
     await ensureRuntime(tab, documentId);
+    mark?.('act: runtime');
   } catch (err) {
     const text = err?.message || String(err);
     if (GONE.test(text)) throw new DocumentGone(text);
@@ -113,11 +119,14 @@ function injectionText(tab, msg) {
  * call runs one runtime op for target in tab: it picks the frame (the
  * ref's, or the frame param's, else the top one), refuses a ref from an
  * older document as stale_ref, and returns the runtime's answer with the
- * frame it came from. A failure answer throws CommandError with its reason;
- * a tab frozen by a native dialog fails at once (dialog.js).
+ * frame and the document ({documentId, url}) it came from. A failure
+ * answer throws CommandError with its reason; a tab frozen by a native
+ * dialog fails at once (dialog.js). msg.flush true asks the runtime to
+ * flush the document's capture once the op is done (flushAsk).
  */
-async function call(tab, frame, target, msg) {
+async function call(tab, frame, target, msg, mark) {
   const shown = await nativeDialog(tab.id);
+  mark?.('act: dialog');
   if (shown) throw new CommandError(nativeDialogText(tab.id, shown));
   let frameId = 0;
   if (target?.ref) {
@@ -125,7 +134,8 @@ async function call(tab, frame, target, msg) {
   } else if (has(frame)) {
     frameId = await frameIdOf(tab, String(frame));
   }
-  const documentId = await frameDoc(tab, frameId);
+  const { documentId, url } = await frameNow(tab, frameId);
+  mark?.('act: document');
   if (target?.ref) {
     const known = await knownDoc(tab.id, frameId);
     if (known && known !== documentId) {
@@ -134,12 +144,29 @@ async function call(tab, frame, target, msg) {
     }
   }
   const prefix = takes(msg.op, 'prefix') ? prefixFor(frameId) : undefined;
-  const resp = await send(tab, documentId, { ...msg, target, prefix });
+  const { flush, ...rest } = msg;
+  const resp = await send(tab, documentId, flush ? { ...rest, target, prefix, flush: flushAsk(url) } : { ...rest, target, prefix }, mark);
   rememberDoc(tab.id, frameId, documentId);
   if (!resp || typeof resp !== 'object') throw new DocumentGone('no answer');
   if (!resp.ok) throw new CommandError(failureText(resp), { reason: reasonOf(resp) });
   delete resp.ok;
-  return { resp, frameId };
+  return { resp, frameId, documentId, url };
+}
+
+/** flushAsk is an op's flush field for a document at url: the long polls known of its origin. */
+const flushAsk = (url) => ({ polls: flushPolls(url) });
+
+/**
+ * keepFlushed stores the flush the runtime did in answer resp (op act or
+ * changed with flush: actions/runtime/ops.js) of documentId, in frame
+ * frameId of tabId at url, taking it off resp, and resolves to the stored
+ * answer; null when resp holds none (no relay in that document).
+ */
+function keepFlushed(resp, tabId, frameId, documentId, url) {
+  const answer = resp?.flushed;
+  if (!answer || typeof answer !== 'object') return null;
+  delete resp.flushed;
+  return storeFlush(tabId, documentId, url, answer, frameId);
 }
 
 /**
@@ -311,40 +338,41 @@ export async function acting(action, params, signal, ctx, opts, { needsTarget = 
   const started = Date.now();
   const capMs = reads ? 0 : settleCap(params, ctx, started);
   const tab = await resolveTab(params.tab_id);
+  ctx.mark?.('act: tab');
   const before = tab.url || '';
   let frameId = 0;
-  const settler = new Settler({ capMs, probe: () => probeFrame(tab.id, undefined, frameId) });
+  let doc = null; // {documentId, url}: the document the action ran in
+  // The runtime flushes the document's capture once it has acted (op act
+  // with flush): that flush's answer is the settler's first probe, unless
+  // a navigation began meanwhile (the new document is asked then). issue 33
+  let firstProbe = null;
+  const probe = () => {
+    const p = firstProbe;
+    firstProbe = null;
+    return p && !watch.started ? p : probeFrame(tab.id, undefined, frameId);
+  };
+  const settler = new Settler({ capMs, probe });
   const watch = navWatch(tab.id, settler);
   const opens = reads ? null : openWatch(tab.id, settler);
-  const requests = new Map(); // requestId -> {method, url, status?, error?}
-  const stopRequests = watchRequests(tab.id, (phase, r) => {
-    if (phase === 'start') {
-      if (r.type === 'main_frame') return; // the navigation stands for its document
-      // Listed: the page's fetch/XHR calls; a new page's scripts and images are waited for, not listed.
-      if (r.type === 'xmlhttprequest' && requests.size < 100) requests.set(r.id, { method: r.method, url: r.url });
-      settler.requestStarted(r.id, r);
-    } else if (phase === 'stream') {
-      requests.delete(r.id); // an event stream: named as streaming, not as a request
-      settler.requestStreaming(r.id, r);
-    } else {
-      const q = requests.get(r.id);
-      if (q) Object.assign(q, r.error ? { status: 0, error: r.error } : { status: r.status });
-      settler.requestEnded(r.id);
-    }
-  });
+  const { requests, stop: stopRequests } = requestWatch(tab.id, settler);
   const stopWaiting = watchWaiting(tab.id, ctx.onWaiting);
   let resp;
   let ended = Date.now(); // when the action answered (a popup blocked after it is its own for LATE_MS)
   let settled = null;
   try {
     try {
-      ({ resp, frameId } = await call(tab, params.frame, target, { op: 'act', action, opts, timeout_ms: pageBudget(ctx.deadlineMs) }));
+      let documentId, url;
+      ({ resp, frameId, documentId, url } = await call(tab, params.frame, target, { op: 'act', action, opts, timeout_ms: pageBudget(ctx.deadlineMs), flush: !reads }, ctx.mark));
+      doc = { documentId, url };
+      const stored = keepFlushed(resp, tab.id, frameId, documentId, url);
+      firstProbe = stored?.then(flushProbe) ?? null;
     } catch (err) {
       if (!(err instanceof DocumentGone)) throw err;
       if (!watch.started) throw new CommandError(`the page in tab ${tab.id} went away during ${action} (it closed or reloaded); check it and retry`);
       resp = {}; // the action made the page navigate before it could answer
     }
     ended = Date.now();
+    ctx.mark?.('act: answered');
     settler.noteStreams(tabStreams(tab.id)); // the tab's WebSockets and event streams, opened before
     if (!reads) settled = await untilAborted(settler.settle(), signal);
   } finally {
@@ -353,12 +381,35 @@ export async function acting(action, params, signal, ctx, opts, { needsTarget = 
     stopRequests();
     stopWaiting();
   }
-  // A new document has no record of what the action changed: not asked.
-  const changed = reads || watch.newDocument ? null : await changedIn(tab, frameId);
-  const after = await chrome.tabs.get(tab.id).catch(() => null);
+  ctx.mark?.('act: settled');
+  // The tab after the action, asked beside what it changed, which comes
+  // with the document's capture flush (op changed with flush): the flush
+  // after the command asks neither again (onFrames). A new document has no
+  // record of what the action changed: not asked.
+  const asked = chrome.tabs.get(tab.id);
+  asked.catch(() => {});
+  let changed = null;
+  if (!reads && !watch.newDocument && doc) {
+    const got = await changedIn(tab, frameId, doc);
+    changed = got.changed;
+    if (got.flushed) ctx.onFrames?.(tab.id, null, { flushed: { documentId: doc.documentId, stored: got.flushed }, tab: asked });
+  }
+  ctx.mark?.('act: changed');
+  const after = await asked.catch(() => null);
   const { dialogs, ...rest } = resp;
   const out = { tab_id: tab.id, url: after?.url || after?.pendingUrl || before, ...rest };
   if (reads) return out;
+  out.effects = await effectsOf(out, { watch, settler, before, after, requests, dialogs, tabId: tab.id, started, opens, frameId, ended, settled, changed });
+  return out;
+}
+
+/**
+ * effectsOf is an action's effects (acting) from what followed it: the
+ * navigation (watch: navWatch), the requests listed (requestWatch), the
+ * dialogs it caused, the tabs it opened (opens: openWatch), whether it
+ * settled and what it changed. out is its result so far (its url).
+ */
+async function effectsOf(out, { watch, settler, before, after, requests, dialogs, tabId, started, opens, frameId, ended, settled, changed }) {
   const effects = {};
   Object.assign(effects, navEffects(watch, settler.navigating, before, out.url, after?.title));
   const listed = [...requests.values()];
@@ -366,7 +417,7 @@ export async function acting(action, params, signal, ctx, opts, { needsTarget = 
     effects.requests = listed.slice(0, MAX_REQUESTS_LISTED).map((q) => ({ method: q.method, url: q.url, status: q.error ? `failed: ${q.error}` : q.status ?? 'pending' }));
     if (listed.length > MAX_REQUESTS_LISTED) effects.more_requests = listed.length - MAX_REQUESTS_LISTED;
   }
-  const listedDialogs = actionDialogs(dialogs, tab.id, started, opens?.opened, { frameId, ended });
+  const listedDialogs = actionDialogs(dialogs, tabId, started, opens?.opened, { frameId, ended });
   if (listedDialogs.length) effects.dialogs = listedDialogs;
   if (opens?.more) effects.more_tabs = opens.more;
   if (opens?.opened.size) {
@@ -379,29 +430,59 @@ export async function acting(action, params, signal, ctx, opts, { needsTarget = 
   if (settled?.streaming) effects.streaming = settled.streaming;
   if (changed) effects.changed = changed;
   if (!effects.settled) effects.pending = settled?.pending ?? ['the command ended before settling'];
-  out.effects = effects;
-  return out;
+  return effects;
+}
+
+/**
+ * requestWatch feeds settler the requests of tabId (capture/worker.js
+ * watchRequests) until stop() is called; requests maps the ids of the
+ * page's fetch/XHR calls (at most 100) to {method, url, status?, error?},
+ * which an action's effects list. A new page's scripts and images are
+ * waited for, not listed; an event stream is named as streaming.
+ */
+function requestWatch(tabId, settler) {
+  const requests = new Map();
+  const stop = watchRequests(tabId, (phase, r) => {
+    if (phase === 'start') {
+      if (r.type === 'main_frame') return; // the navigation stands for its document
+      if (r.type === 'xmlhttprequest' && requests.size < 100) requests.set(r.id, { method: r.method, url: r.url });
+      settler.requestStarted(r.id, r);
+    } else if (phase === 'stream') {
+      requests.delete(r.id);
+      settler.requestStreaming(r.id, r);
+    } else {
+      const q = requests.get(r.id);
+      if (q) Object.assign(q, r.error ? { status: 0, error: r.error } : { status: r.status });
+      settler.requestEnded(r.id);
+    }
+  });
+  return { requests, stop };
 }
 
 /** CHANGED_WAIT_MS bounds the wait for what an action changed (a page a dialog froze does not answer). */
 const CHANGED_WAIT_MS = 200;
 
 /**
- * changedIn asks the document now in frame frameId what the last action
- * changed there (actions/changed.js): null when the action replaced the
- * document, nothing changed, or the page did not answer in time.
+ * changedIn asks document doc ({documentId, url}, in frame frameId of
+ * tab: the one the action ran in, no navigation having replaced it) what
+ * the last action changed there (actions/changed.js), with the flush of
+ * its capture: {changed, flushed}, changed null when nothing changed or
+ * the page did not answer in time (or went away), flushed the stored
+ * flush (a promise: keepFlushed), null without one. The flush is stored
+ * whenever the answer comes, even after the wait gave up on it.
  */
-async function changedIn(tab, frameId) {
+async function changedIn(tab, frameId, doc) {
   let timer;
   try {
-    const documentId = await frameDoc(tab, frameId);
-    const asked = chrome.tabs.sendMessage(tab.id, pageMessage({ op: 'changed' }), { documentId });
-    const r = await Promise.race([asked, new Promise((resolve) => {
+    const asked = chrome.tabs.sendMessage(tab.id, pageMessage({ op: 'changed', flush: flushAsk(doc.url) }), { documentId: doc.documentId })
+      .then((r) => ({ r, flushed: keepFlushed(r, tab.id, frameId, doc.documentId, doc.url) }));
+    const got = await Promise.race([asked, new Promise((resolve) => {
       timer = setTimeout(() => resolve(null), CHANGED_WAIT_MS);
     })]);
-    return r?.ok && r.changed && typeof r.changed === 'object' ? r.changed : null;
+    const r = got?.r;
+    return { changed: r?.ok && r.changed && typeof r.changed === 'object' ? r.changed : null, flushed: got?.flushed ?? null };
   } catch {
-    return null;
+    return { changed: null, flushed: null };
   } finally {
     clearTimeout(timer);
   }

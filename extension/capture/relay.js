@@ -33,7 +33,8 @@ import { linkPort } from './relay/port.js';
 // gasolineRelay marks this world as relayed (tabs/reach.js looks for it);
 // a second copy brought in late leaves the first to relay. It is the
 // relay's flush (relay/flush.js flushAnswer), which execute_js's injected
-// function calls (page.js runInPristine).
+// function calls (page.js runInPristine), and so does the DOM runtime after
+// an action that asked for it (actions/runtime/ops.js flushHere).
 if (typeof document !== 'undefined' && !globalThis.gasolineRelay) {
   Object.defineProperty(globalThis, 'gasolineRelay', { value: flushAnswer });
   linkPort();

@@ -82,7 +82,7 @@ export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () =>
     batcher: c.batcher, observer: c.observer, settings: () => c.settings, noteTab: c.tabs.noteTab,
     flushFrame: (tabId, frame, waitMs) => flushFrame(c, tabId, frame, waitMs),
     flushTab: (tabId, opts) => flushTab(c, tabId, opts),
-    storeFlushed: (tabId, frame, answer) => storeFlushed(c, tabId, 0, framePageUrl(c, tabId, frame), answer),
+    storeFlushed: (tabId, frame, answer) => storeFlushed(c, tabId, frame.frameId, framePageUrl(c, tabId, frame), answer),
     forgetNotedTabs: c.tabs.forget,
   };
   return started;
@@ -582,15 +582,25 @@ export async function flushAfter(query, result, tabHint, budgetMs = Infinity, lo
 }
 
 /**
- * storeFlush stores the events of the flush of tabId's top document
- * documentId (at url) done in an action's own injection (execute_js:
- * page.js runInPristine) as flushFrame stores a relay's answer, and
- * resolves to the answer; hand {documentId, stored} to flushAfter so that
- * document is not asked again. Before startCapture nothing is stored.
+ * storeFlush stores the events of the flush of document documentId (at
+ * url, in frame frameId of tabId) done in an action's own message or
+ * injection (execute_js: page.js runInPristine; the DOM actions: the
+ * runtime's flush, actions/runtime/ops.js) as flushFrame stores a relay's
+ * answer, and resolves to the answer; hand {documentId, stored} to
+ * flushAfter so that document is not asked again. Before startCapture
+ * nothing is stored.
  */
-export function storeFlush(tabId, documentId, url, answer) {
+export function storeFlush(tabId, documentId, url, answer, frameId = 0) {
   if (!started) return Promise.resolve(answer);
-  return started.storeFlushed(tabId, { frameId: 0, documentId, url }, answer);
+  return started.storeFlushed(tabId, { frameId, documentId, url }, answer);
+}
+
+/**
+ * flushProbe is what probeFrame resolves to for a flush answer stored by
+ * storeFlush: the page's counts a Settler probe gives.
+ */
+export function flushProbe(answer) {
+  return frameAnswer(answer);
 }
 
 /**

@@ -76,13 +76,40 @@ test('the runtime refuses an undeclared op or field with a message naming it', a
 });
 
 test('the runtime\'s answers carry the fields PAGE_ANSWERS declares', async () => {
-  for (const msg of [{ op: 'ping' }, { op: 'probe', nonce: 'n' }, { op: 'probed' }, { op: 'changed' }]) {
-    const r = await handle(pageMessage(msg));
+  // A relay in the runtime's world (capture/relay.js) answers the flush.
+  const polls = [];
+  globalThis.gasolineRelay = async (p) => {
+    polls.push(p);
+    return { ok: true, events: [], timers: 0 };
+  };
+  try {
+    for (const msg of [{ op: 'ping' }, { op: 'probe', nonce: 'n' }, { op: 'probed' }, { op: 'changed', flush: { polls: [{ method: 'GET', url: 'https://a.test/poll' }] } }]) {
+      const r = await handle(pageMessage(msg));
     assert.equal(r.ok, true, `${msg.op}: ${r.message}`);
-    const { ok, ...rest } = r;
-    const declared = Object.keys(PAGE_ANSWERS[msg.op]);
-    for (const name of Object.keys(rest)) assert.ok(declared.includes(name), `${msg.op} answers ${name}, which PAGE_ANSWERS does not declare`);
-    for (const name of declared) assert.ok(Object.hasOwn(rest, name), `${msg.op} does not answer ${name}`);
+      const { ok, ...rest } = r;
+      const declared = Object.keys(PAGE_ANSWERS[msg.op]);
+      for (const name of Object.keys(rest)) assert.ok(declared.includes(name), `${msg.op} answers ${name}, which PAGE_ANSWERS does not declare`);
+      for (const name of declared) assert.ok(Object.hasOwn(rest, name), `${msg.op} does not answer ${name}`);
+    }
+    assert.deepEqual(polls, [[{ method: 'GET', url: 'https://a.test/poll' }]], 'the flush is the relay\'s, given the polls');
+  } finally {
+    delete globalThis.gasolineRelay;
+  }
+});
+
+test('an op asked to flush answers without flushed where no relay is, or the relay fails', async () => {
+  const r = await handle(pageMessage({ op: 'changed', flush: { polls: [] } }));
+  assert.equal(r.ok, true);
+  assert.equal(Object.hasOwn(r, 'flushed'), false);
+  globalThis.gasolineRelay = async () => {
+    throw new Error('port closed');
+  };
+  try {
+    const failed = await handle(pageMessage({ op: 'changed', flush: { polls: [] } }));
+    assert.equal(failed.ok, true, 'what changed is answered all the same');
+    assert.equal(Object.hasOwn(failed, 'flushed'), false);
+  } finally {
+    delete globalThis.gasolineRelay;
   }
 });
 

@@ -30,7 +30,7 @@ type pageOp struct {
 // lists them.
 var pageOps = []pageOp{
 	{Op: "act", doc: "runs the page verb action on target (once it is actionable) with the verb's options", msg: reflect.TypeFor[actMsg](), answer: reflect.TypeFor[actAnswer](), verbResult: true},
-	{Op: "changed", doc: "what the last act changed (actions/changed.js), once", answer: reflect.TypeFor[changedAnswer]()},
+	{Op: "changed", doc: "what the last act changed (actions/changed.js), once", msg: reflect.TypeFor[changedMsg](), answer: reflect.TypeFor[changedAnswer]()},
 	{Op: "wait", doc: "waits until target is in state, or text shows (or is gone), within timeout_ms", msg: reflect.TypeFor[waitMsg](), answer: reflect.TypeFor[waitAnswer]()},
 	{Op: "outline", doc: "the document's (or scope's) outline, with a line and a nonce posted into each iframe's document", msg: reflect.TypeFor[outlineMsg](), answer: reflect.TypeFor[outlineAnswer]()},
 	{Op: "summary", doc: "a short account of the page: headings, landmarks, forms, counts, a text excerpt", msg: reflect.TypeFor[prefixMsg](), answer: reflect.TypeFor[summaryAnswer]()},
@@ -59,11 +59,36 @@ type actMsg struct {
 	Opts      map[string]any   `json:"opts,omitempty" params:"action"`
 	TimeoutMS float64          `json:"timeout_ms" required:"true" min:"0"`
 	prefixArg
+	flushArg
+}
+
+// flushArg asks the runtime to flush its document's capture once the op
+// is done, in the same message (the relay's flush, which the runtime
+// reaches in its world: capture/relay/flush.js flushAnswer), instead of
+// the worker asking the relay in a round trip of its own (issue 33).
+// Polls are the long polls the worker knows of the document's origin
+// (capture/polls.js). The answer's Flushed is the relay's flush answer,
+// absent without a relay.
+type flushArg struct {
+	Flush *flushAsk `json:"flush,omitempty"`
+}
+
+type flushAsk struct {
+	Polls []map[string]any `json:"polls"`
+}
+
+type flushedAnswer struct {
+	Flushed map[string]any `json:"flushed,omitempty"`
 }
 
 type actAnswer struct {
 	Target  *briefElement    `json:"target,omitempty"`
 	Dialogs []map[string]any `json:"dialogs,omitempty"`
+	flushedAnswer
+}
+
+type changedMsg struct {
+	flushArg
 }
 
 // briefElement is how the runtime names an element in its answers.
@@ -75,6 +100,7 @@ type briefElement struct {
 
 type changedAnswer struct {
 	Changed map[string]any `json:"changed"` // null: nothing changed, or no act since
+	flushedAnswer
 }
 
 type waitMsg struct {

@@ -175,6 +175,25 @@ const OPS = {
 };
 
 /**
+ * flushHere is the flush of this document's capture that an op's flush
+ * asks for once the op is done (act, changed): the relay's own flush
+ * (capture/relay/flush.js flushAnswer), this world's gasolineRelay, so
+ * the worker stores what the page recorded from the op's answer instead
+ * of asking the relay in a round trip of its own (issue 33). null without
+ * a relay here, or when the page went into the back/forward cache
+ * meanwhile (what waits then goes in batches).
+ */
+async function flushHere(ask) {
+  const relay = globalThis.gasolineRelay;
+  if (typeof relay !== 'function') return null;
+  try {
+    return await relay(Array.isArray(ask.polls) ? ask.polls : []);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * handle answers one {gasoline: "dom"} message: {ok: true, ...} or {ok:
  * false, reason, message}. A message the ops' declaration (page-ops.js)
  * does not allow, an undeclared op or field among them, is refused with
@@ -186,7 +205,9 @@ export async function handle(msg) {
     if (fault) return { ok: false, reason: 'internal', message: `extension bug: ${fault}` };
     const op = Object.hasOwn(OPS, msg.op) ? OPS[msg.op] : null;
     if (!op) return { ok: false, reason: 'internal', message: `extension bug: the runtime has no handler of op ${JSON.stringify(msg.op)}` };
-    return { ok: true, ...(await op({ prefix: 'e', ...msg })) };
+    const out = await op({ prefix: 'e', ...msg });
+    const flushed = msg.flush ? await flushHere(msg.flush) : null;
+    return flushed ? { ok: true, ...out, flushed } : { ok: true, ...out };
   } catch (e) {
     if (e instanceof Failure) return { ok: false, reason: e.reason, message: e.message, ...e.extra };
     return { ok: false, reason: 'internal', message: `${e?.name || 'Error'}: ${e?.message || e}` };

@@ -95,8 +95,9 @@ function askPage(polls) {
  * waits then goes in batches. It is this world's gasolineRelay
  * (capture/relay.js): execute_js's injected function (page.js
  * runInPristine) flushes with it right after the script, in the same
- * injection, instead of the worker asking in a round trip of its own
- * (issue 33). The page cannot reach this world.
+ * injection, and the DOM runtime (actions/runtime/ops.js flushHere) in the
+ * act or changed message's own answer, instead of the worker asking in a
+ * round trip of its own (issue 33). The page cannot reach this world.
  */
 export async function flushAnswer(polls) {
   const at = shown;

@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"slices"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/test/e2e/internal/cdp"
@@ -17,7 +20,8 @@ import (
 var stages = flag.Bool("stages", false, "instead of the table: where the time of execute_js, a click and a screenshot goes, stage by stage, from the worker's stage marks (extension/trace.js) and the daemon's command times, in Chromium and then in Firefox (when found; -firefox-only: Firefox's alone), and a screenshot's browser calls timed on their own")
 
 // stageOrder is the order of the worker's marks (extension/background.js).
-var stageOrder = []string{"received", "tab chosen", "allowed", "acted", "flushed", "posting", "result answered"}
+var stageOrder = []string{"received", "tab chosen", "allowed",
+	"act: tab", "act: dialog", "act: document", "act: runtime", "act: answered", "act: settled", "act: changed", "acted", "flushed", "posting", "result answered"}
 
 // traceOn turns the worker's stage marks on (extension/trace.js).
 func traceOn(ctx context.Context, conn *cdp.Conn) error {
@@ -130,17 +134,32 @@ func printStages(figure string, calls []stageSample, cs gasoline.Commands, marks
 	}
 	// The two clocks are the machine's, read by the daemon and the browser.
 	row("daemon delivered → worker: received (the poll's answer read, parsed, dispatched)", received)
-	for i := 1; i < len(stageOrder); i++ {
-		var d []time.Duration
-		for _, c := range calls {
-			m := marks[c.id]
-			a, okA := m[stageOrder[i-1]]
-			b, okB := m[stageOrder[i]]
-			if okA && okB {
-				d = append(d, time.Duration((b-a)*float64(time.Millisecond)))
+	// Each call's marks in stageOrder, each from the one before it that
+	// the call has (a DOM action's "act: …" marks come between allowed
+	// and acted; execute_js has none).
+	rows := map[string][]time.Duration{}
+	var labels []string
+	for _, c := range calls {
+		m := marks[c.id]
+		prev := ""
+		for _, stage := range stageOrder {
+			b, ok := m[stage]
+			if !ok {
+				continue
 			}
+			if prev != "" {
+				label := prev + " → " + stage
+				if _, seen := rows[label]; !seen {
+					labels = append(labels, label)
+				}
+				rows[label] = append(rows[label], time.Duration((b-m[prev])*float64(time.Millisecond)))
+			}
+			prev = stage
 		}
-		row("worker: "+stageOrder[i-1]+" → "+stageOrder[i], d)
+	}
+	sort.SliceStable(labels, func(i, j int) bool { return stageIndex(labels[i]) < stageIndex(labels[j]) })
+	for _, label := range labels {
+		row("worker: "+label, rows[label])
 	}
 	// Across the two clocks (one machine's): the result's post, each half
 	// of its HTTP exchange.
@@ -305,4 +324,10 @@ func printCallCosts(ctx context.Context, browser, base string, rounds int, costs
 		fmt.Printf("| %s | %s | %s | %d |\n", c.what, fmtDur(pct(d, 50)), fmtDur(pct(d, 99)), len(d))
 	}
 	return nil
+}
+
+// stageIndex orders a "from → to" label by where its stages are in stageOrder.
+func stageIndex(label string) int {
+	from, to, _ := strings.Cut(label, " → ")
+	return slices.Index(stageOrder, from)*len(stageOrder) + slices.Index(stageOrder, to)
 }
