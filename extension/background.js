@@ -25,6 +25,7 @@ import { Backoff, sleep } from './backoff.js';
 import { deliverHeld, flushAfter, forgetNotedTabs, noteTab, startCapture } from './capture/worker.js';
 import { CaptureMode, LOADED_FILTER } from './capture/declared.js';
 import { runQuery, timeoutMessage } from './commands.js';
+import { DOM_ACTIONS } from './contract.js';
 import { nativeDialog, nativeDialogText, watchDialogs } from './actions/dialog.js';
 import { watchRequests } from './actions/busy.js';
 import { DaemonClient, DaemonError, DEFAULT_PORT, normaliseCode, SignatureError, validPort } from './daemon.js';
@@ -90,9 +91,10 @@ const runFramed = withFrames(runQuery, { atWork: () => mode.atWork });
 const origins = new Origins({
   storage: chrome.storage.local,
   tabUrl: async (id, query) => {
-    if (query?.action === 'execute_js') {
-      // execute_js's script goes to that document only: its URL is what
-      // the rule judges (known from webNavigation's events: no round trip).
+    if (query?.action === 'execute_js' || Object.hasOwn(DOM_ACTIONS, query?.action)) {
+      // execute_js's script, and a DOM action in the top frame, go to that
+      // document only: its URL is what the rule judges (known from
+      // webNavigation's events: no round trip).
       const frame = await askTopFrame(query.correlation_id, id);
       if (typeof frame?.url === 'string') return frame.url;
     }
@@ -119,11 +121,12 @@ const extenders = new Map(); // correlation id → runCommand's extend, while th
 // its script ran, and the flush of the script's document done in its
 // injection, until after() hands them to the capture flush.
 const framesAfter = new Map();
-// correlation id → {tabId, frame}: execute_js's look at its tab's top
-// document (which its script is pinned to), whose URL the origin rule
-// judges: as webNavigation's events told it (tabs/tops.js), else asked.
-// A navigation since fails the script as "navigated" (its document is
-// gone); it never runs in a document the rule did not judge.
+// correlation id → {tabId, frame}: execute_js's or a DOM action's look at
+// its tab's top document (which its script, or the action in the top
+// frame, is pinned to), whose URL the origin rule judges: as
+// webNavigation's events told it (tabs/tops.js), else asked. A navigation
+// since fails the command as "navigated" (its document is gone); it never
+// runs in a document the rule did not judge.
 const topFrames = new Map();
 const tops = new TopDocuments();
 tops.listen();

@@ -122,9 +122,11 @@ function injectionText(tab, msg) {
  * frame and the document ({documentId, url}) it came from. A failure
  * answer throws CommandError with its reason; a tab frozen by a native
  * dialog fails at once (dialog.js). msg.flush true asks the runtime to
- * flush the document's capture once the op is done (flushAsk).
+ * flush the document's capture once the op is done (flushAsk). judged,
+ * a promise of the top document the origin rule judged (judgedFrame), pins
+ * an op in the top frame to that document. Exported for its tests.
  */
-async function call(tab, frame, target, msg, mark) {
+export async function call(tab, frame, target, msg, { mark, judged } = {}) {
   const shown = await nativeDialog(tab.id);
   mark?.('act: dialog');
   if (shown) throw new CommandError(nativeDialogText(tab.id, shown));
@@ -134,7 +136,8 @@ async function call(tab, frame, target, msg, mark) {
   } else if (has(frame)) {
     frameId = await frameIdOf(tab, String(frame));
   }
-  const { documentId, url } = await frameNow(tab, frameId);
+  const pinned = frameId === 0 ? await judgedFrame(judged) : null;
+  const { documentId, url } = pinned ?? await frameNow(tab, frameId);
   mark?.('act: document');
   if (target?.ref) {
     const known = await knownDoc(tab.id, frameId);
@@ -145,12 +148,36 @@ async function call(tab, frame, target, msg, mark) {
   }
   const prefix = takes(msg.op, 'prefix') ? prefixFor(frameId) : undefined;
   const { flush, ...rest } = msg;
-  const resp = await send(tab, documentId, flush ? { ...rest, target, prefix, flush: flushAsk(url) } : { ...rest, target, prefix }, mark);
+  let resp;
+  try {
+    resp = await send(tab, documentId, flush ? { ...rest, target, prefix, flush: flushAsk(url) } : { ...rest, target, prefix }, mark);
+  } catch (err) {
+    // The judged document was gone before the message reached it: nothing ran.
+    if (pinned && err instanceof DocumentGone && UNDELIVERED.test(err.message)) {
+      throw new CommandError(`tab ${tab.id} navigated (a new document) before ${msg.action ?? msg.op} reached the page, so it did nothing; ` +
+        'take a new snapshot with analyze({what:"dom"}) and retry on the new page if it is still needed', { reason: 'navigated' });
+    }
+    throw err;
+  }
   rememberDoc(tab.id, frameId, documentId);
   if (!resp || typeof resp !== 'object') throw new DocumentGone('no answer');
   if (!resp.ok) throw new CommandError(failureText(resp), { reason: reasonOf(resp) });
   delete resp.ok;
   return { resp, frameId, documentId, url };
+}
+
+/** UNDELIVERED are Chrome's words for a message or injection that never reached its document. */
+const UNDELIVERED = /No document with id|No frame with id/i;
+
+/**
+ * judgedFrame resolves judged (a promise of the tab's top document,
+ * {documentId, url}, whose URL the origin rule judged: background.js
+ * askTopFrame) to that document, or null when there is none: the action
+ * in the top frame goes to it and asks Chrome nothing (issue 33).
+ */
+async function judgedFrame(judged) {
+  const f = await Promise.resolve(judged).catch(() => null);
+  return typeof f?.documentId === 'string' && typeof f.url === 'string' ? { documentId: f.documentId, url: f.url } : null;
 }
 
 /** flushAsk is an op's flush field for a document at url: the long polls known of its origin. */
@@ -362,7 +389,8 @@ export async function acting(action, params, signal, ctx, opts, { needsTarget = 
   try {
     try {
       let documentId, url;
-      ({ resp, frameId, documentId, url } = await call(tab, params.frame, target, { op: 'act', action, opts, timeout_ms: pageBudget(ctx.deadlineMs), flush: !reads }, ctx.mark));
+      const judged = ctx.topFrame?.tabId === tab.id ? ctx.topFrame.frame : null;
+      ({ resp, frameId, documentId, url } = await call(tab, params.frame, target, { op: 'act', action, opts, timeout_ms: pageBudget(ctx.deadlineMs), flush: !reads }, { mark: ctx.mark, judged }));
       doc = { documentId, url };
       const stored = keepFlushed(resp, tab.id, frameId, documentId, url);
       firstProbe = stored?.then(flushProbe) ?? null;

@@ -1,7 +1,8 @@
 // The top document of each tab as chrome.webNavigation last told it
-// ({documentId, url}), so execute_js can judge its origin and pin its
-// script to it without asking Chrome first (issue 33: the origin rule's
-// tabs.get and getFrame were a round trip before every script).
+// ({documentId, url}), so execute_js and the DOM actions can judge its
+// origin and pin their script, or their action in the top frame, to it
+// without asking Chrome first (issue 33: the origin rule's tabs.get and
+// getFrame were round trips before every script and every click).
 //
 // Why that is as safe as asking: each entry comes from one event of the
 // top frame, which names a document and its URL together; the script goes
