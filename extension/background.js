@@ -110,7 +110,7 @@ const origins = new Origins({
   // The command's status says it waits for the user (phase
   // waiting_for_user, the task's message), in order.
   waiting: (query, origin) => {
-    topFrames.delete(query.correlation_id); // the user may take long: execute_js looks again
+    topFrames.delete(query.correlation_id); // the user may take long: the rule looks again once they answered (rule.js #stillOn)
     waitingPosts = waitingPosts.then(() => postResult({ correlation_id: query.correlation_id, status: 'pending', waiting_for_user: origin }));
   },
   extend: (query, ms) => extenders.get(query.correlation_id)?.(ms) ?? false,

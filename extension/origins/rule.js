@@ -172,9 +172,24 @@ export class Origins {
             : `the user did not answer the prompt within ${Math.round(waitMs / 1000)} s`;
           throw new CommandError(notAllowedText(origin, why), { reason: REASON });
         }
+        await this.#stillOn(query, origin);
       }
       return exec(query, signal, hooks);
     };
+  }
+
+  /**
+   * #stillOn looks at the page query acts on again once the user allowed
+   * origin (they may take minutes): a tab that went to another origin
+   * neither local nor allowed fails the command as navigated, so it never
+   * runs in a page the user was not asked about. The look also pins
+   * execute_js and the DOM actions to the document it found (tabUrl).
+   */
+  async #stillOn(query, origin) {
+    const now = originOf(await this.urlOf(query));
+    if (!now || now === origin || isLocal(now) || now in (await this.allowedList())) return;
+    throw new CommandError(`the tab went to ${now} while the user was answering the prompt about ${origin}, so the command did nothing; ` +
+      'retry it if it is still needed (the user will be asked about that origin)', { reason: 'navigated' });
   }
 
   /**

@@ -101,6 +101,24 @@ test('always allow stores the origin: later commands run without asking, until r
   await assert.rejects(again, (e) => e instanceof CommandError && e.reason === REASON);
 });
 
+test('a tab that went to another origin while the user answered fails as navigated; one that stayed on it, or went local, runs', async () => {
+  for (const [to, runs] of [['https://shop.example/paid', true], ['http://127.0.0.1:4000/', true], ['https://evil.example/', false]]) {
+    const urls = { 2: 'https://shop.example/cart' };
+    const f = fixture(urls);
+    const cmd = f.run(q('click', { tab_id: 2 }));
+    await tick();
+    urls[2] = to; // the page moved on while the prompt was open
+    f.origins.answer('ask-1', 'once');
+    if (runs) {
+      assert.deepEqual(await cmd, { ok: true }, to);
+      assert.deepEqual(f.ran, ['click']);
+    } else {
+      await assert.rejects(cmd, (e) => e instanceof CommandError && e.reason === 'navigated' && /went to https:\/\/evil\.example while the user was answering the prompt about https:\/\/shop\.example/.test(e.message));
+      assert.deepEqual(f.ran, [], 'it never ran in the page the user was not asked about');
+    }
+  }
+});
+
 test('deny and a closed prompt fail with origin_not_allowed and a hint', async () => {
   const f = fixture({ 2: 'https://bank.example/' });
   const denied = f.run(q('execute_js', { tab_id: 2 }));

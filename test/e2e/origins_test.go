@@ -367,6 +367,50 @@ func TestOriginAsksTheUser(t *testing.T) {
 	}
 }
 
+// TestOriginNavigatedWhileAsking: the agent's click on shop.example waits
+// for the user's answer; meanwhile the user goes to other.example in that
+// tab (not local, not allowed) and then allows shop.example once. The
+// click fails as navigated, naming both origins, and did nothing on the
+// page the user was never asked about.
+func TestOriginNavigatedWhileAsking(t *testing.T) {
+	port := shopServer(t)
+	e := newEnv(t)
+	e.browserArgs = []string{"--host-resolver-rules=MAP shop.example 127.0.0.1,MAP other.example 127.0.0.1"}
+	e.startBrowser(e.site.URL + "/a")
+	e.pair()
+	shop, other := "http://shop.example:"+port, "http://other.example:"+port
+
+	r := e.call("interact", map[string]any{"action": "new_tab", "url": shop + "/shop"})
+	e.answer(shop, "once")
+	nt := complete(t, e.await(r.CorrelationID, 30*time.Second))
+	s := e.pageSession(shop + "/shop")
+
+	r = e.call("interact", map[string]any{"action": "click", "selector": "#buy", "tab_id": nt.TabID})
+	e.waitingForUser(r.CorrelationID, shop)
+	if err := s.Call(e.ctx, "Page.navigate", map[string]any{"url": other + "/shop"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var there bool
+		err := s.Evaluate(e.ctx, `location.origin === `+fmt.Sprintf("%q", other)+` && document.readyState === "complete"`, &there)
+		if err == nil && there {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the tab never showed %s: %v", other, err)
+		}
+	}
+	e.answer(shop, "once")
+	r = e.await(r.CorrelationID, 30*time.Second)
+	if r.Status != "error" || r.Reason != "navigated" || !strings.Contains(r.Error, other) || !strings.Contains(r.Error, shop) {
+		t.Fatalf("click after the tab went to %s: %s, want error, reason navigated, naming both origins", other, r)
+	}
+	var title string
+	if err := s.Evaluate(e.ctx, `document.getElementById("title").textContent`, &title); err != nil || title != "Shop" {
+		t.Errorf("the page the user was not asked about shows %q (%v), want Shop: the click ran there", title, err)
+	}
+}
+
 // TestOriginHeldCapture: the user hits a bug on shop.example (not local,
 // not allowed) before any agent call: the cart API answers 500. The
 // browser holds what the page did. An agent's read of every tab pops no
