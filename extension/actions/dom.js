@@ -54,8 +54,14 @@ function forgetClosedTabs() {
 
 const GONE = /Receiving end does not exist|Could not establish connection|message port closed|message channel closed|No frame with id|No document with id|Frame with ID .* was removed|back\/forward cache/i;
 
-/** DocumentGone is thrown when the document went away during a request (navigation, reload, close). */
+/**
+ * DocumentGone is thrown when the document went away during a request
+ * (navigation, reload, close); call sets frameId, the frame it was in.
+ */
 class DocumentGone extends Error {}
+
+/** RECEIVED are Chrome's words for a message the document's runtime took, and went away before answering. */
+const RECEIVED = /message channel closed/i;
 
 /**
  * frameDoc returns the documentId now in frame frameId of tab, or throws
@@ -157,6 +163,7 @@ export async function call(tab, frame, target, msg, { mark, judged } = {}) {
       throw new CommandError(`tab ${tab.id} navigated (a new document) before ${msg.action ?? msg.op} reached the page, so it did nothing; ` +
         'take a new snapshot with analyze({what:"dom"}) and retry on the new page if it is still needed', { reason: 'navigated' });
     }
+    if (err instanceof DocumentGone) err.frameId = frameId;
     throw err;
   }
   rememberDoc(tab.id, frameId, documentId);
@@ -247,14 +254,18 @@ async function childRuntimes(tab, parentId) {
  * submit) is not B's: Chrome aborts A (net::ERR_ABORTED) after B's
  * onBeforeNavigate, and webNavigation gives no navigation id, so the
  * first aborts after a replacement are taken as the replaced ones', one
- * each, whatever their url.
+ * each, whatever their url. frames holds the ids of the subframes a
+ * navigation began in (frameLeft).
  */
 export function navWatch(tabId, settler) {
-  const w = { started: false, committed: false, newDocument: false, failed: null, done: false, inFlight: false, replaced: 0, listeners: [] };
+  const w = { started: false, committed: false, newDocument: false, failed: null, done: false, inFlight: false, replaced: 0, frames: new Set(), listeners: [] };
   const on = (event, fn) => {
     event.addListener(fn);
     w.listeners.push(() => event.removeListener(fn));
   };
+  on(chrome.webNavigation.onBeforeNavigate, (d) => {
+    if (d.tabId === tabId && d.frameId !== 0) w.frames.add(d.frameId);
+  });
   const top = (fn) => (d) => {
     if (d.tabId === tabId && d.frameId === 0) fn(d);
   };
@@ -332,6 +343,16 @@ export function openWatch(tabId, settler) {
   return w;
 }
 
+/**
+ * frameLeft says whether a document that went away during an action in a
+ * subframe (err: DocumentGone from call) went because of the action: its
+ * runtime took the message (RECEIVED) and a navigation began in that frame
+ * meanwhile (watch: navWatch), as a form posted in an iframe, or a link
+ * followed there, does. The action is then done, as when the top document
+ * navigates (acting).
+ */
+export const frameLeft = (watch, err) => err.frameId > 0 && watch.frames.has(err.frameId) && RECEIVED.test(err.message);
+
 /** MAX_REQUESTS_LISTED is how many of the requests (or tabs) an action started its effects list. */
 const MAX_REQUESTS_LISTED = 5;
 
@@ -396,7 +417,7 @@ export async function acting(action, params, signal, ctx, opts, { needsTarget = 
       firstProbe = stored?.then(flushProbe) ?? null;
     } catch (err) {
       if (!(err instanceof DocumentGone)) throw err;
-      if (!watch.started) throw new CommandError(`the page in tab ${tab.id} went away during ${action} (it closed or reloaded); check it and retry`);
+      if (!watch.started && !frameLeft(watch, err)) throw new CommandError(`the page in tab ${tab.id} went away during ${action} (it closed or reloaded); check it and retry`);
       resp = {}; // the action made the page navigate before it could answer
     }
     ended = Date.now();

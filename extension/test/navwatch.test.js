@@ -11,7 +11,7 @@ const event = (name) => ({
 });
 const NAV = ['onCreatedNavigationTarget', 'onBeforeNavigate', 'onCommitted', 'onDOMContentLoaded', 'onCompleted', 'onErrorOccurred', 'onHistoryStateUpdated', 'onReferenceFragmentUpdated'];
 globalThis.chrome = { webNavigation: Object.fromEntries(NAV.map((n) => [n, event(n)])), tabs: { onRemoved: event('onRemoved') } };
-const { navWatch, navEffects, openWatch } = await import('../actions/dom.js');
+const { navWatch, navEffects, openWatch, frameLeft } = await import('../actions/dom.js');
 const { Settler } = await import('../capture/settle.js');
 
 const fire = (name, d) => (listeners[name] || []).forEach((f) => f({ tabId: 7, frameId: 0, ...d }));
@@ -99,4 +99,21 @@ test('after a replaced navigation\'s abort, the next one\'s own abort (a downloa
   fire('onErrorOccurred', { url: 'http://x/file.zip', error: 'net::ERR_ABORTED' });
   assert.equal(s2.navigating, false, 'the download ended what was followed');
   w2.stop();
+});
+
+test('a subframe\'s document gone during an action went with it only when its runtime took the message and that frame began navigating', () => {
+  const w = navWatch(7, new Settler({ capMs: 0 }));
+  const gone = (frameId, message) => Object.assign(new Error(message), { frameId });
+  const closed = 'A listener indicated an asynchronous response by returning true, but the message channel closed before a response was received';
+  assert.equal(frameLeft(w, gone(3, closed)), false, 'no navigation began in frame 3');
+  fire('onBeforeNavigate', { frameId: 3, url: 'http://x/widget-login' });
+  fire('onBeforeNavigate', { tabId: 8, frameId: 4, url: 'http://x/other-tab' });
+  assert.equal(w.started, false, 'a subframe\'s navigation is not the tab\'s');
+  assert.equal(frameLeft(w, gone(3, closed)), true, 'the form posted in the iframe took its document away');
+  assert.equal(frameLeft(w, gone(3, 'No document with id ABC in tab with id 7.')), false, 'never delivered: the action did not run');
+  assert.equal(frameLeft(w, gone(4, closed)), false, 'frame 4 navigated in another tab');
+  assert.equal(frameLeft(w, gone(0, closed)), false, 'the top frame is the tab\'s navigation (started)');
+  w.stop();
+  fire('onBeforeNavigate', { frameId: 5, url: 'http://x/late' });
+  assert.equal(frameLeft(w, gone(5, closed)), false, 'not watched after stop');
 });

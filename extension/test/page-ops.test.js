@@ -78,8 +78,10 @@ test('the runtime refuses an undeclared op or field with a message naming it', a
 test('the runtime\'s answers carry the fields PAGE_ANSWERS declares', async () => {
   // A relay in the runtime's world (capture/relay.js) answers the flush.
   const polls = [];
-  globalThis.gasolineRelay = async (p) => {
+  const asked = [];
+  globalThis.gasolineRelay = async (p, o) => {
     polls.push(p);
+    asked.push(o);
     return { ok: true, events: [], timers: 0 };
   };
   try {
@@ -92,6 +94,7 @@ test('the runtime\'s answers carry the fields PAGE_ANSWERS declares', async () =
       for (const name of declared) assert.ok(Object.hasOwn(rest, name), `${msg.op} does not answer ${name}`);
     }
     assert.deepEqual(polls, [[{ method: 'GET', url: 'https://a.test/poll' }]], 'the flush is the relay\'s, given the polls');
+    assert.deepEqual(asked, [true], 'not while the op\'s submit or link is about to take the document away');
   } finally {
     delete globalThis.gasolineRelay;
   }

@@ -176,6 +176,8 @@ function relayPage() {
       }
       await settle();
     },
+    /** runtimeFlush is the DOM runtime's flush after an op (actions/runtime/ops.js flushHere). */
+    runtimeFlush: () => win.gasolineRelay([], true),
     /** flush asks the relay as the worker does; it resolves with the answer. */
     flush: () => new Promise((resolve) => onMessage({ gasoline: 'capture', op: 'flush' }, { id: 'gasoline' }, resolve)),
   };
@@ -477,4 +479,28 @@ test('a link the agent followed as the page entered the cache is not announced a
   p.fire('pageshow', { persisted: true });
   const answer = await p.flush(); // back's settle
   assert.equal(answer.navigating, false, 'the restored page is going nowhere');
+});
+
+test('the runtime\'s flush after an action that followed a link answers nothing at once; the worker\'s flush still learns the navigation', async () => {
+  const p = relayPage();
+  p.acting();
+  p.record({ id: 1, kind: 'action' }); // a batch in flight: a flush would wait for it
+  p.fire('click', { target: p.link('/next.html') });
+  assert.equal(await p.runtimeFlush(), null, 'the document is about to go: the runtime answers without waiting on a flush');
+  p.sent[0].ok();
+  const answer = await p.flush();
+  assert.equal(answer.navigating, true, 'the worker\'s flush says a navigation is coming');
+  assert.deepEqual(ids(answer.events), []);
+});
+
+test('the runtime\'s flush after an action that navigates nowhere answers the flush', async () => {
+  const p = relayPage();
+  p.acting();
+  p.record({ id: 1, kind: 'action' });
+  p.sent[0].ok();
+  p.record({ id: 2, kind: 'log' });
+  const answer = await p.runtimeFlush();
+  assert.equal(answer?.ok, true);
+  assert.equal(answer.navigating, false);
+  assert.deepEqual(ids(answer.events), [2]);
 });

@@ -180,14 +180,16 @@ const OPS = {
  * (capture/relay/flush.js flushAnswer), this world's gasolineRelay, so
  * the worker stores what the page recorded from the op's answer instead
  * of asking the relay in a round trip of its own (issue 33). null without
- * a relay here, or when the page went into the back/forward cache
- * meanwhile (what waits then goes in batches).
+ * a relay here, when the page went into the back/forward cache meanwhile
+ * (what waits then goes in batches), or when the op submitted a form or
+ * followed a link: the op is answered at once then, before the document
+ * goes, and the worker flushes it as before.
  */
 async function flushHere(ask) {
   const relay = globalThis.gasolineRelay;
   if (typeof relay !== 'function') return null;
   try {
-    return await relay(Array.isArray(ask.polls) ? ask.polls : []);
+    return await relay(Array.isArray(ask.polls) ? ask.polls : [], true);
   } catch {
     return null;
   }

@@ -37,6 +37,7 @@ export function checkRecord(r) {
   for (const k of Object.keys(r)) {
     if (n++ >= LIMITS.fields) break;
     const v = r[k];
+    // Other types (undefined, function, symbol, bigint) are left out.
     switch (typeof v) {
       case 'string':
         out[k] = capString(v, k === 'request_body' || k === 'response_body' || (k === 'text' && r.kind === 'websocket') ? LIMITS.body : LIMITS.string);
@@ -59,8 +60,6 @@ export function checkRecord(r) {
           }
           out[k] = h;
         }
-        break;
-      default:
         break;
     }
   }

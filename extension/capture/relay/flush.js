@@ -98,8 +98,14 @@ function askPage(polls) {
  * injection, and the DOM runtime (actions/runtime/ops.js flushHere) in the
  * act or changed message's own answer, instead of the worker asking in a
  * round trip of its own (issue 33). The page cannot reach this world.
+ * unlessNavigating true resolves to null at once, asking nothing, when a submit
+ * or link the agent's action started is about to navigate: the runtime's
+ * answer must not wait on a flush while the document is about to go (it
+ * would be lost with the document); the worker's own flush asks after it,
+ * and still learns the navigation is coming.
  */
-export async function flushAnswer(polls) {
+export async function flushAnswer(polls, unlessNavigating) {
+  if (unlessNavigating && navEvent && !navEvent.defaultPrevented) return null;
   const at = shown;
   const page = await askPage(polls);
   await noneInFlight();

@@ -164,7 +164,7 @@ function deliver(batch, attempt) {
   }
   sent.then((reply) => {
     if (at !== shown) return;
-    if (!reply || reply.ok !== true) throw new Error(reply?.error?.message || 'the worker did not take the batch');
+    if (!reply || reply.ok !== true) throw new Error('not taken by the worker'); // retried below
     acknowledged(batch, reply);
   }).catch((err) => {
     if (at !== shown) return;
