@@ -11,7 +11,11 @@
 // the load time (navigation start → load event end). A third browser, also
 // without extensions, loads every page too (-noise, on by default): what it
 // differs from the first by is the noise of the run, printed beside each
-// figure the extension adds. It prints a Markdown
+// figure the extension adds. With -floor one more browser loads every
+// page, with the floor extension (floor.go): what Chrome itself costs a
+// page for an extension that injects at document_start and listens to
+// webRequest, running nothing; a table then splits what the extension adds
+// into that floor and its own part. It prints a Markdown
 // table on stdout (progress goes to stderr) and stops everything it
 // started. With -profile it prints, instead, where the extension's time
 // goes by source file and function, sampled with V8's profiler in a debug
@@ -37,7 +41,7 @@
 // daemon. The
 // table's title names the mode of the run.
 //
-//	cd test/e2e && go run ./cmd/pagebench [-n 15] [-warmup 2] [-frames 20] [-settle 1s] [-docs DIR] [-profile] [-at-work] [-new-tab] [-daemon=false] [-noise=false]
+//	cd test/e2e && go run ./cmd/pagebench [-n 15] [-warmup 2] [-frames 20] [-settle 1s] [-docs DIR] [-profile] [-at-work] [-new-tab] [-daemon=false] [-noise=false] [-floor]
 package main
 
 import (
@@ -49,6 +53,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -69,6 +74,7 @@ var (
 	atWork   = flag.Bool("at-work", false, "measure while an agent works: an agent's command (new_tab, close_tab) first, and again every 5 minutes, so the extension captures every frame, not top documents only")
 	newTab   = flag.Bool("new-tab", false, "open each measured load in a new tab (blank, navigated to the page, closed after), in every browser alike, instead of navigating the one tab each browser keeps")
 	daemonOn = flag.Bool("daemon", true, "keep the daemon running while pages load; -daemon=false stops it after pairing and restarts the browser with the extension, which then backs off polling for it, as on a day without the daemon (not with -at-work)")
+	floor    = flag.Bool("floor", false, "load every page in one more browser too, with the floor extension (floor.go: Chrome's own cost of two empty document_start scripts and empty webRequest listeners), and print what it adds beside what the extension adds")
 	noise    = flag.Bool("noise", true, "load every page in a second browser without extensions too, and print what it differs from the first by (the run's noise) beside what the extension adds")
 	profile  = flag.Bool("profile", false, "instead of the table, sample each load's JavaScript with V8's profiler and print where the time goes, by extension source file and function (loads a debug copy of the extension: its content scripts unbundled and unminified)")
 )
@@ -99,6 +105,7 @@ type page struct {
 	frames        int // iframes it holds (iframe pages only)
 	without, with []sample
 	twin          []sample // the second browser without extensions (-noise)
+	floor         []sample // the browser with the floor extension (-floor)
 }
 
 func run(ctx context.Context) error {
@@ -174,6 +181,17 @@ func run(ctx context.Context) error {
 		}
 		defer twin.close()
 	}
+	var floorSide *side
+	if *floor && !*profile {
+		dir, err := writeFloor(filepath.Join(tmp, "floor-extension"), *atWork)
+		if err != nil {
+			return err
+		}
+		if floorSide, err = startSide(ctx, floorName, bin, dir, filepath.Join(tmp, "floor"), nil); err != nil {
+			return fmt.Errorf("starting the browser with the floor extension: %w", err)
+		}
+		defer floorSide.close()
+	}
 	ext := filepath.Join(root, "extension")
 	if *profile {
 		// The real extension's content scripts are minified bundles, which
@@ -196,7 +214,7 @@ func run(ctx context.Context) error {
 		if err := d.Stop(ctx); err != nil {
 			return fmt.Errorf("-daemon=false: stopping the daemon: %w", err)
 		}
-		for _, s := range []*side{without, twin, with} {
+		for _, s := range []*side{without, twin, floorSide, with} {
 			if s == nil {
 				continue
 			}
@@ -234,16 +252,17 @@ func run(ctx context.Context) error {
 			}
 		}
 		for j, p := range list {
-			// Alternate which browser goes first, so neither always
-			// follows the other's load (with the twin: each goes first,
-			// second and last in turn).
-			order := []*side{without, with}
-			if (i+j)%2 == 1 {
-				order = []*side{with, without}
+			// Rotate which browser goes first, so none always follows
+			// another's load: each goes first, second, ... and last in
+			// turn.
+			sides := []*side{without, with}
+			for _, s := range []*side{twin, floorSide} {
+				if s != nil {
+					sides = append(sides, s)
+				}
 			}
-			if twin != nil {
-				order = [][]*side{{without, with, twin}, {with, twin, without}, {twin, without, with}}[(i+j)%3]
-			}
+			k := (i + j) % len(sides)
+			order := append(slices.Clone(sides[k:]), sides[:k]...)
 			for _, s := range order {
 				smp, err := s.load(ctx, srv.URL+p.path, *settle)
 				if err != nil {
@@ -264,6 +283,8 @@ func run(ctx context.Context) error {
 					p.with = append(p.with, smp)
 				case twin:
 					p.twin = append(p.twin, smp)
+				case floorSide:
+					p.floor = append(p.floor, smp)
 				default:
 					p.without = append(p.without, smp)
 				}

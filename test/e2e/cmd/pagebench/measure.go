@@ -76,7 +76,11 @@ func startSide(ctx context.Context, name, bin, extDir, profile string, d *gasoli
 	if s.conn, err = cdp.Dial(ctx, b.WebSocketURL); err != nil {
 		return nil, err
 	}
-	if extDir != "" {
+	if extDir != "" && name == floorName {
+		if err := waitFloorWorker(ctx, s.conn); err != nil {
+			return nil, err
+		}
+	} else if extDir != "" {
 		if _, err := chromium.WaitForWorker(ctx, s.conn, 20*time.Second); err != nil {
 			return nil, err
 		}

@@ -74,6 +74,34 @@ func printTable(list []*page, version, load0, load1 string) {
 				fmtMS(twin(cpuOf, 50)), fmtMS(twin(cpuOf, 99)), fmtMS(twin(wallOf, 50)), fmtMS(twin(loadOf, 50)))
 		}
 	}
+	printFloor(list)
+}
+
+// printFloor prints, for each page, what the floor extension (-floor)
+// adds and what the extension adds, p50 and p99, and the difference: the
+// extension's own part, beyond what Chrome costs any extension that asks
+// for what it asks. Nothing without -floor.
+func printFloor(list []*page) {
+	if len(list) == 0 || len(list[0].floor) == 0 {
+		return
+	}
+	fmt.Println("\nThe floor (-floor): a browser with an extension that registers the same document_start content scripts, " +
+		"each a lone \";\", and the same webRequest listeners, each empty (floor.go), loads every page too, interleaved. " +
+		"\"floor adds\" is floor − no extension; \"own\" is with extension − floor: the extension's part beyond Chrome's cost.")
+	fmt.Println()
+	fmt.Println("| page | main-thread CPU: floor adds p50 / p99 | extension adds p50 / p99 | own p50 / p99 | script CPU: floor adds / own p50 | load: floor adds / own p50 |")
+	fmt.Println("|---|---|---|---|---|---|")
+	for _, p := range list {
+		d := func(a, b []sample, f func(sample) time.Duration, q int) string {
+			return fmtMS(pct(field(a, f), q) - pct(field(b, f), q))
+		}
+		fmt.Printf("| %s | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s |\n", p.name,
+			d(p.floor, p.without, cpuOf, 50), d(p.floor, p.without, cpuOf, 99),
+			d(p.with, p.without, cpuOf, 50), d(p.with, p.without, cpuOf, 99),
+			d(p.with, p.floor, cpuOf, 50), d(p.with, p.floor, cpuOf, 99),
+			d(p.floor, p.without, scriptOf, 50), d(p.with, p.floor, scriptOf, 50),
+			d(p.floor, p.without, loadOf, 50), d(p.with, p.floor, loadOf, 50))
+	}
 }
 
 // noiseOf is the q-th percentile of f in p's second browser without
