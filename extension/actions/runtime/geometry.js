@@ -36,16 +36,22 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * an element without its page's script. Only then does actionable wait a
  * frame to see its box stay put (issue 33: the frame cost every click
  * about 9 ms; the element is acted on in the task that hit-tested it).
+ * which picks the animations that count (starting: those not started yet).
  */
-export function animating(el) {
+export function animating(el, which = running) {
   let all;
   try {
     all = document.getAnimations();
   } catch {
     return true;
   }
-  return all.some((a) => a.playState === 'running' && a.effect?.target && core.contains(a.effect.target, el));
+  return all.some((a) => which(a) && a.effect?.target && core.contains(a.effect.target, el));
 }
+
+const running = (a) => a.playState === 'running';
+
+/** starting picks, for animating, the animations still waiting to start (a transition just begun holds its first frame's box until it starts). */
+export const starting = (a) => a.pending === true;
 
 /** deepActive is the focused element, through shadow roots (engine.shadowOf). */
 export function deepActive() {

@@ -1,6 +1,6 @@
 // The DOM runtime's auto-wait: an action's target must be actionable
 // (visible, enabled, stable, hit) before it acts.
-import { animating, hitAt, nextFrame, shows, view } from './geometry.js';
+import { animating, hitAt, nextFrame, shows, starting, view } from './geometry.js';
 import { core, engine } from './globals.js';
 import { Failure, candidates, pick, what } from './targets.js';
 
@@ -12,6 +12,14 @@ import { Failure, candidates, pick, what } from './targets.js';
  * missing or disabled: on a quiet page nothing is coming to change it.
  */
 const IDLE_MS = 1000;
+
+/**
+ * FROZEN_LOOKS bounds how many looks in a row, one frame (or 50 ms) apart,
+ * actionable takes an animated element's unchanged box for no proof that
+ * it stays put (its animation clock has not moved, or a transition has not
+ * started): a background tab paints no frames, and its clock may not move.
+ */
+const FROZEN_LOOKS = 4;
 
 /**
  * IDLE_BUDGET_MS is the page budget of the default 10 s deadline
@@ -64,8 +72,8 @@ function quiet() {
 /**
  * actionable waits up to timeoutMs for the element target names to be
  * attached, visible, enabled (needs.enabled), editable (needs.editable),
- * stable (needs.stable: while an animation runs on it, the same box two
- * frames running; else at once) and hit at its centre
+ * stable (needs.stable: while an animation runs on it, the same box at
+ * two animation times; else at once) and hit at its centre
  * (needs.hit), scrolling it into view when it is outside the viewport.
  * It resolves to the element or throws the last reason it was not ready.
  * With idle (and at most the default budget), a target still missing or
@@ -118,12 +126,45 @@ function teller() {
   };
 }
 
+/**
+ * boxWatch follows an element's box across waitActionable's looks, for
+ * needs.stable. moving(el, box) says whether el, its box now, may still
+ * be moving: while an animation runs on it (else it is still at once),
+ * until the same box is seen at another animation time with none of its
+ * animations still to start. The same box at the same time proves
+ * nothing (a busy renderer can miss a frame: the wait ends on its timeout
+ * and the animation clock has not moved), nor does a transition not
+ * started yet (its first box); up to FROZEN_LOOKS such looks, for a tab
+ * that paints no frames. forget() starts over (after a scroll). Exported
+ * for its tests.
+ */
+export function boxWatch() {
+  let prevBox = null;
+  let prevTime = null; // the animation time prevBox was seen at
+  let frozen = 0; // looks in a row that found prevBox again without proof it stays put
+  return {
+    forget() {
+      prevBox = null;
+    },
+    moving(el, box) {
+      if (prevBox === null && !animating(el)) return false;
+      const time = document.timeline?.currentTime ?? null;
+      const still = box === prevBox;
+      if (still && (frozen >= FROZEN_LOOKS || !((time !== null && time === prevTime) || animating(el, starting)))) return false;
+      frozen = still ? frozen + 1 : 0;
+      prevBox = box;
+      prevTime = time;
+      return true;
+    },
+  };
+}
+
 /** waitActionable waits until target t names one element that meets needs (watch, when given, sees what it waits through; tell hears each failed look), failing at timeoutMs with why it is not. */
 async function waitActionable(t, prefix, timeoutMs, needs, watch, tell) {
   const deadline = performance.now() + Math.max(0, timeoutMs);
   let last = null;
   let seen = null; // an element found once, to tell detached from not found
-  let prevBox = null;
+  const motion = boxWatch();
   let scrolled = 0;
   for (;;) {
     try {
@@ -156,11 +197,10 @@ async function waitActionable(t, prefix, timeoutMs, needs, watch, tell) {
       if (!inView && scrolled < 3) {
         el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
         scrolled++;
-        prevBox = null;
+        motion.forget();
         throw new Failure('not_visible', `${core.describe(el, view)} is outside the viewport`);
       }
-      if (needs.stable && box !== prevBox && (prevBox !== null || animating(el))) {
-        prevBox = box;
+      if (needs.stable && motion.moving(el, box)) {
         throw new Failure('not_stable', `${core.describe(el, view)} is still moving (animating)`);
       }
       if (needs.hit) {
