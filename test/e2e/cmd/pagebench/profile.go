@@ -37,11 +37,13 @@ type cpuProfile struct {
 // profile loads url in the side's tab (see inTab) under the V8 sampling
 // profiler (all of the renderer's main-thread JavaScript: every same-origin
 // frame, the page's world and the extension's) and returns the time of each
-// sample charged to a label: the innermost function of an extension script
-// on the sample's stack ("capture/relay.js fn:line": -profile loads the
-// debug copy of the extension, whose content scripts are the readable
-// sources), else the root bucket V8 gives ("(program)", "(garbage
-// collector)", "(idle)"), else "page".
+// sample charged to a label: the innermost function on the sample's stack
+// that has a script, an extension script's ("capture/relay.js fn:line":
+// -profile loads the debug copy of the extension, whose content scripts are
+// the readable sources) or else "page"; a sample without one goes to the
+// root bucket V8 gives ("(program)", "(garbage collector)", "(idle)"). A
+// page callback that one of our wrappers calls (a timer's, a history
+// listener's) is the page's, and a builtin is its caller's.
 func (s *side) profile(ctx context.Context, url string, settle time.Duration) (map[string]time.Duration, error) {
 	for _, c := range []struct {
 		method string
@@ -115,7 +117,9 @@ func (p cpuProfile) attribute() map[string]time.Duration {
 				name = "(top level)"
 			}
 			label[n.ID] = fmt.Sprintf("%s %s:%d", script, name, f.LineNumber+1)
-		case strings.HasPrefix(f.FunctionName, "(") && f.URL == "" && f.FunctionName != "(root)":
+		case f.URL != "":
+			label[n.ID] = "page"
+		case strings.HasPrefix(f.FunctionName, "(") && f.FunctionName != "(root)":
 			label[n.ID] = f.FunctionName
 		}
 	}
