@@ -157,6 +157,10 @@ func run(ctx context.Context) (err error) {
 	}
 	defer mc.Close()
 
+	if *workerProfile {
+		return workerProfileRun(ctx, mc, browser.WebSocketURL)
+	}
+
 	if *streamOnly || *changedOnly {
 		measure := streamRows
 		if *changedOnly {

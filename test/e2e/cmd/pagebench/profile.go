@@ -10,29 +10,14 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/v8prof"
 )
 
 // profileInterval is the V8 sampling profiler's interval in -profile mode:
 // fine enough to see a frame's sub-millisecond setup, coarse enough that the
 // profiler's own cost stays a small part of a load.
 const profileInterval = 50 * time.Microsecond
-
-// cpuProfile is Profiler.stop's profile, reduced to what attribution needs.
-type cpuProfile struct {
-	Nodes []struct {
-		ID        int `json:"id"`
-		CallFrame struct {
-			FunctionName string `json:"functionName"`
-			URL          string `json:"url"`
-			LineNumber   int    `json:"lineNumber"`
-		} `json:"callFrame"`
-		Children []int `json:"children"`
-	} `json:"nodes"`
-	StartTime  float64 `json:"startTime"` // µs
-	EndTime    float64 `json:"endTime"`
-	Samples    []int   `json:"samples"`
-	TimeDeltas []int   `json:"timeDeltas"` // µs
-}
 
 // profile loads url in the side's tab (see inTab) under the V8 sampling
 // profiler (all of the renderer's main-thread JavaScript: every same-origin
@@ -45,28 +30,17 @@ type cpuProfile struct {
 // page callback that one of our wrappers calls (a timer's, a history
 // listener's) is the page's, and a builtin is its caller's.
 func (s *side) profile(ctx context.Context, url string, settle time.Duration) (map[string]time.Duration, error) {
-	for _, c := range []struct {
-		method string
-		params any
-	}{
-		{"Profiler.enable", nil},
-		{"Profiler.setSamplingInterval", map[string]any{"interval": profileInterval.Microseconds()}},
-		{"Profiler.start", nil},
-	} {
-		if err := s.tab.Call(ctx, c.method, c.params, nil); err != nil {
-			return nil, fmt.Errorf("%s browser: %w", s.name, err)
-		}
+	if err := v8prof.Start(ctx, s.tab, profileInterval); err != nil {
+		return nil, fmt.Errorf("%s browser: %w", s.name, err)
 	}
 	if _, err := s.navigate(ctx, url, settle); err != nil {
 		return nil, err
 	}
-	var r struct {
-		Profile cpuProfile `json:"profile"`
-	}
-	if err := s.tab.Call(ctx, "Profiler.stop", nil, &r); err != nil {
+	p, err := v8prof.Stop(ctx, s.tab)
+	if err != nil {
 		return nil, fmt.Errorf("%s browser: %w", s.name, err)
 	}
-	return r.Profile.attribute(), nil
+	return attribute(p), nil
 }
 
 // debugExtension writes into dir (a new directory under pagebench's
@@ -102,48 +76,22 @@ func scriptName(url string) string {
 }
 
 // attribute charges each sample's time to its label (see profile).
-func (p cpuProfile) attribute() map[string]time.Duration {
-	parent := map[int]int{}
-	label := map[int]string{}
-	for _, n := range p.Nodes {
-		for _, c := range n.Children {
-			parent[c] = n.ID
-		}
-		f := n.CallFrame
+func attribute(p v8prof.Profile) map[string]time.Duration {
+	return p.Charge(func(f v8prof.CallFrame) string {
 		switch script := scriptName(f.URL); {
 		case script != "":
 			name := f.FunctionName
 			if name == "" {
 				name = "(top level)"
 			}
-			label[n.ID] = fmt.Sprintf("%s %s:%d", script, name, f.LineNumber+1)
+			return fmt.Sprintf("%s %s:%d", script, name, f.LineNumber+1)
 		case f.URL != "":
-			label[n.ID] = "page"
+			return "page"
 		case strings.HasPrefix(f.FunctionName, "(") && f.FunctionName != "(root)":
-			label[n.ID] = f.FunctionName
+			return f.FunctionName
 		}
-	}
-	out := map[string]time.Duration{}
-	for i, id := range p.Samples {
-		if i >= len(p.TimeDeltas) {
-			break
-		}
-		// A sample's delta is the time since the previous one; charge the
-		// time to the sample that follows it (V8's convention).
-		d := time.Duration(0)
-		if i+1 < len(p.TimeDeltas) {
-			d = time.Duration(p.TimeDeltas[i+1]) * time.Microsecond
-		}
-		l := "page"
-		for n, ok := id, true; ok; n, ok = parent[n] {
-			if s, found := label[n]; found {
-				l = s
-				break
-			}
-		}
-		out[l] += d
-	}
-	return out
+		return ""
+	}, "page")
 }
 
 // runProfile loads each page of list *n times in each browser under the

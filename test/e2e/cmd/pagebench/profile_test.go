@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/test/e2e/internal/v8prof"
 )
 
 // TestAttributeChargesTheInnermostScript: a page callback that our timer
@@ -13,7 +15,7 @@ import (
 // wrapper's own samples are the extension's.
 func TestAttributeChargesTheInnermostScript(t *testing.T) {
 	const ext = "chrome-extension://abc/capture/main/work.js"
-	var p cpuProfile
+	var p v8prof.Profile
 	if err := json.Unmarshal([]byte(`{
 		"nodes": [
 			{"id": 1, "callFrame": {"functionName": "(root)"}, "children": [2, 3, 7]},
@@ -29,7 +31,7 @@ func TestAttributeChargesTheInnermostScript(t *testing.T) {
 	}`), &p); err != nil {
 		t.Fatal(err)
 	}
-	got := p.attribute()
+	got := attribute(p)
 	us := func(n int) time.Duration { return time.Duration(n) * time.Microsecond }
 	want := map[string]time.Duration{
 		"(program)": us(100),
