@@ -7,8 +7,9 @@
 // previous instance had received but not finished (extension_disconnected),
 // so nothing here needs to survive a restart but the token and the status in
 // chrome.storage.local. What keeps the worker alive and brings it back:
-//   - every poll-loop turn calls chrome.storage (resets the idle timer; polls
-//     are held at most POLL_WAIT_MS = 20 s, backoff waits at most 5 s);
+//   - a poll-loop turn calls chrome.storage (resets the idle timer) when the
+//     last turn that did is 5 s old or more (pollConfig; polls are held at
+//     most POLL_WAIT_MS = 20 s, backoff waits at most 5 s);
 //   - the alarm ALARM fires every 30 s and wakes a stopped worker, whose
 //     module start then runs start() again (the loop is idempotent);
 //   - runtime.onStartup / onInstalled, storage changes (pairing, port) and
@@ -196,7 +197,7 @@ watchNavigations();
 // tokens holds the pairing token (platform.js: out of content scripts' reach).
 const tokens = tokenStore();
 
-/** loadConfig reads the settings; each call is also the loop's keep-alive extension API call. */
+/** loadConfig reads the settings (pollConfig says why the poll loop reads them). */
 async function loadConfig() {
   const [got, token] = await Promise.all([chrome.storage.local.get(KEYS.port), tokens.get()]);
   const port = Number(got[KEYS.port]);
@@ -217,6 +218,27 @@ function currentConfig() {
     throw err;
   });
   return known;
+}
+
+// The poll loop reads the settings before each poll, and that read is
+// also its keep-alive: Chrome stops a worker that calls no extension API
+// for 30 s, and a held poll (up to POLL_WAIT_MS) is none. A read cost the
+// worker's thread about 0.45 ms in the middle of the command the last poll
+// brought (browserbench -worker-profile, issue 33), so while polls follow
+// each other fast the loop reads afresh only every CONFIG_READ_MS and
+// takes the settings as last read between (currentConfig: dropped at every
+// change of the token or port, which also starts a new poll).
+const CONFIG_READ_MS = 5000;
+let configReadAt = 0;
+
+/** pollConfig is currentConfig, read afresh when the last fresh read is CONFIG_READ_MS old. */
+function pollConfig() {
+  const now = Date.now();
+  if (now - configReadAt >= CONFIG_READ_MS) {
+    configReadAt = now;
+    known = null;
+  }
+  return currentConfig();
 }
 
 function makeClient(config) {
@@ -345,7 +367,7 @@ startDrawRelay({
 // included: the daemon knows agents that never send a command) puts the
 // extension at work as a command does.
 const poller = new Poller({
-  loadConfig, makeClient, dispatch, status,
+  loadConfig: pollConfig, makeClient, dispatch, status,
   ready: () => mode.start(),
   frames: () => (mode.atWork ? mode.since : 0),
   held: () => held.counts(),

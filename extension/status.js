@@ -33,14 +33,28 @@ export const EMPTY_STATUS = Object.freeze({
 });
 
 /**
+ * COMMAND_WRITE_MS is how long a change of last_command alone waits to be
+ * stored: a command's statuses (running, then complete a few ms later)
+ * cost one write instead of two, off the command's path (each write cost
+ * the worker's thread about 0.25 ms while the command ran: browserbench
+ * -worker-profile, issue 33). The popup shows them that much later. Any
+ * other change is stored at once, with what waits.
+ */
+export const COMMAND_WRITE_MS = 250;
+
+/**
  * StatusStore keeps the worker's copy of "status" and writes it to storage
- * when a field changes. Writes are serialised; update may be called
- * concurrently and without awaiting.
+ * when a field changes (a command's status, COMMAND_WRITE_MS later). Writes
+ * are serialised; update may be called concurrently and without awaiting;
+ * each call's promise settles once its change is stored.
  */
 export class StatusStore {
-  constructor(storage, instance) {
+  constructor(storage, instance, { commandWriteMs = COMMAND_WRITE_MS } = {}) {
     this.storage = storage;
     this.instance = instance;
+    this.commandWriteMs = commandWriteMs;
+    this.dirty = false; // current has changes not stored yet
+    this.due = null; // the later write of a command's status, once set
     this.current = { ...EMPTY_STATUS, instance };
     this.writing = storage.get(KEYS.status).then(
       (got) => {
@@ -78,11 +92,11 @@ export class StatusStore {
   /** commandReceived records a newly delivered command as the last command. */
   commandReceived(action, correlationId) {
     const now = new Date().toISOString();
-    return this.update({
+    return this.#enqueue(() => ({
       last_command: {
         action, correlation_id: correlationId, status: 'running', received_at: now, updated_at: now, instance: this.instance,
       },
-    });
+    }), true);
   }
 
   /**
@@ -94,11 +108,14 @@ export class StatusStore {
       const last = cur.last_command;
       if (!last || last.correlation_id !== correlationId) return null;
       return { last_command: { ...last, status, updated_at: new Date().toISOString() } };
-    });
+    }, true);
   }
 
-  // enqueue runs makePatch(current) after earlier writes and stores the result.
-  #enqueue(makePatch) {
+  // enqueue runs makePatch(current) after earlier writes and stores the
+  // result: at once, or with later (a command's status) COMMAND_WRITE_MS
+  // later. The promise settles once it is stored.
+  #enqueue(makePatch, later = false) {
+    let stored;
     this.writing = this.writing.then(() => {
       const patch = makePatch(this.current);
       if (!patch) return;
@@ -107,8 +124,28 @@ export class StatusStore {
       if (!changed) return;
       next.updated_at = new Date().toISOString();
       this.current = next;
-      return this.storage.set({ [KEYS.status]: next }).catch((err) => console.warn('gasoline: storing status:', err));
+      this.dirty = true;
+      if (later) stored = this.#storeLater();
+      else return this.#store();
     });
-    return this.writing;
+    return this.writing.then(() => stored);
+  }
+
+  // store writes current unless it is stored already.
+  #store() {
+    if (!this.dirty) return undefined;
+    this.dirty = false;
+    return this.storage.set({ [KEYS.status]: this.current }).catch((err) => console.warn('gasoline: storing status:', err));
+  }
+
+  // storeLater stores current commandWriteMs from the first change that
+  // waits (a write meanwhile takes it along: then nothing is left to store).
+  #storeLater() {
+    this.due ??= new Promise((resolve) => setTimeout(resolve, this.commandWriteMs)).then(() => {
+      this.due = null;
+      this.writing = this.writing.then(() => this.#store());
+      return this.writing;
+    });
+    return this.due;
   }
 }

@@ -16,6 +16,7 @@ import { ensureRuntime } from './inject.js';
 import { core } from './core.js';
 import { pageMessage, takes } from './page-message.js';
 import { watchWaiting } from './waiting.js';
+import { subscribe } from '../listen.js';
 
 // docs remembers, per tab, the document each frame had when the worker last
 // talked to it: a ref from an older document is stale. Kept in
@@ -259,10 +260,7 @@ async function childRuntimes(tab, parentId) {
  */
 export function navWatch(tabId, settler) {
   const w = { started: false, committed: false, newDocument: false, failed: null, done: false, inFlight: false, replaced: 0, frames: new Set(), listeners: [] };
-  const on = (event, fn) => {
-    event.addListener(fn);
-    w.listeners.push(() => event.removeListener(fn));
-  };
+  const on = (event, fn) => w.listeners.push(subscribe(event, fn));
   on(chrome.webNavigation.onBeforeNavigate, (d) => {
     if (d.tabId === tabId && d.frameId !== 0) w.frames.add(d.frameId);
   });
@@ -319,10 +317,7 @@ export function navWatch(tabId, settler) {
  */
 export function openWatch(tabId, settler) {
   const w = { opened: new Map(), more: 0, listeners: [] };
-  const on = (event, fn) => {
-    event.addListener(fn);
-    w.listeners.push(() => event.removeListener(fn));
-  };
+  const on = (event, fn) => w.listeners.push(subscribe(event, fn));
   on(chrome.webNavigation.onCreatedNavigationTarget, (d) => {
     if (d.sourceTabId !== tabId || w.opened.has(d.tabId)) return;
     if (w.opened.size >= MAX_REQUESTS_LISTED) {

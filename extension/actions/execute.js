@@ -11,6 +11,7 @@ import { reachTab } from '../tabs/reach.js';
 import { probeTab, PROBE_MS } from '../tabs/hung.js';
 import { resolveTab } from '../tabs/resolve.js';
 import { flushPolls, storeFlush } from '../capture/worker.js';
+import { subscribe } from '../listen.js';
 
 /**
  * executeJs runs the agent's script in the MAIN world of the tab's top
@@ -176,9 +177,11 @@ function watchDocument(tabId, documentId, signal) {
     if (id === tabId) fail(new CommandError(`tab ${tabId} was closed while the script was running`));
   };
   const onAbort = () => fail(signal.reason);
-  chrome.webNavigation.onCommitted.addListener(onCommitted);
-  chrome.tabs.onReplaced.addListener(onReplaced);
-  chrome.tabs.onRemoved.addListener(onRemoved);
+  const leave = [
+    subscribe(chrome.webNavigation.onCommitted, onCommitted),
+    subscribe(chrome.tabs.onReplaced, onReplaced),
+    subscribe(chrome.tabs.onRemoved, onRemoved),
+  ];
   signal?.addEventListener('abort', onAbort, { once: true });
   if (signal?.aborted) onAbort();
   // navigatedError is the error of a document that changed, if it did: an
@@ -202,9 +205,7 @@ function watchDocument(tabId, documentId, signal) {
       broken,
     ]),
     stop() {
-      chrome.webNavigation.onCommitted.removeListener(onCommitted);
-      chrome.tabs.onReplaced.removeListener(onReplaced);
-      chrome.tabs.onRemoved.removeListener(onRemoved);
+      leave.forEach((off) => off());
       signal?.removeEventListener('abort', onAbort);
     },
   };

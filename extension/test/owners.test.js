@@ -471,3 +471,24 @@ test('an agent\'s tab its own window does not show is brought to the front there
   assert.equal(await owners.reveal(b.tabs.get(a), 'A'), null, 'screenshot is told it may not');
   assert.equal((await owners.reveal(b.tabs.get(a2), 'A')).id, a2, 'a tab already shown is returned as it is');
 });
+
+test('commands in the same tab store nothing more; another client or tab does', async () => {
+  const { b, owners, run } = setup();
+  const { tab_id: a } = await run('A', 'new_tab', {});
+  await owners.saving;
+  let writes = 0;
+  const set = b.api.storage.session.set;
+  b.api.storage.session.set = (items) => {
+    writes++;
+    return set(items);
+  };
+  await run('A', 'execute_js', { script: '1' });
+  await run('A', 'execute_js', { script: '2' });
+  assert.equal(writes, 0, 'the last tab of the last client to act is unchanged');
+  await run('C', 'new_tab', {});
+  const before = writes;
+  await run('A', 'execute_js', { script: '3' });
+  await owners.saving;
+  assert.ok(writes > before, 'A acts after C: the order of the clients changed');
+  assert.equal(owners.lastOf('A'), a);
+});

@@ -64,3 +64,23 @@ test('dropped answers are counted across worker instances', async () => {
   assert.equal(st.last_error, 'third');
   assert.ok(st.last_dropped_at);
 });
+
+test("a command's statuses cost one write, a moment later; another change stores them at once", async () => {
+  const storage = memoryStorage();
+  const s = new StatusStore(storage, 'i1', { commandWriteMs: 50 });
+  await s.update({ paired: true });
+  const received = s.commandReceived('execute_js', 'exec_a');
+  const done = s.commandStatus('exec_a', 'complete');
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(storage.writes, 1, 'nothing stored while the command runs');
+  await Promise.all([received, done]);
+  assert.equal(storage.writes, 2);
+  assert.equal(storage.data[KEYS.status].last_command.status, 'complete');
+
+  const next = s.commandReceived('navigate', 'nav_b');
+  await s.update({ daemon_reachable: true });
+  assert.equal(storage.writes, 3);
+  assert.equal(storage.data[KEYS.status].last_command.correlation_id, 'nav_b', 'the waiting status went along');
+  await next;
+  assert.equal(storage.writes, 3, 'nothing was left to store');
+});
