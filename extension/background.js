@@ -249,10 +249,14 @@ function makeClient(config) {
 // The daemon never re-delivers a command; this makes a duplicate harmless anyway.
 const seen = new Set();
 
-/** dispatch starts one delivered command without waiting for it. */
+/**
+ * dispatch starts one delivered command without waiting for it. It
+ * returns a promise that settles once the command has chosen its tab, or
+ * has ended (the poller starts the next poll then: Poller, HEAD_START_MS).
+ */
 function dispatch(query) {
   const id = query?.correlation_id;
-  if (typeof id !== 'string' || !id || seen.has(id)) return;
+  if (typeof id !== 'string' || !id || seen.has(id)) return undefined;
   // Stages (trace.js, off by default): received, tab chosen (owners),
   // allowed (hung tabs, the origin rule), acted (the action's handler),
   // flushed (capture), posting and result answered (POST /query-result),
@@ -264,6 +268,10 @@ function dispatch(query) {
   const action = query.action ?? '?';
   status.commandReceived(action, id);
   let tabId; // the tab the command went to, once owners.run chose it
+  let chosen;
+  const reached = new Promise((resolve) => {
+    chosen = resolve;
+  });
   runCommand({
     correlationId: id,
     timeoutMs: deadlineOf(query),
@@ -272,6 +280,7 @@ function dispatch(query) {
       return mode.work().then(() => owners.run(query, signal, hung.guard(runAllowed, (t) => {
         tabId = t;
         mark(id, 'tab chosen');
+        chosen();
       })));
     },
     // What the tab did before the result is readable once it is
@@ -296,7 +305,8 @@ function dispatch(query) {
     },
     timeoutMessage: (ms) => timeoutMessage(action, ms),
     probe: () => hung.verdict(tabId),
-  });
+  }).finally(chosen);
+  return reached;
 }
 
 /**

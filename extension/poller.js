@@ -11,11 +11,15 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  * Poller runs at most one poll loop per worker instance.
  *
  *   loadConfig()        resolves to {token, port}; called once per loop turn.
- *                       In the worker it is a chrome.storage call, which also
+ *                       In the worker it is a chrome.storage call (every 5 s
+ *                       at most: background.js pollConfig), which also
  *                       resets the service worker's idle timer.
  *   makeClient(config)  returns a DaemonClient for that config.
  *   dispatch(query)     starts a command; it must not block (commands run
- *                       concurrently while the next poll is in flight).
+ *                       concurrently while the next poll is in flight). It
+ *                       may return a promise that settles once the command
+ *                       has reached its tab: the next poll waits for it, at
+ *                       most HEAD_START_MS.
  *   status              a StatusStore (update(patch) and dropped(message)).
  *   ready()             awaited before the loop's first turn (the worker's
  *                       content-script registration); optional.
@@ -52,6 +56,17 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  * last one (restarted between two polls).
  * now and wait (a clock and sleep) are injectable for tests.
  */
+/**
+ * HEAD_START_MS is the longest the next poll waits for the commands the
+ * last one brought to reach their tab. Sealing and sending a poll takes the
+ * worker's thread about 1.5 ms (fetch alone 1.2: browserbench
+ * -worker-profile); sent at once, it came while the command was choosing
+ * its tab (received → tab chosen 0.5 → 1.2 ms p50, browserbench -stages),
+ * and once the command waits on the page, it costs it nothing. A command
+ * submitted meanwhile waits for the poll that much longer.
+ */
+export const HEAD_START_MS = 5;
+
 export class Poller {
   constructor({ loadConfig, makeClient, dispatch, status, ready = () => undefined, frames = () => undefined, held = () => undefined, onAgent = () => {}, onAllow = () => {}, onLost = () => {},
     backoff = new Backoff(), waitMs = POLL_WAIT_MS, unauthorizedRetryMs = UNAUTHORIZED_RETRY_MS, log = console, now = Date.now, wait = sleep }) {
@@ -164,19 +179,29 @@ export class Poller {
         this.backoff.reset();
         this.seenAt = this.now();
         this.status.update({ paired: true, token_rejected: false, daemon_reachable: true, last_error: null });
+        const reached = [];
         for (const q of queries) {
           try {
-            this.dispatch(q);
+            reached.push(this.dispatch(q));
           } catch (err) {
             this.log.error('gasoline: dispatching', q?.correlation_id, err);
           }
         }
+        if (reached.length) await this.#headStart(reached, turn.signal);
       } catch (err) {
         if (gen !== this.generation || turn.signal.aborted) continue;
         await this.#recover(err, config, turn.signal).catch(() => {});
       }
     }
     return this.generation;
+  }
+
+  // headStart resolves once every promise of reached settled (each
+  // command reached its tab, or ended), or after HEAD_START_MS.
+  #headStart(reached, signal) {
+    const cap = new AbortController();
+    const capped = this.wait(HEAD_START_MS, AbortSignal.any([signal, cap.signal])).catch(() => {});
+    return Promise.race([Promise.allSettled(reached), capped]).finally(() => cap.abort());
   }
 
   // started notes when the answering daemon started: another start than

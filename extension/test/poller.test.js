@@ -2,7 +2,7 @@
 // 401 marks the extension unpaired, an unreachable daemon is retried.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Poller } from '../poller.js';
+import { HEAD_START_MS, Poller } from '../poller.js';
 import { Backoff, RECENT_DAEMON_MS, RECONNECT_CAP_MS, reconnectDelay, sleep } from '../backoff.js';
 import { DaemonError, NetworkError, SignatureError } from '../daemon.js';
 
@@ -347,5 +347,39 @@ test('tell sends frames() at once in a poll that does not wait, beside the held 
   assert.ok(calls[1].framesAt >= calls[0].framesAt && calls[0].framesAt > 0, 'each report says when it was read: the daemon keeps the latest');
   assert.deepEqual(dispatched, ['queued']);
   assert.equal(calls[0].signal.aborted, false, 'the held poll goes on');
+  await p.stop();
+});
+
+test('the next poll waits until the commands it brought reached their tab, HEAD_START_MS at most', async () => {
+  const { makeClient, calls } = scripted([[{ correlation_id: 'a' }], [{ correlation_id: 'b' }]]);
+  const reachedA = deferred();
+  const caps = []; // the HEAD_START_MS waits, each released by the test
+  const p = new Poller({
+    loadConfig: async () => ({ token: 't', port: 1 }),
+    makeClient,
+    dispatch: (q) => (q.correlation_id === 'a' ? reachedA.promise : new Promise(() => {})),
+    status: statusRecorder(),
+    backoff: fastBackoff(),
+    wait: (ms, signal) => {
+      if (ms !== HEAD_START_MS) return sleep(ms, signal);
+      const cap = deferred();
+      caps.push(cap);
+      return cap.promise;
+    },
+  });
+  const settle = async () => {
+    for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 0));
+  };
+  p.start();
+  await until(() => caps.length === 1, 'a dispatched');
+  await settle();
+  assert.equal(calls.length, 1, 'no poll while a is choosing its tab');
+  reachedA.resolve();
+  await until(() => calls.length === 2, 'the poll once a reached its tab');
+  await until(() => caps.length === 2, 'b dispatched');
+  await settle();
+  assert.equal(calls.length, 2, 'b, which never reaches a tab, holds the poll until HEAD_START_MS');
+  caps[1].resolve();
+  await until(() => calls.length === 3, 'the poll after HEAD_START_MS');
   await p.stop();
 });
