@@ -1,5 +1,6 @@
 // The long-poll loop: GET /pending-queries, hand each command to dispatch,
-// poll again at once. No chrome.* dependency (injected): tested under node.
+// poll again once the commands have chosen their tab (HEAD_START_MS at
+// most). No chrome.* dependency (injected): tested under node.
 
 import { Backoff, reconnectDelay, sleep } from './backoff.js';
 import { DaemonError, NetworkError, SignatureError, POLL_WAIT_MS } from './daemon.js';
@@ -8,12 +9,23 @@ import { DaemonError, NetworkError, SignatureError, POLL_WAIT_MS } from './daemo
 export const UNAUTHORIZED_RETRY_MS = 30000;
 
 /**
+ * HEAD_START_MS is the longest the next poll waits for the commands the
+ * last one brought to reach their tab. Sealing and sending a poll takes the
+ * worker's thread about 1.5 ms (fetch alone 1.2: browserbench
+ * -worker-profile); sent at once, it came while the command was choosing
+ * its tab (received → tab chosen 0.5 → 1.2 ms p50, browserbench -stages),
+ * and once the command waits on the page, it costs it nothing. A command
+ * submitted meanwhile waits for the poll that much longer.
+ */
+export const HEAD_START_MS = 5;
+
+/**
  * Poller runs at most one poll loop per worker instance.
  *
  *   loadConfig()        resolves to {token, port}; called once per loop turn.
- *                       In the worker it is a chrome.storage call (every 5 s
- *                       at most: background.js pollConfig), which also
- *                       resets the service worker's idle timer.
+ *                       In the worker it is a chrome.storage call (at most
+ *                       once every 5 s: background.js pollConfig), which
+ *                       also resets the service worker's idle timer.
  *   makeClient(config)  returns a DaemonClient for that config.
  *   dispatch(query)     starts a command; it must not block (commands run
  *                       concurrently while the next poll is in flight). It
@@ -56,17 +68,6 @@ export const UNAUTHORIZED_RETRY_MS = 30000;
  * last one (restarted between two polls).
  * now and wait (a clock and sleep) are injectable for tests.
  */
-/**
- * HEAD_START_MS is the longest the next poll waits for the commands the
- * last one brought to reach their tab. Sealing and sending a poll takes the
- * worker's thread about 1.5 ms (fetch alone 1.2: browserbench
- * -worker-profile); sent at once, it came while the command was choosing
- * its tab (received → tab chosen 0.5 → 1.2 ms p50, browserbench -stages),
- * and once the command waits on the page, it costs it nothing. A command
- * submitted meanwhile waits for the poll that much longer.
- */
-export const HEAD_START_MS = 5;
-
 export class Poller {
   constructor({ loadConfig, makeClient, dispatch, status, ready = () => undefined, frames = () => undefined, held = () => undefined, onAgent = () => {}, onAllow = () => {}, onLost = () => {},
     backoff = new Backoff(), waitMs = POLL_WAIT_MS, unauthorizedRetryMs = UNAUTHORIZED_RETRY_MS, log = console, now = Date.now, wait = sleep }) {
