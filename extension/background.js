@@ -413,7 +413,7 @@ function start() {
   }).catch((err) => console.warn('gasoline: creating the keep-alive alarm:', err));
   mode.start();
   poller.start();
-  startCapture({ loadConfig: currentConfig, makeClient, tabInfo: (tab) => owners.describe(tab), withhold: holdCapture });
+  startCapture({ loadConfig: currentConfig, makeClient, tabInfo: (tab) => owners.describe(tab), withhold: holdCapture, onAction: (tabId) => mode.acted(tabId) });
 }
 
 // --- pairing (called by the popup) -----------------------------------------
@@ -515,6 +515,14 @@ chrome.runtime.onStartup.addListener(() => {
 // registered at document_end, which holds the page's load event
 // (capture/declared.js).
 chrome.webNavigation.onDOMContentLoaded.addListener((d) => mode.loaded(d), LOADED_FILTER);
+// Idle, most pages get them at the user's first input, which
+// capture/tap.js reports: {gasoline: "capture", op: "recorder"}, from
+// content scripts only (the extension's own pages have no recorder).
+chrome.runtime.onMessage.addListener((msg, sender) => {
+  if (msg?.gasoline !== 'capture' || msg.op !== 'recorder' || sender.id !== chrome.runtime.id) return false;
+  if (!sender.url?.startsWith(chrome.runtime.getURL(''))) mode.asked(sender);
+  return false;
+});
 chrome.tabs.onRemoved.addListener((tabId) => hung.forget(tabId));
 chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name === ALARM) start();

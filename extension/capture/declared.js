@@ -43,6 +43,12 @@
 // dist/end-isolated.js) is not registered: the worker injects it into each
 // document of the mode's frames when webNavigation reports its
 // DOMContentLoaded (CaptureMode.loaded), as Chrome would at document_end.
+// While idle, only into a top document of a tab the user acted in a moment
+// before (ACTED_MS: the page their click or submit led to); any other page
+// gets it at the user's first input there, which capture/tap.js reports
+// (CaptureMode.asked). A page loaded and left alone (a reload, a typed
+// address, a tab opened in the background) never pays for the recorder,
+// 20 KB: on Python's docs it cost about 10 ms of main thread per page.
 // Why: Chrome runs a registered document_end script in a task of its own
 // and holds the page's load event until that task has run, and that
 // costs the page more than the script: with an empty document_end script
@@ -105,6 +111,14 @@ export const RENEW_MS = 60 * 1000;
  * iframes perhaps without the scripts.
  */
 export const WORK_WAIT_MS = 2000;
+
+/**
+ * ACTED_MS is how long after the user's last action in a tab the next
+ * document loaded there gets the recorder at its DOMContentLoaded while
+ * idle (CaptureMode.loaded): long enough for a submit's answer or a
+ * link's page to arrive, so the recorder sees what the action led to.
+ */
+export const ACTED_MS = 10 * 1000;
 
 /** IDLE_ALARM is the chrome.alarms name that wakes the worker at the idle deadline. */
 export const IDLE_ALARM = 'gasoline-idle';
@@ -191,6 +205,7 @@ export class CaptureMode {
     this.chain = DONE; // the switches, one after another
     this.started = null; // start()'s promise, until it failed
     this.slow = null; // a switch a command stopped waiting for, until it settles
+    this.acts = new Map(); // tab id -> when the user last acted there (acted), for ACTED_MS
   }
 
   /**
@@ -257,21 +272,49 @@ export class CaptureMode {
   /**
    * loaded injects the by_worker entries (byWorker) into the document
    * whose DOMContentLoaded webNavigation reported (d: {tabId, frameId,
-   * parentFrameId, documentId}) when the mode covers its frame (a top
-   * document always, a prerendered one included, whose frameId is not 0
-   * until it is shown; an iframe while at work), at once (injectImmediately: the document is
-   * parsed). It resolves once injected, or once Chrome refused (the
-   * document is gone, or is one Chrome does not let extensions script):
-   * it never rejects. The engine and the recorder install themselves once
-   * per document, so a document that has them already (tabs/reach.js)
-   * is unchanged.
+   * parentFrameId, documentId}) when it needs them from the start: while
+   * at work, in every frame; while idle, in a top document (a prerendered
+   * one included, whose frameId is not 0 until it is shown) of a tab the
+   * user acted in less than ACTED_MS before (acted): the page their click
+   * or submit led to, whose arrival the recorder watches. Any other
+   * document gets them when the user's first input there asks (asked).
+   * It resolves once injected, or once Chrome refused (the document is
+   * gone, or is one Chrome does not let extensions script): it never
+   * rejects. The engine and the recorder install themselves once per
+   * document, so a document that has them already (tabs/reach.js) is
+   * unchanged.
    */
   async loaded(d) {
     if (!d?.documentId || !(await this.start())) return;
-    if (d.frameId !== 0 && d.parentFrameId !== -1 && !this.atWork) return;
+    if (!this.atWork && (d.frameId !== 0 && d.parentFrameId !== -1 || !(this.now() - (this.acts.get(d.tabId) ?? -Infinity) < ACTED_MS))) return;
+    await this.#inject(d.tabId, d.documentId);
+  }
+
+  /**
+   * asked injects the by_worker entries into the document of sender (a
+   * chrome.runtime.MessageSender) whose capture/tap.js asked for the
+   * recorder at the user's first input there, and notes that the user
+   * acts in its tab (acted). It never rejects.
+   */
+  async asked(sender) {
+    const tabId = sender?.tab?.id;
+    if (!Number.isInteger(tabId) || typeof sender.documentId !== 'string') return;
+    this.acted(tabId);
+    if (!(await this.start())) return;
+    await this.#inject(tabId, sender.documentId);
+  }
+
+  /** acted notes that the user acted in tab tabId now (a recorded action, or a recorder asked for). */
+  acted(tabId) {
+    const now = this.now();
+    for (const [id, at] of this.acts) if (now - at >= ACTED_MS) this.acts.delete(id);
+    this.acts.set(tabId, now);
+  }
+
+  async #inject(tabId, documentId) {
     for (const { world, files } of byWorker(this.declared)) {
       try {
-        await this.api.scripting.executeScript({ target: { tabId: d.tabId, documentIds: [d.documentId] }, world, files, injectImmediately: true });
+        await this.api.scripting.executeScript({ target: { tabId, documentIds: [documentId] }, world, files, injectImmediately: true });
       } catch {
         return; // gone, or not scriptable: nothing to record there
       }

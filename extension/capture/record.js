@@ -43,7 +43,7 @@
 // (esbuild) bundles this entry and the modules it imports into one
 // self-contained function of dist/end-isolated.js. The modules only
 // declare; what the recorder starts is done here, in this order.
-import { onActing, endWatch, watchText } from './record/appeared.js';
+import { onActing, endWatch, seedWatch, watchText } from './record/appeared.js';
 import { flushInput, takeEvents } from './record/actions.js';
 import { bind, tap } from './record/env.js';
 
@@ -52,6 +52,7 @@ function start() {
   if (globalThis.gasolineRecorder || typeof document === 'undefined' || !bind(globalThis)) return;
   Object.defineProperty(globalThis, 'gasolineRecorder', { value: true });
   takeEvents(tap, onActing);
+  seedWatch(tap.changes?.());
   addEventListener('pagehide', () => {
     flushInput();
     endWatch();
@@ -62,8 +63,9 @@ function start() {
   // The recorder comes a worker's round trip after DOMContentLoaded: a
   // fast page may be "complete" by then. A document
   // reached late (tap.js did not run while it parsed) has long shown what
-  // it arrived with.
-  if (window.top === window && document.referrer) {
+  // it arrived with, and so has one whose recorder the user's first input
+  // asked for (tap.asked): what it shows then is no action's doing.
+  if (window.top === window && document.referrer && !tap.asked) {
     const arrived = () => {
       try {
         watchText('html', document.querySelectorAll('h1,[role=alert],[role=status],output'));

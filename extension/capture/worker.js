@@ -33,7 +33,9 @@ let started = null;
  * (its owner and group: tabs/owners.js describe). withhold(event), when
  * given, keeps an event from the daemon: true when it took it (origins/:
  * what pages of origins the user did not allow do is held in the browser
- * until they allow it; deliverHeld hands it over then).
+ * until they allow it; deliverHeld hands it over then). onAction(tabId) is
+ * called for a batch with a user's action in it (capture/declared.js
+ * CaptureMode.acted: the page it leads to gets the recorder at once).
  *
  * The message listener answers only CaptureBatch messages from content
  * scripts (never from the extension's own pages, never anything else), and
@@ -42,14 +44,14 @@ let started = null;
  *   @typedef {{type: "gasoline.capture", batch: string, events: object[], dropped?: Object<string, number>}} CaptureBatch
  *   reply: {ok: true, config: {version, body_cap, kinds}} once the batch is stored
  */
-export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () => false, api = chrome, log = console }) {
+export function startCapture({ loadConfig, makeClient, tabInfo, withhold = () => false, onAction = () => {}, api = chrome, log = console }) {
   if (started) {
     started.batcher.kick();
     return started;
   }
   // c is what the parts below share: the settings are c.settings, replaced
   // whenever the daemon's settings change (refreshSettings).
-  const c = { api, log, withhold, extensionUrl: api.runtime.getURL(''), settings: normaliseSettings(DEFAULT_SETTINGS) };
+  const c = { api, log, withhold, onAction, extensionUrl: api.runtime.getURL(''), settings: normaliseSettings(DEFAULT_SETTINGS) };
   c.refreshSettings = settingsReader(c, loadConfig, makeClient);
   c.batcher = new Batcher({
     store: api.storage.session,
@@ -371,6 +373,7 @@ function takeBatch(c, docs, msg, sender, sendResponse) {
   };
   if (!c.observer.documentOf(stamp.tab_id, stamp.frame_id)) c.observer.noteDocument(stamp.tab_id, stamp.frame_id, stamp.page_url);
   const { events: checked, dropped } = checkBatch(msg, stamp, c.settings);
+  if (checked.some((e) => e.kind === 'action' && e.type !== 'appeared' && e.type !== 'agent_appeared')) c.onAction(stamp.tab_id);
   const events = checked.filter((e) => !c.withhold(e));
   const batch = id !== undefined ? `${stamp.tab_id}:${stamp.frame_id}:${id}` : undefined;
   if (d) d.storing = (d.storing || 0) + 1;

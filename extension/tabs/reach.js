@@ -141,13 +141,14 @@ export function injections(registered, lacking, declared = []) {
     for (const { files, docs } of byFiles.values()) step(world, files, docs, true);
   }
   // The entries the worker injects at DOMContentLoaded (capture/declared.js
-  // byWorker) come last, into the frames the registration's mode covers,
-  // and into the documents that missed them (lacking.RECORDER).
-  if (registered?.length) {
-    const every = registered.some((r) => r.allFrames);
+  // byWorker) come last while at work (the registration's allFrames), into
+  // every frame lacking them (lacking.RECORDER: the documents that missed
+  // them). While idle, none: a document gets them at the user's first
+  // input there (capture/tap.js asks, CaptureMode.asked), one brought its
+  // ISOLATED scripts here included.
+  if (registered?.some((r) => r.allFrames)) {
     for (const { world, files } of byWorker(declared)) {
-      const docs = [...(lacking[world] ?? []), ...(world === 'ISOLATED' ? lacking.RECORDER ?? [] : [])];
-      step(world, files, docs.filter((d) => every || d.frameId === 0));
+      step(world, files, [...(lacking[world] ?? []), ...(world === 'ISOLATED' ? lacking.RECORDER ?? [] : [])]);
     }
   }
   return out;

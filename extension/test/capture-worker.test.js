@@ -35,7 +35,8 @@ const client = {
   },
   captureConfig: async () => config,
 };
-const capture = startCapture({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient: () => client, api, log: { warn() {}, error() {} } });
+const acted = []; // the tabs onAction was called for
+const capture = startCapture({ loadConfig: async () => ({ token: 't', port: 1 }), makeClient: () => client, api, log: { warn() {}, error() {} }, onAction: (tab) => acted.push(tab) });
 
 // send delivers a message to the capture listener as Chrome would and
 // resolves to [returned, reply] (reply undefined when there was none).
@@ -88,6 +89,15 @@ test('a batch is stamped from the sender, acknowledged with the settings, and po
   assert.equal(e.tab_id, 12);
   assert.equal(e.frame_id, 2);
   assert.equal(e.page_url, 'https://shop.test/cart');
+});
+
+test('a batch with a user\'s action tells onAction its tab (the page it leads to gets the recorder at once); what appeared, or a log, does not', async () => {
+  const action = (type) => ({ kind: 'action', ts: 1, type, selector: '#save' });
+  acted.length = 0;
+  await send({ type: CAPTURE_MESSAGE, batch: 'a1', events: [log('x'), action('appeared'), action('agent_appeared')] }, contentScript);
+  assert.deepEqual(acted, []);
+  await send({ type: CAPTURE_MESSAGE, batch: 'a2', events: [action('click')] }, { ...contentScript, tab: { id: 31 } });
+  assert.deepEqual(acted, [31]);
 });
 
 test('a top document entering the back/forward cache keeps its frame id, and what it sends again on its restore is stored once', async () => {

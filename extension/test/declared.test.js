@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { CaptureMode, DEADLINE_KEY, IDLE_AFTER_MS, IDLE_ALARM, LOADED_FILTER, RENEW_MS, SINCE_KEY, byWorker, plan, registrations } from '../capture/declared.js';
+import { ACTED_MS, CaptureMode, DEADLINE_KEY, IDLE_AFTER_MS, IDLE_ALARM, LOADED_FILTER, RENEW_MS, SINCE_KEY, byWorker, plan, registrations } from '../capture/declared.js';
 
 const declared = JSON.parse(fs.readFileSync(new URL('../capture/declared.json', import.meta.url)));
 
@@ -398,7 +398,7 @@ test('a worker stopped mid-switch (deadline stored, registration still idle): th
   assert.equal(again.session.get(SINCE_KEY), c.t);
 });
 
-test('the DOM engine and the recorder are not registered: the worker injects them at DOMContentLoaded, into the frames the mode covers', async () => {
+test('the DOM engine and the recorder are not registered: the worker injects them at DOMContentLoaded into the frames the mode covers, idle only into the page the user\'s action led to', async () => {
   // Chrome holds a page's load event for a registered document_end script
   // (capture/declared.js): the entry is declared by_worker instead.
   assert.deepEqual(byWorker(declared), [{ world: 'ISOLATED', files: ['dist/end-isolated.js'] }]);
@@ -414,18 +414,30 @@ test('the DOM engine and the recorder are not registered: the worker injects the
     injected.push(opts);
     return [];
   };
-  const mode = modeOf(state, clock());
+  const c = clock();
+  const mode = modeOf(state, c);
   const top = { tabId: 4, frameId: 0, documentId: 'D0', url: 'http://x/' };
   const sub = { tabId: 4, frameId: 7, parentFrameId: 0, documentId: 'D7', url: 'about:srcdoc' };
+  // Idle, a page loaded and left alone gets nothing (capture/ask.js asks at the user's first input).
+  await mode.loaded(top);
+  assert.deepEqual(injected, [], 'idle, no action in the tab: no recorder');
+  // The user acted in the tab (a recorded action): the page it leads to gets the recorder at once.
+  mode.acted(4);
+  c.t += ACTED_MS - 1;
   // A worker Chrome woke for the event starts first: the mode is read, then the document gets the files.
   await mode.loaded(top);
   assert.deepEqual(injected, [{ target: { tabId: 4, documentIds: ['D0'] }, world: 'ISOLATED', files: ['dist/end-isolated.js'], injectImmediately: true }]);
+  await mode.loaded({ ...top, tabId: 5, documentId: 'T5' });
+  assert.equal(injected.length, 1, 'an action in another tab does not count');
   await mode.loaded(sub);
   assert.equal(injected.length, 1, 'idle: iframes get nothing, as the registration');
   // A prerendered page's top document has a frame id of its own until it is shown.
   await mode.loaded({ tabId: 4, frameId: 9, parentFrameId: -1, documentId: 'P9', url: 'http://x/next' });
   assert.deepEqual(injected.map((o) => o.target.documentIds[0]), ['D0', 'P9'], 'a prerendered top document is a top document');
   injected.pop();
+  c.t += 1;
+  await mode.loaded({ ...top, documentId: 'D1' });
+  assert.equal(injected.length, 1, `${ACTED_MS} ms after the action, a page loaded in the tab is no longer its doing`);
   await mode.work();
   await mode.loaded(sub);
   assert.deepEqual(injected.map((o) => o.target.documentIds[0]), ['D0', 'D7'], 'at work: every frame');
@@ -434,4 +446,27 @@ test('the DOM engine and the recorder are not registered: the worker injects the
   refuse = true;
   await mode.loaded(top); // a page Chrome does not let extensions script, or gone: it resolves
   assert.equal(injected.length, 2);
+});
+
+test('the recorder a document\'s first input asks for (capture/ask.js) comes into that document, and the tab counts as acted in', async () => {
+  const state = fakeChrome();
+  const injected = [];
+  state.api.scripting.executeScript = async (opts) => {
+    await turn();
+    injected.push(opts);
+    return [];
+  };
+  const c = clock();
+  const mode = modeOf(state, c);
+  await mode.asked({ id: 'ext', tab: { id: 6 }, frameId: 2, documentId: 'F2', url: 'http://x/frame' });
+  assert.deepEqual(injected, [{ target: { tabId: 6, documentIds: ['F2'] }, world: 'ISOLATED', files: ['dist/end-isolated.js'], injectImmediately: true }], 'idle, into any frame that asks: its document');
+  await mode.loaded({ tabId: 6, frameId: 0, documentId: 'N0', url: 'http://x/next' });
+  assert.deepEqual(injected.map((o) => o.target.documentIds[0]), ['F2', 'N0'], 'the page the input led to gets it at once');
+  await mode.asked({ id: 'ext', documentId: 'X' });
+  await mode.asked({ id: 'ext', tab: { id: 6 } });
+  assert.equal(injected.length, 2, 'without a tab or a document id: nothing to address');
+  // The remembered tabs are forgotten ACTED_MS after their last action.
+  c.t += ACTED_MS;
+  mode.acted(7);
+  assert.deepEqual([...mode.acts.keys()], [7]);
 });

@@ -12,6 +12,7 @@ import vm from 'node:vm';
 
 const tapSrc = readFileSync(new URL('../capture/tap.js', import.meta.url), 'utf8');
 const recordSrc = readFileSync(new URL('../dist/end-isolated.js', import.meta.url), 'utf8');
+const askSrc = readFileSync(new URL('../capture/ask.js', import.meta.url), 'utf8');
 
 const engine = {
   roleOf: () => 'button',
@@ -31,8 +32,9 @@ const engine = {
  * timeOrigin the page's. It returns the records, fire(type, event) and
  * the querySelectorAll calls (the arrival watch).
  */
-function loadAt({ start, end, now, timeOrigin = now - 5000, slept = 0, referrer = 'http://x/from' }) {
+function loadAt({ start, end, now, timeOrigin = now - 5000, slept = 0, referrer = 'http://x/from', ask = false }) {
   const listeners = [];
+  const observers = [];
   const records = [];
   const arrivals = [];
   const document = {
@@ -51,8 +53,16 @@ function loadAt({ start, end, now, timeOrigin = now - 5000, slept = 0, referrer 
     setTimeout: () => 0,
     clearTimeout: () => {},
     MutationObserver: class {
-      observe() {}
-      disconnect() {}
+      constructor(fn) {
+        this.fn = fn;
+        observers.push(this);
+      }
+      observe() {
+        this.on = true;
+      }
+      disconnect() {
+        this.on = false;
+      }
       takeRecords() {
         return [];
       }
@@ -68,14 +78,17 @@ function loadAt({ start, end, now, timeOrigin = now - 5000, slept = 0, referrer 
   });
   ctx.window = ctx;
   ctx.top = ctx;
+  ctx.chrome = { runtime: { sendMessage: async () => {} } };
   vm.runInContext(tapSrc, ctx);
+  if (ask) vm.runInContext(askSrc, ctx); // a document loaded idle (dist/start-isolated-idle.js)
   const fire = (type, e) => {
-    for (const l of listeners) if (l.type === type) l.fn({ composedPath: () => [e.at], target: e.at, ...e });
+    for (const l of listeners) if (l.type === type) l.fn({ type, composedPath: () => [e.at], target: e.at, ...e });
   };
   return {
     records,
     arrivals,
     fire,
+    mutate: (ms) => observers.filter((o) => o.on).forEach((o) => o.fn(ms)),
     recorder() {
       document.readyState = end;
       vm.runInContext(recordSrc, ctx);
@@ -121,4 +134,16 @@ test('a document the recorder was brought into late (tap.js ran when it was comp
   const p = loadAt({ start: 'complete', end: 'complete', now: 1e12 });
   p.recorder();
   assert.deepEqual(p.arrivals, []);
+});
+
+test('a document whose recorder the user\'s first input asked for (capture/ask.js) watches no arrival, and records what the held click made appear before the recorder came', () => {
+  const p = loadAt({ start: 'loading', end: 'complete', now: 1e12, ask: true });
+  const shown = { nodeType: 3, data: 'Saved!', parentElement: { isConnected: true, closest: () => null, textContent: 'Saved!' } };
+  p.fire('pointerdown', { isTrusted: true, at: { nodeType: 1, id: 'save', closest: () => null } });
+  p.fire('click', { isTrusted: true, at: { nodeType: 1, id: 'save', closest: () => null } });
+  p.mutate([{ type: 'childList', addedNodes: [shown], removedNodes: [] }]); // the page's handler ran before the recorder came
+  p.recorder();
+  assert.deepEqual(p.arrivals, [], 'what the page shows now is not what it arrived with');
+  p.fire('pagehide', {}); // ends the click's watch
+  assert.deepEqual(p.records.map((r) => [r.type, r.selector, r.text]), [['click', '#save', undefined], ['appeared', '#save', 'Saved!']]);
 });

@@ -86,8 +86,9 @@ var Bundles = []Bundle{
 	// into such a document when an agent acts there (tabs/reach.js, from
 	// declared.json's "agent_js"); the capture is lean (capture/main/lean.js).
 	// capture/lean-dialogs.js and lean-tell.js tell the worker of a native
-	// dialog such a page shows (kind and message) before it freezes it.
-	{Out: "dist/start-isolated-idle.js", World: "ISOLATED", Sources: []string{"capture/relay.js", "capture/tap.js", "capture/lean-tell.js"}},
+	// dialog such a page shows (kind and message) before it freezes it;
+	// capture/ask.js asks for the recorder at the user's first input.
+	{Out: "dist/start-isolated-idle.js", World: "ISOLATED", Sources: []string{"capture/relay.js", "capture/tap.js", "capture/ask.js", "capture/lean-tell.js"}},
 	{Out: "dist/start-main-idle.js", World: "MAIN", Define: lean, Sources: []string{"capture/main/lean.js", "capture/lean-dialogs.js"}},
 }
 

@@ -35,6 +35,15 @@ export function watchText(selector, seed, w = observed(selector, seed)) {
   took(w, []);
 }
 
+/**
+ * seedWatch adds to the watch under way (the last action capture/tap.js
+ * held till the recorder came) the page's mutations since the first held
+ * action (tap.changes): what it made appear before the recorder watched.
+ */
+export function seedWatch(ms) {
+  if (watch && ms?.length) took(watch, ms);
+}
+
 /** took adds the mutations ms to watch w and, for the one under way, sets when it ends. */
 function took(w, ms) {
   for (const m of ms) {
