@@ -51,10 +51,10 @@ type action struct {
 	command string
 	// parse decodes and checks a call's arguments (decodeArgs of its
 	// argument struct); run starts with it.
-	parse func(act *action, raw json.RawMessage) (any, error)
-	// run serves one call of act by client with its raw arguments (a JSON
-	// object) and returns its result view.
-	run func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error)
+	parse func(act *action, in *arguments) (any, error)
+	// run serves one call of act by client with its arguments and returns
+	// its result view.
+	run func(t *Tools, ctx context.Context, act *action, client string, in *arguments) (any, error)
 	// long tells the calls (by their raw arguments) that run for many
 	// seconds without a browser command (analyze test's verify): a client
 	// that can follow a task gets them as tasks (mcp.Tool.Long). nil: none.
@@ -181,22 +181,88 @@ func jsonType(t reflect.Type) string {
 }
 
 // decode reads raw, a call's arguments, into a fresh A, without checking
-// them: for the tool's key, and for what decodeArgs has already checked. A
-// wrong type gives the agent an invalid_arguments error naming the argument.
+// them (decodeArgs checks its A after). A wrong type gives the agent an
+// invalid_arguments error naming the argument.
 func decode[A any](raw json.RawMessage) (A, error) {
 	var a A
 	if err := json.Unmarshal(raw, &a); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			// Arguments are flat: the last element of the path is the
-			// argument (the others name embedded Go structs).
-			name := te.Field[strings.LastIndexByte(te.Field, '.')+1:]
-			return a, mcp.Errorf("invalid_arguments", "check the tool's input schema",
-				"argument %q must be of type %s, got %s", name, jsonTypeName(te.Type), te.Value)
-		}
-		return a, mcp.Errorf("invalid_arguments", "arguments must be a JSON object", "invalid arguments: %v", err)
+		return a, argumentError(err, "")
 	}
 	return a, nil
+}
+
+// argumentError is the agent's error for err, from decoding the argument
+// name, or the arguments' object when name is "": a wrong type names the
+// argument.
+func argumentError(err error, name string) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && (te.Field != "" || name != "") {
+		if te.Field != "" {
+			// Arguments are flat: the last element of the path is the
+			// argument (the others name embedded Go structs), or a
+			// member of an argument that is an object.
+			name = te.Field[strings.LastIndexByte(te.Field, '.')+1:]
+		}
+		return mcp.Errorf("invalid_arguments", "check the tool's input schema",
+			"argument %q must be of type %s, got %s", name, jsonTypeName(te.Type), te.Value)
+	}
+	return mcp.Errorf("invalid_arguments", "arguments must be a JSON object", "invalid arguments: %v", err)
+}
+
+// arguments are one call's arguments, decoded once by the tool's dispatch
+// (served.handle): the JSON object as sent, which an action's argument
+// struct is decoded from, and its members by name, which the tool's key,
+// the check for unknown arguments, the tags' rules and the arguments every
+// browser action takes are read from without decoding the object again
+// (issue 33).
+type arguments struct {
+	raw json.RawMessage
+	obj map[string]json.RawMessage // nil for null, which has no members
+}
+
+// argumentsOf decodes raw, a call's arguments, into its members: anything
+// but an object (or null) is an invalid_arguments error.
+func argumentsOf(raw json.RawMessage) (*arguments, error) {
+	in := &arguments{raw: raw}
+	if err := json.Unmarshal(raw, &in.obj); err != nil {
+		return nil, mcp.Errorf("invalid_arguments", "arguments must be a JSON object", "invalid arguments: %v", err)
+	}
+	return in, nil
+}
+
+// member decodes the argument name into v, which it leaves as it is when
+// the call has no such argument. A wrong type names the argument, as
+// decode does.
+func (in *arguments) member(name string, v any) error {
+	raw, ok := in.obj[name]
+	if !ok {
+		return nil
+	}
+	if p, isString := v.(*string); isString {
+		if s, plain := plainString(raw); plain {
+			*p = s
+			return nil
+		}
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return argumentError(err, name)
+	}
+	return nil
+}
+
+// plainString returns the string raw encodes when it is a JSON string of
+// printable ASCII without escapes, which decodes to its bytes as they are
+// (an action's name, an id); false for any other value.
+func plainString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(raw[1 : len(raw)-1]), true
 }
 
 // jsonTypeName names t as the schema does where it can.
@@ -217,30 +283,27 @@ type normalizer interface{ normalize() }
 // (mcp.Errorf).
 type checker interface{ check() error }
 
-// decodeArgs is the one decoder of an action's arguments. It refuses an
-// argument act does not declare, naming the ones it takes; decodes A
-// (a wrong type names the argument); enforces the tags of act.args
-// (required, enum, min, max), the same tags the schema shows; and last
-// runs A's check when A is a checker, then its normalize when *A is a
+// decodeArgs is the one decoder of an action's arguments, in. It refuses
+// an argument act does not declare, naming the ones it takes; decodes A
+// from the object, the one pass over it besides argumentsOf's (a wrong
+// type names the argument); enforces the tags of act.args (required,
+// enum, min, max), the same tags the schema shows, on in's members; and
+// last runs A's check when A is a checker, then its normalize when *A is a
 // normalizer.
-func decodeArgs[A any](act *action, raw json.RawMessage) (A, error) {
+func decodeArgs[A any](act *action, in *arguments) (A, error) {
 	var zero A
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return zero, mcp.Errorf("invalid_arguments", "arguments must be a JSON object", "invalid arguments: %v", err)
-	}
-	for name := range obj {
+	for name := range in.obj {
 		if name != act.key && !slices.ContainsFunc(act.args, func(f field) bool { return f.name == name }) {
 			return zero, mcp.Errorf("invalid_arguments", "remove it, or use one the action takes",
 				"unknown argument %q for %s; allowed: %s", name, act.Name, strings.Join(act.allowed(), ", "))
 		}
 	}
-	a, err := decode[A](raw)
+	a, err := decode[A](in.raw)
 	if err != nil {
 		return a, err
 	}
 	for _, f := range act.args {
-		if err := f.enforce(act, obj[f.name]); err != nil {
+		if err := f.enforce(act, in.obj[f.name]); err != nil {
 			return a, err
 		}
 	}
@@ -256,7 +319,7 @@ func decodeArgs[A any](act *action, raw json.RawMessage) (A, error) {
 }
 
 // parseAs is decodeArgs for action.parse.
-func parseAs[A any](act *action, raw json.RawMessage) (any, error) { return decodeArgs[A](act, raw) }
+func parseAs[A any](act *action, in *arguments) (any, error) { return decodeArgs[A](act, in) }
 
 // allowed lists the arguments act takes, the tool's key first.
 func (act *action) allowed() []string {
@@ -326,8 +389,8 @@ func handler[A, R any](tool, name, summary string, run func(t *Tools, ctx contex
 		fields:  fieldsOf[A](),
 		args:    fieldsOf[A](),
 		parse:   parseAs[A],
-		run: func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error) {
-			a, err := decodeArgs[A](act, raw)
+		run: func(t *Tools, ctx context.Context, act *action, client string, in *arguments) (any, error) {
+			a, err := decodeArgs[A](act, in)
 			if err != nil {
 				return nil, err
 			}

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -197,6 +198,25 @@ func TestArguments(t *testing.T) {
 			wantCode: "invalid_arguments", wantIn: "max_tokens 50 is out of range"},
 		{name: "screenshot too small", tool: "interact", args: `{"action":"screenshot","max_dim":10}`,
 			wantCode: "invalid_arguments", wantIn: "max_dim 10 is out of range"},
+		// The arguments are decoded once (arguments); the key and the
+		// common arguments, read from their members, are worded as
+		// decoding the object words them (issue 33).
+		{name: "timeout_ms of the wrong type", tool: "interact", args: `{"action":"execute_js","script":"1","timeout_ms":"5"}`,
+			wantCode: "invalid_arguments", wantIn: `argument "timeout_ms" must be of type int64, got string`},
+		{name: "wait_ms not an integer", tool: "interact", args: `{"action":"execute_js","script":"1","wait_ms":1.5}`,
+			wantCode: "invalid_arguments", wantIn: `argument "wait_ms" must be of type int64, got number 1.5`},
+		{name: "two common arguments of the wrong type", tool: "interact", args: `{"action":"execute_js","script":"1","wait_ms":"a","timeout_ms":"b"}`,
+			wantCode: "invalid_arguments", wantIn: `argument "wait_ms" must be of type int64, got string`},
+		{name: "dialog's timeout_ms of the wrong type", tool: "interact", args: `{"action":"dialog","dialog":"accept","timeout_ms":"x"}`,
+			wantCode: "invalid_arguments", wantIn: `argument "timeout_ms" must be of type int64, got string`},
+		{name: "audit's timeout_ms of the wrong type", tool: "analyze", args: `{"what":"accessibility","timeout_ms":"x"}`,
+			wantCode: "invalid_arguments", wantIn: `argument "timeout_ms" must be of type int64, got string`},
+		{name: "the key in another case", tool: "interact", args: `{"ACTION":"execute_js","script":"1"}`,
+			wantCode: "invalid_arguments", wantIn: `unknown argument "ACTION" for execute_js`},
+		{name: "the key twice, the last in another case", tool: "observe", args: `{"what":"command_result","WHAT":"x"}`,
+			wantCode: "invalid_arguments", wantIn: `unknown what "x"`},
+		{name: "an escaped action name", tool: "interact", args: `{"action":"execute_\u006as","script":"1"}`,
+			wantParams: `{"script":"1"}`, wantAction: "execute_js", wantPrefix: "exec_"},
 		{name: "query_status takes command_result's arguments", tool: "configure", args: `{"action":"query_status","correlation_id":"exec_nope","mode":"slice","verbose":true}`,
 			wantCode: "unknown_correlation_id", wantIn: "exec_nope"},
 	}
@@ -224,6 +244,43 @@ func TestArguments(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBrowserArgsOf: the common arguments read from a call's members are
+// what decoding the whole object gives, errors included.
+func TestBrowserArgsOf(t *testing.T) {
+	for _, raw := range []string{
+		`{}`, `null`, `{"timeout_ms":1234}`, `{"wait_ms":0,"timeout_ms":5}`, `{"timeout_ms":null,"wait_ms":null}`,
+		`{"timeout_ms":"5"}`, `{"wait_ms":1.5}`, `{"wait_ms":"a","timeout_ms":"b"}`, `{"timeout_ms":1e3}`,
+	} {
+		in, err := argumentsOf(json.RawMessage(raw))
+		if err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		got, gotErr := browserArgsOf(in)
+		want, wantErr := decode[browserArgs](json.RawMessage(raw))
+		if !reflect.DeepEqual(got, want) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Errorf("%s: got %+v, %v; want %+v, %v", raw, got, gotErr, want, wantErr)
+		}
+	}
+}
+
+// FuzzPlainString: what plainString takes as a string is what
+// encoding/json decodes.
+func FuzzPlainString(f *testing.F) {
+	for _, seed := range []string{`"execute_js"`, `""`, `"a\"b"`, `"\u0041"`, `"é"`, "\"\x7f\"", "\"\t\"", `5`, `null`, `"`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got, ok := plainString(json.RawMessage(raw))
+		if !ok {
+			return
+		}
+		var want string
+		if err := json.Unmarshal([]byte(raw), &want); err != nil || got != want {
+			t.Fatalf("plainString(%s) = %q; encoding/json gives %q, %v", raw, got, want, err)
+		}
+	})
 }
 
 // TestTimeoutReachesTheCommand checks that timeout_ms becomes the command's

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"strconv"
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/audit"
@@ -20,8 +22,8 @@ func auditModes() []action {
 	asAnalyze(&a)
 	a.present = (*Tools).presentAudit
 	run := a.run
-	a.run = func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error) {
-		return run(t, ctx, act, client, withDefaultTimeout(raw, auditTimeoutMS))
+	a.run = func(t *Tools, ctx context.Context, act *action, client string, in *arguments) (any, error) {
+		return run(t, ctx, act, client, withDefaultTimeout(in, auditTimeoutMS))
 	}
 	return []action{a}
 }
@@ -31,20 +33,19 @@ func auditModes() []action {
 // extension probes a tab still busy 2.5 s before the deadline as frozen.
 const auditTimeoutMS = 60000
 
-// withDefaultTimeout returns the arguments raw (a JSON object) with
-// timeout_ms set to ms when they name none; raw as it is when they do or
-// do not decode (decodeArgs then words the error).
-func withDefaultTimeout(raw json.RawMessage, ms int64) json.RawMessage {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil || obj == nil || obj["timeout_ms"] != nil {
-		return raw
+// withDefaultTimeout returns the arguments in with timeout_ms set to ms
+// when they name none; in as it is when they do or have no members.
+func withDefaultTimeout(in *arguments, ms int64) *arguments {
+	if in.obj == nil || in.obj["timeout_ms"] != nil {
+		return in
 	}
-	obj["timeout_ms"], _ = json.Marshal(ms)
-	out, err := json.Marshal(obj)
+	obj := maps.Clone(in.obj)
+	obj["timeout_ms"] = json.RawMessage(strconv.FormatInt(ms, 10))
+	raw, err := json.Marshal(obj)
 	if err != nil {
-		return raw
+		return in
 	}
-	return out
+	return &arguments{raw: raw, obj: obj}
 }
 
 // DefaultAuditTokens is the budget of an accessibility result in estimated

@@ -88,7 +88,7 @@ func FuzzDecodeArgs(f *testing.F) {
 			if a.parse == nil {
 				continue
 			}
-			if _, err := a.parse(a, json.RawMessage(raw)); err != nil {
+			if _, err := parseJSON(a, json.RawMessage(raw)); err != nil {
 				continue
 			}
 			var obj map[string]json.RawMessage

@@ -37,6 +37,18 @@ type browserArgs struct {
 	WaitMS    *int64 `json:"wait_ms" min:"0" max:"55000" desc:"inline result if done within this (default 0)"`
 }
 
+// browserArgsOf reads the browserArgs of a call from its arguments' members,
+// which decodeArgs has checked (bounds; no name but the ones declared). A
+// wrong type is worded as decoding the object words it: the first wrong
+// argument, by name.
+func browserArgsOf(in *arguments) (browserArgs, error) {
+	var b browserArgs
+	if in.member("timeout_ms", &b.TimeoutMS) != nil || in.member("wait_ms", &b.WaitMS) != nil {
+		return decode[browserArgs](in.raw)
+	}
+	return b, nil
+}
+
 // browser declares a browser action of interact: A is its argument struct
 // (a checker when it checks itself) and also the params the extension gets,
 // unless A has a params method. The command is queued with the given id
@@ -53,12 +65,12 @@ func browser[A any](name, prefix, summary string) action {
 		args:    slices.Clone(fields),
 		sent:    reflect.TypeFor[A](),
 		parse:   parseAs[A],
-		run: func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error) {
-			p, err := act.parse(act, raw)
+		run: func(t *Tools, ctx context.Context, act *action, client string, in *arguments) (any, error) {
+			p, err := act.parse(act, in)
 			if err != nil {
 				return nil, err
 			}
-			return t.submitBrowser(ctx, act, client, raw, p)
+			return t.submitBrowser(ctx, act, client, in, p)
 		},
 	}
 }
@@ -67,8 +79,8 @@ func browser[A any](name, prefix, summary string) action {
 // arguments are checked (decodeArgs) and turned into the extension's params
 // p, of type act.sent: read the common arguments, queue the command, wait
 // as asked.
-func (t *Tools) submitBrowser(ctx context.Context, act *action, client string, raw json.RawMessage, p any) (any, error) {
-	b, err := decode[browserArgs](raw)
+func (t *Tools) submitBrowser(ctx context.Context, act *action, client string, in *arguments, p any) (any, error) {
+	b, err := browserArgsOf(in)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 )
@@ -24,12 +23,12 @@ func dialogAction() action {
 		fmt.Sprintf("answer the next confirm/prompt/beforeunload for timeout_ms (%d)", dialogWindowMS))
 	a.Idempotent = true
 	a.sent, a.parse = reflect.TypeFor[dialogParams](), parseAs[dialogCallArgs]
-	a.run = func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error) {
-		args, err := decodeArgs[dialogCallArgs](act, raw)
+	a.run = func(t *Tools, ctx context.Context, act *action, client string, in *arguments) (any, error) {
+		args, err := decodeArgs[dialogCallArgs](act, in)
 		if err != nil {
 			return nil, err
 		}
-		b, err := decode[browserArgs](raw)
+		b, err := browserArgsOf(in)
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +36,7 @@ func dialogAction() action {
 		if b.TimeoutMS != nil {
 			p.WindowMS = *b.TimeoutMS
 		}
-		return t.submitBrowser(ctx, act, client, raw, p)
+		return t.submitBrowser(ctx, act, client, in, p)
 	}
 	return a
 }

@@ -105,8 +105,19 @@ func TestDOMArgs(t *testing.T) {
 // checkArgs runs the argument checks of a, the way its run does before
 // queuing anything.
 func checkArgs(a action, raw json.RawMessage) error {
-	_, err := a.parse(&a, raw)
+	_, err := parseJSON(&a, raw)
 	return err
+}
+
+// parseJSON decodes raw, as served.handle does, and parses it as a's
+// arguments, as a's run does: the extension's params, or the
+// invalid_arguments error.
+func parseJSON(a *action, raw json.RawMessage) (any, error) {
+	in, err := argumentsOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	return a.parse(a, in)
 }
 
 // TestDOMActionsPolicy: every DOM action queues an act_ command for the
@@ -292,7 +303,7 @@ func TestCanonicalTarget(t *testing.T) {
 	}
 	for _, c := range cases {
 		a := domAction(t, c.Action)
-		p, err := a.parse(&a, c.Args)
+		p, err := parseJSON(&a, c.Args)
 		if err != nil {
 			t.Errorf("%s %s: %v", c.Action, c.Args, err)
 			continue

@@ -109,7 +109,7 @@ func TestMovesCanonicalTargets(t *testing.T) {
 				a = m
 			}
 		}
-		p, err := a.parse(&a, json.RawMessage(tt.args))
+		p, err := parseJSON(&a, json.RawMessage(tt.args))
 		if err != nil {
 			t.Fatalf("%s %s: %v", tt.action, tt.args, err)
 		}

@@ -21,8 +21,8 @@ func uploadAction() action {
 	a := dom[uploadArgs]("upload", "into a file input", false).notReplayed("add the upload to the test by hand (setInputFiles)")
 	a.page.File = pageVerbDir + "upload.js"
 	a.sent, a.parse = reflect.TypeFor[uploadParams](), parseAs[uploadArgs]
-	a.run = func(t *Tools, ctx context.Context, act *action, client string, raw json.RawMessage) (any, error) {
-		args, err := decodeArgs[uploadArgs](act, raw)
+	a.run = func(t *Tools, ctx context.Context, act *action, client string, in *arguments) (any, error) {
+		args, err := decodeArgs[uploadArgs](act, in)
 		if err != nil {
 			return nil, err
 		}
@@ -30,7 +30,7 @@ func uploadAction() action {
 		if err != nil {
 			return nil, uploadError(t.d.Uploads, err)
 		}
-		return t.submitBrowser(ctx, act, client, raw, uploadParams{targetArgs: args.targetArgs, Files: files, settleArgs: args.settleArgs})
+		return t.submitBrowser(ctx, act, client, in, uploadParams{targetArgs: args.targetArgs, Files: files, settleArgs: args.settleArgs})
 	}
 	return a
 }

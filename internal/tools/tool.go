@@ -241,7 +241,8 @@ type served struct {
 	byName map[string]*action
 }
 
-// keyArgs read the argument that names the action of a call.
+// keyArgs read the argument that names the action of a call, when
+// actionOf must decode it as a struct field is decoded.
 type (
 	actionKey struct {
 		Action string `json:"action"`
@@ -267,27 +268,45 @@ func (s *served) long(raw json.RawMessage) bool {
 	return ok && a.long != nil && a.long(raw)
 }
 
-// handle dispatches one call of the tool to its action.
+// handle dispatches one call of the tool to its action. The arguments
+// are decoded into their members once, here; the action reads them from
+// there (arguments).
 func (s *served) handle(t *Tools) mcp.Handler {
 	return func(ctx context.Context, client string, raw json.RawMessage) (any, error) {
-		var name string
-		if s.tool.key == "what" {
-			k, err := decode[whatKey](raw)
-			if err != nil {
-				return nil, err
-			}
-			name = k.What
-		} else {
-			k, err := decode[actionKey](raw)
-			if err != nil {
-				return nil, err
-			}
-			name = k.Action
+		in, err := argumentsOf(raw)
+		if err != nil {
+			return nil, err
+		}
+		name, err := s.actionOf(in)
+		if err != nil {
+			return nil, err
 		}
 		a, ok := s.byName[name]
 		if !ok {
 			return nil, unknownChoice(s.tool.key, name, s.names)
 		}
-		return a.run(t, ctx, a, client, raw)
+		return a.run(t, ctx, a, client, in)
 	}
+}
+
+// actionOf returns the value of the tool's key argument in the call's
+// arguments in: the action's name, "" when absent or null. It reads it as
+// decoding a struct with that one field would: a member whose name
+// differs from the key only in case counts too (the last one wins), which
+// the action's decodeArgs then refuses by its name.
+func (s *served) actionOf(in *arguments) (string, error) {
+	key := s.tool.key
+	for k := range in.obj {
+		if k != key && strings.EqualFold(k, key) {
+			if key == "what" {
+				kw, err := decode[whatKey](in.raw)
+				return kw.What, err
+			}
+			ka, err := decode[actionKey](in.raw)
+			return ka.Action, err
+		}
+	}
+	var name string
+	err := in.member(key, &name)
+	return name, err
 }
