@@ -107,6 +107,8 @@ FUZZ_TARGETS := \
 	./internal/output:FuzzExtractProvenance \
 	./internal/tools:FuzzFenceStrip \
 	./internal/tools:FuzzDecodeArgs \
+	./internal/tools:FuzzArgumentsOf \
+	./internal/tools:FuzzPlainString \
 	./internal/testgen:FuzzEscape \
 	./internal/result:FuzzKeepChanged
 

@@ -220,9 +220,30 @@ type arguments struct {
 	obj map[string]json.RawMessage // nil for null, which has no members
 }
 
-// argumentsOf decodes raw, a call's arguments, into its members: anything
-// but an object (or null) is an invalid_arguments error.
+// argumentsOf splits raw, a call's arguments, into its members: anything
+// but an object (or null) is an invalid_arguments error. raw is valid JSON
+// as the transport hands it over (it decoded the request raw came in), so
+// the members are found by a scan of the object's top level (members), not
+// decoded again; decodeArgs decodes the whole object into the argument
+// struct before it reads a member's value.
 func argumentsOf(raw json.RawMessage) (*arguments, error) {
+	if ms, ok := members(raw); ok {
+		in := &arguments{raw: raw, obj: make(map[string]json.RawMessage, len(ms))}
+		for _, m := range ms {
+			name, plain := plainString(m.key)
+			if !plain && json.Unmarshal(m.key, &name) != nil {
+				return decodeArguments(raw)
+			}
+			in.obj[name] = m.val
+		}
+		return in, nil
+	}
+	return decodeArguments(raw)
+}
+
+// decodeArguments is argumentsOf by encoding/json, for what is not an
+// object it can split: null, or the error.
+func decodeArguments(raw json.RawMessage) (*arguments, error) {
 	in := &arguments{raw: raw}
 	if err := json.Unmarshal(raw, &in.obj); err != nil {
 		return nil, mcp.Errorf("invalid_arguments", "arguments must be a JSON object", "invalid arguments: %v", err)

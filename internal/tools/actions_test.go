@@ -265,6 +265,32 @@ func TestBrowserArgsOf(t *testing.T) {
 	}
 }
 
+// FuzzArgumentsOf: the members argumentsOf finds in valid JSON are what
+// encoding/json decodes, and it refuses what encoding/json refuses.
+func FuzzArgumentsOf(f *testing.F) {
+	for _, seed := range []string{
+		`{"action":"execute_js","script":"document.title"}`, `{}`, `null`, `[1]`, `"x"`, `5`,
+		"{ \"a\" :\t1\r\n, \"b\":[1,{\"c\":\"}\"}] ,\"d\":null\t}", `{"a":1,"\u0061":2}`, `{"\u00e9\"":"\\"}`,
+		`{"a":"\""}`, `{"a":true,"b":false,"c":-1.5e3}`, "{\"\xff\":1}",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !json.Valid([]byte(raw)) {
+			return
+		}
+		var want map[string]json.RawMessage
+		wantErr := json.Unmarshal([]byte(raw), &want)
+		in, err := argumentsOf(json.RawMessage(raw))
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("argumentsOf(%s): error %v; encoding/json: %v", raw, err, wantErr)
+		}
+		if err == nil && !reflect.DeepEqual(in.obj, want) {
+			t.Fatalf("argumentsOf(%s) = %q; encoding/json: %q", raw, in.obj, want)
+		}
+	})
+}
+
 // FuzzPlainString: what plainString takes as a string is what
 // encoding/json decodes.
 func FuzzPlainString(f *testing.F) {

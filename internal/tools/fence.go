@@ -193,7 +193,9 @@ func (f fence) fenceSARIF(doc []byte) (out []byte, ok bool) {
 type member struct{ key, val []byte }
 
 // members splits body, an encoded JSON object, into its top-level members;
-// ok is false when body is not one.
+// ok is false when body is not one. It does not check the JSON: body is
+// valid (a result the encoder wrote, a call's arguments the transport
+// decoded), or the members it returns may not be what a decoder finds.
 func members(body []byte) (ms []member, ok bool) {
 	i := skipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
@@ -281,7 +283,7 @@ func endValue(b []byte, i int) int {
 		return -1
 	}
 	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\n' {
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
 		j++
 	}
 	if j == i {
