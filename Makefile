@@ -110,7 +110,8 @@ FUZZ_TARGETS := \
 	./internal/tools:FuzzArgumentsOf \
 	./internal/tools:FuzzPlainString \
 	./internal/testgen:FuzzEscape \
-	./internal/result:FuzzKeepChanged
+	./internal/result:FuzzKeepChanged \
+	./internal/result:FuzzMayNameTabID
 
 fuzz: ## Run every fuzz target for FUZZTIME executions (a count, steady under load), all of them even if one fails
 	@scripts/fuzz.sh $(FUZZTIME) $(FUZZ_TARGETS)

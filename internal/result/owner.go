@@ -106,7 +106,7 @@ func (k *Keeper) noteTab(c tracker.Command, result json.RawMessage, stored *Stor
 	var raw json.RawMessage
 	if stored != nil {
 		raw = stored.Meta["tab_id"]
-	} else if result = bytes.TrimSpace(result); len(result) > 0 && result[0] == '{' {
+	} else if result = bytes.TrimSpace(result); len(result) > 0 && result[0] == '{' && mayNameTabID(result) {
 		var r struct {
 			TabID json.RawMessage `json:"tab_id"`
 		}
@@ -119,3 +119,30 @@ func (k *Keeper) noteTab(c tracker.Command, result json.RawMessage, stored *Stor
 		k.actedIn(c.Client, tab)
 	}
 }
+
+// escape is how a JSON string's \uXXXX escape begins.
+var escape = []byte(`\u`)
+
+// mayNameTabID reports whether result, an encoded JSON value, may have a
+// member encoding/json takes for "tab_id": the name in any case of its
+// letters (no other rune folds to one of them) or spelled with an escape.
+// Results that cannot, nearly every one, are not decoded again for it
+// (issue 33).
+func mayNameTabID(result []byte) bool {
+	if bytes.Contains(result, escape) {
+		return true
+	}
+	for i := 3; i+3 <= len(result); i++ {
+		j := bytes.IndexByte(result[i:len(result)-2], '_')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if bytes.EqualFold(result[i-3:i+3], tabID) {
+			return true
+		}
+	}
+	return false
+}
+
+var tabID = []byte("tab_id")

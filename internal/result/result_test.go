@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -110,6 +111,33 @@ func TestReportStoresTheText(t *testing.T) {
 			}
 			if result.Chars(got) != s.Handle.Chars || s.Handle.Chars != len([]rune(tt.stored)) {
 				t.Errorf("got %d chars, want %d", s.Handle.Chars, len([]rune(tt.stored)))
+			}
+		})
+	}
+}
+
+// TestReportNotesTheTab: a complete result's tab_id is a tab its client
+// acted in, however encoding/json spells the name; a result without one
+// notes none.
+func TestReportNotesTheTab(t *testing.T) {
+	tests := []struct {
+		name, result string
+		want         []int64
+	}{
+		{"tab_id", `{"value":"x","tab_id":3}`, []int64{3}},
+		{"in capitals", `{"TAB_ID":4}`, []int64{4}},
+		{"escaped", `{"tab\u005fid":5}`, []int64{5}},
+		{"only in a value", `{"value":"tab_id"}`, nil},
+		{"none", `{"value":"Home Page"}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, _, _, c := keeper(t)
+			if _, err := k.Report("ext", post(c.ID, "complete", tt.result)); err != nil {
+				t.Fatal(err)
+			}
+			if got := k.ActedIn("agent"); !slices.Equal(got, tt.want) {
+				t.Errorf("got tabs %v, want %v", got, tt.want)
 			}
 		})
 	}
