@@ -210,6 +210,15 @@ func (s *Store) Oversize(text string) bool {
 	return s.EstimateTokens(text) > s.opts.InlineTokens
 }
 
+// Fits reports whether every text of at most n characters is within the
+// inline threshold, so that a caller holding a text no longer than n need
+// not make it to ask Oversize: true when the estimate is the default one
+// (a token per four characters) and n characters are within it; false
+// with a Tokenizer, which may count differently.
+func (s *Store) Fits(n int) bool {
+	return s.opts.Tokenizer == nil && (n+3)/4 <= s.opts.InlineTokens
+}
+
 // InlineTokens returns the inline threshold in estimated tokens.
 func (s *Store) InlineTokens() int { return s.opts.InlineTokens }
 

@@ -161,6 +161,27 @@ func TestOversizeAndTokenizer(t *testing.T) {
 	}
 }
 
+// TestFits: a length Fits takes is one no text of that many characters is
+// Oversize for, up to the threshold's last character; with a Tokenizer
+// nothing fits unasked.
+func TestFits(t *testing.T) {
+	s := New(Options{InlineTokens: 100})
+	for _, tt := range []struct {
+		n    int
+		want bool
+	}{{0, true}, {400, true}, {401, false}} {
+		if got := s.Fits(tt.n); got != tt.want {
+			t.Errorf("Fits(%d) = %v, want %v", tt.n, got, tt.want)
+		}
+		if text := strings.Repeat("😀", tt.n); s.Oversize(text) == tt.want {
+			t.Errorf("Oversize(%d chars) = %v, want %v", tt.n, !tt.want, !tt.want)
+		}
+	}
+	if New(Options{InlineTokens: 100, Tokenizer: func(string) int { return 0 }}).Fits(1) {
+		t.Error("Fits(1) with a Tokenizer = true, want false")
+	}
+}
+
 // costOf is what one entry of content under a one-letter id is charged.
 func costOf(t *testing.T, content string) int64 {
 	t.Helper()

@@ -138,7 +138,10 @@ type droppedResult struct {
 // go on inline could make it win the tracker's race with a result that is
 // neither stored nor the one the store holds.
 func (k *Keeper) storeLarge(id string, result json.RawMessage) (*Stored, error) {
-	if len(result) < 4*256 { // far under any threshold
+	// Content's text has no more characters than result has bytes (each
+	// decodes from one byte or more), so a result that fits needs no
+	// Content (issue 33).
+	if len(result) < 4*256 || k.store.Fits(len(result)) { // far under any threshold, or under this store's
 		return nil, nil
 	}
 	cur, err := k.trk.Get(id)
