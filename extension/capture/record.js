@@ -47,6 +47,16 @@ import { onActing, endWatch, seedWatch, watchText } from './record/appeared.js';
 import { flushInput, takeEvents } from './record/actions.js';
 import { bind, tap } from './record/env.js';
 
+// ARRIVAL_MS: a recorder that comes later than this after its document's
+// DOMContentLoaded (far more than a worker's start takes) watches no arrival.
+const ARRIVAL_MS = 5000;
+
+/** sinceParsed is how long ago (ms) the document's DOMContentLoaded ended; 0 while unknown. */
+function sinceParsed() {
+  const end = performance.getEntriesByType?.('navigation')?.[0]?.domContentLoadedEventEnd;
+  return end > 0 ? performance.now() - end : 0;
+}
+
 /** start starts the recorder, once per document, when the engine, the relay and the tap are there. */
 function start() {
   if (globalThis.gasolineRecorder || typeof document === 'undefined' || !bind(globalThis)) return;
@@ -64,8 +74,10 @@ function start() {
   // fast page may be "complete" by then. A document
   // reached late (tap.js did not run while it parsed) has long shown what
   // it arrived with, and so has one whose recorder the user's first input
-  // asked for (tap.asked): what it shows then is no action's doing.
-  if (window.top === window && document.referrer && !tap.asked) {
+  // asked for (tap.asked), or one an agent's look brought it into more
+  // than ARRIVAL_MS after it was parsed (tabs/reach.js, in a page loaded
+  // while idle): what it shows then is no action's doing.
+  if (window.top === window && document.referrer && !tap.asked && sinceParsed() < ARRIVAL_MS) {
     const arrived = () => {
       try {
         watchText('html', document.querySelectorAll('h1,[role=alert],[role=status],output'));

@@ -32,7 +32,7 @@ const engine = {
  * timeOrigin the page's. It returns the records, fire(type, event) and
  * the querySelectorAll calls (the arrival watch).
  */
-function loadAt({ start, end, now, timeOrigin = now - 5000, slept = 0, referrer = 'http://x/from', ask = false }) {
+function loadAt({ start, end, now, timeOrigin = now - 5000, slept = 0, referrer = 'http://x/from', ask = false, parsedAt = 0 }) {
   const listeners = [];
   const observers = [];
   const records = [];
@@ -67,7 +67,8 @@ function loadAt({ start, end, now, timeOrigin = now - 5000, slept = 0, referrer 
         return [];
       }
     },
-    performance: { timeOrigin, now: () => now - timeOrigin - slept }, // the monotonic clock stops while the machine sleeps
+    performance: { timeOrigin, now: () => now - timeOrigin - slept, // the monotonic clock stops while the machine sleeps
+      getEntriesByType: (type) => (type === 'navigation' && parsedAt ? [{ domContentLoadedEventEnd: parsedAt }] : []) },
     Date: { now: () => now },
     Math,
     Number,
@@ -127,6 +128,16 @@ test('a top document reached by navigation watches what it arrived with, also wh
     const p = loadAt({ start: 'loading', end, now: 1e12 });
     p.recorder();
     assert.equal(p.arrivals.length, 1, `${end}: the arrival watch ran`);
+  }
+});
+
+test('a recorder brought in long after its document was parsed (an agent\'s look at a page loaded idle) watches no arrival', () => {
+  const now = 1e12;
+  // The page's clock reads 60 s when the recorder comes.
+  for (const [ago, watched] of [[1000, 1], [4900, 1], [5000, 0], [59000, 0]]) {
+    const p = loadAt({ start: 'loading', end: 'complete', now, timeOrigin: now - 60000, parsedAt: 60000 - ago });
+    p.recorder();
+    assert.equal(p.arrivals.length, watched, `parsed ${ago} ms before the recorder came`);
   }
 });
 
