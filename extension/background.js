@@ -516,7 +516,7 @@ chrome.runtime.onStartup.addListener(() => {
 // (capture/declared.js).
 chrome.webNavigation.onDOMContentLoaded.addListener((d) => mode.loaded(d), LOADED_FILTER);
 // Idle, most pages get them at the user's first input, which
-// capture/tap.js reports: {gasoline: "capture", op: "recorder"}, from
+// capture/ask.js reports: {gasoline: "capture", op: "recorder"}, from
 // content scripts only (the extension's own pages have no recorder).
 chrome.runtime.onMessage.addListener((msg, sender) => {
   if (msg?.gasoline !== 'capture' || msg.op !== 'recorder' || sender.id !== chrome.runtime.id) return false;

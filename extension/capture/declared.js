@@ -45,10 +45,10 @@
 // DOMContentLoaded (CaptureMode.loaded), as Chrome would at document_end.
 // While idle, only into a top document of a tab the user acted in a moment
 // before (ACTED_MS: the page their click or submit led to); any other page
-// gets it at the user's first input there, which capture/tap.js reports
+// gets it at the user's first input there, which capture/ask.js reports
 // (CaptureMode.asked). A page loaded and left alone (a reload, a typed
 // address, a tab opened in the background) never pays for the recorder,
-// 20 KB: on Python's docs it cost about 10 ms of main thread per page.
+// 20 KB to compile and run, nor the worker for its injection.
 // Why: Chrome runs a registered document_end script in a task of its own
 // and holds the page's load event until that task has run, and that
 // costs the page more than the script: with an empty document_end script
@@ -292,7 +292,7 @@ export class CaptureMode {
 
   /**
    * asked injects the by_worker entries into the document of sender (a
-   * chrome.runtime.MessageSender) whose capture/tap.js asked for the
+   * chrome.runtime.MessageSender) whose capture/ask.js asked for the
    * recorder at the user's first input there, and notes that the user
    * acts in its tab (acted). It never rejects.
    */

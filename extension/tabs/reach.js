@@ -144,7 +144,7 @@ export function injections(registered, lacking, declared = []) {
   // byWorker) come last while at work (the registration's allFrames), into
   // every frame lacking them (lacking.RECORDER: the documents that missed
   // them). While idle, none: a document gets them at the user's first
-  // input there (capture/tap.js asks, CaptureMode.asked), one brought its
+  // input there (capture/ask.js asks, CaptureMode.asked), one brought its
   // ISOLATED scripts here included.
   if (registered?.some((r) => r.allFrames)) {
     for (const { world, files } of byWorker(declared)) {
